@@ -1,0 +1,43 @@
+/*
+ * bench.h - shared pieces of ap-bench. Each area adds one file
+ * tests/bench/bench_<area>.c defining `int bench_<area>(const bench_config *)`;
+ * CMake compiles every such file in and defines HAVE_BENCH_<AREA> so main.c
+ * calls it. Benchmarks print their results; they never fail on a time.
+ */
+#ifndef AP_BENCH_H
+#define AP_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef struct bench_config {
+    size_t corpus_bytes; /* approximate size of generated corpora */
+    uint64_t seed;       /* PRNG seed: same seed, same corpus */
+    int repeat;          /* timed repetitions; the best is reported */
+} bench_config;
+
+/* Monotonic seconds. */
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* splitmix64: a small seeded PRNG so corpora are reproducible. */
+static inline uint64_t bench_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int bench_json(const bench_config *cfg);
+int bench_sse(const bench_config *cfg);
+int bench_replay(const bench_config *cfg);
+int bench_assemble(const bench_config *cfg);
+int bench_frontend(const bench_config *cfg);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * main.c - the cddlgen command line.
+ *
+ *   cddlgen check [OPTIONS] FILE...     parse and check schemas
+ *   cddlgen print FILE                  re-emit a schema as canonical CDDL
+ *
+ * Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cddl.h"
+#include "sema.h"
+
+#ifndef CDDLGEN_VERSION
+#define CDDLGEN_VERSION "0.0.0"
+#endif
+
+static const char usage_text[] =
+    "usage: cddlgen COMMAND [OPTIONS] FILE...\n"
+    "\n"
+    "Commands:\n"
+    "  check FILE...        parse and check CDDL schemas (RFC 8610, 9165, 9682)\n"
+    "  print FILE           print a schema back as canonical CDDL\n"
+    "\n"
+    "Options:\n"
+    "  --strict             treat loose readings of the schema as errors\n"
+    "  -Wunused             warn about rules nothing references\n"
+    "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range)\n"
+    "  -Werror              treat all warnings as errors\n"
+    "  --help, --version\n"
+    "\n"
+    "Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.\n";
+
+typedef struct options {
+    const char *command;
+    const char **files;
+    int nfiles;
+} options;
+
+static int set_warning(diag_ctx *d, const char *name, int on)
+{
+    static const struct { const char *name; diag_group group; } groups[] = {
+        { "loose", DIAG_W_LOOSE }, { "unused", DIAG_W_UNUSED }, { "choice", DIAG_W_CHOICE },
+        { "naming", DIAG_W_NAMING }, { "shadow", DIAG_W_SHADOW }, { "range", DIAG_W_RANGE },
+    };
+    size_t i;
+    for (i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        if (strcmp(groups[i].name, name) == 0) {
+            d->enabled[groups[i].group] = (unsigned char)on;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Parses argv into `o` and the diagnostic settings. Returns 0, or 2 after printing usage. */
+static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
+{
+    int i, g;
+    o->files = calloc((size_t)argc, sizeof *o->files);
+    if (o->files == NULL)
+        return 2;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--strict") == 0) {
+            d->as_error[DIAG_W_LOOSE] = 1;
+        } else if (strcmp(a, "-Werror") == 0) {
+            for (g = 0; g < DIAG_W_COUNT; g++)
+                d->as_error[g] = 1;
+        } else if (strncmp(a, "-Wno-", 5) == 0 && set_warning(d, a + 5, 0) == 0) {
+        } else if (strncmp(a, "-W", 2) == 0 && set_warning(d, a + 2, 1) == 0) {
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "cddlgen: error: unknown option '%s'\n%s", a, usage_text);
+            return 2;
+        } else if (o->command == NULL) {
+            o->command = a;
+        } else {
+            o->files[o->nfiles++] = a;
+        }
+    }
+    if (o->command == NULL) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Parses and checks one file. Returns 0 ok, 1 schema errors, 2 I/O error. */
+static int compile_file(const char *path, int print, diag_ctx *d)
+{
+    cddl_ctx ctx;
+    jmp_buf oom;
+    cddl_source src;
+    ast_document *prelude, *doc;
+    sema_table table;
+    volatile int rc = 0;
+    unsigned errors_before = d->errors;
+    cddl_ctx_init(&ctx, d);
+    if (setjmp(oom) != 0) {
+        cddl_source_deinit(&src);
+        cddl_ctx_deinit(&ctx);
+        return 2;
+    }
+    ctx.oom = &oom;
+    memset(&src, 0, sizeof src);
+    if (cddl_source_load(&ctx, &src, path) != 0) {
+        cddl_ctx_deinit(&ctx);
+        return 2;
+    }
+    prelude = cddl_prelude(&ctx);
+    doc = cddl_parse(&ctx, &src);
+    if (d->errors == errors_before)
+        sema_check(&ctx, prelude, doc, &table);
+    if (d->errors > errors_before)
+        rc = 1;
+    else if (print)
+        cddl_print(stdout, doc);
+    cddl_source_deinit(&src);
+    cddl_ctx_deinit(&ctx);
+    return rc;
+}
+
+static void report_suppressed(diag_ctx *d)
+{
+    if (d->suppressed > 0)
+        fprintf(d->out, "cddlgen: %d more errors not shown\n", d->suppressed);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    diag_ctx d;
+    int rc = 0, i;
+    memset(&o, 0, sizeof o);
+    diag_init(&d, stderr);
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("cddlgen %s\n", CDDLGEN_VERSION);
+        return 0;
+    }
+    if ((rc = parse_args(argc, argv, &o, &d)) != 0) {
+        free(o.files);
+        return rc;
+    }
+    if (strcmp(o.command, "check") == 0 || strcmp(o.command, "print") == 0) {
+        int print = o.command[0] == 'p';
+        if (o.nfiles == 0 || (print && o.nfiles != 1)) {
+            fprintf(stderr, "cddlgen: error: '%s' needs %s\n", o.command, print ? "one FILE" : "FILE...");
+            free(o.files);
+            return 2;
+        }
+        for (i = 0; i < o.nfiles; i++) {
+            int r = compile_file(o.files[i], print, &d);
+            if (r > rc)
+                rc = r;
+        }
+    } else {
+        fprintf(stderr, "cddlgen: error: unknown command '%s'\n%s", o.command, usage_text);
+        rc = 2;
+    }
+    report_suppressed(&d);
+    free(o.files);
+    return rc;
+}

@@ -1,0 +1,131 @@
+/* test_arena.c - the bump arena: alignment, reuse, mark/rollback, limits, failures. */
+#include "apr_arena.h"
+
+#include "../test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* An allocator that fails the n-th call (counting from 0) and counts live bytes. */
+typedef struct failing {
+    long calls;
+    long fail_at;
+    long live;
+} failing;
+
+static void *failing_alloc(void *ctx, size_t size)
+{
+    failing *f = (failing *)ctx;
+    if (f->calls++ == f->fail_at)
+        return NULL;
+    f->live += (long)size;
+    return malloc(size);
+}
+
+static void failing_free(void *ctx, void *ptr, size_t size)
+{
+    failing *f = (failing *)ctx;
+    f->live -= (long)size;
+    free(ptr);
+}
+
+static void test_basics(void)
+{
+    apr_arena a;
+    apr_arena_marker m;
+    char *p, *q;
+    size_t i;
+    apr_arena_init(&a, NULL);
+    CHECK_INT(apr_arena_used(&a), 0);
+    for (i = 1; i < 100; i++) {
+        void *x = apr_arena_alloc(&a, i);
+        CHECK(x != NULL && (uintptr_t)x % APR_ARENA_ALIGN == 0);
+        memset(x, 0xAB, i);
+    }
+    p = apr_arena_dup(&a, "hello", 5);
+    CHECK(p != NULL && memcmp(p, "hello", 5) == 0);
+    CHECK(apr_arena_alloc(&a, 0) != NULL);
+    /* A block bigger than a chunk gets its own. */
+    q = (char *)apr_arena_alloc(&a, 100000);
+    CHECK(q != NULL);
+    memset(q, 1, 100000);
+    CHECK_INT(apr_arena_malloc_calls(&a), 2);
+    /* Reset keeps the chunks: the same work again costs no allocator call. */
+    apr_arena_reset(&a);
+    CHECK_INT(apr_arena_used(&a), 0);
+    for (i = 1; i < 100; i++)
+        CHECK(apr_arena_alloc(&a, i) != NULL);
+    CHECK(apr_arena_alloc(&a, 100000) != NULL);
+    CHECK_INT(apr_arena_malloc_calls(&a), 2);
+    /* Rollback releases what came after the mark. */
+    m = apr_arena_mark(&a);
+    i = apr_arena_used(&a);
+    CHECK(apr_arena_alloc(&a, 50000) != NULL);
+    CHECK(apr_arena_used(&a) > i);
+    apr_arena_rollback(&a, m);
+    CHECK_INT(apr_arena_used(&a), i);
+    /* Realloc grows the last block in place, and copies otherwise. */
+    apr_arena_reset(&a);
+    p = (char *)apr_arena_realloc(&a, NULL, 0, 8, 8);
+    memcpy(p, "abcdefgh", 8);
+    q = (char *)apr_arena_realloc(&a, p, 8, 64, 8);
+    CHECK(q == p);
+    (void)apr_arena_alloc(&a, 1);
+    q = (char *)apr_arena_realloc(&a, p, 64, 128, 8);
+    CHECK(q != p && memcmp(q, "abcdefgh", 8) == 0);
+    apr_arena_deinit(&a);
+}
+
+static void test_initial_and_limit(void)
+{
+    union {
+        char b[1024];
+        uint64_t align;
+    } buf;
+    apr_arena_options o;
+    apr_arena a;
+    memset(&o, 0, sizeof o);
+    o.initial = buf.b;
+    o.initial_size = sizeof buf.b;
+    o.limit = 20000;
+    apr_arena_init(&a, &o);
+    CHECK(apr_arena_alloc(&a, 512) != NULL);
+    CHECK_INT(apr_arena_malloc_calls(&a), 0);
+    CHECK(apr_arena_alloc(&a, 4096) != NULL);
+    CHECK_INT(apr_arena_malloc_calls(&a), 1);
+    CHECK(apr_arena_alloc(&a, 30000) == NULL);
+    CHECK_INT(apr_arena_failure(&a), APR_E_LIMIT);
+    apr_arena_deinit(&a);
+}
+
+/* Every allocator call in turn fails; the arena reports it and leaks nothing. */
+static void test_failures(void)
+{
+    long n;
+    for (n = 0; n < 6; n++) {
+        failing f = { 0, n, 0 };
+        apr_arena_options o;
+        apr_arena a;
+        int i, ok = 1;
+        memset(&o, 0, sizeof o);
+        o.allocator.alloc = failing_alloc;
+        o.allocator.free = failing_free;
+        o.allocator.ctx = &f;
+        o.chunk_size = 256;
+        apr_arena_init(&a, &o);
+        for (i = 0; i < 20 && ok; i++)
+            ok = apr_arena_alloc(&a, 100) != NULL;
+        CHECK(!ok);
+        CHECK_INT(apr_arena_failure(&a), APR_E_NOMEM);
+        apr_arena_deinit(&a);
+        CHECK_INT(f.live, 0);
+    }
+}
+
+int main(void)
+{
+    test_basics();
+    test_initial_and_limit();
+    test_failures();
+    return test_report();
+}

@@ -1,0 +1,239 @@
+/* test_writer.c - the JSON writer: structure, escaping, numbers, buffers, failures. */
+#include "apr_json.h"
+
+#include "../test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static int out_is(const apr_json_writer *w, const char *want)
+{
+    size_t n = strlen(want);
+    if (apr_json_writer_len(w) == n && memcmp(apr_json_writer_data(w), want, n) == 0)
+        return 1;
+    fprintf(stderr, "got: %.*s\nwant: %s\n", (int)apr_json_writer_len(w), apr_json_writer_data(w), want);
+    return 0;
+}
+
+static void write_sample(apr_json_writer *w)
+{
+    apr_json_raw raw = { "{\"x\":[1.50,2e400]}", 18 };
+    apr_json_write_object_begin(w);
+    apr_json_write_key(w, "type", 4);
+    apr_json_write_string(w, "text-delta", 10);
+    apr_json_write_key(w, "n", 1);
+    apr_json_write_array_begin(w);
+    apr_json_write_int64(w, INT64_MIN);
+    apr_json_write_int64(w, -7);
+    apr_json_write_uint64(w, UINT64_MAX);
+    apr_json_write_uint64(w, 0);
+    apr_json_write_double(w, 0.1);
+    apr_json_write_bool(w, 1);
+    apr_json_write_bool(w, 0);
+    apr_json_write_null(w);
+    apr_json_write_array_begin(w);
+    apr_json_write_array_end(w);
+    apr_json_write_object_begin(w);
+    apr_json_write_object_end(w);
+    apr_json_write_array_end(w);
+    apr_json_write_key(w, "raw", 3);
+    apr_json_write_raw(w, raw);
+    apr_json_write_object_end(w);
+}
+
+static const char sample[] =
+    "{\"type\":\"text-delta\",\"n\":[-9223372036854775808,-7,18446744073709551615,0,0.1,true,"
+    "false,null,[],{}],\"raw\":{\"x\":[1.50,2e400]}}";
+
+static void test_structure(void)
+{
+    apr_json_writer w;
+    apr_json_writer_init(&w, NULL);
+    write_sample(&w);
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_OK);
+    CHECK(out_is(&w, sample));
+    CHECK_INT(apr_json_validate(apr_json_writer_data(&w), apr_json_writer_len(&w), NULL, NULL), APR_OK);
+    /* Reset keeps the buffer and writes the same again. */
+    apr_json_writer_reset(&w);
+    write_sample(&w);
+    CHECK(out_is(&w, sample));
+    /* Out-of-order calls stick as APR_E_STATE. */
+    apr_json_writer_reset(&w);
+    apr_json_write_object_begin(&w);
+    apr_json_write_int64(&w, 1);
+    apr_json_write_key(&w, "a", 1);
+    CHECK_INT(apr_json_writer_status(&w), APR_E_STATE);
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_E_STATE);
+    apr_json_writer_reset(&w);
+    apr_json_write_array_begin(&w);
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_E_STATE);
+    apr_json_writer_reset(&w);
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_E_STATE);
+    apr_json_writer_reset(&w);
+    apr_json_write_null(&w);
+    apr_json_write_null(&w);
+    CHECK_INT(apr_json_writer_status(&w), APR_E_STATE);
+    apr_json_writer_reset(&w);
+    apr_json_write_array_begin(&w);
+    apr_json_write_object_end(&w);
+    CHECK_INT(apr_json_writer_status(&w), APR_E_STATE);
+    apr_json_writer_reset(&w);
+    apr_json_write_double(&w, NAN);
+    CHECK_INT(apr_json_writer_status(&w), APR_E_ARGUMENT);
+    apr_json_writer_reset(&w);
+    apr_json_write_double(&w, -INFINITY);
+    CHECK_INT(apr_json_writer_status(&w), APR_E_ARGUMENT);
+    apr_json_writer_deinit(&w);
+}
+
+static void test_escaping(void)
+{
+    apr_json_writer w;
+    char in[40];
+    int i;
+    apr_json_writer_init(&w, NULL);
+    apr_json_write_string(&w, "a\"b\\c/d\b\f\n\r\t\x01\x1f\x7f caf\xC3\xA9 \xF0\x9F\x98\x80", 26);
+    CHECK(out_is(&w, "\"a\\\"b\\\\c/d\\b\\f\\n\\r\\t\\u0001\\u001f\x7f caf\xC3\xA9 \xF0\x9F\x98\x80\""));
+    apr_json_writer_reset(&w);
+    apr_json_write_string(&w, "\0x", 2);
+    CHECK(out_is(&w, "\"\\u0000x\""));
+    /* Every control byte at every offset in a word, round-tripped through the reader. */
+    for (i = 0; i < 32; i++) {
+        apr_arena a;
+        apr_json_reader r;
+        apr_slice s;
+        int k;
+        for (k = 0; k < 20; k++) {
+            memset(in, 'x', sizeof in);
+            in[k] = (char)i;
+            apr_json_writer_reset(&w);
+            apr_json_write_string(&w, in, 24);
+            apr_arena_init(&a, NULL);
+            apr_json_reader_init(&r, apr_json_writer_data(&w), apr_json_writer_len(&w), &a, NULL);
+            CHECK_INT(apr_json_read_string(&r, &s, NULL), APR_OK);
+            CHECK(s.len == 24 && memcmp(s.ptr, in, 24) == 0);
+            apr_arena_deinit(&a);
+        }
+    }
+    apr_json_writer_deinit(&w);
+}
+
+static void check_double(apr_json_writer *w, double v)
+{
+    apr_arena a;
+    apr_json_reader r;
+    double back = 0;
+    apr_json_writer_reset(w);
+    apr_json_write_double(w, v);
+    apr_arena_init(&a, NULL);
+    apr_json_reader_init(&r, apr_json_writer_data(w), apr_json_writer_len(w), &a, NULL);
+    CHECK_INT(apr_json_read_double(&r, &back, NULL), APR_OK);
+    CHECK_INT(apr_json_reader_finish(&r, NULL), APR_OK);
+    CHECK(memcmp(&back, &v, sizeof v) == 0 || (v == 0 && back == 0));
+    CHECK(apr_json_writer_len(w) <= 24);
+    apr_arena_deinit(&a);
+}
+
+static void test_doubles(void)
+{
+    apr_json_writer w;
+    uint64_t state = 12345;
+    int i;
+    apr_json_writer_init(&w, NULL);
+    apr_json_write_double(&w, 0.1);
+    CHECK(out_is(&w, "0.1"));
+    apr_json_writer_reset(&w);
+    apr_json_write_double(&w, 1e300);
+    CHECK(out_is(&w, "1e+300"));
+    apr_json_writer_reset(&w);
+    apr_json_write_double(&w, 2.5);
+    CHECK(out_is(&w, "2.5"));
+    check_double(&w, 5e-324);
+    check_double(&w, 1.7976931348623157e308);
+    check_double(&w, -0.0);
+    check_double(&w, 0.30000000000000004);
+    /* Random bit patterns cover every exponent; random short decimals the usual values. */
+    for (i = 0; i < 20000; i++) {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        double v;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        memcpy(&v, &z, sizeof v);
+        if (isfinite(v))
+            check_double(&w, v);
+        check_double(&w, (double)(z % 100000) / 1000.0);
+    }
+    apr_json_writer_deinit(&w);
+}
+
+static void test_fixed(void)
+{
+    char buf[200];
+    size_t cap;
+    apr_json_writer w;
+    /* Too small by one byte, then exactly right. */
+    for (cap = 0; cap <= sizeof sample - 1; cap++) {
+        apr_json_writer_init_fixed(&w, buf, cap);
+        write_sample(&w);
+        CHECK_INT(apr_json_writer_status(&w), cap < sizeof sample - 1 ? APR_E_LIMIT : APR_OK);
+        CHECK(apr_json_writer_len(&w) <= cap);
+    }
+    CHECK(out_is(&w, sample));
+}
+
+typedef struct failing {
+    long calls, fail_at, live;
+} failing;
+
+static void *failing_alloc(void *ctx, size_t size)
+{
+    failing *f = (failing *)ctx;
+    if (f->calls++ == f->fail_at)
+        return NULL;
+    f->live += (long)size;
+    return malloc(size);
+}
+
+static void failing_free(void *ctx, void *ptr, size_t size)
+{
+    ((failing *)ctx)->live -= (long)size;
+    free(ptr);
+}
+
+static void test_alloc_failures(void)
+{
+    long n;
+    int done = 0;
+    for (n = 0; !done; n++) {
+        failing f = { 0, n, 0 };
+        apr_allocator al = { failing_alloc, failing_free, &f };
+        apr_json_writer w;
+        int i;
+        apr_json_writer_init(&w, &al);
+        apr_json_write_array_begin(&w);
+        for (i = 0; i < 300; i++)
+            write_sample(&w);
+        apr_json_write_array_end(&w);
+        if (f.calls <= n) {
+            done = 1;
+            CHECK_INT(apr_json_writer_finish(&w, NULL), APR_OK);
+        } else {
+            CHECK_INT(apr_json_writer_finish(&w, NULL), APR_E_NOMEM);
+        }
+        apr_json_writer_deinit(&w);
+        CHECK_INT(f.live, 0);
+    }
+    CHECK(n > 3);
+}
+
+int main(void)
+{
+    test_structure();
+    test_escaping();
+    test_doubles();
+    test_fixed();
+    test_alloc_failures();
+    return test_report();
+}

@@ -1,0 +1,1 @@
+ÅHelloHelÄloâHello

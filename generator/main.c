@@ -3,6 +3,7 @@
  *
  *   cddlgen check [OPTIONS] FILE...     parse and check schemas
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
+ *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR]
  *
  * Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.
  */
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #include "cddl.h"
+#include "emit.h"
+#include "lower.h"
 #include "sema.h"
 
 #ifndef CDDLGEN_VERSION
@@ -23,8 +26,13 @@ static const char usage_text[] =
     "Commands:\n"
     "  check FILE...        parse and check CDDL schemas (RFC 8610, 9165, 9682)\n"
     "  print FILE           print a schema back as canonical CDDL\n"
+    "  generate FILE        write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
     "\n"
     "Options:\n"
+    "  --prefix P           prefix of every generated symbol (generate; default: ap)\n"
+    "  --out DIR            where generate writes its files (default: .)\n"
+    "  --root RULE          generate only what RULE reaches (repeatable)\n"
+    "  --templates DIR      templates to use instead of the built-in ones\n"
     "  --strict             treat loose readings of the schema as errors\n"
     "  -Wunused             warn about rules nothing references\n"
     "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range)\n"
@@ -37,6 +45,9 @@ typedef struct options {
     const char *command;
     const char **files;
     int nfiles;
+    const char **roots;
+    int nroots;
+    emit_options emit;
 } options;
 
 static int set_warning(diag_ctx *d, const char *name, int on)
@@ -55,15 +66,43 @@ static int set_warning(diag_ctx *d, const char *name, int on)
     return -1;
 }
 
+static int valid_prefix(const char *p)
+{
+    size_t i;
+    if (p[0] == '\0' || !((p[0] >= 'a' && p[0] <= 'z') || p[0] == '_') || strlen(p) > 32)
+        return 0;
+    for (i = 0; p[i] != '\0'; i++)
+        if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+            return 0;
+    return 1;
+}
+
 /* Parses argv into `o` and the diagnostic settings. Returns 0, or 2 after printing usage. */
 static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
 {
     int i, g;
     o->files = calloc((size_t)argc, sizeof *o->files);
-    if (o->files == NULL)
+    o->roots = calloc((size_t)argc, sizeof *o->roots);
+    o->emit.prefix = "ap";
+    o->emit.out_dir = ".";
+    if (o->files == NULL || o->roots == NULL)
         return 2;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const char **value = strcmp(a, "--prefix") == 0 ? &o->emit.prefix
+                             : strcmp(a, "--out") == 0 ? &o->emit.out_dir
+                             : strcmp(a, "--templates") == 0 ? &o->emit.templates_dir
+                             : strcmp(a, "--root") == 0 ? &o->roots[o->nroots] : NULL;
+        if (value != NULL) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cddlgen: error: '%s' needs a value\n", a);
+                return 2;
+            }
+            *value = argv[++i];
+            if (value == &o->roots[o->nroots])
+                o->nroots++;
+            continue;
+        }
         if (strcmp(a, "--strict") == 0) {
             d->as_error[DIAG_W_LOOSE] = 1;
         } else if (strcmp(a, "-Werror") == 0) {
@@ -84,11 +123,18 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         fputs(usage_text, stderr);
         return 2;
     }
+    if (!valid_prefix(o->emit.prefix)) {
+        fprintf(stderr, "cddlgen: error: prefix '%s' is not a C identifier of lower-case letters, digits and '_'\n",
+                o->emit.prefix);
+        return 2;
+    }
     return 0;
 }
 
-/* Parses and checks one file. Returns 0 ok, 1 schema errors, 2 I/O error. */
-static int compile_file(const char *path, int print, diag_ctx *d)
+typedef enum action { ACT_CHECK, ACT_PRINT, ACT_GENERATE } action;
+
+/* Parses and checks one file, then prints or generates. Returns 0 ok, 1 schema errors, 2 I/O error. */
+static int compile_file(const char *path, action act, const options *o, diag_ctx *d)
 {
     cddl_ctx ctx;
     jmp_buf oom;
@@ -113,10 +159,21 @@ static int compile_file(const char *path, int print, diag_ctx *d)
     doc = cddl_parse(&ctx, &src);
     if (d->errors == errors_before)
         sema_check(&ctx, prelude, doc, &table);
-    if (d->errors > errors_before)
+    if (d->errors > errors_before) {
         rc = 1;
-    else if (print)
+    } else if (act == ACT_PRINT) {
         cddl_print(stdout, doc);
+    } else if (act == ACT_GENERATE) {
+        ir_module mod;
+        const char *base = strrchr(path, '/');
+        if (lower_module(&ctx, &table, doc, o->roots, (size_t)o->nroots, &mod) != 0) {
+            rc = 1;
+        } else {
+            mod.schema_name = base ? base + 1 : path;
+            if (emit_module(&ctx, &mod, &o->emit) != 0)
+                rc = d->errors > errors_before ? 1 : 2;
+        }
+    }
     cddl_source_deinit(&src);
     cddl_ctx_deinit(&ctx);
     return rc;
@@ -145,17 +202,18 @@ int main(int argc, char **argv)
     }
     if ((rc = parse_args(argc, argv, &o, &d)) != 0) {
         free(o.files);
+        free(o.roots);
         return rc;
     }
-    if (strcmp(o.command, "check") == 0 || strcmp(o.command, "print") == 0) {
-        int print = o.command[0] == 'p';
-        if (o.nfiles == 0 || (print && o.nfiles != 1)) {
-            fprintf(stderr, "cddlgen: error: '%s' needs %s\n", o.command, print ? "one FILE" : "FILE...");
-            free(o.files);
-            return 2;
+    if (strcmp(o.command, "check") == 0 || strcmp(o.command, "print") == 0 ||
+        strcmp(o.command, "generate") == 0) {
+        action act = o.command[0] == 'c' ? ACT_CHECK : o.command[0] == 'p' ? ACT_PRINT : ACT_GENERATE;
+        if (o.nfiles == 0 || (act != ACT_CHECK && o.nfiles != 1)) {
+            fprintf(stderr, "cddlgen: error: '%s' needs %s\n", o.command, act != ACT_CHECK ? "one FILE" : "FILE...");
+            rc = 2;
         }
-        for (i = 0; i < o.nfiles; i++) {
-            int r = compile_file(o.files[i], print, &d);
+        for (i = 0; rc != 2 && i < o.nfiles; i++) {
+            int r = compile_file(o.files[i], act, &o, &d);
             if (r > rc)
                 rc = r;
         }
@@ -165,5 +223,6 @@ int main(int argc, char **argv)
     }
     report_suppressed(&d);
     free(o.files);
+    free(o.roots);
     return rc;
 }

@@ -1,0 +1,641 @@
+/*
+ * emit.c - fills the templates (templates/NAME.tmpl) from the C type model.
+ *
+ * This file computes what the templates cannot: C type names, descriptor
+ * names, offsetof expressions, escaped string literals, doc comment blocks
+ * and the declaration order (each type after the types it holds by value).
+ * All C syntax lives in the templates.
+ */
+#include "emit.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl.h"
+
+typedef struct emitter {
+    cddl_ctx *ctx;
+    const ir_module *mod;
+    const emit_options *opt;
+    char upper_prefix[64];
+    const char **desc_names;  /* by type pointer, via a small table */
+    const ir_type **desc_types;
+    size_t ndescs;
+    tmpl_value *statics;      /* descriptors declared static in the source */
+    tmpl_value *descs;        /* every descriptor, in definition order */
+} emitter;
+
+static char *fmt(emitter *E, const char *f, ...)
+{
+    char buf[1024];
+    va_list ap;
+    int n;
+    va_start(ap, f);
+    n = vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    return cddl_strdup(E->ctx, buf, (size_t)n);
+}
+
+static const char *upper(emitter *E, const char *s)
+{
+    size_t i, n = strlen(s);
+    char *u = cddl_alloc(E->ctx, n + 1);
+    for (i = 0; i < n; i++)
+        u[i] = (char)toupper((unsigned char)s[i]);
+    return u;
+}
+
+/* A C string literal for `len` bytes of `s` (octal escapes: never greedy). */
+static const char *c_string(emitter *E, const char *s, size_t len)
+{
+    char *out = cddl_alloc(E->ctx, len * 4 + 3), *w = out;
+    size_t i;
+    *w++ = '"';
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            *w++ = '\\';
+            *w++ = (char)c;
+        } else if (c < 0x20 || c >= 0x7F || c == '?') {
+            /* '?' too, so no trigraph can form */
+            w += sprintf(w, "\\%03o", c);
+        } else {
+            *w++ = (char)c;
+        }
+    }
+    *w++ = '"';
+    *w = '\0';
+    return out;
+}
+
+/* A doc comment block: "/ **\n * line\n ...\n * /" with `indent` spaces, or "" if no text. */
+static const char *doc_block(emitter *E, ast_doc doc, const char *extra, int indent)
+{
+    size_t cap = doc.len * 2 + (extra ? strlen(extra) * 2 : 0) + 64 + (size_t)indent * 8, n = 0;
+    char *out = cddl_alloc(E->ctx, cap);
+    const char *p = doc.ptr, *end = doc.ptr + doc.len;
+    int lines = 0;
+    if (doc.len == 0 && extra == NULL)
+        return "";
+    n += (size_t)sprintf(out + n, "%*s/**\n", indent, "");
+    while (p != NULL && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end, *q;
+        n += (size_t)sprintf(out + n, "%*s *%s", indent, "", stop > p ? " " : "");
+        for (q = p; q < stop; q++) {
+            /* a comment must not end early */
+            if (q[0] == '*' && q + 1 < stop && q[1] == '/') {
+                out[n++] = '*';
+                out[n++] = ' ';
+                continue;
+            }
+            out[n++] = *q;
+        }
+        out[n++] = '\n';
+        lines++;
+        p = nl ? nl + 1 : end;
+    }
+    if (extra != NULL) {
+        if (lines > 0)
+            n += (size_t)sprintf(out + n, "%*s *\n", indent, "");
+        n += (size_t)sprintf(out + n, "%*s * %s\n", indent, "", extra);
+    }
+    n += (size_t)sprintf(out + n, "%*s */", indent, "");
+    out[n] = '\0';
+    return out;
+}
+
+/* One-line member doc: "/ **< text * /" (first line only when the doc has several). */
+static const char *member_doc(emitter *E, ast_doc doc, int indent)
+{
+    if (doc.len == 0)
+        return "";
+    if (memchr(doc.ptr, '\n', doc.len) == NULL) {
+        char *s = fmt(E, "%*s/** %.*s */", indent, "", (int)doc.len, doc.ptr), *q;
+        /* keep "*" "/" out of the text */
+        for (q = s + indent + 3; q[0] != '\0' && q[1] != '\0' && q[2] != '\0'; q++)
+            if (q[0] == '*' && q[1] == '/' && q[2] != '\0')
+                q[1] = ' ';
+        return s;
+    }
+    return doc_block(E, doc, NULL, indent);
+}
+
+static const ir_type *resolved(const ir_type *t)
+{
+    while (t != NULL && t->kind == IR_ALIAS)
+        t = t->target;
+    return t;
+}
+
+/* The C type that holds a value of `t`. */
+static const char *ctype(emitter *E, const ir_type *t)
+{
+    if (t->named)
+        return fmt(E, "%s_%s_t", E->opt->prefix, t->c_name);
+    switch (t->kind) {
+    case IR_ANY: return "apr_json_raw";
+    case IR_BOOL: return "bool";
+    case IR_INT: return "int64_t";
+    case IR_UINT: return "uint64_t";
+    case IR_FLOAT: return "double";
+    case IR_TEXT: return "apr_slice";
+    default: return "apr_json_raw";
+    }
+}
+
+/* Is `t` one of lowering's shared primitives? Then the runtime has its descriptor. */
+static const char *runtime_desc(const ir_type *t)
+{
+    if (t->named || t->rule != NULL)
+        return NULL;
+    switch (t->kind) {
+    case IR_ANY: return "apr_any_type";
+    case IR_BOOL: return "apr_bool_type";
+    case IR_INT: return t->imin == INT64_MIN && t->imax == INT64_MAX ? "apr_int_type" : NULL;
+    case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX ? "apr_uint_type" : NULL;
+    case IR_FLOAT: return !t->has_fmin && !t->has_fmax ? "apr_float_type" : NULL;
+    case IR_TEXT: return t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX ? "apr_text_type" : NULL;
+    case IR_LITERAL:
+        if (t->lit.kind == IR_LIT_NULL)
+            return "apr_null_type";
+        if (t->lit.kind == IR_LIT_BOOL)
+            return t->lit.i ? "apr_true_type" : "apr_false_type";
+        return NULL;
+    default: return NULL;
+    }
+}
+
+static const char *desc_of(emitter *E, const ir_type *t);
+
+static const char *int_lit(emitter *E, int64_t v)
+{
+    if (v == INT64_MIN)
+        return "INT64_MIN";
+    return fmt(E, "INT64_C(%lld)", (long long)v);
+}
+
+static const char *uint_lit(emitter *E, uint64_t v)
+{
+    if (v == UINT64_MAX)
+        return "UINT64_MAX";
+    return fmt(E, "UINT64_C(%llu)", (unsigned long long)v);
+}
+
+static const char *size_lit(emitter *E, uint64_t v)
+{
+    return v == AST_OCCUR_INF || v == SIZE_MAX ? "SIZE_MAX" : fmt(E, "%llu", (unsigned long long)v);
+}
+
+static const char *literal_init(emitter *E, const ir_literal *l)
+{
+    static const char *const kinds[] = { "APR_LIT_TEXT", "APR_LIT_INT", "APR_LIT_UINT", "APR_LIT_FLOAT",
+                                         "APR_LIT_BOOL", "APR_LIT_NULL" };
+    if (l->kind == IR_LIT_TEXT)
+        return fmt(E, "{ %s, %s, %zu, 0, 0, 0.0 }", kinds[l->kind], c_string(E, l->text.ptr, l->text.len),
+                   l->text.len);
+    if (l->kind == IR_LIT_FLOAT)
+        return fmt(E, "{ %s, NULL, 0, 0, 0, %.17g }", kinds[l->kind], l->f);
+    if (l->kind == IR_LIT_UINT)
+        return fmt(E, "{ %s, NULL, 0, 0, %s, 0.0 }", kinds[l->kind], uint_lit(E, l->u));
+    return fmt(E, "{ %s, NULL, 0, %s, 0, 0.0 }", kinds[l->kind], int_lit(E, l->i));
+}
+
+/* The descriptor's initializer and the auxiliary arrays it needs, as template data. */
+static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C);
+    const char *ct = t->named ? ctype(E, t) : NULL;
+    size_t i;
+    tmpl_set(C, d, "desc", name);
+    tmpl_set(C, d, "rule", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "NULL");
+    tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : fmt(E, "sizeof(%s)", ctype(E, t)));
+    tmpl_flag(C, d, "external", t->named);
+    switch (t->kind) {
+    case IR_ANY: case IR_BOOL:
+        tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APR_K_ANY" : "APR_K_BOOL");
+        tmpl_set(C, d, "init", ".i = { 0, 0 }");
+        break;
+    case IR_INT:
+        tmpl_set(C, d, "kind", "APR_K_INT");
+        tmpl_setf(C, d, "init", ".i = { %s, %s }", int_lit(E, t->imin), int_lit(E, t->imax));
+        break;
+    case IR_UINT:
+        tmpl_set(C, d, "kind", "APR_K_UINT");
+        tmpl_setf(C, d, "init", ".u = { %s, %s }", uint_lit(E, t->umin), uint_lit(E, t->umax));
+        break;
+    case IR_FLOAT:
+        tmpl_set(C, d, "kind", "APR_K_FLOAT");
+        tmpl_setf(C, d, "init", ".f = { %.17g, %.17g, %s, %s, %s, %s }", t->fmin, t->fmax,
+                  t->has_fmin ? "true" : "false", t->has_fmax ? "true" : "false",
+                  t->fmin_excl ? "true" : "false", t->fmax_excl ? "true" : "false");
+        break;
+    case IR_TEXT:
+        tmpl_set(C, d, "kind", "APR_K_TEXT");
+        tmpl_setf(C, d, "init", ".text = { %zu, %s, %s }", t->len_min, size_lit(E, t->len_max),
+                  t->pattern ? c_string(E, t->pattern, strlen(t->pattern)) : "NULL");
+        break;
+    case IR_LITERAL:
+        tmpl_set(C, d, "kind", "APR_K_LITERAL");
+        tmpl_setf(C, d, "init", ".lit = %s", literal_init(E, &t->lit));
+        break;
+    case IR_ENUM: {
+        tmpl_value *vals = tmpl_list(C);
+        for (i = 0; i < t->nvalues; i++) {
+            tmpl_value *v = tmpl_object(C);
+            tmpl_set(C, v, "literal", literal_init(E, &t->values[i]));
+            tmpl_append(C, vals, v);
+        }
+        tmpl_put(C, d, "enum_values", vals);
+        tmpl_flag(C, d, "has_values", t->nvalues > 0);
+        tmpl_set(C, d, "kind", "APR_K_ENUM");
+        tmpl_setf(C, d, "init", ".enm = { %s_values, %zu, %s, %s }", name, t->nvalues,
+                  t->other ? fmt(E, "&%s", desc_of(E, t->other)) : "NULL",
+                  t->other ? fmt(E, "offsetof(%s, other)", ct) : "0");
+        break;
+    }
+    case IR_STRUCT: {
+        tmpl_value *fields = tmpl_list(C);
+        for (i = 0; i < t->nfields; i++) {
+            const ir_field *f = &t->fields[i];
+            tmpl_value *v = tmpl_object(C);
+            const char *flags = (f->flags & IR_F_LITERAL) ? "APR_F_LITERAL"
+                                : (f->flags & IR_F_OPTIONAL) && (f->flags & IR_F_NULLABLE) ? "APR_F_OPTIONAL | APR_F_NULLABLE"
+                                : (f->flags & IR_F_OPTIONAL) ? "APR_F_OPTIONAL"
+                                : (f->flags & IR_F_NULLABLE) ? "APR_F_NULLABLE" : "0";
+            tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
+            tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
+            tmpl_setf(C, v, "type", "&%s", desc_of(E, f->type));
+            tmpl_set(C, v, "offset", (f->flags & IR_F_LITERAL) ? "0" : fmt(E, "offsetof(%s, %s)", ct, f->c_name));
+            tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) && !(f->flags & IR_F_LITERAL)
+                                          ? fmt(E, "offsetof(%s, has_%s)", ct, f->c_name) : "0");
+            tmpl_set(C, v, "null", (f->flags & IR_F_NULLABLE) ? fmt(E, "offsetof(%s, %s_is_null)", ct, f->c_name) : "0");
+            tmpl_set(C, v, "flags", flags);
+            tmpl_append(C, fields, v);
+        }
+        tmpl_put(C, d, "struct_fields", fields);
+        tmpl_flag(C, d, "has_fields", t->nfields > 0);
+        tmpl_set(C, d, "kind", "APR_K_STRUCT");
+        tmpl_setf(C, d, "init", ".st = { %s, %zu, %s, %s, %s, %s, %s }",
+                  t->nfields ? fmt(E, "%s_fields", name) : "NULL", t->nfields, t->open ? "true" : "false",
+                  t->open ? fmt(E, "offsetof(%s, extras)", ct) : "0",
+                  t->extras_type ? fmt(E, "&%s", desc_of(E, t->extras_type)) : "NULL",
+                  t->variants ? fmt(E, "&%s", desc_of(E, resolved(t->variants))) : "NULL",
+                  t->variants ? fmt(E, "offsetof(%s, %s)", ct, t->variants_c_name) : "0");
+        break;
+    }
+    case IR_ARRAY:
+        tmpl_set(C, d, "kind", "APR_K_ARRAY");
+        tmpl_setf(C, d, "init", ".arr = { &%s, %s, %s }", desc_of(E, t->elem), size_lit(E, t->occ_min),
+                  size_lit(E, t->occ_max));
+        break;
+    case IR_MAP:
+        tmpl_set(C, d, "kind", "APR_K_MAP");
+        tmpl_setf(C, d, "init", ".map = { &%s, sizeof(%s_%s_entry_t), offsetof(%s_%s_entry_t, value), %s, %s }",
+                  desc_of(E, t->elem), E->opt->prefix, t->c_name, E->opt->prefix, t->c_name,
+                  size_lit(E, t->occ_min), size_lit(E, t->occ_max));
+        break;
+    case IR_UNION: {
+        tmpl_value *alts = tmpl_list(C), *disc = tmpl_list(C);
+        static const char *const cls[] = { "APR_U_DISCRIMINATED", "APR_U_KIND", "APR_U_UNTAGGED" };
+        for (i = 0; i < t->nalts; i++) {
+            tmpl_value *v = tmpl_object(C);
+            tmpl_setf(C, v, "alt", "&%s", desc_of(E, resolved(t->alts[i])));
+            tmpl_append(C, alts, v);
+            if (t->cls == IR_U_DISCRIMINATED) {
+                v = tmpl_object(C);
+                tmpl_set(C, v, "literal", literal_init(E, &t->disc[i]));
+                tmpl_append(C, disc, v);
+            }
+        }
+        tmpl_put(C, d, "union_alts", alts);
+        tmpl_put(C, d, "union_disc", disc);
+        tmpl_flag(C, d, "has_alts", t->nalts > 0);
+        tmpl_flag(C, d, "has_disc", t->cls == IR_U_DISCRIMINATED);
+        tmpl_set(C, d, "kind", "APR_K_UNION");
+        tmpl_setf(C, d, "init", ".un = { %s, %s_alts, %zu, %s, %s, offsetof(%s, kind), offsetof(%s, u), offsetof(%s, raw) }",
+                  cls[t->cls], name, t->nalts,
+                  t->cls == IR_U_DISCRIMINATED ? c_string(E, t->disc_key.ptr, t->disc_key.len) : "NULL",
+                  t->cls == IR_U_DISCRIMINATED ? fmt(E, "%s_disc", name) : "NULL", ct, ct, ct);
+        break;
+    }
+    case IR_ALIAS:
+        break;
+    }
+    return d;
+}
+
+/* The descriptor name of `t`, defining it on first use. */
+static const char *desc_of(emitter *E, const ir_type *t)
+{
+    const char *rt = runtime_desc(t), *name;
+    size_t i;
+    t = resolved(t);
+    if (rt != NULL)
+        return rt;
+    if ((rt = runtime_desc(t)) != NULL)
+        return rt;
+    for (i = 0; i < E->ndescs; i++)
+        if (E->desc_types[i] == t)
+            return E->desc_names[i];
+    name = t->named ? fmt(E, "%s_%s_type", E->opt->prefix, t->c_name)
+                    : fmt(E, "%s_%s_type", E->opt->prefix, t->c_name ? t->c_name : "anon");
+    for (i = 0; i < E->ndescs; i++)
+        if (strcmp(E->desc_names[i], name) == 0)
+            name = fmt(E, "%s_%zu", name, E->ndescs);
+    {
+        size_t n = E->ndescs;
+        cddl_push(E->ctx, &E->desc_types, &n, sizeof t, &t);
+        cddl_push(E->ctx, &E->desc_names, &E->ndescs, sizeof name, &name);
+    }
+    if (!t->named) {
+        tmpl_value *s = tmpl_object(E->ctx);
+        tmpl_set(E->ctx, s, "desc", name);
+        tmpl_append(E->ctx, E->statics, s);
+    }
+    tmpl_append(E->ctx, E->descs, describe(E, t, name));
+    return name;
+}
+
+/* ---- declarations ------------------------------------------------------------ */
+
+static void decl_order(emitter *E, ir_type *t, tmpl_value *out);
+
+/* Types that `t` holds by value must be declared first. */
+static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
+{
+    size_t i;
+    switch (t->kind) {
+    case IR_STRUCT:
+        for (i = 0; i < t->nfields; i++)
+            if (t->fields[i].type->named && !(t->fields[i].flags & IR_F_LITERAL))
+                decl_order(E, t->fields[i].type, out);
+        if (t->variants != NULL)
+            decl_order(E, t->variants, out);
+        break;
+    case IR_UNION:
+        for (i = 0; i < t->nalts; i++)
+            if (t->alts[i]->named)
+                decl_order(E, t->alts[i], out);
+        break;
+    case IR_MAP:
+        if (t->elem->named)
+            decl_order(E, t->elem, out);
+        break;
+    case IR_ALIAS:
+        decl_order(E, t->target, out);
+        break;
+    default:
+        break;
+    }
+}
+
+static tmpl_value *declaration(emitter *E, const ir_type *t);
+
+static void decl_order(emitter *E, ir_type *t, tmpl_value *out)
+{
+    if (t->order_state == 2)
+        return;
+    if (t->order_state == 1) {
+        diag_report(E->ctx->diag, DIAG_ERROR, DIAG_W_NONE, t->loc,
+                    "'%s' contains itself by value: put an array or map between (a C struct cannot hold itself)",
+                    t->rule ? t->rule : t->c_name);
+        return;
+    }
+    t->order_state = 1;
+    by_value_deps(E, t, out);
+    t->order_state = 2;
+    tmpl_append(E->ctx, out, declaration(E, t));
+}
+
+static const char *schema_ref(emitter *E, const ir_type *t)
+{
+    unsigned line = 0, col = 0;
+    const char *file;
+    if (t->loc.src == NULL)
+        return fmt(E, "Schema: `%s`.", t->rule ? t->rule : t->c_name);
+    cddl_source_position((cddl_source *)t->loc.src, t->loc.offset, &line, &col);
+    file = strrchr(t->loc.src->name, '/');
+    file = file ? file + 1 : t->loc.src->name;
+    return fmt(E, "Schema: `%s` (%s:%u).", t->rule ? t->rule : t->c_name, file, line);
+}
+
+static tmpl_value *declaration(emitter *E, const ir_type *t)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C);
+    const char *NAME = upper(E, t->c_name);
+    size_t i, stored = 0;
+    tmpl_set(C, d, "name", t->c_name);
+    tmpl_set(C, d, "NAME", NAME);
+    tmpl_set(C, d, "ctype", ctype(E, t));
+    tmpl_set(C, d, "doc", doc_block(E, t->doc, schema_ref(E, t), 0));
+    switch (t->kind) {
+    case IR_STRUCT: {
+        tmpl_value *fields = tmpl_list(C);
+        tmpl_flag(C, d, "is_struct", 1);
+        for (i = 0; i < t->nfields; i++) {
+            const ir_field *f = &t->fields[i];
+            tmpl_value *v;
+            if (f->flags & IR_F_LITERAL)
+                continue;
+            v = tmpl_object(C);
+            tmpl_set(C, v, "field", f->c_name);
+            tmpl_set(C, v, "field_ctype", ctype(E, f->type));
+            tmpl_set(C, v, "field_doc", member_doc(E, f->doc, 4));
+            tmpl_setf(C, v, "key", "%.*s", (int)f->key.len, f->key.ptr);
+            tmpl_flag(C, v, "optional", (f->flags & IR_F_OPTIONAL) != 0);
+            tmpl_flag(C, v, "nullable", (f->flags & IR_F_NULLABLE) != 0);
+            tmpl_append(C, fields, v);
+            stored++;
+        }
+        tmpl_put(C, d, "fields", fields);
+        if (t->variants != NULL) {
+            tmpl_set(C, d, "variants_ctype", ctype(E, t->variants));
+            tmpl_set(C, d, "variants_name", t->variants_c_name);
+            stored++;
+        }
+        tmpl_flag(C, d, "open", t->open);
+        tmpl_flag(C, d, "empty", stored == 0 && !t->open);
+        {
+            tmpl_value *lits = tmpl_list(C);
+            for (i = 0; i < t->nfields; i++) {
+                const ir_field *f = &t->fields[i];
+                tmpl_value *v;
+                if (!(f->flags & IR_F_LITERAL) || f->type->lit.kind != IR_LIT_TEXT)
+                    continue;
+                v = tmpl_object(C);
+                tmpl_setf(C, v, "lit_key", "%.*s", (int)f->key.len, f->key.ptr);
+                tmpl_setf(C, v, "lit_value", "%.*s", (int)f->type->lit.text.len, f->type->lit.text.ptr);
+                tmpl_append(C, lits, v);
+            }
+            tmpl_put(C, d, "literals", lits);
+        }
+        break;
+    }
+    case IR_UNION: {
+        tmpl_value *alts = tmpl_list(C), *payloads = tmpl_list(C);
+        static const char *const how[] = { "by the member", "by the JSON kind of the value",
+                                           "by trying each alternative in order (untagged)" };
+        tmpl_flag(C, d, "is_union", 1);
+        tmpl_set(C, d, "how", how[t->cls]);
+        if (t->cls == IR_U_DISCRIMINATED)
+            tmpl_setf(C, d, "disc_key", " \"%.*s\"", (int)t->disc_key.len, t->disc_key.ptr);
+        else
+            tmpl_set(C, d, "disc_key", "");
+        tmpl_flag(C, d, "untagged", t->cls == IR_U_UNTAGGED);
+        for (i = 0; i < t->nalts; i++) {
+            tmpl_value *v = tmpl_object(C);
+            const ir_type *a = t->alts[i];
+            tmpl_set(C, v, "alt", t->alt_c_names[i]);
+            tmpl_set(C, v, "ALT", upper(E, t->alt_c_names[i]));
+            tmpl_setf(C, v, "n", "%zu", i + 1);
+            if (t->cls == IR_U_DISCRIMINATED)
+                tmpl_setf(C, v, "alt_note", "%.*s = \"%.*s\"", (int)t->disc_key.len, t->disc_key.ptr,
+                          (int)t->disc[i].text.len, t->disc[i].text.ptr);
+            else
+                tmpl_set(C, v, "alt_note", a->rule ? a->rule : t->alt_c_names[i]);
+            tmpl_append(C, alts, v);
+            if (resolved(a)->kind != IR_LITERAL) {
+                v = tmpl_object(C);
+                tmpl_set(C, v, "alt", t->alt_c_names[i]);
+                tmpl_set(C, v, "alt_ctype", ctype(E, a));
+                tmpl_append(C, payloads, v);
+            }
+        }
+        tmpl_put(C, d, "alts", alts);
+        tmpl_put(C, d, "payloads", payloads);
+        break;
+    }
+    case IR_ENUM: {
+        tmpl_value *vals = tmpl_list(C);
+        tmpl_flag(C, d, "is_enum", t->other == NULL);
+        tmpl_flag(C, d, "is_open_enum", t->other != NULL);
+        for (i = 0; i < t->nvalues; i++) {
+            tmpl_value *v = tmpl_object(C);
+            tmpl_set(C, v, "VALUE", t->values[i].c_name);
+            tmpl_setf(C, v, "n", "%zu", i + 1);
+            tmpl_setf(C, v, "literal", "\"%.*s\"", (int)t->values[i].text.len, t->values[i].text.ptr);
+            if (t->values[i].doc.len > 0)
+                tmpl_setf(C, v, "value_doc", ": %.*s", (int)t->values[i].doc.len, t->values[i].doc.ptr);
+            else
+                tmpl_set(C, v, "value_doc", "");
+            tmpl_append(C, vals, v);
+        }
+        tmpl_put(C, d, "values", vals);
+        if (t->other != NULL)
+            tmpl_set(C, d, "other_pattern", t->other->pattern ? t->other->pattern : "any other text");
+        break;
+    }
+    case IR_ARRAY:
+        tmpl_flag(C, d, "is_array", 1);
+        tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
+        break;
+    case IR_MAP:
+        tmpl_flag(C, d, "is_map", 1);
+        tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
+        break;
+    case IR_ALIAS:
+        tmpl_flag(C, d, "is_typedef", 1);
+        tmpl_set(C, d, "base_ctype", ctype(E, t->target));
+        break;
+    case IR_LITERAL:
+        /* a rule that is one literal: nothing to store */
+        tmpl_flag(C, d, "is_typedef", 1);
+        tmpl_set(C, d, "base_ctype", "apr_json_raw");
+        break;
+    default: {
+        ir_type base = *t;
+        base.named = false;
+        base.rule = NULL;
+        tmpl_flag(C, d, "is_typedef", 1);
+        tmpl_set(C, d, "base_ctype", ctype(E, &base));
+        break;
+    }
+    }
+    return d;
+}
+
+int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
+{
+    emitter E;
+    tmpl_value *data = tmpl_object(ctx), *decls = tmpl_list(ctx), *types = tmpl_list(ctx),
+               *forwards = tmpl_list(ctx);
+    tmpl_source src;
+    char path[4096];
+    size_t i;
+    int errors = 0;
+    unsigned before = ctx->diag->errors;
+    FILE *out;
+    memset(&E, 0, sizeof E);
+    E.ctx = ctx;
+    E.mod = mod;
+    E.opt = opt;
+    E.statics = tmpl_list(ctx);
+    E.descs = tmpl_list(ctx);
+    src.dir = opt->templates_dir;
+    tmpl_set(ctx, data, "prefix", opt->prefix);
+    tmpl_set(ctx, data, "PREFIX", upper(&E, opt->prefix));
+    tmpl_set(ctx, data, "version", CDDLGEN_VERSION);
+    tmpl_set(ctx, data, "schema", mod->schema_name);
+    tmpl_setf(ctx, data, "header", "%s.h", opt->prefix);
+    tmpl_setf(ctx, data, "GUARD", "%s_H", upper(&E, opt->prefix));
+    for (i = 0; i < mod->count; i++) {
+        ir_type *t = mod->types[i];
+        tmpl_value *v;
+        if (t->kind == IR_STRUCT || t->kind == IR_UNION || t->kind == IR_ARRAY || t->kind == IR_MAP ||
+            (t->kind == IR_ENUM && t->other != NULL)) {
+            v = tmpl_object(ctx);
+            tmpl_set(ctx, v, "name", t->c_name);
+            tmpl_set(ctx, v, "ctype", ctype(&E, t));
+            tmpl_append(ctx, forwards, v);
+        }
+    }
+    for (i = 0; i < mod->count; i++)
+        decl_order(&E, mod->types[i], decls);
+    for (i = 0; i < mod->count; i++) {
+        const ir_type *t = mod->types[i];
+        tmpl_value *v = tmpl_object(ctx);
+        tmpl_set(ctx, v, "name", t->c_name);
+        tmpl_set(ctx, v, "ctype", ctype(&E, t));
+        tmpl_set(ctx, v, "rule", t->rule ? t->rule : t->c_name);
+        tmpl_set(ctx, v, "desc", desc_of(&E, t));
+        tmpl_flag(ctx, v, "alias", t->kind == IR_ALIAS);
+        tmpl_flag(ctx, v, "untagged", resolved(t)->kind == IR_UNION && resolved(t)->cls == IR_U_UNTAGGED);
+        if (t->kind == IR_ALIAS)
+            tmpl_set(ctx, v, "alias_kind", resolved(t)->kind == IR_UNION ? fmt(&E, "%s_kind", ctype(&E, resolved(t))) : "int");
+        if (resolved(t)->kind == IR_UNION)
+            tmpl_setf(ctx, v, "kind_type", "%s_%s_kind", opt->prefix, resolved(t)->c_name);
+        tmpl_append(ctx, types, v);
+    }
+    tmpl_put(ctx, data, "forwards", forwards);
+    tmpl_put(ctx, data, "decls", decls);
+    tmpl_put(ctx, data, "types", types);
+    tmpl_put(ctx, data, "statics", E.statics);
+    tmpl_put(ctx, data, "descs", E.descs);
+    if (ctx->diag->errors > before)
+        return (int)(ctx->diag->errors - before);
+
+    snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
+    if ((out = fopen(path, "wb")) == NULL) {
+        diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write");
+        return 1;
+    }
+    errors += tmpl_render(ctx, &src, "header.h", data, out);
+    errors += fclose(out) != 0;
+    snprintf(path, sizeof path, "%s/%s.c", opt->out_dir, opt->prefix);
+    if ((out = fopen(path, "wb")) == NULL) {
+        diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write");
+        return 1;
+    }
+    errors += tmpl_render(ctx, &src, "source.c", data, out);
+    errors += fclose(out) != 0;
+    return errors;
+}

@@ -1,0 +1,21 @@
+/*
+ * emit.h - writes PREFIX.h and PREFIX.c for a lowered module by filling the
+ * templates (built in, or from a directory given with --templates).
+ * Output is deterministic: no dates, no absolute paths, schema order.
+ */
+#ifndef CDDLGEN_EMIT_H
+#define CDDLGEN_EMIT_H
+
+#include "cddl.h"
+#include "ir.h"
+
+typedef struct emit_options {
+    const char *prefix;        /* for every exported symbol: "ap" */
+    const char *out_dir;       /* where PREFIX.h and PREFIX.c go */
+    const char *templates_dir; /* NULL: the built-in templates */
+} emit_options;
+
+/* Returns the number of errors (template or I/O); 0 on success. */
+int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt);
+
+#endif

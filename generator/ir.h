@@ -1,0 +1,108 @@
+/*
+ * ir.h - the C type model that lowering builds and the emitters read.
+ *
+ * Invariant: every ir_type here can be represented in C and in JSON. Names
+ * are resolved, generics instantiated, groups flattened into struct fields,
+ * choices classified (discriminated / by JSON kind / literal enum /
+ * untagged), and constraints collected. Emitters never look at the AST.
+ * Kinds mirror the runtime's apr_kind (runtime/include/apr_schema.h), since
+ * each ir_type becomes one apr_type descriptor.
+ */
+#ifndef CDDLGEN_IR_H
+#define CDDLGEN_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ast.h"
+
+typedef enum ir_kind {
+    IR_ANY, IR_BOOL, IR_INT, IR_UINT, IR_FLOAT, IR_TEXT,
+    IR_LITERAL, IR_ENUM, IR_STRUCT, IR_ARRAY, IR_MAP, IR_UNION,
+    IR_ALIAS /* a rule that names another named type: a typedef */
+} ir_kind;
+
+typedef enum ir_union_class { IR_U_DISCRIMINATED, IR_U_KIND, IR_U_UNTAGGED } ir_union_class;
+
+typedef enum ir_lit_kind { IR_LIT_TEXT, IR_LIT_INT, IR_LIT_UINT, IR_LIT_FLOAT, IR_LIT_BOOL, IR_LIT_NULL } ir_lit_kind;
+
+typedef struct ir_literal {
+    ir_lit_kind kind;
+    ast_str text;        /* IR_LIT_TEXT: unescaped; numbers: spelling */
+    int64_t i;
+    uint64_t u;
+    double f;
+    const char *c_name;  /* enum constant suffix, e.g. "TEXT_DELTA" */
+    ast_doc doc;
+} ir_literal;
+
+typedef struct ir_type ir_type;
+
+/* Field flags: the runtime's APR_F_* values. */
+enum { IR_F_OPTIONAL = 1, IR_F_LITERAL = 2, IR_F_NULLABLE = 4 };
+
+typedef struct ir_field {
+    ast_str key;         /* wire key, exactly as in the schema */
+    const char *snake;   /* snake_case spelling of the key */
+    const char *c_name;  /* C member name */
+    ir_type *type;
+    unsigned flags;
+    ast_doc doc;
+    src_loc loc;
+} ir_field;
+
+struct ir_type {
+    ir_kind kind;
+    const char *rule;    /* schema name ("Event", "run.start"); anonymous: a path like "Event.params" */
+    const char *c_name;  /* identifier stem: "event", "lifecycle_event_params" */
+    bool named;          /* declared as its own C type (rules, anonymous structs, unions, arrays) */
+    ast_doc doc;
+    src_loc loc;         /* where it is defined */
+    int order_state;     /* emitter's dependency walk: 0 new, 1 in progress, 2 done */
+    size_t index;        /* position in ir_module.types */
+
+    /* IR_INT / IR_UINT / IR_FLOAT */
+    int64_t imin, imax;
+    uint64_t umin, umax;
+    double fmin, fmax;
+    bool has_fmin, has_fmax, fmin_excl, fmax_excl;
+    /* IR_TEXT */
+    size_t len_min, len_max;
+    const char *pattern;
+    /* IR_LITERAL */
+    ir_literal lit;
+    /* IR_ENUM */
+    ir_literal *values;
+    size_t nvalues;
+    ir_type *other;      /* a text type for values outside the list (Channel's custom:NAME) */
+    /* IR_STRUCT */
+    ir_field *fields;
+    size_t nfields;
+    bool open;
+    ir_type *extras_type;/* type of the `* text => T` tail, NULL for any */
+    ir_type *variants;   /* union of structs whose members are inlined (Command's CommandData) */
+    const char *variants_c_name;
+    /* IR_ARRAY, IR_MAP */
+    ir_type *elem;
+    uint64_t occ_min, occ_max;
+    /* IR_UNION */
+    ir_union_class cls;
+    ir_type **alts;
+    size_t nalts;
+    const char **alt_c_names; /* union member and kind constant stems */
+    ast_str disc_key;
+    ir_literal *disc;    /* per alternative */
+    /* IR_ALIAS */
+    ir_type *target;
+};
+
+/* Everything to emit, in a deterministic order: rules in source order, then
+ * the anonymous types they created, each after what it depends on. */
+typedef struct ir_module {
+    ir_type **types;     /* named types */
+    size_t count;
+    const char *schema_name; /* base name of the schema file, for banners */
+} ir_module;
+
+#endif /* CDDLGEN_IR_H */

@@ -1,0 +1,1223 @@
+/*
+ * lower.c - from the checked AST to the C type model (see ir.h, lower.h).
+ *
+ * Every type rule becomes one named ir_type, filled in place so that
+ * recursive references (AgentTreeNode.children) point at it while its body is
+ * still being lowered. Anonymous maps, arrays and choices become named types
+ * too, called after where they appear (`LifecycleEvent.params` ->
+ * lifecycle_event_params). Groups are flattened into the struct that uses
+ * them; a group choice inside a map becomes the struct's `variants`.
+ * Whatever JSON cannot carry (byte strings, tags, .cbor, ...) is a located
+ * error naming the feature; lowering then goes on with `any` so one run
+ * reports every such place.
+ */
+#include "lower.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apr_schema.h"
+#include "cddl.h"
+#include "naming.h"
+
+/* Generic parameters bound to arguments, evaluated in the caller's bindings. */
+typedef struct lower_env {
+    const ast_rule *rule;
+    const ast_type_list *args;
+    const struct lower_env *caller;
+} lower_env;
+
+typedef struct instance {
+    const char *key;
+    ir_type *type;
+} instance;
+
+typedef struct lower {
+    cddl_ctx *ctx;
+    diag_ctx *diag;
+    const sema_table *table;
+    ir_module *mod;
+    const ast_document *doc;   /* the user's document, for comments beside enum values */
+    ir_type **by_symbol;       /* memo of non-generic rules, by symbol order */
+    ir_type **group_unions;    /* memo of group rules read as unions, by symbol order */
+    instance *instances;       /* memo of generic instances */
+    size_t ninstances;
+    ir_type prim[6];           /* any, bool, int, uint, float, text */
+    ir_type lit_null, lit_true, lit_false;
+    int depth;
+} lower;
+
+enum { P_ANY, P_BOOL, P_INT, P_UINT, P_FLOAT, P_TEXT };
+
+#define ERR(L, loc, ...) diag_report((L)->diag, DIAG_ERROR, DIAG_W_NONE, (loc), __VA_ARGS__)
+#define NAMEF(s) diag_clip((s).len, 64), (s).ptr
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static char *fmt(lower *L, const char *f, ...)
+{
+    char buf[512];
+    va_list ap;
+    int n;
+    va_start(ap, f);
+    n = vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    return cddl_strdup(L->ctx, buf, (size_t)n);
+}
+
+static const char *stem(lower *L, ast_str name)
+{
+    char buf[256];
+    size_t n = naming_snake(name, buf, sizeof buf);
+    return cddl_strdup(L->ctx, buf, n);
+}
+
+static const char *str0(lower *L, ast_str s)
+{
+    return cddl_strdup(L->ctx, s.ptr, s.len);
+}
+
+static ir_type *new_type(lower *L, ir_kind kind, const char *rule, const char *c_name, src_loc loc)
+{
+    ir_type *t = cddl_alloc(L->ctx, sizeof *t);
+    t->kind = kind;
+    t->rule = rule;
+    t->c_name = c_name;
+    t->loc = loc;
+    t->occ_max = AST_OCCUR_INF;
+    t->len_max = SIZE_MAX;
+    return t;
+}
+
+/* Registers a type that gets its own C declaration and descriptor. */
+static void add_named(lower *L, ir_type *t)
+{
+    t->named = true;
+    t->index = L->mod->count;
+    cddl_push(L->ctx, &L->mod->types, &L->mod->count, sizeof t, &t);
+}
+
+static int is_prim(const lower *L, const ir_type *t)
+{
+    return t >= &L->prim[0] && t < &L->prim[6];
+}
+
+static int is_shared(const lower *L, const ir_type *t)
+{
+    return is_prim(L, t) || t == &L->lit_null || t == &L->lit_true || t == &L->lit_false;
+}
+
+/* A fresh copy of `t` that may carry constraints of its own. */
+static ir_type *constrained(lower *L, const ir_type *t, const char *rule, const char *c_name)
+{
+    ir_type *c = cddl_alloc(L->ctx, sizeof *c);
+    *c = *t;
+    c->named = false;
+    c->rule = rule;
+    c->c_name = c_name;
+    return c;
+}
+
+static ir_type *unsupported(lower *L, src_loc loc, const char *what)
+{
+    ERR(L, loc, "%s cannot be represented in JSON: the C back end does not support it", what);
+    return &L->prim[P_ANY];
+}
+
+/* Follows aliases to the type that has the representation. */
+static const ir_type *resolved(const ir_type *t)
+{
+    while (t != NULL && t->kind == IR_ALIAS)
+        t = t->target;
+    return t;
+}
+
+static int find_param(const lower_env *env, ast_str name, const ast_type **arg, const lower_env **caller)
+{
+    size_t i;
+    if (env == NULL || env->rule == NULL)
+        return 0;
+    for (i = 0; i < env->rule->nparams; i++) {
+        if (ast_str_same(env->rule->params[i], name)) {
+            *arg = env->args->items[i];
+            *caller = env->caller;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const char *path,
+                           const lower_env *env);
+static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env);
+static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env);
+static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
+                        const lower_env *env);
+
+/* ---- constants --------------------------------------------------------------- */
+
+/* The literal a type stands for (`255`, `max-len` naming 255), following names. */
+static const ast_value *const_value(lower *L, const ast_type *t, const lower_env *env, int depth)
+{
+    const ast_type *arg;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    if (depth > 32)
+        return NULL;
+    if (t->kind == AST_T_VALUE)
+        return &t->u.value;
+    if (t->kind == AST_T_PAREN && ast_paren_inner(t) != NULL)
+        return const_value(L, ast_paren_inner(t), env, depth + 1);
+    if (t->kind != AST_T_NAME)
+        return NULL;
+    if (find_param(env, t->u.name.name, &arg, &caller))
+        return const_value(L, arg, caller, depth + 1);
+    sym = sema_lookup(L->table, t->u.name.name);
+    if (sym == NULL || sym->def == NULL || sym->def->nparams > 0 ||
+        sym->def->body->key_kind != AST_KEY_NONE)
+        return NULL;
+    return const_value(L, sym->def->body->type, NULL, depth + 1);
+}
+
+static ir_literal literal_of(const ast_value *v)
+{
+    ir_literal lit;
+    memset(&lit, 0, sizeof lit);
+    lit.text = v->text;
+    switch (v->kind) {
+    case AST_V_TEXT:
+        lit.kind = IR_LIT_TEXT;
+        break;
+    case AST_V_FLOAT:
+        lit.kind = IR_LIT_FLOAT;
+        lit.f = v->f;
+        break;
+    default:
+        if (v->negative) {
+            lit.kind = IR_LIT_INT;
+            lit.i = v->magnitude > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v->magnitude;
+        } else {
+            lit.kind = IR_LIT_UINT;
+            lit.u = v->magnitude;
+        }
+        break;
+    }
+    return lit;
+}
+
+/* ---- the prelude ------------------------------------------------------------- */
+
+static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
+{
+    static const struct { const char *name; int prim; } prims[] = {
+        { "any", P_ANY }, { "uint", P_UINT }, { "int", P_INT }, { "integer", P_INT },
+        { "float", P_FLOAT }, { "float16", P_FLOAT }, { "float32", P_FLOAT }, { "float64", P_FLOAT },
+        { "float16-32", P_FLOAT }, { "float32-64", P_FLOAT }, { "number", P_FLOAT },
+        { "tstr", P_TEXT }, { "text", P_TEXT }, { "bool", P_BOOL },
+    };
+    size_t i;
+    for (i = 0; i < sizeof prims / sizeof prims[0]; i++)
+        if (ast_str_eq(name, prims[i].name))
+            return &L->prim[prims[i].prim];
+    if (ast_str_eq(name, "nint")) {
+        ir_type *t = constrained(L, &L->prim[P_INT], "nint", "nint");
+        t->imax = -1;
+        return t;
+    }
+    if (ast_str_eq(name, "null") || ast_str_eq(name, "nil"))
+        return &L->lit_null;
+    if (ast_str_eq(name, "true"))
+        return &L->lit_true;
+    if (ast_str_eq(name, "false"))
+        return &L->lit_false;
+    if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
+        return unsupported(L, loc, "a byte string (bstr)");
+    if (ast_str_eq(name, "undefined"))
+        return unsupported(L, loc, "'undefined'");
+    return unsupported(L, loc, fmt(L, "the tagged prelude type '%.*s'", NAMEF(name)));
+}
+
+/* ---- rules ------------------------------------------------------------------- */
+
+/* The bodies of a rule: its `=` definition and `/=` extensions, as one choice. */
+static void rule_bodies(const sema_symbol *sym, const ast_type **items, size_t *count, size_t cap)
+{
+    size_t i, n = 0;
+    if (sym->def != NULL && n < cap)
+        items[n++] = sym->def->body->type;
+    for (i = 0; i < sym->nalts && n < cap; i++)
+        items[n++] = sym->alts[i]->body->type;
+    *count = n;
+}
+
+/* Fills `node` from a rule's body, choosing the representation at the top level. */
+static void fill_body(lower *L, ir_type *node, const sema_symbol *sym, const lower_env *env)
+{
+    const ast_type *items[64];
+    size_t count;
+    const ast_type *t;
+    ir_type *r;
+    rule_bodies(sym, items, &count, 64);
+    if (count == 0)
+        return;
+    t = items[0];
+    while (count == 1 && ast_paren_inner(t) != NULL)
+        t = ast_paren_inner(t);
+    if (count > 1 || t->kind == AST_T_CHOICE) {
+        if (count == 1)
+            fill_choice(L, node, (const ast_type *const *)t->u.choice.items, t->u.choice.count, env);
+        else
+            fill_choice(L, node, items, count, env);
+        return;
+    }
+    if (t->kind == AST_T_MAP) {
+        fill_struct(L, node, t->u.group, env);
+        return;
+    }
+    if (t->kind == AST_T_ARRAY) {
+        fill_array(L, node, t, env);
+        return;
+    }
+    r = lower_type(L, t, node->c_name, node->rule, env);
+    if (r->named) {
+        node->kind = IR_ALIAS;
+        node->target = r;
+        return;
+    }
+    {
+        /* A primitive or constrained primitive: this rule is its own typedef. */
+        ir_type keep = *node;
+        *node = *r;
+        node->rule = keep.rule;
+        node->c_name = keep.c_name;
+        node->doc = keep.doc;
+        node->loc = keep.loc;
+        node->index = keep.index;
+        node->named = true;
+    }
+}
+
+static const sema_symbol *symbol_of(lower *L, ast_str name)
+{
+    return sema_lookup(L->table, name);
+}
+
+static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
+{
+    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    ir_type *node;
+    lower_env inner;
+    const char *c_name = stem(L, sym->name), *path = str0(L, sym->name);
+    size_t i;
+    if (def->nparams == 0) {
+        if (L->by_symbol[sym->order] != NULL)
+            return L->by_symbol[sym->order];
+        node = new_type(L, IR_ANY, path, c_name, def->name_loc);
+        node->doc = def->doc;
+        L->by_symbol[sym->order] = node;
+        add_named(L, node);
+        fill_body(L, node, sym, NULL);
+        return node;
+    }
+    /* A generic instance: named after its arguments, made once per argument list. */
+    {
+        char key[512];
+        size_t n = (size_t)snprintf(key, sizeof key, "%s", c_name);
+        for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
+            ir_type *a = lower_type(L, use->u.name.args.items[i], fmt(L, "%s_arg%zu", c_name, i + 1),
+                                    path, env);
+            const ir_type *ra = a;
+            n += (size_t)snprintf(key + n, sizeof key - n, "_%s",
+                                  ra->c_name ? ra->c_name : is_prim(L, ra) ? "prim" : "x");
+        }
+        if (n >= sizeof key)
+            n = sizeof key - 1;
+        for (i = 0; i < L->ninstances; i++)
+            if (strcmp(L->instances[i].key, key) == 0)
+                return L->instances[i].type;
+        node = new_type(L, IR_ANY, path, cddl_strdup(L->ctx, key, n), use->loc);
+        node->doc = def->doc;
+        {
+            instance in;
+            in.key = node->c_name;
+            in.type = node;
+            cddl_push(L->ctx, &L->instances, &L->ninstances, sizeof in, &in);
+        }
+        add_named(L, node);
+        inner.rule = def;
+        inner.args = &use->u.name.args;
+        inner.caller = env;
+        fill_body(L, node, sym, &inner);
+        return node;
+    }
+}
+
+/* A group rule used where a type belongs (`result: ResultData`): a union of its alternatives. */
+static ir_type *group_as_type(lower *L, const ast_group *g, const char *c_name, const char *path,
+                              src_loc loc, const lower_env *env)
+{
+    const ast_type *items[256];
+    size_t c, n = 0;
+    ir_type *node = new_type(L, IR_UNION, path, c_name, loc);
+    add_named(L, node);
+    for (c = 0; c < g->count && n < 256; c++) {
+        const ast_grpchoice *ch = g->choices[c];
+        if (ch->count == 1 && ch->entries[0]->key_kind == AST_KEY_NONE)
+            items[n++] = ch->entries[0]->type;
+        else
+            ERR(L, ch->loc, "only a group choice of single types can be read as a type");
+    }
+    fill_choice(L, node, items, n, env);
+    return node;
+}
+
+static ir_type *lower_group_rule(lower *L, const sema_symbol *sym, const lower_env *env)
+{
+    const ast_type *body = sym->def ? sym->def->body->type : NULL;
+    ir_type *u;
+    if (L->group_unions[sym->order] != NULL)
+        return L->group_unions[sym->order];
+    if (body == NULL || body->kind != AST_T_PAREN) {
+        ERR(L, sym->def ? sym->def->name_loc : sym->alts[0]->name_loc,
+            "group '%.*s' cannot be read as a type", NAMEF(sym->name));
+        return &L->prim[P_ANY];
+    }
+    u = group_as_type(L, body->u.group, stem(L, sym->name), str0(L, sym->name), sym->def->name_loc, env);
+    u->doc = sym->def->doc;
+    L->group_unions[sym->order] = u;
+    return u;
+}
+
+/* ---- type expressions ---------------------------------------------------------- */
+
+static void apply_size(lower *L, ir_type *t, const ast_type *arg, const lower_env *env, src_loc loc)
+{
+    const ast_value *v = const_value(L, arg, env, 0);
+    uint64_t lo, hi;
+    if (v != NULL && v->kind == AST_V_INT && !v->negative) {
+        lo = hi = v->magnitude;
+    } else if (arg->kind == AST_T_RANGE && const_value(L, arg->u.range.lo, env, 0) &&
+               const_value(L, arg->u.range.hi, env, 0)) {
+        lo = const_value(L, arg->u.range.lo, env, 0)->magnitude;
+        hi = const_value(L, arg->u.range.hi, env, 0)->magnitude;
+        if (!arg->u.range.inclusive && hi > 0)
+            hi--;
+    } else {
+        ERR(L, arg->loc, "'.size' needs an unsigned integer or an integer range");
+        return;
+    }
+    if (t->kind == IR_TEXT) {
+        t->len_min = (size_t)lo;
+        t->len_max = (size_t)hi;
+    } else if (t->kind == IR_UINT && hi <= 8) {
+        t->umax = hi >= 8 ? UINT64_MAX : (((uint64_t)1 << (8 * hi)) - 1);
+    } else {
+        ERR(L, loc, "'.size' applies to text and unsigned integers here");
+    }
+}
+
+static void apply_bound(lower *L, ir_type *t, const char *op, const ast_value *v, src_loc loc)
+{
+    int lower_bound = op[0] == 'g';
+    int strict = op[1] == 't';
+    ir_literal lit;
+    if (v == NULL || (v->kind != AST_V_INT && v->kind != AST_V_FLOAT)) {
+        ERR(L, loc, "'.%s' needs a number", op);
+        return;
+    }
+    lit = literal_of(v);
+    if (t->kind == IR_FLOAT) {
+        double f = lit.kind == IR_LIT_FLOAT ? lit.f : lit.kind == IR_LIT_INT ? (double)lit.i : (double)lit.u;
+        if (lower_bound)
+            t->fmin = f, t->has_fmin = true, t->fmin_excl = strict;
+        else
+            t->fmax = f, t->has_fmax = true, t->fmax_excl = strict;
+    } else if (t->kind == IR_INT && lit.kind != IR_LIT_FLOAT) {
+        int64_t x = lit.kind == IR_LIT_INT ? lit.i : (int64_t)lit.u;
+        if (lower_bound)
+            t->imin = strict ? x + 1 : x;
+        else
+            t->imax = strict ? x - 1 : x;
+    } else if (t->kind == IR_UINT && lit.kind == IR_LIT_UINT) {
+        if (lower_bound)
+            t->umin = strict ? lit.u + 1 : lit.u;
+        else
+            t->umax = strict ? lit.u - 1 : lit.u;
+    } else {
+        ERR(L, loc, "'.%s' applies to numbers of the same kind", op);
+    }
+}
+
+static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, const char *path,
+                              const lower_env *env)
+{
+    ast_str op = t->u.control.op;
+    ir_type *target = lower_type(L, t->u.control.target, ctx, path, env);
+    const ir_type *base = resolved(target);
+    ir_type *c;
+    const ast_value *v;
+    if (ast_str_eq(op, "default") || ast_str_eq(op, "feature"))
+        return target; /* they say nothing about which values are valid */
+    if (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq") || ast_str_eq(op, "bits") ||
+        ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "and") ||
+        ast_str_eq(op, "within") || ast_str_eq(op, "ne") || ast_str_eq(op, "det"))
+        return unsupported(L, t->u.control.op_loc, fmt(L, "the control operator '.%.*s'", NAMEF(op)));
+    if (ast_str_eq(op, "eq")) {
+        v = const_value(L, t->u.control.arg, env, 0);
+        if (v == NULL)
+            return unsupported(L, t->u.control.arg->loc, "'.eq' with a non-literal value");
+        c = new_type(L, IR_LITERAL, path, ctx, t->loc);
+        c->lit = literal_of(v);
+        return c;
+    }
+    if (ast_str_eq(op, "cat") || ast_str_eq(op, "plus")) {
+        const ast_value *a = const_value(L, t->u.control.target, env, 0);
+        const ast_value *b = const_value(L, t->u.control.arg, env, 0);
+        c = new_type(L, IR_LITERAL, path, ctx, t->loc);
+        if (a != NULL && b != NULL && op.ptr[0] == 'c' && a->kind == AST_V_TEXT && b->kind == AST_V_TEXT) {
+            char *s = cddl_alloc(L->ctx, a->text.len + b->text.len + 1);
+            memcpy(s, a->text.ptr, a->text.len);
+            memcpy(s + a->text.len, b->text.ptr, b->text.len);
+            c->lit.kind = IR_LIT_TEXT;
+            c->lit.text.ptr = s;
+            c->lit.text.len = a->text.len + b->text.len;
+            return c;
+        }
+        if (a != NULL && b != NULL && op.ptr[0] == 'p' && a->kind == AST_V_INT && b->kind == AST_V_INT &&
+            !a->negative && !b->negative) {
+            c->lit.kind = IR_LIT_UINT;
+            c->lit.u = a->magnitude + b->magnitude;
+            return c;
+        }
+        return unsupported(L, t->u.control.op_loc, fmt(L, "'.%.*s' on these operands", NAMEF(op)));
+    }
+    if (base == NULL || is_shared(L, target) || target->named)
+        c = constrained(L, base ? base : target, path, ctx);
+    else
+        c = target;
+    if (ast_str_eq(op, "size")) {
+        apply_size(L, c, t->u.control.arg, env, t->loc);
+    } else if (ast_str_eq(op, "regexp") || ast_str_eq(op, "pcre")) {
+        v = const_value(L, t->u.control.arg, env, 0);
+        if (c->kind != IR_TEXT || v == NULL || v->kind != AST_V_TEXT) {
+            ERR(L, t->loc, "'.%.*s' needs a text type and a text pattern", NAMEF(op));
+        } else {
+            c->pattern = str0(L, v->text);
+            if (apr_regex_match(c->pattern, "", 0) < 0)
+                ERR(L, t->u.control.arg->loc, "pattern \"%s\" uses regular expression syntax the runtime does not support",
+                    c->pattern);
+        }
+    } else if (ast_str_eq(op, "lt") || ast_str_eq(op, "le") || ast_str_eq(op, "gt") || ast_str_eq(op, "ge")) {
+        apply_bound(L, c, str0(L, op), const_value(L, t->u.control.arg, env, 0), t->loc);
+    } else {
+        ERR(L, t->u.control.op_loc, "unknown control operator '.%.*s'", NAMEF(op));
+    }
+    return c;
+}
+
+static ir_type *lower_range(lower *L, const ast_type *t, const char *ctx, const char *path,
+                            const lower_env *env)
+{
+    const ast_value *lo = const_value(L, t->u.range.lo, env, 0);
+    const ast_value *hi = const_value(L, t->u.range.hi, env, 0);
+    ir_type *r;
+    if (lo == NULL || hi == NULL)
+        return unsupported(L, t->loc, "a range without literal bounds");
+    if (lo->kind == AST_V_FLOAT || hi->kind == AST_V_FLOAT) {
+        ir_literal a = literal_of(lo), b = literal_of(hi);
+        r = constrained(L, &L->prim[P_FLOAT], path, ctx);
+        r->fmin = a.kind == IR_LIT_FLOAT ? a.f : a.kind == IR_LIT_INT ? (double)a.i : (double)a.u;
+        r->fmax = b.kind == IR_LIT_FLOAT ? b.f : b.kind == IR_LIT_INT ? (double)b.i : (double)b.u;
+        r->has_fmin = r->has_fmax = true;
+        r->fmax_excl = !t->u.range.inclusive;
+        return r;
+    }
+    if (lo->overflow || hi->overflow || (lo->negative && lo->magnitude > (uint64_t)INT64_MAX + 1))
+        return unsupported(L, t->loc, "an integer range beyond 64 bits");
+    if (!lo->negative) {
+        r = constrained(L, &L->prim[P_UINT], path, ctx);
+        r->umin = lo->magnitude;
+        r->umax = hi->magnitude - (t->u.range.inclusive || hi->magnitude == 0 ? 0 : 1);
+    } else {
+        ir_literal a = literal_of(lo), b = literal_of(hi);
+        r = constrained(L, &L->prim[P_INT], path, ctx);
+        r->imin = a.i;
+        r->imax = b.kind == IR_LIT_INT ? b.i : (b.u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)b.u);
+        if (!t->u.range.inclusive)
+            r->imax--;
+    }
+    return r;
+}
+
+static ir_type *lower_major(lower *L, const ast_type *t)
+{
+    unsigned m = t->u.tag.major;
+    uint64_t n = t->u.tag.value;
+    int has = t->u.tag.has_number && t->u.tag.number_type == NULL;
+    if (m == 0 && !has)
+        return &L->prim[P_UINT];
+    if (m == 3 && !has)
+        return &L->prim[P_TEXT];
+    if (m == 7 && has && n == 20)
+        return &L->lit_false;
+    if (m == 7 && has && n == 21)
+        return &L->lit_true;
+    if (m == 7 && has && n == 22)
+        return &L->lit_null;
+    if (m == 7 && has && n >= 25 && n <= 27)
+        return &L->prim[P_FLOAT];
+    return unsupported(L, t->loc, fmt(L, "the CBOR major type #%u", m));
+}
+
+static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const char *path,
+                           const lower_env *env)
+{
+    const ast_type *arg, *inner;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    ir_type *node, *r;
+    if (++L->depth > CDDL_MAX_DEPTH * 4) {
+        L->depth--;
+        return unsupported(L, t->loc, "a type nested this deeply");
+    }
+    switch (t->kind) {
+    case AST_T_VALUE:
+        if (t->u.value.kind == AST_V_BYTES) {
+            r = unsupported(L, t->loc, "a byte string literal");
+            break;
+        }
+        r = new_type(L, IR_LITERAL, path, ctx, t->loc);
+        r->lit = literal_of(&t->u.value);
+        break;
+    case AST_T_NAME:
+        if (find_param(env, t->u.name.name, &arg, &caller)) {
+            r = lower_type(L, arg, ctx, path, caller);
+            break;
+        }
+        sym = symbol_of(L, t->u.name.name);
+        if (sym == NULL) {
+            r = &L->prim[P_ANY];
+        } else if (sym->from_prelude) {
+            r = prelude_type(L, t->u.name.name, t->loc);
+        } else if (sym->kind == SEMA_GROUP) {
+            r = lower_group_rule(L, sym, env);
+        } else {
+            r = lower_rule(L, sym, t, env);
+        }
+        break;
+    case AST_T_PAREN:
+        inner = ast_paren_inner(t);
+        if (inner != NULL)
+            r = lower_type(L, inner, ctx, path, env);
+        else
+            r = group_as_type(L, t->u.group, ctx, path, t->loc, env);
+        break;
+    case AST_T_MAP:
+        node = new_type(L, IR_STRUCT, path, ctx, t->loc);
+        add_named(L, node);
+        fill_struct(L, node, t->u.group, env);
+        r = node;
+        break;
+    case AST_T_ARRAY:
+        node = new_type(L, IR_ARRAY, path, ctx, t->loc);
+        add_named(L, node);
+        fill_array(L, node, t, env);
+        r = node;
+        break;
+    case AST_T_CHOICE:
+        node = new_type(L, IR_UNION, path, ctx, t->loc);
+        add_named(L, node);
+        fill_choice(L, node, (const ast_type *const *)t->u.choice.items, t->u.choice.count, env);
+        r = node;
+        break;
+    case AST_T_RANGE:
+        r = lower_range(L, t, ctx, path, env);
+        break;
+    case AST_T_CONTROL:
+        r = lower_control(L, t, ctx, path, env);
+        break;
+    case AST_T_ANY:
+        r = &L->prim[P_ANY];
+        break;
+    case AST_T_MAJOR:
+        r = lower_major(L, t);
+        break;
+    case AST_T_TAG:
+        r = unsupported(L, t->loc, "a CBOR tag");
+        break;
+    case AST_T_UNWRAP:
+        r = unsupported(L, t->loc, "an unwrapped tag ('~' on a tag type)");
+        break;
+    default:
+        r = unsupported(L, t->loc, "an enumeration ('&') used as a type");
+        break;
+    }
+    L->depth--;
+    return r;
+}
+
+/* ---- arrays and structs ------------------------------------------------------- */
+
+/* `[* T]`, `[+ T]`, `[n*m T]`, `[T]`: one element type with occurrence bounds. */
+static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
+{
+    const ast_group *g = t->u.group;
+    const ast_entry *e = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
+    node->kind = IR_ARRAY;
+    if (e == NULL || e->key_kind != AST_KEY_NONE) {
+        node->elem = unsupported(L, t->loc, "an array of several member kinds (a tuple or keyed array)");
+        return;
+    }
+    node->occ_min = e->has_occur ? e->occur_min : 1;
+    node->occ_max = e->has_occur ? e->occur_max : 1;
+    node->elem = lower_type(L, e->type, fmt(L, "%s_item", node->c_name), fmt(L, "%s[]", node->rule), env);
+}
+
+
+static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
+{
+    ir_field f;
+    char buf[256];
+    size_t i, n;
+    const ast_type *vt = e->type;
+    memset(&f, 0, sizeof f);
+    f.key = key;
+    f.doc = e->doc;
+    f.loc = e->loc;
+    n = naming_key_snake(key, buf, sizeof buf);
+    f.snake = cddl_strdup(L->ctx, buf, n);
+    n = naming_snake(key, buf, sizeof buf);
+    if (naming_is_reserved(buf) && n + 1 < sizeof buf)
+        buf[n++] = '_', buf[n] = '\0';
+    f.c_name = cddl_strdup(L->ctx, buf, n);
+    for (i = 0; i < node->nfields; i++) {
+        if (ast_str_same(node->fields[i].key, key)) {
+            ERR(L, e->loc, "member '%.*s' appears twice in this map", NAMEF(key));
+            return;
+        }
+        if (strcmp(node->fields[i].c_name, f.c_name) == 0) {
+            f.c_name = fmt(L, "%s_%zu", f.c_name, node->nfields + 1);
+            diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, e->loc,
+                        "member '%.*s' would have the same C name as '%.*s': named '%s'", NAMEF(key),
+                        NAMEF(node->fields[i].key), f.c_name);
+        }
+    }
+    if (e->has_occur && e->occur_min == 0)
+        f.flags |= IR_F_OPTIONAL;
+    /* `T / null`: a nullable T rather than a union with a null alternative. */
+    if (vt->kind == AST_T_CHOICE) {
+        const ast_type *rest[64];
+        size_t k, m = 0, nulls = 0;
+        for (k = 0; k < vt->u.choice.count && m < 64; k++) {
+            const ast_type *a = vt->u.choice.items[k];
+            if (a->kind == AST_T_NAME && (ast_str_eq(a->u.name.name, "null") || ast_str_eq(a->u.name.name, "nil")) &&
+                symbol_of(L, a->u.name.name) != NULL && symbol_of(L, a->u.name.name)->from_prelude)
+                nulls++;
+            else
+                rest[m++] = a;
+        }
+        if (nulls > 0 && m > 0) {
+            f.flags |= IR_F_NULLABLE;
+            if (m == 1) {
+                f.type = lower_type(L, rest[0], fmt(L, "%s_%s", node->c_name, f.c_name),
+                                    fmt(L, "%s.%.*s", node->rule, NAMEF(key)), env);
+            } else {
+                ir_type *u = new_type(L, IR_UNION, fmt(L, "%s.%.*s", node->rule, NAMEF(key)),
+                                      fmt(L, "%s_%s", node->c_name, f.c_name), vt->loc);
+                add_named(L, u);
+                fill_choice(L, u, rest, m, env);
+                f.type = u;
+            }
+        }
+    }
+    if (f.type == NULL)
+        f.type = lower_type(L, vt, fmt(L, "%s_%s", node->c_name, f.c_name),
+                            fmt(L, "%s.%.*s", node->rule, NAMEF(key)), env);
+    if (f.type->kind == IR_LITERAL)
+        f.flags |= IR_F_LITERAL;
+    cddl_push(L->ctx, &node->fields, &node->nfields, sizeof f, &f);
+}
+
+static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
+
+/* A keyless entry of a map: a group to inline, or a map type read as its members. */
+static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, int depth)
+{
+    const ast_type *t = e->type;
+    const ast_type *arg;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    if (t->kind == AST_T_NAME && find_param(env, t->u.name.name, &arg, &caller)) {
+        ast_entry copy = *e;
+        copy.type = (ast_type *)arg;
+        inline_entry(L, node, &copy, caller, depth + 1);
+        return;
+    }
+    if (t->kind == AST_T_PAREN) {
+        collect_members(L, node, t->u.group, env, depth + 1);
+        return;
+    }
+    if (t->kind == AST_T_MAP) {
+        collect_members(L, node, t->u.group, env, depth + 1);
+        return;
+    }
+    if ((t->kind == AST_T_NAME || t->kind == AST_T_UNWRAP) && (sym = symbol_of(L, t->u.name.name)) != NULL &&
+        sym->def != NULL && !sym->from_prelude) {
+        lower_env inner;
+        const ast_type *body = sym->def->body->type;
+        inner.rule = sym->def;
+        inner.args = &t->u.name.args;
+        inner.caller = env;
+        if (sym->def->body->key_kind != AST_KEY_NONE || sym->def->body->has_occur) {
+            /* `g = b: int`: a group rule of one entry, written without parentheses */
+            ast_entry *only = sym->def->body;
+            ast_grpchoice ch;
+            ast_grpchoice *chp = &ch;
+            ast_group one;
+            ch.loc = sym->def->loc;
+            ch.entries = &only;
+            ch.count = 1;
+            one.loc = sym->def->loc;
+            one.choices = &chp;
+            one.count = 1;
+            collect_members(L, node, &one, &inner, depth + 1);
+            return;
+        }
+        while (ast_paren_inner(body) != NULL && ast_paren_inner(body)->kind != AST_T_NAME)
+            body = ast_paren_inner(body);
+        if (body->kind == AST_T_PAREN && body->u.group->count > 1) {
+            ir_type *u = lower_group_rule(L, sym, env);
+            if (node->variants != NULL)
+                ERR(L, e->loc, "a map can inline only one choice of member groups");
+            else {
+                node->variants = u;
+                node->variants_c_name = stem(L, sym->name);
+            }
+            return;
+        }
+        if (body->kind == AST_T_PAREN || body->kind == AST_T_MAP) {
+            collect_members(L, node, body->u.group, &inner, depth + 1);
+            return;
+        }
+        if (body->kind == AST_T_NAME || body->kind == AST_T_CHOICE) {
+            /* an alias of a map, or a type choice of maps: inline or make variants */
+            ir_type *r = lower_type(L, t, fmt(L, "%s_%s", node->c_name, stem(L, sym->name)), str0(L, sym->name), env);
+            const ir_type *rr = resolved(r);
+            if (rr->kind == IR_STRUCT) {
+                size_t k;
+                for (k = 0; k < rr->nfields; k++)
+                    cddl_push(L->ctx, &node->fields, &node->nfields, sizeof rr->fields[k], &rr->fields[k]);
+                node->open |= rr->open;
+                if (rr->extras_type != NULL)
+                    node->extras_type = rr->extras_type;
+                return;
+            }
+            if (rr->kind == IR_UNION && rr->cls == IR_U_DISCRIMINATED && node->variants == NULL) {
+                node->variants = r;
+                node->variants_c_name = stem(L, sym->name);
+                return;
+            }
+        }
+    }
+    ERR(L, e->loc, "this keyless map entry cannot be inlined as members");
+}
+
+static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth)
+{
+    size_t k;
+    const ast_grpchoice *ch;
+    if (depth > 64) {
+        ERR(L, g->loc, "groups nested too deeply to inline");
+        return;
+    }
+    if (g->count != 1) {
+        ir_type *u = group_as_type(L, g, fmt(L, "%s_variants", node->c_name), fmt(L, "%s(variants)", node->rule),
+                                   g->loc, env);
+        if (node->variants != NULL || u->cls != IR_U_DISCRIMINATED)
+            ERR(L, g->loc, "a choice of member groups inside a map needs a discriminating member");
+        node->variants = u;
+        node->variants_c_name = "variants";
+        return;
+    }
+    ch = g->choices[0];
+    for (k = 0; k < ch->count; k++) {
+        const ast_entry *e = ch->entries[k];
+        switch (e->key_kind) {
+        case AST_KEY_BAREWORD:
+            add_field(L, node, e->bareword, e, env);
+            break;
+        case AST_KEY_VALUE:
+            if (e->key->u.value.kind != AST_V_TEXT)
+                ERR(L, e->key->loc, "JSON member names are text: this key cannot be represented");
+            else
+                add_field(L, node, e->key->u.value.text, e, env);
+            break;
+        case AST_KEY_TYPE: {
+            ir_type *kt = lower_type(L, e->key, fmt(L, "%s_key", node->c_name), node->rule, env);
+            if (resolved(kt)->kind != IR_TEXT || !e->has_occur || e->occur_max != AST_OCCUR_INF) {
+                ERR(L, e->loc, "only a `* text => T` tail is supported for computed keys in JSON maps");
+                break;
+            }
+            node->open = true;
+            {
+                ir_type *vt = lower_type(L, e->type, fmt(L, "%s_extra", node->c_name),
+                                         fmt(L, "%s.*", node->rule), env);
+                node->extras_type = resolved(vt)->kind == IR_ANY ? NULL : vt;
+            }
+            break;
+        }
+        case AST_KEY_NONE:
+            inline_entry(L, node, e, env, depth);
+            break;
+        }
+    }
+}
+
+static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env)
+{
+    const ast_entry *only = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
+    node->kind = IR_STRUCT;
+    /* `{* text => T}` alone: a map with computed keys, not a struct. */
+    if (only != NULL && only->key_kind == AST_KEY_TYPE && only->has_occur && only->occur_max == AST_OCCUR_INF) {
+        ir_type *kt = lower_type(L, only->key, fmt(L, "%s_key", node->c_name), node->rule, env);
+        if (resolved(kt)->kind == IR_TEXT) {
+            node->kind = IR_MAP;
+            node->occ_min = only->occur_min;
+            node->occ_max = only->occur_max;
+            node->elem = lower_type(L, only->type, fmt(L, "%s_value", node->c_name), fmt(L, "%s.*", node->rule), env);
+            return;
+        }
+    }
+    collect_members(L, node, g, env, 0);
+}
+
+/* ---- choices ---------------------------------------------------------------- */
+
+static int json_class(const ir_type *t)
+{
+    t = resolved(t);
+    switch (t->kind) {
+    case IR_ANY: return 0;
+    case IR_BOOL: return 1;
+    case IR_INT: case IR_UINT: return 2;
+    case IR_FLOAT: return 3;
+    case IR_TEXT: case IR_ENUM: return 4;
+    case IR_ARRAY: return 5;
+    case IR_STRUCT: case IR_MAP: return 6;
+    case IR_LITERAL:
+        switch (t->lit.kind) {
+        case IR_LIT_NULL: return 7;
+        case IR_LIT_BOOL: return 1;
+        case IR_LIT_TEXT: return 4;
+        case IR_LIT_FLOAT: return 3;
+        default: return 2;
+        }
+    case IR_UNION: {
+        size_t i;
+        int c = -1;
+        for (i = 0; i < t->nalts; i++) {
+            int k = json_class(t->alts[i]);
+            if (c == -1)
+                c = k;
+            else if (c != k)
+                return 0;
+        }
+        return c < 0 ? 0 : c;
+    }
+    default: return 0;
+    }
+}
+
+/* True when `a` accepts every JSON value `b` accepts (so `b` after `a` is never chosen). */
+static int accepts_every(const ir_type *a, const ir_type *b)
+{
+    size_t i;
+    a = resolved(a);
+    b = resolved(b);
+    if (a->kind == IR_ANY)
+        return 1;
+    if (a->kind == IR_UNION) {
+        for (i = 0; i < a->nalts; i++)
+            if (accepts_every(a->alts[i], b))
+                return 1;
+        return 0;
+    }
+    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL &&
+        json_class(b) == 6) {
+        for (i = 0; i < a->nfields; i++)
+            if (!(a->fields[i].flags & IR_F_OPTIONAL))
+                return 0;
+        return 1;
+    }
+    if (a->kind == IR_TEXT && a->pattern == NULL && a->len_min == 0 && a->len_max == SIZE_MAX)
+        return json_class(b) == 4;
+    return 0;
+}
+
+/* Leaves of a choice of structs: nested unions of structs are flattened. */
+static void leaves(lower *L, ir_type *t, ir_type ***out, size_t *n, int depth)
+{
+    ir_type *r = (ir_type *)resolved(t);
+    size_t i;
+    if (depth > 32)
+        return;
+    if (r->kind == IR_UNION && r->cls == IR_U_DISCRIMINATED) {
+        for (i = 0; i < r->nalts; i++)
+            leaves(L, r->alts[i], out, n, depth + 1);
+        return;
+    }
+    for (i = 0; i < *n; i++)
+        if ((*out)[i] == r)
+            return;
+    cddl_push(L->ctx, out, n, sizeof r, &r);
+}
+
+static const ir_field *literal_field(const ir_type *s, ast_str key)
+{
+    size_t i;
+    for (i = 0; i < s->nfields; i++)
+        if ((s->fields[i].flags & IR_F_LITERAL) && ast_str_same(s->fields[i].key, key))
+            return &s->fields[i];
+    return NULL;
+}
+
+static int same_literal(const ir_literal *a, const ir_literal *b)
+{
+    return a->kind == b->kind && ast_str_same(a->text, b->text);
+}
+
+/* Tries to discriminate the leaves by one literal member; returns 1 and fills `node`. */
+static int try_discriminated(lower *L, ir_type *node, ir_type **lv, size_t n, src_loc loc)
+{
+    size_t k, i, j;
+    const ir_type *first;
+    if (n < 1)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (lv[i]->kind != IR_STRUCT)
+            return 0;
+    first = lv[0];
+    for (k = 0; k < first->nfields; k++) {
+        ast_str key = first->fields[k].key;
+        int all = 1, distinct = 1;
+        size_t dup_a = 0, dup_b = 0;
+        if (!(first->fields[k].flags & IR_F_LITERAL))
+            continue;
+        for (i = 0; i < n && all; i++)
+            if (literal_field(lv[i], key) == NULL || (literal_field(lv[i], key)->flags & IR_F_OPTIONAL))
+                all = 0;
+        if (!all)
+            continue;
+        for (i = 0; i < n && distinct; i++)
+            for (j = i + 1; j < n && distinct; j++)
+                if (same_literal(&literal_field(lv[i], key)->type->lit, &literal_field(lv[j], key)->type->lit))
+                    distinct = 0, dup_a = i, dup_b = j;
+        if (!distinct) {
+            diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, loc,
+                        "alternatives '%s' and '%s' share the discriminant %.*s = \"%.*s\"",
+                        lv[dup_a]->rule, lv[dup_b]->rule, NAMEF(key),
+                        NAMEF(literal_field(lv[dup_a], key)->type->lit.text));
+            continue;
+        }
+        node->cls = IR_U_DISCRIMINATED;
+        node->disc_key = key;
+        node->alts = lv;
+        node->nalts = n;
+        node->disc = cddl_alloc(L->ctx, n * sizeof *node->disc);
+        for (i = 0; i < n; i++)
+            node->disc[i] = literal_field(lv[i], key)->type->lit;
+        return 1;
+    }
+    return 0;
+}
+
+static const char *alt_stem(lower *L, const ir_type *a, size_t index)
+{
+    static const char *const by_class[] = { "any", "boolean", "integer", "number", "text", "array", "object", "null" };
+    if (a->named && a->c_name != NULL)
+        return a->c_name;
+    if (a->kind == IR_LITERAL && a->lit.kind == IR_LIT_TEXT) {
+        char buf[128];
+        size_t n = naming_snake(a->lit.text, buf, sizeof buf);
+        if (naming_is_reserved(buf) && n + 1 < sizeof buf)
+            buf[n++] = '_', buf[n] = '\0';
+        return cddl_strdup(L->ctx, buf, n);
+    }
+    if (a->kind == IR_LITERAL && a->lit.kind == IR_LIT_BOOL)
+        return a->lit.i ? "true_" : "false_";
+    if (json_class(a) >= 0 && json_class(a) <= 7 && (json_class(a) != 0 || a->kind == IR_ANY))
+        return by_class[json_class(a)];
+    return fmt(L, "alt%zu", index + 1);
+}
+
+static void name_alternatives(lower *L, ir_type *node)
+{
+    size_t i, j;
+    node->alt_c_names = cddl_alloc(L->ctx, (node->nalts ? node->nalts : 1) * sizeof *node->alt_c_names);
+    for (i = 0; i < node->nalts; i++) {
+        const char *s = alt_stem(L, node->alts[i], i);
+        for (j = 0; j < i; j++)
+            if (strcmp(node->alt_c_names[j], s) == 0)
+                s = fmt(L, "%s_%zu", s, i + 1);
+        node->alt_c_names[i] = s;
+    }
+}
+
+static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, size_t count, ir_type *other)
+{
+    size_t i, j, n = 0;
+    node->kind = IR_ENUM;
+    node->other = other;
+    node->values = cddl_alloc(L->ctx, count * sizeof *node->values);
+    for (i = 0; i < count; i++) {
+        const ast_type *it = items[i];
+        char buf[128];
+        size_t len;
+        ir_literal lit;
+        if (it->kind != AST_T_VALUE)
+            continue;
+        lit = literal_of(&it->u.value);
+        len = naming_constant(lit.text, buf, sizeof buf);
+        lit.c_name = cddl_strdup(L->ctx, buf, len);
+        for (j = 0; j < n; j++)
+            if (strcmp(node->values[j].c_name, lit.c_name) == 0)
+                lit.c_name = fmt(L, "%s_%zu", lit.c_name, n + 1);
+        if (L->doc != NULL && it->loc.src == L->doc->src)
+            lit.doc = cddl_doc_beside(L->ctx, L->doc, it->loc.end);
+        node->values[n++] = lit;
+    }
+    node->nvalues = n;
+}
+
+static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
+                        const lower_env *env)
+{
+    ir_type **alts = NULL, **lv = NULL;
+    size_t i, j, nalts = 0, nlv = 0, texts = 0;
+    ir_type *other = NULL;
+    node->kind = IR_UNION;
+    /* Literal enums: text literals, plus at most one text type for the rest (Channel). */
+    for (i = 0; i < count; i++)
+        if (items[i]->kind == AST_T_VALUE && items[i]->u.value.kind == AST_V_TEXT)
+            texts++;
+    if (texts > 0 && texts + 1 >= count) {
+        for (i = 0; i < count; i++) {
+            if (items[i]->kind == AST_T_VALUE && items[i]->u.value.kind == AST_V_TEXT)
+                continue;
+            other = lower_type(L, items[i], fmt(L, "%s_other", node->c_name), fmt(L, "%s(other)", node->rule), env);
+            if (resolved(other)->kind != IR_TEXT)
+                other = NULL;
+        }
+        if (texts == count || other != NULL) {
+            fill_enum(L, node, items, count, other);
+            return;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        ir_type *a = lower_type(L, items[i], fmt(L, "%s_alt%zu", node->c_name, i + 1),
+                                fmt(L, "%s/%zu", node->rule, i + 1), env);
+        cddl_push(L->ctx, &alts, &nalts, sizeof a, &a);
+    }
+    for (i = 0; i < nalts; i++)
+        leaves(L, alts[i], &lv, &nlv, 0);
+    if (try_discriminated(L, node, lv, nlv, node->loc)) {
+        name_alternatives(L, node);
+        return;
+    }
+    node->alts = alts;
+    node->nalts = nalts;
+    node->cls = IR_U_KIND;
+    for (i = 0; i < nalts && node->cls == IR_U_KIND; i++) {
+        int ci = json_class(alts[i]);
+        if (ci == 0)
+            node->cls = IR_U_UNTAGGED;
+        for (j = 0; j < i; j++) {
+            int cj = json_class(alts[j]);
+            /* int before float is the one overlap a kind test resolves: integers go to int */
+            if (ci == cj || (ci == 2 && cj == 3))
+                node->cls = IR_U_UNTAGGED;
+        }
+    }
+    for (i = 1; i < nalts; i++) {
+        for (j = 0; j < i; j++) {
+            if (accepts_every(alts[j], alts[i])) {
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, items[i]->loc,
+                            "alternative '%s' of '%s' can never be chosen: '%s' before it accepts all its values",
+                            alts[i]->rule ? alts[i]->rule : "?", node->rule, alts[j]->rule ? alts[j]->rule : "?");
+                break;
+            }
+        }
+    }
+    name_alternatives(L, node);
+}
+
+/* ---- driver ------------------------------------------------------------------ */
+
+static void init_prims(lower *L)
+{
+    static const ir_kind kinds[6] = { IR_ANY, IR_BOOL, IR_INT, IR_UINT, IR_FLOAT, IR_TEXT };
+    int i;
+    for (i = 0; i < 6; i++) {
+        memset(&L->prim[i], 0, sizeof L->prim[i]);
+        L->prim[i].kind = kinds[i];
+        L->prim[i].len_max = SIZE_MAX;
+    }
+    L->prim[P_INT].imin = INT64_MIN;
+    L->prim[P_INT].imax = INT64_MAX;
+    L->prim[P_UINT].umax = UINT64_MAX;
+    memset(&L->lit_null, 0, sizeof L->lit_null);
+    L->lit_null.kind = IR_LITERAL;
+    L->lit_null.lit.kind = IR_LIT_NULL;
+    L->lit_true = L->lit_null;
+    L->lit_true.lit.kind = IR_LIT_BOOL;
+    L->lit_true.lit.i = 1;
+    L->lit_false = L->lit_true;
+    L->lit_false.lit.i = 0;
+}
+
+int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
+                 const char *const *roots, size_t nroots, ir_module *out)
+{
+    lower *L = cddl_alloc(ctx, sizeof *L);
+    unsigned before = ctx->diag->errors;
+    size_t i;
+    memset(out, 0, sizeof *out);
+    L->ctx = ctx;
+    L->diag = ctx->diag;
+    L->table = table;
+    L->mod = out;
+    L->doc = doc;
+    L->by_symbol = cddl_alloc(ctx, (table->count + 1) * sizeof *L->by_symbol);
+    L->group_unions = cddl_alloc(ctx, (table->count + 1) * sizeof *L->group_unions);
+    init_prims(L);
+    if (nroots > 0) {
+        for (i = 0; i < nroots; i++) {
+            ast_str name = { roots[i], strlen(roots[i]) };
+            const sema_symbol *sym = sema_lookup(table, name);
+            if (sym == NULL || sym->from_prelude) {
+                diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "--root %s: no such rule in the schema", roots[i]);
+                continue;
+            }
+            if (sym->kind == SEMA_GROUP)
+                lower_group_rule(L, sym, NULL);
+            else if ((sym->def ? sym->def : sym->alts[0])->nparams > 0)
+                diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "--root %s: a generic rule needs arguments", roots[i]);
+            else
+                lower_rule(L, sym, NULL, NULL);
+        }
+    } else {
+        for (i = 0; i < doc->nrules; i++) {
+            const sema_symbol *sym = sema_lookup(table, doc->rules[i]->name);
+            if (sym == NULL || sym->kind != SEMA_TYPE || doc->rules[i]->nparams > 0)
+                continue;
+            lower_rule(L, sym, NULL, NULL);
+        }
+    }
+    return (int)(ctx->diag->errors - before);
+}

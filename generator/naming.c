@@ -1,0 +1,111 @@
+/*
+ * naming.c - the one place C identifiers are derived from schema names.
+ *
+ * Rule and member names become snake_case stems (`run.start` -> run_start,
+ * `ContentBlockDeltaData` -> content_block_delta_data, `eventId` -> event_id),
+ * literals become constant suffixes (`"text-delta"` -> TEXT_DELTA). Names
+ * that are C or C++ keywords get a trailing underscore; collisions get a
+ * numeric suffix in schema order, and the caller reports both.
+ */
+#include "naming.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static const char *const reserved[] = {
+    /* C99 */
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+    "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false",
+    /* C++, since the generated header is also compiled as C++ */
+    "and", "asm", "catch", "class", "delete", "explicit", "export", "friend", "mutable",
+    "namespace", "new", "not", "operator", "or", "private", "protected", "public",
+    "template", "this", "throw", "try", "typeid", "typename", "using", "virtual", "xor",
+    /* what the generated code itself uses inside structs */
+    "kind", "u", "raw", "extras", NULL
+};
+
+int naming_is_reserved(const char *s)
+{
+    size_t i;
+    for (i = 0; reserved[i] != NULL; i++)
+        if (strcmp(reserved[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Appends c to out[*n] unless full. */
+static void put(char *out, size_t cap, size_t *n, char c)
+{
+    if (*n + 1 < cap)
+        out[(*n)++] = c;
+}
+
+size_t naming_snake(ast_str name, char *out, size_t cap)
+{
+    size_t i, n = 0;
+    for (i = 0; i < name.len; i++) {
+        unsigned char c = (unsigned char)name.ptr[i];
+        unsigned char prev = i > 0 ? (unsigned char)name.ptr[i - 1] : 0;
+        unsigned char next = i + 1 < name.len ? (unsigned char)name.ptr[i + 1] : 0;
+        if (isupper(c)) {
+            /* word boundary: aB -> a_b, 1B -> 1_b, ABc -> a_bc */
+            if (n > 0 && out[n - 1] != '_' &&
+                (islower(prev) || isdigit(prev) || (isupper(prev) && islower(next))))
+                put(out, cap, &n, '_');
+            put(out, cap, &n, (char)tolower(c));
+        } else if (isalnum(c)) {
+            put(out, cap, &n, (char)c);
+        } else if (n > 0 && out[n - 1] != '_') {
+            put(out, cap, &n, '_');
+        }
+    }
+    while (n > 0 && out[n - 1] == '_')
+        n--;
+    if (n == 0)
+        put(out, cap, &n, 'x');
+    if (isdigit((unsigned char)out[0])) {
+        if (n + 2 < cap) {
+            memmove(out + 2, out, n);
+            out[0] = 'n', out[1] = '_';
+            n += 2;
+        }
+    }
+    out[n] = '\0';
+    return n;
+}
+
+size_t naming_constant(ast_str text, char *out, size_t cap)
+{
+    size_t i, n = naming_snake(text, out, cap);
+    for (i = 0; i < n; i++)
+        out[i] = (char)toupper((unsigned char)out[i]);
+    if (text.len == 0) {
+        strncpy(out, "EMPTY", cap - 1);
+        out[cap - 1] = '\0';
+        n = strlen(out);
+    }
+    return n;
+}
+
+size_t naming_key_snake(ast_str key, char *out, size_t cap)
+{
+    /* The wire's snake_case: only camelCase humps become '_', nothing else changes. */
+    size_t i, n = 0;
+    for (i = 0; i < key.len; i++) {
+        unsigned char c = (unsigned char)key.ptr[i];
+        unsigned char prev = i > 0 ? (unsigned char)key.ptr[i - 1] : 0;
+        if (isupper(c) && (islower(prev) || isdigit(prev))) {
+            put(out, cap, &n, '_');
+            put(out, cap, &n, (char)tolower(c));
+        } else if (isupper(c) && isupper(prev) && i + 1 < key.len && islower((unsigned char)key.ptr[i + 1])) {
+            put(out, cap, &n, '_');
+            put(out, cap, &n, (char)tolower(c));
+        } else {
+            put(out, cap, &n, (char)(isupper(c) ? tolower(c) : c));
+        }
+    }
+    out[n] = '\0';
+    return n;
+}

@@ -266,18 +266,20 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         for (i = 0; i < t->nfields; i++) {
             const ir_field *f = &t->fields[i];
             tmpl_value *v = tmpl_object(C);
-            const char *flags = (f->flags & IR_F_LITERAL) ? "APR_F_LITERAL"
-                                : (f->flags & IR_F_OPTIONAL) && (f->flags & IR_F_NULLABLE) ? "APR_F_OPTIONAL | APR_F_NULLABLE"
-                                : (f->flags & IR_F_OPTIONAL) ? "APR_F_OPTIONAL"
-                                : (f->flags & IR_F_NULLABLE) ? "APR_F_NULLABLE" : "0";
+            static const char *const names[] = { "APR_F_OPTIONAL", "APR_F_LITERAL", "APR_F_NULLABLE" };
+            char flags[80] = "";
+            size_t b;
+            for (b = 0; b < 3; b++)
+                if (f->flags & (1u << b))
+                    snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s",
+                             flags[0] ? " | " : "", names[b]);
             tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
             tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
             tmpl_setf(C, v, "type", "&%s", desc_of(E, f->type));
             tmpl_set(C, v, "offset", (f->flags & IR_F_LITERAL) ? "0" : fmt(E, "offsetof(%s, %s)", ct, f->c_name));
-            tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) && !(f->flags & IR_F_LITERAL)
-                                          ? fmt(E, "offsetof(%s, has_%s)", ct, f->c_name) : "0");
+            tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) ? fmt(E, "offsetof(%s, has_%s)", ct, f->c_name) : "0");
             tmpl_set(C, v, "null", (f->flags & IR_F_NULLABLE) ? fmt(E, "offsetof(%s, %s_is_null)", ct, f->c_name) : "0");
-            tmpl_set(C, v, "flags", flags);
+            tmpl_set(C, v, "flags", flags[0] ? flags : "0");
             tmpl_append(C, fields, v);
         }
         tmpl_put(C, d, "struct_fields", fields);
@@ -444,9 +446,13 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         for (i = 0; i < t->nfields; i++) {
             const ir_field *f = &t->fields[i];
             tmpl_value *v;
-            if (f->flags & IR_F_LITERAL)
+            if ((f->flags & IR_F_LITERAL) && !(f->flags & IR_F_OPTIONAL))
                 continue;
             v = tmpl_object(C);
+            tmpl_flag(C, v, "presence_only", (f->flags & IR_F_LITERAL) != 0);
+            if (f->flags & IR_F_LITERAL)
+                tmpl_setf(C, v, "literal_text", f->type->lit.kind == IR_LIT_TEXT ? "\"%.*s\"" : "%.*s",
+                          (int)f->type->lit.text.len, f->type->lit.text.ptr);
             tmpl_set(C, v, "field", f->c_name);
             tmpl_set(C, v, "field_ctype", ctype(E, f->type));
             tmpl_set(C, v, "field_doc", member_doc(E, f->doc, 4));
@@ -471,6 +477,8 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
                 tmpl_value *v;
                 if (!(f->flags & IR_F_LITERAL) || f->type->lit.kind != IR_LIT_TEXT)
                     continue;
+                if (f->flags & IR_F_OPTIONAL)
+                    continue; /* documented at its presence flag */
                 v = tmpl_object(C);
                 tmpl_setf(C, v, "lit_key", "%.*s", (int)f->key.len, f->key.ptr);
                 tmpl_setf(C, v, "lit_value", "%.*s", (int)f->type->lit.text.len, f->type->lit.text.ptr);
@@ -606,6 +614,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_set(ctx, v, "name", t->c_name);
         tmpl_set(ctx, v, "ctype", ctype(&E, t));
         tmpl_set(ctx, v, "rule", t->rule ? t->rule : t->c_name);
+        tmpl_set(ctx, v, "rule_lit", c_string(&E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
         tmpl_set(ctx, v, "desc", desc_of(&E, t));
         tmpl_flag(ctx, v, "alias", t->kind == IR_ALIAS);
         tmpl_flag(ctx, v, "untagged", resolved(t)->kind == IR_UNION && resolved(t)->cls == IR_U_UNTAGGED);

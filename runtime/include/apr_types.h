@@ -22,6 +22,12 @@ extern const apr_type apr_null_type;  /* the literal null */
 extern const apr_type apr_true_type;  /* the literal true */
 extern const apr_type apr_false_type; /* the literal false */
 
+/* A schema type by its rule name: generated files list theirs, so a tool can choose one at run time. */
+typedef struct apr_named_type {
+    const char *name;       /* "Event", "run.start", or a path for an anonymous type: "Event.params" */
+    const apr_type *type;
+} apr_named_type;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,35 @@
+/* apstream.h - the commands of apstream, one file each (see main.c). */
+#ifndef APSTREAM_H
+#define APSTREAM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ap.h"
+#include "input.h"
+
+typedef struct apstream_options {
+    const char *command;
+    const char *file;
+    const char *type_name;
+    int strict;
+    apr_key_case key_case;
+    int case_given;
+    input_format format;
+    uint64_t capacity, bytes;
+    const char *request;
+    size_t max_record;  /* longest JSONL line or SSE event accepted */
+} apstream_options;
+
+/* The schema type named `name`, or NULL after printing the known names. */
+const apr_type *apstream_find_type(const char *name);
+
+/* Prints "LINE: error: POINTER: message" to `out` (the root pointer as "(root)"). */
+void apstream_report(FILE *out, uint64_t line, const apr_error *err);
+
+int apstream_validate(const apstream_options *o, int roundtrip);
+int apstream_sse2jsonl(const apstream_options *o);
+int apstream_replay(const apstream_options *o);
+int apstream_assemble(const apstream_options *o);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * validate.c - `apstream validate`, `roundtrip` and `sse2jsonl`: every
+ * record decoded with the generated descriptors, checked, and re-encoded.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apstream.h"
+
+const apr_type *apstream_find_type(const char *name)
+{
+    size_t i;
+    for (i = 0; i < ap_types_count; i++)
+        if (strcmp(ap_types[i].name, name) == 0)
+            return ap_types[i].type;
+    fprintf(stderr, "apstream: error: no type '%s' in the schema; the rules are:\n", name);
+    for (i = 0; i < ap_types_count; i++)
+        if (strchr(ap_types[i].name, '.') == NULL || strchr(ap_types[i].name, '(') == NULL)
+            fprintf(stderr, "  %s\n", ap_types[i].name);
+    return NULL;
+}
+
+void apstream_report(FILE *out, uint64_t line, const apr_error *err)
+{
+    fprintf(out, "%" PRIu64 ": error: %s: %s\n", line, err->pointer[0] ? err->pointer : "(root)", err->message);
+}
+
+typedef struct validate_state {
+    const apstream_options *o;
+    const apr_type *type;
+    int roundtrip;
+    apr_arena arena;
+    apr_json_writer writer;
+    uint64_t valid, invalid;
+    int have_seq;
+    uint64_t last_seq;
+} validate_state;
+
+/* The `method` literal of a decoded event (its EventData alternative). */
+static apr_slice event_method(const ap_event_t *ev)
+{
+    apr_slice m = { "", 0 };
+    const apr_type *u = &ap_event_data_type;
+    if (ev->event_data.kind >= 1 && (size_t)ev->event_data.kind <= u->u.un.nalts) {
+        m.ptr = u->u.un.disc[ev->event_data.kind - 1].text;
+        m.len = u->u.un.disc[ev->event_data.kind - 1].len;
+    }
+    return m;
+}
+
+static int same(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+/*
+ * --strict on SSE: the transport fields must agree with the message. The
+ * event type is its method; the id is its eventId (or, without one, its seq,
+ * as our SSE encoder writes it); seq strictly increases.
+ */
+static apr_status check_sse_binding(validate_state *s, const input_record *rec, const ap_message_t *msg,
+                                    apr_error *err)
+{
+    const ap_event_t *ev;
+    apr_slice method;
+    if (msg->kind != AP_MESSAGE_EVENT)
+        return APR_OK;
+    ev = &msg->u.event;
+    method = event_method(ev);
+    if (!same(rec->sse_type, rec->sse_type_len, method.ptr, method.len)) {
+        apr_error_set_pointer(err, "/method");
+        return apr_error_set(err, APR_E_STATE, 0, "SSE event type \"%.*s\" does not match the method \"%.*s\"",
+                             (int)rec->sse_type_len, rec->sse_type, (int)method.len, method.ptr);
+    }
+    if (ev->has_event_id && !same(rec->sse_id, rec->sse_id_len, ev->event_id.ptr, ev->event_id.len)) {
+        apr_error_set_pointer(err, "/eventId");
+        return apr_error_set(err, APR_E_STATE, 0, "SSE id \"%.*s\" does not match the eventId \"%.*s\"",
+                             (int)rec->sse_id_len, rec->sse_id, (int)ev->event_id.len, ev->event_id.ptr);
+    }
+    if (!ev->has_event_id && ev->has_seq) {
+        char buf[32];
+        int n = snprintf(buf, sizeof buf, "%" PRIu64, ev->seq);
+        if (!same(rec->sse_id, rec->sse_id_len, buf, (size_t)n)) {
+            apr_error_set_pointer(err, "/seq");
+            return apr_error_set(err, APR_E_STATE, 0, "SSE id \"%.*s\" does not match the seq %s (the event has no eventId)",
+                                 (int)rec->sse_id_len, rec->sse_id, buf);
+        }
+    }
+    if (ev->has_seq) {
+        if (s->have_seq && ev->seq <= s->last_seq) {
+            apr_error_set_pointer(err, "/seq");
+            return apr_error_set(err, APR_E_STATE, 0, "seq %" PRIu64 " does not increase (the previous event had %" PRIu64 ")",
+                                 ev->seq, s->last_seq);
+        }
+        s->have_seq = 1;
+        s->last_seq = ev->seq;
+    }
+    return APR_OK;
+}
+
+static int on_record(void *user, const input_record *rec)
+{
+    validate_state *s = user;
+    apr_decode_options dopt;
+    apr_error err = APR_ERROR_INIT;
+    apr_status st;
+    void *value;
+    apr_arena_reset(&s->arena);
+    memset(&dopt, 0, sizeof dopt);
+    dopt.key_case = s->o->key_case;
+    dopt.strict = s->o->strict != 0;
+    value = apr_arena_alloc(&s->arena, s->type->size ? s->type->size : 1);
+    st = value ? apr_schema_decode(s->type, rec->text, rec->len, &s->arena, value, &dopt, &err) : APR_E_NOMEM;
+    if (st == APR_OK)
+        st = apr_schema_validate(s->type, value, s->o->strict != 0, &err);
+    if (st == APR_OK && rec->from_sse && s->o->strict && s->type == &ap_message_type)
+        st = check_sse_binding(s, rec, value, &err);
+    if (st != APR_OK) {
+        if (err.code == APR_OK)
+            apr_error_set(&err, st, 0, "%s", apr_status_str(st));
+        apstream_report(s->roundtrip ? stderr : stdout, rec->line, &err);
+        s->invalid++;
+        return 0;
+    }
+    s->valid++;
+    if (s->roundtrip) {
+        apr_encode_options eopt;
+        memset(&eopt, 0, sizeof eopt);
+        eopt.key_case = s->o->key_case == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
+        apr_json_writer_reset(&s->writer);
+        if (apr_schema_encode(s->type, value, &s->writer, &eopt) != APR_OK) {
+            fprintf(stderr, "apstream: line %" PRIu64 ": cannot encode\n", rec->line);
+            return 2;
+        }
+        fwrite(apr_json_writer_data(&s->writer), 1, apr_json_writer_len(&s->writer), stdout);
+        fputc('\n', stdout);
+    }
+    return 0;
+}
+
+static void on_framing_error(void *user, uint64_t line, const apr_error *err)
+{
+    validate_state *s = user;
+    apstream_report(s->roundtrip ? stderr : stdout, line, err);
+    s->invalid++;
+}
+
+int apstream_validate(const apstream_options *o, int roundtrip)
+{
+    validate_state s;
+    char *data;
+    size_t len;
+    int rc;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.roundtrip = roundtrip;
+    if ((s.type = apstream_find_type(o->type_name)) == NULL)
+        return 2;
+    if (input_read_file(o->file, &data, &len) != 0)
+        return 2;
+    apr_arena_init(&s.arena, NULL);
+    apr_json_writer_init(&s.writer, NULL);
+    /* roundtrip's stdout is JSON: its report lines go to stderr */
+    if (roundtrip)
+        fflush(stdout);
+    rc = input_split(data, len, o->format, o->max_record, on_record, on_framing_error, &s);
+    apr_json_writer_deinit(&s.writer);
+    apr_arena_deinit(&s.arena);
+    free(data);
+    if (rc == 2 || rc < 0)
+        return 2;
+    fprintf(roundtrip ? stderr : stdout, "%" PRIu64 " valid, %" PRIu64 " invalid\n", s.valid, s.invalid);
+    return s.invalid > 0 ? 1 : 0;
+}
+
+static int print_data(void *user, const input_record *rec)
+{
+    size_t i;
+    (void)user;
+    /* JSON allows a line break only between tokens, where a space says the same */
+    for (i = 0; i < rec->len; i++)
+        fputc(rec->text[i] == '\n' ? ' ' : rec->text[i], stdout);
+    fputc('\n', stdout);
+    return 0;
+}
+
+static void print_framing_error(void *user, uint64_t line, const apr_error *err)
+{
+    int *errors = user;
+    fprintf(stderr, "%" PRIu64 ": error: %s\n", line, err->message);
+    ++*errors;
+}
+
+int apstream_sse2jsonl(const apstream_options *o)
+{
+    char *data;
+    size_t len;
+    int errors = 0, rc;
+    if (input_read_file(o->file, &data, &len) != 0)
+        return 2;
+    rc = input_split(data, len, FORMAT_SSE, o->max_record, print_data, print_framing_error, &errors);
+    free(data);
+    return rc != 0 ? 2 : errors > 0 ? 1 : 0;
+}

@@ -1,0 +1,32 @@
+# cddlgen_generate(TARGET <target> SCHEMA <file.cddl> PREFIX <p>
+#                  [ROOTS <rule>...] [OUTPUT_DIR <dir>] [OPTIONS <cddlgen flags>...])
+#
+# Generates <p>.h and <p>.c from SCHEMA at build time, adds the .c to TARGET,
+# puts the header on TARGET's include path and links the runtime. The files
+# are regenerated whenever the schema or cddlgen itself (and so its built-in
+# templates) changes. Works in our own tree and after find_package(cddlgen).
+function(cddlgen_generate)
+  cmake_parse_arguments(G "" "TARGET;SCHEMA;PREFIX;OUTPUT_DIR" "ROOTS;OPTIONS" ${ARGN})
+  if(NOT G_TARGET OR NOT G_SCHEMA OR NOT G_PREFIX)
+    message(FATAL_ERROR "cddlgen_generate: TARGET, SCHEMA and PREFIX are required")
+  endif()
+  get_filename_component(schema "${G_SCHEMA}" ABSOLUTE)
+  if(NOT G_OUTPUT_DIR)
+    set(G_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR}/cddlgen-${G_PREFIX})
+  endif()
+  set(roots "")
+  foreach(r ${G_ROOTS})
+    list(APPEND roots --root ${r})
+  endforeach()
+  add_custom_command(
+    OUTPUT ${G_OUTPUT_DIR}/${G_PREFIX}.h ${G_OUTPUT_DIR}/${G_PREFIX}.c
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${G_OUTPUT_DIR}
+    COMMAND cddlgen::cddlgen generate ${schema} --prefix ${G_PREFIX} --out ${G_OUTPUT_DIR}
+            ${roots} ${G_OPTIONS}
+    DEPENDS ${schema} cddlgen::cddlgen
+    COMMENT "cddlgen: generating ${G_PREFIX}.h and ${G_PREFIX}.c from ${G_SCHEMA}"
+    VERBATIM)
+  target_sources(${G_TARGET} PRIVATE ${G_OUTPUT_DIR}/${G_PREFIX}.c ${G_OUTPUT_DIR}/${G_PREFIX}.h)
+  target_include_directories(${G_TARGET} PUBLIC ${G_OUTPUT_DIR})
+  target_link_libraries(${G_TARGET} PUBLIC cddlgen::runtime)
+endfunction()

@@ -4,6 +4,7 @@
  *   cddlgen check [OPTIONS] FILE...     parse and check schemas
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
  *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR]
+ *   cddlgen validate SCHEMA --type RULE [--format json|jsonl|sse] FILE...
  *
  * Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.
  */
@@ -15,6 +16,7 @@
 #include "emit.h"
 #include "lower.h"
 #include "sema.h"
+#include "validate.h"
 
 #ifndef CDDLGEN_VERSION
 #define CDDLGEN_VERSION "0.0.0"
@@ -27,12 +29,20 @@ static const char usage_text[] =
     "  check FILE...        parse and check CDDL schemas (RFC 8610, 9165, 9682)\n"
     "  print FILE           print a schema back as canonical CDDL\n"
     "  generate FILE        write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
+    "  validate SCHEMA FILE...  check JSON instances against rule --type of SCHEMA\n"
     "\n"
     "Options:\n"
     "  --prefix P           prefix of every generated symbol (generate; default: ap)\n"
     "  --out DIR            where generate writes its files (default: .)\n"
     "  --root RULE          generate only what RULE reaches (repeatable)\n"
     "  --templates DIR      templates to use instead of the built-in ones\n"
+    "  --type RULE          validate: the rule every instance must match\n"
+    "  --format jsonl|sse   validate: read the files as JSONL or SSE (default: detected;\n"
+    "                       a file holding one JSON document is detected as such)\n"
+    "  --format json        validate: print machine-readable results (JSON) for CI tools\n"
+    "  --input json|jsonl|sse  validate: the input format, explicitly\n"
+    "  --output text|json   validate: report format (default text: FILE:LINE: error: ...)\n"
+    "  --case C             validate: key spelling schema, snake or either\n"
     "  --strict             treat loose readings of the schema as errors\n"
     "  -Wunused             warn about rules nothing references\n"
     "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range)\n"
@@ -48,6 +58,7 @@ typedef struct options {
     const char **roots;
     int nroots;
     emit_options emit;
+    validate_options validate;
 } options;
 
 static int set_warning(diag_ctx *d, const char *name, int on)
@@ -92,7 +103,16 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         const char **value = strcmp(a, "--prefix") == 0 ? &o->emit.prefix
                              : strcmp(a, "--out") == 0 ? &o->emit.out_dir
                              : strcmp(a, "--templates") == 0 ? &o->emit.templates_dir
+                             : strcmp(a, "--type") == 0 ? &o->validate.type
+                             : strcmp(a, "--format") == 0 ? &o->validate.format
+                             : strcmp(a, "--output") == 0 ? &o->validate.output
+                             : strcmp(a, "--input") == 0 ? &o->validate.input
+                             : strcmp(a, "--case") == 0 ? &o->validate.key_case
                              : strcmp(a, "--root") == 0 ? &o->roots[o->nroots] : NULL;
+        if (value == NULL && strncmp(a, "--format=", 9) == 0) {
+            o->validate.format = a + 9;
+            continue;
+        }
         if (value != NULL) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "cddlgen: error: '%s' needs a value\n", a);
@@ -105,6 +125,7 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         }
         if (strcmp(a, "--strict") == 0) {
             d->as_error[DIAG_W_LOOSE] = 1;
+            o->validate.strict = 1;
         } else if (strcmp(a, "-Werror") == 0) {
             for (g = 0; g < DIAG_W_COUNT; g++)
                 d->as_error[g] = 1;
@@ -216,6 +237,13 @@ int main(int argc, char **argv)
             int r = compile_file(o.files[i], act, &o, &d);
             if (r > rc)
                 rc = r;
+        }
+    } else if (strcmp(o.command, "validate") == 0) {
+        if (o.nfiles < 2 || o.validate.type == NULL) {
+            fprintf(stderr, "cddlgen: error: 'validate' needs SCHEMA, --type RULE and FILE...\n");
+            rc = 2;
+        } else {
+            rc = validate_files(o.files[0], o.files + 1, (size_t)o.nfiles - 1, &o.validate, &d);
         }
     } else {
         fprintf(stderr, "cddlgen: error: unknown command '%s'\n%s", o.command, usage_text);

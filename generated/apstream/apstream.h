@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "ap.h"
-#include "input.h"
+#include "apr_records.h"
 
 typedef struct apstream_options {
     const char *command;
@@ -15,11 +15,14 @@ typedef struct apstream_options {
     int strict;
     apr_key_case key_case;
     int case_given;
-    input_format format;
+    apr_record_format format;
     uint64_t capacity, bytes;
     const char *request;
     size_t max_record;  /* longest JSONL line or SSE event accepted */
 } apstream_options;
+
+/* Reads the whole file ("-": stdin). Returns 0, or -1 after printing why. */
+int apstream_read_file(const char *path, char **data, size_t *len);
 
 /* The schema type named `name`, or NULL after printing the known names. */
 const apr_type *apstream_find_type(const char *name);

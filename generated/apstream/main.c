@@ -7,8 +7,8 @@
  *   apstream assemble  [--case C] [--format F] FILE
  *   apstream replay --capacity N [--bytes B] --request REQUEST.json [--case C] FILE
  *
- * FILE is JSONL (one JSON text per line) or SSE, detected from its first
- * line unless --format says; "-" reads standard input. The default type is
+ * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
+ * detected unless --format says; "-" reads standard input. The default type is
  * Message (server to client); Command is client to server; any rule of the
  * schema can be named. --case schema|snake|either: the key spelling accepted
  * (roundtrip: also the one written; either writes the schema's).
@@ -36,7 +36,7 @@ static const char usage_text[] =
     "  --strict             unknown variants are errors; for SSE also check that each\n"
     "                       event's event:/id: match its method/eventId and seq increases\n"
     "  --case C             key spelling: schema (default), snake or either\n"
-    "  --format F           jsonl or sse (default: detected)\n"
+    "  --format F           json (one document), jsonl or sse (default: detected)\n"
     "  --capacity N         replay: ring capacity in events\n"
     "  --bytes B            replay: ring capacity in bytes\n"
     "  --request FILE       replay: the EventStreamRequest (JSON) to answer\n"
@@ -91,12 +91,14 @@ int main(int argc, char **argv)
             o.case_given = 1;
             i++;
         } else if (strcmp(a, "--format") == 0 && value) {
-            if (strcmp(value, "jsonl") == 0)
-                o.format = FORMAT_JSONL;
+            if (strcmp(value, "json") == 0)
+                o.format = APR_FORMAT_JSON;
+            else if (strcmp(value, "jsonl") == 0)
+                o.format = APR_FORMAT_JSONL;
             else if (strcmp(value, "sse") == 0)
-                o.format = FORMAT_SSE;
+                o.format = APR_FORMAT_SSE;
             else
-                return usage("--format takes jsonl or sse");
+                return usage("--format takes json, jsonl or sse");
             i++;
         } else if (strcmp(a, "--capacity") == 0 && value) {
             o.capacity = strtoull(value, NULL, 10), i++;

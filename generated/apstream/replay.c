@@ -71,7 +71,7 @@ static int raw_string(apr_json_raw obj, const char *name, apr_arena *arena, apr_
  * role, say): the buffer needs only method, eventId, namespace and custom
  * name, so such an event is still buffered, and seqs stay positions in FILE.
  */
-static int envelope_meta(const input_record *rec, apr_arena *arena, apr_replay_meta *meta)
+static int envelope_meta(const apr_record *rec, apr_arena *arena, apr_replay_meta *meta)
 {
     apr_json_raw root = { rec->text, rec->len }, params, data, nsraw;
     apr_slice method, *segs = NULL;
@@ -110,7 +110,7 @@ static int envelope_meta(const input_record *rec, apr_arena *arena, apr_replay_m
     return 0;
 }
 
-static int load_event(void *user, const input_record *rec)
+static int load_event(void *user, const apr_record *rec)
 {
     load_state *s = user;
     ap_event_t ev;
@@ -230,7 +230,7 @@ int apstream_replay(const apstream_options *o)
         fprintf(stderr, "apstream: error: replay needs --capacity N (N > 0) and --request FILE\n");
         return 2;
     }
-    if (input_read_file(o->request, &req_text, &req_len) != 0)
+    if (apstream_read_file(o->request, &req_text, &req_len) != 0)
         return 2;
     apr_arena_init(&req_arena, NULL);
     memset(&dopt, 0, sizeof dopt);
@@ -253,7 +253,7 @@ int apstream_replay(const apstream_options *o)
         rc = 2;
         goto out_filter;
     }
-    if (input_read_file(o->file, &data, &len) != 0) {
+    if (apstream_read_file(o->file, &data, &len) != 0) {
         rc = 2;
         goto out_rb;
     }
@@ -261,7 +261,7 @@ int apstream_replay(const apstream_options *o)
     s.o = o;
     s.rb = &rb;
     apr_arena_init(&s.arena, NULL);
-    if (input_split(data, len, FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0)
+    if (apr_records_split(data, len, APR_FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0)
         rc = 2;
     apr_arena_deinit(&s.arena);
     memset(&start, 0, sizeof start);

@@ -60,7 +60,7 @@ static int same(const char *a, size_t alen, const char *b, size_t blen)
  * event type is its method; the id is its eventId (or, without one, its seq,
  * as our SSE encoder writes it); seq strictly increases.
  */
-static apr_status check_sse_binding(validate_state *s, const input_record *rec, const ap_message_t *msg,
+static apr_status check_sse_binding(validate_state *s, const apr_record *rec, const ap_message_t *msg,
                                     apr_error *err)
 {
     const ap_event_t *ev;
@@ -100,7 +100,7 @@ static apr_status check_sse_binding(validate_state *s, const input_record *rec, 
     return APR_OK;
 }
 
-static int on_record(void *user, const input_record *rec)
+static int on_record(void *user, const apr_record *rec)
 {
     validate_state *s = user;
     apr_decode_options dopt;
@@ -158,14 +158,14 @@ int apstream_validate(const apstream_options *o, int roundtrip)
     s.roundtrip = roundtrip;
     if ((s.type = apstream_find_type(o->type_name)) == NULL)
         return 2;
-    if (input_read_file(o->file, &data, &len) != 0)
+    if (apstream_read_file(o->file, &data, &len) != 0)
         return 2;
     apr_arena_init(&s.arena, NULL);
     apr_json_writer_init(&s.writer, NULL);
     /* roundtrip's stdout is JSON: its report lines go to stderr */
     if (roundtrip)
         fflush(stdout);
-    rc = input_split(data, len, o->format, o->max_record, on_record, on_framing_error, &s);
+    rc = apr_records_split(data, len, o->format, o->max_record, on_record, on_framing_error, &s);
     apr_json_writer_deinit(&s.writer);
     apr_arena_deinit(&s.arena);
     free(data);
@@ -175,7 +175,7 @@ int apstream_validate(const apstream_options *o, int roundtrip)
     return s.invalid > 0 ? 1 : 0;
 }
 
-static int print_data(void *user, const input_record *rec)
+static int print_data(void *user, const apr_record *rec)
 {
     size_t i;
     (void)user;
@@ -198,9 +198,9 @@ int apstream_sse2jsonl(const apstream_options *o)
     char *data;
     size_t len;
     int errors = 0, rc;
-    if (input_read_file(o->file, &data, &len) != 0)
+    if (apstream_read_file(o->file, &data, &len) != 0)
         return 2;
-    rc = input_split(data, len, FORMAT_SSE, o->max_record, print_data, print_framing_error, &errors);
+    rc = apr_records_split(data, len, APR_FORMAT_SSE, o->max_record, print_data, print_framing_error, &errors);
     free(data);
     return rc != 0 ? 2 : errors > 0 ? 1 : 0;
 }

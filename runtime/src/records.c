@@ -1,57 +1,15 @@
-/* input.c - reading captured streams as JSONL or SSE records (see input.h). */
-#include "input.h"
+/* records.c - captured streams as JSON records (see apr_records.h). */
+#include "apr_records.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "apr_json.h"
 
 #include "apr_jsonl.h"
 #include "apr_sse.h"
 
-int input_read_file(const char *path, char **data, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (f == NULL) {
-        fprintf(stderr, "apstream: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            char *grown = realloc(buf, cap ? cap * 2 : 1 << 16);
-            if (grown == NULL) {
-                fprintf(stderr, "apstream: %s: out of memory\n", path);
-                free(buf);
-                if (f != stdin)
-                    fclose(f);
-                return -1;
-            }
-            buf = grown;
-            cap = cap ? cap * 2 : 1 << 16;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        fprintf(stderr, "apstream: %s: read error\n", path);
-        free(buf);
-        if (f != stdin)
-            fclose(f);
-        return -1;
-    }
-    if (f != stdin)
-        fclose(f);
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
-input_format input_detect(const char *data, size_t len)
+apr_record_format apr_records_detect(const char *data, size_t len)
 {
     static const char *const fields[] = { "data:", "event:", "id:", "retry:", ":" };
     size_t i = 0, k;
@@ -62,15 +20,24 @@ input_format input_detect(const char *data, size_t len)
     for (k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         size_t n = strlen(fields[k]);
         if (len - i >= n && memcmp(data + i, fields[k], n) == 0)
-            return FORMAT_SSE;
+            return APR_FORMAT_SSE;
     }
-    return FORMAT_JSONL;
+    /* one document over several lines: a pretty-printed JSON file */
+    if (memchr(data + i, '\n', len - i) != NULL && apr_json_validate(data, len, NULL, NULL) == APR_OK) {
+        const char *nl = memchr(data + i, '\n', len - i);
+        size_t rest = (size_t)(data + len - nl);
+        while (rest > 0 && (nl[rest - 1] == '\n' || nl[rest - 1] == '\r' || nl[rest - 1] == ' ' || nl[rest - 1] == '\t'))
+            rest--;
+        if (rest > 1)
+            return APR_FORMAT_JSON;
+    }
+    return APR_FORMAT_JSONL;
 }
 
 typedef struct split_state {
     const char *data;
-    input_record_fn on_record;
-    input_error_fn on_error;
+    apr_record_fn on_record;
+    apr_record_error_fn on_error;
     void *user;
     int stop;
     /* line counting for SSE offsets: offsets only grow, so one pass suffices */
@@ -91,7 +58,7 @@ static uint64_t line_of(split_state *s, uint64_t offset)
 static apr_status on_jsonl_line(void *user, const apr_jsonl_line *line)
 {
     split_state *s = user;
-    input_record rec;
+    apr_record rec;
     memset(&rec, 0, sizeof rec);
     rec.text = line->text;
     rec.len = line->len;
@@ -103,14 +70,15 @@ static apr_status on_jsonl_line(void *user, const apr_jsonl_line *line)
 static apr_status on_jsonl_error(void *user, const apr_error *err)
 {
     split_state *s = user;
-    s->on_error(s->user, line_of(s, err->offset), err);
+    if (s->on_error != NULL)
+        s->on_error(s->user, line_of(s, err->offset), err);
     return APR_OK;
 }
 
 static apr_status on_sse_event(void *user, const apr_sse_event *ev)
 {
     split_state *s = user;
-    input_record rec;
+    apr_record rec;
     memset(&rec, 0, sizeof rec);
     rec.text = ev->data;
     rec.len = ev->data_len;
@@ -127,30 +95,38 @@ static apr_status on_sse_event(void *user, const apr_sse_event *ev)
 static apr_status on_sse_error(void *user, const apr_error *err)
 {
     split_state *s = user;
-    s->on_error(s->user, line_of(s, err->offset), err);
+    if (s->on_error != NULL)
+        s->on_error(s->user, line_of(s, err->offset), err);
     return APR_OK;
 }
 
-int input_split(const char *data, size_t len, input_format format, size_t max_record,
-                input_record_fn on_record, input_error_fn on_error, void *user)
+int apr_records_split(const char *data, size_t len, apr_record_format format, size_t max_record,
+                apr_record_fn on_record, apr_record_error_fn on_error, void *user)
 {
     split_state s;
-    char *storage = malloc(max_record + 1);
+    char *storage;
     apr_error err = APR_ERROR_INIT;
-    apr_status st;
-    if (storage == NULL) {
-        fprintf(stderr, "apstream: out of memory\n");
-        return -1;
+    apr_status st = APR_OK;
+    if (format == APR_FORMAT_AUTO)
+        format = apr_records_detect(data, len);
+    if (format == APR_FORMAT_JSON) {
+        apr_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.text = data;
+        rec.len = len;
+        rec.line = 1;
+        return on_record(user, &rec);
     }
+    storage = malloc(max_record + 1);
+    if (storage == NULL)
+        return -1;
     memset(&s, 0, sizeof s);
     s.data = data;
     s.on_record = on_record;
     s.on_error = on_error;
     s.user = user;
     s.line_at = 1;
-    if (format == FORMAT_AUTO)
-        format = input_detect(data, len);
-    if (format == FORMAT_SSE) {
+    if (format == APR_FORMAT_SSE) {
         apr_sse_parser p;
         apr_sse_parser_init(&p, storage, max_record, NULL, on_sse_event, on_sse_error, &s);
         st = apr_sse_parser_push(&p, data, len, &err);

@@ -1,0 +1,15 @@
+/*
+ * interp.h - runtime descriptors for any schema, built in memory from the
+ * lowered C type model (see interp.c): what `cddlgen validate` runs.
+ */
+#ifndef CDDLGEN_INTERP_H
+#define CDDLGEN_INTERP_H
+
+#include "apr_schema.h"
+#include "cddl.h"
+#include "ir.h"
+
+/* The descriptor of the type named `rule` in `mod`, or NULL. Lives in ctx's arena. */
+const apr_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rule);
+
+#endif

@@ -1,0 +1,245 @@
+/* validate.c - `cddlgen validate` (see validate.h). */
+#include "validate.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apr_records.h"
+#include "cddl.h"
+#include "interp.h"
+#include "lower.h"
+#include "sema.h"
+
+/* Longest JSONL line or SSE event accepted. */
+#define VALIDATE_MAX_RECORD ((size_t)64 << 20)
+
+typedef struct run {
+    const apr_type *type;
+    apr_decode_options dopt;
+    int strict;
+    int json_out;
+    const char *file;
+    apr_arena arena;
+    apr_json_writer *report;  /* JSON output: the errors array being written */
+    uint64_t valid, invalid;
+} run;
+
+static void report(run *r, uint64_t line, const apr_error *err)
+{
+    if (!r->json_out) {
+        printf("%s:%" PRIu64 ": error: %s: %s\n", r->file, line, err->pointer[0] ? err->pointer : "(root)",
+               err->message);
+        return;
+    }
+    apr_json_write_object_begin(r->report);
+    apr_json_write_key(r->report, "file", 4);
+    apr_json_write_string(r->report, r->file, strlen(r->file));
+    apr_json_write_key(r->report, "line", 4);
+    apr_json_write_uint64(r->report, line);
+    apr_json_write_key(r->report, "pointer", 7);
+    apr_json_write_string(r->report, err->pointer, strlen(err->pointer));
+    apr_json_write_key(r->report, "offset", 6);
+    apr_json_write_uint64(r->report, err->offset);
+    apr_json_write_key(r->report, "message", 7);
+    apr_json_write_string(r->report, err->message, strlen(err->message));
+    apr_json_write_object_end(r->report);
+}
+
+static int on_record(void *user, const apr_record *rec)
+{
+    run *r = user;
+    apr_error err = APR_ERROR_INIT;
+    apr_status st;
+    void *value;
+    apr_arena_reset(&r->arena);
+    value = apr_arena_alloc(&r->arena, r->type->size ? r->type->size : 1);
+    st = value ? apr_schema_decode(r->type, rec->text, rec->len, &r->arena, value, &r->dopt, &err) : APR_E_NOMEM;
+    if (st == APR_OK)
+        st = apr_schema_validate(r->type, value, r->strict, &err);
+    if (st != APR_OK) {
+        if (err.code == APR_OK)
+            apr_error_set(&err, st, 0, "%s", apr_status_str(st));
+        report(r, rec->line, &err);
+        r->invalid++;
+    } else {
+        r->valid++;
+    }
+    return 0;
+}
+
+static void on_framing_error(void *user, uint64_t line, const apr_error *err)
+{
+    run *r = user;
+    report(r, line, err);
+    r->invalid++;
+}
+
+static int read_all(const char *path, char **data, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    if (f == NULL)
+        return -1;
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *grown = realloc(buf, cap ? cap * 2 : (size_t)1 << 16);
+            if (grown == NULL) {
+                free(buf);
+                if (f != stdin)
+                    fclose(f);
+                errno = ENOMEM;
+                return -1;
+            }
+            buf = grown;
+            cap = cap ? cap * 2 : (size_t)1 << 16;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (f != stdin)
+        fclose(f);
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+static int parse_format(const char *s, apr_record_format *out)
+{
+    if (s == NULL)
+        return 0;
+    if (strcmp(s, "json") == 0)
+        *out = APR_FORMAT_JSON;
+    else if (strcmp(s, "jsonl") == 0)
+        *out = APR_FORMAT_JSONL;
+    else if (strcmp(s, "sse") == 0)
+        *out = APR_FORMAT_SSE;
+    else
+        return -1;
+    return 0;
+}
+
+int validate_files(const char *schema, const char *const *files, size_t nfiles,
+                   const validate_options *o, diag_ctx *d)
+{
+    cddl_ctx ctx;
+    jmp_buf oom;
+    cddl_source src;
+    ast_document *doc;
+    sema_table table;
+    ir_module mod;
+    run r;
+    apr_json_writer w;
+    apr_record_format format = APR_FORMAT_AUTO;
+    const char *roots[1];
+    volatile int rc = 0;
+    size_t i;
+    memset(&r, 0, sizeof r);
+    if (o->format != NULL && strcmp(o->format, "json") == 0)
+        r.json_out = 1; /* --format json: machine-readable results */
+    else if (parse_format(o->format, &format) != 0) {
+        fprintf(stderr, "cddlgen: error: --format takes json, jsonl or sse\n");
+        return 2;
+    }
+    if (parse_format(o->input, &format) != 0) {
+        fprintf(stderr, "cddlgen: error: --input takes json, jsonl or sse\n");
+        return 2;
+    }
+    if (o->output != NULL)
+        r.json_out = strcmp(o->output, "json") == 0;
+    if (o->key_case != NULL) {
+        if (strcmp(o->key_case, "snake") == 0)
+            r.dopt.key_case = APR_CASE_SNAKE;
+        else if (strcmp(o->key_case, "either") == 0)
+            r.dopt.key_case = APR_CASE_EITHER;
+        else if (strcmp(o->key_case, "schema") != 0) {
+            fprintf(stderr, "cddlgen: error: --case takes schema, snake or either\n");
+            return 2;
+        }
+    }
+    r.strict = o->strict;
+    r.dopt.strict = o->strict != 0;
+    /* the schema's own warnings are not what a person validating instances asked about */
+    for (i = 0; i < DIAG_W_COUNT; i++)
+        d->enabled[i] = 0;
+    cddl_ctx_init(&ctx, d);
+    memset(&src, 0, sizeof src);
+    if (setjmp(oom) != 0) {
+        cddl_source_deinit(&src);
+        cddl_ctx_deinit(&ctx);
+        return 2;
+    }
+    ctx.oom = &oom;
+    if (cddl_source_load(&ctx, &src, schema) != 0) {
+        cddl_ctx_deinit(&ctx);
+        return 2;
+    }
+    doc = cddl_parse(&ctx, &src);
+    roots[0] = o->type;
+    if (d->errors == 0 && sema_check(&ctx, cddl_prelude(&ctx), doc, &table) == 0) {
+        ast_str name = { o->type, strlen(o->type) };
+        const sema_symbol *sym = sema_lookup(&table, name);
+        if (sym == NULL || sym->from_prelude) {
+            /* a usage error, not a schema error */
+            fprintf(stderr, "cddlgen: error: --type %s: no such rule in %s\n", o->type, schema);
+            cddl_source_deinit(&src);
+            cddl_ctx_deinit(&ctx);
+            return 2;
+        }
+        if (lower_module(&ctx, &table, doc, roots, 1, &mod) == 0)
+            r.type = interp_type(&ctx, &mod, o->type);
+    }
+    if (r.type == NULL) {
+        cddl_source_deinit(&src);
+        cddl_ctx_deinit(&ctx);
+        return 1;
+    }
+    apr_arena_init(&r.arena, NULL);
+    apr_json_writer_init(&w, NULL);
+    r.report = &w;
+    if (r.json_out) {
+        apr_json_write_object_begin(&w);
+        apr_json_write_key(&w, "errors", 6);
+        apr_json_write_array_begin(&w);
+    }
+    for (i = 0; i < nfiles; i++) {
+        char *data;
+        size_t len;
+        r.file = files[i];
+        if (read_all(files[i], &data, &len) != 0) {
+            fprintf(stderr, "cddlgen: %s: %s\n", files[i], strerror(errno));
+            rc = 2;
+            continue;
+        }
+        if (apr_records_split(data, len, format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
+            rc = 2;
+        free(data);
+    }
+    if (r.json_out) {
+        apr_json_write_array_end(&w);
+        apr_json_write_key(&w, "valid", 5);
+        apr_json_write_uint64(&w, r.valid);
+        apr_json_write_key(&w, "invalid", 7);
+        apr_json_write_uint64(&w, r.invalid);
+        apr_json_write_object_end(&w);
+        if (apr_json_writer_status(&w) == APR_OK) {
+            fwrite(apr_json_writer_data(&w), 1, apr_json_writer_len(&w), stdout);
+            fputc('\n', stdout);
+        }
+    } else {
+        printf("%" PRIu64 " valid, %" PRIu64 " invalid\n", r.valid, r.invalid);
+    }
+    apr_json_writer_deinit(&w);
+    apr_arena_deinit(&r.arena);
+    cddl_source_deinit(&src);
+    cddl_ctx_deinit(&ctx);
+    if (rc == 0 && r.invalid > 0)
+        rc = 1;
+    return rc;
+}

@@ -1,0 +1,31 @@
+/*
+ * validate.h - `cddlgen validate`: instances checked against a rule of any
+ * schema by interpreting it (interp.c), with the runtime's schema engine:
+ * the same semantics and messages as generated validators.
+ */
+#ifndef CDDLGEN_VALIDATE_H
+#define CDDLGEN_VALIDATE_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+typedef struct validate_options {
+    const char *type;     /* --type RULE */
+    const char *format;   /* --format: "json" selects JSON output; "jsonl"/"sse" the input */
+    const char *input;    /* --input json|jsonl|sse */
+    const char *output;   /* --output text|json */
+    const char *key_case; /* --case schema|snake|either */
+    int strict;           /* --strict: unknown union variants are errors */
+} validate_options;
+
+/*
+ * Validates every record of `files` against rule o->type of `schema`.
+ * Prints `FILE:LINE: error: POINTER: message` per invalid record and
+ * `N valid, M invalid` (or one JSON report). Returns 0 all valid, 1 some
+ * invalid (or schema errors), 2 usage or I/O errors.
+ */
+int validate_files(const char *schema, const char *const *files, size_t nfiles,
+                   const validate_options *o, diag_ctx *d);
+
+#endif

@@ -1,0 +1,34 @@
+# cddlgen validate end to end: reports pinned in expected/, exit statuses.
+# Run with -DCDDLGEN=... -DSRC=<repo> -DSHARED=<shared> -DEXPECTED=<dir>.
+function(expect name want_rc)
+  execute_process(COMMAND ${CDDLGEN} validate ${ARGN}
+                  WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL want_rc)
+    message(FATAL_ERROR "${name}: exit ${rc}, expected ${want_rc}\n${out}${err}")
+  endif()
+  if(EXISTS ${EXPECTED}/${name}.out)
+    file(READ ${EXPECTED}/${name}.out want)
+    if(NOT out STREQUAL want)
+      message(FATAL_ERROR "${name}: output differs\n--- expected\n${want}--- got\n${out}")
+    endif()
+  endif()
+endfunction()
+
+# Paths as a person types them from the repository root, so reports are stable.
+file(RELATIVE_PATH SHARED ${SRC} ${SHARED})
+
+# The real trace: exactly the schema breaks (snake_case members).
+expect(trace-jsonl 1 cddl/protocol.cddl --type Message --case snake ${SHARED}/traces/react-agent-tool-result-events.jsonl)
+expect(trace-sse-strict 1 cddl/protocol.cddl --type Message --case snake --strict ${SHARED}/traces/react-agent-tool-result-events.sse)
+# Valid documents, one per file, and the JSON report.
+expect(valid-commands 0 cddl/protocol.cddl --type Command tests/corpus/protocol/valid/command-run.start.json
+       tests/corpus/protocol/valid/command-state.get.json)
+expect(json-report 1 cddl/protocol.cddl --type Message --strict --format json tests/corpus/protocol/invalid/literal-delta-type.json)
+# Usage and I/O errors.
+expect(no-type 2 cddl/protocol.cddl tests/corpus/protocol/valid/command-run.start.json)
+expect(unknown-type 2 cddl/protocol.cddl --type NoSuchRule tests/corpus/protocol/valid/command-run.start.json)
+expect(missing-file 2 cddl/protocol.cddl --type Message does-not-exist.jsonl)
+# Any schema, not only ours: an RFC 8610 example.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/person.json "{\"name\": \"A\", \"age\": 300}\n{\"name\": \"B\", \"age\": 30}\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/person.cddl "person = { name: tstr, age: 0..120 }\n")
+expect(other-schema 1 ${CMAKE_CURRENT_BINARY_DIR}/person.cddl --type person ${CMAKE_CURRENT_BINARY_DIR}/person.json)

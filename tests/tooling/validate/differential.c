@@ -1,0 +1,194 @@
+/*
+ * differential.c - `cddlgen validate` interprets a schema with descriptors
+ * built in memory; generated code carries the same descriptors as C tables.
+ * Both must give the same verdict, JSON Pointer and message for every input:
+ * every corpus file (as Message and as Command, strict and tolerant) and
+ * seeded mutations of each (bytes flipped, deleted, duplicated, spliced).
+ * Usage: tooling-validate-differential SCHEMA DIR...
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ap.h"
+#include "cddl.h"
+#include "interp.h"
+#include "lower.h"
+#include "sema.h"
+#include "test.h"
+
+typedef struct verdict {
+    apr_status status;
+    apr_error err;
+} verdict;
+
+static verdict run(const apr_type *type, const char *json, size_t len, bool strict, apr_arena *arena)
+{
+    verdict v;
+    apr_decode_options opt;
+    void *value;
+    memset(&v, 0, sizeof v);
+    memset(&opt, 0, sizeof opt);
+    opt.strict = strict;
+    apr_arena_reset(arena);
+    value = apr_arena_alloc(arena, type->size);
+    v.status = apr_schema_decode(type, json, len, arena, value, &opt, &v.err);
+    if (v.status == APR_OK)
+        v.status = apr_schema_validate(type, value, strict, &v.err);
+    return v;
+}
+
+static int compared, differed;
+
+static void compare(const char *what, const apr_type *gen, const apr_type *interp, const char *json,
+                    size_t len, apr_arena *arena)
+{
+    int s;
+    for (s = 0; s < 2; s++) {
+        verdict a = run(gen, json, len, s, arena), b = run(interp, json, len, s, arena);
+        compared++;
+        if (a.status != b.status || strcmp(a.err.pointer, b.err.pointer) != 0 ||
+            strcmp(a.err.message, b.err.message) != 0 || a.err.offset != b.err.offset) {
+            differed++;
+            fprintf(stderr, "%s (%s): generated %s at '%s' [%zu]: %s\n  interpreted %s at '%s' [%zu]: %s\n",
+                    what, s ? "strict" : "tolerant", apr_status_str(a.status), a.err.pointer, a.err.offset,
+                    a.err.message, apr_status_str(b.status), b.err.pointer, b.err.offset, b.err.message);
+        }
+    }
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* One seeded mutation of `in` into `out` (room for 2 * len + 16). Returns the new length. */
+static size_t mutate(const char *in, size_t len, char *out)
+{
+    size_t n = len, at = len ? (size_t)(next_rand() % len) : 0, span = 1 + (size_t)(next_rand() % 8);
+    static const char bytes[] = "{}[]\":,0123456789-.eE tfnul\\\x80\xff";
+    memcpy(out, in, len);
+    switch (next_rand() % 4) {
+    case 0: /* replace a byte */
+        if (len)
+            out[at] = bytes[next_rand() % (sizeof bytes - 1)];
+        break;
+    case 1: /* delete a span */
+        if (at + span > len)
+            span = len - at;
+        memmove(out + at, out + at + span, len - at - span);
+        n = len - span;
+        break;
+    case 2: /* duplicate a span */
+        if (at + span > len)
+            span = len - at;
+        memmove(out + at + span, out + at, len - at);
+        n = len + span;
+        break;
+    default: /* insert a byte */
+        memmove(out + at + 1, out + at, len - at);
+        out[at] = bytes[next_rand() % (sizeof bytes - 1)];
+        n = len + 1;
+        break;
+    }
+    return n;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+    char *buf;
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        if (f)
+            fclose(f);
+        return NULL;
+    }
+    buf = malloc((size_t)n + 1);
+    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    diag_ctx d;
+    cddl_ctx ctx;
+    jmp_buf oom;
+    cddl_source src;
+    ast_document *doc;
+    sema_table table;
+    ir_module mod;
+    const char *roots[] = { "Message", "Command" };
+    const apr_type *interp_msg, *interp_cmd;
+    apr_arena arena;
+    int a;
+    volatile int files = 0;
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s SCHEMA DIR...\n", argv[0]);
+        return 2;
+    }
+    diag_init(&d, stderr);
+    d.enabled[DIAG_W_LOOSE] = d.enabled[DIAG_W_CHOICE] = 0;
+    cddl_ctx_init(&ctx, &d);
+    if (setjmp(oom) != 0)
+        return 2;
+    ctx.oom = &oom;
+    if (cddl_source_load(&ctx, &src, argv[1]) != 0)
+        return 2;
+    doc = cddl_parse(&ctx, &src);
+    if (sema_check(&ctx, cddl_prelude(&ctx), doc, &table) != 0)
+        return 2;
+    if (lower_module(&ctx, &table, doc, roots, 2, &mod) != 0)
+        return 2;
+    interp_msg = interp_type(&ctx, &mod, "Message");
+    interp_cmd = interp_type(&ctx, &mod, "Command");
+    CHECK(interp_msg != NULL && interp_cmd != NULL);
+    if (interp_msg == NULL || interp_cmd == NULL)
+        return test_report();
+    apr_arena_init(&arena, NULL);
+    for (a = 2; a < argc; a++) {
+        DIR *dir = opendir(argv[a]);
+        struct dirent *e;
+        CHECK(dir != NULL);
+        while (dir != NULL && (e = readdir(dir)) != NULL) {
+            char path[4096];
+            size_t len, i;
+            char *json, *mut;
+            if (strstr(e->d_name, ".json") == NULL)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", argv[a], e->d_name);
+            if ((json = slurp(path, &len)) == NULL)
+                continue;
+            files++;
+            compare(e->d_name, &ap_message_type, interp_msg, json, len, &arena);
+            compare(e->d_name, &ap_command_type, interp_cmd, json, len, &arena);
+            mut = malloc(2 * len + 16);
+            for (i = 0; mut != NULL && i < 40; i++) {
+                size_t n = mutate(json, len, mut);
+                compare(e->d_name, &ap_message_type, interp_msg, mut, n, &arena);
+                compare(e->d_name, &ap_command_type, interp_cmd, mut, n, &arena);
+            }
+            free(mut);
+            free(json);
+        }
+        if (dir != NULL)
+            closedir(dir);
+    }
+    printf("%d files, %d comparisons, %d differences\n", files, compared, differed);
+    CHECK(files > 100);
+    CHECK(differed == 0);
+    apr_arena_deinit(&arena);
+    cddl_source_deinit(&src);
+    cddl_ctx_deinit(&ctx);
+    return test_report();
+}

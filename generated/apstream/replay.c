@@ -19,6 +19,7 @@
 
 #include "apr_filter.h"
 #include "apr_replay.h"
+#include "ap_transport.h"
 #include "apstream.h"
 
 typedef struct load_state {
@@ -118,7 +119,6 @@ static int load_event(void *user, const apr_record *rec)
     apr_error err = APR_ERROR_INIT;
     apr_replay_meta meta;
     const ap_namespace_t *ns = NULL;
-    const apr_type *u = &ap_event_data_type;
     apr_arena_reset(&s->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->case_given ? s->o->key_case : APR_CASE_EITHER;
@@ -135,11 +135,10 @@ static int load_event(void *user, const apr_record *rec)
     memset(&meta, 0, sizeof meta);
     if (ev.has_event_id)
         meta.event_id = ev.event_id;
-    if (ev.event_data.kind >= 1)
-        meta.channel = apr_channel_of_method(u->u.un.disc[ev.event_data.kind - 1].text,
-                                             u->u.un.disc[ev.event_data.kind - 1].len);
-    else
-        meta.channel = APR_CHANNEL_OTHER;
+    {
+        apr_slice method = ap_event_method(&ev);
+        meta.channel = apr_channel_of_method(method.ptr, method.len);
+    }
     event_meta(&ev, &ns, &meta.custom_name);
     if (ns != NULL) {
         meta.ns.segments = ns->items;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ap_transport.h"
 #include "apstream.h"
 
 const apr_type *apstream_find_type(const char *name)
@@ -38,65 +39,24 @@ typedef struct validate_state {
     uint64_t last_seq;
 } validate_state;
 
-/* The `method` literal of a decoded event (its EventData alternative). */
-static apr_slice event_method(const ap_event_t *ev)
-{
-    apr_slice m = { "", 0 };
-    const apr_type *u = &ap_event_data_type;
-    if (ev->event_data.kind >= 1 && (size_t)ev->event_data.kind <= u->u.un.nalts) {
-        m.ptr = u->u.un.disc[ev->event_data.kind - 1].text;
-        m.len = u->u.un.disc[ev->event_data.kind - 1].len;
-    }
-    return m;
-}
-
-static int same(const char *a, size_t alen, const char *b, size_t blen)
-{
-    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
-}
-
 /*
- * --strict on SSE: the transport fields must agree with the message. The
- * event type is its method; the id is its eventId (or, without one, its seq,
- * as our SSE encoder writes it); seq strictly increases.
+ * --strict on SSE: the transport fields must agree with the message (see
+ * ap_message_check_sse_binding), and seq strictly increases along the stream.
  */
 static apr_status check_sse_binding(validate_state *s, const apr_record *rec, const ap_message_t *msg,
                                     apr_error *err)
 {
-    const ap_event_t *ev;
-    apr_slice method;
-    if (msg->kind != AP_MESSAGE_EVENT)
-        return APR_OK;
-    ev = &msg->u.event;
-    method = event_method(ev);
-    if (!same(rec->sse_type, rec->sse_type_len, method.ptr, method.len)) {
-        apr_error_set_pointer(err, "/method");
-        return apr_error_set(err, APR_E_STATE, 0, "SSE event type \"%.*s\" does not match the method \"%.*s\"",
-                             (int)rec->sse_type_len, rec->sse_type, (int)method.len, method.ptr);
+    apr_slice type = { rec->sse_type, rec->sse_type_len }, id = { rec->sse_id, rec->sse_id_len };
+    apr_status st = ap_message_check_sse_binding(msg, type, id, err);
+    if (st != APR_OK || msg->kind != AP_MESSAGE_EVENT || !msg->u.event.has_seq)
+        return st;
+    if (s->have_seq && msg->u.event.seq <= s->last_seq) {
+        apr_error_set_pointer(err, "/seq");
+        return apr_error_set(err, APR_E_STATE, 0, "seq %" PRIu64 " does not increase (the previous event had %" PRIu64 ")",
+                             msg->u.event.seq, s->last_seq);
     }
-    if (ev->has_event_id && !same(rec->sse_id, rec->sse_id_len, ev->event_id.ptr, ev->event_id.len)) {
-        apr_error_set_pointer(err, "/eventId");
-        return apr_error_set(err, APR_E_STATE, 0, "SSE id \"%.*s\" does not match the eventId \"%.*s\"",
-                             (int)rec->sse_id_len, rec->sse_id, (int)ev->event_id.len, ev->event_id.ptr);
-    }
-    if (!ev->has_event_id && ev->has_seq) {
-        char buf[32];
-        int n = snprintf(buf, sizeof buf, "%" PRIu64, ev->seq);
-        if (!same(rec->sse_id, rec->sse_id_len, buf, (size_t)n)) {
-            apr_error_set_pointer(err, "/seq");
-            return apr_error_set(err, APR_E_STATE, 0, "SSE id \"%.*s\" does not match the seq %s (the event has no eventId)",
-                                 (int)rec->sse_id_len, rec->sse_id, buf);
-        }
-    }
-    if (ev->has_seq) {
-        if (s->have_seq && ev->seq <= s->last_seq) {
-            apr_error_set_pointer(err, "/seq");
-            return apr_error_set(err, APR_E_STATE, 0, "seq %" PRIu64 " does not increase (the previous event had %" PRIu64 ")",
-                                 ev->seq, s->last_seq);
-        }
-        s->have_seq = 1;
-        s->last_seq = ev->seq;
-    }
+    s->have_seq = 1;
+    s->last_seq = msg->u.event.seq;
     return APR_OK;
 }
 

@@ -1,0 +1,533 @@
+/*
+ * schema_validate.c - checks C values against their apr_type descriptors
+ * (see apr_schema.h), and the constraint checks and messages the decoder
+ * shares with it.
+ */
+#include "json_internal.h"
+#include "schema_internal.h"
+
+#include "apr_utf8.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- messages shared with the decoder ------------------------------------ */
+
+char *apr_schema_priv_quote(char *buf, size_t cap, const char *s, size_t len, char q)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0, i;
+    if (cap < 8) {
+        if (cap > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    buf[n++] = q;
+    for (i = 0; i < len && s != NULL; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        /* Room for the longest escape, "...", the closing quote and the NUL. */
+        if (n + 6 + 3 + 2 > cap || (i >= 60 && (ch & 0xC0) != 0x80)) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (ch == (unsigned char)q || ch == '\\') {
+            buf[n++] = '\\';
+            buf[n++] = (char)ch;
+        } else if (ch < 0x20 || ch == 0x7F) {
+            memcpy(buf + n, "\\u00", 4);
+            buf[n + 4] = hex[ch >> 4];
+            buf[n + 5] = hex[ch & 15];
+            n += 6;
+        } else {
+            buf[n++] = (char)ch;
+        }
+    }
+    buf[n++] = q;
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Shortest %g form (of 15 to 17 digits) that reads back as v. */
+static void format_double(char *buf, size_t cap, double v)
+{
+    int prec;
+    double back;
+    for (prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (apr_json_priv_to_double(buf, buf + strlen(buf), &back) && back == v)
+            return;
+    }
+}
+
+char *apr_schema_priv_literal(char *buf, size_t cap, const apr_literal *lit)
+{
+    switch (lit->kind) {
+    case APR_LIT_TEXT: return apr_schema_priv_quote(buf, cap, lit->text, lit->len, '"');
+    case APR_LIT_INT: snprintf(buf, cap, "%lld", (long long)lit->i); break;
+    case APR_LIT_UINT: snprintf(buf, cap, "%llu", (unsigned long long)lit->u); break;
+    case APR_LIT_FLOAT: format_double(buf, cap, lit->f); break;
+    case APR_LIT_BOOL: snprintf(buf, cap, "%s", lit->i ? "true" : "false"); break;
+    case APR_LIT_NULL: snprintf(buf, cap, "null"); break;
+    }
+    return buf;
+}
+
+char *apr_schema_priv_one_of(char *buf, size_t cap, const apr_literal *values, size_t n,
+                             const apr_type *other)
+{
+    size_t len, i;
+    char lit[96];
+    int w;
+    snprintf(buf, cap, "expected one of ");
+    len = strlen(buf);
+    for (i = 0; i < n && i < 8 && len < cap; i++) {
+        w = snprintf(buf + len, cap - len, "%s%s", i == 0 ? "" : ", ",
+                     apr_schema_priv_literal(lit, sizeof lit, &values[i]));
+        len += w > 0 ? (size_t)w : 0;
+    }
+    if (n > 8 && len < cap) {
+        w = snprintf(buf + len, cap - len, ", ...");
+        len += w > 0 ? (size_t)w : 0;
+    }
+    if (other != NULL && len < cap) {
+        if (other->kind == APR_K_TEXT && other->u.text.pattern != NULL)
+            snprintf(buf + len, cap - len, " or a string matching %s", other->u.text.pattern);
+        else
+            snprintf(buf + len, cap - len, " or another string");
+    }
+    return buf;
+}
+
+apr_status apr_schema_priv_check_text(const apr_type *t, const char *s, size_t len, char *msg,
+                                      size_t cap)
+{
+    char q[96];
+    int m;
+    if (len < t->u.text.min_len) {
+        snprintf(msg, cap, "expected at least %zu byte%s; got %zu", t->u.text.min_len,
+                 t->u.text.min_len == 1 ? "" : "s", len);
+        return APR_E_RANGE;
+    }
+    if (len > t->u.text.max_len) {
+        snprintf(msg, cap, "expected at most %zu byte%s; got %zu", t->u.text.max_len,
+                 t->u.text.max_len == 1 ? "" : "s", len);
+        return APR_E_RANGE;
+    }
+    if (t->u.text.pattern == NULL)
+        return APR_OK;
+    m = apr_regex_match(t->u.text.pattern, s, len);
+    if (m == 1)
+        return APR_OK;
+    if (m < 0)
+        snprintf(msg, cap, "unsupported or malformed pattern %s", t->u.text.pattern);
+    else
+        snprintf(msg, cap, "%s does not match %s", apr_schema_priv_quote(q, sizeof q, s, len, '"'),
+                 t->u.text.pattern);
+    return APR_E_PATTERN;
+}
+
+apr_status apr_schema_priv_check_float(const apr_type *t, double v, char *msg, size_t cap)
+{
+    char a[40], b[40];
+    if (t->u.f.has_min && (v < t->u.f.min || (t->u.f.min_exclusive && v == t->u.f.min))) {
+        format_double(a, sizeof a, t->u.f.min);
+        format_double(b, sizeof b, v);
+        snprintf(msg, cap, "expected a number %s %s; got %s", t->u.f.min_exclusive ? ">" : ">=", a, b);
+        return APR_E_RANGE;
+    }
+    if (t->u.f.has_max && (v > t->u.f.max || (t->u.f.max_exclusive && v == t->u.f.max))) {
+        format_double(a, sizeof a, t->u.f.max);
+        format_double(b, sizeof b, v);
+        snprintf(msg, cap, "expected a number %s %s; got %s", t->u.f.max_exclusive ? "<" : "<=", a, b);
+        return APR_E_RANGE;
+    }
+    return APR_OK;
+}
+
+void apr_schema_priv_int_range(char *buf, size_t cap, const apr_type *t, const char *got,
+                               size_t got_len)
+{
+    int n = (int)(got_len > 40 ? 40 : got_len);
+    if (t->kind == APR_K_UINT)
+        snprintf(buf, cap, "expected an integer in %llu..%llu; got %.*s",
+                 (unsigned long long)t->u.u.min, (unsigned long long)t->u.u.max, n, got);
+    else
+        snprintf(buf, cap, "expected an integer in %lld..%lld; got %.*s", (long long)t->u.i.min,
+                 (long long)t->u.i.max, n, got);
+}
+
+/* ---- the validator ---------------------------------------------------------- */
+
+typedef struct vctx {
+    apr_error *err;
+    bool strict;
+    size_t depth;
+    size_t len;                         /* of path */
+    char path[APR_ERROR_POINTER_MAX];   /* JSON Pointer of the value being checked */
+} vctx;
+
+static apr_status check(vctx *v, const apr_type *t, const void *value);
+
+static apr_status vfail(vctx *v, apr_status code, const char *fmt, ...) APR_PRINTF(3, 4);
+
+static apr_status vfail(vctx *v, apr_status code, const char *fmt, ...)
+{
+    char msg[APR_ERROR_MESSAGE_MAX];
+    va_list ap;
+    if (v->err == NULL || v->err->code != APR_OK)
+        return code;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    apr_error_set(v->err, code, SIZE_MAX, "%s", msg);
+    apr_error_set_pointer(v->err, v->path);
+    return code;
+}
+
+/* Appends "/token" (RFC 6901 escaped, cut at the buffer's end); returns the old length. */
+static size_t push(vctx *v, const char *s, size_t len)
+{
+    size_t old = v->len, n = old, i;
+    if (n + 1 < sizeof v->path)
+        v->path[n++] = '/';
+    for (i = 0; i < len && n + 2 < sizeof v->path; i++) {
+        if (s[i] == '~' || s[i] == '/') {
+            v->path[n++] = '~';
+            v->path[n++] = s[i] == '~' ? '0' : '1';
+        } else {
+            v->path[n++] = s[i];
+        }
+    }
+    v->path[n] = '\0';
+    v->len = n;
+    return old;
+}
+
+static size_t push_index(vctx *v, size_t i)
+{
+    char num[24];
+    int n = snprintf(num, sizeof num, "%zu", i);
+    return push(v, num, (size_t)n);
+}
+
+static void pop(vctx *v, size_t old)
+{
+    v->len = old;
+    v->path[old] = '\0';
+}
+
+static apr_status check_text(vctx *v, const apr_type *t, const apr_slice *s)
+{
+    char msg[APR_ERROR_MESSAGE_MAX];
+    apr_status st;
+    size_t bad;
+    if (s->ptr == NULL && s->len != 0)
+        return vfail(v, APR_E_ARGUMENT, "string of %zu bytes with a NULL pointer", s->len);
+    if ((bad = apr_utf8_check((const uint8_t *)s->ptr, s->len)) != SIZE_MAX)
+        return vfail(v, APR_E_UTF8, "invalid UTF-8 at byte %zu of the string", bad);
+    if (t != NULL && apr_schema_priv_text_constrained(t, s->len) &&
+        (st = apr_schema_priv_check_text(t, s->ptr, s->len, msg, sizeof msg)) != APR_OK)
+        return vfail(v, st, "%s", msg);
+    return APR_OK;
+}
+
+static apr_status check_raw(vctx *v, const apr_json_raw *raw)
+{
+    apr_error e = APR_ERROR_INIT;
+    if (raw->ptr == NULL || raw->len == 0)
+        return vfail(v, APR_E_MISSING, "no JSON value");
+    if (apr_json_validate(raw->ptr, raw->len, NULL, &e) != APR_OK)
+        return vfail(v, e.code, "not one valid JSON value: %s", e.message);
+    return APR_OK;
+}
+
+static apr_status check_count(vctx *v, size_t n, size_t min, size_t max, const char *what)
+{
+    if (n < min)
+        return vfail(v, APR_E_RANGE, "expected at least %zu %s%s; got %zu", min, what,
+                     min == 1 ? "" : "s", n);
+    if (n > max)
+        return vfail(v, APR_E_RANGE, "expected at most %zu %s%s; got %zu", max, what,
+                     max == 1 ? "" : "s", n);
+    return APR_OK;
+}
+
+static apr_status check_array(vctx *v, const apr_type *t, const apr_array *a)
+{
+    const apr_type *et = t->u.arr.elem;
+    size_t i;
+    apr_status st;
+    if ((st = check_count(v, a->count, t->u.arr.min, t->u.arr.max, "element")) != APR_OK)
+        return st;
+    if (a->count != 0 && a->items == NULL && et->size != 0)
+        return vfail(v, APR_E_ARGUMENT, "%zu elements with a NULL pointer", a->count);
+    for (i = 0; i < a->count; i++) {
+        size_t old = push_index(v, i);
+        st = check(v, et, (const char *)a->items + i * et->size);
+        pop(v, old);
+        if (st != APR_OK)
+            return st;
+    }
+    return APR_OK;
+}
+
+static apr_status check_map(vctx *v, const apr_type *t, const apr_array *a)
+{
+    size_t i, es = t->u.map.entry_size;
+    apr_status st;
+    if ((st = check_count(v, a->count, t->u.map.min, t->u.map.max, "member")) != APR_OK)
+        return st;
+    if (a->count != 0 && a->items == NULL)
+        return vfail(v, APR_E_ARGUMENT, "%zu members with a NULL pointer", a->count);
+    for (i = 0; i < a->count; i++) {
+        const char *e = (const char *)a->items + i * es;
+        const apr_slice *key = (const apr_slice *)(const void *)e;
+        size_t old;
+        if ((st = check_text(v, NULL, key)) != APR_OK)
+            return st;
+        old = push(v, key->ptr, key->len);
+        st = check(v, t->u.map.value, e + t->u.map.value_offset);
+        pop(v, old);
+        if (st != APR_OK)
+            return st;
+    }
+    return APR_OK;
+}
+
+/*
+ * Does an unknown member called `key` duplicate a named field whatever the
+ * output spelling? Only names spelled alike in both cases do: a decode in
+ * one spelling legitimately keeps the other spelling as an unknown member.
+ */
+static bool names_field(const apr_field *f, size_t n, const apr_slice *key)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const char *k = f[i].key;
+        if ((f[i].snake == NULL || f[i].snake == k || strcmp(f[i].snake, k) == 0) &&
+            strlen(k) == key->len && memcmp(k, key->ptr, key->len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Checks a value of the typed tail `* text => T` by decoding its raw JSON. */
+static apr_status check_extra_type(vctx *v, const apr_type *xt, const apr_json_raw *raw)
+{
+    union {
+        char bytes[2048];
+        double align;
+    } scratch;
+    apr_arena_options ao;
+    apr_arena arena;
+    apr_error e = APR_ERROR_INIT;
+    apr_status st;
+    void *out;
+    memset(&ao, 0, sizeof ao);
+    ao.initial = scratch.bytes;
+    ao.initial_size = sizeof scratch.bytes;
+    apr_arena_init(&arena, &ao);
+    out = apr_arena_alloc(&arena, xt->size);
+    st = out == NULL ? APR_E_NOMEM
+                     : apr_schema_decode(xt, raw->ptr, raw->len, &arena, out, NULL, &e);
+    apr_arena_deinit(&arena);
+    if (st != APR_OK)
+        return vfail(v, st, "%s", e.message[0] != '\0' ? e.message : apr_status_str(st));
+    return APR_OK;
+}
+
+static apr_status check_fields(vctx *v, const apr_field *f, size_t n, const char *base)
+{
+    size_t i;
+    apr_status st;
+    for (i = 0; i < n; i++) {
+        size_t old;
+        unsigned fl = f[i].flags;
+        if ((fl & APR_F_OPTIONAL) && !*APR_CAT(base, f[i].present_offset, bool))
+            continue;
+        if ((fl & APR_F_NULLABLE) && *APR_CAT(base, f[i].null_offset, bool))
+            continue;
+        if (fl & APR_F_LITERAL)
+            continue;
+        old = push(v, f[i].key, strlen(f[i].key));
+        st = check(v, f[i].type, base + f[i].offset);
+        pop(v, old);
+        if (st != APR_OK)
+            return st;
+    }
+    return APR_OK;
+}
+
+/* Kind in range; kind 0 (unknown) is an error when strict or when nothing was kept of it. */
+static apr_status check_kind(vctx *v, const apr_type *u, const char *base, int *kind)
+{
+    const apr_json_raw *raw = APR_CAT(base, u->u.un.raw_offset, apr_json_raw);
+    size_t old;
+    apr_status st = APR_OK;
+    *kind = *APR_CAT(base, u->u.un.kind_offset, int);
+    if (*kind < 0 || (size_t)*kind > u->u.un.nalts)
+        return vfail(v, APR_E_ARGUMENT, "union kind %d is out of range 0..%zu", *kind, u->u.un.nalts);
+    if (*kind != 0)
+        return APR_OK;
+    if (u->u.un.cls != APR_U_DISCRIMINATED)
+        return vfail(v, APR_E_ARGUMENT, "no alternative of %s chosen (kind 0)",
+                     u->name != NULL ? u->name : "the choice");
+    old = push(v, u->u.un.disc_key, strlen(u->u.un.disc_key));
+    if (v->strict)
+        st = vfail(v, APR_E_UNKNOWN, "unknown variant of %s", u->name != NULL ? u->name : "the choice");
+    else if (raw->ptr == NULL || raw->len == 0)
+        st = vfail(v, APR_E_ARGUMENT, "unknown variant without its raw JSON");
+    pop(v, old);
+    if (st == APR_OK)
+        st = check_raw(v, raw);
+    return st;
+}
+
+static apr_status check_struct(vctx *v, const apr_type *t, const char *base)
+{
+    const apr_type *vt = t->u.st.variants, *alt = NULL;
+    apr_status st;
+    size_t i;
+    if ((st = check_fields(v, t->u.st.fields, t->u.st.nfields, base)) != APR_OK)
+        return st;
+    if (vt != NULL) {
+        const char *vbase = base + t->u.st.variants_offset;
+        int kind;
+        if ((st = check_kind(v, vt, vbase, &kind)) != APR_OK)
+            return st;
+        if (kind > 0) {
+            alt = vt->u.un.alts[kind - 1];
+            if (alt->kind != APR_K_STRUCT)
+                return vfail(v, APR_E_ARGUMENT, "variant %d is no struct", kind);
+            if ((st = check_struct(v, alt, vbase + vt->u.un.payload_offset)) != APR_OK)
+                return st;
+        }
+    }
+    if (t->u.st.open) {
+        const apr_json_members *x = APR_CAT(base, t->u.st.extras_offset, apr_json_members);
+        if (x->count != 0 && x->items == NULL)
+            return vfail(v, APR_E_ARGUMENT, "%zu unknown members with a NULL pointer", x->count);
+        for (i = 0; i < x->count; i++) {
+            const apr_json_member *m = &x->items[i];
+            size_t old;
+            if ((st = check_text(v, NULL, &m->key)) != APR_OK)
+                return st;
+            old = push(v, m->key.ptr, m->key.len);
+            if (names_field(t->u.st.fields, t->u.st.nfields, &m->key) ||
+                (alt != NULL && names_field(alt->u.st.fields, alt->u.st.nfields, &m->key)))
+                st = vfail(v, APR_E_DUPLICATE, "unknown member with the name of a named one");
+            else if ((st = check_raw(v, &m->value)) == APR_OK && t->u.st.extras_type != NULL)
+                st = check_extra_type(v, t->u.st.extras_type, &m->value);
+            pop(v, old);
+            if (st != APR_OK)
+                return st;
+        }
+    }
+    return APR_OK;
+}
+
+static apr_status check_union(vctx *v, const apr_type *t, const char *base)
+{
+    int kind;
+    apr_status st = check_kind(v, t, base, &kind);
+    if (st != APR_OK || kind == 0)
+        return st;
+    return check(v, t->u.un.alts[kind - 1], base + t->u.un.payload_offset);
+}
+
+static apr_status check_nested(vctx *v, const apr_type *t, const void *value)
+{
+    apr_status st;
+    if (++v->depth > APR_SCHEMA_MAX_DEPTH)
+        return vfail(v, APR_E_DEPTH, "typed values nested deeper than %d levels", APR_SCHEMA_MAX_DEPTH);
+    switch (t->kind) {
+    case APR_K_STRUCT: st = check_struct(v, t, (const char *)value); break;
+    case APR_K_ARRAY: st = check_array(v, t, (const apr_array *)value); break;
+    case APR_K_MAP: st = check_map(v, t, (const apr_array *)value); break;
+    default: st = check_union(v, t, (const char *)value); break;
+    }
+    v->depth--;
+    return st;
+}
+
+static apr_status check(vctx *v, const apr_type *t, const void *value)
+{
+    char msg[APR_ERROR_MESSAGE_MAX], got[40];
+    apr_status st;
+    switch (t->kind) {
+    case APR_K_ANY:
+        return check_raw(v, (const apr_json_raw *)value);
+    case APR_K_BOOL:
+    case APR_K_LITERAL:
+        return APR_OK;
+    case APR_K_INT: {
+        int64_t x = *(const int64_t *)value;
+        if (x < t->u.i.min || x > t->u.i.max) {
+            int n = snprintf(got, sizeof got, "%lld", (long long)x);
+            apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
+            return vfail(v, APR_E_RANGE, "%s", msg);
+        }
+        return APR_OK;
+    }
+    case APR_K_UINT: {
+        uint64_t x = *(const uint64_t *)value;
+        if (x < t->u.u.min || x > t->u.u.max) {
+            int n = snprintf(got, sizeof got, "%llu", (unsigned long long)x);
+            apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
+            return vfail(v, APR_E_RANGE, "%s", msg);
+        }
+        return APR_OK;
+    }
+    case APR_K_FLOAT: {
+        double x = *(const double *)value;
+        if (!isfinite(x))
+            return vfail(v, APR_E_RANGE, "not a finite number");
+        if ((st = apr_schema_priv_check_float(t, x, msg, sizeof msg)) != APR_OK)
+            return vfail(v, st, "%s", msg);
+        return APR_OK;
+    }
+    case APR_K_TEXT:
+        return check_text(v, t, (const apr_slice *)value);
+    case APR_K_ENUM: {
+        int k = *(const int *)value;
+        if (k < 0 || (size_t)k > t->u.enm.count)
+            return vfail(v, APR_E_ARGUMENT, "enum kind %d is out of range 0..%zu", k, t->u.enm.count);
+        if (k == 0) {
+            const apr_slice *s = APR_CAT(value, t->u.enm.other_offset, apr_slice);
+            size_t i;
+            if (t->u.enm.other == NULL)
+                return vfail(v, APR_E_UNKNOWN, "no value of %s chosen (kind 0)",
+                             t->name != NULL ? t->name : "the enumeration");
+            if ((st = check_text(v, t->u.enm.other, s)) != APR_OK)
+                return st;
+            for (i = 0; i < t->u.enm.count; i++) {
+                if (apr_schema_priv_text_is(&t->u.enm.values[i], s->ptr, s->len))
+                    return vfail(v, APR_E_ARGUMENT, "other value equal to listed value %zu", i + 1);
+            }
+        }
+        return APR_OK;
+    }
+    case APR_K_STRUCT:
+    case APR_K_ARRAY:
+    case APR_K_MAP:
+    case APR_K_UNION:
+        return check_nested(v, t, value);
+    }
+    return vfail(v, APR_E_ARGUMENT, "malformed type descriptor");
+}
+
+apr_status apr_schema_validate(const apr_type *type, const void *value, bool strict, apr_error *err)
+{
+    vctx v;
+    if (type == NULL || (value == NULL && type->size != 0))
+        return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no type or value");
+    v.err = err;
+    v.strict = strict;
+    v.depth = 0;
+    v.len = 0;
+    v.path[0] = '\0';
+    return check(&v, type, value);
+}

@@ -1,0 +1,1056 @@
+/* test_schema.c - the schema engine: decode, encode, validate over hand-written descriptors. */
+#include "../test.h"
+#include "fixture.h"
+
+#include <stdlib.h>
+
+static apr_arena arena;
+static apr_error err;
+
+static apr_status decode_opts(const apr_type *t, const char *json, void *out, apr_key_case kc, bool strict)
+{
+    apr_decode_options o;
+    o.key_case = kc;
+    o.strict = strict;
+    o.max_depth = 0;
+    apr_error_clear(&err);
+    return apr_schema_decode(t, json, strlen(json), &arena, out, &o, &err);
+}
+
+static apr_status decode(const apr_type *t, const char *json, void *out)
+{
+    return decode_opts(t, json, out, APR_CASE_SCHEMA, true);
+}
+
+/* Encodes into a static buffer (NUL-terminated); NULL on failure. */
+static const char *encode_case(const apr_type *t, const void *v, apr_key_case kc)
+{
+    static char buf[8192];
+    apr_json_writer w;
+    apr_encode_options o;
+    apr_status st;
+    o.key_case = kc;
+    apr_json_writer_init_fixed(&w, buf, sizeof buf - 1);
+    st = apr_schema_encode(t, v, &w, &o);
+    if (st != APR_OK || apr_json_writer_finish(&w, NULL) != APR_OK)
+        return NULL;
+    buf[apr_json_writer_len(&w)] = '\0';
+    return buf;
+}
+
+static const char *encode(const apr_type *t, const void *v)
+{
+    return encode_case(t, v, APR_CASE_SCHEMA);
+}
+
+#define CHECK_ERR(st, code, ptr, msg)              \
+    do {                                           \
+        CHECK_INT(st, code);                       \
+        CHECK_STR(err.pointer, ptr);               \
+        if ((msg) != NULL)                         \
+            CHECK_STR(err.message, (const char *)(msg)); \
+    } while (0)
+
+static bool slice_is(apr_slice s, const char *want)
+{
+    return s.len == strlen(want) && memcmp(s.ptr, want, s.len) == 0;
+}
+
+static bool raw_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+    apr_json_raw x, y;
+    int eq = 0;
+    x.ptr = a;
+    x.len = alen;
+    y.ptr = b;
+    y.len = blen;
+    return apr_json_raw_equal(x, y, &eq) == APR_OK && eq;
+}
+
+/*
+ * decode -> encode -> decode -> encode: both encodings equal, the first
+ * JSON-equal to the input (when `same`), and both values validate.
+ */
+static void round_trip(const apr_type *t, const char *json, size_t size, bool same)
+{
+    void *a = calloc(1, size), *b = calloc(1, size);
+    char first[8192];
+    const char *out;
+    apr_status st = decode(t, json, a);
+    CHECK_INT(st, APR_OK);
+    if (st != APR_OK) {
+        fprintf(stderr, "  %s: %s at %s\n", json, err.message, err.pointer);
+        goto done;
+    }
+    CHECK_INT(apr_schema_validate(t, a, true, NULL), APR_OK);
+    out = encode(t, a);
+    CHECK(out != NULL);
+    if (out == NULL)
+        goto done;
+    snprintf(first, sizeof first, "%s", out);
+    if (same) {
+        CHECK(raw_equal(json, strlen(json), first, strlen(first)));
+    }
+    CHECK_INT(decode(t, first, b), APR_OK);
+    CHECK_INT(apr_schema_validate(t, b, true, NULL), APR_OK);
+    out = encode(t, b);
+    CHECK(out != NULL && strcmp(out, first) == 0);
+done:
+    free(a);
+    free(b);
+}
+
+/* ---- discriminated unions ------------------------------------------------------ */
+
+static void test_discriminated(void)
+{
+    ContentBlockDelta d;
+    apr_status st;
+    const char *json = "{\"text\":\"hi\",\"x\":[1,{\"y\":2}],\"type\":\"text-delta\"}";
+
+    /* The discriminant may come last; unknown members of the open map are kept in order. */
+    st = decode(&T_ContentBlockDelta, json, &d);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(d.kind, CBD_TEXT);
+    CHECK(slice_is(d.u.text_delta.text, "hi"));
+    CHECK_INT(d.u.text_delta.extras.count, 1);
+    CHECK(slice_is(d.u.text_delta.extras.items[0].key, "x"));
+    CHECK(d.u.text_delta.extras.items[0].value.len == 11 &&
+          memcmp(d.u.text_delta.extras.items[0].value.ptr, "[1,{\"y\":2}]", 11) == 0);
+    CHECK(d.raw.ptr == json && d.raw.len == strlen(json));
+    CHECK_STR(encode(&T_ContentBlockDelta, &d), "{\"type\":\"text-delta\",\"text\":\"hi\",\"x\":[1,{\"y\":2}]}");
+
+    /* Escaped member names and discriminant values are compared unescaped. */
+    st = decode(&T_ContentBlockDelta, "{\"\\u0074ype\":\"reasoning\\u002ddelta\",\"reasoning\":\"r\"}", &d);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(d.kind, CBD_REASONING);
+
+    /* Strict: an unknown discriminant is located at the discriminant. */
+    st = decode(&T_ContentBlockDelta, "{\"text\":\"hi\",\"type\":\"txt-delta\"}", &d);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/type",
+              "expected one of \"text-delta\", \"reasoning-delta\", \"data-delta\", \"block-delta\", "
+              "\"tool-call-delta\"; got \"txt-delta\"");
+    CHECK_INT(err.offset, 20);
+
+    /* Tolerant: kind 0 with the raw object, written back as it came. */
+    json = "{\"type\":\"future-delta\",\"n\":1}";
+    st = decode_opts(&T_ContentBlockDelta, json, &d, APR_CASE_SCHEMA, false);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(d.kind, CBD_UNKNOWN);
+    CHECK(d.raw.ptr == json && d.raw.len == strlen(json));
+    CHECK_STR(encode(&T_ContentBlockDelta, &d), json);
+    CHECK_INT(apr_schema_validate(&T_ContentBlockDelta, &d, false, NULL), APR_OK);
+    st = apr_schema_validate(&T_ContentBlockDelta, &d, true, &err);
+    CHECK_INT(st, APR_E_UNKNOWN);
+    CHECK_STR(err.pointer, "/type");
+    /* ... but the tolerant decoder still checks the JSON it skips. */
+    st = decode_opts(&T_ContentBlockDelta, "{\"type\":\"future\",\"n\":01}", &d, APR_CASE_SCHEMA, false);
+    CHECK_INT(st, APR_E_SYNTAX);
+
+    /* Missing discriminant: reported at the object, in tolerant mode too. */
+    st = decode_opts(&T_ContentBlockDelta, "{\"text\":\"hi\"}", &d, APR_CASE_SCHEMA, false);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'type'");
+    CHECK_INT(err.offset, 0);
+
+    /* Wrong kinds. */
+    st = decode(&T_ContentBlockDelta, "{\"type\":5}", &d);
+    CHECK_ERR(st, APR_E_TYPE, "/type", NULL);
+    st = decode(&T_ContentBlockDelta, "[\"type\"]", &d);
+    CHECK_ERR(st, APR_E_TYPE, "", NULL);
+
+    /* A literal member given twice is the reader's duplicate. */
+    st = decode(&T_ContentBlockDelta, "{\"type\":\"text-delta\",\"text\":\"a\",\"type\":\"text-delta\"}", &d);
+    CHECK_ERR(st, APR_E_DUPLICATE, "/type", NULL);
+
+    /* Optional literal member. */
+    st = decode(&T_ContentBlockDelta, "{\"type\":\"data-delta\",\"data\":\"QQ==\",\"encoding\":\"base64\"}", &d);
+    CHECK_INT(st, APR_OK);
+    CHECK(d.kind == CBD_DATA && d.u.data_delta.has_encoding);
+    CHECK_STR(encode(&T_ContentBlockDelta, &d), "{\"type\":\"data-delta\",\"data\":\"QQ==\",\"encoding\":\"base64\"}");
+    st = decode(&T_ContentBlockDelta, "{\"type\":\"data-delta\",\"data\":\"QQ==\",\"encoding\":\"hex\"}", &d);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/encoding", "expected \"base64\"; got \"hex\"");
+
+    /* A struct decoded directly checks its literal member. */
+    {
+        TextDelta t;
+        st = decode(&T_TextDelta, "{\"type\":\"text-delta\",\"text\":\"\"}", &t);
+        CHECK_INT(st, APR_OK);
+        st = decode(&T_TextDelta, "{\"type\":\"reasoning-delta\",\"text\":\"\"}", &t);
+        CHECK_ERR(st, APR_E_UNKNOWN, "/type", "expected \"text-delta\"; got \"reasoning-delta\"");
+    }
+}
+
+/* ---- envelopes with variants ------------------------------------------------------ */
+
+static const char *const delta_event =
+    "{\"type\":\"event\",\"eventId\":\"e1\",\"seq\":7,\"method\":\"messages\",\"params\":{\"namespace\":[\"a\",\"b\"],"
+    "\"timestamp\":1700000000000,\"node\":\"agent\",\"data\":{\"event\":\"content-block-delta\",\"index\":0,"
+    "\"delta\":{\"type\":\"text-delta\",\"text\":\"Hello \\\"w\\u00f6rld\\\"\"}}},\"x-extra\":{\"k\":[true,null]}}";
+
+static void test_envelope(void)
+{
+    Message m;
+    Command c;
+    apr_status st;
+    const char *json;
+
+    st = decode(&T_Message, delta_event, &m);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(m.kind, MSG_EVENT);
+    CHECK(m.u.event.has_event_id && slice_is(m.u.event.event_id, "e1"));
+    CHECK(m.u.event.has_seq && m.u.event.seq == 7);
+    CHECK(!m.u.event.has_run_id);
+    CHECK_INT(m.u.event.data.kind, ED_MESSAGES);
+    CHECK(m.u.event.data.raw.ptr == delta_event && m.u.event.data.raw.len == strlen(delta_event));
+    {
+        const MessagesParams *p = &m.u.event.data.u.messages.params;
+        CHECK_INT(p->namespace_.count, 2);
+        CHECK(slice_is(((const apr_slice *)p->namespace_.items)[1], "b"));
+        CHECK(p->timestamp == 1700000000000ull);
+        CHECK(p->has_node && slice_is(p->node, "agent"));
+        CHECK_INT(p->data.kind, 2);
+        CHECK_INT(p->data.u.content_block_delta.delta.kind, CBD_TEXT);
+        CHECK(slice_is(p->data.u.content_block_delta.delta.u.text_delta.text, "Hello \"w\xc3\xb6rld\""));
+    }
+    CHECK_INT(m.u.event.extras.count, 1);
+    CHECK(slice_is(m.u.event.extras.items[0].key, "x-extra"));
+    round_trip(&T_Message, delta_event, sizeof(Message), true);
+
+    /* The discriminants last, at every level. */
+    json = "{\"params\":{\"data\":{\"delta\":{\"text\":\"t\",\"type\":\"text-delta\"},\"index\":3,"
+           "\"event\":\"content-block-delta\"},\"timestamp\":1,\"namespace\":[]},\"method\":\"messages\",\"type\":\"event\"}";
+    st = decode(&T_Message, json, &m);
+    CHECK_INT(st, APR_OK);
+    CHECK_STR(encode(&T_Message, &m),
+              "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":"
+              "{\"event\":\"content-block-delta\",\"index\":3,\"delta\":{\"type\":\"text-delta\",\"text\":\"t\"}}}}");
+
+    /* Errors deep inside are located. */
+    json = "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":"
+           "{\"event\":\"content-block-delta\",\"index\":0,\"delta\":{\"type\":\"txt-delta\",\"text\":\"x\"}}}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/data/delta/type",
+              "expected one of \"text-delta\", \"reasoning-delta\", \"data-delta\", \"block-delta\", "
+              "\"tool-call-delta\"; got \"txt-delta\"");
+    json = "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":"
+           "{\"event\":\"content-block-delta\",\"index\":\"0\",\"delta\":{\"type\":\"text-delta\",\"text\":\"x\"}}}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_TYPE, "/params/data/index", NULL);
+    json = "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":"
+           "{\"event\":\"content-block-delta\",\"index\":0,\"delta\":{\"type\":\"text-delta\"}}}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_MISSING, "/params/data/delta", "missing required member 'text'");
+    json = "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,\"node\":\"n\","
+           "\"data\":{\"event\":\"message-start\",\"id\":\"m\"}}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_MISSING, "/params/data", "missing required member 'role'");
+    json = "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,\"node\":null,"
+           "\"data\":{\"event\":\"message-start\",\"id\":\"m\",\"role\":\"ai\"}}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_TYPE, "/params/node", NULL);
+    /* Closed params map. */
+    json = "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{},\"node\":\"x\"}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/node", "unknown member 'node'");
+    /* Missing params, reported at the envelope. */
+    st = decode(&T_Message, "{\"type\":\"event\",\"method\":\"values\"}", &m);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'params'");
+
+    /* Unknown method: strict error at /method, tolerant keeps the envelope. */
+    json = "{\"type\":\"event\",\"seq\":3,\"method\":\"usage\",\"params\":{\"n\":1}}";
+    st = decode(&T_Message, json, &m);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/method", "expected one of \"messages\", \"values\"; got \"usage\"");
+    st = decode_opts(&T_Message, json, &m, APR_CASE_SCHEMA, false);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(m.kind, MSG_EVENT);
+    CHECK_INT(m.u.event.data.kind, ED_UNKNOWN);
+    CHECK(m.u.event.has_seq && m.u.event.seq == 3);
+    CHECK_INT(m.u.event.extras.count, 2); /* method and params */
+    CHECK(m.u.event.data.raw.ptr == json && m.u.event.data.raw.len == strlen(json));
+    CHECK_STR(encode(&T_Message, &m), json);
+    /* The envelope's own members are still checked. */
+    st = decode_opts(&T_Message, "{\"type\":\"event\",\"seq\":-3,\"method\":\"usage\"}", &m, APR_CASE_SCHEMA, false);
+    CHECK_ERR(st, APR_E_RANGE, "/seq", "expected an integer in 0..9007199254740991; got -3");
+    st = decode_opts(&T_Message, "{\"type\":\"event\",\"seq\":1}", &m, APR_CASE_SCHEMA, false);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'method'");
+
+    /* Top-level type unknown. */
+    st = decode(&T_Message, "{\"type\":\"ok\",\"id\":1}", &m);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/type", "expected one of \"success\", \"error\", \"event\"; got \"ok\"");
+
+    /* Commands: id, method, params in any order. */
+    json = "{\"params\":{\"input\":{\"messages\":[]},\"assistantId\":\"agent\",\"config\":{\"a\":1,\"b\":[2]}},"
+           "\"method\":\"run.start\",\"id\":12}";
+    st = decode(&T_Command, json, &c);
+    CHECK_INT(st, APR_OK);
+    CHECK(c.id == 12 && c.data.kind == CMD_RUN_START);
+    CHECK(slice_is(c.data.u.run_start.params.assistant_id, "agent"));
+    CHECK(c.data.u.run_start.params.has_config && c.data.u.run_start.params.config.count == 2);
+    CHECK(slice_is(((const AnyEntry *)c.data.u.run_start.params.config.items)[1].key, "b"));
+    round_trip(&T_Command, json, sizeof(Command), true);
+    st = decode(&T_Command, "{\"method\":\"run.start\",\"params\":{\"assistantId\":\"a\",\"input\":null}}", &c);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'id'");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"run.start\"}", &c);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'params'");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"run.start\",\"params\":{\"assistantId\":\"a\"}}", &c);
+    CHECK_ERR(st, APR_E_MISSING, "/params", "missing required member 'input'");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"Run.start\",\"params\":{}}", &c);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/method", NULL);
+    st = decode(&T_Command, "{\"id\":1.0,\"method\":\"run.start\",\"params\":{\"assistantId\":\"a\",\"input\":1}}", &c);
+    CHECK_ERR(st, APR_E_TYPE, "/id", "expected an integer, got a number with a fraction");
+    st = decode(&T_Command, "{\"id\":9007199254740992,\"method\":\"run.start\",\"params\":{\"assistantId\":\"a\",\"input\":1}}", &c);
+    CHECK_ERR(st, APR_E_RANGE, "/id", "expected an integer in 0..9007199254740991; got 9007199254740992");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"run.start\",\"params\":[]}", &c);
+    CHECK_ERR(st, APR_E_TYPE, "/params", NULL);
+    st = decode(&T_Command, "\"run.start\"", &c);
+    CHECK_ERR(st, APR_E_TYPE, "", NULL);
+    /* Tolerant unknown command: id decoded, the rest kept. */
+    json = "{\"id\":4,\"method\":\"agent.fly\",\"params\":{\"to\":\"moon\"}}";
+    st = decode_opts(&T_Command, json, &c, APR_CASE_SCHEMA, false);
+    CHECK_INT(st, APR_OK);
+    CHECK(c.id == 4 && c.data.kind == CMD_UNKNOWN && c.extras.count == 2);
+    CHECK_STR(encode(&T_Command, &c), json);
+}
+
+/* ---- key case ------------------------------------------------------------------ */
+
+static void test_key_case(void)
+{
+    Message m;
+    Command c;
+    apr_status st;
+    const char *snake = "{\"type\":\"event\",\"event_id\":\"e\",\"run_id\":\"r\",\"method\":\"values\","
+                        "\"params\":{\"namespace\":[],\"timestamp\":5,\"data\":{\"graph_name\":1}}}";
+    const char *camel = "{\"type\":\"event\",\"eventId\":\"e\",\"runId\":\"r\",\"method\":\"values\","
+                        "\"params\":{\"namespace\":[],\"timestamp\":5,\"data\":{\"graph_name\":1}}}";
+
+    st = decode_opts(&T_Message, snake, &m, APR_CASE_SNAKE, true);
+    CHECK_INT(st, APR_OK);
+    CHECK(m.u.event.has_event_id && m.u.event.has_run_id && m.u.event.extras.count == 0);
+    CHECK_STR(encode_case(&T_Message, &m, APR_CASE_SNAKE), snake);
+    CHECK_STR(encode_case(&T_Message, &m, APR_CASE_SCHEMA), camel);
+    /* Schema spelling: the open envelope keeps snake names as unknown members. */
+    st = decode_opts(&T_Message, snake, &m, APR_CASE_SCHEMA, true);
+    CHECK_INT(st, APR_OK);
+    CHECK(!m.u.event.has_event_id && m.u.event.extras.count == 2);
+    /* Snake spelling: camelCase names are unknown. */
+    st = decode_opts(&T_Message, camel, &m, APR_CASE_SNAKE, true);
+    CHECK_INT(st, APR_OK);
+    CHECK(!m.u.event.has_event_id && m.u.event.extras.count == 2);
+    /* Either: both, but not both at once. */
+    st = decode_opts(&T_Message, camel, &m, APR_CASE_EITHER, true);
+    CHECK(st == APR_OK && m.u.event.has_event_id);
+    st = decode_opts(&T_Message, snake, &m, APR_CASE_EITHER, true);
+    CHECK(st == APR_OK && m.u.event.has_event_id);
+    st = decode_opts(&T_Message, "{\"type\":\"event\",\"eventId\":\"a\",\"method\":\"values\",\"event_id\":\"b\"}", &m,
+                     APR_CASE_EITHER, true);
+    CHECK_ERR(st, APR_E_DUPLICATE, "/event_id", "duplicate member (given in both spellings) 'event_id'");
+
+    /* A closed map rejects the other spelling; missing members are named in the expected spelling. */
+    st = decode_opts(&T_Command, "{\"id\":1,\"method\":\"run.start\",\"params\":{\"assistant_id\":\"a\",\"input\":1}}", &c,
+                     APR_CASE_SCHEMA, true);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/assistant_id", "unknown member 'assistant_id'");
+    st = decode_opts(&T_Command, "{\"id\":1,\"method\":\"run.start\",\"params\":{\"input\":1}}", &c, APR_CASE_SNAKE, true);
+    CHECK_ERR(st, APR_E_MISSING, "/params", "missing required member 'assistant_id'");
+    st = decode_opts(&T_Command, "{\"id\":1,\"method\":\"run.start\",\"params\":{\"assistant_id\":\"a\",\"input\":1}}", &c,
+                     APR_CASE_EITHER, true);
+    CHECK_INT(st, APR_OK);
+}
+
+/* ---- scalars ------------------------------------------------------------------- */
+
+static void test_scalars(void)
+{
+    uint64_t u;
+    int64_t i;
+    double f;
+    bool b;
+    apr_slice s;
+    apr_json_raw raw;
+    apr_status st;
+    static const apr_type small = { APR_K_INT, "small", 8, { .i = { -5, 10 } } };
+    static const apr_type ranged = { APR_K_FLOAT, "ratio", 8, { .f = { 0, 1, true, true, false, true } } };
+    static const apr_type sized = { APR_K_TEXT, "id", sizeof(apr_slice), { .text = { 1, 4, NULL } } };
+    static const apr_type lit1 = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_INT, NULL, 0, 1, 0, 0 } } };
+    static const apr_type litm = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_INT, NULL, 0, -7, 0, 0 } } };
+    static const apr_type litf = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_FLOAT, NULL, 0, 0, 0, 1.5 } } };
+    static const apr_type litb = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_BOOL, NULL, 0, 1, 0, 0 } } };
+
+    CHECK_INT(decode(&T_uint, "18446744073709551615", &u), APR_OK);
+    CHECK(u == UINT64_MAX);
+    st = decode(&T_uint, "18446744073709551616", &u);
+    CHECK_ERR(st, APR_E_RANGE, "", "integer 18446744073709551616 is outside the 64-bit unsigned range");
+    st = decode(&T_uint, "-1", &u);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected an integer in 0..18446744073709551615; got -1");
+    CHECK_INT(decode(&T_uint, "-0", &u), APR_OK);
+    CHECK(u == 0);
+    st = decode(&T_uint, "1e3", &u);
+    CHECK_ERR(st, APR_E_TYPE, "", "expected an integer, got a number with an exponent");
+    CHECK_INT(decode(&T_int, "-9223372036854775808", &i), APR_OK);
+    CHECK(i == INT64_MIN);
+    st = decode(&T_int, "9223372036854775808", &i);
+    CHECK_ERR(st, APR_E_RANGE, "", "integer 9223372036854775808 is outside the 64-bit signed range");
+    CHECK_INT(decode(&T_js_int, "-9007199254740991", &i), APR_OK);
+    st = decode(&T_js_int, "-9007199254740992", &i);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected an integer in -9007199254740991..9007199254740991; got -9007199254740992");
+    st = decode(&small, " 11 ", &i);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected an integer in -5..10; got 11");
+    CHECK_INT(err.offset, 1);
+    st = decode(&small, "01", &i);
+    CHECK_INT(st, APR_E_SYNTAX);
+    st = decode(&small, "\"1\"", &i);
+    CHECK_INT(st, APR_E_TYPE);
+
+    CHECK_INT(decode(&T_float, "1e300", &f), APR_OK);
+    CHECK(f == 1e300);
+    CHECK_INT(decode(&ranged, "0.5", &f), APR_OK);
+    st = decode(&ranged, "1", &f);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected a number < 1; got 1");
+    st = decode(&ranged, "-0.25", &f);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected a number >= 0; got -0.25");
+
+    CHECK_INT(decode(&T_bool, "true", &b), APR_OK);
+    CHECK(b);
+    CHECK_INT(decode(&T_bool, "null", &b), APR_E_TYPE);
+
+    CHECK_INT(decode(&sized, "\"abcd\"", &s), APR_OK);
+    st = decode(&sized, "\"\"", &s);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected at least 1 byte; got 0");
+    st = decode(&sized, "\"abcde\"", &s);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected at most 4 bytes; got 5");
+
+    /* any: zero-copy, kept exactly, big numbers included; duplicates inside are rejected. */
+    {
+        const char *json = " {\"a\":[1e999,123456789012345678901234567890,{}]} ";
+        CHECK_INT(decode(&T_any, json, &raw), APR_OK);
+        CHECK(raw.ptr == json + 1 && raw.len == strlen(json) - 2);
+        st = decode(&T_any, "{\"a\":{\"b\":1,\"b\":2}}", &raw);
+        CHECK_ERR(st, APR_E_DUPLICATE, "/a/b", NULL);
+    }
+
+    /* Literals: numbers by value, integers only as integers. */
+    CHECK_INT(decode(&lit1, "1", NULL), APR_OK);
+    st = decode(&lit1, "1.0", NULL);
+    CHECK_INT(st, APR_E_TYPE);
+    st = decode(&lit1, "2", NULL);
+    CHECK_ERR(st, APR_E_UNKNOWN, "", "expected 1; got 2");
+    CHECK_INT(decode(&litm, "-7", NULL), APR_OK);
+    CHECK_INT(decode(&litm, "7", NULL), APR_E_UNKNOWN);
+    CHECK_INT(decode(&litf, "15e-1", NULL), APR_OK);
+    CHECK_INT(decode(&litf, "1.25", NULL), APR_E_UNKNOWN);
+    CHECK_INT(decode(&litb, "true", NULL), APR_OK);
+    st = decode(&litb, "false", NULL);
+    CHECK_ERR(st, APR_E_UNKNOWN, "", "expected true; got false");
+    CHECK_INT(decode(&T_null, "null", NULL), APR_OK);
+    CHECK_INT(decode(&T_null, "0", NULL), APR_E_TYPE);
+
+    /* The JSON text as a whole. */
+    CHECK_ERR(decode(&T_uint, "1 2", &u), APR_E_SYNTAX, "", "unexpected bytes after the JSON value");
+    CHECK_INT(decode(&T_uint, "", &u), APR_E_SYNTAX);
+    CHECK_INT(decode(&T_text, "\"\\ud800\"", &s), APR_E_UTF8);
+}
+
+/* ---- optional, nullable, enums -------------------------------------------------- */
+
+static void test_members(void)
+{
+    Message m;
+    apr_status st;
+    const char *json = "{\"type\":\"error\",\"id\":null,\"error\":\"no_such_run\",\"message\":\"gone\"}";
+    st = decode(&T_Message, json, &m);
+    CHECK_INT(st, APR_OK);
+    CHECK(m.kind == MSG_ERROR && m.u.error.id_is_null && m.u.error.error == 4 && !m.u.error.has_stacktrace);
+    round_trip(&T_Message, json, sizeof m, true);
+    json = "{\"type\":\"error\",\"id\":9,\"error\":\"unknown_error\",\"message\":\"m\",\"stacktrace\":\"s\",\"z\":0}";
+    st = decode(&T_Message, json, &m);
+    CHECK(st == APR_OK && !m.u.error.id_is_null && m.u.error.id == 9 && m.u.error.has_stacktrace);
+    round_trip(&T_Message, json, sizeof m, true);
+    /* Nullable is not optional. */
+    st = decode(&T_Message, "{\"type\":\"error\",\"error\":\"unknown_error\",\"message\":\"m\"}", &m);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'id'");
+    st = decode(&T_Message, "{\"type\":\"error\",\"id\":\"null\",\"error\":\"unknown_error\",\"message\":\"m\"}", &m);
+    CHECK_ERR(st, APR_E_TYPE, "/id", NULL);
+    st = decode(&T_Message, "{\"type\":\"error\",\"id\":1,\"error\":\"timeout\",\"message\":\"m\"}", &m);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/error",
+              "expected one of \"invalid_argument\", \"unknown_command\", \"unknown_error\", \"no_such_run\"; got \"timeout\"");
+}
+
+static void test_enum_other(void)
+{
+    Command c;
+    apr_status st;
+    const Channel *ch;
+    const char *json = "{\"id\":1,\"method\":\"subscription.subscribe\",\"params\":{\"channels\":[\"values\","
+                       "\"custom:my-stream\",\"custom\"],\"depth\":2}}";
+    st = decode(&T_Command, json, &c);
+    CHECK_INT(st, APR_OK);
+    ch = (const Channel *)c.data.u.subscribe.params.channels.items;
+    CHECK_INT(c.data.u.subscribe.params.channels.count, 3);
+    CHECK_INT(ch[0].kind, 1);
+    CHECK_INT(ch[1].kind, 0);
+    CHECK(slice_is(ch[1].other, "custom:my-stream"));
+    CHECK_INT(ch[2].kind, 9);
+    round_trip(&T_Command, json, sizeof c, true);
+
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"subscription.subscribe\",\"params\":{\"channels\":[\"values\",\"custom:\"]}}", &c);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/channels/1",
+              "expected one of \"values\", \"updates\", \"messages\", \"tools\", \"lifecycle\", \"input\", "
+              "\"checkpoints\", \"tasks\", ... or a string matching custom:.+; got \"custom:\"");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"subscription.subscribe\",\"params\":{\"channels\":[\"xcustom:a\"]}}", &c);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/channels/0", NULL);
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"subscription.subscribe\",\"params\":{\"channels\":[]}}", &c);
+    CHECK_ERR(st, APR_E_RANGE, "/params/channels", "expected at least 1 element; got 0");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"subscription.subscribe\",\"params\":{\"channels\":\"values\"}}", &c);
+    CHECK_ERR(st, APR_E_TYPE, "/params/channels", NULL);
+
+    /* Pattern errors of a plain text type. */
+    {
+        apr_slice s;
+        st = decode(&T_ChannelCustom, "\"custom:\"", &s);
+        CHECK_ERR(st, APR_E_PATTERN, "", "\"custom:\" does not match custom:.+");
+        CHECK_INT(decode(&T_ChannelCustom, "\"custom:\\u00e9\"", &s), APR_OK);
+    }
+}
+
+/* ---- kind unions, untagged unions -------------------------------------------------- */
+
+static void test_kind_union(void)
+{
+    BlockIndex bi;
+    Goto g;
+    MetadataScalar ms;
+    apr_status st;
+
+    CHECK_INT(decode(&T_BlockIndex, "-5", &bi), APR_OK);
+    CHECK(bi.kind == 1 && bi.u.i == -5 && bi.raw.len == 2);
+    CHECK_INT(decode(&T_BlockIndex, "\"lc_1\"", &bi), APR_OK);
+    CHECK(bi.kind == 2 && slice_is(bi.u.s, "lc_1"));
+    st = decode(&T_BlockIndex, "9007199254740992", &bi);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected an integer in -9007199254740991..9007199254740991; got 9007199254740992");
+    st = decode(&T_BlockIndex, "1.5", &bi);
+    CHECK_ERR(st, APR_E_TYPE, "", "expected an integer or a string; got a number");
+    st = decode(&T_BlockIndex, "true", &bi);
+    CHECK_ERR(st, APR_E_TYPE, "", "expected an integer or a string; got a boolean");
+    CHECK_INT(decode(&T_BlockIndex, "tru", &bi), APR_E_SYNTAX);
+    CHECK_INT(decode(&T_BlockIndex, "", &bi), APR_E_SYNTAX);
+
+    CHECK_INT(decode(&T_Goto, "\"node\"", &g), APR_OK);
+    CHECK(g.kind == 1);
+    CHECK_INT(decode(&T_Goto, "{\"node\":\"n\",\"input\":[1]}", &g), APR_OK);
+    CHECK(g.kind == 2 && g.u.send.has_input);
+    CHECK_INT(decode(&T_Goto, "[\"a\",{\"node\":\"b\"}]", &g), APR_OK);
+    CHECK(g.kind == 3 && g.u.list.count == 2);
+    CHECK_INT(((const GotoItem *)g.u.list.items)[1].kind, 2);
+    CHECK_STR(encode(&T_Goto, &g), "[\"a\",{\"node\":\"b\"}]");
+    st = decode(&T_Goto, "5", &g);
+    CHECK_ERR(st, APR_E_TYPE, "", "expected a string, an object or an array; got a number");
+    st = decode(&T_Goto, "[\"a\",{\"node\":\"b\"},{\"priority\":1}]", &g);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/2/priority", "unknown member 'priority'");
+    st = decode(&T_Goto, "[\"a\",{},{}]", &g);
+    CHECK_ERR(st, APR_E_MISSING, "/1", "missing required member 'node'");
+    st = decode(&T_Goto, "[7]", &g);
+    CHECK_ERR(st, APR_E_TYPE, "/0", "expected a string or an object; got a number");
+
+    CHECK_INT(decode(&T_MetadataScalar, "null", &ms), APR_OK);
+    CHECK_INT(ms.kind, 1);
+    CHECK_INT(decode(&T_MetadataScalar, "false", &ms), APR_OK);
+    CHECK_INT(ms.kind, 2);
+    CHECK_INT(decode(&T_MetadataScalar, "-12", &ms), APR_OK);
+    CHECK(ms.kind == 3 && ms.u.i == -12);
+    CHECK_INT(decode(&T_MetadataScalar, "-1.2e1", &ms), APR_OK);
+    CHECK(ms.kind == 4 && ms.u.f == -12.0);
+    CHECK_INT(decode(&T_MetadataScalar, "\"s\"", &ms), APR_OK);
+    CHECK_INT(ms.kind, 5);
+    st = decode(&T_MetadataScalar, "{}", &ms);
+    CHECK_ERR(st, APR_E_TYPE, "", "expected null, a boolean, an integer, a number or a string; got an object");
+}
+
+/* A kind union with literal alternatives of one kind: "auto" / "none" / text. */
+static const apr_type L_auto = { APR_K_LITERAL, NULL, 0, { .lit = TXT("auto") } };
+static const apr_type L_none = { APR_K_LITERAL, NULL, 0, { .lit = TXT("none") } };
+static const apr_type *const Choice_alts[] = { &L_auto, &L_none, &T_ChannelCustom };
+typedef struct Choice {
+    int kind;
+    apr_json_raw raw;
+    apr_slice s;
+} Choice;
+static const apr_type T_Choice = { APR_K_UNION, "Choice", sizeof(Choice),
+                                   { .un = { APR_U_KIND, Choice_alts, 3, NULL, NULL, offsetof(Choice, kind),
+                                             offsetof(Choice, s), offsetof(Choice, raw) } } };
+
+static void test_kind_literals(void)
+{
+    Choice c;
+    apr_status st;
+    CHECK_INT(decode(&T_Choice, "\"auto\"", &c), APR_OK);
+    CHECK_INT(c.kind, 1);
+    CHECK_INT(decode(&T_Choice, "\"n\\u006fne\"", &c), APR_OK);
+    CHECK_INT(c.kind, 2);
+    CHECK_INT(decode(&T_Choice, "\"custom:x\"", &c), APR_OK);
+    CHECK(c.kind == 3 && slice_is(c.s, "custom:x"));
+    CHECK_STR(encode(&T_Choice, &c), "\"custom:x\"");
+    c.kind = 2;
+    CHECK_STR(encode(&T_Choice, &c), "\"none\"");
+    st = decode(&T_Choice, "\"other\"", &c);
+    CHECK_ERR(st, APR_E_PATTERN, "", "\"other\" does not match custom:.+");
+}
+
+static void test_untagged(void)
+{
+    Command c;
+    Message m;
+    apr_status st;
+    const char *one = "{\"id\":1,\"method\":\"input.respond\",\"params\":{\"namespace\":[],\"interruptId\":\"i\","
+                      "\"response\":{\"ok\":true},\"goto\":[\"a\"]}}";
+    const char *many = "{\"id\":1,\"method\":\"input.respond\",\"params\":{\"responses\":[{\"namespace\":[\"s\"],"
+                       "\"interruptId\":\"i\",\"response\":1}],\"goto\":{\"node\":\"x\"}}}";
+    st = decode(&T_Command, one, &c);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(c.data.u.input_respond.params.kind, 1);
+    CHECK(c.data.u.input_respond.params.raw.len > 0 && c.data.u.input_respond.params.raw.ptr[0] == '{');
+    round_trip(&T_Command, one, sizeof c, true);
+    st = decode(&T_Command, many, &c);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(c.data.u.input_respond.params.kind, 2);
+    CHECK_INT(c.data.u.input_respond.params.u.many.goto_.kind, 2);
+    round_trip(&T_Command, many, sizeof c, true);
+
+    /* Neither: the error of the alternative that got furthest, marked as a choice. */
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"input.respond\",\"params\":{\"namespace\":[],\"interruptId\":\"i\","
+                            "\"response\":1,\"responses\":[]}}", &c);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/responses",
+              "no alternative of InputRespondParams matches: unknown member 'responses'");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"input.respond\",\"params\":{\"responses\":[{\"namespace\":[],"
+                            "\"interruptId\":\"i\"}]}}", &c);
+    CHECK_ERR(st, APR_E_MISSING, "/params/responses/0",
+              "no alternative of InputRespondParams matches: missing required member 'response'");
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"input.respond\",\"params\":7}", &c);
+    CHECK_INT(st, APR_E_TYPE);
+    CHECK_STR(err.pointer, "/params");
+    /* Malformed JSON inside is reported as such, not as a failed choice. */
+    st = decode(&T_Command, "{\"id\":1,\"method\":\"input.respond\",\"params\":{\"responses\":[{\"namespace\":[],"
+                            "\"interruptId\":\"\\q\"}]}}", &c);
+    CHECK_INT(st, APR_E_SYNTAX);
+
+    /* ResultData: first alternative that decodes; EmptyResult takes any object. */
+    st = decode(&T_Message, "{\"type\":\"success\",\"id\":3,\"result\":{\"runId\":\"r\"}}", &m);
+    CHECK(st == APR_OK && m.u.success.result.kind == 1);
+    st = decode(&T_Message, "{\"type\":\"success\",\"id\":3,\"result\":{\"tree\":{\"a\":1}}}", &m);
+    CHECK(st == APR_OK && m.u.success.result.kind == 2);
+    st = decode(&T_Message, "{\"type\":\"success\",\"id\":3,\"result\":{\"runId\":\"r\",\"more\":1}}", &m);
+    CHECK(st == APR_OK && m.u.success.result.kind == 3 && m.u.success.result.u.empty.extras.count == 2);
+    round_trip(&T_Message, "{\"type\":\"success\",\"id\":3,\"result\":{\"runId\":\"r\",\"more\":1}}", sizeof m, true);
+    st = decode(&T_Message, "{\"type\":\"success\",\"id\":3,\"result\":null}", &m);
+    CHECK_INT(st, APR_E_TYPE);
+    CHECK_STR(err.pointer, "/result");
+
+    /* decode_as: the alternative the application knows from context. */
+    {
+        ResultData r;
+        st = apr_schema_decode_as(&T_ResultData, 2, "{\"runId\":\"r\"}", 13, &arena, &r, NULL, &err);
+        CHECK(st == APR_OK && r.kind == 3 && r.u.empty.extras.count == 1);
+        CHECK_INT(apr_schema_decode_as(&T_ResultData, 3, "{}", 2, &arena, &r, NULL, NULL), APR_E_ARGUMENT);
+        CHECK_INT(apr_schema_decode_as(&T_TextDelta, 0, "{}", 2, &arena, &r, NULL, NULL), APR_E_ARGUMENT);
+        apr_error_clear(&err);
+        st = apr_schema_decode_as(&T_ResultData, 0, "{\"runId\":1}", 11, &arena, &r, NULL, &err);
+        CHECK_ERR(st, APR_E_TYPE, "/runId", NULL);
+    }
+}
+
+/* ---- open maps with a typed tail, maps ------------------------------------------------ */
+
+static void test_open_typed(void)
+{
+    Message m;
+    apr_status st;
+    const char *json = "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,"
+                       "\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"m1\",\"metadata\":{\"provider\":\"p\","
+                       "\"temperature\":0.5,\"tier\":\"t\\u00e9\",\"cached\":true,\"n\":3,\"nothing\":null}}}}";
+    const MessageMetadata *md;
+    st = decode(&T_Message, json, &m);
+    CHECK_INT(st, APR_OK);
+    md = &m.u.event.data.u.messages.params.data.u.message_start.metadata;
+    CHECK(md->has_provider && !md->has_model);
+    CHECK_INT(md->extras.count, 5);
+    CHECK(slice_is(md->extras.items[1].key, "tier") && md->extras.items[1].value.len == 9);
+    round_trip(&T_Message, json, sizeof m, true);
+
+    st = decode(&T_Message, "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,"
+                            "\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"m1\",\"metadata\":{\"region\":[1]}}}}", &m);
+    CHECK_ERR(st, APR_E_TYPE, "/params/data/metadata/region",
+              "expected null, a boolean, an integer, a number or a string; got an array");
+    /* A named member binds its key even in an open map. */
+    st = decode(&T_Message, "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,"
+                            "\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"m1\",\"metadata\":{\"provider\":5}}}}", &m);
+    CHECK_ERR(st, APR_E_TYPE, "/params/data/metadata/provider", NULL);
+    st = decode(&T_Message, "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1,"
+                            "\"data\":{\"event\":\"message-start\",\"role\":\"assistant\",\"id\":\"m1\"}}}", &m);
+    CHECK_ERR(st, APR_E_UNKNOWN, "/params/data/role", "expected one of \"ai\", \"human\", \"system\"; got \"assistant\"");
+
+    /* Many typed extras: escaped strings in scratch, arena given back. */
+    {
+        char big[40000];
+        size_t n = 0, i;
+        MessageMetadata meta;
+        n += (size_t)snprintf(big + n, sizeof big - n, "{");
+        for (i = 0; i < 1000; i++)
+            n += (size_t)snprintf(big + n, sizeof big - n, "%s\"k%zu\":\"v\\n%zu\"", i ? "," : "", i, i);
+        snprintf(big + n, sizeof big - n, "}");
+        st = decode(&T_MessageMetadata, big, &meta);
+        CHECK_INT(st, APR_OK);
+        CHECK_INT(meta.extras.count, 1000);
+        CHECK(slice_is(meta.extras.items[999].key, "k999"));
+        CHECK_INT(apr_schema_validate(&T_MessageMetadata, &meta, true, NULL), APR_OK);
+    }
+}
+
+static void test_map(void)
+{
+    static const apr_type bounded = { APR_K_MAP, NULL, sizeof(apr_array),
+                                      { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 1, 2 } } };
+    apr_array a;
+    apr_status st;
+    CHECK_INT(decode(&T_AnyMap, "{}", &a), APR_OK);
+    CHECK(a.count == 0);
+    CHECK_INT(decode(&T_AnyMap, "{\"a\\/b\":1,\"c\":{\"d\":[]}}", &a), APR_OK);
+    CHECK(a.count == 2 && slice_is(((const AnyEntry *)a.items)[0].key, "a/b"));
+    CHECK_STR(encode(&T_AnyMap, &a), "{\"a/b\":1,\"c\":{\"d\":[]}}");
+    st = decode(&bounded, "{}", &a);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected at least 1 member; got 0");
+    st = decode(&bounded, "{\"a\":1,\"b\":2,\"c\":3}", &a);
+    CHECK_ERR(st, APR_E_RANGE, "", "expected at most 2 members; got 3");
+    st = decode(&T_AnyMap, "{\"a\":1,\"a\":2}", &a);
+    CHECK_ERR(st, APR_E_DUPLICATE, "/a", NULL);
+}
+
+/* ---- member order, large structs -------------------------------------------------- */
+
+static void test_order(void)
+{
+    static const char *const perms[] = {
+        "{\"type\":\"event\",\"method\":\"values\",\"seq\":1,\"params\":{\"namespace\":[\"a\"],\"timestamp\":2,\"data\":[]}}",
+        "{\"params\":{\"data\":[],\"timestamp\":2,\"namespace\":[\"a\"]},\"seq\":1,\"method\":\"values\",\"type\":\"event\"}",
+        "{\"seq\":1,\"type\":\"event\",\"params\":{\"timestamp\":2,\"namespace\":[\"a\"],\"data\":[]},\"method\":\"values\"}",
+    };
+    char first[512];
+    size_t i;
+    Message m;
+    for (i = 0; i < 3; i++) {
+        const char *out;
+        CHECK_INT(decode(&T_Message, perms[i], &m), APR_OK);
+        out = encode(&T_Message, &m);
+        CHECK(out != NULL);
+        if (out == NULL)
+            continue;
+        if (i == 0)
+            snprintf(first, sizeof first, "%s", out);
+        else
+            CHECK_STR(out, first);
+    }
+}
+
+#define WIDE 70
+typedef struct Wide {
+    uint64_t v[WIDE];
+    bool has[WIDE];
+} Wide;
+
+static void test_wide(void)
+{
+    apr_field fields[WIDE];
+    char names[WIDE][8];
+    char json[2048];
+    apr_type t;
+    Wide w;
+    size_t i, n = 0;
+    apr_status st;
+    for (i = 0; i < WIDE; i++) {
+        snprintf(names[i], sizeof names[i], "f%zu", i);
+        fields[i].key = fields[i].snake = names[i];
+        fields[i].type = &T_uint;
+        fields[i].offset = offsetof(Wide, v) + i * sizeof(uint64_t);
+        fields[i].present_offset = offsetof(Wide, has) + i;
+        fields[i].null_offset = 0;
+        fields[i].flags = i % 2 ? APR_F_OPTIONAL : 0;
+    }
+    memset(&t, 0, sizeof t);
+    t.kind = APR_K_STRUCT;
+    t.name = "Wide";
+    t.size = sizeof(Wide);
+    t.u.st.fields = fields;
+    t.u.st.nfields = WIDE;
+    /* All required members, backwards. */
+    n += (size_t)snprintf(json + n, sizeof json - n, "{");
+    for (i = WIDE; i-- > 0;)
+        if (i % 2 == 0)
+            n += (size_t)snprintf(json + n, sizeof json - n, "\"f%zu\":%zu%s", i, i, i > 0 ? "," : "");
+    snprintf(json + n, sizeof json - n, "}");
+    st = decode(&t, json, &w);
+    CHECK_INT(st, APR_OK);
+    CHECK(w.v[68] == 68 && w.v[0] == 0 && !w.has[69]);
+    /* Without f68: the bitmap past 64 fields still finds it missing. */
+    st = decode(&t, "{\"f0\":0}", &w);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'f2'");
+    memcpy(json, "{\"f", 3);
+    n = 0;
+    n += (size_t)snprintf(json + n, sizeof json - n, "{");
+    for (i = 0; i < WIDE; i += 2)
+        if (i != 68)
+            n += (size_t)snprintf(json + n, sizeof json - n, "%s\"f%zu\":1", i ? "," : "", i);
+    snprintf(json + n, sizeof json - n, ",\"f69\":1}");
+    st = decode(&t, json, &w);
+    CHECK_ERR(st, APR_E_MISSING, "", "missing required member 'f68'");
+}
+
+/* ---- validation of values built by hand ------------------------------------------------ */
+
+static void test_validate(void)
+{
+    Message m;
+    Command c;
+    apr_status st;
+    MessagesParams *p;
+    Channel *ch;
+    char bad_utf8[2] = { (char)0xC3, 0 };
+
+    CHECK_INT(decode(&T_Message, delta_event, &m), APR_OK);
+    p = &m.u.event.data.u.messages.params;
+    p->data.u.content_block_delta.delta.u.text_delta.text.ptr = NULL;
+    apr_error_clear(&err);
+    st = apr_schema_validate(&T_Message, &m, true, &err);
+    CHECK_ERR(st, APR_E_ARGUMENT, "/params/data/delta/text", NULL);
+    CHECK(err.offset == SIZE_MAX);
+    p->data.u.content_block_delta.delta.u.text_delta.text.ptr = bad_utf8;
+    p->data.u.content_block_delta.delta.u.text_delta.text.len = 1;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_UTF8, "/params/data/delta/text", NULL);
+    p->data.u.content_block_delta.delta.u.text_delta.text.len = 0;
+    p->data.u.content_block_delta.delta.kind = 9;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_ARGUMENT, "/params/data/delta", NULL);
+    CHECK(encode(&T_Message, &m) == NULL);
+    p->data.u.content_block_delta.delta.kind = 1;
+    m.u.event.seq = 9007199254740992ull;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_RANGE, "/seq",
+              "expected an integer in 0..9007199254740991; got 9007199254740992");
+    m.u.event.seq = 1;
+    CHECK_INT(apr_schema_validate(&T_Message, &m, true, NULL), APR_OK);
+    m.u.event.extras.items[0].key.ptr = "runId"; /* the other spelling of run_id: fine */
+    m.u.event.extras.items[0].key.len = 5;
+    CHECK_INT(apr_schema_validate(&T_Message, &m, true, NULL), APR_OK);
+    m.u.event.extras.items[0].key.ptr = "seq"; /* seq in every spelling: a duplicate */
+    m.u.event.extras.items[0].key.len = 3;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_DUPLICATE, "/seq", NULL);
+    m.u.event.extras.items[0].key.ptr = "a~b/c";
+    m.u.event.extras.items[0].key.len = 5;
+    m.u.event.extras.items[0].value.ptr = "{\"x\":1,\"x\":2}";
+    m.u.event.extras.items[0].value.len = 13;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_DUPLICATE, "/a~0b~1c", NULL);
+    m.u.event.extras.count = 0;
+    m.u.event.data.kind = 0;
+    m.u.event.data.raw.ptr = "{}";
+    m.u.event.data.raw.len = 2;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_UNKNOWN, "/method", NULL);
+    CHECK_INT(apr_schema_validate(&T_Message, &m, false, NULL), APR_OK);
+
+    CHECK_INT(decode(&T_Command, "{\"id\":1,\"method\":\"subscription.subscribe\",\"params\":{\"channels\":[\"values\"]}}", &c),
+              APR_OK);
+    ch = (Channel *)c.data.u.subscribe.params.channels.items;
+    ch[0].kind = 0;
+    ch[0].other.ptr = "custom:";
+    ch[0].other.len = 7;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Command, &c, true, &err), APR_E_PATTERN, "/params/channels/0",
+              "\"custom:\" does not match custom:.+");
+    ch[0].other.ptr = "\xff";
+    ch[0].other.len = 1;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Command, &c, true, &err), APR_E_UTF8, "/params/channels/0", NULL);
+    ch[0].kind = 10;
+    CHECK_INT(apr_schema_validate(&T_Command, &c, true, NULL), APR_E_ARGUMENT);
+    ch[0].kind = 1;
+    c.data.u.subscribe.params.channels.count = 0;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Command, &c, true, &err), APR_E_RANGE, "/params/channels",
+              "expected at least 1 element; got 0");
+
+    /* A value built from scratch. */
+    {
+        Command b;
+        apr_slice ns[1];
+        InputRespondEntry e;
+        memset(&b, 0, sizeof b);
+        memset(&e, 0, sizeof e);
+        ns[0].ptr = "x";
+        ns[0].len = 1;
+        b.id = 5;
+        b.data.kind = CMD_INPUT_RESPOND;
+        b.data.u.input_respond.params.kind = 2;
+        e.namespace_.items = ns;
+        e.namespace_.count = 1;
+        e.interrupt_id.ptr = "i";
+        e.interrupt_id.len = 1;
+        apr_error_clear(&err);
+        b.data.u.input_respond.params.u.many.responses.items = &e;
+        b.data.u.input_respond.params.u.many.responses.count = 1;
+        CHECK_ERR(apr_schema_validate(&T_Command, &b, true, &err), APR_E_MISSING, "/params/responses/0/response", NULL);
+        CHECK(encode(&T_Command, &b) == NULL);
+        e.response.ptr = "[1, 2]";
+        e.response.len = 6;
+        CHECK_INT(apr_schema_validate(&T_Command, &b, true, NULL), APR_OK);
+        CHECK_STR(encode(&T_Command, &b), "{\"id\":5,\"method\":\"input.respond\",\"params\":{\"responses\":"
+                                          "[{\"namespace\":[\"x\"],\"interruptId\":\"i\",\"response\":[1, 2]}]}}");
+        CHECK_STR(encode_case(&T_Command, &b, APR_CASE_SNAKE), "{\"id\":5,\"method\":\"input.respond\",\"params\":"
+                  "{\"responses\":[{\"namespace\":[\"x\"],\"interrupt_id\":\"i\",\"response\":[1, 2]}]}}");
+    }
+    CHECK_INT(apr_schema_validate(NULL, &c, true, NULL), APR_E_ARGUMENT);
+}
+
+/* ---- nesting ----------------------------------------------------------------------- */
+
+static char *nested_tree(size_t depth)
+{
+    size_t i, n = 0, cap = depth * 40 + 64;
+    char *s = (char *)malloc(cap);
+    for (i = 0; i < depth; i++)
+        n += (size_t)snprintf(s + n, cap - n, "{\"graphName\":\"g\",\"children\":[");
+    n += (size_t)snprintf(s + n, cap - n, "{\"graphName\":\"leaf\"}");
+    for (i = 0; i < depth; i++)
+        n += (size_t)snprintf(s + n, cap - n, "]}");
+    return s;
+}
+
+static void test_depth(void)
+{
+    TreeNode t;
+    apr_decode_options o;
+    apr_status st;
+    char *s = nested_tree(255); /* 511 containers */
+    const char *out;
+    memset(&o, 0, sizeof o);
+    st = decode(&T_TreeNode, s, &t);
+    CHECK_INT(st, APR_OK);
+    CHECK_INT(apr_schema_validate(&T_TreeNode, &t, true, NULL), APR_OK);
+    out = encode(&T_TreeNode, &t);
+    CHECK(out != NULL && strcmp(out, s) == 0);
+    free(s);
+    s = nested_tree(256); /* 513 containers: past the reader's default 512 */
+    CHECK_INT(decode(&T_TreeNode, s, &t), APR_E_DEPTH);
+    free(s);
+    /* With a deeper reader limit the typed nesting limit still holds. */
+    s = nested_tree(3000);
+    o.max_depth = 100000;
+    apr_error_clear(&err);
+    st = apr_schema_decode(&T_TreeNode, s, strlen(s), &arena, &t, &o, &err);
+    CHECK_INT(st, APR_E_DEPTH);
+    free(s);
+    /* Deep any values are walked without recursion. */
+    {
+        size_t depth = 10000, i;
+        char *d = (char *)malloc(depth * 2 + 32);
+        apr_json_raw raw;
+        for (i = 0; i < depth; i++)
+            d[i] = '[';
+        for (i = 0; i < depth; i++)
+            d[depth + i] = ']';
+        d[2 * depth] = '\0';
+        CHECK_INT(decode(&T_any, d, &raw), APR_E_DEPTH);
+        apr_error_clear(&err);
+        st = apr_schema_decode(&T_any, d, strlen(d), &arena, &raw, &o, &err);
+        CHECK_INT(st, APR_OK);
+        free(d);
+    }
+}
+
+/* ---- allocation failures -------------------------------------------------------------- */
+
+typedef struct budget {
+    int left;
+} budget;
+
+static void *budget_alloc(void *ctx, size_t size)
+{
+    budget *b = (budget *)ctx;
+    if (b->left <= 0)
+        return NULL;
+    b->left--;
+    return malloc(size);
+}
+
+static void budget_free(void *ctx, void *p, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    free(p);
+}
+
+static void test_nomem(void)
+{
+    /* Escaped strings, arrays, extras, typed extras, a choice: many allocation points. */
+    const char *inputs[] = {
+        "{\"type\":\"event\",\"method\":\"messages\",\"params\":{\"namespace\":[\"a\\n\",\"b\",\"c\",\"d\",\"e\",\"f\"],"
+        "\"timestamp\":1,\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"m\\t1\",\"metadata\":{\"x\\u00e9\":\"y\\n\","
+        "\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5}}},\"z\\n\":[1],\"y\":2,\"w\":3,\"v\":4,\"u\":5}",
+        "{\"id\":1,\"method\":\"input.respond\",\"params\":{\"responses\":[{\"namespace\":[\"s\\\"\"],\"interruptId\":\"i\\/\","
+        "\"response\":1},{\"namespace\":[],\"interruptId\":\"j\",\"response\":2}],\"goto\":[\"a\\n\",{\"node\":\"b\\n\"}]}}",
+    };
+    const apr_type *types[] = { &T_Message, &T_Command };
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        int limit, ok = 0, clean = 1;
+        for (limit = 0; limit < 200 && !ok; limit++) {
+            budget b;
+            apr_arena_options ao;
+            apr_arena a;
+            union {
+                Message m;
+                Command c;
+            } out;
+            apr_error e = APR_ERROR_INIT;
+            apr_status st;
+            memset(&ao, 0, sizeof ao);
+            b.left = limit;
+            ao.allocator.alloc = budget_alloc;
+            ao.allocator.free = budget_free;
+            ao.allocator.ctx = &b;
+            ao.chunk_size = 64;
+            apr_arena_init(&a, &ao);
+            st = apr_schema_decode(types[k], inputs[k], strlen(inputs[k]), &a, &out, NULL, &e);
+            if (st == APR_OK)
+                ok = 1;
+            else if (st != APR_E_NOMEM || e.code != APR_E_NOMEM)
+                clean = 0;
+            apr_arena_deinit(&a);
+        }
+        CHECK(ok);
+        CHECK(clean);
+        CHECK(limit > 3); /* the loop did exercise failures */
+    }
+}
+
+int main(void)
+{
+    apr_arena_init(&arena, NULL);
+    test_discriminated();
+    test_envelope();
+    test_key_case();
+    test_scalars();
+    test_members();
+    test_enum_other();
+    test_kind_union();
+    test_kind_literals();
+    test_untagged();
+    test_open_typed();
+    test_map();
+    test_order();
+    test_wide();
+    test_validate();
+    test_depth();
+    test_nomem();
+    apr_arena_deinit(&arena);
+    return test_report();
+}

@@ -254,7 +254,7 @@ struct ap_metadata_scalar {
     apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** One member of a ap_run_start_params_config_t. */
+/** One member of a value of ap_run_start_params_config_t. */
 typedef struct ap_run_start_params_config_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -268,7 +268,7 @@ struct ap_run_start_params_config {
     size_t count;
 };
 
-/** One member of a ap_run_start_params_metadata_t. */
+/** One member of a value of ap_run_start_params_metadata_t. */
 typedef struct ap_run_start_params_metadata_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -309,7 +309,7 @@ struct ap_run_start_params {
  * Schema: `run.start` (protocol.cddl:174).
  */
 struct ap_run_start {
-    /* "method" is always "run.start": checked and written, not stored */
+    /* "method" is always "run.start" (checked and written, not stored) */
     ap_run_start_params_t params;
 };
 
@@ -352,7 +352,7 @@ struct ap_subscribe_params {
  * Schema: `subscription.subscribe` (protocol.cddl:233).
  */
 struct ap_subscription_subscribe {
-    /* "method" is always "subscription.subscribe": checked and written, not stored */
+    /* "method" is always "subscription.subscribe" (checked and written, not stored) */
     ap_subscribe_params_t params;
 };
 
@@ -373,7 +373,7 @@ struct ap_unsubscribe_params {
  * Schema: `subscription.unsubscribe` (protocol.cddl:254).
  */
 struct ap_subscription_unsubscribe {
-    /* "method" is always "subscription.unsubscribe": checked and written, not stored */
+    /* "method" is always "subscription.unsubscribe" (checked and written, not stored) */
     ap_unsubscribe_params_t params;
 };
 
@@ -409,7 +409,7 @@ struct ap_reconnect_params {
  * Schema: `subscription.reconnect` (protocol.cddl:267).
  */
 struct ap_subscription_reconnect {
-    /* "method" is always "subscription.reconnect": checked and written, not stored */
+    /* "method" is always "subscription.reconnect" (checked and written, not stored) */
     ap_reconnect_params_t params;
 };
 
@@ -430,11 +430,11 @@ struct ap_agent_get_tree_params {
  * Schema: `agent.getTree` (protocol.cddl:308).
  */
 struct ap_agent_get_tree {
-    /* "method" is always "agent.getTree": checked and written, not stored */
+    /* "method" is always "agent.getTree" (checked and written, not stored) */
     ap_agent_get_tree_params_t params;
 };
 
-/** One member of a ap_input_respond_one_update_t. */
+/** One member of a value of ap_input_respond_one_update_t. */
 typedef struct ap_input_respond_one_update_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -493,7 +493,7 @@ struct ap_goto {
     apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** One member of a ap_input_respond_one_config_t. */
+/** One member of a value of ap_input_respond_one_config_t. */
 typedef struct ap_input_respond_one_config_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -507,7 +507,7 @@ struct ap_input_respond_one_config {
     size_t count;
 };
 
-/** One member of a ap_input_respond_one_metadata_t. */
+/** One member of a value of ap_input_respond_one_metadata_t. */
 typedef struct ap_input_respond_one_metadata_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -555,7 +555,7 @@ struct ap_input_respond_many_responses {
     size_t count;
 };
 
-/** One member of a ap_input_respond_many_update_t. */
+/** One member of a value of ap_input_respond_many_update_t. */
 typedef struct ap_input_respond_many_update_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -569,7 +569,7 @@ struct ap_input_respond_many_update {
     size_t count;
 };
 
-/** One member of a ap_input_respond_many_config_t. */
+/** One member of a value of ap_input_respond_many_config_t. */
 typedef struct ap_input_respond_many_config_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -583,7 +583,7 @@ struct ap_input_respond_many_config {
     size_t count;
 };
 
-/** One member of a ap_input_respond_many_metadata_t. */
+/** One member of a value of ap_input_respond_many_metadata_t. */
 typedef struct ap_input_respond_many_metadata_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -649,7 +649,7 @@ struct ap_input_respond_params {
  * Schema: `input.respond` (protocol.cddl:850).
  */
 struct ap_input_respond {
-    /* "method" is always "input.respond": checked and written, not stored */
+    /* "method" is always "input.respond" (checked and written, not stored) */
     ap_input_respond_params_t params;
 };
 
@@ -695,7 +695,7 @@ struct ap_input_inject_params {
  * Schema: `input.inject` (protocol.cddl:899).
  */
 struct ap_input_inject {
-    /* "method" is always "input.inject": checked and written, not stored */
+    /* "method" is always "input.inject" (checked and written, not stored) */
     ap_input_inject_params_t params;
 };
 
@@ -726,7 +726,7 @@ struct ap_state_get_params {
  * Schema: `state.get` (protocol.cddl:951).
  */
 struct ap_state_get {
-    /* "method" is always "state.get": checked and written, not stored */
+    /* "method" is always "state.get" (checked and written, not stored) */
     ap_state_get_params_t params;
 };
 
@@ -753,11 +753,11 @@ struct ap_list_checkpoints_params {
  * Schema: `state.listCheckpoints` (protocol.cddl:969).
  */
 struct ap_state_list_checkpoints {
-    /* "method" is always "state.listCheckpoints": checked and written, not stored */
+    /* "method" is always "state.listCheckpoints" (checked and written, not stored) */
     ap_list_checkpoints_params_t params;
 };
 
-/** One member of a ap_state_fork_params_config_t. */
+/** One member of a value of ap_state_fork_params_config_t. */
 typedef struct ap_state_fork_params_config_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -793,7 +793,7 @@ struct ap_state_fork_params {
  * Schema: `state.fork` (protocol.cddl:1002).
  */
 struct ap_state_fork {
-    /* "method" is always "state.fork": checked and written, not stored */
+    /* "method" is always "state.fork" (checked and written, not stored) */
     ap_state_fork_params_t params;
 };
 
@@ -1094,7 +1094,7 @@ struct ap_agent_tree_node_children {
     size_t count;
 };
 
-/** One member of a ap_agent_tree_node_metadata_t. */
+/** One member of a value of ap_agent_tree_node_metadata_t. */
 typedef struct ap_agent_tree_node_metadata_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -1145,7 +1145,7 @@ struct ap_agent_result {
  */
 typedef ap_empty_result_t ap_input_result_t;
 
-/** One member of a ap_state_get_result_values_t. */
+/** One member of a value of ap_state_get_result_values_t. */
 typedef struct ap_state_get_result_values_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -1291,7 +1291,7 @@ struct ap_response_meta {
  * Schema: `CommandResponse` (protocol.cddl:81).
  */
 struct ap_command_response {
-    /* "type" is always "success": checked and written, not stored */
+    /* "type" is always "success" (checked and written, not stored) */
     /** `id` of the command answered */
     ap_js_uint_t id;
     /** Method-specific result */
@@ -1328,7 +1328,7 @@ typedef enum ap_error_code {
  * Schema: `ErrorResponse` (protocol.cddl:91).
  */
 struct ap_error_response {
-    /* "type" is always "error": checked and written, not stored */
+    /* "type" is always "error" (checked and written, not stored) */
     /** `id` of the failed command, or null */
     bool id_is_null; /**< "id" was null; id holds nothing */
     ap_js_uint_t id;
@@ -1352,7 +1352,7 @@ struct ap_error_response {
  * Schema: `LifecycleCauseToolCall` (protocol.cddl:372).
  */
 struct ap_lifecycle_cause_tool_call {
-    /* "type" is always "toolCall": checked and written, not stored */
+    /* "type" is always "toolCall" (checked and written, not stored) */
     /** Id of that tool call: the `toolCallId` of its tool-started event and the `id` of its tool_call content block */
     apr_slice tool_call_id;
 };
@@ -1364,7 +1364,7 @@ struct ap_lifecycle_cause_tool_call {
  * Schema: `LifecycleCauseSend` (protocol.cddl:379).
  */
 struct ap_lifecycle_cause_send {
-    /* "type" is always "send": checked and written, not stored */
+    /* "type" is always "send" (checked and written, not stored) */
     /** Parent node that issued the Send; Sends of one node in one step share it */
     apr_slice from_node;
 };
@@ -1376,7 +1376,7 @@ struct ap_lifecycle_cause_send {
  * Schema: `LifecycleCauseEdge` (protocol.cddl:386).
  */
 struct ap_lifecycle_cause_edge {
-    /* "type" is always "edge": checked and written, not stored */
+    /* "type" is always "edge" (checked and written, not stored) */
     /** Parent node the edge leaves */
     apr_slice from_node;
 };
@@ -1444,7 +1444,7 @@ struct ap_lifecycle_event_params {
  * Schema: `LifecycleEvent` (protocol.cddl:346).
  */
 struct ap_lifecycle_event {
-    /* "method" is always "lifecycle": checked and written, not stored */
+    /* "method" is always "lifecycle" (checked and written, not stored) */
     ap_lifecycle_event_params_t params;
 };
 
@@ -1497,7 +1497,7 @@ struct ap_message_metadata {
  * Schema: `MessageStartData` (protocol.cddl:422).
  */
 struct ap_message_start_data {
-    /* "event" is always "message-start": checked and written, not stored */
+    /* "event" is always "message-start" (checked and written, not stored) */
     /** Who wrote the message */
     ap_message_role_t role;
     /** Message id */
@@ -1544,7 +1544,7 @@ struct ap_text_content_block_annotations {
  * Schema: `TextContentBlock` (protocol.cddl:558).
  */
 struct ap_text_content_block {
-    /* "type" is always "text": checked and written, not stored */
+    /* "type" is always "text" (checked and written, not stored) */
     /** The text; text-delta appends to it */
     apr_slice text;
     bool has_id; /**< whether "id" was given */
@@ -1563,7 +1563,7 @@ struct ap_text_content_block {
  * Schema: `InvalidToolCall` (protocol.cddl:620).
  */
 struct ap_invalid_tool_call {
-    /* "type" is always "invalid_tool_call": checked and written, not stored */
+    /* "type" is always "invalid_tool_call" (checked and written, not stored) */
     /** Call id, if any */
     bool id_is_null; /**< "id" was null; id holds nothing */
     apr_slice id;
@@ -1587,7 +1587,7 @@ struct ap_invalid_tool_call {
  * Schema: `ReasoningContentBlock` (protocol.cddl:591).
  */
 struct ap_reasoning_content_block {
-    /* "type" is always "reasoning": checked and written, not stored */
+    /* "type" is always "reasoning" (checked and written, not stored) */
     /** The reasoning text; reasoning-delta appends to it */
     bool has_reasoning; /**< whether "reasoning" was given */
     apr_slice reasoning;
@@ -1598,7 +1598,7 @@ struct ap_reasoning_content_block {
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a ap_non_standard_content_block_value_t. */
+/** One member of a value of ap_non_standard_content_block_value_t. */
 typedef struct ap_non_standard_content_block_value_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -1618,7 +1618,7 @@ struct ap_non_standard_content_block_value {
  * Schema: `NonStandardContentBlock` (protocol.cddl:710).
  */
 struct ap_non_standard_content_block {
-    /* "type" is always "non_standard": checked and written, not stored */
+    /* "type" is always "non_standard" (checked and written, not stored) */
     /** Provider's own block data */
     ap_non_standard_content_block_value_t value;
     bool has_id; /**< whether "id" was given */
@@ -1634,7 +1634,7 @@ struct ap_non_standard_content_block {
  * Schema: `ImageContentBlock` (protocol.cddl:662).
  */
 struct ap_image_content_block {
-    /* "type" is always "image": checked and written, not stored */
+    /* "type" is always "image" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
     /** Provider file id */
@@ -1660,7 +1660,7 @@ struct ap_image_content_block {
  * Schema: `VideoContentBlock` (protocol.cddl:686).
  */
 struct ap_video_content_block {
-    /* "type" is always "video": checked and written, not stored */
+    /* "type" is always "video" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
     /** Provider file id */
@@ -1686,7 +1686,7 @@ struct ap_video_content_block {
  * Schema: `AudioContentBlock` (protocol.cddl:674).
  */
 struct ap_audio_content_block {
-    /* "type" is always "audio": checked and written, not stored */
+    /* "type" is always "audio" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
     /** Provider file id */
@@ -1712,7 +1712,7 @@ struct ap_audio_content_block {
  * Schema: `FileContentBlock` (protocol.cddl:698).
  */
 struct ap_file_content_block {
-    /* "type" is always "file": checked and written, not stored */
+    /* "type" is always "file" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
     /** Provider file id */
@@ -1732,7 +1732,7 @@ struct ap_file_content_block {
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a ap_tool_call_args_t. */
+/** One member of a value of ap_tool_call_args_t. */
 typedef struct ap_tool_call_args_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -1752,7 +1752,7 @@ struct ap_tool_call_args {
  * Schema: `ToolCall` (protocol.cddl:600).
  */
 struct ap_tool_call {
-    /* "type" is always "tool_call": checked and written, not stored */
+    /* "type" is always "tool_call" (checked and written, not stored) */
     /** Call id, null if the provider gave none */
     bool id_is_null; /**< "id" was null; id holds nothing */
     apr_slice id;
@@ -1771,7 +1771,7 @@ struct ap_tool_call {
  * Schema: `ToolCallChunk` (protocol.cddl:610).
  */
 struct ap_tool_call_chunk {
-    /* "type" is always "tool_call_chunk": checked and written, not stored */
+    /* "type" is always "tool_call_chunk" (checked and written, not stored) */
     /** Call id, null until known */
     bool id_is_null; /**< "id" was null; id holds nothing */
     apr_slice id;
@@ -1786,7 +1786,7 @@ struct ap_tool_call_chunk {
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a ap_server_tool_call_args_t. */
+/** One member of a value of ap_server_tool_call_args_t. */
 typedef struct ap_server_tool_call_args_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -1806,7 +1806,7 @@ struct ap_server_tool_call_args {
  * Schema: `ServerToolCall` (protocol.cddl:631).
  */
 struct ap_server_tool_call {
-    /* "type" is always "server_tool_call": checked and written, not stored */
+    /* "type" is always "server_tool_call" (checked and written, not stored) */
     /** Call id */
     apr_slice id;
     /** Tool called */
@@ -1824,7 +1824,7 @@ struct ap_server_tool_call {
  * Schema: `ServerToolCallChunk` (protocol.cddl:641).
  */
 struct ap_server_tool_call_chunk {
-    /* "type" is always "server_tool_call_chunk": checked and written, not stored */
+    /* "type" is always "server_tool_call_chunk" (checked and written, not stored) */
     /** Call id, once known */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
@@ -1854,7 +1854,7 @@ typedef enum ap_server_tool_result_status {
  * Schema: `ServerToolResult` (protocol.cddl:651).
  */
 struct ap_server_tool_result {
-    /* "type" is always "server_tool_result": checked and written, not stored */
+    /* "type" is always "server_tool_result" (checked and written, not stored) */
     /** `id` of the ServerToolCall this answers */
     apr_slice tool_call_id;
     /** Whether the tool succeeded */
@@ -1921,7 +1921,7 @@ struct ap_content_block {
  * Schema: `ContentBlockStartData` (protocol.cddl:448).
  */
 struct ap_content_block_start_data {
-    /* "event" is always "content-block-start": checked and written, not stored */
+    /* "event" is always "content-block-start" (checked and written, not stored) */
     /** Position of the block in the message, from 0 */
     uint64_t index;
     ap_content_block_t content;
@@ -1934,7 +1934,7 @@ struct ap_content_block_start_data {
  * Schema: `TextDelta` (protocol.cddl:732).
  */
 struct ap_text_delta {
-    /* "type" is always "text-delta": checked and written, not stored */
+    /* "type" is always "text-delta" (checked and written, not stored) */
     /** Text to append */
     apr_slice text;
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
@@ -1946,7 +1946,7 @@ struct ap_text_delta {
  * Schema: `ReasoningDelta` (protocol.cddl:739).
  */
 struct ap_reasoning_delta {
-    /* "type" is always "reasoning-delta": checked and written, not stored */
+    /* "type" is always "reasoning-delta" (checked and written, not stored) */
     /** Reasoning text to append */
     apr_slice reasoning;
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
@@ -1959,7 +1959,7 @@ struct ap_reasoning_delta {
  * Schema: `DataDelta` (protocol.cddl:747).
  */
 struct ap_data_delta {
-    /* "type" is always "data-delta": checked and written, not stored */
+    /* "type" is always "data-delta" (checked and written, not stored) */
     /** Encoded piece to append */
     apr_slice data;
     /** Encoding of `data`; absent also means base64 */
@@ -1986,7 +1986,7 @@ struct ap_block_delta_fields {
  * Schema: `BlockDelta` (protocol.cddl:757).
  */
 struct ap_block_delta {
-    /* "type" is always "block-delta": checked and written, not stored */
+    /* "type" is always "block-delta" (checked and written, not stored) */
     /** Members to set on the block */
     ap_block_delta_fields_t fields;
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
@@ -2000,7 +2000,7 @@ struct ap_block_delta {
  * Schema: `ToolCallDelta` (protocol.cddl:773).
  */
 struct ap_tool_call_delta {
-    /* "type" is always "tool-call-delta": checked and written, not stored */
+    /* "type" is always "tool-call-delta" (checked and written, not stored) */
     /** Piece of argument JSON to append */
     apr_slice args;
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
@@ -2040,7 +2040,7 @@ struct ap_content_block_delta {
  * Schema: `ContentBlockDeltaData` (protocol.cddl:456).
  */
 struct ap_content_block_delta_data {
-    /* "event" is always "content-block-delta": checked and written, not stored */
+    /* "event" is always "content-block-delta" (checked and written, not stored) */
     /** Block the delta applies to */
     uint64_t index;
     ap_content_block_delta_t delta;
@@ -2094,7 +2094,7 @@ struct ap_finalized_content_block {
  * Schema: `ContentBlockFinishData` (protocol.cddl:466).
  */
 struct ap_content_block_finish_data {
-    /* "event" is always "content-block-finish": checked and written, not stored */
+    /* "event" is always "content-block-finish" (checked and written, not stored) */
     /** Block being closed */
     uint64_t index;
     ap_finalized_content_block_t content;
@@ -2166,7 +2166,7 @@ struct ap_usage_info {
  * Schema: `MessageFinishData` (protocol.cddl:474).
  */
 struct ap_message_finish_data {
-    /* "event" is always "message-finish": checked and written, not stored */
+    /* "event" is always "message-finish" (checked and written, not stored) */
     /** Tokens used, for AI messages */
     bool has_usage; /**< whether "usage" was given */
     ap_usage_info_t usage;
@@ -2179,7 +2179,7 @@ struct ap_message_finish_data {
  * Schema: `MessageErrorData` (protocol.cddl:508).
  */
 struct ap_message_error_data {
-    /* "event" is always "error": checked and written, not stored */
+    /* "event" is always "error" (checked and written, not stored) */
     /** What went wrong */
     apr_slice message;
     /** Machine-readable error code */
@@ -2241,7 +2241,7 @@ struct ap_messages_event_params {
  * Schema: `MessagesEvent` (protocol.cddl:403).
  */
 struct ap_messages_event {
-    /* "method" is always "messages": checked and written, not stored */
+    /* "method" is always "messages" (checked and written, not stored) */
     ap_messages_event_params_t params;
 };
 
@@ -2251,7 +2251,7 @@ struct ap_messages_event {
  * Schema: `ToolStartedData` (protocol.cddl:805).
  */
 struct ap_tool_started_data {
-    /* "event" is always "tool-started": checked and written, not stored */
+    /* "event" is always "tool-started" (checked and written, not stored) */
     /** Call id; equals the `id` of the tool_call content block */
     apr_slice tool_call_id;
     /** Tool being run */
@@ -2268,7 +2268,7 @@ struct ap_tool_started_data {
  * Schema: `ToolOutputDeltaData` (protocol.cddl:814).
  */
 struct ap_tool_output_delta_data {
-    /* "event" is always "tool-output-delta": checked and written, not stored */
+    /* "event" is always "tool-output-delta" (checked and written, not stored) */
     /** Call the output belongs to */
     apr_slice tool_call_id;
     /** Output to append */
@@ -2282,7 +2282,7 @@ struct ap_tool_output_delta_data {
  * Schema: `ToolFinishedData` (protocol.cddl:822).
  */
 struct ap_tool_finished_data {
-    /* "event" is always "tool-finished": checked and written, not stored */
+    /* "event" is always "tool-finished" (checked and written, not stored) */
     /** Call that finished */
     apr_slice tool_call_id;
     /** What the tool returned */
@@ -2296,7 +2296,7 @@ struct ap_tool_finished_data {
  * Schema: `ToolErrorData` (protocol.cddl:830).
  */
 struct ap_tool_error_data {
-    /* "event" is always "tool-error": checked and written, not stored */
+    /* "event" is always "tool-error" (checked and written, not stored) */
     /** Call that failed */
     apr_slice tool_call_id;
     /** What went wrong */
@@ -2353,7 +2353,7 @@ struct ap_tools_event_params {
  * Schema: `ToolsEvent` (protocol.cddl:788).
  */
 struct ap_tools_event {
-    /* "method" is always "tools": checked and written, not stored */
+    /* "method" is always "tools" (checked and written, not stored) */
     ap_tools_event_params_t params;
 };
 
@@ -2385,7 +2385,7 @@ struct ap_input_event_params {
  * Schema: `InputEvent` (protocol.cddl:922).
  */
 struct ap_input_event {
-    /* "method" is always "input.requested": checked and written, not stored */
+    /* "method" is always "input.requested" (checked and written, not stored) */
     ap_input_event_params_t params;
 };
 
@@ -2406,11 +2406,11 @@ struct ap_values_event_params {
  * Schema: `ValuesEvent` (protocol.cddl:1034).
  */
 struct ap_values_event {
-    /* "method" is always "values": checked and written, not stored */
+    /* "method" is always "values" (checked and written, not stored) */
     ap_values_event_params_t params;
 };
 
-/** One member of a ap_updates_data_values_t. */
+/** One member of a value of ap_updates_data_values_t. */
 typedef struct ap_updates_data_values_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -2453,7 +2453,7 @@ struct ap_updates_event_params {
  * Schema: `UpdatesEvent` (protocol.cddl:1044).
  */
 struct ap_updates_event {
-    /* "method" is always "updates": checked and written, not stored */
+    /* "method" is always "updates" (checked and written, not stored) */
     ap_updates_event_params_t params;
 };
 
@@ -2506,7 +2506,7 @@ struct ap_checkpoints_event_params {
  * Schema: `CheckpointsEvent` (protocol.cddl:1064).
  */
 struct ap_checkpoints_event {
-    /* "method" is always "checkpoints": checked and written, not stored */
+    /* "method" is always "checkpoints" (checked and written, not stored) */
     ap_checkpoints_event_params_t params;
 };
 
@@ -2539,7 +2539,7 @@ struct ap_custom_event_params {
  * Schema: `CustomEvent` (protocol.cddl:1089).
  */
 struct ap_custom_event {
-    /* "method" is always "custom": checked and written, not stored */
+    /* "method" is always "custom" (checked and written, not stored) */
     ap_custom_event_params_t params;
 };
 
@@ -2559,7 +2559,7 @@ struct ap_tasks_event_params {
  * Schema: `TasksEvent` (protocol.cddl:1106).
  */
 struct ap_tasks_event {
-    /* "method" is always "tasks": checked and written, not stored */
+    /* "method" is always "tasks" (checked and written, not stored) */
     ap_tasks_event_params_t params;
 };
 
@@ -2608,7 +2608,7 @@ struct ap_event_data {
  * Schema: `Event` (protocol.cddl:104).
  */
 struct ap_event {
-    /* "type" is always "event": checked and written, not stored */
+    /* "type" is always "event" (checked and written, not stored) */
     /** Durable event id for resumption; SSE sends it as the `id:` field */
     bool has_event_id; /**< whether "eventId" was given */
     apr_slice event_id;
@@ -2657,7 +2657,7 @@ struct ap_agent_status_entry {
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a ap_checkpoint_summary_metadata_t. */
+/** One member of a value of ap_checkpoint_summary_metadata_t. */
 typedef struct ap_checkpoint_summary_metadata_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -2697,7 +2697,7 @@ struct ap_checkpoint_summary {
  * Schema: `Citation` (protocol.cddl:571).
  */
 struct ap_citation {
-    /* "type" is always "citation": checked and written, not stored */
+    /* "type" is always "citation" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
     /** Where the source is */
@@ -2718,7 +2718,7 @@ struct ap_citation {
     apr_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a ap_non_standard_annotation_value_t. */
+/** One member of a value of ap_non_standard_annotation_value_t. */
 typedef struct ap_non_standard_annotation_value_entry {
     apr_slice key; /**< the member name, unescaped */
     apr_json_raw value;
@@ -2738,7 +2738,7 @@ struct ap_non_standard_annotation_value {
  * Schema: `NonStandardAnnotation` (protocol.cddl:583).
  */
 struct ap_non_standard_annotation {
-    /* "type" is always "non_standard_annotation": checked and written, not stored */
+    /* "type" is always "non_standard_annotation" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
     apr_slice id;
     /** Provider's own annotation data */

@@ -111,6 +111,34 @@ static const char *doc_block(emitter *E, ast_doc doc, const char *extra, int ind
     return out;
 }
 
+/* Schema text placed inside a C comment: "*" "/" would end it early. */
+static const char *comment_text(emitter *E, const char *s, size_t len)
+{
+    char *out = cddl_alloc(E->ctx, len * 2 + 1), *w = out;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        *w++ = s[i];
+        if (s[i] == '*' && i + 1 < len && s[i + 1] == '/')
+            *w++ = ' ';
+        if (s[i] == '/' && i + 1 < len && s[i + 1] == '*')
+            *w++ = ' '; /* nor may one start inside it */
+    }
+    *w = '\0';
+    return out;
+}
+
+/* A literal as the schema spells it, for comments: "text" quoted, numbers as written. */
+static const char *literal_comment(emitter *E, const ir_literal *l)
+{
+    if (l->kind == IR_LIT_TEXT)
+        return fmt(E, "\"%s\"", comment_text(E, l->text.ptr, l->text.len));
+    if (l->kind == IR_LIT_NULL)
+        return "null";
+    if (l->kind == IR_LIT_BOOL)
+        return l->i ? "true" : "false";
+    return comment_text(E, l->text.ptr, l->text.len);
+}
+
 /* One-line member doc: "/ **< text * /" (first line only when the doc has several). */
 static const char *member_doc(emitter *E, ast_doc doc, int indent)
 {
@@ -451,12 +479,11 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
             v = tmpl_object(C);
             tmpl_flag(C, v, "presence_only", (f->flags & IR_F_LITERAL) != 0);
             if (f->flags & IR_F_LITERAL)
-                tmpl_setf(C, v, "literal_text", f->type->lit.kind == IR_LIT_TEXT ? "\"%.*s\"" : "%.*s",
-                          (int)f->type->lit.text.len, f->type->lit.text.ptr);
+                tmpl_set(C, v, "literal_text", literal_comment(E, &f->type->lit));
             tmpl_set(C, v, "field", f->c_name);
             tmpl_set(C, v, "field_ctype", ctype(E, f->type));
             tmpl_set(C, v, "field_doc", member_doc(E, f->doc, 4));
-            tmpl_setf(C, v, "key", "%.*s", (int)f->key.len, f->key.ptr);
+            tmpl_set(C, v, "key", comment_text(E, f->key.ptr, f->key.len));
             tmpl_flag(C, v, "optional", (f->flags & IR_F_OPTIONAL) != 0);
             tmpl_flag(C, v, "nullable", (f->flags & IR_F_NULLABLE) != 0);
             tmpl_append(C, fields, v);
@@ -475,13 +502,12 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
             for (i = 0; i < t->nfields; i++) {
                 const ir_field *f = &t->fields[i];
                 tmpl_value *v;
-                if (!(f->flags & IR_F_LITERAL) || f->type->lit.kind != IR_LIT_TEXT)
-                    continue;
-                if (f->flags & IR_F_OPTIONAL)
-                    continue; /* documented at its presence flag */
+                if (!(f->flags & IR_F_LITERAL) || (f->flags & IR_F_OPTIONAL))
+                    continue; /* optional ones are documented at their presence flag */
                 v = tmpl_object(C);
-                tmpl_setf(C, v, "lit_key", "%.*s", (int)f->key.len, f->key.ptr);
-                tmpl_setf(C, v, "lit_value", "%.*s", (int)f->type->lit.text.len, f->type->lit.text.ptr);
+                tmpl_set(C, v, "lit_key", comment_text(E, f->key.ptr, f->key.len));
+                tmpl_set(C, v, "lit_value", literal_comment(E, &f->type->lit));
+                tmpl_set(C, v, "lit_doc", member_doc(E, f->doc, 4));
                 tmpl_append(C, lits, v);
             }
             tmpl_put(C, d, "literals", lits);
@@ -495,7 +521,7 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         tmpl_flag(C, d, "is_union", 1);
         tmpl_set(C, d, "how", how[t->cls]);
         if (t->cls == IR_U_DISCRIMINATED)
-            tmpl_setf(C, d, "disc_key", " \"%.*s\"", (int)t->disc_key.len, t->disc_key.ptr);
+            tmpl_setf(C, d, "disc_key", " \"%s\"", comment_text(E, t->disc_key.ptr, t->disc_key.len));
         else
             tmpl_set(C, d, "disc_key", "");
         tmpl_flag(C, d, "untagged", t->cls == IR_U_UNTAGGED);
@@ -506,10 +532,10 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
             tmpl_set(C, v, "ALT", upper(E, t->alt_c_names[i]));
             tmpl_setf(C, v, "n", "%zu", i + 1);
             if (t->cls == IR_U_DISCRIMINATED)
-                tmpl_setf(C, v, "alt_note", "%.*s = \"%.*s\"", (int)t->disc_key.len, t->disc_key.ptr,
-                          (int)t->disc[i].text.len, t->disc[i].text.ptr);
+                tmpl_setf(C, v, "alt_note", "%s = %s", comment_text(E, t->disc_key.ptr, t->disc_key.len),
+                          literal_comment(E, &t->disc[i]));
             else
-                tmpl_set(C, v, "alt_note", a->rule ? a->rule : t->alt_c_names[i]);
+                tmpl_set(C, v, "alt_note", a->rule ? comment_text(E, a->rule, strlen(a->rule)) : t->alt_c_names[i]);
             tmpl_append(C, alts, v);
             if (resolved(a)->kind != IR_LITERAL) {
                 v = tmpl_object(C);
@@ -530,16 +556,17 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
             tmpl_value *v = tmpl_object(C);
             tmpl_set(C, v, "VALUE", t->values[i].c_name);
             tmpl_setf(C, v, "n", "%zu", i + 1);
-            tmpl_setf(C, v, "literal", "\"%.*s\"", (int)t->values[i].text.len, t->values[i].text.ptr);
+            tmpl_set(C, v, "literal", literal_comment(E, &t->values[i]));
             if (t->values[i].doc.len > 0)
-                tmpl_setf(C, v, "value_doc", ": %.*s", (int)t->values[i].doc.len, t->values[i].doc.ptr);
+                tmpl_setf(C, v, "value_doc", ": %s", comment_text(E, t->values[i].doc.ptr, t->values[i].doc.len));
             else
                 tmpl_set(C, v, "value_doc", "");
             tmpl_append(C, vals, v);
         }
         tmpl_put(C, d, "values", vals);
         if (t->other != NULL)
-            tmpl_set(C, d, "other_pattern", t->other->pattern ? t->other->pattern : "any other text");
+            tmpl_set(C, d, "other_pattern", t->other->pattern ? comment_text(E, t->other->pattern, strlen(t->other->pattern))
+                                                               : "any other text");
         break;
     }
     case IR_ARRAY:

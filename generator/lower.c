@@ -95,9 +95,24 @@ static ir_type *new_type(lower *L, ir_kind kind, const char *rule, const char *c
     return t;
 }
 
-/* Registers a type that gets its own C declaration and descriptor. */
+/* Registers a type that gets its own C declaration and descriptor. Two
+ * types whose C names would collide (`run.start` and `run_start`, `Message`
+ * and `$message`) keep schema order: the later one gets a numeric suffix and
+ * a -Wnaming warning. */
 static void add_named(lower *L, ir_type *t)
 {
+    size_t i, suffix = 2;
+    const char *base = t->c_name;
+    for (i = 0; i < L->mod->count; i++) {
+        if (strcmp(L->mod->types[i]->c_name, t->c_name) == 0) {
+            t->c_name = fmt(L, "%s_%zu", base, suffix++);
+            i = (size_t)-1; /* look again: the new name may be taken too */
+        }
+    }
+    if (t->c_name != base)
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, t->loc,
+                    "'%s' would have the same C name as an earlier type: named '%s'",
+                    t->rule ? t->rule : base, t->c_name);
     t->named = true;
     t->index = L->mod->count;
     cddl_push(L->ctx, &L->mod->types, &L->mod->count, sizeof t, &t);
@@ -308,6 +323,21 @@ static const sema_symbol *symbol_of(lower *L, ast_str name)
     return sema_lookup(L->table, name);
 }
 
+/* How a generic argument shows in an instance's name: `Page<uint>` -> page_uint. */
+static const char *arg_stem(lower *L, const ir_type *a)
+{
+    static const char *const prims[] = { "any", "bool", "int", "uint", "float", "text" };
+    if (is_prim(L, a))
+        return prims[a - L->prim];
+    if (a == &L->lit_null)
+        return "null";
+    if (a == &L->lit_true || a == &L->lit_false)
+        return a->lit.i ? "true" : "false";
+    if (a->c_name != NULL)
+        return a->c_name;
+    return "arg";
+}
+
 static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
 {
     const ast_rule *def = sym->def ? sym->def : sym->alts[0];
@@ -333,8 +363,7 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
             ir_type *a = lower_type(L, use->u.name.args.items[i], fmt(L, "%s_arg%zu", c_name, i + 1),
                                     path, env);
             const ir_type *ra = a;
-            n += (size_t)snprintf(key + n, sizeof key - n, "_%s",
-                                  ra->c_name ? ra->c_name : is_prim(L, ra) ? "prim" : "x");
+            n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, ra));
         }
         if (n >= sizeof key)
             n = sizeof key - 1;
@@ -398,8 +427,11 @@ static ir_type *lower_group_rule(lower *L, const sema_symbol *sym, const lower_e
 
 static void apply_size(lower *L, ir_type *t, const ast_type *arg, const lower_env *env, src_loc loc)
 {
-    const ast_value *v = const_value(L, arg, env, 0);
+    const ast_value *v;
     uint64_t lo, hi;
+    while (ast_paren_inner(arg) != NULL)
+        arg = ast_paren_inner(arg); /* `.size (1..16)`: the only way to write a size range */
+    v = const_value(L, arg, env, 0);
     if (v != NULL && v->kind == AST_V_INT && !v->negative) {
         lo = hi = v->magnitude;
     } else if (arg->kind == AST_T_RANGE && const_value(L, arg->u.range.lo, env, 0) &&
@@ -536,6 +568,8 @@ static ir_type *lower_range(lower *L, const ast_type *t, const char *ctx, const 
         r->fmax = b.kind == IR_LIT_FLOAT ? b.f : b.kind == IR_LIT_INT ? (double)b.i : (double)b.u;
         r->has_fmin = r->has_fmax = true;
         r->fmax_excl = !t->u.range.inclusive;
+        if (r->fmin != r->fmin || r->fmax != r->fmax || r->fmin * 0 != 0 || r->fmax * 0 != 0)
+            return unsupported(L, t->loc, "a float bound beyond the range of double");
         return r;
     }
     if (lo->overflow || hi->overflow || (lo->negative && lo->magnitude > (uint64_t)INT64_MAX + 1))
@@ -680,6 +714,26 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
 }
 
 
+/* True when `c_name`, or the has_/_is_null flags a member of that name may
+ * get, is already a C member name of `node` (its own or a flag's). */
+static int field_name_taken(const ir_type *node, const char *c_name)
+{
+    size_t i, n = strlen(c_name);
+    for (i = 0; i < node->nfields; i++) {
+        const char *o = node->fields[i].c_name;
+        size_t on = strlen(o);
+        if (strcmp(o, c_name) == 0)
+            return 1;
+        /* theirs: has_<o>, <o>_is_null against ours; ours against theirs */
+        if ((n == on + 4 && strncmp(c_name, "has_", 4) == 0 && strcmp(c_name + 4, o) == 0) ||
+            (on == n + 4 && strncmp(o, "has_", 4) == 0 && strcmp(o + 4, c_name) == 0) ||
+            (n == on + 8 && strncmp(c_name, o, on) == 0 && strcmp(c_name + on, "_is_null") == 0) ||
+            (on == n + 8 && strncmp(o, c_name, n) == 0 && strcmp(o + n, "_is_null") == 0))
+            return 1;
+    }
+    return 0;
+}
+
 static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
 {
     ir_field f;
@@ -701,15 +755,18 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
             ERR(L, e->loc, "member '%.*s' appears twice in this map", NAMEF(key));
             return;
         }
-        if (strcmp(node->fields[i].c_name, f.c_name) == 0) {
-            f.c_name = fmt(L, "%s_%zu", f.c_name, node->nfields + 1);
-            diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, e->loc,
-                        "member '%.*s' would have the same C name as '%.*s': named '%s'", NAMEF(key),
-                        NAMEF(node->fields[i].key), f.c_name);
-        }
     }
     if (e->has_occur && e->occur_min == 0)
         f.flags |= IR_F_OPTIONAL;
+    if (field_name_taken(node, f.c_name)) {
+        const char *base = f.c_name;
+        size_t suffix = 2;
+        do
+            f.c_name = fmt(L, "%s_%zu", base, suffix++);
+        while (field_name_taken(node, f.c_name));
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, e->loc,
+                    "member '%.*s' would clash with another member's C name: named '%s'", NAMEF(key), f.c_name);
+    }
     /* `T / null`: a nullable T rather than a union with a null alternative. */
     if (vt->kind == AST_T_CHOICE) {
         const ast_type *rest[64];
@@ -746,6 +803,21 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
 
 static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
 
+/* Inlines a group rule whose body is one entry (`g = b: int`, `$$g //= (b: int)`). */
+static void inline_group_entry(lower *L, ir_type *node, const ast_rule *r, const lower_env *env, int depth)
+{
+    ast_entry *only = r->body;
+    ast_grpchoice ch, *chp = &ch;
+    ast_group one;
+    ch.loc = r->loc;
+    ch.entries = &only;
+    ch.count = 1;
+    one.loc = r->loc;
+    one.choices = &chp;
+    one.count = 1;
+    collect_members(L, node, &one, env, depth + 1);
+}
+
 /* A keyless entry of a map: a group to inline, or a map type read as its members. */
 static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, int depth)
 {
@@ -767,6 +839,17 @@ static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lowe
         collect_members(L, node, t->u.group, env, depth + 1);
         return;
     }
+    if (t->kind == AST_T_NAME && (sym = symbol_of(L, t->u.name.name)) != NULL && sym->def == NULL &&
+        sym->nalts == 1 && sym->kind == SEMA_GROUP) {
+        /* a group socket made of one `//=` extension: `$$header //= (trace: text)` */
+        inline_group_entry(L, node, sym->alts[0], env, depth);
+        return;
+    }
+    if (t->kind == AST_T_NAME && (sym = symbol_of(L, t->u.name.name)) != NULL && sym->def == NULL &&
+        sym->nalts > 1) {
+        ERR(L, e->loc, "a group socket with several alternatives cannot be inlined into a map");
+        return;
+    }
     if ((t->kind == AST_T_NAME || t->kind == AST_T_UNWRAP) && (sym = symbol_of(L, t->u.name.name)) != NULL &&
         sym->def != NULL && !sym->from_prelude) {
         lower_env inner;
@@ -775,18 +858,7 @@ static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lowe
         inner.args = &t->u.name.args;
         inner.caller = env;
         if (sym->def->body->key_kind != AST_KEY_NONE || sym->def->body->has_occur) {
-            /* `g = b: int`: a group rule of one entry, written without parentheses */
-            ast_entry *only = sym->def->body;
-            ast_grpchoice ch;
-            ast_grpchoice *chp = &ch;
-            ast_group one;
-            ch.loc = sym->def->loc;
-            ch.entries = &only;
-            ch.count = 1;
-            one.loc = sym->def->loc;
-            one.choices = &chp;
-            one.count = 1;
-            collect_members(L, node, &one, &inner, depth + 1);
+            inline_group_entry(L, node, sym->def, &inner, depth);
             return;
         }
         while (ast_paren_inner(body) != NULL && ast_paren_inner(body)->kind != AST_T_NAME)
@@ -955,6 +1027,8 @@ static int accepts_every(const ir_type *a, const ir_type *b)
                 return 0;
         return 1;
     }
+    if (a->kind == IR_MAP && a->occ_min == 0 && a->occ_max == AST_OCCUR_INF && resolved(a->elem)->kind == IR_ANY)
+        return json_class(b) == 6; /* `{* text => any}` */
     if (a->kind == IR_TEXT && a->pattern == NULL && a->len_min == 0 && a->len_max == SIZE_MAX)
         return json_class(b) == 4;
     return 0;

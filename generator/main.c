@@ -3,7 +3,7 @@
  *
  *   cddlgen check [OPTIONS] FILE...     parse and check schemas
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
- *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR]
+ *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime]
  *   cddlgen validate SCHEMA --type RULE [--format json|jsonl|sse] FILE...
  *
  * Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.
@@ -14,6 +14,7 @@
 
 #include "cddl.h"
 #include "emit.h"
+#include "embed_runtime.h"
 #include "lower.h"
 #include "sema.h"
 #include "validate.h"
@@ -36,6 +37,8 @@ static const char usage_text[] =
     "  --out DIR            where generate writes its files (default: .)\n"
     "  --root RULE          generate only what RULE reaches (repeatable)\n"
     "  --templates DIR      templates to use instead of the built-in ones\n"
+    "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"
+    "                       pair compiles alone (vendoring; one such pair per program)\n"
     "  --type RULE          validate: the rule every instance must match\n"
     "  --format jsonl|sse   validate: read the files as JSONL or SSE (default: detected;\n"
     "                       a file holding one JSON document is detected as such)\n"
@@ -58,6 +61,7 @@ typedef struct options {
     const char **roots;
     int nroots;
     emit_options emit;
+    int embed_runtime;         /* generate --embed-runtime */
     validate_options validate;
 } options;
 
@@ -126,6 +130,8 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         if (strcmp(a, "--strict") == 0) {
             d->as_error[DIAG_W_LOOSE] = 1;
             o->validate.strict = 1;
+        } else if (strcmp(a, "--embed-runtime") == 0) {
+            o->embed_runtime = 1;
         } else if (strcmp(a, "-Werror") == 0) {
             for (g = 0; g < DIAG_W_COUNT; g++)
                 d->as_error[g] = 1;
@@ -193,6 +199,8 @@ static int compile_file(const char *path, action act, const options *o, diag_ctx
             mod.schema_name = base ? base + 1 : path;
             if (emit_module(&ctx, &mod, &o->emit) != 0)
                 rc = d->errors > errors_before ? 1 : 2;
+            else if (o->embed_runtime && embed_runtime(&ctx, &o->emit) != 0)
+                rc = 2;
         }
     }
     cddl_source_deinit(&src);

@@ -47,11 +47,18 @@ typedef struct cddl_params {
     size_t count;
 } cddl_params;
 
+/* A rule's range starts at its first non-empty symbol: `? a: int` and `a: int`
+ * (whose empty occurrence sits where the previous token ended) both start at
+ * their first token, so diagnostics and doc comments find the right line. */
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
     do {                                                              \
         if (N) {                                                      \
+            int first_ = 1;                                           \
+            while (first_ < (N) && YYRHSLOC(Rhs, first_).offset ==    \
+                                       YYRHSLOC(Rhs, first_).end)     \
+                first_++;                                             \
             (Cur).src = YYRHSLOC(Rhs, 1).src;                         \
-            (Cur).offset = YYRHSLOC(Rhs, 1).offset;                   \
+            (Cur).offset = YYRHSLOC(Rhs, first_).offset;              \
             (Cur).end = YYRHSLOC(Rhs, N).end;                         \
         } else {                                                      \
             (Cur).src = YYRHSLOC(Rhs, 0).src;                         \

@@ -1,0 +1,35 @@
+# Included from generator/CMakeLists.txt once cddlgen_core exists: the runtime
+# that generated code needs travels inside cddlgen, joined into one header
+# text and one source text (generator/amalgamate.cmake, then embed.cmake),
+# for `cddlgen generate --embed-runtime` (generator/embed_runtime.c).
+#
+# The parts are listed in dependency order. Generated code calls the schema
+# engine, which needs the JSON reader and writer, the arena and UTF-8; the
+# framing, replay and assembly modules stay out. A new json_* or schema_*
+# source joins by itself; a new dependency outside them is added here (the
+# vendoring test, tests/tooling/package, fails to link until it is).
+set(rt_dir ${CMAKE_SOURCE_DIR}/runtime)
+set(rt_headers include/apr_common.h include/apr_arena.h include/apr_json.h
+  include/apr_schema.h include/apr_types.h)
+set(rt_internal include/apr_utf8.h src/json_internal.h src/schema_internal.h)
+file(GLOB rt_json RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/src/json_*.c)
+file(GLOB rt_schema RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/src/schema_*.c)
+set(rt_sources src/common.c src/arena.c src/utf8.c ${rt_json} src/regex.c ${rt_schema})
+
+set(rt_deps "")
+foreach(f ${rt_headers} ${rt_internal} ${rt_sources})
+  list(APPEND rt_deps ${rt_dir}/${f})
+endforeach()
+string(REPLACE ";" "|" rt_headers "${rt_headers}")
+string(REPLACE ";" "|" rt_internal "${rt_internal}")
+string(REPLACE ";" "|" rt_sources "${rt_sources}")
+set(rt_out ${CMAKE_CURRENT_BINARY_DIR}/runtime_embedded)
+add_custom_command(OUTPUT ${rt_out}.c
+  COMMAND ${CMAKE_COMMAND} -DROOT=${rt_dir} "-DHEADERS=${rt_headers}" "-DINTERNAL=${rt_internal}"
+          "-DSOURCES=${rt_sources}" -DOUT_H=${rt_out}.h.txt -DOUT_C=${rt_out}.c.txt
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/amalgamate.cmake
+  COMMAND ${CMAKE_COMMAND} -DOUT=${rt_out}.c "-DFILES=${rt_out}.h.txt|${rt_out}.c.txt"
+          "-DNAMES=cddl_runtime_h|cddl_runtime_c" -P ${CMAKE_CURRENT_SOURCE_DIR}/embed.cmake
+  DEPENDS ${rt_deps} ${CMAKE_CURRENT_SOURCE_DIR}/amalgamate.cmake ${CMAKE_CURRENT_SOURCE_DIR}/embed.cmake
+  COMMENT "Embedding the runtime for --embed-runtime" VERBATIM)
+target_sources(cddlgen_core PRIVATE ${rt_out}.c)

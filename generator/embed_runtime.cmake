@@ -30,6 +30,7 @@ add_custom_command(OUTPUT ${rt_out}.c
           -P ${CMAKE_CURRENT_SOURCE_DIR}/amalgamate.cmake
   COMMAND ${CMAKE_COMMAND} -DOUT=${rt_out}.c "-DFILES=${rt_out}.h.txt|${rt_out}.c.txt"
           "-DNAMES=cddl_runtime_h|cddl_runtime_c" -P ${CMAKE_CURRENT_SOURCE_DIR}/embed.cmake
+  BYPRODUCTS ${rt_out}.h.txt ${rt_out}.c.txt
   DEPENDS ${rt_deps} ${CMAKE_CURRENT_SOURCE_DIR}/amalgamate.cmake ${CMAKE_CURRENT_SOURCE_DIR}/embed.cmake
   COMMENT "Embedding the runtime for --embed-runtime" VERBATIM)
 target_sources(cddlgen_core PRIVATE ${rt_out}.c)

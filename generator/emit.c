@@ -80,7 +80,7 @@ static const char *doc_block(emitter *E, ast_doc doc, const char *extra, int ind
 {
     size_t cap = doc.len * 2 + (extra ? strlen(extra) * 2 : 0) + 64 + (size_t)indent * 8, n = 0;
     char *out = cddl_alloc(E->ctx, cap);
-    const char *p = doc.ptr, *end = doc.ptr + doc.len;
+    const char *p = doc.ptr, *end = doc.len ? doc.ptr + doc.len : doc.ptr;
     int lines = 0;
     if (doc.len == 0 && extra == NULL)
         return "";

@@ -5,6 +5,7 @@
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
  *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime]
  *   cddlgen validate SCHEMA --type RULE [--format json|jsonl|sse] FILE...
+ *   cddlgen diff [--direction backward|forward] OLD NEW
  *
  * Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "cddl.h"
+#include "diff.h"
 #include "emit.h"
 #include "embed_runtime.h"
 #include "lower.h"
@@ -31,6 +33,9 @@ static const char usage_text[] =
     "  print FILE           print a schema back as canonical CDDL\n"
     "  generate FILE        write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
     "  validate SCHEMA FILE...  check JSON instances against rule --type of SCHEMA\n"
+    "  diff OLD NEW         what changed between two schemas, and whether each change is\n"
+    "                       compatible backward and forward (exit 1 when something breaks;\n"
+    "                       --direction backward|forward checks one direction only)\n"
     "\n"
     "Options:\n"
     "  --prefix P           prefix of every generated symbol (generate; default: ap)\n"
@@ -229,6 +234,9 @@ int main(int argc, char **argv)
         printf("cddlgen %s\n", CDDLGEN_VERSION);
         return 0;
     }
+    /* diff has options of its own (--direction) and reads two schemas */
+    if (argc >= 2 && strcmp(argv[1], "diff") == 0)
+        return diff_command(argc - 2, argv + 2);
     if ((rc = parse_args(argc, argv, &o, &d)) != 0) {
         free(o.files);
         free(o.roots);

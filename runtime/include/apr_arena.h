@@ -42,6 +42,9 @@ typedef struct apr_allocator {
     void *ctx;
 } apr_allocator;
 
+/* The allocator an all-zero apr_allocator stands for: malloc and free. */
+extern const apr_allocator apr_malloc_allocator;
+
 /* Alignment of apr_arena_alloc: enough for every scalar type C99 has. */
 #define APR_ARENA_ALIGN 16
 

@@ -34,6 +34,8 @@ static void default_free(void *ctx, void *ptr, size_t size)
     free(ptr);
 }
 
+const apr_allocator apr_malloc_allocator = { default_alloc, default_free, NULL };
+
 void apr_arena_init(apr_arena *a, const apr_arena_options *options)
 {
     apr_arena_options none;
@@ -43,8 +45,7 @@ void apr_arena_init(apr_arena *a, const apr_arena_options *options)
     memset(a, 0, sizeof *a);
     a->allocator = options->allocator;
     if (a->allocator.alloc == NULL) {
-        a->allocator.alloc = default_alloc;
-        a->allocator.free = default_free;
+        a->allocator = apr_malloc_allocator;
         a->allocator.ctx = NULL;
     }
     a->chunk_size = options->chunk_size ? options->chunk_size : APR_ARENA_CHUNK_DEFAULT;

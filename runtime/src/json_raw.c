@@ -124,7 +124,7 @@ static void iter_init(string_iter *it, const char *open, const char *close)
     it->npend = it->ipend = 0;
 }
 
-static uint32_t hex4(const char *p)
+static uint32_t raw_hex4(const char *p)
 {
     uint32_t v = 0;
     int i;
@@ -156,11 +156,11 @@ static int iter_next(string_iter *it)
         uint32_t cp;
         if (it->end - it->p < 6)
             return -1;
-        cp = hex4(it->p + 2);
+        cp = raw_hex4(it->p + 2);
         it->p += 6;
         if (cp >= 0xD800 && cp <= 0xDBFF && it->end - it->p >= 6 && it->p[0] == '\\' &&
             it->p[1] == 'u') {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(it->p + 2) - 0xDC00);
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (raw_hex4(it->p + 2) - 0xDC00);
             it->p += 6;
         }
         it->npend = apr_utf8_encode(cp, it->pend);

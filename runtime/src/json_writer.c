@@ -20,28 +20,10 @@ enum {
     ST_ARR_NEXT   /* ',' value or ']' */
 };
 
-static void *default_alloc(void *ctx, size_t size)
-{
-    (void)ctx;
-    return malloc(size);
-}
-
-static void default_free(void *ctx, void *ptr, size_t size)
-{
-    (void)ctx;
-    (void)size;
-    free(ptr);
-}
-
 void apr_json_writer_init(apr_json_writer *w, const apr_allocator *allocator)
 {
     memset(w, 0, sizeof *w);
-    if (allocator != NULL && allocator->alloc != NULL) {
-        w->allocator = *allocator;
-    } else {
-        w->allocator.alloc = default_alloc;
-        w->allocator.free = default_free;
-    }
+    w->allocator = allocator != NULL && allocator->alloc != NULL ? *allocator : apr_malloc_allocator;
 }
 
 void apr_json_writer_init_fixed(apr_json_writer *w, char *buf, size_t cap)

@@ -35,7 +35,7 @@ static inline const char *value_here(apr_json_reader *r)
     return r->cur;
 }
 
-static apr_status fail_nomem(dctx *c)
+static apr_status decode_fail_nomem(dctx *c)
 {
     apr_status code = apr_arena_failure(c->arena);
     if (code == APR_OK)
@@ -381,7 +381,7 @@ static apr_status decode_array(dctx *c, const apr_type *t, apr_array *out)
         }
         if (es != 0) {
             if (n == cap && (items = (char *)grow_items(c, items, &cap, es)) == NULL)
-                return fail_nomem(c);
+                return decode_fail_nomem(c);
             memset(items + n * es, 0, es);
         }
         if ((st = decode_value(c, et, es != 0 ? items + n * es : NULL)) != APR_OK)
@@ -416,7 +416,7 @@ static apr_status decode_map(dctx *c, const apr_type *t, apr_array *out)
             continue;
         }
         if (n == cap && (items = (char *)grow_items(c, items, &cap, es)) == NULL)
-            return fail_nomem(c);
+            return decode_fail_nomem(c);
         memset(items + n * es, 0, es);
         *(apr_slice *)(void *)(items + n * es) = key;
         if ((st = decode_value(c, t->u.map.value, items + n * es + t->u.map.value_offset)) != APR_OK)
@@ -486,7 +486,7 @@ static apr_status keep_extra(dctx *c, const apr_type *t, apr_json_members *x, si
         const apr_slice *keys = r->keys;
         void *scratch = apr_arena_alloc(c->arena, xt->size);
         if (scratch == NULL)
-            return fail_nomem(c);
+            return decode_fail_nomem(c);
         memset(scratch, 0, xt->size);
         raw.ptr = value_here(r);
         if ((st = decode_value(c, xt, scratch)) != APR_OK)
@@ -498,7 +498,7 @@ static apr_status keep_extra(dctx *c, const apr_type *t, apr_json_members *x, si
     if (x->count == *cap) {
         apr_json_member *items = (apr_json_member *)grow_items(c, x->items, cap, sizeof *items);
         if (items == NULL)
-            return fail_nomem(c);
+            return decode_fail_nomem(c);
         x->items = items;
     }
     x->items[x->count].key = key;
@@ -668,7 +668,7 @@ static apr_status struct_body(dctx *c, const apr_type *t, char *base, const char
     if (APR_UNLIKELY(total > 64)) {
         size_t words = (total + 63) / 64;
         if ((s.big = (uint64_t *)apr_arena_alloc(c->arena, words * sizeof *s.big)) == NULL)
-            return fail_nomem(c);
+            return decode_fail_nomem(c);
         memset(s.big, 0, words * sizeof *s.big);
     }
     if (pre != SIZE_MAX) {

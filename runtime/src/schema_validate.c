@@ -171,9 +171,9 @@ typedef struct vctx {
 
 static apr_status check(vctx *v, const apr_type *t, const void *value);
 
-static apr_status vfail(vctx *v, apr_status code, const char *fmt, ...) APR_PRINTF(3, 4);
+static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...) APR_PRINTF(3, 4);
 
-static apr_status vfail(vctx *v, apr_status code, const char *fmt, ...)
+static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...)
 {
     char msg[APR_ERROR_MESSAGE_MAX];
     va_list ap;
@@ -225,12 +225,12 @@ static apr_status check_text(vctx *v, const apr_type *t, const apr_slice *s)
     apr_status st;
     size_t bad;
     if (s->ptr == NULL && s->len != 0)
-        return vfail(v, APR_E_ARGUMENT, "string of %zu bytes with a NULL pointer", s->len);
+        return validate_fail(v, APR_E_ARGUMENT, "string of %zu bytes with a NULL pointer", s->len);
     if ((bad = apr_utf8_check((const uint8_t *)s->ptr, s->len)) != SIZE_MAX)
-        return vfail(v, APR_E_UTF8, "invalid UTF-8 at byte %zu of the string", bad);
+        return validate_fail(v, APR_E_UTF8, "invalid UTF-8 at byte %zu of the string", bad);
     if (t != NULL && apr_schema_priv_text_constrained(t, s->len) &&
         (st = apr_schema_priv_check_text(t, s->ptr, s->len, msg, sizeof msg)) != APR_OK)
-        return vfail(v, st, "%s", msg);
+        return validate_fail(v, st, "%s", msg);
     return APR_OK;
 }
 
@@ -238,19 +238,19 @@ static apr_status check_raw(vctx *v, const apr_json_raw *raw)
 {
     apr_error e = APR_ERROR_INIT;
     if (raw->ptr == NULL || raw->len == 0)
-        return vfail(v, APR_E_MISSING, "no JSON value");
+        return validate_fail(v, APR_E_MISSING, "no JSON value");
     if (apr_json_validate(raw->ptr, raw->len, NULL, &e) != APR_OK)
-        return vfail(v, e.code, "not one valid JSON value: %s", e.message);
+        return validate_fail(v, e.code, "not one valid JSON value: %s", e.message);
     return APR_OK;
 }
 
 static apr_status check_count(vctx *v, size_t n, size_t min, size_t max, const char *what)
 {
     if (n < min)
-        return vfail(v, APR_E_RANGE, "expected at least %zu %s%s; got %zu", min, what,
+        return validate_fail(v, APR_E_RANGE, "expected at least %zu %s%s; got %zu", min, what,
                      min == 1 ? "" : "s", n);
     if (n > max)
-        return vfail(v, APR_E_RANGE, "expected at most %zu %s%s; got %zu", max, what,
+        return validate_fail(v, APR_E_RANGE, "expected at most %zu %s%s; got %zu", max, what,
                      max == 1 ? "" : "s", n);
     return APR_OK;
 }
@@ -263,7 +263,7 @@ static apr_status check_array(vctx *v, const apr_type *t, const apr_array *a)
     if ((st = check_count(v, a->count, t->u.arr.min, t->u.arr.max, "element")) != APR_OK)
         return st;
     if (a->count != 0 && a->items == NULL && et->size != 0)
-        return vfail(v, APR_E_ARGUMENT, "%zu elements with a NULL pointer", a->count);
+        return validate_fail(v, APR_E_ARGUMENT, "%zu elements with a NULL pointer", a->count);
     for (i = 0; i < a->count; i++) {
         size_t old = push_index(v, i);
         st = check(v, et, (const char *)a->items + i * et->size);
@@ -281,7 +281,7 @@ static apr_status check_map(vctx *v, const apr_type *t, const apr_array *a)
     if ((st = check_count(v, a->count, t->u.map.min, t->u.map.max, "member")) != APR_OK)
         return st;
     if (a->count != 0 && a->items == NULL)
-        return vfail(v, APR_E_ARGUMENT, "%zu members with a NULL pointer", a->count);
+        return validate_fail(v, APR_E_ARGUMENT, "%zu members with a NULL pointer", a->count);
     for (i = 0; i < a->count; i++) {
         const char *e = (const char *)a->items + i * es;
         const apr_slice *key = (const apr_slice *)(const void *)e;
@@ -335,7 +335,7 @@ static apr_status check_extra_type(vctx *v, const apr_type *xt, const apr_json_r
                      : apr_schema_decode(xt, raw->ptr, raw->len, &arena, out, NULL, &e);
     apr_arena_deinit(&arena);
     if (st != APR_OK)
-        return vfail(v, st, "%s", e.message[0] != '\0' ? e.message : apr_status_str(st));
+        return validate_fail(v, st, "%s", e.message[0] != '\0' ? e.message : apr_status_str(st));
     return APR_OK;
 }
 
@@ -369,17 +369,17 @@ static apr_status check_kind(vctx *v, const apr_type *u, const char *base, int *
     apr_status st = APR_OK;
     *kind = *APR_CAT(base, u->u.un.kind_offset, int);
     if (*kind < 0 || (size_t)*kind > u->u.un.nalts)
-        return vfail(v, APR_E_ARGUMENT, "union kind %d is out of range 0..%zu", *kind, u->u.un.nalts);
+        return validate_fail(v, APR_E_ARGUMENT, "union kind %d is out of range 0..%zu", *kind, u->u.un.nalts);
     if (*kind != 0)
         return APR_OK;
     if (u->u.un.cls != APR_U_DISCRIMINATED)
-        return vfail(v, APR_E_ARGUMENT, "no alternative of %s chosen (kind 0)",
+        return validate_fail(v, APR_E_ARGUMENT, "no alternative of %s chosen (kind 0)",
                      u->name != NULL ? u->name : "the choice");
     old = push(v, u->u.un.disc_key, strlen(u->u.un.disc_key));
     if (v->strict)
-        st = vfail(v, APR_E_UNKNOWN, "unknown variant of %s", u->name != NULL ? u->name : "the choice");
+        st = validate_fail(v, APR_E_UNKNOWN, "unknown variant of %s", u->name != NULL ? u->name : "the choice");
     else if (raw->ptr == NULL || raw->len == 0)
-        st = vfail(v, APR_E_ARGUMENT, "unknown variant without its raw JSON");
+        st = validate_fail(v, APR_E_ARGUMENT, "unknown variant without its raw JSON");
     pop(v, old);
     if (st == APR_OK)
         st = check_raw(v, raw);
@@ -401,7 +401,7 @@ static apr_status check_struct(vctx *v, const apr_type *t, const char *base)
         if (kind > 0) {
             alt = vt->u.un.alts[kind - 1];
             if (alt->kind != APR_K_STRUCT)
-                return vfail(v, APR_E_ARGUMENT, "variant %d is no struct", kind);
+                return validate_fail(v, APR_E_ARGUMENT, "variant %d is no struct", kind);
             if ((st = check_struct(v, alt, vbase + vt->u.un.payload_offset)) != APR_OK)
                 return st;
         }
@@ -409,7 +409,7 @@ static apr_status check_struct(vctx *v, const apr_type *t, const char *base)
     if (t->u.st.open) {
         const apr_json_members *x = APR_CAT(base, t->u.st.extras_offset, apr_json_members);
         if (x->count != 0 && x->items == NULL)
-            return vfail(v, APR_E_ARGUMENT, "%zu unknown members with a NULL pointer", x->count);
+            return validate_fail(v, APR_E_ARGUMENT, "%zu unknown members with a NULL pointer", x->count);
         for (i = 0; i < x->count; i++) {
             const apr_json_member *m = &x->items[i];
             size_t old;
@@ -418,7 +418,7 @@ static apr_status check_struct(vctx *v, const apr_type *t, const char *base)
             old = push(v, m->key.ptr, m->key.len);
             if (names_field(t->u.st.fields, t->u.st.nfields, &m->key) ||
                 (alt != NULL && names_field(alt->u.st.fields, alt->u.st.nfields, &m->key)))
-                st = vfail(v, APR_E_DUPLICATE, "unknown member with the name of a named one");
+                st = validate_fail(v, APR_E_DUPLICATE, "unknown member with the name of a named one");
             else if ((st = check_raw(v, &m->value)) == APR_OK && t->u.st.extras_type != NULL)
                 st = check_extra_type(v, t->u.st.extras_type, &m->value);
             pop(v, old);
@@ -442,7 +442,7 @@ static apr_status check_nested(vctx *v, const apr_type *t, const void *value)
 {
     apr_status st;
     if (++v->depth > APR_SCHEMA_MAX_DEPTH)
-        return vfail(v, APR_E_DEPTH, "typed values nested deeper than %d levels", APR_SCHEMA_MAX_DEPTH);
+        return validate_fail(v, APR_E_DEPTH, "typed values nested deeper than %d levels", APR_SCHEMA_MAX_DEPTH);
     switch (t->kind) {
     case APR_K_STRUCT: st = check_struct(v, t, (const char *)value); break;
     case APR_K_ARRAY: st = check_array(v, t, (const apr_array *)value); break;
@@ -468,7 +468,7 @@ static apr_status check(vctx *v, const apr_type *t, const void *value)
         if (x < t->u.i.min || x > t->u.i.max) {
             int n = snprintf(got, sizeof got, "%lld", (long long)x);
             apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
-            return vfail(v, APR_E_RANGE, "%s", msg);
+            return validate_fail(v, APR_E_RANGE, "%s", msg);
         }
         return APR_OK;
     }
@@ -477,16 +477,16 @@ static apr_status check(vctx *v, const apr_type *t, const void *value)
         if (x < t->u.u.min || x > t->u.u.max) {
             int n = snprintf(got, sizeof got, "%llu", (unsigned long long)x);
             apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
-            return vfail(v, APR_E_RANGE, "%s", msg);
+            return validate_fail(v, APR_E_RANGE, "%s", msg);
         }
         return APR_OK;
     }
     case APR_K_FLOAT: {
         double x = *(const double *)value;
         if (!isfinite(x))
-            return vfail(v, APR_E_RANGE, "not a finite number");
+            return validate_fail(v, APR_E_RANGE, "not a finite number");
         if ((st = apr_schema_priv_check_float(t, x, msg, sizeof msg)) != APR_OK)
-            return vfail(v, st, "%s", msg);
+            return validate_fail(v, st, "%s", msg);
         return APR_OK;
     }
     case APR_K_TEXT:
@@ -494,18 +494,18 @@ static apr_status check(vctx *v, const apr_type *t, const void *value)
     case APR_K_ENUM: {
         int k = *(const int *)value;
         if (k < 0 || (size_t)k > t->u.enm.count)
-            return vfail(v, APR_E_ARGUMENT, "enum kind %d is out of range 0..%zu", k, t->u.enm.count);
+            return validate_fail(v, APR_E_ARGUMENT, "enum kind %d is out of range 0..%zu", k, t->u.enm.count);
         if (k == 0) {
             const apr_slice *s = APR_CAT(value, t->u.enm.other_offset, apr_slice);
             size_t i;
             if (t->u.enm.other == NULL)
-                return vfail(v, APR_E_UNKNOWN, "no value of %s chosen (kind 0)",
+                return validate_fail(v, APR_E_UNKNOWN, "no value of %s chosen (kind 0)",
                              t->name != NULL ? t->name : "the enumeration");
             if ((st = check_text(v, t->u.enm.other, s)) != APR_OK)
                 return st;
             for (i = 0; i < t->u.enm.count; i++) {
                 if (apr_schema_priv_text_is(&t->u.enm.values[i], s->ptr, s->len))
-                    return vfail(v, APR_E_ARGUMENT, "other value equal to listed value %zu", i + 1);
+                    return validate_fail(v, APR_E_ARGUMENT, "other value equal to listed value %zu", i + 1);
             }
         }
         return APR_OK;
@@ -516,7 +516,7 @@ static apr_status check(vctx *v, const apr_type *t, const void *value)
     case APR_K_UNION:
         return check_nested(v, t, value);
     }
-    return vfail(v, APR_E_ARGUMENT, "malformed type descriptor");
+    return validate_fail(v, APR_E_ARGUMENT, "malformed type descriptor");
 }
 
 apr_status apr_schema_validate(const apr_type *type, const void *value, bool strict, apr_error *err)

@@ -1,0 +1,1724 @@
+/*
+ * assemble.c - message and tool assembly (apr_assemble.h).
+ *
+ * Every message, tool, tombstone and link is an "item" with a byte-string
+ * key in one hash map (linear probing, backward-shift deletion):
+ *   'M' u32 nseg (u32 len, bytes)* node   -- a message, or the tombstone of
+ *                                            the last one, per (namespace, node)
+ *   'T' id                                -- a tool, or its tombstone
+ *   'L' id                                -- a finished tool-call block
+ * A message or tool becomes its own tombstone when it closes (its contents
+ * are freed, the struct and key stay), so closing never allocates. A block
+ * being streamed is a list of members; the member that deltas append to is
+ * a growing buffer of unescaped text, written escaped when the block is
+ * rendered, so appends cost amortised O(1) per byte.
+ */
+#include "apr_assemble.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ITEM_MESSAGE = 1, ITEM_TOOL, ITEM_CLOSED, ITEM_LINK };
+
+/* Item flags. */
+#define ITEM_POISONED 1u /* a tombstone whose later events are ignored silently */
+
+typedef struct apr_asm_item {
+    int kind;
+    unsigned flags;
+    uint64_t hash;
+    const char *key; /* stored right after the item's struct */
+    size_t key_len;
+    size_t size;     /* bytes of the allocation that starts at the item */
+    struct apr_asm_item *prev, *next;
+} apr_asm_item;
+
+typedef struct apr_asm_slot {
+    uint64_t hash;
+    apr_asm_item *item;
+} apr_asm_slot;
+
+/* Which member of a block a delta appends to. */
+enum { CLASS_OTHER = 0, CLASS_TEXT, CLASS_REASONING, CLASS_DATA, CLASS_TOOL_CHUNK };
+
+typedef struct asm_member {
+    char *key;
+    size_t key_len;
+    char *val;   /* raw JSON, or unescaped text when `text` */
+    size_t len, cap;
+    int text;
+} asm_member;
+
+typedef struct asm_block {
+    char *final;          /* content of content-block-finish, once finished */
+    size_t final_len;
+    asm_member *mem;      /* the block while it streams */
+    size_t n, cap;
+    int cls;
+    apr_asm_delta append_kind; /* the delta kind mem[append_at] is ready for, 0: none */
+    size_t append_at;
+} asm_block;
+
+/* Strings copied at start, the error or usage copied at the end. */
+typedef struct asm_common {
+    size_t bytes;           /* charged against max_item_bytes */
+    apr_asm_state state;
+    apr_slice *ns;
+    size_t ns_len;
+    apr_slice node;
+    char *head;             /* ns array, namespace, node, ids, raw values given at start */
+    size_t head_size;
+    char *tail;             /* usage / output, error message and code */
+    size_t tail_size;
+    apr_slice err_message, err_code;
+    char err_text[sizeof(((apr_assembler *)0)->text)];
+} asm_common;
+
+struct apr_asm_message {
+    apr_asm_item item;
+    asm_common c;
+    apr_slice id, role;
+    apr_json_raw metadata, usage;
+    asm_block *blocks;
+    size_t nblocks, blocks_cap;
+    int block_open;
+};
+
+struct apr_asm_tool {
+    apr_asm_item item;
+    asm_common c;
+    apr_slice id, name;
+    apr_json_raw input, output;
+    char *out;              /* tool-output-delta texts */
+    size_t out_len, out_cap;
+    int has_delta;
+    const apr_asm_item *link;
+};
+
+typedef struct asm_link {
+    apr_asm_item item;
+    const char *json;
+    size_t len;
+} asm_link;
+
+/* Internal result of applying an event to a message or tool. */
+typedef apr_asm_violation verdict;
+
+/* ---- memory ------------------------------------------------------------ */
+
+static void *mem_alloc(const apr_assembler *a, size_t n)
+{
+    if (n == 0)
+        n = 1;
+    return a->allocator.alloc ? a->allocator.alloc(a->allocator.ctx, n) : malloc(n);
+}
+
+static void mem_free(const apr_assembler *a, void *p, size_t n)
+{
+    if (p == NULL)
+        return;
+    if (n == 0)
+        n = 1;
+    if (a->allocator.alloc)
+        a->allocator.free(a->allocator.ctx, p, n);
+    else
+        free(p);
+}
+
+/* Allocates `n` bytes charged to item `c`: APR_ASM_E_LIMIT past max_item_bytes. */
+static verdict item_alloc(apr_assembler *a, asm_common *c, size_t n, void **out)
+{
+    if (n > a->opt.max_item_bytes || c->bytes > a->opt.max_item_bytes - n)
+        return APR_ASM_E_LIMIT;
+    *out = mem_alloc(a, n);
+    if (*out == NULL)
+        return APR_ASM_E_NOMEM;
+    c->bytes += n;
+    return APR_ASM_OK;
+}
+
+static void item_free(apr_assembler *a, asm_common *c, void *p, size_t n)
+{
+    if (p == NULL)
+        return;
+    mem_free(a, p, n);
+    c->bytes -= n;
+}
+
+static verdict item_dup(apr_assembler *a, asm_common *c, const char *src, size_t n, char **out)
+{
+    void *p;
+    verdict v = item_alloc(a, c, n, &p);
+    if (v == APR_ASM_OK) {
+        if (n > 0)
+            memcpy(p, src, n);
+        *out = (char *)p;
+    }
+    return v;
+}
+
+/*
+ * Makes room for `need` bytes in a buffer of item `c`, doubling its
+ * capacity (up to what max_item_bytes leaves for this buffer).
+ */
+static verdict grow(apr_assembler *a, asm_common *c, char **buf, size_t len, size_t *cap,
+                    size_t need)
+{
+    size_t others = c->bytes - *cap, avail, ncap = *cap < 16 ? 16 : *cap;
+    char *p;
+    if (others > a->opt.max_item_bytes)
+        return APR_ASM_E_LIMIT;
+    avail = a->opt.max_item_bytes - others;
+    if (need > avail)
+        return APR_ASM_E_LIMIT;
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+    if (ncap > avail)
+        ncap = avail;
+    p = (char *)mem_alloc(a, ncap);
+    if (p == NULL)
+        return APR_ASM_E_NOMEM;
+    if (len > 0)
+        memcpy(p, *buf, len);
+    mem_free(a, *buf, *cap);
+    c->bytes = others + ncap;
+    *buf = p;
+    *cap = ncap;
+    return APR_ASM_OK;
+}
+
+/* ---- keys and the map --------------------------------------------------- */
+
+static uint64_t hash_bytes(uint64_t seed, const char *p, size_t n)
+{
+    uint64_t h = seed ^ 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 0x100000001b3ull;
+    }
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+static apr_status key_reserve(apr_assembler *a, size_t n)
+{
+    char *p;
+    size_t cap;
+    if (n <= a->key_cap)
+        return APR_OK;
+    cap = a->key_cap < 256 ? 256 : a->key_cap;
+    while (cap < n)
+        cap = cap > SIZE_MAX / 2 ? n : cap * 2;
+    p = (char *)mem_alloc(a, cap);
+    if (p == NULL)
+        return APR_E_NOMEM;
+    mem_free(a, a->key, a->key_cap);
+    a->key = p;
+    a->key_cap = cap;
+    return APR_OK;
+}
+
+static void put_u32(char *p, size_t v)
+{
+    uint32_t x = v > 0xffffffffu ? 0xffffffffu : (uint32_t)v;
+    memcpy(p, &x, 4);
+}
+
+/* Writes the key of the event's (namespace, node) into a->key; sets *len. */
+static apr_status message_key(apr_assembler *a, const apr_asm_event *ev, size_t *len)
+{
+    size_t n = 1 + 4 + 1 + 4 + ev->node.len, i, at;
+    for (i = 0; i < ev->ns_len; i++) {
+        if (ev->ns[i].len > SIZE_MAX / 2 - n)
+            return APR_E_NOMEM;
+        n += 4 + ev->ns[i].len;
+    }
+    if (key_reserve(a, n) != APR_OK)
+        return APR_E_NOMEM;
+    a->key[0] = 'M';
+    put_u32(a->key + 1, ev->ns_len);
+    at = 5;
+    for (i = 0; i < ev->ns_len; i++) {
+        put_u32(a->key + at, ev->ns[i].len);
+        if (ev->ns[i].len)
+            memcpy(a->key + at + 4, ev->ns[i].ptr, ev->ns[i].len);
+        at += 4 + ev->ns[i].len;
+    }
+    a->key[at++] = ev->node.ptr != NULL ? 'N' : '-';
+    if (ev->node.ptr != NULL) {
+        put_u32(a->key + at, ev->node.len);
+        if (ev->node.len)
+            memcpy(a->key + at + 4, ev->node.ptr, ev->node.len);
+        at += 4 + ev->node.len;
+    }
+    *len = at;
+    return APR_OK;
+}
+
+/* Writes `prefix` + `id` into a->key. */
+static apr_status id_key(apr_assembler *a, char prefix, apr_slice id, size_t *len)
+{
+    if (id.len > SIZE_MAX - 1 || key_reserve(a, id.len + 1) != APR_OK)
+        return APR_E_NOMEM;
+    a->key[0] = prefix;
+    if (id.len)
+        memcpy(a->key + 1, id.ptr, id.len);
+    *len = id.len + 1;
+    return APR_OK;
+}
+
+static apr_asm_item *map_find(const apr_asm_map *m, uint64_t h, const char *key, size_t len)
+{
+    size_t i, mask;
+    if (m->cap == 0)
+        return NULL;
+    mask = m->cap - 1;
+    for (i = (size_t)h & mask; m->slots[i].item != NULL; i = (i + 1) & mask) {
+        const apr_asm_item *it = m->slots[i].item;
+        if (m->slots[i].hash == h && it->key_len == len && memcmp(it->key, key, len) == 0)
+            return m->slots[i].item;
+    }
+    return NULL;
+}
+
+static void map_place(apr_asm_slot *slots, size_t cap, apr_asm_item *it)
+{
+    size_t i = (size_t)it->hash & (cap - 1);
+    while (slots[i].item != NULL)
+        i = (i + 1) & (cap - 1);
+    slots[i].hash = it->hash;
+    slots[i].item = it;
+}
+
+static apr_status map_insert(apr_assembler *a, apr_asm_item *it)
+{
+    apr_asm_map *m = &a->map;
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64, i;
+        apr_asm_slot *slots;
+        if (cap > SIZE_MAX / sizeof *slots)
+            return APR_E_NOMEM;
+        slots = (apr_asm_slot *)mem_alloc(a, cap * sizeof *slots);
+        if (slots == NULL)
+            return APR_E_NOMEM;
+        memset(slots, 0, cap * sizeof *slots);
+        for (i = 0; i < m->cap; i++)
+            if (m->slots[i].item != NULL)
+                map_place(slots, cap, m->slots[i].item);
+        mem_free(a, m->slots, m->cap * sizeof *m->slots);
+        m->slots = slots;
+        m->cap = cap;
+    }
+    map_place(m->slots, m->cap, it);
+    m->count++;
+    return APR_OK;
+}
+
+static void map_remove(apr_asm_map *m, const apr_asm_item *it)
+{
+    size_t mask = m->cap - 1, i = (size_t)it->hash & mask, j;
+    while (m->slots[i].item != it)
+        i = (i + 1) & mask;
+    /* Backward shift: move later entries of the probe run into the hole. */
+    for (j = (i + 1) & mask; m->slots[j].item != NULL; j = (j + 1) & mask) {
+        size_t home = (size_t)m->slots[j].hash & mask;
+        int movable = (j > i) ? (home <= i || home > j) : (home <= i && home > j);
+        if (movable) {
+            m->slots[i] = m->slots[j];
+            i = j;
+        }
+    }
+    m->slots[i].item = NULL;
+    m->count--;
+}
+
+/* ---- lists ------------------------------------------------------------- */
+
+static void list_push(apr_asm_list *l, apr_asm_item *it)
+{
+    it->next = NULL;
+    it->prev = l->tail;
+    if (l->tail)
+        l->tail->next = it;
+    else
+        l->head = it;
+    l->tail = it;
+    l->count++;
+    l->bytes += it->size;
+}
+
+static void list_unlink(apr_asm_list *l, apr_asm_item *it)
+{
+    if (it->prev)
+        it->prev->next = it->next;
+    else
+        l->head = it->next;
+    if (it->next)
+        it->next->prev = it->prev;
+    else
+        l->tail = it->prev;
+    it->prev = it->next = NULL;
+    l->count--;
+    l->bytes -= it->size;
+}
+
+/* Allocates an item of `size` bytes (struct included) followed by its key in a->key. */
+static apr_asm_item *item_new(apr_assembler *a, int kind, size_t size, size_t key_len)
+{
+    apr_asm_item *it;
+    char *key;
+    if (key_len > SIZE_MAX - size)
+        return NULL;
+    it = (apr_asm_item *)mem_alloc(a, size + key_len);
+    if (it == NULL)
+        return NULL;
+    memset(it, 0, size);
+    key = (char *)it + size;
+    memcpy(key, a->key, key_len);
+    it->kind = kind;
+    it->key = key;
+    it->key_len = key_len;
+    it->hash = hash_bytes(a->seed, key, key_len);
+    it->size = size + key_len;
+    return it;
+}
+
+/* Removes a tombstone or a link from the map and its list, and frees it. */
+static void forget(apr_assembler *a, apr_asm_list *l, apr_asm_item *it)
+{
+    map_remove(&a->map, it);
+    list_unlink(l, it);
+    mem_free(a, it, it->size);
+}
+
+static void closed_push(apr_assembler *a, apr_asm_item *it)
+{
+    list_push(&a->closed, it);
+    while (a->closed.count > a->opt.max_closed)
+        forget(a, &a->closed, a->closed.head);
+}
+
+/* Remembers the key in a->key as failed, so its later events are ignored. */
+static apr_status poison_key(apr_assembler *a, size_t key_len)
+{
+    apr_asm_item *it = item_new(a, ITEM_CLOSED, sizeof(apr_asm_item), key_len);
+    if (it == NULL)
+        return APR_E_NOMEM;
+    it->flags = ITEM_POISONED;
+    if (map_insert(a, it) != APR_OK) {
+        mem_free(a, it, it->size);
+        return APR_E_NOMEM;
+    }
+    closed_push(a, it);
+    return APR_OK;
+}
+
+/* ---- violations --------------------------------------------------------- */
+
+static const char *const violation_names[] = {
+    "ok",
+    "no-message",
+    "message-finished",
+    "message-open",
+    "block-open",
+    "block-index",
+    "block-not-started",
+    "block-finished",
+    "delta-mismatch",
+    "field-type",
+    "not-object",
+    "finish-block-open",
+    "tool-unknown",
+    "tool-started",
+    "tool-finished",
+    "limit",
+    "out-of-memory",
+};
+
+const char *apr_asm_violation_name(apr_asm_violation v)
+{
+    if ((size_t)v >= sizeof violation_names / sizeof violation_names[0])
+        return "unknown";
+    return violation_names[v];
+}
+
+/* Formats the violation text into a->text. */
+static void describe(apr_assembler *a, const char *fmt, ...) APR_PRINTF(2, 3);
+
+static void describe(apr_assembler *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->text, sizeof a->text, fmt, ap);
+    va_end(ap);
+}
+
+static int clip(size_t len)
+{
+    return len > 64 ? 64 : (int)len;
+}
+
+/* Reports the violation in a->text (not for APR_ASM_E_NOMEM, which is returned instead). */
+static void report(apr_assembler *a, const apr_asm_event *ev, verdict v)
+{
+    if (v == APR_ASM_E_NOMEM)
+        return;
+    a->violations++;
+    if (a->cb.on_violation)
+        a->cb.on_violation(a->cb.ctx, ev->position, v, a->text);
+}
+
+static void set_failure(asm_common *c, const apr_assembler *a, verdict v)
+{
+    if (v == APR_ASM_E_NOMEM)
+        snprintf(c->err_text, sizeof c->err_text, "out of memory");
+    else
+        memcpy(c->err_text, a->text, sizeof c->err_text);
+    c->err_message.ptr = c->err_text;
+    c->err_message.len = strlen(c->err_text);
+    c->err_code.ptr = apr_asm_violation_name(v);
+    c->err_code.len = strlen(c->err_code.ptr);
+    c->state = APR_ASM_ERROR;
+}
+
+/* ---- messages ----------------------------------------------------------- */
+
+static void block_free_members(apr_assembler *a, asm_common *c, asm_block *b)
+{
+    size_t i;
+    for (i = 0; i < b->n; i++) {
+        item_free(a, c, b->mem[i].key, b->mem[i].key_len);
+        item_free(a, c, b->mem[i].val, b->mem[i].cap);
+    }
+    item_free(a, c, b->mem, b->cap * sizeof *b->mem);
+    b->mem = NULL;
+    b->n = b->cap = 0;
+    b->append_kind = APR_ASM_DELTA_UNKNOWN;
+}
+
+static void common_free(apr_assembler *a, asm_common *c)
+{
+    item_free(a, c, c->head, c->head_size);
+    item_free(a, c, c->tail, c->tail_size);
+    c->head = c->tail = NULL;
+}
+
+/* Frees the contents of `m`; the struct stays as its tombstone. */
+static void message_clear(apr_assembler *a, apr_asm_message *m)
+{
+    size_t i;
+    for (i = 0; i < m->nblocks; i++) {
+        block_free_members(a, &m->c, &m->blocks[i]);
+        item_free(a, &m->c, m->blocks[i].final, m->blocks[i].final_len);
+    }
+    item_free(a, &m->c, m->blocks, m->blocks_cap * sizeof *m->blocks);
+    m->blocks = NULL;
+    m->nblocks = m->blocks_cap = 0;
+    common_free(a, &m->c);
+}
+
+static void tool_clear(apr_assembler *a, apr_asm_tool *t)
+{
+    item_free(a, &t->c, t->out, t->out_cap);
+    t->out = NULL;
+    common_free(a, &t->c);
+}
+
+/* Delivers `m` and turns it into a tombstone (poisoned when it failed by violation). */
+static void message_close(apr_assembler *a, apr_asm_message *m, int poisoned)
+{
+    if (a->cb.on_message_done)
+        a->cb.on_message_done(a->cb.ctx, m);
+    if (a->last == m)
+        a->last = NULL;
+    message_clear(a, m);
+    list_unlink(&a->open, &m->item);
+    a->open_messages--;
+    m->item.kind = ITEM_CLOSED;
+    m->item.flags = poisoned ? ITEM_POISONED : 0;
+    closed_push(a, &m->item);
+}
+
+static void tool_close(apr_assembler *a, apr_asm_tool *t, int poisoned)
+{
+    size_t len;
+    /*
+     * a->key holds 'T' + this id (tool_event built it): look the link up
+     * with the same bytes and 'L', then put the 'T' back for the caller.
+     */
+    a->key[0] = 'L';
+    len = t->item.key_len;
+    t->link = map_find(&a->map, hash_bytes(a->seed, a->key, len), a->key, len);
+    a->key[0] = 'T';
+    if (a->cb.on_tool_done)
+        a->cb.on_tool_done(a->cb.ctx, t);
+    t->link = NULL;
+    tool_clear(a, t);
+    list_unlink(&a->open, &t->item);
+    a->open_tools--;
+    t->item.kind = ITEM_CLOSED;
+    t->item.flags = poisoned ? ITEM_POISONED : 0;
+    closed_push(a, &t->item);
+}
+
+/* Fails `m` for verdict `v` (text in a->text), reports it and delivers it. */
+static apr_status message_fail(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev,
+                               verdict v)
+{
+    set_failure(&m->c, a, v);
+    report(a, ev, v);
+    message_close(a, m, 1);
+    return v == APR_ASM_E_NOMEM ? APR_E_NOMEM : APR_OK;
+}
+
+static apr_status tool_fail(apr_assembler *a, apr_asm_tool *t, const apr_asm_event *ev, verdict v)
+{
+    set_failure(&t->c, a, v);
+    report(a, ev, v);
+    tool_close(a, t, 1);
+    return v == APR_ASM_E_NOMEM ? APR_E_NOMEM : APR_OK;
+}
+
+static int add_size(size_t *total, size_t n)
+{
+    if (n > SIZE_MAX - *total)
+        return 0;
+    *total += n;
+    return 1;
+}
+
+/*
+ * Copies the namespace, node and the given slices and raw values into one
+ * allocation, `c->head`. `s` and `r` are updated to point at the copies.
+ */
+static verdict copy_head(apr_assembler *a, asm_common *c, const apr_asm_event *ev,
+                         apr_slice **s, size_t ns_count, apr_json_raw **r, size_t nr)
+{
+    size_t size = 0, i;
+    char *p;
+    verdict v;
+    if (ev->ns_len > SIZE_MAX / sizeof(apr_slice))
+        return APR_ASM_E_LIMIT;
+    if (!add_size(&size, ev->ns_len * sizeof(apr_slice)) || !add_size(&size, ev->node.len))
+        return APR_ASM_E_LIMIT;
+    for (i = 0; i < ev->ns_len; i++)
+        if (!add_size(&size, ev->ns[i].len))
+            return APR_ASM_E_LIMIT;
+    for (i = 0; i < ns_count; i++)
+        if (!add_size(&size, s[i]->len))
+            return APR_ASM_E_LIMIT;
+    for (i = 0; i < nr; i++)
+        if (!add_size(&size, r[i]->len))
+            return APR_ASM_E_LIMIT;
+    v = item_alloc(a, c, size, (void **)&c->head);
+    if (v != APR_ASM_OK)
+        return v;
+    c->head_size = size;
+    c->ns = ev->ns_len ? (apr_slice *)(void *)c->head : NULL;
+    c->ns_len = ev->ns_len;
+    p = c->head + ev->ns_len * sizeof(apr_slice);
+/* dst and src may be the same object. */
+#define COPY_INTO(dst, src)                     \
+    do {                                        \
+        const char *from_ = (src).ptr;          \
+        size_t n_ = (src).len;                  \
+        (dst).ptr = from_ ? p : NULL;           \
+        (dst).len = n_;                         \
+        if (n_)                                 \
+            memcpy(p, from_, n_);               \
+        p += n_;                                \
+    } while (0)
+    for (i = 0; i < ev->ns_len; i++) {
+        /* Segments are never NULL: an empty one still is a string. */
+        c->ns[i].ptr = p;
+        c->ns[i].len = ev->ns[i].len;
+        if (ev->ns[i].len)
+            memcpy(p, ev->ns[i].ptr, ev->ns[i].len);
+        p += ev->ns[i].len;
+    }
+    COPY_INTO(c->node, ev->node);
+    for (i = 0; i < ns_count; i++)
+        COPY_INTO(*s[i], *s[i]);
+    for (i = 0; i < nr; i++)
+        COPY_INTO(*r[i], *r[i]);
+#undef COPY_INTO
+    return APR_ASM_OK;
+}
+
+/* Copies message and code (error events) into c->tail and sets the error. */
+static verdict copy_error(apr_assembler *a, asm_common *c, const apr_asm_event *ev)
+{
+    size_t size = ev->message.len;
+    verdict v;
+    if (!add_size(&size, ev->code.len))
+        return APR_ASM_E_LIMIT;
+    v = item_alloc(a, c, size, (void **)&c->tail);
+    if (v != APR_ASM_OK)
+        return v;
+    c->tail_size = size;
+    c->err_message.ptr = c->tail;
+    c->err_message.len = ev->message.len;
+    if (ev->message.len)
+        memcpy(c->tail, ev->message.ptr, ev->message.len);
+    c->err_code.ptr = ev->code.ptr ? c->tail + ev->message.len : NULL;
+    c->err_code.len = ev->code.len;
+    if (ev->code.len)
+        memcpy(c->tail + ev->message.len, ev->code.ptr, ev->code.len);
+    c->state = APR_ASM_ERROR;
+    return APR_ASM_OK;
+}
+
+static verdict copy_tail_raw(apr_assembler *a, asm_common *c, apr_json_raw in, apr_json_raw *out)
+{
+    verdict v;
+    out->ptr = NULL;
+    out->len = 0;
+    if (in.ptr == NULL)
+        return APR_ASM_OK;
+    v = item_dup(a, c, in.ptr, in.len, &c->tail);
+    if (v != APR_ASM_OK)
+        return v;
+    c->tail_size = in.len;
+    out->ptr = c->tail;
+    out->len = in.len;
+    return APR_ASM_OK;
+}
+
+static int slice_is(apr_slice s, const char *lit)
+{
+    size_t n = strlen(lit);
+    return s.len == n && memcmp(s.ptr, lit, n) == 0;
+}
+
+static int class_of(apr_slice type)
+{
+    if (slice_is(type, "text"))
+        return CLASS_TEXT;
+    if (slice_is(type, "reasoning"))
+        return CLASS_REASONING;
+    if (slice_is(type, "image") || slice_is(type, "audio") || slice_is(type, "video") ||
+        slice_is(type, "file"))
+        return CLASS_DATA;
+    if (slice_is(type, "tool_call_chunk") || slice_is(type, "server_tool_call_chunk"))
+        return CLASS_TOOL_CHUNK;
+    return CLASS_OTHER;
+}
+
+/* Reads the raw JSON string `raw` unescaped (scratch arena); 0 if it is not a string. */
+static int raw_string(apr_assembler *a, apr_json_raw raw, apr_slice *out, verdict *v)
+{
+    apr_json_reader r;
+    apr_status st;
+    *v = APR_ASM_OK;
+    if (apr_json_raw_kind(raw) != APR_JSON_STRING)
+        return 0;
+    /* Most strings have no escape: the bytes between the quotes are the text. */
+    if (memchr(raw.ptr, '\\', raw.len) == NULL) {
+        out->ptr = raw.ptr + 1;
+        out->len = raw.len - 2;
+        return 1;
+    }
+    apr_json_raw_reader(&r, raw, &a->scratch);
+    st = apr_json_read_string(&r, out, NULL);
+    if (st == APR_E_NOMEM || st == APR_E_LIMIT)
+        *v = APR_ASM_E_NOMEM;
+    return st == APR_OK;
+}
+
+/* The class of the block from its `type` member. */
+static int block_class(apr_assembler *a, const asm_block *b, verdict *v)
+{
+    size_t i;
+    *v = APR_ASM_OK;
+    for (i = 0; i < b->n; i++) {
+        const asm_member *mb = &b->mem[i];
+        if (mb->key_len == 4 && memcmp(mb->key, "type", 4) == 0) {
+            apr_slice s;
+            apr_json_raw raw;
+            if (mb->text) {
+                s.ptr = mb->val;
+                s.len = mb->len;
+                return class_of(s);
+            }
+            raw.ptr = mb->val;
+            raw.len = mb->len;
+            return raw_string(a, raw, &s, v) ? class_of(s) : CLASS_OTHER;
+        }
+    }
+    return CLASS_OTHER;
+}
+
+static size_t member_find(const asm_block *b, const char *key, size_t len)
+{
+    size_t i;
+    for (i = 0; i < b->n; i++)
+        if (b->mem[i].key_len == len && memcmp(b->mem[i].key, key, len) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Adds member `key` (value empty) to `b`; sets *at. */
+static verdict member_add(apr_assembler *a, asm_common *c, asm_block *b, apr_slice key, size_t *at)
+{
+    asm_member *mb;
+    verdict v;
+    if (b->n >= a->opt.max_block_members)
+        return APR_ASM_E_LIMIT;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 8;
+        asm_member *mem;
+        if (cap > a->opt.max_block_members)
+            cap = a->opt.max_block_members;
+        v = item_alloc(a, c, cap * sizeof *mem, (void **)&mem);
+        if (v != APR_ASM_OK)
+            return v;
+        if (b->n)
+            memcpy(mem, b->mem, b->n * sizeof *mem);
+        item_free(a, c, b->mem, b->cap * sizeof *b->mem);
+        b->mem = mem;
+        b->cap = cap;
+    }
+    mb = &b->mem[b->n];
+    memset(mb, 0, sizeof *mb);
+    v = item_dup(a, c, key.ptr, key.len, &mb->key);
+    if (v != APR_ASM_OK)
+        return v;
+    mb->key_len = key.len;
+    *at = b->n++;
+    return APR_ASM_OK;
+}
+
+/* Sets member `at` to a copy of `raw`. */
+static verdict member_set_raw(apr_assembler *a, asm_common *c, asm_member *mb, apr_json_raw raw)
+{
+    char *val;
+    verdict v = item_dup(a, c, raw.ptr, raw.len, &val);
+    if (v != APR_ASM_OK)
+        return v;
+    item_free(a, c, mb->val, mb->cap);
+    mb->val = val;
+    mb->len = mb->cap = raw.len;
+    mb->text = 0;
+    return APR_ASM_OK;
+}
+
+/*
+ * Merges the members of the JSON object `obj` onto `b` (content-block-start
+ * builds the block this way from nothing, block-delta onto the block).
+ */
+static verdict block_merge(apr_assembler *a, asm_common *c, asm_block *b, apr_json_raw obj)
+{
+    apr_json_reader r;
+    apr_slice key;
+    apr_json_raw val;
+    int more;
+    apr_status st;
+    verdict v;
+    if (apr_json_raw_kind(obj) != APR_JSON_OBJECT)
+        return APR_ASM_E_NOT_OBJECT;
+    apr_json_raw_reader(&r, obj, &a->scratch);
+    st = apr_json_read_object(&r, NULL);
+    while (st == APR_OK && (st = apr_json_next_member(&r, &key, &more, NULL)) == APR_OK && more) {
+        size_t at;
+        if ((st = apr_json_read_raw(&r, &val, NULL)) != APR_OK)
+            break;
+        at = member_find(b, key.ptr, key.len);
+        if (at == SIZE_MAX && (v = member_add(a, c, b, key, &at)) != APR_ASM_OK)
+            return v;
+        if ((v = member_set_raw(a, c, &b->mem[at], val)) != APR_ASM_OK)
+            return v;
+    }
+    /* Raw values are valid JSON: only memory can fail, unless the caller broke that promise. */
+    if (st != APR_OK)
+        return st == APR_E_NOMEM || st == APR_E_LIMIT ? APR_ASM_E_NOMEM : APR_ASM_E_NOT_OBJECT;
+    b->append_kind = APR_ASM_DELTA_UNKNOWN;
+    b->cls = block_class(a, b, &v);
+    return v;
+}
+
+static const char *append_field(apr_asm_delta kind, size_t *len)
+{
+    switch (kind) {
+    case APR_ASM_DELTA_TEXT: *len = 4; return "text";
+    case APR_ASM_DELTA_REASONING: *len = 9; return "reasoning";
+    case APR_ASM_DELTA_DATA: *len = 6; return "base64";
+    default: *len = 4; return "args";
+    }
+}
+
+static int delta_fits(apr_asm_delta kind, int cls)
+{
+    switch (kind) {
+    case APR_ASM_DELTA_TEXT: return cls == CLASS_TEXT;
+    case APR_ASM_DELTA_REASONING: return cls == CLASS_REASONING;
+    case APR_ASM_DELTA_DATA: return cls == CLASS_DATA;
+    case APR_ASM_DELTA_TOOL_CALL: return cls == CLASS_TOOL_CHUNK;
+    default: return 1;
+    }
+}
+
+static const char *delta_name(apr_asm_delta kind)
+{
+    switch (kind) {
+    case APR_ASM_DELTA_TEXT: return "text-delta";
+    case APR_ASM_DELTA_REASONING: return "reasoning-delta";
+    case APR_ASM_DELTA_DATA: return "data-delta";
+    case APR_ASM_DELTA_BLOCK: return "block-delta";
+    case APR_ASM_DELTA_TOOL_CALL: return "tool-call-delta";
+    default: return "delta of unknown type";
+    }
+}
+
+/* Makes the member that `kind` appends to a text buffer; sets b->append_at. */
+static verdict append_target(apr_assembler *a, asm_common *c, asm_block *b, apr_asm_delta kind)
+{
+    size_t flen, at;
+    const char *field = append_field(kind, &flen);
+    asm_member *mb;
+    verdict v;
+    at = member_find(b, field, flen);
+    if (at == SIZE_MAX) {
+        apr_slice key;
+        key.ptr = field;
+        key.len = flen;
+        if ((v = member_add(a, c, b, key, &at)) != APR_ASM_OK)
+            return v;
+        b->mem[at].text = 1;
+    }
+    mb = &b->mem[at];
+    if (!mb->text) {
+        apr_json_raw raw;
+        apr_slice s;
+        raw.ptr = mb->val;
+        raw.len = mb->len;
+        if (apr_json_raw_kind(raw) == APR_JSON_NULL) {
+            mb->len = 0;
+        } else if (raw_string(a, raw, &s, &v)) {
+            /* Unescaped text is never longer than its JSON: it fits in place. */
+            memmove(mb->val, s.ptr, s.len);
+            mb->len = s.len;
+        } else {
+            if (v != APR_ASM_OK)
+                return v;
+            describe(a, "%s appends to member \"%s\", which is neither a string nor null",
+                     delta_name(kind), field);
+            return APR_ASM_E_FIELD_TYPE;
+        }
+        mb->text = 1;
+    }
+    b->append_kind = kind;
+    b->append_at = at;
+    return APR_ASM_OK;
+}
+
+static void describe_message(apr_assembler *a, const apr_asm_message *m, const char *what)
+{
+    describe(a, "%s (message \"%.*s\")", what, clip(m->id.len), m->id.ptr ? m->id.ptr : "");
+}
+
+/* Checks that ev->index is the open block; describes the violation if not. */
+static verdict check_open_block(apr_assembler *a, const apr_asm_message *m, const apr_asm_event *ev,
+                                const char *what)
+{
+    char buf[160];
+    if (m->block_open && ev->index == m->nblocks - 1)
+        return APR_ASM_OK;
+    if (ev->index >= m->nblocks) {
+        snprintf(buf, sizeof buf, "%s for block %llu, which was never started", what,
+                 (unsigned long long)ev->index);
+        describe_message(a, m, buf);
+        return APR_ASM_E_BLOCK_NOT_STARTED;
+    }
+    snprintf(buf, sizeof buf, "%s for block %llu, which is already finished", what,
+             (unsigned long long)ev->index);
+    describe_message(a, m, buf);
+    return APR_ASM_E_BLOCK_FINISHED;
+}
+
+static verdict block_start(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev)
+{
+    char buf[160];
+    asm_block *b;
+    verdict v;
+    if (m->block_open) {
+        snprintf(buf, sizeof buf, "content-block-start for block %llu while block %llu is open",
+                 (unsigned long long)ev->index, (unsigned long long)(m->nblocks - 1));
+        describe_message(a, m, buf);
+        return APR_ASM_E_BLOCK_OPEN;
+    }
+    if (ev->index != m->nblocks) {
+        snprintf(buf, sizeof buf, "content-block-start for block %llu, expected block %llu",
+                 (unsigned long long)ev->index, (unsigned long long)m->nblocks);
+        describe_message(a, m, buf);
+        return APR_ASM_E_BLOCK_INDEX;
+    }
+    if (m->nblocks == m->blocks_cap) {
+        size_t cap = m->blocks_cap ? m->blocks_cap * 2 : 4;
+        asm_block *blocks;
+        if (cap > SIZE_MAX / sizeof *blocks)
+            return APR_ASM_E_LIMIT;
+        v = item_alloc(a, &m->c, cap * sizeof *blocks, (void **)&blocks);
+        if (v != APR_ASM_OK)
+            goto fail;
+        if (m->nblocks)
+            memcpy(blocks, m->blocks, m->nblocks * sizeof *blocks);
+        item_free(a, &m->c, m->blocks, m->blocks_cap * sizeof *m->blocks);
+        m->blocks = blocks;
+        m->blocks_cap = cap;
+    }
+    b = &m->blocks[m->nblocks++];
+    memset(b, 0, sizeof *b);
+    m->block_open = 1;
+    v = block_merge(a, &m->c, b, ev->content);
+    if (v == APR_ASM_E_NOT_OBJECT)
+        describe_message(a, m, "content-block-start whose content is not an object");
+fail:
+    if (v == APR_ASM_E_LIMIT)
+        describe_message(a, m, "message exceeds the assembler's size limits");
+    return v;
+}
+
+/* Whether a finished block of this type may be the tool_call block of a tool. */
+static int linkable(apr_slice type)
+{
+    static const char *const never[] = { "text", "reasoning", "image", "audio", "video",
+                                         "file", "non_standard", "server_tool_result" };
+    size_t i;
+    for (i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (slice_is(type, never[i]))
+            return 0;
+    return 1;
+}
+
+/* Remembers the finished block `content` under its `id`, if it may be a tool call's. */
+static verdict link_block(apr_assembler *a, apr_json_raw content)
+{
+    apr_json_raw type_raw, id_raw;
+    apr_slice type, id;
+    size_t key_len;
+    asm_link *l;
+    apr_asm_item *old;
+    verdict v;
+    apr_status st = apr_json_raw_member(content, "id", 2, &a->scratch, &id_raw, NULL);
+    if (st == APR_OK)
+        st = apr_json_raw_member(content, "type", 4, &a->scratch, &type_raw, NULL);
+    if (st != APR_OK)
+        return st == APR_E_NOMEM || st == APR_E_LIMIT ? APR_ASM_E_NOMEM : APR_ASM_OK;
+    if (!raw_string(a, type_raw, &type, &v) || !linkable(type))
+        return v;
+    if (!raw_string(a, id_raw, &id, &v))
+        return v;
+    if (content.len > a->opt.max_link_bytes)
+        return APR_ASM_OK;
+    if (id_key(a, 'L', id, &key_len) != APR_OK)
+        return APR_ASM_E_NOMEM;
+    old = map_find(&a->map, hash_bytes(a->seed, a->key, key_len), a->key, key_len);
+    if (old != NULL)
+        forget(a, &a->links, old);
+    if (content.len > SIZE_MAX - sizeof *l - key_len)
+        return APR_ASM_OK;
+    l = (asm_link *)item_new(a, ITEM_LINK, sizeof *l + content.len, key_len);
+    if (l == NULL)
+        return APR_ASM_E_NOMEM;
+    /* The JSON sits right after the struct; item_new put the key after it. */
+    l->json = (const char *)(l + 1);
+    memcpy((char *)(l + 1), content.ptr, content.len);
+    l->len = content.len;
+    if (map_insert(a, &l->item) != APR_OK) {
+        mem_free(a, l, l->item.size);
+        return APR_ASM_E_NOMEM;
+    }
+    list_push(&a->links, &l->item);
+    while (a->links.bytes > a->opt.max_link_bytes)
+        forget(a, &a->links, a->links.head);
+    return APR_ASM_OK;
+}
+
+static verdict block_finish(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev)
+{
+    asm_block *b;
+    verdict v = check_open_block(a, m, ev, "content-block-finish");
+    if (v != APR_ASM_OK)
+        return v;
+    if (apr_json_raw_kind(ev->content) != APR_JSON_OBJECT) {
+        describe_message(a, m, "content-block-finish whose content is not an object");
+        return APR_ASM_E_NOT_OBJECT;
+    }
+    b = &m->blocks[m->nblocks - 1];
+    v = item_dup(a, &m->c, ev->content.ptr, ev->content.len, &b->final);
+    if (v == APR_ASM_E_LIMIT)
+        describe_message(a, m, "message exceeds the assembler's size limits");
+    if (v != APR_ASM_OK)
+        return v;
+    b->final_len = ev->content.len;
+    block_free_members(a, &m->c, b);
+    m->block_open = 0;
+    return link_block(a, ev->content);
+}
+
+static verdict block_delta(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev)
+{
+    asm_block *b;
+    asm_member *mb;
+    verdict v;
+    char buf[160];
+    if (!m->block_open || ev->index != m->nblocks - 1)
+        return check_open_block(a, m, ev, "content-block-delta");
+    b = &m->blocks[m->nblocks - 1];
+    switch (ev->delta) {
+    case APR_ASM_DELTA_TEXT:
+    case APR_ASM_DELTA_REASONING:
+    case APR_ASM_DELTA_DATA:
+    case APR_ASM_DELTA_TOOL_CALL:
+        break;
+    case APR_ASM_DELTA_BLOCK:
+        v = block_merge(a, &m->c, b, ev->fields);
+        if (v == APR_ASM_E_NOT_OBJECT)
+            describe_message(a, m, "block-delta whose fields are not an object");
+        else if (v == APR_ASM_E_LIMIT)
+            describe_message(a, m, "message exceeds the assembler's size limits");
+        return v;
+    default:
+        return APR_ASM_OK; /* unknown delta types are skipped, as the spec asks */
+    }
+    if (b->append_kind != ev->delta) {
+        if (!delta_fits(ev->delta, b->cls)) {
+            snprintf(buf, sizeof buf, "%s on block %llu, whose type does not take it",
+                     delta_name(ev->delta), (unsigned long long)ev->index);
+            describe_message(a, m, buf);
+            return APR_ASM_E_DELTA_MISMATCH;
+        }
+        v = append_target(a, &m->c, b, ev->delta);
+        if (v == APR_ASM_E_LIMIT)
+            describe_message(a, m, "message exceeds the assembler's size limits");
+        if (v != APR_ASM_OK)
+            return v;
+    }
+    mb = &b->mem[b->append_at];
+    if (ev->text.len > mb->cap - mb->len) {
+        if (ev->text.len > SIZE_MAX - mb->len)
+            v = APR_ASM_E_LIMIT;
+        else
+            v = grow(a, &m->c, &mb->val, mb->len, &mb->cap, mb->len + ev->text.len);
+        if (v == APR_ASM_E_LIMIT)
+            describe_message(a, m, "message exceeds the assembler's size limits");
+        if (v != APR_ASM_OK)
+            return v;
+    }
+    if (ev->text.len) {
+        memcpy(mb->val + mb->len, ev->text.ptr, ev->text.len);
+        mb->len += ev->text.len;
+    }
+    if (a->cb.on_append)
+        a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
+    return APR_ASM_OK;
+}
+
+static int same_place(const asm_common *c, const apr_asm_event *ev)
+{
+    size_t i;
+    if (c->ns_len != ev->ns_len || c->node.len != ev->node.len ||
+        (c->node.ptr == NULL) != (ev->node.ptr == NULL))
+        return 0;
+    if (ev->node.len && memcmp(c->node.ptr, ev->node.ptr, ev->node.len) != 0)
+        return 0;
+    for (i = 0; i < ev->ns_len; i++)
+        if (c->ns[i].len != ev->ns[i].len ||
+            (ev->ns[i].len && memcmp(c->ns[i].ptr, ev->ns[i].ptr, ev->ns[i].len) != 0))
+            return 0;
+    return 1;
+}
+
+static apr_status message_start(apr_assembler *a, const apr_asm_event *ev, apr_asm_item *it,
+                                size_t key_len)
+{
+    apr_asm_message *m;
+    apr_slice *s[2];
+    apr_json_raw *r[1];
+    verdict v;
+    apr_status st = APR_OK;
+    if (it != NULL && it->kind == ITEM_MESSAGE) {
+        apr_asm_message *old = (apr_asm_message *)(void *)it;
+        char buf[160];
+        snprintf(buf, sizeof buf, "message-start of \"%.*s\" while this message is open",
+                 clip(ev->id.len), ev->id.ptr ? ev->id.ptr : "");
+        describe_message(a, old, buf);
+        st = message_fail(a, old, ev, APR_ASM_E_MESSAGE_OPEN);
+        if (st != APR_OK)
+            return st;
+    }
+    if (it != NULL)
+        forget(a, &a->closed, it); /* a new message replaces the tombstone */
+    if (a->open_messages >= a->opt.max_open_messages) {
+        describe(a, "message-start of \"%.*s\": more than %zu messages open", clip(ev->id.len),
+                 ev->id.ptr ? ev->id.ptr : "", a->opt.max_open_messages);
+        report(a, ev, APR_ASM_E_LIMIT);
+        return poison_key(a, key_len);
+    }
+    m = (apr_asm_message *)(void *)item_new(a, ITEM_MESSAGE, sizeof *m, key_len);
+    if (m == NULL)
+        return APR_E_NOMEM;
+    if (map_insert(a, &m->item) != APR_OK) {
+        mem_free(a, m, m->item.size);
+        return APR_E_NOMEM;
+    }
+    list_push(&a->open, &m->item);
+    a->open_messages++;
+    m->id = ev->id;
+    m->role = ev->role;
+    m->metadata = ev->metadata;
+    s[0] = &m->id;
+    s[1] = &m->role;
+    r[0] = &m->metadata;
+    v = copy_head(a, &m->c, ev, s, 2, r, 1);
+    if (v != APR_ASM_OK) {
+        m->id.ptr = NULL; /* the copy failed: nothing to show but the state */
+        m->id.len = m->role.len = m->metadata.len = 0;
+        m->role.ptr = NULL;
+        m->metadata.ptr = NULL;
+        describe(a, "message-start: the message exceeds the assembler's size limits");
+        return message_fail(a, m, ev, v);
+    }
+    a->last = m;
+    return APR_OK;
+}
+
+/* An event for a key with no open item: tombstones say why. */
+static apr_status no_item(apr_assembler *a, const apr_asm_event *ev, apr_asm_item *it,
+                          size_t key_len, verdict finished, verdict unknown, const char *what)
+{
+    if (it != NULL) {
+        if (it->flags & ITEM_POISONED)
+            return APR_OK;
+        describe(a, "%s after the %s finished or failed", what,
+                 finished == APR_ASM_E_MESSAGE_FINISHED ? "message" : "tool");
+        it->flags |= ITEM_POISONED;
+        report(a, ev, finished);
+        return APR_OK;
+    }
+    describe(a, "%s with no %s started", what,
+             unknown == APR_ASM_E_NO_MESSAGE ? "message" : "tool");
+    report(a, ev, unknown);
+    return poison_key(a, key_len);
+}
+
+static const char *const event_names[] = {
+    "event", "message-start", "content-block-start", "content-block-delta",
+    "content-block-finish", "message-finish", "error", "tool-started", "tool-output-delta",
+    "tool-finished", "tool-error",
+};
+
+static apr_status message_event(apr_assembler *a, const apr_asm_event *ev)
+{
+    apr_asm_message *m = a->last;
+    apr_asm_item *it = NULL;
+    size_t key_len = 0;
+    verdict v;
+    if (m == NULL || ev->kind == APR_ASM_MESSAGE_START || !same_place(&m->c, ev)) {
+        if (message_key(a, ev, &key_len) != APR_OK)
+            return APR_E_NOMEM;
+        it = map_find(&a->map, hash_bytes(a->seed, a->key, key_len), a->key, key_len);
+        if (ev->kind == APR_ASM_MESSAGE_START)
+            return message_start(a, ev, it, key_len);
+        if (it == NULL || it->kind != ITEM_MESSAGE)
+            return no_item(a, ev, it, key_len, APR_ASM_E_MESSAGE_FINISHED, APR_ASM_E_NO_MESSAGE,
+                           event_names[ev->kind]);
+        m = (apr_asm_message *)(void *)it;
+        a->last = m;
+    }
+    switch (ev->kind) {
+    case APR_ASM_BLOCK_DELTA:
+        v = block_delta(a, m, ev);
+        break;
+    case APR_ASM_BLOCK_START:
+        v = block_start(a, m, ev);
+        break;
+    case APR_ASM_BLOCK_FINISH:
+        v = block_finish(a, m, ev);
+        break;
+    case APR_ASM_MESSAGE_FINISH:
+        if (m->block_open) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "message-finish while block %llu is open",
+                     (unsigned long long)(m->nblocks - 1));
+            describe_message(a, m, buf);
+            v = APR_ASM_E_FINISH_BLOCK_OPEN;
+            break;
+        }
+        v = copy_tail_raw(a, &m->c, ev->usage, &m->usage);
+        if (v == APR_ASM_OK) {
+            m->c.state = APR_ASM_FINISHED;
+            message_close(a, m, 0);
+            return APR_OK;
+        }
+        describe_message(a, m, "message-finish: the usage exceeds the assembler's size limits");
+        break;
+    default: /* APR_ASM_MESSAGE_ERROR */
+        v = copy_error(a, &m->c, ev);
+        if (v == APR_ASM_OK) {
+            message_close(a, m, 0);
+            return APR_OK;
+        }
+        describe_message(a, m, "error: its message exceeds the assembler's size limits");
+        break;
+    }
+    if (v == APR_ASM_OK)
+        return APR_OK;
+    return message_fail(a, m, ev, v);
+}
+
+/* ---- tools ---------------------------------------------------------------- */
+
+static apr_status tool_event(apr_assembler *a, const apr_asm_event *ev)
+{
+    size_t key_len;
+    apr_asm_item *it;
+    apr_asm_tool *t;
+    verdict v = APR_ASM_OK;
+    if (id_key(a, 'T', ev->tool_call_id, &key_len) != APR_OK)
+        return APR_E_NOMEM;
+    it = map_find(&a->map, hash_bytes(a->seed, a->key, key_len), a->key, key_len);
+    if (ev->kind == APR_ASM_TOOL_STARTED) {
+        apr_slice *s[2];
+        apr_json_raw *r[1];
+        if (it != NULL && it->kind == ITEM_TOOL) {
+            apr_status st;
+            describe(a, "tool-started for toolCallId \"%.*s\", which is already running",
+                     clip(ev->tool_call_id.len), ev->tool_call_id.ptr);
+            st = tool_fail(a, (apr_asm_tool *)(void *)it, ev, APR_ASM_E_TOOL_STARTED);
+            if (st != APR_OK)
+                return st;
+            forget(a, &a->closed, it);
+            it = NULL;
+        }
+        if (it != NULL)
+            return no_item(a, ev, it, key_len, APR_ASM_E_TOOL_FINISHED, APR_ASM_E_TOOL_UNKNOWN,
+                           "tool-started");
+        if (a->open_tools >= a->opt.max_open_tools) {
+            describe(a, "tool-started for \"%.*s\": more than %zu tools running",
+                     clip(ev->tool_call_id.len), ev->tool_call_id.ptr, a->opt.max_open_tools);
+            report(a, ev, APR_ASM_E_LIMIT);
+            return poison_key(a, key_len);
+        }
+        t = (apr_asm_tool *)(void *)item_new(a, ITEM_TOOL, sizeof *t, key_len);
+        if (t == NULL)
+            return APR_E_NOMEM;
+        if (map_insert(a, &t->item) != APR_OK) {
+            mem_free(a, t, t->item.size);
+            return APR_E_NOMEM;
+        }
+        list_push(&a->open, &t->item);
+        a->open_tools++;
+        t->id = ev->tool_call_id;
+        t->name = ev->tool_name;
+        t->input = ev->input;
+        s[0] = &t->id;
+        s[1] = &t->name;
+        r[0] = &t->input;
+        v = copy_head(a, &t->c, ev, s, 2, r, 1);
+        if (v != APR_ASM_OK) {
+            /* Keep the id (it is the key) for the report; drop what did not fit. */
+            t->id.ptr = t->item.key + 1;
+            t->id.len = t->item.key_len - 1;
+            t->name.ptr = NULL;
+            t->name.len = t->input.len = 0;
+            t->input.ptr = NULL;
+            describe(a, "tool-started: the tool exceeds the assembler's size limits");
+            return tool_fail(a, t, ev, v);
+        }
+        return APR_OK;
+    }
+    if (it == NULL || it->kind != ITEM_TOOL)
+        return no_item(a, ev, it, key_len, APR_ASM_E_TOOL_FINISHED, APR_ASM_E_TOOL_UNKNOWN,
+                       event_names[ev->kind]);
+    t = (apr_asm_tool *)(void *)it;
+    switch (ev->kind) {
+    case APR_ASM_TOOL_OUTPUT_DELTA:
+        if (ev->text.len > t->out_cap - t->out_len) {
+            if (ev->text.len > SIZE_MAX - t->out_len)
+                v = APR_ASM_E_LIMIT;
+            else
+                v = grow(a, &t->c, &t->out, t->out_len, &t->out_cap, t->out_len + ev->text.len);
+            if (v != APR_ASM_OK)
+                break;
+        }
+        if (ev->text.len)
+            memcpy(t->out + t->out_len, ev->text.ptr, ev->text.len);
+        t->out_len += ev->text.len;
+        t->has_delta = 1;
+        return APR_OK;
+    case APR_ASM_TOOL_FINISHED:
+        v = copy_tail_raw(a, &t->c, ev->output, &t->output);
+        if (v != APR_ASM_OK)
+            break;
+        t->c.state = APR_ASM_FINISHED;
+        tool_close(a, t, 0);
+        return APR_OK;
+    default: /* APR_ASM_TOOL_ERROR */
+        v = copy_error(a, &t->c, ev);
+        if (v != APR_ASM_OK)
+            break;
+        tool_close(a, t, 0);
+        return APR_OK;
+    }
+    describe(a, "%s: tool \"%.*s\" exceeds the assembler's size limits", event_names[ev->kind],
+             clip(t->id.len), t->id.ptr);
+    return tool_fail(a, t, ev, v);
+}
+
+/* ---- the assembler -------------------------------------------------------- */
+
+void apr_asm_init(apr_assembler *a, const apr_asm_options *options,
+                  const apr_asm_callbacks *callbacks)
+{
+    apr_arena_options ao;
+    memset(a, 0, sizeof *a);
+    if (options != NULL)
+        a->opt = *options;
+    if (callbacks != NULL)
+        a->cb = *callbacks;
+    a->allocator = a->opt.allocator;
+    if (a->opt.max_open_messages == 0)
+        a->opt.max_open_messages = APR_ASM_DEFAULT_OPEN_MESSAGES;
+    if (a->opt.max_open_tools == 0)
+        a->opt.max_open_tools = APR_ASM_DEFAULT_OPEN_TOOLS;
+    if (a->opt.max_item_bytes == 0)
+        a->opt.max_item_bytes = APR_ASM_DEFAULT_ITEM_BYTES;
+    if (a->opt.max_block_members == 0)
+        a->opt.max_block_members = APR_ASM_DEFAULT_BLOCK_MEMBERS;
+    if (a->opt.max_closed == 0)
+        a->opt.max_closed = APR_ASM_DEFAULT_CLOSED;
+    if (a->opt.max_link_bytes == 0)
+        a->opt.max_link_bytes = APR_ASM_DEFAULT_LINK_BYTES;
+    memset(&ao, 0, sizeof ao);
+    ao.allocator = a->allocator;
+    ao.chunk_size = 4096;
+    apr_arena_init(&a->scratch, &ao);
+    /* Per-assembler seed: keys chosen to collide in one process do not in another. */
+    a->seed = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
+}
+
+static void free_list(apr_assembler *a, apr_asm_list *l)
+{
+    apr_asm_item *it = l->head, *next;
+    for (; it != NULL; it = next) {
+        next = it->next;
+        if (it->kind == ITEM_MESSAGE)
+            message_clear(a, (apr_asm_message *)(void *)it);
+        else if (it->kind == ITEM_TOOL)
+            tool_clear(a, (apr_asm_tool *)(void *)it);
+        mem_free(a, it, it->size);
+    }
+    memset(l, 0, sizeof *l);
+}
+
+/* Frees every item; keeps the options, callbacks and scratch buffers. */
+static void clear_items(apr_assembler *a)
+{
+    free_list(a, &a->open);
+    free_list(a, &a->closed);
+    free_list(a, &a->links);
+    mem_free(a, a->map.slots, a->map.cap * sizeof *a->map.slots);
+    memset(&a->map, 0, sizeof a->map);
+    a->open_messages = a->open_tools = 0;
+    a->last = NULL;
+}
+
+void apr_asm_deinit(apr_assembler *a)
+{
+    if (a == NULL)
+        return;
+    clear_items(a);
+    mem_free(a, a->key, a->key_cap);
+    a->key = NULL;
+    a->key_cap = 0;
+    apr_arena_deinit(&a->scratch);
+}
+
+void apr_asm_finish(apr_assembler *a)
+{
+    apr_asm_item *it;
+    for (it = a->open.head; it != NULL; it = it->next) {
+        if (it->kind == ITEM_MESSAGE) {
+            if (a->cb.on_message_done)
+                a->cb.on_message_done(a->cb.ctx, (apr_asm_message *)(void *)it);
+        } else {
+            apr_asm_tool *t = (apr_asm_tool *)(void *)it;
+            size_t len;
+            if (id_key(a, 'L', t->id, &len) == APR_OK)
+                t->link = map_find(&a->map, hash_bytes(a->seed, a->key, len), a->key, len);
+            if (a->cb.on_tool_done)
+                a->cb.on_tool_done(a->cb.ctx, t);
+            t->link = NULL;
+        }
+    }
+    clear_items(a);
+}
+
+static int bad_slice(apr_slice s)
+{
+    return s.ptr == NULL && s.len != 0;
+}
+
+static int bad_raw(apr_json_raw r)
+{
+    return r.ptr == NULL && r.len != 0;
+}
+
+static int event_malformed(const apr_asm_event *ev)
+{
+    size_t i;
+    if ((unsigned)ev->kind > (unsigned)APR_ASM_TOOL_ERROR)
+        return 1;
+    if ((ev->ns == NULL && ev->ns_len != 0) || bad_slice(ev->node))
+        return 1;
+    for (i = 0; i < ev->ns_len; i++)
+        if (bad_slice(ev->ns[i]))
+            return 1;
+    return bad_slice(ev->id) || bad_slice(ev->role) || bad_slice(ev->text) ||
+           bad_slice(ev->message) || bad_slice(ev->code) || bad_slice(ev->tool_call_id) ||
+           bad_slice(ev->tool_name) || bad_raw(ev->metadata) || bad_raw(ev->content) ||
+           bad_raw(ev->fields) || bad_raw(ev->usage) || bad_raw(ev->input) ||
+           bad_raw(ev->output);
+}
+
+apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    apr_status st;
+    if (a == NULL || ev == NULL)
+        return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no assembler or event given");
+    if (event_malformed(ev))
+        return apr_error_set(err, APR_E_ARGUMENT, (size_t)ev->position,
+                             "malformed event view (a NULL pointer with a length, or an unknown kind)");
+    if (ev->kind == APR_ASM_OTHER)
+        return APR_OK;
+    apr_arena_reset(&a->scratch);
+    if (ev->kind >= APR_ASM_TOOL_STARTED)
+        st = tool_event(a, ev);
+    else
+        st = message_event(a, ev);
+    if (st == APR_E_NOMEM)
+        return apr_error_set(err, APR_E_NOMEM, (size_t)ev->position,
+                             "out of memory while assembling the event at %llu",
+                             (unsigned long long)ev->position);
+    return st;
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+
+apr_slice apr_asm_message_id(const apr_asm_message *m) { return m->id; }
+apr_slice apr_asm_message_role(const apr_asm_message *m) { return m->role; }
+apr_slice apr_asm_message_node(const apr_asm_message *m) { return m->c.node; }
+apr_json_raw apr_asm_message_metadata(const apr_asm_message *m) { return m->metadata; }
+apr_json_raw apr_asm_message_usage(const apr_asm_message *m) { return m->usage; }
+apr_asm_state apr_asm_message_state(const apr_asm_message *m) { return m->c.state; }
+size_t apr_asm_message_block_count(const apr_asm_message *m) { return m->nblocks; }
+
+size_t apr_asm_message_namespace(const apr_asm_message *m, const apr_slice **segs)
+{
+    *segs = m->c.ns;
+    return m->c.ns_len;
+}
+
+static int common_error(const asm_common *c, apr_slice *message, apr_slice *code)
+{
+    if (c->state != APR_ASM_ERROR)
+        return 0;
+    if (message)
+        *message = c->err_message;
+    if (code)
+        *code = c->err_code;
+    return 1;
+}
+
+int apr_asm_message_error(const apr_asm_message *m, apr_slice *message, apr_slice *code)
+{
+    return common_error(&m->c, message, code);
+}
+
+int apr_asm_message_block_final(const apr_asm_message *m, size_t i, apr_json_raw *out)
+{
+    if (i >= m->nblocks || m->blocks[i].final == NULL)
+        return 0;
+    if (out) {
+        out->ptr = m->blocks[i].final;
+        out->len = m->blocks[i].final_len;
+    }
+    return 1;
+}
+
+void apr_asm_message_write_block(const apr_asm_message *m, size_t i, apr_json_writer *w)
+{
+    const asm_block *b;
+    size_t k;
+    if (i >= m->nblocks) {
+        apr_json_write_null(w);
+        return;
+    }
+    b = &m->blocks[i];
+    if (b->final != NULL) {
+        apr_json_raw raw;
+        raw.ptr = b->final;
+        raw.len = b->final_len;
+        apr_json_write_raw(w, raw);
+        return;
+    }
+    apr_json_write_object_begin(w);
+    for (k = 0; k < b->n; k++) {
+        apr_json_write_key(w, b->mem[k].key, b->mem[k].key_len);
+        if (b->mem[k].text) {
+            apr_json_write_string(w, b->mem[k].val, b->mem[k].len);
+        } else {
+            apr_json_raw raw;
+            raw.ptr = b->mem[k].val;
+            raw.len = b->mem[k].len;
+            apr_json_write_raw(w, raw);
+        }
+    }
+    apr_json_write_object_end(w);
+}
+
+static void write_slice_or_null(apr_json_writer *w, apr_slice s)
+{
+    if (s.ptr == NULL)
+        apr_json_write_null(w);
+    else
+        apr_json_write_string(w, s.ptr, s.len);
+}
+
+static void write_raw_or_null(apr_json_writer *w, apr_json_raw r)
+{
+    if (r.ptr == NULL)
+        apr_json_write_null(w);
+    else
+        apr_json_write_raw(w, r);
+}
+
+#define WRITE_KEY(w, lit) apr_json_write_key((w), (lit), sizeof(lit) - 1)
+
+static void write_place(apr_json_writer *w, const asm_common *c)
+{
+    size_t i;
+    WRITE_KEY(w, "namespace");
+    apr_json_write_array_begin(w);
+    for (i = 0; i < c->ns_len; i++)
+        apr_json_write_string(w, c->ns[i].ptr, c->ns[i].len);
+    apr_json_write_array_end(w);
+    WRITE_KEY(w, "node");
+    write_slice_or_null(w, c->node);
+}
+
+static void write_error(apr_json_writer *w, const asm_common *c)
+{
+    WRITE_KEY(w, "error");
+    if (c->state != APR_ASM_ERROR) {
+        apr_json_write_null(w);
+        return;
+    }
+    apr_json_write_object_begin(w);
+    WRITE_KEY(w, "message");
+    write_slice_or_null(w, c->err_message);
+    WRITE_KEY(w, "code");
+    write_slice_or_null(w, c->err_code);
+    apr_json_write_object_end(w);
+}
+
+void apr_asm_message_write(const apr_asm_message *m, apr_json_writer *w)
+{
+    static const char *const status[] = { "open", "finished", "error" };
+    const char *s = status[m->c.state];
+    size_t i;
+    apr_json_write_object_begin(w);
+    WRITE_KEY(w, "kind");
+    apr_json_write_string(w, "message", 7);
+    WRITE_KEY(w, "id");
+    write_slice_or_null(w, m->id);
+    write_place(w, &m->c);
+    WRITE_KEY(w, "role");
+    write_slice_or_null(w, m->role);
+    WRITE_KEY(w, "metadata");
+    write_raw_or_null(w, m->metadata);
+    WRITE_KEY(w, "status");
+    apr_json_write_string(w, s, strlen(s));
+    WRITE_KEY(w, "content");
+    apr_json_write_array_begin(w);
+    for (i = 0; i < m->nblocks; i++)
+        apr_asm_message_write_block(m, i, w);
+    apr_json_write_array_end(w);
+    WRITE_KEY(w, "usage");
+    write_raw_or_null(w, m->usage);
+    write_error(w, &m->c);
+    apr_json_write_object_end(w);
+}
+
+apr_slice apr_asm_tool_call_id(const apr_asm_tool *t) { return t->id; }
+apr_slice apr_asm_tool_node(const apr_asm_tool *t) { return t->c.node; }
+apr_slice apr_asm_tool_name(const apr_asm_tool *t) { return t->name; }
+apr_json_raw apr_asm_tool_input(const apr_asm_tool *t) { return t->input; }
+apr_json_raw apr_asm_tool_output(const apr_asm_tool *t) { return t->output; }
+apr_asm_state apr_asm_tool_state(const apr_asm_tool *t) { return t->c.state; }
+
+size_t apr_asm_tool_namespace(const apr_asm_tool *t, const apr_slice **segs)
+{
+    *segs = t->c.ns;
+    return t->c.ns_len;
+}
+
+int apr_asm_tool_output_delta(const apr_asm_tool *t, apr_slice *out)
+{
+    if (!t->has_delta)
+        return 0;
+    if (out) {
+        out->ptr = t->out_len ? t->out : "";
+        out->len = t->out_len;
+    }
+    return 1;
+}
+
+int apr_asm_tool_error(const apr_asm_tool *t, apr_slice *message, apr_slice *code)
+{
+    return common_error(&t->c, message, code);
+}
+
+apr_json_raw apr_asm_tool_call_block(const apr_asm_tool *t)
+{
+    apr_json_raw r = { NULL, 0 };
+    if (t->link != NULL) {
+        const asm_link *l = (const asm_link *)(const void *)t->link;
+        r.ptr = l->json;
+        r.len = l->len;
+    }
+    return r;
+}
+
+void apr_asm_tool_write(const apr_asm_tool *t, apr_json_writer *w)
+{
+    static const char *const status[] = { "started", "finished", "error" };
+    const char *s = status[t->c.state];
+    apr_slice out;
+    apr_json_write_object_begin(w);
+    WRITE_KEY(w, "kind");
+    apr_json_write_string(w, "tool", 4);
+    WRITE_KEY(w, "toolCallId");
+    write_slice_or_null(w, t->id);
+    write_place(w, &t->c);
+    WRITE_KEY(w, "toolName");
+    write_slice_or_null(w, t->name);
+    WRITE_KEY(w, "input");
+    write_raw_or_null(w, t->input);
+    WRITE_KEY(w, "status");
+    apr_json_write_string(w, s, strlen(s));
+    WRITE_KEY(w, "outputDelta");
+    if (apr_asm_tool_output_delta(t, &out))
+        apr_json_write_string(w, out.ptr, out.len);
+    else
+        apr_json_write_null(w);
+    WRITE_KEY(w, "output");
+    write_raw_or_null(w, t->output);
+    write_error(w, &t->c);
+    apr_json_write_object_end(w);
+}

@@ -9,8 +9,9 @@
  * `since` or `sinceEventId` the subscriber is new and live: it receives the
  * values baseline of the namespaces it matches, and nothing else is left to
  * arrive. Events the schema rejects are reported on stderr and buffered all
- * the same, from their envelope, so that seqs stay positions in FILE; the
- * exit status is then 1.
+ * the same, from their envelope, so that seqs stay positions in FILE; a line
+ * that is not an event at all (not JSON, no method) is reported and not
+ * buffered, so later seqs count events, not lines. The exit status is then 1.
  */
 #include <inttypes.h>
 #include <stdio.h>

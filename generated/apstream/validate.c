@@ -48,16 +48,20 @@ static apr_status check_sse_binding(validate_state *s, const apr_record *rec, co
 {
     apr_slice type = { rec->sse_type, rec->sse_type_len }, id = { rec->sse_id, rec->sse_id_len };
     apr_status st = ap_message_check_sse_binding(msg, type, id, err);
-    if (st != APR_OK || msg->kind != AP_MESSAGE_EVENT || !msg->u.event.has_seq)
-        return st;
-    if (s->have_seq && msg->u.event.seq <= s->last_seq) {
-        apr_error_set_pointer(err, "/seq");
-        return apr_error_set(err, APR_E_STATE, 0, "seq %" PRIu64 " does not increase (the previous event had %" PRIu64 ")",
-                             msg->u.event.seq, s->last_seq);
+    if (msg->kind == AP_MESSAGE_EVENT && msg->u.event.has_seq) {
+        /* the order is checked and recorded whatever else is wrong with the event */
+        uint64_t seq = msg->u.event.seq;
+        int decreasing = s->have_seq && seq <= s->last_seq;
+        uint64_t previous = s->last_seq;
+        s->have_seq = 1;
+        s->last_seq = seq;
+        if (st == APR_OK && decreasing) {
+            apr_error_set_pointer(err, "/seq");
+            return apr_error_set(err, APR_E_STATE, 0, "seq %" PRIu64 " does not increase (the previous event had %" PRIu64 ")",
+                                 seq, previous);
+        }
     }
-    s->have_seq = 1;
-    s->last_seq = msg->u.event.seq;
-    return APR_OK;
+    return st;
 }
 
 static int on_record(void *user, const apr_record *rec)

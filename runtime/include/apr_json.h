@@ -386,7 +386,9 @@ void apr_json_write_double(apr_json_writer *w, double v);
 void apr_json_write_bool(apr_json_writer *w, int v);
 void apr_json_write_null(apr_json_writer *w);
 
-/* Inserts a raw value as is (it is trusted to be valid JSON, as every apr_json_raw is). */
+/* Inserts a raw value, compacted: whitespace between its tokens is dropped, so
+ * the writer's output stays compact (it is trusted to be valid JSON, as every
+ * apr_json_raw is). */
 void apr_json_write_raw(apr_json_writer *w, apr_json_raw raw);
 
 /* The sticky status: APR_OK while every write succeeded. */

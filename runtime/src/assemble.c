@@ -815,7 +815,7 @@ static verdict block_merge(apr_assembler *a, asm_common *c, asm_block *b, apr_js
     apr_json_reader r;
     apr_slice key;
     apr_json_raw val;
-    int more;
+    int more, added;
     apr_status st;
     verdict v;
     if (apr_json_raw_kind(obj) != APR_JSON_OBJECT)
@@ -827,10 +827,16 @@ static verdict block_merge(apr_assembler *a, asm_common *c, asm_block *b, apr_js
         if ((st = apr_json_read_raw(&r, &val, NULL)) != APR_OK)
             break;
         at = member_find(b, key.ptr, key.len);
-        if (at == SIZE_MAX && (v = member_add(a, c, b, key, &at)) != APR_ASM_OK)
+        added = at == SIZE_MAX;
+        if (added && (v = member_add(a, c, b, key, &at)) != APR_ASM_OK)
             return v;
-        if ((v = member_set_raw(a, c, &b->mem[at], val)) != APR_ASM_OK)
+        if ((v = member_set_raw(a, c, &b->mem[at], val)) != APR_ASM_OK) {
+            if (added) { /* a member without a value must not be rendered */
+                item_free(a, c, b->mem[at].key, b->mem[at].key_len);
+                b->n--;
+            }
             return v;
+        }
     }
     /* Raw values are valid JSON: only memory can fail, unless the caller broke that promise. */
     if (st != APR_OK)
@@ -1571,7 +1577,8 @@ void apr_asm_message_write_block(const apr_asm_message *m, size_t i, apr_json_wr
     for (k = 0; k < b->n; k++) {
         apr_json_write_key(w, b->mem[k].key, b->mem[k].key_len);
         if (b->mem[k].text) {
-            apr_json_write_string(w, b->mem[k].val, b->mem[k].len);
+            /* An appended member that received only empty text has no buffer yet. */
+            apr_json_write_string(w, b->mem[k].val ? b->mem[k].val : "", b->mem[k].len);
         } else {
             apr_json_raw raw;
             raw.ptr = b->mem[k].val;

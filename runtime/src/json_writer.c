@@ -348,8 +348,29 @@ void apr_json_write_null(apr_json_writer *w)
 
 void apr_json_write_raw(apr_json_writer *w, apr_json_raw raw)
 {
-    if (before_value(w))
-        put(w, raw.ptr, raw.len);
+    const char *p = raw.ptr, *end = raw.ptr + raw.len;
+    if (!before_value(w))
+        return;
+    /* The writer's output is compact: whitespace between the value's tokens
+     * is dropped, strings are copied whole (raw values are valid JSON, so a
+     * backslash always has a character after it). */
+    while (p < end) {
+        const char *run = p;
+        while (p < end && *p != '"' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+            p++;
+        put(w, run, (size_t)(p - run));
+        if (p >= end)
+            break;
+        if (*p == '"') {
+            const char *str = p++;
+            while (p < end && *p != '"')
+                p += *p == '\\' ? 2 : 1;
+            p = p < end ? p + 1 : end;
+            put(w, str, (size_t)(p - str));
+        } else {
+            p++;
+        }
+    }
 }
 
 apr_status apr_json_writer_finish(apr_json_writer *w, apr_error *err)

@@ -39,5 +39,6 @@ int bench_sse(const bench_config *cfg);
 int bench_replay(const bench_config *cfg);
 int bench_assemble(const bench_config *cfg);
 int bench_frontend(const bench_config *cfg);
+int bench_codec(const bench_config *cfg);
 
 #endif

@@ -22,6 +22,9 @@ static const bench_area areas[] = {
 #ifdef HAVE_BENCH_JSON
     { "json", bench_json },
 #endif
+#ifdef HAVE_BENCH_CODEC
+    { "codec", bench_codec },
+#endif
 #ifdef HAVE_BENCH_SSE
     { "sse", bench_sse },
 #endif

@@ -903,9 +903,9 @@ static void test_validate(void)
         e.response.len = 6;
         CHECK_INT(apr_schema_validate(&T_Command, &b, true, NULL), APR_OK);
         CHECK_STR(encode(&T_Command, &b), "{\"id\":5,\"method\":\"input.respond\",\"params\":{\"responses\":"
-                                          "[{\"namespace\":[\"x\"],\"interruptId\":\"i\",\"response\":[1, 2]}]}}");
+                                          "[{\"namespace\":[\"x\"],\"interruptId\":\"i\",\"response\":[1,2]}]}}");
         CHECK_STR(encode_case(&T_Command, &b, APR_CASE_SNAKE), "{\"id\":5,\"method\":\"input.respond\",\"params\":"
-                  "{\"responses\":[{\"namespace\":[\"x\"],\"interrupt_id\":\"i\",\"response\":[1, 2]}]}}");
+                  "{\"responses\":[{\"namespace\":[\"x\"],\"interrupt_id\":\"i\",\"response\":[1,2]}]}}");
     }
     CHECK_INT(apr_schema_validate(NULL, &c, true, NULL), APR_E_ARGUMENT);
 }

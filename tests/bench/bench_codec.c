@@ -1,0 +1,305 @@
+/*
+ * bench_codec.c - the generated Message codec (generated/ap.c) on realistic
+ * protocol traffic (traffic.h), message by message, against cJSON and
+ * jansson when present:
+ *
+ *   decode+validate  ap_message_decode_opts + ap_message_validate, strict,
+ *                    schema spelling, the arena reset before each message
+ *                    (and decode alone, to show what validation adds)
+ *   encode           ap_message_encode of the decoded values into one
+ *                    reused apr_json_writer
+ *   cJSON parse      cJSON_ParseWithLength + cJSON_Delete
+ *   jansson parse    json_loadb + json_decref
+ *   cJSON print      cJSON_PrintUnformatted (+ free) of parsed trees
+ *   jansson print    json_dumps(JSON_COMPACT) (+ free) of parsed trees
+ *
+ * Every MB/s figure divides the corpus's input bytes (newlines excluded) by
+ * the time, so MB/s ratios equal message-rate ratios. Printing is timed in
+ * batches of messages decoded or parsed untimed beforehand. Each figure is
+ * the best of cfg->repeat runs. The arena's allocator calls are counted
+ * over the timed decode runs after one warm-up pass.
+ */
+#include "bench.h"
+#include "traffic.h"
+
+#include "ap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
+#ifdef HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+int bench_codec(const bench_config *cfg);
+
+/* Messages per printing batch: their decoded forms and trees stay in memory together. */
+#define BATCH 4096
+
+typedef struct codec_bench {
+    const traffic_corpus *c;
+    size_t bytes;        /* input bytes, newlines excluded */
+    apr_arena arena;
+    apr_json_writer writer;
+    apr_decode_options dopt;
+    size_t decoded;      /* messages that decoded and validated in the last decode run */
+    size_t sink;         /* keeps results observable */
+    int failed;
+} codec_bench;
+
+static const char *line(const traffic_corpus *c, size_t i, size_t *len)
+{
+    *len = c->start[i + 1] - c->start[i] - 1;
+    return c->data + c->start[i];
+}
+
+static void report(const char *what, double secs, const codec_bench *b)
+{
+    printf("%-34s %9.1f MB/s %12.0f msg/s\n", what, (double)b->bytes / secs / 1e6, (double)b->c->count / secs);
+}
+
+static double best_of(codec_bench *b, int repeat, void (*fn)(codec_bench *))
+{
+    double best = 1e300;
+    int k;
+    for (k = 0; k < repeat; k++) {
+        double t0 = bench_now(), dt;
+        fn(b);
+        dt = bench_now() - t0;
+        if (dt < best)
+            best = dt;
+    }
+    return best;
+}
+
+static void run_decode(codec_bench *b)
+{
+    size_t i, len;
+    ap_message_t m;
+    b->decoded = 0;
+    for (i = 0; i < b->c->count; i++) {
+        const char *s = line(b->c, i, &len);
+        apr_arena_reset(&b->arena);
+        if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) == APR_OK &&
+            ap_message_validate(&m, true, NULL) == APR_OK)
+            b->decoded++;
+    }
+}
+
+/* Decode alone, to show what the validation pass after it costs. */
+static void run_decode_only(codec_bench *b)
+{
+    size_t i, len;
+    ap_message_t m;
+    for (i = 0; i < b->c->count; i++) {
+        const char *s = line(b->c, i, &len);
+        apr_arena_reset(&b->arena);
+        if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) != APR_OK)
+            b->failed = 1;
+    }
+}
+
+#ifdef HAVE_CJSON
+static void run_cjson(codec_bench *b)
+{
+    size_t i, len;
+    for (i = 0; i < b->c->count; i++) {
+        const char *s = line(b->c, i, &len);
+        cJSON *j = cJSON_ParseWithLength(s, len);
+        if (j == NULL)
+            b->failed = 1;
+        cJSON_Delete(j);
+    }
+}
+#endif
+
+#ifdef HAVE_JANSSON
+static void run_jansson(codec_bench *b)
+{
+    size_t i, len;
+    for (i = 0; i < b->c->count; i++) {
+        const char *s = line(b->c, i, &len);
+        json_t *j = json_loadb(s, len, 0, NULL);
+        if (j == NULL)
+            b->failed = 1;
+        json_decref(j);
+    }
+}
+#endif
+
+/* Best time of `repeat` timed passes of `stmt` over the `n` messages of a batch (index i_). */
+#define TIME_BATCH(best_out, repeat, n, stmt)                 \
+    do {                                                      \
+        int k_;                                               \
+        size_t i_;                                            \
+        (best_out) = 1e300;                                   \
+        for (k_ = 0; k_ < (repeat); k_++) {                   \
+            double t0_ = bench_now(), dt_;                    \
+            for (i_ = 0; i_ < (n); i_++) {                    \
+                stmt;                                         \
+            }                                                 \
+            dt_ = bench_now() - t0_;                          \
+            if (dt_ < (best_out))                             \
+                (best_out) = dt_;                             \
+        }                                                     \
+    } while (0)
+
+/* Encoding and the baselines' printing, batch by batch. Adds seconds to the totals. */
+static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson, double *jansson)
+{
+    ap_message_t *msgs = (ap_message_t *)malloc(BATCH * sizeof *msgs);
+    apr_arena keep;
+    size_t first, i, len;
+#ifdef HAVE_CJSON
+    cJSON **ctrees = (cJSON **)malloc(BATCH * sizeof *ctrees);
+#endif
+#ifdef HAVE_JANSSON
+    json_t **jtrees = (json_t **)malloc(BATCH * sizeof *jtrees);
+#endif
+    *ours = *cjson = *jansson = 0;
+    apr_arena_init(&keep, NULL);
+    if (msgs == NULL) {
+        b->failed = 1;
+        return;
+    }
+    for (first = 0; first < b->c->count; first += BATCH) {
+        size_t n = b->c->count - first < BATCH ? b->c->count - first : BATCH;
+        double best;
+        apr_arena_reset(&keep);
+        for (i = 0; i < n; i++) {
+            const char *s = line(b->c, first + i, &len);
+            if (ap_message_decode_opts(s, len, &keep, &msgs[i], &b->dopt, NULL) != APR_OK)
+                b->failed = 1;
+        }
+        TIME_BATCH(best, repeat, n, {
+            apr_json_writer_reset(&b->writer);
+            if (ap_message_encode(&msgs[i_], &b->writer) != APR_OK)
+                b->failed = 1;
+            b->sink += apr_json_writer_len(&b->writer);
+        });
+        *ours += best;
+#ifdef HAVE_CJSON
+        if (ctrees != NULL) {
+            for (i = 0; i < n; i++) {
+                const char *s = line(b->c, first + i, &len);
+                ctrees[i] = cJSON_ParseWithLength(s, len);
+            }
+            TIME_BATCH(best, repeat, n, {
+                char *out = cJSON_PrintUnformatted(ctrees[i_]);
+                if (out == NULL)
+                    b->failed = 1;
+                else
+                    b->sink += strlen(out);
+                free(out);
+            });
+            *cjson += best;
+            for (i = 0; i < n; i++)
+                cJSON_Delete(ctrees[i]);
+        }
+#endif
+#ifdef HAVE_JANSSON
+        if (jtrees != NULL) {
+            for (i = 0; i < n; i++) {
+                const char *s = line(b->c, first + i, &len);
+                jtrees[i] = json_loadb(s, len, 0, NULL);
+            }
+            TIME_BATCH(best, repeat, n, {
+                char *out = json_dumps(jtrees[i_], JSON_COMPACT);
+                if (out == NULL)
+                    b->failed = 1;
+                else
+                    b->sink += strlen(out);
+                free(out);
+            });
+            *jansson += best;
+            for (i = 0; i < n; i++)
+                json_decref(jtrees[i]);
+        }
+#endif
+    }
+#ifdef HAVE_CJSON
+    free(ctrees);
+#endif
+#ifdef HAVE_JANSSON
+    free(jtrees);
+#endif
+    apr_arena_deinit(&keep);
+    free(msgs);
+}
+
+int bench_codec(const bench_config *cfg)
+{
+    traffic_corpus c;
+    codec_bench b;
+    double t_dec, t_enc, t_cjson = 0, t_jansson = 0, t_cprint = 0, t_jprint = 0;
+    size_t calls_before, calls;
+    int k;
+    if (traffic_generate(cfg->corpus_bytes, cfg->seed, &c) != 0) {
+        fprintf(stderr, "bench_codec: out of memory generating the corpus\n");
+        return 1;
+    }
+    memset(&b, 0, sizeof b);
+    b.c = &c;
+    b.bytes = c.len - c.count;
+    b.dopt.strict = true;
+    apr_arena_init(&b.arena, NULL);
+    apr_json_writer_init(&b.writer, NULL);
+    printf("corpus: %zu messages, %.1f MB (seed %llu), best of %d\n", c.count, (double)b.bytes / 1e6,
+           (unsigned long long)cfg->seed, cfg->repeat);
+
+    run_decode(&b); /* warm-up: the arena grows to the largest message once */
+    calls_before = apr_arena_malloc_calls(&b.arena);
+    t_dec = 1e300;
+    for (k = 0; k < cfg->repeat; k++) {
+        double t0 = bench_now(), dt;
+        run_decode(&b);
+        dt = bench_now() - t0;
+        if (dt < t_dec)
+            t_dec = dt;
+        if (b.decoded != c.count) {
+            fprintf(stderr, "bench_codec: %zu of %zu messages failed to decode or validate\n",
+                    c.count - b.decoded, c.count);
+            b.failed = 1;
+        }
+    }
+    calls = apr_arena_malloc_calls(&b.arena) - calls_before;
+    report("generated decode+validate Message", t_dec, &b);
+    report("generated decode only (no validate)", best_of(&b, cfg->repeat, run_decode_only), &b);
+#ifdef HAVE_CJSON
+    t_cjson = best_of(&b, cfg->repeat, run_cjson);
+    report("cJSON_ParseWithLength+Delete", t_cjson, &b);
+#endif
+#ifdef HAVE_JANSSON
+    t_jansson = best_of(&b, cfg->repeat, run_jansson);
+    report("jansson json_loadb+decref", t_jansson, &b);
+#endif
+    bench_print(&b, cfg->repeat, &t_enc, &t_cprint, &t_jprint);
+    report("generated encode Message", t_enc, &b);
+#ifdef HAVE_CJSON
+    report("cJSON_PrintUnformatted+free", t_cprint, &b);
+#endif
+#ifdef HAVE_JANSSON
+    report("jansson json_dumps compact+free", t_jprint, &b);
+#endif
+    printf("decoded %zu of %zu messages; arena allocator calls per message (warm) %.4f (%zu over %d runs)\n",
+           b.decoded, c.count, (double)calls / ((double)c.count * cfg->repeat), calls, cfg->repeat);
+#ifdef HAVE_CJSON
+    printf("ratio decode/cjson %.2f\n", t_cjson / t_dec);
+#endif
+#ifdef HAVE_JANSSON
+    printf("ratio decode/jansson %.2f\n", t_jansson / t_dec);
+#endif
+#ifdef HAVE_CJSON
+    printf("ratio encode/cjson %.2f\n", t_cprint / t_enc);
+#endif
+    if (b.failed)
+        fprintf(stderr, "bench_codec: a decode, parse or print failed\n");
+    apr_json_writer_deinit(&b.writer);
+    apr_arena_deinit(&b.arena);
+    traffic_free(&c);
+    return b.failed;
+}

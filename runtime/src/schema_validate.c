@@ -161,21 +161,57 @@ void apr_schema_priv_int_range(char *buf, size_t cap, const apr_type *t, const c
 
 /* ---- the validator ---------------------------------------------------------- */
 
+/* One step of the path to the value being checked: a member name, or (key NULL) an index. */
+typedef struct vseg {
+    const char *key;
+    size_t n;                           /* the key's length (SIZE_MAX: NUL-terminated), or the index */
+} vseg;
+
 typedef struct vctx {
     apr_error *err;
     bool strict;
     size_t depth;
-    size_t len;                         /* of path */
-    char path[APR_ERROR_POINTER_MAX];   /* JSON Pointer of the value being checked */
+    size_t nseg;
+    /* The path is kept as steps and written out as a JSON Pointer only when a
+     * check fails: validating a valid value formats nothing. */
+    vseg seg[APR_SCHEMA_MAX_DEPTH + 8];
 } vctx;
 
 static apr_status check(vctx *v, const apr_type *t, const void *value);
+
+/* Writes the RFC 6901 pointer of the current path into out[cap] ("~" and "/" escaped, cut at the end). */
+static void format_path(const vctx *v, char *out, size_t cap)
+{
+    size_t i, n = 0;
+    for (i = 0; i < v->nseg && n + 1 < cap; i++) {
+        const vseg *sg = &v->seg[i];
+        out[n++] = '/';
+        if (sg->key == NULL) {
+            int w = snprintf(out + n, cap - n, "%zu", sg->n);
+            n += w > 0 ? (size_t)w : 0;
+            if (n >= cap)
+                n = cap - 1;
+        } else {
+            size_t len = sg->n == SIZE_MAX ? strlen(sg->key) : sg->n, k;
+            for (k = 0; k < len && n + 2 < cap; k++) {
+                char c = sg->key[k];
+                if (c == '~' || c == '/') {
+                    out[n++] = '~';
+                    out[n++] = c == '~' ? '0' : '1';
+                } else {
+                    out[n++] = c;
+                }
+            }
+        }
+    }
+    out[n < cap ? n : cap - 1] = '\0';
+}
 
 static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...) APR_PRINTF(3, 4);
 
 static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...)
 {
-    char msg[APR_ERROR_MESSAGE_MAX];
+    char msg[APR_ERROR_MESSAGE_MAX], path[APR_ERROR_POINTER_MAX];
     va_list ap;
     if (v->err == NULL || v->err->code != APR_OK)
         return code;
@@ -183,40 +219,37 @@ static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     apr_error_set(v->err, code, SIZE_MAX, "%s", msg);
-    apr_error_set_pointer(v->err, v->path);
+    format_path(v, path, sizeof path);
+    apr_error_set_pointer(v->err, path);
     return code;
 }
 
-/* Appends "/token" (RFC 6901 escaped, cut at the buffer's end); returns the old length. */
+/* Enters member `s` (`len` bytes, or SIZE_MAX for a NUL-terminated name); returns the old depth. */
 static size_t push(vctx *v, const char *s, size_t len)
 {
-    size_t old = v->len, n = old, i;
-    if (n + 1 < sizeof v->path)
-        v->path[n++] = '/';
-    for (i = 0; i < len && n + 2 < sizeof v->path; i++) {
-        if (s[i] == '~' || s[i] == '/') {
-            v->path[n++] = '~';
-            v->path[n++] = s[i] == '~' ? '0' : '1';
-        } else {
-            v->path[n++] = s[i];
-        }
+    size_t old = v->nseg;
+    if (old < sizeof v->seg / sizeof v->seg[0]) {
+        v->seg[old].key = s;
+        v->seg[old].n = len;
+        v->nseg = old + 1;
     }
-    v->path[n] = '\0';
-    v->len = n;
     return old;
 }
 
 static size_t push_index(vctx *v, size_t i)
 {
-    char num[24];
-    int n = snprintf(num, sizeof num, "%zu", i);
-    return push(v, num, (size_t)n);
+    size_t old = v->nseg;
+    if (old < sizeof v->seg / sizeof v->seg[0]) {
+        v->seg[old].key = NULL;
+        v->seg[old].n = i;
+        v->nseg = old + 1;
+    }
+    return old;
 }
 
 static void pop(vctx *v, size_t old)
 {
-    v->len = old;
-    v->path[old] = '\0';
+    v->nseg = old;
 }
 
 static apr_status check_text(vctx *v, const apr_type *t, const apr_slice *s)
@@ -352,7 +385,7 @@ static apr_status check_fields(vctx *v, const apr_field *f, size_t n, const char
             continue;
         if (fl & APR_F_LITERAL)
             continue;
-        old = push(v, f[i].key, strlen(f[i].key));
+        old = push(v, f[i].key, SIZE_MAX);
         st = check(v, f[i].type, base + f[i].offset);
         pop(v, old);
         if (st != APR_OK)
@@ -375,7 +408,7 @@ static apr_status check_kind(vctx *v, const apr_type *u, const char *base, int *
     if (u->u.un.cls != APR_U_DISCRIMINATED)
         return validate_fail(v, APR_E_ARGUMENT, "no alternative of %s chosen (kind 0)",
                      u->name != NULL ? u->name : "the choice");
-    old = push(v, u->u.un.disc_key, strlen(u->u.un.disc_key));
+    old = push(v, u->u.un.disc_key, SIZE_MAX);
     if (v->strict)
         st = validate_fail(v, APR_E_UNKNOWN, "unknown variant of %s", u->name != NULL ? u->name : "the choice");
     else if (raw->ptr == NULL || raw->len == 0)
@@ -527,7 +560,6 @@ apr_status apr_schema_validate(const apr_type *type, const void *value, bool str
     v.err = err;
     v.strict = strict;
     v.depth = 0;
-    v.len = 0;
-    v.path[0] = '\0';
+    v.nseg = 0;
     return check(&v, type, value);
 }

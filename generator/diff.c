@@ -82,9 +82,15 @@
 
 /* Nesting compared and decided; beyond it a type is left alone (diff) or not accepted (accepts). */
 #define DIFF_MAX_DEPTH 48
+/* Nesting accepts() follows (through rules too); deeper is not shown to be accepted. */
+#define ACCEPT_MAX_DEPTH 256
 #define DIFF_PATH_MAX 256
 #define DIFF_TEXT_MAX 320
 #define NONE SIZE_MAX
+/* accepts() steps for the whole run: a hostile schema (choices of choices of
+ * ...) cannot make the diff take exponential time; past it, nothing more can
+ * be shown and what is left is reported as breaking. */
+#define DIFF_STEPS 20000000UL
 
 typedef struct rule_entry {
     ast_str name;
@@ -109,8 +115,11 @@ typedef struct differ {
     schema *o, *n;            /* old, new */
     FILE *out;
     unsigned changes, back_breaks, fwd_breaks;
-    const ir_type *seen_a[DIFF_MAX_DEPTH + 1], *seen_b[DIFF_MAX_DEPTH + 1]; /* pairs accepts() is deciding */
+    const ir_type *seen_a[ACCEPT_MAX_DEPTH + 1], *seen_b[ACCEPT_MAX_DEPTH + 1]; /* pairs accepts() is deciding */
     size_t nseen;
+    const ir_type *open_a[DIFF_MAX_DEPTH + 2], *open_b[DIFF_MAX_DEPTH + 2];   /* pairs diff_type is comparing */
+    size_t nopen;
+    unsigned long steps;      /* accepts() steps left for the whole run */
 } differ;
 
 static const ir_type any_type = { .kind = IR_ANY };
@@ -347,6 +356,14 @@ static const ir_type *resolved(const ir_type *t)
     return t;
 }
 
+/* A float bound written so that it reads as a float (`0.0`, not `0`). */
+static void put_double(sbuf *b, double v)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%g", v);
+    put(b, "%s%s", tmp, strpbrk(tmp, ".eEni") ? "" : ".0");
+}
+
 static void put_literal(sbuf *b, const ir_literal *l)
 {
     switch (l->kind) {
@@ -366,25 +383,26 @@ static void put_literal(sbuf *b, const ir_literal *l)
         put(b, "%" PRIu64, l->u);
         break;
     case IR_LIT_FLOAT:
-        put(b, "%g", l->f);
+        put_double(b, l->f);
         break;
     }
 }
 
-static void put_occur(sbuf *b, uint64_t lo, uint64_t hi)
+/* An occurrence as CDDL writes it; `one` is what to write for exactly one. */
+static void put_occur(sbuf *b, uint64_t lo, uint64_t hi, const char *one)
 {
     if (lo == 1 && hi == 1)
-        return;
-    if (lo == 0 && hi == 1)
-        put(b, "? ");
+        put(b, "%s", one);
+    else if (lo == 0 && hi == 1)
+        put(b, "?");
     else if (lo == 0 && hi == AST_OCCUR_INF)
-        put(b, "* ");
+        put(b, "*");
     else if (lo == 1 && hi == AST_OCCUR_INF)
-        put(b, "+ ");
+        put(b, "+");
     else if (hi == AST_OCCUR_INF)
-        put(b, "%" PRIu64 "* ", lo);
+        put(b, "%" PRIu64 "*", lo);
     else
-        put(b, "%" PRIu64 "*%" PRIu64 " ", lo, hi);
+        put(b, "%" PRIu64 "*%" PRIu64, lo, hi);
 }
 
 static void describe(const schema *s, const ir_type *t, int top, int depth, sbuf *b);
@@ -401,6 +419,8 @@ static void describe(const schema *s, const ir_type *t, int top, int depth, sbuf
 {
     const char *name = rule_name(s, t);
     size_t i;
+    if (b->len + 1 >= b->cap)
+        return;
     if (name != NULL && !top) {
         put(b, "%s", name);
         return;
@@ -433,13 +453,19 @@ static void describe(const schema *s, const ir_type *t, int top, int depth, sbuf
         break;
     case IR_FLOAT:
         if (t->has_fmin && t->has_fmax && !t->fmin_excl) {
-            put(b, "%g%s%g", t->fmin, t->fmax_excl ? "..." : "..", t->fmax);
+            put_double(b, t->fmin);
+            put(b, "%s", t->fmax_excl ? "..." : "..");
+            put_double(b, t->fmax);
         } else {
             put(b, "float");
-            if (t->has_fmin)
-                put(b, " .%s %g", t->fmin_excl ? "gt" : "ge", t->fmin);
-            if (t->has_fmax)
-                put(b, " .%s %g", t->fmax_excl ? "lt" : "le", t->fmax);
+            if (t->has_fmin) {
+                put(b, " .%s ", t->fmin_excl ? "gt" : "ge");
+                put_double(b, t->fmin);
+            }
+            if (t->has_fmax) {
+                put(b, " .%s ", t->fmax_excl ? "lt" : "le");
+                put_double(b, t->fmax);
+            }
         }
         break;
     case IR_TEXT:
@@ -484,14 +510,15 @@ static void describe(const schema *s, const ir_type *t, int top, int depth, sbuf
         break;
     case IR_ARRAY:
         put(b, "[");
-        put_occur(b, t->occ_min, t->occ_max);
+        put_occur(b, t->occ_min, t->occ_max, "");
+        put(b, "%s", t->occ_min == 1 && t->occ_max == 1 ? "" : " ");
         describe(s, t->elem, 0, depth + 1, b);
         put(b, "]");
         break;
     case IR_MAP:
         put(b, "{");
-        put_occur(b, t->occ_min, t->occ_max);
-        put(b, "text => ");
+        put_occur(b, t->occ_min, t->occ_max, "");
+        put(b, "%stext => ", t->occ_min == 1 && t->occ_max == 1 ? "" : " ");
         describe(s, t->elem, 0, depth + 1, b);
         put(b, "}");
         break;
@@ -587,12 +614,21 @@ static int float_bound(const ir_type *t, int upper, double *v, int *excl)
     return 1;
 }
 
-/* Number type `a` accepts every number `b` does (ints are within floats; floats never within ints). */
+/*
+ * Number type `a` accepts every number `b` does (ints are within floats;
+ * floats never within ints). The 64-bit limits of plain int and uint are the
+ * runtime's, not the schema's: CDDL's int includes every uint, so a bound at
+ * such a limit counts as none.
+ */
 static int number_accepts(const ir_type *a, const ir_type *b)
 {
     int side;
-    if (a->kind != IR_FLOAT)
-        return b->kind != IR_FLOAT && cmp_wide(int_min(a), int_min(b)) <= 0 && cmp_wide(int_max(b), int_max(a)) <= 0;
+    if (a->kind != IR_FLOAT) {
+        int no_min = a->kind == IR_INT && a->imin == INT64_MIN;
+        int no_max = a->kind == IR_INT ? a->imax == INT64_MAX : a->umax == UINT64_MAX;
+        return b->kind != IR_FLOAT && (no_min || cmp_wide(int_min(a), int_min(b)) <= 0) &&
+               (no_max || cmp_wide(int_max(b), int_max(a)) <= 0);
+    }
     for (side = 0; side < 2; side++) {
         double av, bv;
         int aex, bex;
@@ -653,7 +689,7 @@ static int accepts_literal(differ *D, const ir_type *a, const ir_literal *l, int
         return a->other != NULL && accepts_literal(D, a->other, l, depth + 1);
     case IR_UNION:
         for (i = 0; i < a->nalts; i++)
-            if (depth < DIFF_MAX_DEPTH && accepts_literal(D, a->alts[i], l, depth + 1))
+            if (depth < ACCEPT_MAX_DEPTH && accepts_literal(D, a->alts[i], l, depth + 1))
                 return 1;
         return 0;
     default:
@@ -779,8 +815,9 @@ static int accepts(differ *D, const ir_type *a, const ir_type *b, int depth)
     b = resolved(b);
     if (a == b)
         return 1;
-    if (depth >= DIFF_MAX_DEPTH || D->nseen >= DIFF_MAX_DEPTH)
+    if (depth >= ACCEPT_MAX_DEPTH || D->nseen >= ACCEPT_MAX_DEPTH || D->steps == 0)
         return 0;
+    D->steps--;
     for (i = 0; i < D->nseen; i++)
         if (D->seen_a[i] == a && D->seen_b[i] == b)
             return 1;
@@ -1060,17 +1097,12 @@ static int same_bounds(const ir_type *a, const ir_type *b)
     return number_accepts(a, b) && number_accepts(b, a);
 }
 
-/*
- * Compares the type at `path`. Below the top, a rule's type is a reference:
- * the same rule on both sides is compared once, where the rule is.
- */
-static void diff_type(differ *D, const char *path, const ir_type *a, const ir_type *b, src_loc lo, src_loc ln,
-                      int depth)
+/* The comparison of diff_type, for a pair not already being compared. */
+static void diff_type_step(differ *D, const char *path, const ir_type *a, const ir_type *b, src_loc lo, src_loc ln,
+                           int depth)
 {
     const char *ra = rule_name(D->o, a), *rb = rule_name(D->n, b);
     char child[DIFF_PATH_MAX];
-    if (depth > DIFF_MAX_DEPTH)
-        return;
     if (depth > 0 && (ra != NULL || rb != NULL)) {
         if (ra == NULL || rb == NULL || strcmp(ra, rb) != 0)
             type_change(D, path, "type", a, b, ln, 0);
@@ -1114,10 +1146,9 @@ static void diff_type(differ *D, const char *path, const ir_type *a, const ir_ty
             w.len = 0;
             what[0] = '\0';
             put(&w, "occurrence ");
-            put_occur(&w, a->occ_min, a->occ_max);
-            put(&w, "-> ");
-            put_occur(&w, b->occ_min, b->occ_max);
-            /* put_occur writes nothing for exactly one */
+            put_occur(&w, a->occ_min, a->occ_max, "1");
+            put(&w, " -> ");
+            put_occur(&w, b->occ_min, b->occ_max, "1");
             report(D, pick(D->n, b->loc, ln), path, "changed", back, fwd, what);
         }
         child_path(child, path, a->kind == IR_ARRAY ? "[]" : ".*", str_of(""), 0, "");
@@ -1129,6 +1160,27 @@ static void diff_type(differ *D, const char *path, const ir_type *a, const ir_ty
     default:
         break;
     }
+}
+
+/*
+ * Compares the type at `path`. Below the top, a rule's type is a reference:
+ * the same rule on both sides is compared once, where the rule is. A pair
+ * met again inside itself (a recursive generic instance) is not compared
+ * twice.
+ */
+static void diff_type(differ *D, const char *path, const ir_type *a, const ir_type *b, src_loc lo, src_loc ln,
+                      int depth)
+{
+    size_t i;
+    if (depth > DIFF_MAX_DEPTH || D->nopen > DIFF_MAX_DEPTH)
+        return;
+    for (i = 0; i < D->nopen; i++)
+        if (D->open_a[i] == a && D->open_b[i] == b)
+            return;
+    D->open_a[D->nopen] = a;
+    D->open_b[D->nopen++] = b;
+    diff_type_step(D, path, a, b, lo, ln, depth);
+    D->nopen--;
 }
 
 static void diff_rules(differ *D)
@@ -1172,6 +1224,7 @@ static int run(schema *s, diff_direction dir, FILE *out)
     D.o = &s[0];
     D.n = &s[1];
     D.out = out;
+    D.steps = DIFF_STEPS;
     diff_rules(&D);
     fprintf(out, "%u changes: %u break backward, %u break forward\n", D.changes, D.back_breaks, D.fwd_breaks);
     switch (dir) {

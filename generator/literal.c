@@ -167,13 +167,15 @@ bad:
 }
 
 /* Checks one raw (unescaped) character of a text, byte string or comment at
- * s[i]: returns its length, or 0 after reporting why it is not allowed. */
+ * s[i]: returns its length, or 0 after reporting why it is not allowed
+ * (then *skip says how many bytes the offending character takes). */
 static size_t check_char(cddl_parser *p, const char *s, size_t i, size_t n, src_loc loc,
-                         const char *what)
+                         const char *what, size_t *skip)
 {
     unsigned char c = (unsigned char)s[i];
     size_t len;
     uint32_t cp;
+    *skip = 1;
     if (c >= 0x20 && c < 0x7F)
         return 1;
     if (c < 0x80) {
@@ -194,6 +196,7 @@ static size_t check_char(cddl_parser *p, const char *s, size_t i, size_t n, src_
     /* NONASCII = %xA0-D7FF / %xE000-10FFFD: C1 controls are excluded. */
     if (cp < 0xA0 || cp > 0x10FFFD) {
         ERR_AT(p, sub_loc(loc, i, i + len), "character U+%04X is not allowed in %s", (unsigned)cp, what);
+        *skip = len; /* one error for the character, not one per byte */
         return 0;
     }
     return len;
@@ -296,7 +299,7 @@ static size_t decode_escape(cddl_parser *p, const char *s, size_t i, size_t n, s
 void cddl_lex_text(cddl_parser *p, ast_str text, src_loc loc, ast_value *out)
 {
     const char *s = text.ptr;
-    size_t n = text.len, i = 1, olen = 0;
+    size_t n = text.len, i = 1, olen = 0, skip;
     char *buf = cddl_alloc(p->ctx, n + 1);
     memset(out, 0, sizeof *out);
     out->kind = AST_V_TEXT;
@@ -307,9 +310,9 @@ void cddl_lex_text(cddl_parser *p, ast_str text, src_loc loc, ast_value *out)
             i += used ? used : 2;
             continue;
         }
-        used = check_char(p, s, i, n, loc, "a text string");
+        used = check_char(p, s, i, n, loc, "a text string", &skip);
         if (used == 0) {
-            i++;
+            i += skip;
             continue;
         }
         memcpy(buf + olen, s + i, used);
@@ -352,7 +355,7 @@ static void check_base_content(cddl_parser *p, const char *s, size_t n, src_loc 
 void cddl_lex_bytes(cddl_parser *p, ast_str text, src_loc loc, ast_value *out)
 {
     const char *s = text.ptr;
-    size_t n = text.len, q = 0, i, olen = 0;
+    size_t n = text.len, q = 0, i, olen = 0, skip;
     char *buf;
     memset(out, 0, sizeof *out);
     out->kind = AST_V_BYTES;
@@ -377,9 +380,9 @@ void cddl_lex_bytes(cddl_parser *p, ast_str text, src_loc loc, ast_value *out)
             olen += k, i += k;
             continue;
         }
-        used = check_char(p, s, i, n - 1, loc, "a byte string");
+        used = check_char(p, s, i, n - 1, loc, "a byte string", &skip);
         if (used == 0) {
-            i++;
+            i += skip;
             continue;
         }
         memcpy(buf + olen, s + i, used);
@@ -433,8 +436,8 @@ void cddl_lex_comment(cddl_parser *p, ast_str text, src_loc loc)
     if (n > 1 && text.ptr[n - 1] == '\r')
         n--;
     for (i = 1; i < n;) {
-        size_t used = check_char(p, text.ptr, i, n, loc, "a comment");
-        i += used ? used : 1;
+        size_t skip, used = check_char(p, text.ptr, i, n, loc, "a comment", &skip);
+        i += used ? used : skip;
     }
     c.loc = loc;
     c.text.ptr = text.ptr + 1;

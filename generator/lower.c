@@ -635,7 +635,10 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
             break;
         }
         sym = symbol_of(L, t->u.name.name);
-        if (sym == NULL) {
+        if (sym == NULL && t->u.name.name.len > 0 && t->u.name.name.ptr[0] == '$') {
+            r = unsupported(L, t->loc, fmt(L, "the socket '%.*s', which nothing extends (it matches nothing),",
+                                           NAMEF(t->u.name.name)));
+        } else if (sym == NULL) {
             r = &L->prim[P_ANY];
         } else if (sym->from_prelude) {
             r = prelude_type(L, t->u.name.name, t->loc);

@@ -36,7 +36,12 @@ static void print_text(FILE *out, ast_str s)
                 fprintf(out, "\\u%04X", c);
             else if (c == 0xC2 && i + 1 < s.len && (unsigned char)s.ptr[i + 1] < 0xA0)
                 fprintf(out, "\\u%04X", (unsigned char)s.ptr[++i]);
-            else
+            else if (c == 0xF4 && i + 3 < s.len && (unsigned char)s.ptr[i + 1] == 0x8F &&
+                     (unsigned char)s.ptr[i + 2] == 0xBF && (unsigned char)s.ptr[i + 3] >= 0xBE) {
+                /* U+10FFFE and U+10FFFF are not NONASCII: escape them */
+                fprintf(out, "\\u{10FFF%c}", (unsigned char)s.ptr[i + 3] == 0xBE ? 'E' : 'F');
+                i += 3;
+            } else
                 fputc(c, out);
         }
     }
@@ -176,7 +181,7 @@ static void print_entry(FILE *out, const ast_entry *e, int indent)
 
 static void print_doc_lines(FILE *out, ast_doc doc, int indent)
 {
-    const char *p = doc.ptr, *end = doc.ptr + doc.len;
+    const char *p = doc.ptr, *end = doc.len ? doc.ptr + doc.len : doc.ptr;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;

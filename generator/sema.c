@@ -413,6 +413,8 @@ static void check_name(sema *s, ast_type *t, position pos)
         return;
     }
     sym = sema_lookup(s->table, name);
+    if (sym == NULL && name.len > 0 && name.ptr[0] == '$')
+        return; /* a socket nobody extends is empty, not undefined (RFC 8610 3.9) */
     if (sym == NULL) {
         const ast_str *hint = suggest(s, name);
         if (hint != NULL)

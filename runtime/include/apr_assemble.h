@@ -157,7 +157,9 @@ typedef enum apr_asm_violation {
     APR_ASM_E_TOOL_STARTED,      /* tool-started for a toolCallId already running: the running one fails */
     APR_ASM_E_TOOL_FINISHED,     /* a tool event after the tool finished or failed */
     APR_ASM_E_LIMIT,             /* a limit of apr_asm_options was exceeded */
-    APR_ASM_E_NOMEM              /* out of memory while applying the event (also returned) */
+    APR_ASM_E_NOMEM              /* out of memory: never passed to on_violation (apr_asm_feed
+                                    returns APR_E_NOMEM); the error code, "out-of-memory", of the
+                                    message or tool it failed */
 } apr_asm_violation;
 
 /* Short static name of a violation ("block-not-started", ...); used as the error code. */
@@ -275,8 +277,9 @@ void apr_asm_deinit(apr_assembler *a);
 /*
  * Applies one event. Returns APR_OK when the event was applied, ignored
  * (APR_ASM_OTHER, events of a failed message) or reported as a violation
- * through on_violation; APR_E_ARGUMENT when `ev` is malformed (a NULL
- * pointer with a non-zero length, a kind out of range); APR_E_NOMEM when an
+ * through on_violation; APR_E_ARGUMENT when `ev` is malformed (a kind out
+ * of range, or a NULL pointer with a non-zero length in the namespace, the
+ * node or a member of the event's kind); APR_E_NOMEM when an
  * allocation failed: then the message or tool the event belongs to, if it
  * exists, is failed with code "out-of-memory" and delivered, and the
  * assembler stays usable. `err` may be NULL; it receives the position as
@@ -446,6 +449,37 @@ APR_NODISCARD apr_status apr_asm_coalescer_flush(apr_asm_coalescer *c);
 
 /* Frees the coalescer's buffers, dropping a pending run. NULL-safe. */
 void apr_asm_coalescer_deinit(apr_asm_coalescer *c);
+
+/* ---- reading captured events without the schema ---------------------------- */
+
+#define APR_ASM_READER_MAX_NS 32
+
+/*
+ * Reads protocol events (one JSON text each) straight into assembler views,
+ * for captures the schema rejects: real servers send message-starts without
+ * `role`, snake_case members and events the schema does not define, and an
+ * application that assembles their streams still wants the messages. Use the
+ * generated decoders first; this is the lenient fallback. Caller storage.
+ */
+typedef struct apr_asm_reader {
+    apr_arena arena;                        /* reset per event */
+    apr_slice ns[APR_ASM_READER_MAX_NS];
+} apr_asm_reader;
+
+void apr_asm_reader_init(apr_asm_reader *ad);
+void apr_asm_reader_deinit(apr_asm_reader *ad);
+
+/*
+ * Turns one event's JSON text into `ev`, with member names in camelCase or
+ * snake_case. Returns 1 with *ev set for a messages or tools event, 0 for
+ * any other valid event (kind OTHER), -1 for a text it cannot use (not JSON,
+ * a member of the wrong type, a missing member: hostile input is refused,
+ * never trusted). A message-start without `role` gets an absent role; an
+ * unknown messages `event` (a trace's "usage") becomes kind OTHER. The
+ * event's slices point into `json` or the reader's arena until the next call.
+ */
+int apr_asm_event_from_json(apr_asm_reader *ad, const char *json, size_t len, uint64_t position,
+                            apr_asm_event *ev);
 
 #ifdef __cplusplus
 }

@@ -84,6 +84,12 @@ struct apr_asm_message {
     asm_block *blocks;
     size_t nblocks, blocks_cap;
     int block_open;
+    /*
+     * The member the last event appended to, for the fast path; set by a
+     * successful append, cleared by any other event of this message.
+     */
+    asm_member *hot;
+    apr_asm_delta hot_kind;
 };
 
 struct apr_asm_tool {
@@ -191,17 +197,20 @@ static verdict grow(apr_assembler *a, asm_common *c, char **buf, size_t len, siz
 
 /* ---- keys and the map --------------------------------------------------- */
 
+/* A word at a time, each mixed by a multiply (splitmix64's constants); seeded per assembler. */
 static uint64_t hash_bytes(uint64_t seed, const char *p, size_t n)
 {
-    uint64_t h = seed ^ 0xcbf29ce484222325ull;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3ull;
+    uint64_t h = seed ^ ((uint64_t)n * 0x9E3779B97F4A7C15ull), w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
     }
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
+    w = 0;
+    if (n > 0)
+        memcpy(&w, p, n);
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    return h ^ (h >> 29);
 }
 
 static apr_status key_reserve(apr_assembler *a, size_t n)
@@ -1119,22 +1128,82 @@ static verdict block_delta(apr_assembler *a, apr_asm_message *m, const apr_asm_e
         memcpy(mb->val + mb->len, ev->text.ptr, ev->text.len);
         mb->len += ev->text.len;
     }
+    m->hot = mb;
+    m->hot_kind = ev->delta;
     if (a->cb.on_append)
         a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
     return APR_ASM_OK;
 }
 
+/*
+ * memcmp for the names on the hot path: no library call, no early exit,
+ * word loads overlapping at the end, so a 50-byte namespace costs a few
+ * cycles.
+ */
+static int bytes_equal(const char *x, const char *y, size_t n)
+{
+    uint64_t acc = 0, u, v;
+    uint32_t s, t;
+    size_t i;
+    if (n >= 8) {
+        for (i = 0; i + 8 <= n; i += 8) {
+            memcpy(&u, x + i, 8);
+            memcpy(&v, y + i, 8);
+            acc |= u ^ v;
+        }
+        memcpy(&u, x + n - 8, 8);
+        memcpy(&v, y + n - 8, 8);
+        return (acc | (u ^ v)) == 0;
+    }
+    if (n >= 4) {
+        memcpy(&s, x, 4);
+        memcpy(&t, y, 4);
+        acc = s ^ t;
+        memcpy(&s, x + n - 4, 4);
+        memcpy(&t, y + n - 4, 4);
+        return (acc | (s ^ t)) == 0;
+    }
+    for (i = 0; i < n; i++)
+        acc |= (unsigned char)x[i] ^ (unsigned char)y[i];
+    return acc == 0;
+}
+
+/* memcpy for token-sized appends, inline: overlapping word moves, no library call. */
+static void copy_small(char *dst, const char *src, size_t n)
+{
+    uint64_t u, v;
+    uint32_t s, t;
+    if (n >= 8 && n <= 16) {
+        memcpy(&u, src, 8);
+        memcpy(&v, src + n - 8, 8);
+        memcpy(dst, &u, 8);
+        memcpy(dst + n - 8, &v, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(&s, src, 4);
+        memcpy(&t, src + n - 4, 4);
+        memcpy(dst, &s, 4);
+        memcpy(dst + n - 4, &t, 4);
+    } else if (n < 4) {
+        size_t i;
+        for (i = 0; i < n; i++)
+            dst[i] = src[i];
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
+/* Whether the event is for the (namespace, node) of `c`; 0 for a malformed view too. */
 static int same_place(const asm_common *c, const apr_asm_event *ev)
 {
     size_t i;
     if (c->ns_len != ev->ns_len || c->node.len != ev->node.len ||
-        (c->node.ptr == NULL) != (ev->node.ptr == NULL))
+        (c->node.ptr == NULL) != (ev->node.ptr == NULL) || (ev->ns == NULL && ev->ns_len))
         return 0;
-    if (ev->node.len && memcmp(c->node.ptr, ev->node.ptr, ev->node.len) != 0)
+    if (!bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
         return 0;
     for (i = 0; i < ev->ns_len; i++)
-        if (c->ns[i].len != ev->ns[i].len ||
-            (ev->ns[i].len && memcmp(c->ns[i].ptr, ev->ns[i].ptr, ev->ns[i].len) != 0))
+        if (c->ns[i].len != ev->ns[i].len || ev->ns[i].ptr == NULL ||
+            !bytes_equal(c->ns[i].ptr, ev->ns[i].ptr, ev->ns[i].len))
             return 0;
     return 1;
 }
@@ -1236,6 +1305,7 @@ static apr_status message_event(apr_assembler *a, const apr_asm_event *ev)
         m = (apr_asm_message *)(void *)it;
         a->last = m;
     }
+    m->hot = NULL;
     switch (ev->kind) {
     case APR_ASM_BLOCK_DELTA:
         v = block_delta(a, m, ev);
@@ -1475,6 +1545,7 @@ static int bad_raw(apr_json_raw r)
     return r.ptr == NULL && r.len != 0;
 }
 
+/* Checks the routing members and those of the event's kind (the others are ignored). */
 static int event_malformed(const apr_asm_event *ev)
 {
     size_t i;
@@ -1485,11 +1556,49 @@ static int event_malformed(const apr_asm_event *ev)
     for (i = 0; i < ev->ns_len; i++)
         if (bad_slice(ev->ns[i]))
             return 1;
-    return bad_slice(ev->id) || bad_slice(ev->role) || bad_slice(ev->text) ||
-           bad_slice(ev->message) || bad_slice(ev->code) || bad_slice(ev->tool_call_id) ||
-           bad_slice(ev->tool_name) || bad_raw(ev->metadata) || bad_raw(ev->content) ||
-           bad_raw(ev->fields) || bad_raw(ev->usage) || bad_raw(ev->input) ||
-           bad_raw(ev->output);
+    switch (ev->kind) {
+    case APR_ASM_MESSAGE_START:
+        return bad_slice(ev->id) || bad_slice(ev->role) || bad_raw(ev->metadata);
+    case APR_ASM_BLOCK_START:
+    case APR_ASM_BLOCK_FINISH:
+        return bad_raw(ev->content);
+    case APR_ASM_BLOCK_DELTA:
+        return bad_slice(ev->text) || bad_raw(ev->fields);
+    case APR_ASM_MESSAGE_FINISH:
+        return bad_raw(ev->usage);
+    case APR_ASM_MESSAGE_ERROR:
+        return bad_slice(ev->message) || bad_slice(ev->code);
+    case APR_ASM_OTHER:
+        return 0;
+    default:
+        return bad_slice(ev->tool_call_id) || bad_slice(ev->tool_name) || bad_raw(ev->input) ||
+               bad_raw(ev->output) || bad_slice(ev->text) || bad_slice(ev->message) ||
+               bad_slice(ev->code);
+    }
+}
+
+/*
+ * The common case, one token appended to the open block of the message the
+ * previous event went to, with room in its buffer: no lookup, no
+ * allocation, no scratch. Returns 0 to take the general path, which
+ * handles everything else (including malformed views) the same way.
+ */
+static int append_fast(apr_assembler *a, const apr_asm_event *ev)
+{
+    apr_asm_message *m = a->last;
+    asm_member *mb = m->hot;
+    /* hot is set only while the last block is open, so its index is nblocks - 1 */
+    if (mb == NULL || m->hot_kind != ev->delta || ev->index != m->nblocks - 1 ||
+        ev->text.len > mb->cap - mb->len || bad_slice(ev->text) || bad_raw(ev->fields) ||
+        !same_place(&m->c, ev))
+        return 0;
+    if (ev->text.len) { /* an empty member may have no buffer yet */
+        copy_small(mb->val + mb->len, ev->text.ptr, ev->text.len);
+        mb->len += ev->text.len;
+    }
+    if (a->cb.on_append)
+        a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
+    return 1;
 }
 
 apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
@@ -1497,6 +1606,8 @@ apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *er
     apr_status st;
     if (a == NULL || ev == NULL)
         return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no assembler or event given");
+    if (ev->kind == APR_ASM_BLOCK_DELTA && a->last != NULL && append_fast(a, ev))
+        return APR_OK;
     if (event_malformed(ev))
         return apr_error_set(err, APR_E_ARGUMENT, (size_t)ev->position,
                              "malformed event view (a NULL pointer with a length, or an unknown kind)");

@@ -1,0 +1,170 @@
+/*
+ * test_linear.c - 1,000,000 one-character text deltas assemble in linear
+ * work. Work is measured, not timed: a counting allocator records every
+ * allocation, and since an append copies only the new byte plus, when the
+ * buffer grows, the old contents into the new buffer, the bytes ever
+ * allocated bound the bytes ever copied. The test asserts that this stays
+ * within a constant factor of n, and that doubling n at most doubles it
+ * (plus a constant), for message text and for tool output.
+ */
+#include "../test.h"
+#include "asm_test.h"
+
+typedef struct work {
+    size_t calls, bytes, out_len, appends;
+} work;
+
+static void count_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_asm_delta kind,
+                         apr_slice appended)
+{
+    (void)m;
+    (void)index;
+    (void)kind;
+    ((work *)ctx)[1].appends += appended.len;
+}
+
+static void measure_message(work *w, size_t n)
+{
+    static work ctx[2];
+    talloc ta;
+    apr_asm_options o;
+    apr_asm_callbacks cb;
+    apr_assembler a;
+    apr_asm_event e;
+    place p = P("ns", NULL, "node");
+    size_t i;
+    memset(&ta, 0, sizeof ta);
+    memset(&o, 0, sizeof o);
+    memset(&cb, 0, sizeof cb);
+    memset(ctx, 0, sizeof ctx);
+    o.allocator = talloc_hooks(&ta);
+    cb.on_append = count_append;
+    cb.ctx = ctx;
+    apr_asm_init(&a, &o, &cb);
+    e = E(&p, APR_ASM_MESSAGE_START, 0);
+    e.id = S("m");
+    e.role = S("ai");
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    e = E(&p, APR_ASM_BLOCK_START, 1);
+    e.content = R("{\"type\":\"text\",\"text\":\"\"}");
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    /* what start cost is not append work */
+    w->calls = ta.calls;
+    w->bytes = ta.total_bytes;
+    e = E(&p, APR_ASM_BLOCK_DELTA, 0);
+    e.delta = APR_ASM_DELTA_TEXT;
+    e.text = S("a");
+    for (i = 0; i < n; i++) {
+        e.position = i + 2;
+        if (apr_asm_feed(&a, &e, NULL) != APR_OK)
+            break;
+    }
+    CHECK_INT(i, n);
+    w->calls = ta.calls - w->calls;
+    w->bytes = ta.total_bytes - w->bytes;
+    w->appends = ctx[1].appends;
+    CHECK_INT(w->appends, n);
+    CHECK_INT(apr_asm_violations(&a), 0);
+    apr_asm_finish(&a);
+    apr_asm_deinit(&a);
+    CHECK_INT(ta.live_blocks, 0);
+    CHECK_INT(ta.live_bytes, 0);
+}
+
+static void render_len(void *ctx, const apr_asm_message *m)
+{
+    apr_json_writer w;
+    apr_json_writer_init(&w, NULL);
+    apr_asm_message_write_block(m, 0, &w);
+    *(size_t *)ctx = apr_json_writer_finish(&w, NULL) == APR_OK ? apr_json_writer_len(&w) : 0;
+    apr_json_writer_deinit(&w);
+}
+
+static void test_result(size_t n)
+{
+    apr_asm_callbacks cb;
+    apr_assembler a;
+    apr_asm_event e;
+    place p = P(NULL, NULL, NULL);
+    size_t i, len = 0;
+    memset(&cb, 0, sizeof cb);
+    cb.on_message_done = render_len;
+    cb.ctx = &len;
+    apr_asm_init(&a, NULL, &cb);
+    e = E(&p, APR_ASM_MESSAGE_START, 0);
+    e.id = S("m");
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    e = E(&p, APR_ASM_BLOCK_START, 1);
+    e.content = R("{\"type\":\"text\",\"text\":\"\"}");
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    e = E(&p, APR_ASM_BLOCK_DELTA, 2);
+    e.delta = APR_ASM_DELTA_TEXT;
+    e.text = S("b");
+    for (i = 0; i < n; i++)
+        if (apr_asm_feed(&a, &e, NULL) != APR_OK)
+            break;
+    apr_asm_finish(&a);
+    /* {"type":"text","text":"bbbb...b"} */
+    CHECK_INT(len, strlen("{\"type\":\"text\",\"text\":\"\"}") + n);
+    apr_asm_deinit(&a);
+}
+
+static void measure_tool(work *w, size_t n)
+{
+    talloc ta;
+    apr_asm_options o;
+    apr_assembler a;
+    apr_asm_event e;
+    place p = P(NULL, NULL, NULL);
+    size_t i;
+    memset(&ta, 0, sizeof ta);
+    memset(&o, 0, sizeof o);
+    o.allocator = talloc_hooks(&ta);
+    apr_asm_init(&a, &o, NULL);
+    e = E(&p, APR_ASM_TOOL_STARTED, 0);
+    e.tool_call_id = S("call");
+    e.tool_name = S("f");
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    w->calls = ta.calls;
+    w->bytes = ta.total_bytes;
+    e = E(&p, APR_ASM_TOOL_OUTPUT_DELTA, 1);
+    e.tool_call_id = S("call");
+    e.text = S("x");
+    for (i = 0; i < n; i++)
+        if (apr_asm_feed(&a, &e, NULL) != APR_OK)
+            break;
+    CHECK_INT(i, n);
+    w->calls = ta.calls - w->calls;
+    w->bytes = ta.total_bytes - w->bytes;
+    apr_asm_finish(&a);
+    apr_asm_deinit(&a);
+    CHECK_INT(ta.live_blocks, 0);
+}
+
+static void check_linear(const char *what, const work *w1, const work *w2, size_t n)
+{
+    printf("%s: n=%zu: %zu allocations, %zu bytes allocated; 2n: %zu allocations, %zu bytes\n",
+           what, n, w1->calls, w1->bytes, w2->calls, w2->bytes);
+    /* bytes allocated (which bound bytes copied) within 4 bytes per appended byte */
+    CHECK(w1->bytes <= 4 * n + 4096);
+    CHECK(w2->bytes <= 4 * 2 * n + 4096);
+    /* doubling n at most doubles the work (plus a constant) */
+    CHECK(w2->bytes <= 2 * w1->bytes + 4096);
+    /* allocations grow logarithmically: one more doubling of the buffer */
+    CHECK(w1->calls <= 64);
+    CHECK(w2->calls <= w1->calls + 2);
+}
+
+int main(void)
+{
+    enum { N = 1000000 };
+    work m1, m2, t1, t2;
+    measure_message(&m1, N);
+    measure_message(&m2, 2 * N);
+    check_linear("text deltas", &m1, &m2, N);
+    measure_tool(&t1, N);
+    measure_tool(&t2, 2 * N);
+    check_linear("tool output deltas", &t1, &t2, N);
+    test_result(N);
+    return test_report();
+}

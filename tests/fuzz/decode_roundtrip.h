@@ -1,0 +1,78 @@
+/*
+ * decode_roundtrip.h - the body of the generated-codec fuzz targets
+ * (decode_message.c, decode_command.c), for the type they name with
+ * RT_TYPE, RT_DECODE, RT_ENCODE and RT_VALIDATE before including it.
+ *
+ * The input is decoded in each of the six option sets (strict and tolerant,
+ * each key spelling). Whenever a decode succeeds: validation (strict when
+ * the decode was) must succeed, encoding (snake_case for a snake_case
+ * decode, the schema's spelling otherwise) must succeed, and decoding that
+ * encoding with the same options must succeed and encode to the same bytes.
+ * Anything else aborts. The arena is reset for every decode; its chunks and
+ * the writers' buffers are kept across inputs, as a server would keep them.
+ */
+#include "ap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct fuzz_state {
+    int ready;
+    apr_arena arena;
+    apr_json_writer first, second;
+} fuzz_state;
+
+/* Encodes into `w` (reset first); aborts unless it succeeds. */
+static void encode_or_abort(const RT_TYPE *v, apr_json_writer *w, apr_key_case kc)
+{
+    apr_encode_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.key_case = kc;
+    apr_json_writer_reset(w);
+    if (RT_ENCODE(v, w, &eo) != APR_OK || apr_json_writer_finish(w, NULL) != APR_OK)
+        abort();
+}
+
+static void check(fuzz_state *s, const char *json, size_t len, bool strict, apr_key_case kc)
+{
+    RT_TYPE v1, v2;
+    apr_decode_options o;
+    apr_key_case out_case = kc == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
+    memset(&o, 0, sizeof o);
+    o.key_case = kc;
+    o.strict = strict;
+    apr_arena_reset(&s->arena);
+    if (RT_DECODE(json, len, &s->arena, &v1, &o, NULL) != APR_OK)
+        return;
+    if (RT_VALIDATE(&v1, strict, NULL) != APR_OK)
+        abort();
+    encode_or_abort(&v1, &s->first, out_case);
+    if (RT_DECODE(apr_json_writer_data(&s->first), apr_json_writer_len(&s->first), &s->arena, &v2,
+                               &o, NULL) != APR_OK)
+        abort();
+    encode_or_abort(&v2, &s->second, out_case);
+    if (apr_json_writer_len(&s->first) != apr_json_writer_len(&s->second) ||
+        memcmp(apr_json_writer_data(&s->first), apr_json_writer_data(&s->second), apr_json_writer_len(&s->first)) != 0)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static fuzz_state s;
+    static const apr_key_case cases[] = { APR_CASE_SCHEMA, APR_CASE_SNAKE, APR_CASE_EITHER };
+    size_t i;
+    if (!s.ready) {
+        apr_arena_init(&s.arena, NULL);
+        apr_json_writer_init(&s.first, NULL);
+        apr_json_writer_init(&s.second, NULL);
+        s.ready = 1;
+    }
+    for (i = 0; i < 3; i++) {
+        check(&s, (const char *)data, size, true, cases[i]);
+        check(&s, (const char *)data, size, false, cases[i]);
+    }
+    return 0;
+}

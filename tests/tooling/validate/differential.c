@@ -2,8 +2,9 @@
  * differential.c - `cddlgen validate` interprets a schema with descriptors
  * built in memory; generated code carries the same descriptors as C tables.
  * Both must give the same verdict, JSON Pointer and message for every input:
- * every corpus file (as Message and as Command, strict and tolerant) and
- * seeded mutations of each (bytes flipped, deleted, duplicated, spliced).
+ * every corpus file and every fuzz-corpus input (as Message and as Command,
+ * strict and tolerant) and seeded mutations of each (bytes replaced,
+ * deleted, duplicated, inserted).
  * Usage: tooling-validate-differential SCHEMA DIR...
  */
 #include <dirent.h>
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
             char path[4096];
             size_t len, i;
             char *json, *mut;
-            if (strstr(e->d_name, ".json") == NULL)
+            if (e->d_name[0] == '.')
                 continue;
             snprintf(path, sizeof path, "%s/%s", argv[a], e->d_name);
             if ((json = slurp(path, &len)) == NULL)

@@ -102,6 +102,7 @@ struct cddl_parser {
     size_t qhead, qcount;
     unsigned depth;         /* open ( [ { < */
     unsigned depth_before_rule; /* depth when the last RULENAME reset it, for error messages */
+    int unmatched_closer;   /* the last token was a ) ] } > that nothing opened */
     src_loc *openers;       /* where each of them was opened (CDDL_MAX_DEPTH + 1 slots) */
     int gave_up;            /* nesting too deep: stop the parse */
     ast_document *doc;
@@ -280,6 +281,15 @@ static int expects_closer(const cddl_parser *p, const yysymbol_kind_t *expected,
     return 0;
 }
 
+static int expects(const yysymbol_kind_t *expected, int n, yysymbol_kind_t k)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (expected[i] == k)
+            return 1;
+    return 0;
+}
+
 static int starts_type(yysymbol_kind_t k)
 {
     switch (k) {
@@ -291,6 +301,15 @@ static int starts_type(yysymbol_kind_t k)
     default:
         return 0;
     }
+}
+
+static int expects_type(const yysymbol_kind_t *expected, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (starts_type(expected[i]))
+            return 1;
+    return 0;
 }
 
 /*
@@ -317,7 +336,17 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, cddl_parser *p)
                     p->src->text[open->offset]);
         return 0;
     }
-    if (got == YYSYMBOL_ID && n > 0 && expected[n - 1] == YYSYMBOL_RULENAME && p->depth == 0) {
+    if (p->unmatched_closer && !expects_type(expected, n) &&
+        (got == YYSYMBOL_RPAREN || got == YYSYMBOL_RBRACKET || got == YYSYMBOL_RBRACE || got == YYSYMBOL_GT)) {
+        diag_report(d, DIAG_ERROR, DIAG_W_NONE, *loc, "unmatched '%s'", yysymbol_name(got));
+        return 0;
+    }
+    if (p->depth == 0 && got == YYSYMBOL_COMMA && expects(expected, n, YYSYMBOL_RULENAME)) {
+        /* a rule is not a group entry: nothing separates rules */
+        diag_report(d, DIAG_ERROR, DIAG_W_NONE, *loc, "unexpected ',' after a rule (rules are not separated by commas)");
+        return 0;
+    }
+    if (got == YYSYMBOL_ID && expects(expected, n, YYSYMBOL_RULENAME) && p->depth == 0) {
         /* `a int`: a name at rule level that no assignment follows. */
         src_loc at = peek(p, 0)->loc;
         diag_report(d, DIAG_ERROR, DIAG_W_NONE, at, "expected '=', '/=' or '//=' after rule name '%.*s'",
@@ -433,6 +462,7 @@ int cddl_yylex(CDDL_YYSTYPE *lval, src_loc *lloc, cddl_parser *p)
         p->openers[p->depth++] = t->loc;
         break;
     case RPAREN: case RBRACKET: case RBRACE: case GT:
+        p->unmatched_closer = p->depth == 0;
         if (p->depth > 0)
             p->depth--;
         break;

@@ -164,6 +164,13 @@ static apr_status fail_unexpected(const apr_json_reader *r, apr_error *err, cons
     if (p >= r->end)
         return fail_at(r, err, APR_E_SYNTAX, p, "expected %s, got the end of the input", expected);
     c = (unsigned char)*p;
+    if (c == 'n' || c == 't' || c == 'f') {
+        /* "not json" starts like null: name the value only when it is one */
+        const char *lit = c == 'n' ? "null" : c == 't' ? "true" : "false";
+        size_t n = strlen(lit);
+        if ((size_t)(r->end - p) < n || memcmp(p, lit, n) != 0)
+            return fail_at(r, err, APR_E_SYNTAX, p, "expected %s, got '%c' (not a JSON value)", expected, c);
+    }
     if (kind_of[c] != APR_JSON_INVALID)
         return fail_at(r, err, APR_E_TYPE, p, "expected %s, got %s", expected, kind_names[kind_of[c]]);
     if (c >= 0x21 && c < 0x7F)

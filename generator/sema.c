@@ -242,31 +242,30 @@ static size_t edit_distance(ast_str a, ast_str b, size_t limit)
     return row[b.len];
 }
 
-/* The known name closest to `name`, within a third of its length; NULL if none. */
-static const ast_str *suggest(sema *s, ast_str name)
+/* The known name closest to `name`, within a third of its length, into *out; 0 if none. */
+static int suggest(const sema *s, ast_str name, ast_str *out)
 {
-    static ast_str found;
     size_t i, best = (name.len + 2) / 3, d;
-    const ast_str *result = NULL;
+    int found = 0;
     if (best == 0)
         best = 1;
     for (i = 0; i < s->table->count; i++) {
         d = edit_distance(name, s->table->symbols[i]->name, best);
-        if (d <= best && (result == NULL || d < best)) {
-            found = s->table->symbols[i]->name;
-            result = &found;
+        if (d <= best && (!found || d < best)) {
+            *out = s->table->symbols[i]->name;
+            found = 1;
             best = d;
         }
     }
     for (i = 0; s->scope != NULL && i < s->scope->nparams; i++) {
         d = edit_distance(name, s->scope->params[i], best);
-        if (d <= best && (result == NULL || d < best)) {
-            found = s->scope->params[i];
-            result = &found;
+        if (d <= best && (!found || d < best)) {
+            *out = s->scope->params[i];
+            found = 1;
             best = d;
         }
     }
-    return result;
+    return found;
 }
 
 /* ---- the checking walk ---------------------------------------------------- */
@@ -416,9 +415,9 @@ static void check_name(sema *s, ast_type *t, position pos)
     if (sym == NULL && name.len > 0 && name.ptr[0] == '$')
         return; /* a socket nobody extends is empty, not undefined (RFC 8610 3.9) */
     if (sym == NULL) {
-        const ast_str *hint = suggest(s, name);
-        if (hint != NULL)
-            ERROR(s, t->u.name.name_loc, "undefined name '%.*s'; did you mean '%.*s'?", NAMEF(name), NAMEF(*hint));
+        ast_str hint;
+        if (suggest(s, name, &hint))
+            ERROR(s, t->u.name.name_loc, "undefined name '%.*s'; did you mean '%.*s'?", NAMEF(name), NAMEF(hint));
         else
             ERROR(s, t->u.name.name_loc, "undefined name '%.*s'", NAMEF(name));
         return;

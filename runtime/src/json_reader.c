@@ -846,29 +846,43 @@ static apr_status read_key(apr_json_reader *r, const char **pp, apr_slice *key, 
     return APR_OK;
 }
 
+/*
+ * The step members and elements share: after the first item a ',' must come,
+ * or `closer` ends the container (then the frame is popped and *more = 0).
+ * Returns 1 when the container ended, 0 when an item follows at *pp, or -1
+ * after recording the syntax error in *st.
+ */
+static inline int next_item(apr_json_reader *r, char closer, const char *what, const char **pp,
+                            apr_status *st, apr_error *err)
+{
+    const char *p = *pp, *end = r->end;
+    if (r->frames[r->depth].count != 0) {
+        if (LIKELY(p < end && *p == ',')) {
+            *pp = skip_ws(p + 1, end);
+            return 0;
+        }
+        if (!(p < end && *p == closer)) {
+            *st = fail_at(r, err, APR_E_SYNTAX, p, "expected ',' or '%c' after %s", closer, what);
+            return -1;
+        }
+    } else if (!(p < end && *p == closer)) {
+        return 0;
+    }
+    pop_frame(r);
+    r->cur = p + 1;
+    return 1;
+}
+
 apr_status apr_json_next_member(apr_json_reader *r, apr_slice *key, int *more, apr_error *err)
 {
-    const char *p = skip_ws(r->cur, r->end), *end = r->end;
-    apr_status st;
-    apr_json_frame *f = &r->frames[r->depth];
-    if (UNLIKELY(!f->is_object))
+    const char *p = skip_ws(r->cur, r->end);
+    apr_status st = APR_OK;
+    int ended;
+    if (UNLIKELY(!r->frames[r->depth].is_object))
         return fail_at(r, err, APR_E_STATE, p, "apr_json_next_member called outside an object");
-    if (f->count != 0) {
-        if (LIKELY(p < end && *p == ',')) {
-            p = skip_ws(p + 1, end);
-        } else if (p < end && *p == '}') {
-            pop_frame(r);
-            r->cur = p + 1;
-            *more = 0;
-            return APR_OK;
-        } else {
-            return fail_at(r, err, APR_E_SYNTAX, p, "expected ',' or '}' after an object member");
-        }
-    } else if (p < end && *p == '}') {
-        pop_frame(r);
-        r->cur = p + 1;
+    if ((ended = next_item(r, '}', "an object member", &p, &st, err)) != 0) {
         *more = 0;
-        return APR_OK;
+        return ended < 0 ? st : APR_OK;
     }
     if ((st = read_key(r, &p, key, err)) != APR_OK)
         return st;
@@ -880,28 +894,16 @@ apr_status apr_json_next_member(apr_json_reader *r, apr_slice *key, int *more, a
 
 apr_status apr_json_next_element(apr_json_reader *r, int *more, apr_error *err)
 {
-    const char *p = skip_ws(r->cur, r->end), *end = r->end;
-    apr_json_frame *f = &r->frames[r->depth];
-    if (UNLIKELY(f->is_object || r->depth == 0))
+    const char *p = skip_ws(r->cur, r->end);
+    apr_status st = APR_OK;
+    int ended;
+    if (UNLIKELY(r->frames[r->depth].is_object || r->depth == 0))
         return fail_at(r, err, APR_E_STATE, p, "apr_json_next_element called outside an array");
-    if (f->count != 0) {
-        if (LIKELY(p < end && *p == ',')) {
-            p = skip_ws(p + 1, end);
-        } else if (p < end && *p == ']') {
-            pop_frame(r);
-            r->cur = p + 1;
-            *more = 0;
-            return APR_OK;
-        } else {
-            return fail_at(r, err, APR_E_SYNTAX, p, "expected ',' or ']' after an array element");
-        }
-    } else if (p < end && *p == ']') {
-        pop_frame(r);
-        r->cur = p + 1;
+    if ((ended = next_item(r, ']', "an array element", &p, &st, err)) != 0) {
         *more = 0;
-        return APR_OK;
+        return ended < 0 ? st : APR_OK;
     }
-    f->count++;
+    r->frames[r->depth].count++;
     r->cur = p;
     r->value_start = (size_t)(p - r->begin);
     *more = 1;

@@ -51,11 +51,6 @@ typedef struct codec_bench {
     int failed;
 } codec_bench;
 
-static const char *line(const traffic_corpus *c, size_t i, size_t *len)
-{
-    *len = c->start[i + 1] - c->start[i] - 1;
-    return c->data + c->start[i];
-}
 
 static void report(const char *what, double secs, const codec_bench *b)
 {
@@ -82,7 +77,7 @@ static void run_decode(codec_bench *b)
     ap_message_t m;
     b->decoded = 0;
     for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
+        const char *s = traffic_line(b->c, i, &len);
         apr_arena_reset(&b->arena);
         if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) == APR_OK &&
             ap_message_validate(&m, true, NULL) == APR_OK)
@@ -96,7 +91,7 @@ static void run_decode_only(codec_bench *b)
     size_t i, len;
     ap_message_t m;
     for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
+        const char *s = traffic_line(b->c, i, &len);
         apr_arena_reset(&b->arena);
         if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) != APR_OK)
             b->failed = 1;
@@ -106,28 +101,16 @@ static void run_decode_only(codec_bench *b)
 #ifdef HAVE_CJSON
 static void run_cjson(codec_bench *b)
 {
-    size_t i, len;
-    for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
-        cJSON *j = cJSON_ParseWithLength(s, len);
-        if (j == NULL)
-            b->failed = 1;
-        cJSON_Delete(j);
-    }
+    if (traffic_parse_cjson(b->c) != 0)
+        b->failed = 1;
 }
 #endif
 
 #ifdef HAVE_JANSSON
 static void run_jansson(codec_bench *b)
 {
-    size_t i, len;
-    for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
-        json_t *j = json_loadb(s, len, 0, NULL);
-        if (j == NULL)
-            b->failed = 1;
-        json_decref(j);
-    }
+    if (traffic_parse_jansson(b->c) != 0)
+        b->failed = 1;
 }
 #endif
 
@@ -171,7 +154,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
         double best;
         apr_arena_reset(&keep);
         for (i = 0; i < n; i++) {
-            const char *s = line(b->c, first + i, &len);
+            const char *s = traffic_line(b->c, first + i, &len);
             if (ap_message_decode_opts(s, len, &keep, &msgs[i], &b->dopt, NULL) != APR_OK)
                 b->failed = 1;
         }
@@ -185,7 +168,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
 #ifdef HAVE_CJSON
         if (ctrees != NULL) {
             for (i = 0; i < n; i++) {
-                const char *s = line(b->c, first + i, &len);
+                const char *s = traffic_line(b->c, first + i, &len);
                 ctrees[i] = cJSON_ParseWithLength(s, len);
             }
             TIME_BATCH(best, repeat, n, {
@@ -204,7 +187,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
 #ifdef HAVE_JANSSON
         if (jtrees != NULL) {
             for (i = 0; i < n; i++) {
-                const char *s = line(b->c, first + i, &len);
+                const char *s = traffic_line(b->c, first + i, &len);
                 jtrees[i] = json_loadb(s, len, 0, NULL);
             }
             TIME_BATCH(best, repeat, n, {

@@ -29,17 +29,12 @@ typedef struct json_bench {
     int failed;
 } json_bench;
 
-static const char *line(const traffic_corpus *c, size_t i, size_t *len)
-{
-    *len = c->start[i + 1] - c->start[i] - 1;
-    return c->data + c->start[i];
-}
 
 static void run_validate(json_bench *b)
 {
     size_t i, len;
     for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
+        const char *s = traffic_line(b->c, i, &len);
         if (apr_json_validate(s, len, NULL, NULL) != APR_OK)
             b->failed = 1;
     }
@@ -49,7 +44,7 @@ static void run_skip(json_bench *b)
 {
     size_t i, len;
     for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
+        const char *s = traffic_line(b->c, i, &len);
         apr_json_reader r;
         apr_arena_reset(&b->arena);
         apr_json_reader_init(&r, s, len, &b->arena, NULL);
@@ -155,7 +150,7 @@ static void run_walk(json_bench *b)
 {
     size_t i, len;
     for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
+        const char *s = traffic_line(b->c, i, &len);
         apr_arena_reset(&b->arena);
         if (!walk(b, s, len, NULL))
             b->failed = 1;
@@ -334,28 +329,16 @@ static double best_of(json_bench *b, int repeat, void (*fn)(json_bench *))
 #ifdef HAVE_CJSON
 static void run_cjson(json_bench *b)
 {
-    size_t i, len;
-    for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
-        cJSON *j = cJSON_ParseWithLength(s, len);
-        if (j == NULL)
-            b->failed = 1;
-        cJSON_Delete(j);
-    }
+    if (traffic_parse_cjson(b->c) != 0)
+        b->failed = 1;
 }
 #endif
 
 #ifdef HAVE_JANSSON
 static void run_jansson(json_bench *b)
 {
-    size_t i, len;
-    for (i = 0; i < b->c->count; i++) {
-        const char *s = line(b->c, i, &len);
-        json_t *j = json_loadb(s, len, 0, NULL);
-        if (j == NULL)
-            b->failed = 1;
-        json_decref(j);
-    }
+    if (traffic_parse_jansson(b->c) != 0)
+        b->failed = 1;
 }
 #endif
 
@@ -383,7 +366,7 @@ static void bench_print(json_bench *b, int repeat, double *ours, double *cjson)
         t.n = 0;
         apr_arena_reset(&keep);
         for (i = first; i < last; i++) {
-            const char *s = line(b->c, i, &len);
+            const char *s = traffic_line(b->c, i, &len);
             if (!tape_record(&t, s, len, &keep))
                 b->failed = 1;
             t.msg_end[i - first] = t.n;
@@ -406,7 +389,7 @@ static void bench_print(json_bench *b, int repeat, double *ours, double *cjson)
         *ours += best;
 #ifdef HAVE_CJSON
         for (i = first; i < last; i++) {
-            const char *s = line(b->c, i, &len);
+            const char *s = traffic_line(b->c, i, &len);
             trees[i - first] = cJSON_ParseWithLength(s, len);
         }
         best = 1e300;
@@ -447,7 +430,7 @@ int bench_json(const bench_config *cfg)
     }
     for (i = 0; i < c.count; i++) {
         size_t len;
-        const char *s = line(&c, i, &len);
+        const char *s = traffic_line(&c, i, &len);
         if (contains(s, len, "content-block-delta"))
             deltas++;
     }

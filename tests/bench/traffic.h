@@ -22,6 +22,13 @@
 #include <string.h>
 
 /* A generated corpus: `count` lines; line i is data[start[i] .. start[i+1]-1), its '\n' excluded. */
+#ifdef HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
+#ifdef HAVE_JANSSON
+#include <jansson.h>
+#endif
+
 typedef struct traffic_corpus {
     char *data;
     size_t len;
@@ -304,5 +311,42 @@ static inline void traffic_free(traffic_corpus *c)
     free(c->start);
     memset(c, 0, sizeof *c);
 }
+
+/* Message i of the corpus (without its newline). */
+static inline const char *traffic_line(const traffic_corpus *c, size_t i, size_t *len)
+{
+    *len = c->start[i + 1] - c->start[i] - 1;
+    return c->data + c->start[i];
+}
+
+/* The baselines every JSON benchmark compares against: parse each message
+ * (and free it). Return how many messages failed to parse. */
+#ifdef HAVE_CJSON
+static inline size_t traffic_parse_cjson(const traffic_corpus *c)
+{
+    size_t i, len, failed = 0;
+    for (i = 0; i < c->count; i++) {
+        const char *s = traffic_line(c, i, &len);
+        cJSON *j = cJSON_ParseWithLength(s, len);
+        failed += j == NULL;
+        cJSON_Delete(j);
+    }
+    return failed;
+}
+#endif
+
+#ifdef HAVE_JANSSON
+static inline size_t traffic_parse_jansson(const traffic_corpus *c)
+{
+    size_t i, len, failed = 0;
+    for (i = 0; i < c->count; i++) {
+        const char *s = traffic_line(c, i, &len);
+        json_t *j = json_loadb(s, len, 0, NULL);
+        failed += j == NULL;
+        json_decref(j);
+    }
+    return failed;
+}
+#endif
 
 #endif

@@ -732,46 +732,57 @@ static apr_status read_magnitude(apr_json_reader *r, const char *start, const ch
     return APR_OK;
 }
 
-apr_status apr_json_read_int64(apr_json_reader *r, int64_t *out, apr_error *err)
+/*
+ * The part of reading an integer that int64 and uint64 share: the sign and
+ * the magnitude (*overflow when it exceeds 64 bits). *start is the number's
+ * first byte, *end one past its last.
+ */
+static apr_status read_signed_magnitude(apr_json_reader *r, const char **start, const char **end, int *neg,
+                                        uint64_t *v, int *overflow, apr_error *err)
 {
-    const char *p = skip_ws(r->cur, r->end), *start = p;
-    uint64_t v;
-    int neg, overflow;
+    const char *p = skip_ws(r->cur, r->end);
     apr_status st;
+    *start = p;
     r->value_start = (size_t)(p - r->begin);
     if (UNLIKELY(p >= r->end || kind_of[(unsigned char)*p] != APR_JSON_NUMBER))
         return fail_unexpected(r, err, p, "an integer");
-    neg = *p == '-';
-    p += neg;
-    if ((st = read_magnitude(r, start, &p, &v, &overflow, err)) != APR_OK)
+    *neg = *p == '-';
+    p += *neg;
+    if ((st = read_magnitude(r, *start, &p, v, overflow, err)) != APR_OK)
+        return st;
+    *end = p;
+    return APR_OK;
+}
+
+apr_status apr_json_read_int64(apr_json_reader *r, int64_t *out, apr_error *err)
+{
+    const char *start, *end;
+    uint64_t v;
+    int neg, overflow;
+    apr_status st = read_signed_magnitude(r, &start, &end, &neg, &v, &overflow, err);
+    if (st != APR_OK)
         return st;
     if (overflow || v > (uint64_t)INT64_MAX + (uint64_t)neg)
         return fail_at(r, err, APR_E_RANGE, start, "integer %.*s is outside the 64-bit signed range",
-                       (int)(p - start > 40 ? 40 : p - start), start);
+                       (int)(end - start > 40 ? 40 : end - start), start);
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    r->cur = p;
+    r->cur = end;
     return APR_OK;
 }
 
 apr_status apr_json_read_uint64(apr_json_reader *r, uint64_t *out, apr_error *err)
 {
-    const char *p = skip_ws(r->cur, r->end), *start = p;
+    const char *start, *end;
     uint64_t v;
     int neg, overflow;
-    apr_status st;
-    r->value_start = (size_t)(p - r->begin);
-    if (UNLIKELY(p >= r->end || kind_of[(unsigned char)*p] != APR_JSON_NUMBER))
-        return fail_unexpected(r, err, p, "an integer");
-    neg = *p == '-';
-    p += neg;
-    if ((st = read_magnitude(r, start, &p, &v, &overflow, err)) != APR_OK)
+    apr_status st = read_signed_magnitude(r, &start, &end, &neg, &v, &overflow, err);
+    if (st != APR_OK)
         return st;
     if (overflow || (neg && v != 0))
-        return fail_at(r, err, APR_E_RANGE, start,
-                       "integer %.*s is outside the 64-bit unsigned range",
-                       (int)(p - start > 40 ? 40 : p - start), start);
+        return fail_at(r, err, APR_E_RANGE, start, "integer %.*s is outside the 64-bit unsigned range",
+                       (int)(end - start > 40 ? 40 : end - start), start);
     *out = v;
-    r->cur = p;
+    r->cur = end;
     return APR_OK;
 }
 

@@ -51,6 +51,8 @@ static const char usage_text[] =
     "  --input json|jsonl|sse  validate: the input format, explicitly\n"
     "  --output text|json   validate: report format (default text: FILE:LINE: error: ...)\n"
     "  --case C             validate: key spelling schema, snake or either\n"
+    "  --tolerant           validate: accept unknown variants, as a consuming application\n"
+    "                       does (by default validation reports them)\n"
     "  --strict             treat loose readings of the schema as errors\n"
     "  -Wunused             warn about rules nothing references\n"
     "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range)\n"
@@ -134,7 +136,8 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         }
         if (strcmp(a, "--strict") == 0) {
             d->as_error[DIAG_W_LOOSE] = 1;
-            o->validate.strict = 1;
+        } else if (strcmp(a, "--tolerant") == 0) {
+            o->validate.tolerant = 1;
         } else if (strcmp(a, "--embed-runtime") == 0) {
             o->embed_runtime = 1;
         } else if (strcmp(a, "-Werror") == 0) {

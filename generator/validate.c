@@ -163,8 +163,9 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
             return 2;
         }
     }
-    r.strict = o->strict;
-    r.dopt.strict = o->strict != 0;
+    /* a validator checks conformance: unknown variants are reported unless --tolerant */
+    r.strict = !o->tolerant;
+    r.dopt.strict = !o->tolerant;
     /* the schema's own warnings are not what a person validating instances asked about */
     for (i = 0; i < DIAG_W_COUNT; i++)
         d->enabled[i] = 0;

@@ -16,7 +16,7 @@ typedef struct validate_options {
     const char *input;    /* --input json|jsonl|sse */
     const char *output;   /* --output text|json */
     const char *key_case; /* --case schema|snake|either */
-    int strict;           /* --strict: unknown union variants are errors */
+    int tolerant;         /* --tolerant: accept unknown union variants (validation reports them) */
 } validate_options;
 
 /*

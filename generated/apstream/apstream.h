@@ -12,7 +12,8 @@ typedef struct apstream_options {
     const char *command;
     const char *file;
     const char *type_name;
-    int strict;
+    int strict;         /* --strict: SSE transport binding checks */
+    int tolerant;       /* --tolerant: accept unknown variants, as a consuming application does */
     apr_key_case key_case;
     int case_given;
     apr_record_format format;

@@ -1,7 +1,7 @@
 /*
  * apstream - check, re-encode, assemble and replay captured protocol streams.
  *
- *   apstream validate  [--type T] [--strict] [--case C] [--format F] FILE
+ *   apstream validate  [--type T] [--strict] [--tolerant] [--case C] [--format F] FILE
  *   apstream roundtrip [--type T] [--case C] [--format F] FILE
  *   apstream sse2jsonl FILE
  *   apstream assemble  [--case C] [--format F] FILE
@@ -33,7 +33,9 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  --type T             schema rule each JSON text must be (default: Message)\n"
-    "  --strict             unknown variants are errors; for SSE also check that each\n"
+    "  --tolerant           accept unknown variants (new event, delta or block types),\n"
+    "                       as a consuming application does; validation reports them\n"
+    "  --strict             for SSE, also check that each\n"
     "                       event's event:/id: match its method/eventId and seq increases\n"
     "  --case C             key spelling: schema (default), snake or either\n"
     "  --format F           json (one document), jsonl or sse (default: detected)\n"
@@ -83,6 +85,8 @@ int main(int argc, char **argv)
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--strict") == 0) {
             o.strict = 1;
+        } else if (strcmp(a, "--tolerant") == 0) {
+            o.tolerant = 1;
         } else if (strcmp(a, "--type") == 0 && value) {
             o.type_name = value, i++;
         } else if (strcmp(a, "--case") == 0 && value) {

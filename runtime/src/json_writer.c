@@ -346,29 +346,71 @@ void apr_json_write_null(apr_json_writer *w)
         put(w, "null", 4);
 }
 
+/* Offset of the first byte in p[0..n) that is '"', ' ' or below 0x20 (n if none), a word at a time. */
+static size_t raw_token_stop(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (n - i >= 8) {
+        uint64_t x, q, sp, t;
+        memcpy(&x, p + i, 8);
+        q = x ^ (ONES * '"');
+        sp = x ^ (ONES * ' ');
+        t = (((q - ONES) & ~q) | ((sp - ONES) & ~sp) | ((x - ONES * 0x20) & ~x)) & HIGHS;
+        if (t != 0)
+            break;
+        i += 8;
+    }
+    while (i < n && p[i] != '"' && p[i] != ' ' && (unsigned char)p[i] >= 0x20)
+        i++;
+    return i;
+}
+
+/* Offset of the closing quote of the string whose content starts at p (valid JSON: one exists). */
+static size_t raw_string_end(const char *p, size_t n)
+{
+    size_t i = 0;
+    for (;;) {
+        while (n - i >= 8) {
+            uint64_t x, q, b, t;
+            memcpy(&x, p + i, 8);
+            q = x ^ (ONES * '"');
+            b = x ^ (ONES * '\\');
+            t = (((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGHS;
+            if (t != 0)
+                break;
+            i += 8;
+        }
+        while (i < n && p[i] != '"' && p[i] != '\\')
+            i++;
+        if (i >= n || p[i] == '"')
+            return i;
+        i += 2; /* an escape: the backslash and the character after it */
+        if (i > n)
+            return n;
+    }
+}
+
 void apr_json_write_raw(apr_json_writer *w, apr_json_raw raw)
 {
     const char *p = raw.ptr, *end = raw.ptr + raw.len;
     if (!before_value(w))
         return;
     /* The writer's output is compact: whitespace between the value's tokens
-     * is dropped, strings are copied whole (raw values are valid JSON, so a
-     * backslash always has a character after it). */
+     * is dropped, strings are copied whole. Runs without whitespace are
+     * copied with one put each, found a word at a time. */
     while (p < end) {
-        const char *run = p;
-        while (p < end && *p != '"' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
-            p++;
-        put(w, run, (size_t)(p - run));
+        size_t run = raw_token_stop(p, (size_t)(end - p));
+        put(w, p, run);
+        p += run;
         if (p >= end)
             break;
         if (*p == '"') {
-            const char *str = p++;
-            while (p < end && *p != '"')
-                p += *p == '\\' ? 2 : 1;
-            p = p < end ? p + 1 : end;
-            put(w, str, (size_t)(p - str));
+            size_t len = raw_string_end(p + 1, (size_t)(end - p - 1));
+            size_t whole = len + 2 <= (size_t)(end - p) ? len + 2 : (size_t)(end - p);
+            put(w, p, whole);
+            p += whole;
         } else {
-            p++;
+            p++; /* whitespace between tokens */
         }
     }
 }

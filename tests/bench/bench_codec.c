@@ -114,6 +114,17 @@ static void run_jansson(codec_bench *b)
 }
 #endif
 
+#ifdef HAVE_SIMDJSON
+/* simdjson_baseline.cpp: DOM-parses every message; returns how many failed. */
+size_t bench_simdjson_parse(const char *data, const size_t *start, size_t count);
+
+static void run_simdjson(codec_bench *b)
+{
+    if (bench_simdjson_parse(b->c->data, b->c->start, b->c->count) != 0)
+        b->failed = 1;
+}
+#endif
+
 /* Best time of `repeat` timed passes of `stmt` over the `n` messages of a batch (index i_). */
 #define TIME_BATCH(best_out, repeat, n, stmt)                 \
     do {                                                      \
@@ -219,6 +230,9 @@ int bench_codec(const bench_config *cfg)
     traffic_corpus c;
     codec_bench b;
     double t_dec, t_enc, t_cjson = 0, t_jansson = 0, t_cprint = 0, t_jprint = 0;
+#ifdef HAVE_SIMDJSON
+    double t_simdjson;
+#endif
     size_t calls_before, calls;
     int k;
     if (traffic_generate(cfg->corpus_bytes, cfg->seed, &c) != 0) {
@@ -260,6 +274,10 @@ int bench_codec(const bench_config *cfg)
     t_jansson = best_of(&b, cfg->repeat, run_jansson);
     report("jansson json_loadb+decref", t_jansson, &b);
 #endif
+#ifdef HAVE_SIMDJSON
+    t_simdjson = best_of(&b, cfg->repeat, run_simdjson);
+    report("simdjson DOM parse (padded copy)", t_simdjson, &b);
+#endif
     bench_print(&b, cfg->repeat, &t_enc, &t_cprint, &t_jprint);
     report("generated encode Message", t_enc, &b);
 #ifdef HAVE_CJSON
@@ -278,6 +296,9 @@ int bench_codec(const bench_config *cfg)
 #endif
 #ifdef HAVE_CJSON
     printf("ratio encode/cjson %.2f\n", t_cprint / t_enc);
+#endif
+#ifdef HAVE_SIMDJSON
+    printf("ratio decode/simdjson %.2f\n", t_simdjson / t_dec);
 #endif
     if (b.failed)
         fprintf(stderr, "bench_codec: a decode, parse or print failed\n");

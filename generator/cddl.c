@@ -2,6 +2,7 @@
 #include "cddl.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,21 @@ char *cddl_strdup(cddl_ctx *ctx, const char *s, size_t len)
     char *p = cddl_alloc(ctx, len + 1);
     memcpy(p, s, len);
     return p;
+}
+
+char *cddl_fmt(cddl_ctx *ctx, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    return cddl_strdup(ctx, buf, (size_t)n);
 }
 
 void cddl_push(cddl_ctx *ctx, void *items_ptr, size_t *count, size_t item_size, const void *item)

@@ -33,6 +33,12 @@ void cddl_ctx_deinit(cddl_ctx *ctx);
 
 /* Zeroed memory from the arena; longjmps to ctx->oom when none is left. */
 void *cddl_alloc(cddl_ctx *ctx, size_t size);
+/* printf into the arena (cut at 4 KiB, which no name or C expression reaches). */
+char *cddl_fmt(cddl_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Copy of `len` bytes with a NUL after them. */
 char *cddl_strdup(cddl_ctx *ctx, const char *s, size_t len);
 /* Appends `item` to an arena array (capacity doubles at powers of two). */

@@ -28,21 +28,6 @@ typedef struct emitter {
     tmpl_value *descs;        /* every descriptor, in definition order */
 } emitter;
 
-static char *fmt(emitter *E, const char *f, ...)
-{
-    char buf[1024];
-    va_list ap;
-    int n;
-    va_start(ap, f);
-    n = vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    if (n < 0)
-        n = 0;
-    if ((size_t)n >= sizeof buf)
-        n = (int)sizeof buf - 1;
-    return cddl_strdup(E->ctx, buf, (size_t)n);
-}
-
 static const char *upper(emitter *E, const char *s)
 {
     size_t i, n = strlen(s);
@@ -131,7 +116,7 @@ static const char *comment_text(emitter *E, const char *s, size_t len)
 static const char *literal_comment(emitter *E, const ir_literal *l)
 {
     if (l->kind == IR_LIT_TEXT)
-        return fmt(E, "\"%s\"", comment_text(E, l->text.ptr, l->text.len));
+        return cddl_fmt(E->ctx, "\"%s\"", comment_text(E, l->text.ptr, l->text.len));
     if (l->kind == IR_LIT_NULL)
         return "null";
     if (l->kind == IR_LIT_BOOL)
@@ -145,7 +130,7 @@ static const char *member_doc(emitter *E, ast_doc doc, int indent)
     if (doc.len == 0)
         return "";
     if (memchr(doc.ptr, '\n', doc.len) == NULL) {
-        char *s = fmt(E, "%*s/** %.*s */", indent, "", (int)doc.len, doc.ptr), *q;
+        char *s = cddl_fmt(E->ctx, "%*s/** %.*s */", indent, "", (int)doc.len, doc.ptr), *q;
         /* keep "*" "/" out of the text */
         for (q = s + indent + 3; q[0] != '\0' && q[1] != '\0' && q[2] != '\0'; q++)
             if (q[0] == '*' && q[1] == '/' && q[2] != '\0')
@@ -166,7 +151,7 @@ static const ir_type *resolved(const ir_type *t)
 static const char *ctype(emitter *E, const ir_type *t)
 {
     if (t->named)
-        return fmt(E, "%s_%s_t", E->opt->prefix, t->c_name);
+        return cddl_fmt(E->ctx, "%s_%s_t", E->opt->prefix, t->c_name);
     switch (t->kind) {
     case IR_ANY: return "apr_json_raw";
     case IR_BOOL: return "bool";
@@ -206,19 +191,19 @@ static const char *int_lit(emitter *E, int64_t v)
 {
     if (v == INT64_MIN)
         return "INT64_MIN";
-    return fmt(E, "INT64_C(%lld)", (long long)v);
+    return cddl_fmt(E->ctx, "INT64_C(%lld)", (long long)v);
 }
 
 static const char *uint_lit(emitter *E, uint64_t v)
 {
     if (v == UINT64_MAX)
         return "UINT64_MAX";
-    return fmt(E, "UINT64_C(%llu)", (unsigned long long)v);
+    return cddl_fmt(E->ctx, "UINT64_C(%llu)", (unsigned long long)v);
 }
 
 static const char *size_lit(emitter *E, uint64_t v)
 {
-    return v == AST_OCCUR_INF || v == SIZE_MAX ? "SIZE_MAX" : fmt(E, "%llu", (unsigned long long)v);
+    return v == AST_OCCUR_INF || v == SIZE_MAX ? "SIZE_MAX" : cddl_fmt(E->ctx, "%llu", (unsigned long long)v);
 }
 
 static const char *literal_init(emitter *E, const ir_literal *l)
@@ -226,13 +211,13 @@ static const char *literal_init(emitter *E, const ir_literal *l)
     static const char *const kinds[] = { "APR_LIT_TEXT", "APR_LIT_INT", "APR_LIT_UINT", "APR_LIT_FLOAT",
                                          "APR_LIT_BOOL", "APR_LIT_NULL" };
     if (l->kind == IR_LIT_TEXT)
-        return fmt(E, "{ %s, %s, %zu, 0, 0, 0.0 }", kinds[l->kind], c_string(E, l->text.ptr, l->text.len),
+        return cddl_fmt(E->ctx, "{ %s, %s, %zu, 0, 0, 0.0 }", kinds[l->kind], c_string(E, l->text.ptr, l->text.len),
                    l->text.len);
     if (l->kind == IR_LIT_FLOAT)
-        return fmt(E, "{ %s, NULL, 0, 0, 0, %.17g }", kinds[l->kind], l->f);
+        return cddl_fmt(E->ctx, "{ %s, NULL, 0, 0, 0, %.17g }", kinds[l->kind], l->f);
     if (l->kind == IR_LIT_UINT)
-        return fmt(E, "{ %s, NULL, 0, 0, %s, 0.0 }", kinds[l->kind], uint_lit(E, l->u));
-    return fmt(E, "{ %s, NULL, 0, %s, 0, 0.0 }", kinds[l->kind], int_lit(E, l->i));
+        return cddl_fmt(E->ctx, "{ %s, NULL, 0, 0, %s, 0.0 }", kinds[l->kind], uint_lit(E, l->u));
+    return cddl_fmt(E->ctx, "{ %s, NULL, 0, %s, 0, 0.0 }", kinds[l->kind], int_lit(E, l->i));
 }
 
 /* The descriptor's initializer and the auxiliary arrays it needs, as template data. */
@@ -244,7 +229,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     size_t i;
     tmpl_set(C, d, "desc", name);
     tmpl_set(C, d, "rule", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "NULL");
-    tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : fmt(E, "sizeof(%s)", ctype(E, t)));
+    tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
     tmpl_flag(C, d, "external", t->named);
     switch (t->kind) {
     case IR_ANY: case IR_BOOL:
@@ -285,8 +270,8 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         tmpl_flag(C, d, "has_values", t->nvalues > 0);
         tmpl_set(C, d, "kind", "APR_K_ENUM");
         tmpl_setf(C, d, "init", ".enm = { %s_values, %zu, %s, %s }", name, t->nvalues,
-                  t->other ? fmt(E, "&%s", desc_of(E, t->other)) : "NULL",
-                  t->other ? fmt(E, "offsetof(%s, other)", ct) : "0");
+                  t->other ? cddl_fmt(E->ctx, "&%s", desc_of(E, t->other)) : "NULL",
+                  t->other ? cddl_fmt(E->ctx, "offsetof(%s, other)", ct) : "0");
         break;
     }
     case IR_STRUCT: {
@@ -304,9 +289,9 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
             tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
             tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
             tmpl_setf(C, v, "type", "&%s", desc_of(E, f->type));
-            tmpl_set(C, v, "offset", (f->flags & IR_F_LITERAL) ? "0" : fmt(E, "offsetof(%s, %s)", ct, f->c_name));
-            tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) ? fmt(E, "offsetof(%s, has_%s)", ct, f->c_name) : "0");
-            tmpl_set(C, v, "null", (f->flags & IR_F_NULLABLE) ? fmt(E, "offsetof(%s, %s_is_null)", ct, f->c_name) : "0");
+            tmpl_set(C, v, "offset", (f->flags & IR_F_LITERAL) ? "0" : cddl_fmt(E->ctx, "offsetof(%s, %s)", ct, f->c_name));
+            tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) ? cddl_fmt(E->ctx, "offsetof(%s, has_%s)", ct, f->c_name) : "0");
+            tmpl_set(C, v, "null", (f->flags & IR_F_NULLABLE) ? cddl_fmt(E->ctx, "offsetof(%s, %s_is_null)", ct, f->c_name) : "0");
             tmpl_set(C, v, "flags", flags[0] ? flags : "0");
             tmpl_append(C, fields, v);
         }
@@ -314,11 +299,11 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         tmpl_flag(C, d, "has_fields", t->nfields > 0);
         tmpl_set(C, d, "kind", "APR_K_STRUCT");
         tmpl_setf(C, d, "init", ".st = { %s, %zu, %s, %s, %s, %s, %s }",
-                  t->nfields ? fmt(E, "%s_fields", name) : "NULL", t->nfields, t->open ? "true" : "false",
-                  t->open ? fmt(E, "offsetof(%s, extras)", ct) : "0",
-                  t->extras_type ? fmt(E, "&%s", desc_of(E, t->extras_type)) : "NULL",
-                  t->variants ? fmt(E, "&%s", desc_of(E, resolved(t->variants))) : "NULL",
-                  t->variants ? fmt(E, "offsetof(%s, %s)", ct, t->variants_c_name) : "0");
+                  t->nfields ? cddl_fmt(E->ctx, "%s_fields", name) : "NULL", t->nfields, t->open ? "true" : "false",
+                  t->open ? cddl_fmt(E->ctx, "offsetof(%s, extras)", ct) : "0",
+                  t->extras_type ? cddl_fmt(E->ctx, "&%s", desc_of(E, t->extras_type)) : "NULL",
+                  t->variants ? cddl_fmt(E->ctx, "&%s", desc_of(E, resolved(t->variants))) : "NULL",
+                  t->variants ? cddl_fmt(E->ctx, "offsetof(%s, %s)", ct, t->variants_c_name) : "0");
         break;
     }
     case IR_ARRAY:
@@ -353,7 +338,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         tmpl_setf(C, d, "init", ".un = { %s, %s_alts, %zu, %s, %s, offsetof(%s, kind), offsetof(%s, u), offsetof(%s, raw) }",
                   cls[t->cls], name, t->nalts,
                   t->cls == IR_U_DISCRIMINATED ? c_string(E, t->disc_key.ptr, t->disc_key.len) : "NULL",
-                  t->cls == IR_U_DISCRIMINATED ? fmt(E, "%s_disc", name) : "NULL", ct, ct, ct);
+                  t->cls == IR_U_DISCRIMINATED ? cddl_fmt(E->ctx, "%s_disc", name) : "NULL", ct, ct, ct);
         break;
     }
     case IR_ALIAS:
@@ -375,11 +360,11 @@ static const char *desc_of(emitter *E, const ir_type *t)
     for (i = 0; i < E->ndescs; i++)
         if (E->desc_types[i] == t)
             return E->desc_names[i];
-    name = t->named ? fmt(E, "%s_%s_type", E->opt->prefix, t->c_name)
-                    : fmt(E, "%s_%s_type", E->opt->prefix, t->c_name ? t->c_name : "anon");
+    name = t->named ? cddl_fmt(E->ctx, "%s_%s_type", E->opt->prefix, t->c_name)
+                    : cddl_fmt(E->ctx, "%s_%s_type", E->opt->prefix, t->c_name ? t->c_name : "anon");
     for (i = 0; i < E->ndescs; i++)
         if (strcmp(E->desc_names[i], name) == 0)
-            name = fmt(E, "%s_%zu", name, E->ndescs);
+            name = cddl_fmt(E->ctx, "%s_%zu", name, E->ndescs);
     {
         size_t n = E->ndescs;
         cddl_push(E->ctx, &E->desc_types, &n, sizeof t, &t);
@@ -450,11 +435,11 @@ static const char *schema_ref(emitter *E, const ir_type *t)
     unsigned line = 0, col = 0;
     const char *file;
     if (t->loc.src == NULL)
-        return fmt(E, "Schema: `%s`.", t->rule ? t->rule : t->c_name);
+        return cddl_fmt(E->ctx, "Schema: `%s`.", t->rule ? t->rule : t->c_name);
     cddl_source_position((cddl_source *)t->loc.src, t->loc.offset, &line, &col);
     file = strrchr(t->loc.src->name, '/');
     file = file ? file + 1 : t->loc.src->name;
-    return fmt(E, "Schema: `%s` (%s:%u).", t->rule ? t->rule : t->c_name, file, line);
+    return cddl_fmt(E->ctx, "Schema: `%s` (%s:%u).", t->rule ? t->rule : t->c_name, file, line);
 }
 
 static tmpl_value *declaration(emitter *E, const ir_type *t)
@@ -646,7 +631,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_flag(ctx, v, "alias", t->kind == IR_ALIAS);
         tmpl_flag(ctx, v, "untagged", resolved(t)->kind == IR_UNION && resolved(t)->cls == IR_U_UNTAGGED);
         if (t->kind == IR_ALIAS)
-            tmpl_set(ctx, v, "alias_kind", resolved(t)->kind == IR_UNION ? fmt(&E, "%s_kind", ctype(&E, resolved(t))) : "int");
+            tmpl_set(ctx, v, "alias_kind", resolved(t)->kind == IR_UNION ? cddl_fmt(E.ctx, "%s_kind", ctype(&E, resolved(t))) : "int");
         if (resolved(t)->kind == IR_UNION)
             tmpl_setf(ctx, v, "kind_type", "%s_%s_kind", opt->prefix, resolved(t)->c_name);
         tmpl_append(ctx, types, v);

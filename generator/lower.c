@@ -56,21 +56,6 @@ enum { P_ANY, P_BOOL, P_INT, P_UINT, P_FLOAT, P_TEXT };
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static char *fmt(lower *L, const char *f, ...)
-{
-    char buf[512];
-    va_list ap;
-    int n;
-    va_start(ap, f);
-    n = vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    if (n < 0)
-        n = 0;
-    if ((size_t)n >= sizeof buf)
-        n = (int)sizeof buf - 1;
-    return cddl_strdup(L->ctx, buf, (size_t)n);
-}
-
 static const char *stem(lower *L, ast_str name)
 {
     char buf[256];
@@ -105,7 +90,7 @@ static void add_named(lower *L, ir_type *t)
     const char *base = t->c_name;
     for (i = 0; i < L->mod->count; i++) {
         if (strcmp(L->mod->types[i]->c_name, t->c_name) == 0) {
-            t->c_name = fmt(L, "%s_%zu", base, suffix++);
+            t->c_name = cddl_fmt(L->ctx, "%s_%zu", base, suffix++);
             i = (size_t)-1; /* look again: the new name may be taken too */
         }
     }
@@ -255,7 +240,7 @@ static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
         return unsupported(L, loc, "a byte string (bstr)");
     if (ast_str_eq(name, "undefined"))
         return unsupported(L, loc, "'undefined'");
-    return unsupported(L, loc, fmt(L, "the tagged prelude type '%.*s'", NAMEF(name)));
+    return unsupported(L, loc, cddl_fmt(L->ctx, "the tagged prelude type '%.*s'", NAMEF(name)));
 }
 
 /* ---- rules ------------------------------------------------------------------- */
@@ -360,7 +345,7 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
         char key[512];
         size_t n = (size_t)snprintf(key, sizeof key, "%s", c_name);
         for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
-            ir_type *a = lower_type(L, use->u.name.args.items[i], fmt(L, "%s_arg%zu", c_name, i + 1),
+            ir_type *a = lower_type(L, use->u.name.args.items[i], cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1),
                                     path, env);
             const ir_type *ra = a;
             n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, ra));
@@ -499,7 +484,7 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
     if (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq") || ast_str_eq(op, "bits") ||
         ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "and") ||
         ast_str_eq(op, "within") || ast_str_eq(op, "ne") || ast_str_eq(op, "det"))
-        return unsupported(L, t->u.control.op_loc, fmt(L, "the control operator '.%.*s'", NAMEF(op)));
+        return unsupported(L, t->u.control.op_loc, cddl_fmt(L->ctx, "the control operator '.%.*s'", NAMEF(op)));
     if (ast_str_eq(op, "eq")) {
         v = const_value(L, t->u.control.arg, env, 0);
         if (v == NULL)
@@ -527,7 +512,7 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
             c->lit.u = a->magnitude + b->magnitude;
             return c;
         }
-        return unsupported(L, t->u.control.op_loc, fmt(L, "'.%.*s' on these operands", NAMEF(op)));
+        return unsupported(L, t->u.control.op_loc, cddl_fmt(L->ctx, "'.%.*s' on these operands", NAMEF(op)));
     }
     if (base == NULL || is_shared(L, target) || target->named)
         c = constrained(L, base ? base : target, path, ctx);
@@ -606,7 +591,7 @@ static ir_type *lower_major(lower *L, const ast_type *t)
         return &L->lit_null;
     if (m == 7 && has && n >= 25 && n <= 27)
         return &L->prim[P_FLOAT];
-    return unsupported(L, t->loc, fmt(L, "the CBOR major type #%u", m));
+    return unsupported(L, t->loc, cddl_fmt(L->ctx, "the CBOR major type #%u", m));
 }
 
 static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const char *path,
@@ -636,7 +621,7 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
         }
         sym = symbol_of(L, t->u.name.name);
         if (sym == NULL && t->u.name.name.len > 0 && t->u.name.name.ptr[0] == '$') {
-            r = unsupported(L, t->loc, fmt(L, "the socket '%.*s', which nothing extends (it matches nothing),",
+            r = unsupported(L, t->loc, cddl_fmt(L->ctx, "the socket '%.*s', which nothing extends (it matches nothing),",
                                            NAMEF(t->u.name.name)));
         } else if (sym == NULL) {
             r = &L->prim[P_ANY];
@@ -713,7 +698,7 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
     }
     node->occ_min = e->has_occur ? e->occur_min : 1;
     node->occ_max = e->has_occur ? e->occur_max : 1;
-    node->elem = lower_type(L, e->type, fmt(L, "%s_item", node->c_name), fmt(L, "%s[]", node->rule), env);
+    node->elem = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item", node->c_name), cddl_fmt(L->ctx, "%s[]", node->rule), env);
 }
 
 
@@ -765,7 +750,7 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         const char *base = f.c_name;
         size_t suffix = 2;
         do
-            f.c_name = fmt(L, "%s_%zu", base, suffix++);
+            f.c_name = cddl_fmt(L->ctx, "%s_%zu", base, suffix++);
         while (field_name_taken(node, f.c_name));
         diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, e->loc,
                     "member '%.*s' would clash with another member's C name: named '%s'", NAMEF(key), f.c_name);
@@ -785,11 +770,11 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         if (nulls > 0 && m > 0) {
             f.flags |= IR_F_NULLABLE;
             if (m == 1) {
-                f.type = lower_type(L, rest[0], fmt(L, "%s_%s", node->c_name, f.c_name),
-                                    fmt(L, "%s.%.*s", node->rule, NAMEF(key)), env);
+                f.type = lower_type(L, rest[0], cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name),
+                                    cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)), env);
             } else {
-                ir_type *u = new_type(L, IR_UNION, fmt(L, "%s.%.*s", node->rule, NAMEF(key)),
-                                      fmt(L, "%s_%s", node->c_name, f.c_name), vt->loc);
+                ir_type *u = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)),
+                                      cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name), vt->loc);
                 add_named(L, u);
                 fill_choice(L, u, rest, m, env);
                 f.type = u;
@@ -797,8 +782,8 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         }
     }
     if (f.type == NULL)
-        f.type = lower_type(L, vt, fmt(L, "%s_%s", node->c_name, f.c_name),
-                            fmt(L, "%s.%.*s", node->rule, NAMEF(key)), env);
+        f.type = lower_type(L, vt, cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name),
+                            cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)), env);
     if (f.type->kind == IR_LITERAL)
         f.flags |= IR_F_LITERAL;
     cddl_push(L->ctx, &node->fields, &node->nfields, sizeof f, &f);
@@ -882,7 +867,7 @@ static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lowe
         }
         if (body->kind == AST_T_NAME || body->kind == AST_T_CHOICE) {
             /* an alias of a map, or a type choice of maps: inline or make variants */
-            ir_type *r = lower_type(L, t, fmt(L, "%s_%s", node->c_name, stem(L, sym->name)), str0(L, sym->name), env);
+            ir_type *r = lower_type(L, t, cddl_fmt(L->ctx, "%s_%s", node->c_name, stem(L, sym->name)), str0(L, sym->name), env);
             const ir_type *rr = resolved(r);
             if (rr->kind == IR_STRUCT) {
                 size_t k;
@@ -912,7 +897,7 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
         return;
     }
     if (g->count != 1) {
-        ir_type *u = group_as_type(L, g, fmt(L, "%s_variants", node->c_name), fmt(L, "%s(variants)", node->rule),
+        ir_type *u = group_as_type(L, g, cddl_fmt(L->ctx, "%s_variants", node->c_name), cddl_fmt(L->ctx, "%s(variants)", node->rule),
                                    g->loc, env);
         if (node->variants != NULL || u->cls != IR_U_DISCRIMINATED)
             ERR(L, g->loc, "a choice of member groups inside a map needs a discriminating member");
@@ -934,15 +919,15 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
                 add_field(L, node, e->key->u.value.text, e, env);
             break;
         case AST_KEY_TYPE: {
-            ir_type *kt = lower_type(L, e->key, fmt(L, "%s_key", node->c_name), node->rule, env);
+            ir_type *kt = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
             if (resolved(kt)->kind != IR_TEXT || !e->has_occur || e->occur_max != AST_OCCUR_INF) {
                 ERR(L, e->loc, "only a `* text => T` tail is supported for computed keys in JSON maps");
                 break;
             }
             node->open = true;
             {
-                ir_type *vt = lower_type(L, e->type, fmt(L, "%s_extra", node->c_name),
-                                         fmt(L, "%s.*", node->rule), env);
+                ir_type *vt = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra", node->c_name),
+                                         cddl_fmt(L->ctx, "%s.*", node->rule), env);
                 node->extras_type = resolved(vt)->kind == IR_ANY ? NULL : vt;
             }
             break;
@@ -960,12 +945,12 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
     node->kind = IR_STRUCT;
     /* `{* text => T}` alone: a map with computed keys, not a struct. */
     if (only != NULL && only->key_kind == AST_KEY_TYPE && only->has_occur && only->occur_max == AST_OCCUR_INF) {
-        ir_type *kt = lower_type(L, only->key, fmt(L, "%s_key", node->c_name), node->rule, env);
+        ir_type *kt = lower_type(L, only->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
         if (resolved(kt)->kind == IR_TEXT) {
             node->kind = IR_MAP;
             node->occ_min = only->occur_min;
             node->occ_max = only->occur_max;
-            node->elem = lower_type(L, only->type, fmt(L, "%s_value", node->c_name), fmt(L, "%s.*", node->rule), env);
+            node->elem = lower_type(L, only->type, cddl_fmt(L->ctx, "%s_value", node->c_name), cddl_fmt(L->ctx, "%s.*", node->rule), env);
             return;
         }
     }
@@ -1130,7 +1115,7 @@ static const char *alt_stem(lower *L, const ir_type *a, size_t index)
         return a->lit.i ? "true_" : "false_";
     if (json_class(a) >= 0 && json_class(a) <= 7 && (json_class(a) != 0 || a->kind == IR_ANY))
         return by_class[json_class(a)];
-    return fmt(L, "alt%zu", index + 1);
+    return cddl_fmt(L->ctx, "alt%zu", index + 1);
 }
 
 static void name_alternatives(lower *L, ir_type *node)
@@ -1141,7 +1126,7 @@ static void name_alternatives(lower *L, ir_type *node)
         const char *s = alt_stem(L, node->alts[i], i);
         for (j = 0; j < i; j++)
             if (strcmp(node->alt_c_names[j], s) == 0)
-                s = fmt(L, "%s_%zu", s, i + 1);
+                s = cddl_fmt(L->ctx, "%s_%zu", s, i + 1);
         node->alt_c_names[i] = s;
     }
 }
@@ -1164,7 +1149,7 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         lit.c_name = cddl_strdup(L->ctx, buf, len);
         for (j = 0; j < n; j++)
             if (strcmp(node->values[j].c_name, lit.c_name) == 0)
-                lit.c_name = fmt(L, "%s_%zu", lit.c_name, n + 1);
+                lit.c_name = cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1);
         if (L->doc != NULL && it->loc.src == L->doc->src)
             lit.doc = cddl_doc_beside(L->ctx, L->doc, it->loc.end);
         node->values[n++] = lit;
@@ -1187,7 +1172,7 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         for (i = 0; i < count; i++) {
             if (items[i]->kind == AST_T_VALUE && items[i]->u.value.kind == AST_V_TEXT)
                 continue;
-            other = lower_type(L, items[i], fmt(L, "%s_other", node->c_name), fmt(L, "%s(other)", node->rule), env);
+            other = lower_type(L, items[i], cddl_fmt(L->ctx, "%s_other", node->c_name), cddl_fmt(L->ctx, "%s(other)", node->rule), env);
             if (resolved(other)->kind != IR_TEXT)
                 other = NULL;
         }
@@ -1197,8 +1182,8 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         }
     }
     for (i = 0; i < count; i++) {
-        ir_type *a = lower_type(L, items[i], fmt(L, "%s_alt%zu", node->c_name, i + 1),
-                                fmt(L, "%s/%zu", node->rule, i + 1), env);
+        ir_type *a = lower_type(L, items[i], cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1),
+                                cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1), env);
         cddl_push(L->ctx, &alts, &nalts, sizeof a, &a);
     }
     for (i = 0; i < nalts; i++)

@@ -79,6 +79,20 @@ static void print_args(FILE *out, const ast_type_list *args, int indent)
     fputc('>', out);
 }
 
+/* `#6`, `#6.32` or `#6.<type>`: the head shared by tags and major types. */
+static void print_tag_head(FILE *out, const ast_type *t, int indent)
+{
+    fprintf(out, "#%u", t->u.tag.major);
+    if (t->u.tag.number_type != NULL) {
+        fputs(".<", out);
+        print_type(out, t->u.tag.number_type, indent);
+        fputc('>', out);
+    } else if (t->u.tag.has_number) {
+        fputc('.', out);
+        print_str(out, t->u.tag.number);
+    }
+}
+
 static void print_type(FILE *out, const ast_type *t, int indent)
 {
     size_t i;
@@ -105,29 +119,13 @@ static void print_type(FILE *out, const ast_type *t, int indent)
         print_group(out, t->u.group, '(', ')', indent);
         break;
     case AST_T_TAG:
-        fprintf(out, "#%u", t->u.tag.major);
-        if (t->u.tag.number_type != NULL) {
-            fputs(".<", out);
-            print_type(out, t->u.tag.number_type, indent);
-            fputc('>', out);
-        } else if (t->u.tag.has_number) {
-            fputc('.', out);
-            print_str(out, t->u.tag.number);
-        }
+        print_tag_head(out, t, indent);
         fputc('(', out);
         print_type(out, t->u.tag.content, indent);
         fputc(')', out);
         break;
     case AST_T_MAJOR:
-        fprintf(out, "#%u", t->u.tag.major);
-        if (t->u.tag.number_type != NULL) {
-            fputs(".<", out);
-            print_type(out, t->u.tag.number_type, indent);
-            fputc('>', out);
-        } else if (t->u.tag.has_number) {
-            fputc('.', out);
-            print_str(out, t->u.tag.number);
-        }
+        print_tag_head(out, t, indent);
         break;
     case AST_T_ANY:
         fputc('#', out);

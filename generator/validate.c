@@ -1,10 +1,8 @@
 /* validate.c - `cddlgen validate` (see validate.h). */
 #include "validate.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "apr_records.h"
@@ -75,39 +73,6 @@ static void on_framing_error(void *user, uint64_t line, const apr_error *err)
     run *r = user;
     report(r, line, err);
     r->invalid++;
-}
-
-static int read_all(const char *path, char **data, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (f == NULL)
-        return -1;
-    for (;;) {
-        size_t got;
-        if (n == cap) {
-            char *grown = realloc(buf, cap ? cap * 2 : (size_t)1 << 16);
-            if (grown == NULL) {
-                free(buf);
-                if (f != stdin)
-                    fclose(f);
-                errno = ENOMEM;
-                return -1;
-            }
-            buf = grown;
-            cap = cap ? cap * 2 : (size_t)1 << 16;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (f != stdin)
-        fclose(f);
-    *data = buf;
-    *len = n;
-    return 0;
 }
 
 static int parse_format(const char *s, apr_record_format *out)
@@ -210,17 +175,17 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         apr_json_write_array_begin(&w);
     }
     for (i = 0; i < nfiles; i++) {
-        char *data;
-        size_t len;
+        /* each file lives in the arena only while it is checked */
+        apr_arena_marker before = apr_arena_mark(&ctx.arena);
+        cddl_source data;
         r.file = files[i];
-        if (read_all(files[i], &data, &len) != 0) {
-            fprintf(stderr, "cddlgen: %s: %s\n", files[i], strerror(errno));
+        if (cddl_source_load(&ctx, &data, files[i]) != 0) {
             rc = 2;
             continue;
         }
-        if (apr_records_split(data, len, format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
+        if (apr_records_split(data.text, data.len, format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
             rc = 2;
-        free(data);
+        apr_arena_rollback(&ctx.arena, before);
     }
     if (r.json_out) {
         apr_json_write_array_end(&w);

@@ -815,30 +815,28 @@ apr_status apr_json_read_double(apr_json_reader *r, double *out, apr_error *err)
 
 /* ---- objects and arrays --------------------------------------------- */
 
-apr_status apr_json_read_object(apr_json_reader *r, apr_error *err)
+/* Enters a container opened by `open` ('{' or '['), named `what` in errors. */
+static apr_status read_open(apr_json_reader *r, char open, const char *what, apr_error *err)
 {
     const char *p = skip_ws(r->cur, r->end);
     apr_status st;
     r->value_start = (size_t)(p - r->begin);
-    if (UNLIKELY(p >= r->end || *p != '{'))
-        return fail_unexpected(r, err, p, "an object");
-    if ((st = push_frame(r, p, 1, err)) != APR_OK)
+    if (UNLIKELY(p >= r->end || *p != open))
+        return fail_unexpected(r, err, p, what);
+    if ((st = push_frame(r, p, open == '{', err)) != APR_OK)
         return st;
     r->cur = p + 1;
     return APR_OK;
 }
 
+apr_status apr_json_read_object(apr_json_reader *r, apr_error *err)
+{
+    return read_open(r, '{', "an object", err);
+}
+
 apr_status apr_json_read_array(apr_json_reader *r, apr_error *err)
 {
-    const char *p = skip_ws(r->cur, r->end);
-    apr_status st;
-    r->value_start = (size_t)(p - r->begin);
-    if (UNLIKELY(p >= r->end || *p != '['))
-        return fail_unexpected(r, err, p, "an array");
-    if ((st = push_frame(r, p, 0, err)) != APR_OK)
-        return st;
-    r->cur = p + 1;
-    return APR_OK;
+    return read_open(r, '[', "an array", err);
 }
 
 /* Parses `"name" :` at *pp inside the innermost object; moves *pp past ':' and whitespace. */

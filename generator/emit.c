@@ -287,7 +287,9 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
                     snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s",
                              flags[0] ? " | " : "", names[b]);
             tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
+            tmpl_setf(C, v, "key_len", "%zu", f->key.len);
             tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
+            tmpl_setf(C, v, "snake_len", "%zu", strlen(f->snake));
             tmpl_setf(C, v, "type", "&%s", desc_of(E, f->type));
             tmpl_set(C, v, "offset", (f->flags & IR_F_LITERAL) ? "0" : cddl_fmt(E->ctx, "offsetof(%s, %s)", ct, f->c_name));
             tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) ? cddl_fmt(E->ctx, "offsetof(%s, has_%s)", ct, f->c_name) : "0");

@@ -71,7 +71,9 @@ static void fill_struct(interp *I, const ir_type *t, apr_type *d)
         apr_field *o = &fields[i];
         const apr_type *ft = get(I, f->type);
         o->key = cddl_strdup(I->ctx, f->key.ptr, f->key.len);
+        o->key_len = f->key.len;
         o->snake = cddl_strdup(I->ctx, f->snake, strlen(f->snake));
+        o->snake_len = strlen(f->snake);
         o->type = ft;
         o->flags = f->flags; /* IR_F_* are the runtime's APR_F_* */
         /* the generated struct: bool has_x; bool x_is_null; T x; */

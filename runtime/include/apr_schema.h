@@ -91,8 +91,10 @@ enum {
 
 /* One named member of a struct. */
 typedef struct apr_field {
-    const char *key;          /* wire name, exactly as in the schema */
-    const char *snake;        /* its snake_case spelling (same pointer when identical) */
+    const char *key;          /* wire name, exactly as in the schema (NUL-terminated too) */
+    size_t key_len;           /* its length in bytes: decoders match names without strlen */
+    const char *snake;        /* its snake_case spelling (may be the same text) */
+    size_t snake_len;
     const apr_type *type;
     size_t offset;            /* of the value in the struct (unused for APR_F_LITERAL) */
     size_t present_offset;    /* of `bool has_...` when APR_F_OPTIONAL */

@@ -767,6 +767,7 @@ static void test_wide(void)
     for (i = 0; i < WIDE; i++) {
         snprintf(names[i], sizeof names[i], "f%zu", i);
         fields[i].key = fields[i].snake = names[i];
+        fields[i].key_len = fields[i].snake_len = strlen(names[i]);
         fields[i].type = &T_uint;
         fields[i].offset = offsetof(Wide, v) + i * sizeof(uint64_t);
         fields[i].present_offset = offsetof(Wide, has) + i;

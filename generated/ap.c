@@ -90,16 +90,16 @@ const apr_type ap_run_start_params_config_type = { APR_K_MAP, "RunStartParams.co
 const apr_type ap_run_start_params_metadata_type = { APR_K_MAP, "RunStartParams.metadata", sizeof(ap_run_start_params_metadata_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_metadata_entry_t), offsetof(ap_run_start_params_metadata_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_run_start_params_type_fields[] = {
-    { "assistantId", 11, "assistant_id", 12, &apr_text_type, offsetof(ap_run_start_params_t, assistant_id), 0, 0, 0 },
-    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_run_start_params_t, input), 0, 0, 0 },
-    { "config", 6, "config", 6, &ap_run_start_params_config_type, offsetof(ap_run_start_params_t, config), offsetof(ap_run_start_params_t, has_config), 0, APR_F_OPTIONAL },
-    { "metadata", 8, "metadata", 8, &ap_run_start_params_metadata_type, offsetof(ap_run_start_params_t, metadata), offsetof(ap_run_start_params_t, has_metadata), 0, APR_F_OPTIONAL },
+    { "assistantId", 11, "assistant_id", 12, &apr_text_type, offsetof(ap_run_start_params_t, assistant_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_run_start_params_t, input), 0, 0, APR_F_PLAIN_NAMES },
+    { "config", 6, "config", 6, &ap_run_start_params_config_type, offsetof(ap_run_start_params_t, config), offsetof(ap_run_start_params_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "metadata", 8, "metadata", 8, &ap_run_start_params_metadata_type, offsetof(ap_run_start_params_t, metadata), offsetof(ap_run_start_params_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_run_start_params_type = { APR_K_STRUCT, "RunStartParams", sizeof(ap_run_start_params_t), { .st = { ap_run_start_params_type_fields, 4, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_run_start_type_fields[] = {
-    { "method", 6, "method", 6, &ap_run_start_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_run_start_params_type, offsetof(ap_run_start_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_run_start_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_run_start_params_type, offsetof(ap_run_start_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_run_start_type = { APR_K_STRUCT, "run.start", sizeof(ap_run_start_t), { .st = { ap_run_start_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -125,28 +125,28 @@ const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribePara
 const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_subscribe_params_type_fields[] = {
-    { "channels", 8, "channels", 8, &ap_subscribe_params_channels_type, offsetof(ap_subscribe_params_t, channels), 0, 0, 0 },
-    { "namespaces", 10, "namespaces", 10, &ap_subscribe_params_namespaces_type, offsetof(ap_subscribe_params_t, namespaces), offsetof(ap_subscribe_params_t, has_namespaces), 0, APR_F_OPTIONAL },
-    { "depth", 5, "depth", 5, &apr_uint_type, offsetof(ap_subscribe_params_t, depth), offsetof(ap_subscribe_params_t, has_depth), 0, APR_F_OPTIONAL },
+    { "channels", 8, "channels", 8, &ap_subscribe_params_channels_type, offsetof(ap_subscribe_params_t, channels), 0, 0, APR_F_PLAIN_NAMES },
+    { "namespaces", 10, "namespaces", 10, &ap_subscribe_params_namespaces_type, offsetof(ap_subscribe_params_t, namespaces), offsetof(ap_subscribe_params_t, has_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "depth", 5, "depth", 5, &apr_uint_type, offsetof(ap_subscribe_params_t, depth), offsetof(ap_subscribe_params_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_subscribe_params_type = { APR_K_STRUCT, "SubscribeParams", sizeof(ap_subscribe_params_t), { .st = { ap_subscribe_params_type_fields, 3, true, offsetof(ap_subscribe_params_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_subscription_subscribe_type_fields[] = {
-    { "method", 6, "method", 6, &ap_subscription_subscribe_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_subscribe_params_type, offsetof(ap_subscription_subscribe_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_subscription_subscribe_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_subscribe_params_type, offsetof(ap_subscription_subscribe_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_subscription_subscribe_type = { APR_K_STRUCT, "subscription.subscribe", sizeof(ap_subscription_subscribe_t), { .st = { ap_subscription_subscribe_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_subscription_unsubscribe_method_type = { APR_K_LITERAL, "subscription.unsubscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 } } };
 
 static const apr_field ap_unsubscribe_params_type_fields[] = {
-    { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_unsubscribe_params_t, subscription_id), 0, 0, 0 },
+    { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_unsubscribe_params_t, subscription_id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_unsubscribe_params_type = { APR_K_STRUCT, "UnsubscribeParams", sizeof(ap_unsubscribe_params_t), { .st = { ap_unsubscribe_params_type_fields, 1, true, offsetof(ap_unsubscribe_params_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_subscription_unsubscribe_type_fields[] = {
-    { "method", 6, "method", 6, &ap_subscription_unsubscribe_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_unsubscribe_params_type, offsetof(ap_subscription_unsubscribe_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_subscription_unsubscribe_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_unsubscribe_params_type, offsetof(ap_subscription_unsubscribe_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_subscription_unsubscribe_type = { APR_K_STRUCT, "subscription.unsubscribe", sizeof(ap_subscription_unsubscribe_t), { .st = { ap_subscription_unsubscribe_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -155,28 +155,28 @@ static const apr_type ap_subscription_reconnect_method_type = { APR_K_LITERAL, "
 const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_reconnect_params_type_fields[] = {
-    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_reconnect_params_t, run_id), 0, 0, 0 },
-    { "lastEventId", 11, "last_event_id", 13, &apr_text_type, offsetof(ap_reconnect_params_t, last_event_id), offsetof(ap_reconnect_params_t, has_last_event_id), 0, APR_F_OPTIONAL },
-    { "subscriptions", 13, "subscriptions", 13, &ap_reconnect_params_subscriptions_type, offsetof(ap_reconnect_params_t, subscriptions), offsetof(ap_reconnect_params_t, has_subscriptions), 0, APR_F_OPTIONAL },
+    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_reconnect_params_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "lastEventId", 11, "last_event_id", 13, &apr_text_type, offsetof(ap_reconnect_params_t, last_event_id), offsetof(ap_reconnect_params_t, has_last_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "subscriptions", 13, "subscriptions", 13, &ap_reconnect_params_subscriptions_type, offsetof(ap_reconnect_params_t, subscriptions), offsetof(ap_reconnect_params_t, has_subscriptions), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_reconnect_params_type = { APR_K_STRUCT, "ReconnectParams", sizeof(ap_reconnect_params_t), { .st = { ap_reconnect_params_type_fields, 3, true, offsetof(ap_reconnect_params_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_subscription_reconnect_type_fields[] = {
-    { "method", 6, "method", 6, &ap_subscription_reconnect_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_reconnect_params_type, offsetof(ap_subscription_reconnect_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_subscription_reconnect_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_reconnect_params_type, offsetof(ap_subscription_reconnect_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_subscription_reconnect_type = { APR_K_STRUCT, "subscription.reconnect", sizeof(ap_subscription_reconnect_t), { .st = { ap_subscription_reconnect_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_agent_get_tree_method_type = { APR_K_LITERAL, "agent.getTree.method", 0, { .lit = { APR_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 } } };
 
 static const apr_field ap_agent_get_tree_params_type_fields[] = {
-    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_agent_get_tree_params_t, run_id), offsetof(ap_agent_get_tree_params_t, has_run_id), 0, APR_F_OPTIONAL },
+    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_agent_get_tree_params_t, run_id), offsetof(ap_agent_get_tree_params_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_agent_get_tree_params_type = { APR_K_STRUCT, "AgentGetTreeParams", sizeof(ap_agent_get_tree_params_t), { .st = { ap_agent_get_tree_params_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_agent_get_tree_type_fields[] = {
-    { "method", 6, "method", 6, &ap_agent_get_tree_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_agent_get_tree_params_type, offsetof(ap_agent_get_tree_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_agent_get_tree_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_agent_get_tree_params_type, offsetof(ap_agent_get_tree_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_agent_get_tree_type = { APR_K_STRUCT, "agent.getTree", sizeof(ap_agent_get_tree_t), { .st = { ap_agent_get_tree_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -185,8 +185,8 @@ static const apr_type ap_input_respond_method_type = { APR_K_LITERAL, "input.res
 const apr_type ap_input_respond_one_update_type = { APR_K_MAP, "InputRespondOne.update", sizeof(ap_input_respond_one_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_update_entry_t), offsetof(ap_input_respond_one_update_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_run_send_type_fields[] = {
-    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_run_send_t, node), 0, 0, 0 },
-    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_run_send_t, input), offsetof(ap_run_send_t, has_input), 0, APR_F_OPTIONAL },
+    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_run_send_t, node), 0, 0, APR_F_PLAIN_NAMES },
+    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_run_send_t, input), offsetof(ap_run_send_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_run_send_type = { APR_K_STRUCT, "RunSend", sizeof(ap_run_send_t), { .st = { ap_run_send_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -210,20 +210,20 @@ const apr_type ap_input_respond_one_config_type = { APR_K_MAP, "InputRespondOne.
 const apr_type ap_input_respond_one_metadata_type = { APR_K_MAP, "InputRespondOne.metadata", sizeof(ap_input_respond_one_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_metadata_entry_t), offsetof(ap_input_respond_one_metadata_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_input_respond_one_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_one_t, namespace_), 0, 0, 0 },
-    { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_respond_one_t, interrupt_id), 0, 0, 0 },
-    { "response", 8, "response", 8, &apr_any_type, offsetof(ap_input_respond_one_t, response), 0, 0, 0 },
-    { "update", 6, "update", 6, &ap_input_respond_one_update_type, offsetof(ap_input_respond_one_t, update), offsetof(ap_input_respond_one_t, has_update), 0, APR_F_OPTIONAL },
-    { "goto", 4, "goto", 4, &ap_goto_type, offsetof(ap_input_respond_one_t, goto_), offsetof(ap_input_respond_one_t, has_goto_), 0, APR_F_OPTIONAL },
-    { "config", 6, "config", 6, &ap_input_respond_one_config_type, offsetof(ap_input_respond_one_t, config), offsetof(ap_input_respond_one_t, has_config), 0, APR_F_OPTIONAL },
-    { "metadata", 8, "metadata", 8, &ap_input_respond_one_metadata_type, offsetof(ap_input_respond_one_t, metadata), offsetof(ap_input_respond_one_t, has_metadata), 0, APR_F_OPTIONAL },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_one_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_respond_one_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "response", 8, "response", 8, &apr_any_type, offsetof(ap_input_respond_one_t, response), 0, 0, APR_F_PLAIN_NAMES },
+    { "update", 6, "update", 6, &ap_input_respond_one_update_type, offsetof(ap_input_respond_one_t, update), offsetof(ap_input_respond_one_t, has_update), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "goto", 4, "goto", 4, &ap_goto_type, offsetof(ap_input_respond_one_t, goto_), offsetof(ap_input_respond_one_t, has_goto_), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "config", 6, "config", 6, &ap_input_respond_one_config_type, offsetof(ap_input_respond_one_t, config), offsetof(ap_input_respond_one_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "metadata", 8, "metadata", 8, &ap_input_respond_one_metadata_type, offsetof(ap_input_respond_one_t, metadata), offsetof(ap_input_respond_one_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_respond_one_type = { APR_K_STRUCT, "InputRespondOne", sizeof(ap_input_respond_one_t), { .st = { ap_input_respond_one_type_fields, 7, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_input_respond_entry_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_entry_t, namespace_), 0, 0, 0 },
-    { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_respond_entry_t, interrupt_id), 0, 0, 0 },
-    { "response", 8, "response", 8, &apr_any_type, offsetof(ap_input_respond_entry_t, response), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_entry_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_respond_entry_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "response", 8, "response", 8, &apr_any_type, offsetof(ap_input_respond_entry_t, response), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_respond_entry_type = { APR_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
@@ -236,11 +236,11 @@ const apr_type ap_input_respond_many_config_type = { APR_K_MAP, "InputRespondMan
 const apr_type ap_input_respond_many_metadata_type = { APR_K_MAP, "InputRespondMany.metadata", sizeof(ap_input_respond_many_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_metadata_entry_t), offsetof(ap_input_respond_many_metadata_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_input_respond_many_type_fields[] = {
-    { "responses", 9, "responses", 9, &ap_input_respond_many_responses_type, offsetof(ap_input_respond_many_t, responses), 0, 0, 0 },
-    { "update", 6, "update", 6, &ap_input_respond_many_update_type, offsetof(ap_input_respond_many_t, update), offsetof(ap_input_respond_many_t, has_update), 0, APR_F_OPTIONAL },
-    { "goto", 4, "goto", 4, &ap_goto_type, offsetof(ap_input_respond_many_t, goto_), offsetof(ap_input_respond_many_t, has_goto_), 0, APR_F_OPTIONAL },
-    { "config", 6, "config", 6, &ap_input_respond_many_config_type, offsetof(ap_input_respond_many_t, config), offsetof(ap_input_respond_many_t, has_config), 0, APR_F_OPTIONAL },
-    { "metadata", 8, "metadata", 8, &ap_input_respond_many_metadata_type, offsetof(ap_input_respond_many_t, metadata), offsetof(ap_input_respond_many_t, has_metadata), 0, APR_F_OPTIONAL },
+    { "responses", 9, "responses", 9, &ap_input_respond_many_responses_type, offsetof(ap_input_respond_many_t, responses), 0, 0, APR_F_PLAIN_NAMES },
+    { "update", 6, "update", 6, &ap_input_respond_many_update_type, offsetof(ap_input_respond_many_t, update), offsetof(ap_input_respond_many_t, has_update), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "goto", 4, "goto", 4, &ap_goto_type, offsetof(ap_input_respond_many_t, goto_), offsetof(ap_input_respond_many_t, has_goto_), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "config", 6, "config", 6, &ap_input_respond_many_config_type, offsetof(ap_input_respond_many_t, config), offsetof(ap_input_respond_many_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "metadata", 8, "metadata", 8, &ap_input_respond_many_metadata_type, offsetof(ap_input_respond_many_t, metadata), offsetof(ap_input_respond_many_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_respond_many_type = { APR_K_STRUCT, "InputRespondMany", sizeof(ap_input_respond_many_t), { .st = { ap_input_respond_many_type_fields, 5, false, 0, NULL, NULL, 0 } } };
 
@@ -251,8 +251,8 @@ static const apr_type *const ap_input_respond_params_type_alts[] = {
 const apr_type ap_input_respond_params_type = { APR_K_UNION, "InputRespondParams", sizeof(ap_input_respond_params_t), { .un = { APR_U_UNTAGGED, ap_input_respond_params_type_alts, 2, NULL, NULL, offsetof(ap_input_respond_params_t, kind), offsetof(ap_input_respond_params_t, u), offsetof(ap_input_respond_params_t, raw) } } };
 
 static const apr_field ap_input_respond_type_fields[] = {
-    { "method", 6, "method", 6, &ap_input_respond_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_input_respond_params_type, offsetof(ap_input_respond_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_input_respond_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_input_respond_params_type, offsetof(ap_input_respond_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_respond_type = { APR_K_STRUCT, "input.respond", sizeof(ap_input_respond_t), { .st = { ap_input_respond_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -265,21 +265,21 @@ static const apr_literal ap_input_message_role_type_values[] = {
 const apr_type ap_input_message_role_type = { APR_K_ENUM, "InputMessage.role", sizeof(ap_input_message_role_t), { .enm = { ap_input_message_role_type_values, 2, NULL, 0 } } };
 
 static const apr_field ap_input_message_type_fields[] = {
-    { "role", 4, "role", 4, &ap_input_message_role_type, offsetof(ap_input_message_t, role), 0, 0, 0 },
-    { "content", 7, "content", 7, &apr_text_type, offsetof(ap_input_message_t, content), 0, 0, 0 },
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_input_message_t, name), offsetof(ap_input_message_t, has_name), 0, APR_F_OPTIONAL },
+    { "role", 4, "role", 4, &ap_input_message_role_type, offsetof(ap_input_message_t, role), 0, 0, APR_F_PLAIN_NAMES },
+    { "content", 7, "content", 7, &apr_text_type, offsetof(ap_input_message_t, content), 0, 0, APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_input_message_t, name), offsetof(ap_input_message_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_message_type = { APR_K_STRUCT, "InputMessage", sizeof(ap_input_message_t), { .st = { ap_input_message_type_fields, 3, true, offsetof(ap_input_message_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_input_inject_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_inject_params_t, namespace_), 0, 0, 0 },
-    { "message", 7, "message", 7, &ap_input_message_type, offsetof(ap_input_inject_params_t, message), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_inject_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "message", 7, "message", 7, &ap_input_message_type, offsetof(ap_input_inject_params_t, message), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_inject_params_type = { APR_K_STRUCT, "InputInjectParams", sizeof(ap_input_inject_params_t), { .st = { ap_input_inject_params_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_input_inject_type_fields[] = {
-    { "method", 6, "method", 6, &ap_input_inject_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_input_inject_params_type, offsetof(ap_input_inject_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_input_inject_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_input_inject_params_type, offsetof(ap_input_inject_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_inject_type = { APR_K_STRUCT, "input.inject", sizeof(ap_input_inject_t), { .st = { ap_input_inject_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -288,29 +288,29 @@ static const apr_type ap_state_get_method_type = { APR_K_LITERAL, "state.get.met
 const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_state_get_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_state_get_params_t, namespace_), 0, 0, 0 },
-    { "keys", 4, "keys", 4, &ap_state_get_params_keys_type, offsetof(ap_state_get_params_t, keys), offsetof(ap_state_get_params_t, has_keys), 0, APR_F_OPTIONAL },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_state_get_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "keys", 4, "keys", 4, &ap_state_get_params_keys_type, offsetof(ap_state_get_params_t, keys), offsetof(ap_state_get_params_t, has_keys), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_get_params_type = { APR_K_STRUCT, "StateGetParams", sizeof(ap_state_get_params_t), { .st = { ap_state_get_params_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_state_get_type_fields[] = {
-    { "method", 6, "method", 6, &ap_state_get_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_state_get_params_type, offsetof(ap_state_get_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_state_get_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_state_get_params_type, offsetof(ap_state_get_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_get_type = { APR_K_STRUCT, "state.get", sizeof(ap_state_get_t), { .st = { ap_state_get_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_state_list_checkpoints_method_type = { APR_K_LITERAL, "state.listCheckpoints.method", 0, { .lit = { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 } } };
 
 static const apr_field ap_list_checkpoints_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_list_checkpoints_params_t, namespace_), offsetof(ap_list_checkpoints_params_t, has_namespace_), 0, APR_F_OPTIONAL },
-    { "limit", 5, "limit", 5, &apr_uint_type, offsetof(ap_list_checkpoints_params_t, limit), offsetof(ap_list_checkpoints_params_t, has_limit), 0, APR_F_OPTIONAL },
-    { "before", 6, "before", 6, &apr_text_type, offsetof(ap_list_checkpoints_params_t, before), offsetof(ap_list_checkpoints_params_t, has_before), 0, APR_F_OPTIONAL },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_list_checkpoints_params_t, namespace_), offsetof(ap_list_checkpoints_params_t, has_namespace_), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "limit", 5, "limit", 5, &apr_uint_type, offsetof(ap_list_checkpoints_params_t, limit), offsetof(ap_list_checkpoints_params_t, has_limit), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "before", 6, "before", 6, &apr_text_type, offsetof(ap_list_checkpoints_params_t, before), offsetof(ap_list_checkpoints_params_t, has_before), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_list_checkpoints_params_type = { APR_K_STRUCT, "ListCheckpointsParams", sizeof(ap_list_checkpoints_params_t), { .st = { ap_list_checkpoints_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_state_list_checkpoints_type_fields[] = {
-    { "method", 6, "method", 6, &ap_state_list_checkpoints_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_list_checkpoints_params_type, offsetof(ap_state_list_checkpoints_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_state_list_checkpoints_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_list_checkpoints_params_type, offsetof(ap_state_list_checkpoints_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_list_checkpoints_type = { APR_K_STRUCT, "state.listCheckpoints", sizeof(ap_state_list_checkpoints_t), { .st = { ap_state_list_checkpoints_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -319,15 +319,15 @@ static const apr_type ap_state_fork_method_type = { APR_K_LITERAL, "state.fork.m
 const apr_type ap_state_fork_params_config_type = { APR_K_MAP, "StateForkParams.config", sizeof(ap_state_fork_params_config_t), { .map = { &apr_any_type, sizeof(ap_state_fork_params_config_entry_t), offsetof(ap_state_fork_params_config_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_state_fork_params_type_fields[] = {
-    { "checkpointId", 12, "checkpoint_id", 13, &apr_text_type, offsetof(ap_state_fork_params_t, checkpoint_id), 0, 0, 0 },
-    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_state_fork_params_t, input), offsetof(ap_state_fork_params_t, has_input), 0, APR_F_OPTIONAL },
-    { "config", 6, "config", 6, &ap_state_fork_params_config_type, offsetof(ap_state_fork_params_t, config), offsetof(ap_state_fork_params_t, has_config), 0, APR_F_OPTIONAL },
+    { "checkpointId", 12, "checkpoint_id", 13, &apr_text_type, offsetof(ap_state_fork_params_t, checkpoint_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_state_fork_params_t, input), offsetof(ap_state_fork_params_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "config", 6, "config", 6, &ap_state_fork_params_config_type, offsetof(ap_state_fork_params_t, config), offsetof(ap_state_fork_params_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_fork_params_type = { APR_K_STRUCT, "StateForkParams", sizeof(ap_state_fork_params_t), { .st = { ap_state_fork_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_state_fork_type_fields[] = {
-    { "method", 6, "method", 6, &ap_state_fork_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_state_fork_params_type, offsetof(ap_state_fork_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_state_fork_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_state_fork_params_type, offsetof(ap_state_fork_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_fork_type = { APR_K_STRUCT, "state.fork", sizeof(ap_state_fork_t), { .st = { ap_state_fork_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -358,7 +358,7 @@ static const apr_literal ap_command_data_type_disc[] = {
 const apr_type ap_command_data_type = { APR_K_UNION, "CommandData", sizeof(ap_command_data_t), { .un = { APR_U_DISCRIMINATED, ap_command_data_type_alts, 10, "method", ap_command_data_type_disc, offsetof(ap_command_data_t, kind), offsetof(ap_command_data_t, u), offsetof(ap_command_data_t, raw) } } };
 
 static const apr_field ap_command_type_fields[] = {
-    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_t, id), 0, 0, 0 },
+    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_command_type = { APR_K_STRUCT, "Command", sizeof(ap_command_t), { .st = { ap_command_type_fields, 1, true, offsetof(ap_command_t, extras), NULL, &ap_command_data_type, offsetof(ap_command_t, command_data) } } };
 
@@ -399,13 +399,13 @@ const apr_type ap_state_command_type = { APR_K_UNION, "StateCommand", sizeof(ap_
 static const apr_type ap_command_response_type_type = { APR_K_LITERAL, "CommandResponse.type", 0, { .lit = { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 } } };
 
 static const apr_field ap_run_result_type_fields[] = {
-    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_run_result_t, run_id), offsetof(ap_run_result_t, has_run_id), 0, APR_F_OPTIONAL },
+    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_run_result_t, run_id), offsetof(ap_run_result_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_run_result_type = { APR_K_STRUCT, "RunResult", sizeof(ap_run_result_t), { .st = { ap_run_result_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_subscribe_result_type_fields[] = {
-    { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_subscribe_result_t, subscription_id), 0, 0, 0 },
-    { "replayedEvents", 14, "replayed_events", 15, &apr_uint_type, offsetof(ap_subscribe_result_t, replayed_events), offsetof(ap_subscribe_result_t, has_replayed_events), 0, APR_F_OPTIONAL },
+    { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_subscribe_result_t, subscription_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "replayedEvents", 14, "replayed_events", 15, &apr_uint_type, offsetof(ap_subscribe_result_t, replayed_events), offsetof(ap_subscribe_result_t, has_replayed_events), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_subscribe_result_type = { APR_K_STRUCT, "SubscribeResult", sizeof(ap_subscribe_result_t), { .st = { ap_subscribe_result_type_fields, 2, true, offsetof(ap_subscribe_result_t, extras), NULL, NULL, 0 } } };
 
@@ -419,17 +419,17 @@ static const apr_literal ap_agent_status_type_values[] = {
 const apr_type ap_agent_status_type = { APR_K_ENUM, "AgentStatus", sizeof(ap_agent_status_t), { .enm = { ap_agent_status_type_values, 5, NULL, 0 } } };
 
 static const apr_field ap_agent_status_entry_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_status_entry_t, namespace_), 0, 0, 0 },
-    { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_status_entry_t, status), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_status_entry_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_status_entry_t, status), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_agent_status_entry_type = { APR_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } } };
 
 const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_reconnect_result_type_fields[] = {
-    { "restored", 8, "restored", 8, &apr_bool_type, offsetof(ap_reconnect_result_t, restored), 0, 0, 0 },
-    { "missedEvents", 12, "missed_events", 13, &apr_uint_type, offsetof(ap_reconnect_result_t, missed_events), offsetof(ap_reconnect_result_t, has_missed_events), 0, APR_F_OPTIONAL },
-    { "currentNamespaces", 17, "current_namespaces", 18, &ap_reconnect_result_current_namespaces_type, offsetof(ap_reconnect_result_t, current_namespaces), offsetof(ap_reconnect_result_t, has_current_namespaces), 0, APR_F_OPTIONAL },
+    { "restored", 8, "restored", 8, &apr_bool_type, offsetof(ap_reconnect_result_t, restored), 0, 0, APR_F_PLAIN_NAMES },
+    { "missedEvents", 12, "missed_events", 13, &apr_uint_type, offsetof(ap_reconnect_result_t, missed_events), offsetof(ap_reconnect_result_t, has_missed_events), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "currentNamespaces", 17, "current_namespaces", 18, &ap_reconnect_result_current_namespaces_type, offsetof(ap_reconnect_result_t, current_namespaces), offsetof(ap_reconnect_result_t, has_current_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_reconnect_result_type = { APR_K_STRUCT, "ReconnectResult", sizeof(ap_reconnect_result_t), { .st = { ap_reconnect_result_type_fields, 3, true, offsetof(ap_reconnect_result_t, extras), NULL, NULL, 0 } } };
 
@@ -447,54 +447,54 @@ const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.
 const apr_type ap_agent_tree_node_metadata_type = { APR_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &apr_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_agent_tree_node_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_tree_node_t, namespace_), 0, 0, 0 },
-    { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_tree_node_t, status), 0, 0, 0 },
-    { "graphName", 9, "graph_name", 10, &apr_text_type, offsetof(ap_agent_tree_node_t, graph_name), 0, 0, 0 },
-    { "children", 8, "children", 8, &ap_agent_tree_node_children_type, offsetof(ap_agent_tree_node_t, children), offsetof(ap_agent_tree_node_t, has_children), 0, APR_F_OPTIONAL },
-    { "metadata", 8, "metadata", 8, &ap_agent_tree_node_metadata_type, offsetof(ap_agent_tree_node_t, metadata), offsetof(ap_agent_tree_node_t, has_metadata), 0, APR_F_OPTIONAL },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_tree_node_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_tree_node_t, status), 0, 0, APR_F_PLAIN_NAMES },
+    { "graphName", 9, "graph_name", 10, &apr_text_type, offsetof(ap_agent_tree_node_t, graph_name), 0, 0, APR_F_PLAIN_NAMES },
+    { "children", 8, "children", 8, &ap_agent_tree_node_children_type, offsetof(ap_agent_tree_node_t, children), offsetof(ap_agent_tree_node_t, has_children), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "metadata", 8, "metadata", 8, &ap_agent_tree_node_metadata_type, offsetof(ap_agent_tree_node_t, metadata), offsetof(ap_agent_tree_node_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_agent_tree_node_type = { APR_K_STRUCT, "AgentTreeNode", sizeof(ap_agent_tree_node_t), { .st = { ap_agent_tree_node_type_fields, 5, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_agent_result_type_fields[] = {
-    { "tree", 4, "tree", 4, &ap_agent_tree_node_type, offsetof(ap_agent_result_t, tree), 0, 0, 0 },
+    { "tree", 4, "tree", 4, &ap_agent_tree_node_type, offsetof(ap_agent_result_t, tree), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_agent_result_type = { APR_K_STRUCT, "AgentResult", sizeof(ap_agent_result_t), { .st = { ap_agent_result_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 const apr_type ap_state_get_result_values_type = { APR_K_MAP, "StateGetResult.values", sizeof(ap_state_get_result_values_t), { .map = { &apr_any_type, sizeof(ap_state_get_result_values_entry_t), offsetof(ap_state_get_result_values_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_checkpoint_ref_type_fields[] = {
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, id), 0, 0, 0 },
-    { "ns", 2, "ns", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, ns), offsetof(ap_checkpoint_ref_t, has_ns), 0, APR_F_OPTIONAL },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "ns", 2, "ns", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, ns), offsetof(ap_checkpoint_ref_t, has_ns), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_checkpoint_ref_type = { APR_K_STRUCT, "CheckpointRef", sizeof(ap_checkpoint_ref_t), { .st = { ap_checkpoint_ref_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_state_get_result_type_fields[] = {
-    { "values", 6, "values", 6, &ap_state_get_result_values_type, offsetof(ap_state_get_result_t, values), 0, 0, 0 },
-    { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_state_get_result_t, checkpoint), offsetof(ap_state_get_result_t, has_checkpoint), 0, APR_F_OPTIONAL },
+    { "values", 6, "values", 6, &ap_state_get_result_values_type, offsetof(ap_state_get_result_t, values), 0, 0, APR_F_PLAIN_NAMES },
+    { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_state_get_result_t, checkpoint), offsetof(ap_state_get_result_t, has_checkpoint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_get_result_type = { APR_K_STRUCT, "StateGetResult", sizeof(ap_state_get_result_t), { .st = { ap_state_get_result_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 const apr_type ap_checkpoint_summary_metadata_type = { APR_K_MAP, "CheckpointSummary.metadata", sizeof(ap_checkpoint_summary_metadata_t), { .map = { &apr_any_type, sizeof(ap_checkpoint_summary_metadata_entry_t), offsetof(ap_checkpoint_summary_metadata_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_checkpoint_summary_type_fields[] = {
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_summary_t, id), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &apr_text_type, offsetof(ap_checkpoint_summary_t, timestamp), 0, 0, 0 },
-    { "step", 4, "step", 4, &apr_uint_type, offsetof(ap_checkpoint_summary_t, step), 0, 0, 0 },
-    { "nodeName", 8, "node_name", 9, &apr_text_type, offsetof(ap_checkpoint_summary_t, node_name), offsetof(ap_checkpoint_summary_t, has_node_name), 0, APR_F_OPTIONAL },
-    { "metadata", 8, "metadata", 8, &ap_checkpoint_summary_metadata_type, offsetof(ap_checkpoint_summary_t, metadata), offsetof(ap_checkpoint_summary_t, has_metadata), 0, APR_F_OPTIONAL },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_summary_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &apr_text_type, offsetof(ap_checkpoint_summary_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "step", 4, "step", 4, &apr_uint_type, offsetof(ap_checkpoint_summary_t, step), 0, 0, APR_F_PLAIN_NAMES },
+    { "nodeName", 8, "node_name", 9, &apr_text_type, offsetof(ap_checkpoint_summary_t, node_name), offsetof(ap_checkpoint_summary_t, has_node_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "metadata", 8, "metadata", 8, &ap_checkpoint_summary_metadata_type, offsetof(ap_checkpoint_summary_t, metadata), offsetof(ap_checkpoint_summary_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_checkpoint_summary_type = { APR_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } } };
 
 const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_list_checkpoints_result_type_fields[] = {
-    { "checkpoints", 11, "checkpoints", 11, &ap_list_checkpoints_result_checkpoints_type, offsetof(ap_list_checkpoints_result_t, checkpoints), 0, 0, 0 },
+    { "checkpoints", 11, "checkpoints", 11, &ap_list_checkpoints_result_checkpoints_type, offsetof(ap_list_checkpoints_result_t, checkpoints), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_list_checkpoints_result_type = { APR_K_STRUCT, "ListCheckpointsResult", sizeof(ap_list_checkpoints_result_t), { .st = { ap_list_checkpoints_result_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_state_fork_result_type_fields[] = {
-    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_state_fork_result_t, run_id), 0, 0, 0 },
-    { "threadId", 8, "thread_id", 9, &apr_text_type, offsetof(ap_state_fork_result_t, thread_id), 0, 0, 0 },
+    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_state_fork_result_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "threadId", 8, "thread_id", 9, &apr_text_type, offsetof(ap_state_fork_result_t, thread_id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_state_fork_result_type = { APR_K_STRUCT, "StateForkResult", sizeof(ap_state_fork_result_t), { .st = { ap_state_fork_result_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -517,15 +517,15 @@ static const apr_type *const ap_result_data_type_alts[] = {
 const apr_type ap_result_data_type = { APR_K_UNION, "ResultData", sizeof(ap_result_data_t), { .un = { APR_U_UNTAGGED, ap_result_data_type_alts, 6, NULL, NULL, offsetof(ap_result_data_t, kind), offsetof(ap_result_data_t, u), offsetof(ap_result_data_t, raw) } } };
 
 static const apr_field ap_response_meta_type_fields[] = {
-    { "appliedThroughSeq", 17, "applied_through_seq", 19, &ap_js_uint_type, offsetof(ap_response_meta_t, applied_through_seq), offsetof(ap_response_meta_t, has_applied_through_seq), 0, APR_F_OPTIONAL },
+    { "appliedThroughSeq", 17, "applied_through_seq", 19, &ap_js_uint_type, offsetof(ap_response_meta_t, applied_through_seq), offsetof(ap_response_meta_t, has_applied_through_seq), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_response_meta_type = { APR_K_STRUCT, "ResponseMeta", sizeof(ap_response_meta_t), { .st = { ap_response_meta_type_fields, 1, true, offsetof(ap_response_meta_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_command_response_type_fields[] = {
-    { "type", 4, "type", 4, &ap_command_response_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_response_t, id), 0, 0, 0 },
-    { "result", 6, "result", 6, &ap_result_data_type, offsetof(ap_command_response_t, result), 0, 0, 0 },
-    { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_command_response_t, meta), offsetof(ap_command_response_t, has_meta), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_command_response_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_response_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "result", 6, "result", 6, &ap_result_data_type, offsetof(ap_command_response_t, result), 0, 0, APR_F_PLAIN_NAMES },
+    { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_command_response_t, meta), offsetof(ap_command_response_t, has_meta), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_command_response_type = { APR_K_STRUCT, "CommandResponse", sizeof(ap_command_response_t), { .st = { ap_command_response_type_fields, 4, true, offsetof(ap_command_response_t, extras), NULL, NULL, 0 } } };
 
@@ -546,12 +546,12 @@ static const apr_literal ap_error_code_type_values[] = {
 const apr_type ap_error_code_type = { APR_K_ENUM, "ErrorCode", sizeof(ap_error_code_t), { .enm = { ap_error_code_type_values, 10, NULL, 0 } } };
 
 static const apr_field ap_error_response_type_fields[] = {
-    { "type", 4, "type", 4, &ap_error_response_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_error_response_t, id), 0, offsetof(ap_error_response_t, id_is_null), APR_F_NULLABLE },
-    { "error", 5, "error", 5, &ap_error_code_type, offsetof(ap_error_response_t, error), 0, 0, 0 },
-    { "message", 7, "message", 7, &apr_text_type, offsetof(ap_error_response_t, message), 0, 0, 0 },
-    { "stacktrace", 10, "stacktrace", 10, &apr_text_type, offsetof(ap_error_response_t, stacktrace), offsetof(ap_error_response_t, has_stacktrace), 0, APR_F_OPTIONAL },
-    { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_error_response_t, meta), offsetof(ap_error_response_t, has_meta), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_error_response_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_error_response_t, id), 0, offsetof(ap_error_response_t, id_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "error", 5, "error", 5, &ap_error_code_type, offsetof(ap_error_response_t, error), 0, 0, APR_F_PLAIN_NAMES },
+    { "message", 7, "message", 7, &apr_text_type, offsetof(ap_error_response_t, message), 0, 0, APR_F_PLAIN_NAMES },
+    { "stacktrace", 10, "stacktrace", 10, &apr_text_type, offsetof(ap_error_response_t, stacktrace), offsetof(ap_error_response_t, has_stacktrace), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_error_response_t, meta), offsetof(ap_error_response_t, has_meta), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_error_response_type = { APR_K_STRUCT, "ErrorResponse", sizeof(ap_error_response_t), { .st = { ap_error_response_type_fields, 6, true, offsetof(ap_error_response_t, extras), NULL, NULL, 0 } } };
 
@@ -562,24 +562,24 @@ static const apr_type ap_lifecycle_event_method_type = { APR_K_LITERAL, "Lifecyc
 static const apr_type ap_lifecycle_cause_tool_call_type_type = { APR_K_LITERAL, "LifecycleCauseToolCall.type", 0, { .lit = { APR_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 } } };
 
 static const apr_field ap_lifecycle_cause_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_lifecycle_cause_tool_call_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_lifecycle_cause_tool_call_t, tool_call_id), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_lifecycle_cause_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_lifecycle_cause_tool_call_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_lifecycle_cause_tool_call_type = { APR_K_STRUCT, "LifecycleCauseToolCall", sizeof(ap_lifecycle_cause_tool_call_t), { .st = { ap_lifecycle_cause_tool_call_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_lifecycle_cause_send_type_type = { APR_K_LITERAL, "LifecycleCauseSend.type", 0, { .lit = { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 } } };
 
 static const apr_field ap_lifecycle_cause_send_type_fields[] = {
-    { "type", 4, "type", 4, &ap_lifecycle_cause_send_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_send_t, from_node), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_lifecycle_cause_send_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_send_t, from_node), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_lifecycle_cause_send_type = { APR_K_STRUCT, "LifecycleCauseSend", sizeof(ap_lifecycle_cause_send_t), { .st = { ap_lifecycle_cause_send_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_lifecycle_cause_edge_type_type = { APR_K_LITERAL, "LifecycleCauseEdge.type", 0, { .lit = { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 } } };
 
 static const apr_field ap_lifecycle_cause_edge_type_fields[] = {
-    { "type", 4, "type", 4, &ap_lifecycle_cause_edge_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_edge_t, from_node), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_lifecycle_cause_edge_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_edge_t, from_node), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_lifecycle_cause_edge_type = { APR_K_STRUCT, "LifecycleCauseEdge", sizeof(ap_lifecycle_cause_edge_t), { .st = { ap_lifecycle_cause_edge_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -596,24 +596,24 @@ static const apr_literal ap_lifecycle_cause_type_disc[] = {
 const apr_type ap_lifecycle_cause_type = { APR_K_UNION, "LifecycleCause", sizeof(ap_lifecycle_cause_t), { .un = { APR_U_DISCRIMINATED, ap_lifecycle_cause_type_alts, 3, "type", ap_lifecycle_cause_type_disc, offsetof(ap_lifecycle_cause_t, kind), offsetof(ap_lifecycle_cause_t, u), offsetof(ap_lifecycle_cause_t, raw) } } };
 
 static const apr_field ap_lifecycle_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_agent_status_type, offsetof(ap_lifecycle_data_t, event), 0, 0, 0 },
-    { "graphName", 9, "graph_name", 10, &apr_text_type, offsetof(ap_lifecycle_data_t, graph_name), offsetof(ap_lifecycle_data_t, has_graph_name), 0, APR_F_OPTIONAL },
-    { "cause", 5, "cause", 5, &ap_lifecycle_cause_type, offsetof(ap_lifecycle_data_t, cause), offsetof(ap_lifecycle_data_t, has_cause), 0, APR_F_OPTIONAL },
-    { "error", 5, "error", 5, &apr_text_type, offsetof(ap_lifecycle_data_t, error), offsetof(ap_lifecycle_data_t, has_error), 0, APR_F_OPTIONAL },
-    { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_lifecycle_data_t, checkpoint), offsetof(ap_lifecycle_data_t, has_checkpoint), 0, APR_F_OPTIONAL },
+    { "event", 5, "event", 5, &ap_agent_status_type, offsetof(ap_lifecycle_data_t, event), 0, 0, APR_F_PLAIN_NAMES },
+    { "graphName", 9, "graph_name", 10, &apr_text_type, offsetof(ap_lifecycle_data_t, graph_name), offsetof(ap_lifecycle_data_t, has_graph_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "cause", 5, "cause", 5, &ap_lifecycle_cause_type, offsetof(ap_lifecycle_data_t, cause), offsetof(ap_lifecycle_data_t, has_cause), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "error", 5, "error", 5, &apr_text_type, offsetof(ap_lifecycle_data_t, error), offsetof(ap_lifecycle_data_t, has_error), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_lifecycle_data_t, checkpoint), offsetof(ap_lifecycle_data_t, has_checkpoint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_lifecycle_data_type = { APR_K_STRUCT, "LifecycleData", sizeof(ap_lifecycle_data_t), { .st = { ap_lifecycle_data_type_fields, 5, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_lifecycle_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_lifecycle_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_lifecycle_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &ap_lifecycle_data_type, offsetof(ap_lifecycle_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_lifecycle_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_lifecycle_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_lifecycle_data_type, offsetof(ap_lifecycle_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_lifecycle_event_params_type = { APR_K_STRUCT, "LifecycleEvent.params", sizeof(ap_lifecycle_event_params_t), { .st = { ap_lifecycle_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_lifecycle_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_lifecycle_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_lifecycle_event_params_type, offsetof(ap_lifecycle_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_lifecycle_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_lifecycle_event_params_type, offsetof(ap_lifecycle_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_lifecycle_event_type = { APR_K_STRUCT, "LifecycleEvent", sizeof(ap_lifecycle_event_t), { .st = { ap_lifecycle_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -629,21 +629,21 @@ static const apr_literal ap_message_role_type_values[] = {
 const apr_type ap_message_role_type = { APR_K_ENUM, "MessageRole", sizeof(ap_message_role_t), { .enm = { ap_message_role_type_values, 3, NULL, 0 } } };
 
 static const apr_field ap_message_metadata_type_fields[] = {
-    { "provider", 8, "provider", 8, &apr_text_type, offsetof(ap_message_metadata_t, provider), offsetof(ap_message_metadata_t, has_provider), 0, APR_F_OPTIONAL },
-    { "model", 5, "model", 5, &apr_text_type, offsetof(ap_message_metadata_t, model), offsetof(ap_message_metadata_t, has_model), 0, APR_F_OPTIONAL },
-    { "modelType", 9, "model_type", 10, &apr_text_type, offsetof(ap_message_metadata_t, model_type), offsetof(ap_message_metadata_t, has_model_type), 0, APR_F_OPTIONAL },
-    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_message_metadata_t, run_id), offsetof(ap_message_metadata_t, has_run_id), 0, APR_F_OPTIONAL },
-    { "threadId", 8, "thread_id", 9, &apr_text_type, offsetof(ap_message_metadata_t, thread_id), offsetof(ap_message_metadata_t, has_thread_id), 0, APR_F_OPTIONAL },
-    { "systemFingerprint", 17, "system_fingerprint", 18, &apr_text_type, offsetof(ap_message_metadata_t, system_fingerprint), offsetof(ap_message_metadata_t, has_system_fingerprint), 0, APR_F_OPTIONAL },
-    { "serviceTier", 11, "service_tier", 12, &apr_text_type, offsetof(ap_message_metadata_t, service_tier), offsetof(ap_message_metadata_t, has_service_tier), 0, APR_F_OPTIONAL },
+    { "provider", 8, "provider", 8, &apr_text_type, offsetof(ap_message_metadata_t, provider), offsetof(ap_message_metadata_t, has_provider), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "model", 5, "model", 5, &apr_text_type, offsetof(ap_message_metadata_t, model), offsetof(ap_message_metadata_t, has_model), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "modelType", 9, "model_type", 10, &apr_text_type, offsetof(ap_message_metadata_t, model_type), offsetof(ap_message_metadata_t, has_model_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_message_metadata_t, run_id), offsetof(ap_message_metadata_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "threadId", 8, "thread_id", 9, &apr_text_type, offsetof(ap_message_metadata_t, thread_id), offsetof(ap_message_metadata_t, has_thread_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "systemFingerprint", 17, "system_fingerprint", 18, &apr_text_type, offsetof(ap_message_metadata_t, system_fingerprint), offsetof(ap_message_metadata_t, has_system_fingerprint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "serviceTier", 11, "service_tier", 12, &apr_text_type, offsetof(ap_message_metadata_t, service_tier), offsetof(ap_message_metadata_t, has_service_tier), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_message_metadata_type = { APR_K_STRUCT, "MessageMetadata", sizeof(ap_message_metadata_t), { .st = { ap_message_metadata_type_fields, 7, true, offsetof(ap_message_metadata_t, extras), &ap_metadata_scalar_type, NULL, 0 } } };
 
 static const apr_field ap_message_start_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_message_start_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "role", 4, "role", 4, &ap_message_role_type, offsetof(ap_message_start_data_t, role), 0, 0, 0 },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_message_start_data_t, id), 0, 0, 0 },
-    { "metadata", 8, "metadata", 8, &ap_message_metadata_type, offsetof(ap_message_start_data_t, metadata), offsetof(ap_message_start_data_t, has_metadata), 0, APR_F_OPTIONAL },
+    { "event", 5, "event", 5, &ap_message_start_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "role", 4, "role", 4, &ap_message_role_type, offsetof(ap_message_start_data_t, role), 0, 0, APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_message_start_data_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "metadata", 8, "metadata", 8, &ap_message_metadata_type, offsetof(ap_message_start_data_t, metadata), offsetof(ap_message_start_data_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_message_start_data_type = { APR_K_STRUCT, "MessageStartData", sizeof(ap_message_start_data_t), { .st = { ap_message_start_data_type_fields, 4, true, offsetof(ap_message_start_data_t, extras), NULL, NULL, 0 } } };
 
@@ -660,13 +660,13 @@ const apr_type ap_block_index_type = { APR_K_UNION, "BlockIndex", sizeof(ap_bloc
 static const apr_type ap_citation_type_type = { APR_K_LITERAL, "Citation.type", 0, { .lit = { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 } } };
 
 static const apr_field ap_citation_type_fields[] = {
-    { "type", 4, "type", 4, &ap_citation_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_citation_t, id), offsetof(ap_citation_t, has_id), 0, APR_F_OPTIONAL },
-    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_citation_t, url), offsetof(ap_citation_t, has_url), 0, APR_F_OPTIONAL },
-    { "title", 5, "title", 5, &apr_text_type, offsetof(ap_citation_t, title), offsetof(ap_citation_t, has_title), 0, APR_F_OPTIONAL },
-    { "startIndex", 10, "start_index", 11, &apr_uint_type, offsetof(ap_citation_t, start_index), offsetof(ap_citation_t, has_start_index), 0, APR_F_OPTIONAL },
-    { "endIndex", 8, "end_index", 9, &apr_uint_type, offsetof(ap_citation_t, end_index), offsetof(ap_citation_t, has_end_index), 0, APR_F_OPTIONAL },
-    { "citedText", 9, "cited_text", 10, &apr_text_type, offsetof(ap_citation_t, cited_text), offsetof(ap_citation_t, has_cited_text), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_citation_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_citation_t, id), offsetof(ap_citation_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_citation_t, url), offsetof(ap_citation_t, has_url), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "title", 5, "title", 5, &apr_text_type, offsetof(ap_citation_t, title), offsetof(ap_citation_t, has_title), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "startIndex", 10, "start_index", 11, &apr_uint_type, offsetof(ap_citation_t, start_index), offsetof(ap_citation_t, has_start_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "endIndex", 8, "end_index", 9, &apr_uint_type, offsetof(ap_citation_t, end_index), offsetof(ap_citation_t, has_end_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "citedText", 9, "cited_text", 10, &apr_text_type, offsetof(ap_citation_t, cited_text), offsetof(ap_citation_t, has_cited_text), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_citation_type = { APR_K_STRUCT, "Citation", sizeof(ap_citation_t), { .st = { ap_citation_type_fields, 7, true, offsetof(ap_citation_t, extras), NULL, NULL, 0 } } };
 
@@ -675,9 +675,9 @@ static const apr_type ap_non_standard_annotation_type_type = { APR_K_LITERAL, "N
 const apr_type ap_non_standard_annotation_value_type = { APR_K_MAP, "NonStandardAnnotation.value", sizeof(ap_non_standard_annotation_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_annotation_value_entry_t), offsetof(ap_non_standard_annotation_value_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_non_standard_annotation_type_fields[] = {
-    { "type", 4, "type", 4, &ap_non_standard_annotation_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_annotation_t, id), offsetof(ap_non_standard_annotation_t, has_id), 0, APR_F_OPTIONAL },
-    { "value", 5, "value", 5, &ap_non_standard_annotation_value_type, offsetof(ap_non_standard_annotation_t, value), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_non_standard_annotation_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_annotation_t, id), offsetof(ap_non_standard_annotation_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "value", 5, "value", 5, &ap_non_standard_annotation_value_type, offsetof(ap_non_standard_annotation_t, value), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_non_standard_annotation_type = { APR_K_STRUCT, "NonStandardAnnotation", sizeof(ap_non_standard_annotation_t), { .st = { ap_non_standard_annotation_type_fields, 3, true, offsetof(ap_non_standard_annotation_t, extras), NULL, NULL, 0 } } };
 
@@ -694,33 +694,33 @@ const apr_type ap_annotation_type = { APR_K_UNION, "Annotation", sizeof(ap_annot
 const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_text_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_text_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "text", 4, "text", 4, &apr_text_type, offsetof(ap_text_content_block_t, text), 0, 0, 0 },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_text_content_block_t, id), offsetof(ap_text_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_text_content_block_t, index), offsetof(ap_text_content_block_t, has_index), 0, APR_F_OPTIONAL },
-    { "annotations", 11, "annotations", 11, &ap_text_content_block_annotations_type, offsetof(ap_text_content_block_t, annotations), offsetof(ap_text_content_block_t, has_annotations), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_text_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "text", 4, "text", 4, &apr_text_type, offsetof(ap_text_content_block_t, text), 0, 0, APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_text_content_block_t, id), offsetof(ap_text_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_text_content_block_t, index), offsetof(ap_text_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "annotations", 11, "annotations", 11, &ap_text_content_block_annotations_type, offsetof(ap_text_content_block_t, annotations), offsetof(ap_text_content_block_t, has_annotations), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_text_content_block_type = { APR_K_STRUCT, "TextContentBlock", sizeof(ap_text_content_block_t), { .st = { ap_text_content_block_type_fields, 5, true, offsetof(ap_text_content_block_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_invalid_tool_call_type_type = { APR_K_LITERAL, "InvalidToolCall.type", 0, { .lit = { APR_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 } } };
 
 static const apr_field ap_invalid_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_invalid_tool_call_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_invalid_tool_call_t, id), 0, offsetof(ap_invalid_tool_call_t, id_is_null), APR_F_NULLABLE },
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_invalid_tool_call_t, name), 0, offsetof(ap_invalid_tool_call_t, name_is_null), APR_F_NULLABLE },
-    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_invalid_tool_call_t, args), 0, offsetof(ap_invalid_tool_call_t, args_is_null), APR_F_NULLABLE },
-    { "error", 5, "error", 5, &apr_text_type, offsetof(ap_invalid_tool_call_t, error), 0, offsetof(ap_invalid_tool_call_t, error_is_null), APR_F_NULLABLE },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_invalid_tool_call_t, index), offsetof(ap_invalid_tool_call_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_invalid_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_invalid_tool_call_t, id), 0, offsetof(ap_invalid_tool_call_t, id_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_invalid_tool_call_t, name), 0, offsetof(ap_invalid_tool_call_t, name_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_invalid_tool_call_t, args), 0, offsetof(ap_invalid_tool_call_t, args_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "error", 5, "error", 5, &apr_text_type, offsetof(ap_invalid_tool_call_t, error), 0, offsetof(ap_invalid_tool_call_t, error_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_invalid_tool_call_t, index), offsetof(ap_invalid_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_invalid_tool_call_type = { APR_K_STRUCT, "InvalidToolCall", sizeof(ap_invalid_tool_call_t), { .st = { ap_invalid_tool_call_type_fields, 6, true, offsetof(ap_invalid_tool_call_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_reasoning_content_block_type_type = { APR_K_LITERAL, "ReasoningContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 } } };
 
 static const apr_field ap_reasoning_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_reasoning_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "reasoning", 9, "reasoning", 9, &apr_text_type, offsetof(ap_reasoning_content_block_t, reasoning), offsetof(ap_reasoning_content_block_t, has_reasoning), 0, APR_F_OPTIONAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_reasoning_content_block_t, id), offsetof(ap_reasoning_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_reasoning_content_block_t, index), offsetof(ap_reasoning_content_block_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_reasoning_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "reasoning", 9, "reasoning", 9, &apr_text_type, offsetof(ap_reasoning_content_block_t, reasoning), offsetof(ap_reasoning_content_block_t, has_reasoning), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_reasoning_content_block_t, id), offsetof(ap_reasoning_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_reasoning_content_block_t, index), offsetof(ap_reasoning_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_reasoning_content_block_type = { APR_K_STRUCT, "ReasoningContentBlock", sizeof(ap_reasoning_content_block_t), { .st = { ap_reasoning_content_block_type_fields, 4, true, offsetof(ap_reasoning_content_block_t, extras), NULL, NULL, 0 } } };
 
@@ -729,62 +729,62 @@ static const apr_type ap_non_standard_content_block_type_type = { APR_K_LITERAL,
 const apr_type ap_non_standard_content_block_value_type = { APR_K_MAP, "NonStandardContentBlock.value", sizeof(ap_non_standard_content_block_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_content_block_value_entry_t), offsetof(ap_non_standard_content_block_value_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_non_standard_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_non_standard_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "value", 5, "value", 5, &ap_non_standard_content_block_value_type, offsetof(ap_non_standard_content_block_t, value), 0, 0, 0 },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_content_block_t, id), offsetof(ap_non_standard_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_non_standard_content_block_t, index), offsetof(ap_non_standard_content_block_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_non_standard_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "value", 5, "value", 5, &ap_non_standard_content_block_value_type, offsetof(ap_non_standard_content_block_t, value), 0, 0, APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_content_block_t, id), offsetof(ap_non_standard_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_non_standard_content_block_t, index), offsetof(ap_non_standard_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_non_standard_content_block_type = { APR_K_STRUCT, "NonStandardContentBlock", sizeof(ap_non_standard_content_block_t), { .st = { ap_non_standard_content_block_type_fields, 4, true, offsetof(ap_non_standard_content_block_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_image_content_block_type_type = { APR_K_LITERAL, "ImageContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "image", 5, 0, 0, 0.0 } } };
 
 static const apr_field ap_image_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_image_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_image_content_block_t, id), offsetof(ap_image_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_image_content_block_t, file_id), offsetof(ap_image_content_block_t, has_file_id), 0, APR_F_OPTIONAL },
-    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_image_content_block_t, url), offsetof(ap_image_content_block_t, has_url), 0, APR_F_OPTIONAL },
-    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_image_content_block_t, base64), offsetof(ap_image_content_block_t, has_base64), 0, APR_F_OPTIONAL },
-    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_image_content_block_t, mime_type), offsetof(ap_image_content_block_t, has_mime_type), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_image_content_block_t, index), offsetof(ap_image_content_block_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_image_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_image_content_block_t, id), offsetof(ap_image_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_image_content_block_t, file_id), offsetof(ap_image_content_block_t, has_file_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_image_content_block_t, url), offsetof(ap_image_content_block_t, has_url), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_image_content_block_t, base64), offsetof(ap_image_content_block_t, has_base64), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_image_content_block_t, mime_type), offsetof(ap_image_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_image_content_block_t, index), offsetof(ap_image_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_image_content_block_type = { APR_K_STRUCT, "ImageContentBlock", sizeof(ap_image_content_block_t), { .st = { ap_image_content_block_type_fields, 7, true, offsetof(ap_image_content_block_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_video_content_block_type_type = { APR_K_LITERAL, "VideoContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "video", 5, 0, 0, 0.0 } } };
 
 static const apr_field ap_video_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_video_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_video_content_block_t, id), offsetof(ap_video_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_video_content_block_t, file_id), offsetof(ap_video_content_block_t, has_file_id), 0, APR_F_OPTIONAL },
-    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_video_content_block_t, url), offsetof(ap_video_content_block_t, has_url), 0, APR_F_OPTIONAL },
-    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_video_content_block_t, base64), offsetof(ap_video_content_block_t, has_base64), 0, APR_F_OPTIONAL },
-    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_video_content_block_t, mime_type), offsetof(ap_video_content_block_t, has_mime_type), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_video_content_block_t, index), offsetof(ap_video_content_block_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_video_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_video_content_block_t, id), offsetof(ap_video_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_video_content_block_t, file_id), offsetof(ap_video_content_block_t, has_file_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_video_content_block_t, url), offsetof(ap_video_content_block_t, has_url), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_video_content_block_t, base64), offsetof(ap_video_content_block_t, has_base64), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_video_content_block_t, mime_type), offsetof(ap_video_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_video_content_block_t, index), offsetof(ap_video_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_video_content_block_type = { APR_K_STRUCT, "VideoContentBlock", sizeof(ap_video_content_block_t), { .st = { ap_video_content_block_type_fields, 7, true, offsetof(ap_video_content_block_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_audio_content_block_type_type = { APR_K_LITERAL, "AudioContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 } } };
 
 static const apr_field ap_audio_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_audio_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_audio_content_block_t, id), offsetof(ap_audio_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_audio_content_block_t, file_id), offsetof(ap_audio_content_block_t, has_file_id), 0, APR_F_OPTIONAL },
-    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_audio_content_block_t, url), offsetof(ap_audio_content_block_t, has_url), 0, APR_F_OPTIONAL },
-    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_audio_content_block_t, base64), offsetof(ap_audio_content_block_t, has_base64), 0, APR_F_OPTIONAL },
-    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_audio_content_block_t, mime_type), offsetof(ap_audio_content_block_t, has_mime_type), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_audio_content_block_t, index), offsetof(ap_audio_content_block_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_audio_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_audio_content_block_t, id), offsetof(ap_audio_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_audio_content_block_t, file_id), offsetof(ap_audio_content_block_t, has_file_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_audio_content_block_t, url), offsetof(ap_audio_content_block_t, has_url), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_audio_content_block_t, base64), offsetof(ap_audio_content_block_t, has_base64), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_audio_content_block_t, mime_type), offsetof(ap_audio_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_audio_content_block_t, index), offsetof(ap_audio_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_audio_content_block_type = { APR_K_STRUCT, "AudioContentBlock", sizeof(ap_audio_content_block_t), { .st = { ap_audio_content_block_type_fields, 7, true, offsetof(ap_audio_content_block_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_file_content_block_type_type = { APR_K_LITERAL, "FileContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 } } };
 
 static const apr_field ap_file_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_file_content_block_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_file_content_block_t, id), offsetof(ap_file_content_block_t, has_id), 0, APR_F_OPTIONAL },
-    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_file_content_block_t, file_id), offsetof(ap_file_content_block_t, has_file_id), 0, APR_F_OPTIONAL },
-    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_file_content_block_t, url), offsetof(ap_file_content_block_t, has_url), 0, APR_F_OPTIONAL },
-    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_file_content_block_t, base64), offsetof(ap_file_content_block_t, has_base64), 0, APR_F_OPTIONAL },
-    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_file_content_block_t, mime_type), offsetof(ap_file_content_block_t, has_mime_type), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_file_content_block_t, index), offsetof(ap_file_content_block_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_file_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_file_content_block_t, id), offsetof(ap_file_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "fileId", 6, "file_id", 7, &apr_text_type, offsetof(ap_file_content_block_t, file_id), offsetof(ap_file_content_block_t, has_file_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "url", 3, "url", 3, &apr_text_type, offsetof(ap_file_content_block_t, url), offsetof(ap_file_content_block_t, has_url), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "base64", 6, "base64", 6, &apr_text_type, offsetof(ap_file_content_block_t, base64), offsetof(ap_file_content_block_t, has_base64), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_file_content_block_t, mime_type), offsetof(ap_file_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_file_content_block_t, index), offsetof(ap_file_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_file_content_block_type = { APR_K_STRUCT, "FileContentBlock", sizeof(ap_file_content_block_t), { .st = { ap_file_content_block_type_fields, 7, true, offsetof(ap_file_content_block_t, extras), NULL, NULL, 0 } } };
 
@@ -793,22 +793,22 @@ static const apr_type ap_tool_call_type_type = { APR_K_LITERAL, "ToolCall.type",
 const apr_type ap_tool_call_args_type = { APR_K_MAP, "ToolCall.args", sizeof(ap_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_tool_call_args_entry_t), offsetof(ap_tool_call_args_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_tool_call_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_tool_call_t, id), 0, offsetof(ap_tool_call_t, id_is_null), APR_F_NULLABLE },
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_tool_call_t, name), 0, 0, 0 },
-    { "args", 4, "args", 4, &ap_tool_call_args_type, offsetof(ap_tool_call_t, args), 0, 0, 0 },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_t, index), offsetof(ap_tool_call_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_tool_call_t, id), 0, offsetof(ap_tool_call_t, id_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_tool_call_t, name), 0, 0, APR_F_PLAIN_NAMES },
+    { "args", 4, "args", 4, &ap_tool_call_args_type, offsetof(ap_tool_call_t, args), 0, 0, APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_t, index), offsetof(ap_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_call_type = { APR_K_STRUCT, "ToolCall", sizeof(ap_tool_call_t), { .st = { ap_tool_call_type_fields, 5, true, offsetof(ap_tool_call_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_tool_call_chunk_type_type = { APR_K_LITERAL, "ToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 } } };
 
 static const apr_field ap_tool_call_chunk_type_fields[] = {
-    { "type", 4, "type", 4, &ap_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_tool_call_chunk_t, id), 0, offsetof(ap_tool_call_chunk_t, id_is_null), APR_F_NULLABLE },
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_tool_call_chunk_t, name), 0, offsetof(ap_tool_call_chunk_t, name_is_null), APR_F_NULLABLE },
-    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_chunk_t, args), 0, offsetof(ap_tool_call_chunk_t, args_is_null), APR_F_NULLABLE },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_chunk_t, index), offsetof(ap_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_tool_call_chunk_t, id), 0, offsetof(ap_tool_call_chunk_t, id_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_tool_call_chunk_t, name), 0, offsetof(ap_tool_call_chunk_t, name_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_chunk_t, args), 0, offsetof(ap_tool_call_chunk_t, args_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_chunk_t, index), offsetof(ap_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_call_chunk_type = { APR_K_STRUCT, "ToolCallChunk", sizeof(ap_tool_call_chunk_t), { .st = { ap_tool_call_chunk_type_fields, 5, true, offsetof(ap_tool_call_chunk_t, extras), NULL, NULL, 0 } } };
 
@@ -817,22 +817,22 @@ static const apr_type ap_server_tool_call_type_type = { APR_K_LITERAL, "ServerTo
 const apr_type ap_server_tool_call_args_type = { APR_K_MAP, "ServerToolCall.args", sizeof(ap_server_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_server_tool_call_args_entry_t), offsetof(ap_server_tool_call_args_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_server_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_server_tool_call_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_server_tool_call_t, id), 0, 0, 0 },
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_server_tool_call_t, name), 0, 0, 0 },
-    { "args", 4, "args", 4, &ap_server_tool_call_args_type, offsetof(ap_server_tool_call_t, args), 0, 0, 0 },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_t, index), offsetof(ap_server_tool_call_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_server_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_server_tool_call_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_server_tool_call_t, name), 0, 0, APR_F_PLAIN_NAMES },
+    { "args", 4, "args", 4, &ap_server_tool_call_args_type, offsetof(ap_server_tool_call_t, args), 0, 0, APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_t, index), offsetof(ap_server_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_server_tool_call_type = { APR_K_STRUCT, "ServerToolCall", sizeof(ap_server_tool_call_t), { .st = { ap_server_tool_call_type_fields, 5, true, offsetof(ap_server_tool_call_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_server_tool_call_chunk_type_type = { APR_K_LITERAL, "ServerToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 } } };
 
 static const apr_field ap_server_tool_call_chunk_type_fields[] = {
-    { "type", 4, "type", 4, &ap_server_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, id), offsetof(ap_server_tool_call_chunk_t, has_id), 0, APR_F_OPTIONAL },
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, name), offsetof(ap_server_tool_call_chunk_t, has_name), 0, APR_F_OPTIONAL },
-    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, args), offsetof(ap_server_tool_call_chunk_t, has_args), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_chunk_t, index), offsetof(ap_server_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_server_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, id), offsetof(ap_server_tool_call_chunk_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, name), offsetof(ap_server_tool_call_chunk_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, args), offsetof(ap_server_tool_call_chunk_t, has_args), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_chunk_t, index), offsetof(ap_server_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_server_tool_call_chunk_type = { APR_K_STRUCT, "ServerToolCallChunk", sizeof(ap_server_tool_call_chunk_t), { .st = { ap_server_tool_call_chunk_type_fields, 5, true, offsetof(ap_server_tool_call_chunk_t, extras), NULL, NULL, 0 } } };
 
@@ -845,12 +845,12 @@ static const apr_literal ap_server_tool_result_status_type_values[] = {
 const apr_type ap_server_tool_result_status_type = { APR_K_ENUM, "ServerToolResult.status", sizeof(ap_server_tool_result_status_t), { .enm = { ap_server_tool_result_status_type_values, 2, NULL, 0 } } };
 
 static const apr_field ap_server_tool_result_type_fields[] = {
-    { "type", 4, "type", 4, &ap_server_tool_result_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_server_tool_result_t, tool_call_id), 0, 0, 0 },
-    { "status", 6, "status", 6, &ap_server_tool_result_status_type, offsetof(ap_server_tool_result_t, status), 0, 0, 0 },
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_server_tool_result_t, id), offsetof(ap_server_tool_result_t, has_id), 0, APR_F_OPTIONAL },
-    { "output", 6, "output", 6, &apr_any_type, offsetof(ap_server_tool_result_t, output), offsetof(ap_server_tool_result_t, has_output), 0, APR_F_OPTIONAL },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_result_t, index), offsetof(ap_server_tool_result_t, has_index), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_server_tool_result_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_server_tool_result_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "status", 6, "status", 6, &ap_server_tool_result_status_type, offsetof(ap_server_tool_result_t, status), 0, 0, APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_server_tool_result_t, id), offsetof(ap_server_tool_result_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "output", 6, "output", 6, &apr_any_type, offsetof(ap_server_tool_result_t, output), offsetof(ap_server_tool_result_t, has_output), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_result_t, index), offsetof(ap_server_tool_result_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_server_tool_result_type = { APR_K_STRUCT, "ServerToolResult", sizeof(ap_server_tool_result_t), { .st = { ap_server_tool_result_type_fields, 6, true, offsetof(ap_server_tool_result_t, extras), NULL, NULL, 0 } } };
 
@@ -887,9 +887,9 @@ static const apr_literal ap_content_block_type_disc[] = {
 const apr_type ap_content_block_type = { APR_K_UNION, "ContentBlock", sizeof(ap_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_type_alts, 13, "type", ap_content_block_type_disc, offsetof(ap_content_block_t, kind), offsetof(ap_content_block_t, u), offsetof(ap_content_block_t, raw) } } };
 
 static const apr_field ap_content_block_start_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_content_block_start_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_start_data_t, index), 0, 0, 0 },
-    { "content", 7, "content", 7, &ap_content_block_type, offsetof(ap_content_block_start_data_t, content), 0, 0, 0 },
+    { "event", 5, "event", 5, &ap_content_block_start_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_start_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
+    { "content", 7, "content", 7, &ap_content_block_type, offsetof(ap_content_block_start_data_t, content), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_content_block_start_data_type = { APR_K_STRUCT, "ContentBlockStartData", sizeof(ap_content_block_start_data_t), { .st = { ap_content_block_start_data_type_fields, 3, true, offsetof(ap_content_block_start_data_t, extras), NULL, NULL, 0 } } };
 
@@ -898,16 +898,16 @@ static const apr_type ap_content_block_delta_data_event_type = { APR_K_LITERAL, 
 static const apr_type ap_text_delta_type_type = { APR_K_LITERAL, "TextDelta.type", 0, { .lit = { APR_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 } } };
 
 static const apr_field ap_text_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_text_delta_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "text", 4, "text", 4, &apr_text_type, offsetof(ap_text_delta_t, text), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_text_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "text", 4, "text", 4, &apr_text_type, offsetof(ap_text_delta_t, text), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_text_delta_type = { APR_K_STRUCT, "TextDelta", sizeof(ap_text_delta_t), { .st = { ap_text_delta_type_fields, 2, true, offsetof(ap_text_delta_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_reasoning_delta_type_type = { APR_K_LITERAL, "ReasoningDelta.type", 0, { .lit = { APR_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 } } };
 
 static const apr_field ap_reasoning_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_reasoning_delta_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "reasoning", 9, "reasoning", 9, &apr_text_type, offsetof(ap_reasoning_delta_t, reasoning), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_reasoning_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "reasoning", 9, "reasoning", 9, &apr_text_type, offsetof(ap_reasoning_delta_t, reasoning), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_reasoning_delta_type = { APR_K_STRUCT, "ReasoningDelta", sizeof(ap_reasoning_delta_t), { .st = { ap_reasoning_delta_type_fields, 2, true, offsetof(ap_reasoning_delta_t, extras), NULL, NULL, 0 } } };
 
@@ -916,30 +916,30 @@ static const apr_type ap_data_delta_type_type = { APR_K_LITERAL, "DataDelta.type
 static const apr_type ap_data_delta_encoding_type = { APR_K_LITERAL, "DataDelta.encoding", 0, { .lit = { APR_LIT_TEXT, "base64", 6, 0, 0, 0.0 } } };
 
 static const apr_field ap_data_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_data_delta_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "data", 4, "data", 4, &apr_text_type, offsetof(ap_data_delta_t, data), 0, 0, 0 },
-    { "encoding", 8, "encoding", 8, &ap_data_delta_encoding_type, 0, offsetof(ap_data_delta_t, has_encoding), 0, APR_F_OPTIONAL | APR_F_LITERAL },
+    { "type", 4, "type", 4, &ap_data_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &apr_text_type, offsetof(ap_data_delta_t, data), 0, 0, APR_F_PLAIN_NAMES },
+    { "encoding", 8, "encoding", 8, &ap_data_delta_encoding_type, 0, offsetof(ap_data_delta_t, has_encoding), 0, APR_F_OPTIONAL | APR_F_LITERAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_data_delta_type = { APR_K_STRUCT, "DataDelta", sizeof(ap_data_delta_t), { .st = { ap_data_delta_type_fields, 3, true, offsetof(ap_data_delta_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_block_delta_type_type = { APR_K_LITERAL, "BlockDelta.type", 0, { .lit = { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 } } };
 
 static const apr_field ap_block_delta_fields_type_fields[] = {
-    { "type", 4, "type", 4, &apr_text_type, offsetof(ap_block_delta_fields_t, type), 0, 0, 0 },
+    { "type", 4, "type", 4, &apr_text_type, offsetof(ap_block_delta_fields_t, type), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_block_delta_fields_type = { APR_K_STRUCT, "BlockDeltaFields", sizeof(ap_block_delta_fields_t), { .st = { ap_block_delta_fields_type_fields, 1, true, offsetof(ap_block_delta_fields_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_block_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_block_delta_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "fields", 6, "fields", 6, &ap_block_delta_fields_type, offsetof(ap_block_delta_t, fields), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_block_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "fields", 6, "fields", 6, &ap_block_delta_fields_type, offsetof(ap_block_delta_t, fields), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_block_delta_type = { APR_K_STRUCT, "BlockDelta", sizeof(ap_block_delta_t), { .st = { ap_block_delta_type_fields, 2, true, offsetof(ap_block_delta_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_tool_call_delta_type_type = { APR_K_LITERAL, "ToolCallDelta.type", 0, { .lit = { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 } } };
 
 static const apr_field ap_tool_call_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_tool_call_delta_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_delta_t, args), 0, 0, 0 },
+    { "type", 4, "type", 4, &ap_tool_call_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_delta_t, args), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_call_delta_type = { APR_K_STRUCT, "ToolCallDelta", sizeof(ap_tool_call_delta_t), { .st = { ap_tool_call_delta_type_fields, 2, true, offsetof(ap_tool_call_delta_t, extras), NULL, NULL, 0 } } };
 
@@ -960,9 +960,9 @@ static const apr_literal ap_content_block_delta_type_disc[] = {
 const apr_type ap_content_block_delta_type = { APR_K_UNION, "ContentBlockDelta", sizeof(ap_content_block_delta_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_delta_type_alts, 5, "type", ap_content_block_delta_type_disc, offsetof(ap_content_block_delta_t, kind), offsetof(ap_content_block_delta_t, u), offsetof(ap_content_block_delta_t, raw) } } };
 
 static const apr_field ap_content_block_delta_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_content_block_delta_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_delta_data_t, index), 0, 0, 0 },
-    { "delta", 5, "delta", 5, &ap_content_block_delta_type, offsetof(ap_content_block_delta_data_t, delta), 0, 0, 0 },
+    { "event", 5, "event", 5, &ap_content_block_delta_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_delta_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
+    { "delta", 5, "delta", 5, &ap_content_block_delta_type, offsetof(ap_content_block_delta_data_t, delta), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_content_block_delta_data_type = { APR_K_STRUCT, "ContentBlockDeltaData", sizeof(ap_content_block_delta_data_t), { .st = { ap_content_block_delta_data_type_fields, 3, true, offsetof(ap_content_block_delta_data_t, extras), NULL, NULL, 0 } } };
 
@@ -997,48 +997,48 @@ static const apr_literal ap_finalized_content_block_type_disc[] = {
 const apr_type ap_finalized_content_block_type = { APR_K_UNION, "FinalizedContentBlock", sizeof(ap_finalized_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_finalized_content_block_type_alts, 11, "type", ap_finalized_content_block_type_disc, offsetof(ap_finalized_content_block_t, kind), offsetof(ap_finalized_content_block_t, u), offsetof(ap_finalized_content_block_t, raw) } } };
 
 static const apr_field ap_content_block_finish_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_content_block_finish_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_finish_data_t, index), 0, 0, 0 },
-    { "content", 7, "content", 7, &ap_finalized_content_block_type, offsetof(ap_content_block_finish_data_t, content), 0, 0, 0 },
+    { "event", 5, "event", 5, &ap_content_block_finish_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_finish_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
+    { "content", 7, "content", 7, &ap_finalized_content_block_type, offsetof(ap_content_block_finish_data_t, content), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_content_block_finish_data_type = { APR_K_STRUCT, "ContentBlockFinishData", sizeof(ap_content_block_finish_data_t), { .st = { ap_content_block_finish_data_type_fields, 3, true, offsetof(ap_content_block_finish_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_message_finish_data_event_type = { APR_K_LITERAL, "MessageFinishData.event", 0, { .lit = { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 } } };
 
 static const apr_field ap_input_token_details_type_fields[] = {
-    { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_input_token_details_t, audio), offsetof(ap_input_token_details_t, has_audio), 0, APR_F_OPTIONAL },
-    { "cacheCreation", 13, "cache_creation", 14, &apr_uint_type, offsetof(ap_input_token_details_t, cache_creation), offsetof(ap_input_token_details_t, has_cache_creation), 0, APR_F_OPTIONAL },
-    { "cacheRead", 9, "cache_read", 10, &apr_uint_type, offsetof(ap_input_token_details_t, cache_read), offsetof(ap_input_token_details_t, has_cache_read), 0, APR_F_OPTIONAL },
+    { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_input_token_details_t, audio), offsetof(ap_input_token_details_t, has_audio), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "cacheCreation", 13, "cache_creation", 14, &apr_uint_type, offsetof(ap_input_token_details_t, cache_creation), offsetof(ap_input_token_details_t, has_cache_creation), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "cacheRead", 9, "cache_read", 10, &apr_uint_type, offsetof(ap_input_token_details_t, cache_read), offsetof(ap_input_token_details_t, has_cache_read), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_token_details_type = { APR_K_STRUCT, "InputTokenDetails", sizeof(ap_input_token_details_t), { .st = { ap_input_token_details_type_fields, 3, true, offsetof(ap_input_token_details_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_output_token_details_type_fields[] = {
-    { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_output_token_details_t, audio), offsetof(ap_output_token_details_t, has_audio), 0, APR_F_OPTIONAL },
-    { "reasoning", 9, "reasoning", 9, &apr_uint_type, offsetof(ap_output_token_details_t, reasoning), offsetof(ap_output_token_details_t, has_reasoning), 0, APR_F_OPTIONAL },
+    { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_output_token_details_t, audio), offsetof(ap_output_token_details_t, has_audio), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "reasoning", 9, "reasoning", 9, &apr_uint_type, offsetof(ap_output_token_details_t, reasoning), offsetof(ap_output_token_details_t, has_reasoning), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_output_token_details_type = { APR_K_STRUCT, "OutputTokenDetails", sizeof(ap_output_token_details_t), { .st = { ap_output_token_details_type_fields, 2, true, offsetof(ap_output_token_details_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_usage_info_type_fields[] = {
-    { "inputTokens", 11, "input_tokens", 12, &apr_uint_type, offsetof(ap_usage_info_t, input_tokens), offsetof(ap_usage_info_t, has_input_tokens), 0, APR_F_OPTIONAL },
-    { "outputTokens", 12, "output_tokens", 13, &apr_uint_type, offsetof(ap_usage_info_t, output_tokens), offsetof(ap_usage_info_t, has_output_tokens), 0, APR_F_OPTIONAL },
-    { "totalTokens", 11, "total_tokens", 12, &apr_uint_type, offsetof(ap_usage_info_t, total_tokens), offsetof(ap_usage_info_t, has_total_tokens), 0, APR_F_OPTIONAL },
-    { "inputTokenDetails", 17, "input_token_details", 19, &ap_input_token_details_type, offsetof(ap_usage_info_t, input_token_details), offsetof(ap_usage_info_t, has_input_token_details), 0, APR_F_OPTIONAL },
-    { "outputTokenDetails", 18, "output_token_details", 20, &ap_output_token_details_type, offsetof(ap_usage_info_t, output_token_details), offsetof(ap_usage_info_t, has_output_token_details), 0, APR_F_OPTIONAL },
+    { "inputTokens", 11, "input_tokens", 12, &apr_uint_type, offsetof(ap_usage_info_t, input_tokens), offsetof(ap_usage_info_t, has_input_tokens), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "outputTokens", 12, "output_tokens", 13, &apr_uint_type, offsetof(ap_usage_info_t, output_tokens), offsetof(ap_usage_info_t, has_output_tokens), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "totalTokens", 11, "total_tokens", 12, &apr_uint_type, offsetof(ap_usage_info_t, total_tokens), offsetof(ap_usage_info_t, has_total_tokens), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "inputTokenDetails", 17, "input_token_details", 19, &ap_input_token_details_type, offsetof(ap_usage_info_t, input_token_details), offsetof(ap_usage_info_t, has_input_token_details), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "outputTokenDetails", 18, "output_token_details", 20, &ap_output_token_details_type, offsetof(ap_usage_info_t, output_token_details), offsetof(ap_usage_info_t, has_output_token_details), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_usage_info_type = { APR_K_STRUCT, "UsageInfo", sizeof(ap_usage_info_t), { .st = { ap_usage_info_type_fields, 5, true, offsetof(ap_usage_info_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_message_finish_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_message_finish_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "usage", 5, "usage", 5, &ap_usage_info_type, offsetof(ap_message_finish_data_t, usage), offsetof(ap_message_finish_data_t, has_usage), 0, APR_F_OPTIONAL },
+    { "event", 5, "event", 5, &ap_message_finish_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "usage", 5, "usage", 5, &ap_usage_info_type, offsetof(ap_message_finish_data_t, usage), offsetof(ap_message_finish_data_t, has_usage), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_message_finish_data_type = { APR_K_STRUCT, "MessageFinishData", sizeof(ap_message_finish_data_t), { .st = { ap_message_finish_data_type_fields, 2, true, offsetof(ap_message_finish_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_message_error_data_event_type = { APR_K_LITERAL, "MessageErrorData.event", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } } };
 
 static const apr_field ap_message_error_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_message_error_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "message", 7, "message", 7, &apr_text_type, offsetof(ap_message_error_data_t, message), 0, 0, 0 },
-    { "code", 4, "code", 4, &apr_text_type, offsetof(ap_message_error_data_t, code), offsetof(ap_message_error_data_t, has_code), 0, APR_F_OPTIONAL },
+    { "event", 5, "event", 5, &ap_message_error_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "message", 7, "message", 7, &apr_text_type, offsetof(ap_message_error_data_t, message), 0, 0, APR_F_PLAIN_NAMES },
+    { "code", 4, "code", 4, &apr_text_type, offsetof(ap_message_error_data_t, code), offsetof(ap_message_error_data_t, has_code), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_message_error_data_type = { APR_K_STRUCT, "MessageErrorData", sizeof(ap_message_error_data_t), { .st = { ap_message_error_data_type_fields, 3, true, offsetof(ap_message_error_data_t, extras), NULL, NULL, 0 } } };
 
@@ -1061,16 +1061,16 @@ static const apr_literal ap_messages_data_type_disc[] = {
 const apr_type ap_messages_data_type = { APR_K_UNION, "MessagesData", sizeof(ap_messages_data_t), { .un = { APR_U_DISCRIMINATED, ap_messages_data_type_alts, 6, "event", ap_messages_data_type_disc, offsetof(ap_messages_data_t, kind), offsetof(ap_messages_data_t, u), offsetof(ap_messages_data_t, raw) } } };
 
 static const apr_field ap_messages_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_messages_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_messages_event_params_t, timestamp), 0, 0, 0 },
-    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_messages_event_params_t, node), offsetof(ap_messages_event_params_t, has_node), 0, APR_F_OPTIONAL },
-    { "data", 4, "data", 4, &ap_messages_data_type, offsetof(ap_messages_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_messages_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_messages_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_messages_event_params_t, node), offsetof(ap_messages_event_params_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_messages_data_type, offsetof(ap_messages_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_messages_event_params_type = { APR_K_STRUCT, "MessagesEvent.params", sizeof(ap_messages_event_params_t), { .st = { ap_messages_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_messages_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_messages_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_messages_event_params_type, offsetof(ap_messages_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_messages_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_messages_event_params_type, offsetof(ap_messages_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_messages_event_type = { APR_K_STRUCT, "MessagesEvent", sizeof(ap_messages_event_t), { .st = { ap_messages_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -1079,38 +1079,38 @@ static const apr_type ap_tools_event_method_type = { APR_K_LITERAL, "ToolsEvent.
 static const apr_type ap_tool_started_data_event_type = { APR_K_LITERAL, "ToolStartedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 } } };
 
 static const apr_field ap_tool_started_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_started_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_started_data_t, tool_call_id), 0, 0, 0 },
-    { "toolName", 8, "tool_name", 9, &apr_text_type, offsetof(ap_tool_started_data_t, tool_name), 0, 0, 0 },
-    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_tool_started_data_t, input), offsetof(ap_tool_started_data_t, has_input), 0, APR_F_OPTIONAL },
+    { "event", 5, "event", 5, &ap_tool_started_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_started_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "toolName", 8, "tool_name", 9, &apr_text_type, offsetof(ap_tool_started_data_t, tool_name), 0, 0, APR_F_PLAIN_NAMES },
+    { "input", 5, "input", 5, &apr_any_type, offsetof(ap_tool_started_data_t, input), offsetof(ap_tool_started_data_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_started_data_type = { APR_K_STRUCT, "ToolStartedData", sizeof(ap_tool_started_data_t), { .st = { ap_tool_started_data_type_fields, 4, true, offsetof(ap_tool_started_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_tool_output_delta_data_event_type = { APR_K_LITERAL, "ToolOutputDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 } } };
 
 static const apr_field ap_tool_output_delta_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_output_delta_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_output_delta_data_t, tool_call_id), 0, 0, 0 },
-    { "delta", 5, "delta", 5, &apr_text_type, offsetof(ap_tool_output_delta_data_t, delta), 0, 0, 0 },
+    { "event", 5, "event", 5, &ap_tool_output_delta_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_output_delta_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "delta", 5, "delta", 5, &apr_text_type, offsetof(ap_tool_output_delta_data_t, delta), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_output_delta_data_type = { APR_K_STRUCT, "ToolOutputDeltaData", sizeof(ap_tool_output_delta_data_t), { .st = { ap_tool_output_delta_data_type_fields, 3, true, offsetof(ap_tool_output_delta_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_tool_finished_data_event_type = { APR_K_LITERAL, "ToolFinishedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 } } };
 
 static const apr_field ap_tool_finished_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_finished_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_finished_data_t, tool_call_id), 0, 0, 0 },
-    { "output", 6, "output", 6, &apr_any_type, offsetof(ap_tool_finished_data_t, output), 0, 0, 0 },
+    { "event", 5, "event", 5, &ap_tool_finished_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_finished_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "output", 6, "output", 6, &apr_any_type, offsetof(ap_tool_finished_data_t, output), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_finished_data_type = { APR_K_STRUCT, "ToolFinishedData", sizeof(ap_tool_finished_data_t), { .st = { ap_tool_finished_data_type_fields, 3, true, offsetof(ap_tool_finished_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_type ap_tool_error_data_event_type = { APR_K_LITERAL, "ToolErrorData.event", 0, { .lit = { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 } } };
 
 static const apr_field ap_tool_error_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_error_data_event_type, 0, 0, 0, APR_F_LITERAL },
-    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_error_data_t, tool_call_id), 0, 0, 0 },
-    { "message", 7, "message", 7, &apr_text_type, offsetof(ap_tool_error_data_t, message), 0, 0, 0 },
-    { "code", 4, "code", 4, &apr_text_type, offsetof(ap_tool_error_data_t, code), offsetof(ap_tool_error_data_t, has_code), 0, APR_F_OPTIONAL },
+    { "event", 5, "event", 5, &ap_tool_error_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_error_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "message", 7, "message", 7, &apr_text_type, offsetof(ap_tool_error_data_t, message), 0, 0, APR_F_PLAIN_NAMES },
+    { "code", 4, "code", 4, &apr_text_type, offsetof(ap_tool_error_data_t, code), offsetof(ap_tool_error_data_t, has_code), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tool_error_data_type = { APR_K_STRUCT, "ToolErrorData", sizeof(ap_tool_error_data_t), { .st = { ap_tool_error_data_type_fields, 4, true, offsetof(ap_tool_error_data_t, extras), NULL, NULL, 0 } } };
 
@@ -1129,52 +1129,52 @@ static const apr_literal ap_tools_data_type_disc[] = {
 const apr_type ap_tools_data_type = { APR_K_UNION, "ToolsData", sizeof(ap_tools_data_t), { .un = { APR_U_DISCRIMINATED, ap_tools_data_type_alts, 4, "event", ap_tools_data_type_disc, offsetof(ap_tools_data_t, kind), offsetof(ap_tools_data_t, u), offsetof(ap_tools_data_t, raw) } } };
 
 static const apr_field ap_tools_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tools_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tools_event_params_t, timestamp), 0, 0, 0 },
-    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_tools_event_params_t, node), offsetof(ap_tools_event_params_t, has_node), 0, APR_F_OPTIONAL },
-    { "data", 4, "data", 4, &ap_tools_data_type, offsetof(ap_tools_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tools_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tools_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_tools_event_params_t, node), offsetof(ap_tools_event_params_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_tools_data_type, offsetof(ap_tools_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tools_event_params_type = { APR_K_STRUCT, "ToolsEvent.params", sizeof(ap_tools_event_params_t), { .st = { ap_tools_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_tools_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_tools_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_tools_event_params_type, offsetof(ap_tools_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_tools_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_tools_event_params_type, offsetof(ap_tools_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tools_event_type = { APR_K_STRUCT, "ToolsEvent", sizeof(ap_tools_event_t), { .st = { ap_tools_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_input_event_method_type = { APR_K_LITERAL, "InputEvent.method", 0, { .lit = { APR_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 } } };
 
 static const apr_field ap_input_requested_data_type_fields[] = {
-    { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_requested_data_t, interrupt_id), 0, 0, 0 },
-    { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_input_requested_data_t, payload), 0, 0, 0 },
+    { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_requested_data_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
+    { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_input_requested_data_t, payload), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_requested_data_type = { APR_K_STRUCT, "InputRequestedData", sizeof(ap_input_requested_data_t), { .st = { ap_input_requested_data_type_fields, 2, true, offsetof(ap_input_requested_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_input_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_input_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &ap_input_requested_data_type, offsetof(ap_input_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_input_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_input_requested_data_type, offsetof(ap_input_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_event_params_type = { APR_K_STRUCT, "InputEvent.params", sizeof(ap_input_event_params_t), { .st = { ap_input_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_input_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_input_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_input_event_params_type, offsetof(ap_input_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_input_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_input_event_params_type, offsetof(ap_input_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_input_event_type = { APR_K_STRUCT, "InputEvent", sizeof(ap_input_event_t), { .st = { ap_input_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_values_event_method_type = { APR_K_LITERAL, "ValuesEvent.method", 0, { .lit = { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 } } };
 
 static const apr_field ap_values_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_values_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_values_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &apr_any_type, offsetof(ap_values_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_values_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_values_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &apr_any_type, offsetof(ap_values_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_values_event_params_type = { APR_K_STRUCT, "ValuesEvent.params", sizeof(ap_values_event_params_t), { .st = { ap_values_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_values_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_values_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_values_event_params_type, offsetof(ap_values_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_values_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_values_event_params_type, offsetof(ap_values_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_values_event_type = { APR_K_STRUCT, "ValuesEvent", sizeof(ap_values_event_t), { .st = { ap_values_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -1183,21 +1183,21 @@ static const apr_type ap_updates_event_method_type = { APR_K_LITERAL, "UpdatesEv
 const apr_type ap_updates_data_values_type = { APR_K_MAP, "UpdatesData.values", sizeof(ap_updates_data_values_t), { .map = { &apr_any_type, sizeof(ap_updates_data_values_entry_t), offsetof(ap_updates_data_values_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field ap_updates_data_type_fields[] = {
-    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_updates_data_t, node), offsetof(ap_updates_data_t, has_node), 0, APR_F_OPTIONAL },
-    { "values", 6, "values", 6, &ap_updates_data_values_type, offsetof(ap_updates_data_t, values), 0, 0, 0 },
+    { "node", 4, "node", 4, &apr_text_type, offsetof(ap_updates_data_t, node), offsetof(ap_updates_data_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "values", 6, "values", 6, &ap_updates_data_values_type, offsetof(ap_updates_data_t, values), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_updates_data_type = { APR_K_STRUCT, "UpdatesData", sizeof(ap_updates_data_t), { .st = { ap_updates_data_type_fields, 2, true, offsetof(ap_updates_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_updates_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_updates_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_updates_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &ap_updates_data_type, offsetof(ap_updates_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_updates_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_updates_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_updates_data_type, offsetof(ap_updates_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_updates_event_params_type = { APR_K_STRUCT, "UpdatesEvent.params", sizeof(ap_updates_event_params_t), { .st = { ap_updates_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_updates_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_updates_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_updates_event_params_type, offsetof(ap_updates_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_updates_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_updates_event_params_type, offsetof(ap_updates_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_updates_event_type = { APR_K_STRUCT, "UpdatesEvent", sizeof(ap_updates_event_t), { .st = { ap_updates_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -1212,59 +1212,59 @@ static const apr_literal ap_checkpoint_source_type_values[] = {
 const apr_type ap_checkpoint_source_type = { APR_K_ENUM, "CheckpointSource", sizeof(ap_checkpoint_source_t), { .enm = { ap_checkpoint_source_type_values, 4, NULL, 0 } } };
 
 static const apr_field ap_checkpoint_type_fields[] = {
-    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_t, id), 0, 0, 0 },
-    { "parentId", 8, "parent_id", 9, &apr_text_type, offsetof(ap_checkpoint_t, parent_id), offsetof(ap_checkpoint_t, has_parent_id), 0, APR_F_OPTIONAL },
-    { "step", 4, "step", 4, &apr_int_type, offsetof(ap_checkpoint_t, step), 0, 0, 0 },
-    { "source", 6, "source", 6, &ap_checkpoint_source_type, offsetof(ap_checkpoint_t, source), 0, 0, 0 },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "parentId", 8, "parent_id", 9, &apr_text_type, offsetof(ap_checkpoint_t, parent_id), offsetof(ap_checkpoint_t, has_parent_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "step", 4, "step", 4, &apr_int_type, offsetof(ap_checkpoint_t, step), 0, 0, APR_F_PLAIN_NAMES },
+    { "source", 6, "source", 6, &ap_checkpoint_source_type, offsetof(ap_checkpoint_t, source), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_checkpoint_type = { APR_K_STRUCT, "Checkpoint", sizeof(ap_checkpoint_t), { .st = { ap_checkpoint_type_fields, 4, true, offsetof(ap_checkpoint_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_checkpoints_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_checkpoints_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_checkpoints_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &ap_checkpoint_type, offsetof(ap_checkpoints_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_checkpoints_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_checkpoints_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_checkpoint_type, offsetof(ap_checkpoints_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_checkpoints_event_params_type = { APR_K_STRUCT, "CheckpointsEvent.params", sizeof(ap_checkpoints_event_params_t), { .st = { ap_checkpoints_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_checkpoints_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_checkpoints_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_checkpoints_event_params_type, offsetof(ap_checkpoints_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_checkpoints_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_checkpoints_event_params_type, offsetof(ap_checkpoints_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_checkpoints_event_type = { APR_K_STRUCT, "CheckpointsEvent", sizeof(ap_checkpoints_event_t), { .st = { ap_checkpoints_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_custom_event_method_type = { APR_K_LITERAL, "CustomEvent.method", 0, { .lit = { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 } } };
 
 static const apr_field ap_custom_data_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_custom_data_t, name), offsetof(ap_custom_data_t, has_name), 0, APR_F_OPTIONAL },
-    { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_custom_data_t, payload), 0, 0, 0 },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(ap_custom_data_t, name), offsetof(ap_custom_data_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_custom_data_t, payload), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_custom_data_type = { APR_K_STRUCT, "CustomData", sizeof(ap_custom_data_t), { .st = { ap_custom_data_type_fields, 2, true, offsetof(ap_custom_data_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field ap_custom_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_custom_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_custom_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &ap_custom_data_type, offsetof(ap_custom_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_custom_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_custom_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &ap_custom_data_type, offsetof(ap_custom_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_custom_event_params_type = { APR_K_STRUCT, "CustomEvent.params", sizeof(ap_custom_event_params_t), { .st = { ap_custom_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_custom_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_custom_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_custom_event_params_type, offsetof(ap_custom_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_custom_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_custom_event_params_type, offsetof(ap_custom_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_custom_event_type = { APR_K_STRUCT, "CustomEvent", sizeof(ap_custom_event_t), { .st = { ap_custom_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type ap_tasks_event_method_type = { APR_K_LITERAL, "TasksEvent.method", 0, { .lit = { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 } } };
 
 static const apr_field ap_tasks_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tasks_event_params_t, namespace_), 0, 0, 0 },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tasks_event_params_t, timestamp), 0, 0, 0 },
-    { "data", 4, "data", 4, &apr_any_type, offsetof(ap_tasks_event_params_t, data), 0, 0, 0 },
+    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tasks_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
+    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tasks_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
+    { "data", 4, "data", 4, &apr_any_type, offsetof(ap_tasks_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tasks_event_params_type = { APR_K_STRUCT, "TasksEvent.params", sizeof(ap_tasks_event_params_t), { .st = { ap_tasks_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field ap_tasks_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_tasks_event_method_type, 0, 0, 0, APR_F_LITERAL },
-    { "params", 6, "params", 6, &ap_tasks_event_params_type, offsetof(ap_tasks_event_t, params), 0, 0, 0 },
+    { "method", 6, "method", 6, &ap_tasks_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "params", 6, "params", 6, &ap_tasks_event_params_type, offsetof(ap_tasks_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type ap_tasks_event_type = { APR_K_STRUCT, "TasksEvent", sizeof(ap_tasks_event_t), { .st = { ap_tasks_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -1293,10 +1293,10 @@ static const apr_literal ap_event_data_type_disc[] = {
 const apr_type ap_event_data_type = { APR_K_UNION, "EventData", sizeof(ap_event_data_t), { .un = { APR_U_DISCRIMINATED, ap_event_data_type_alts, 9, "method", ap_event_data_type_disc, offsetof(ap_event_data_t, kind), offsetof(ap_event_data_t, u), offsetof(ap_event_data_t, raw) } } };
 
 static const apr_field ap_event_type_fields[] = {
-    { "type", 4, "type", 4, &ap_event_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "eventId", 7, "event_id", 8, &apr_text_type, offsetof(ap_event_t, event_id), offsetof(ap_event_t, has_event_id), 0, APR_F_OPTIONAL },
-    { "seq", 3, "seq", 3, &ap_js_uint_type, offsetof(ap_event_t, seq), offsetof(ap_event_t, has_seq), 0, APR_F_OPTIONAL },
-    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_event_t, run_id), offsetof(ap_event_t, has_run_id), 0, APR_F_OPTIONAL },
+    { "type", 4, "type", 4, &ap_event_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "eventId", 7, "event_id", 8, &apr_text_type, offsetof(ap_event_t, event_id), offsetof(ap_event_t, has_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "seq", 3, "seq", 3, &ap_js_uint_type, offsetof(ap_event_t, seq), offsetof(ap_event_t, has_seq), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_event_t, run_id), offsetof(ap_event_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_event_type = { APR_K_STRUCT, "Event", sizeof(ap_event_t), { .st = { ap_event_type_fields, 4, true, offsetof(ap_event_t, extras), NULL, &ap_event_data_type, offsetof(ap_event_t, event_data) } } };
 
@@ -1347,11 +1347,11 @@ const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStre
 const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } } };
 
 static const apr_field ap_event_stream_request_type_fields[] = {
-    { "channels", 8, "channels", 8, &ap_event_stream_request_channels_type, offsetof(ap_event_stream_request_t, channels), 0, 0, 0 },
-    { "namespaces", 10, "namespaces", 10, &ap_event_stream_request_namespaces_type, offsetof(ap_event_stream_request_t, namespaces), offsetof(ap_event_stream_request_t, has_namespaces), 0, APR_F_OPTIONAL },
-    { "depth", 5, "depth", 5, &apr_uint_type, offsetof(ap_event_stream_request_t, depth), offsetof(ap_event_stream_request_t, has_depth), 0, APR_F_OPTIONAL },
-    { "since", 5, "since", 5, &ap_js_uint_type, offsetof(ap_event_stream_request_t, since), offsetof(ap_event_stream_request_t, has_since), 0, APR_F_OPTIONAL },
-    { "sinceEventId", 12, "since_event_id", 14, &apr_text_type, offsetof(ap_event_stream_request_t, since_event_id), offsetof(ap_event_stream_request_t, has_since_event_id), 0, APR_F_OPTIONAL },
+    { "channels", 8, "channels", 8, &ap_event_stream_request_channels_type, offsetof(ap_event_stream_request_t, channels), 0, 0, APR_F_PLAIN_NAMES },
+    { "namespaces", 10, "namespaces", 10, &ap_event_stream_request_namespaces_type, offsetof(ap_event_stream_request_t, namespaces), offsetof(ap_event_stream_request_t, has_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "depth", 5, "depth", 5, &apr_uint_type, offsetof(ap_event_stream_request_t, depth), offsetof(ap_event_stream_request_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "since", 5, "since", 5, &ap_js_uint_type, offsetof(ap_event_stream_request_t, since), offsetof(ap_event_stream_request_t, has_since), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "sinceEventId", 12, "since_event_id", 14, &apr_text_type, offsetof(ap_event_stream_request_t, since_event_id), offsetof(ap_event_stream_request_t, has_since_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } } };
 

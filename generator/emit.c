@@ -279,10 +279,11 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         for (i = 0; i < t->nfields; i++) {
             const ir_field *f = &t->fields[i];
             tmpl_value *v = tmpl_object(C);
-            static const char *const names[] = { "APR_F_OPTIONAL", "APR_F_LITERAL", "APR_F_NULLABLE" };
-            char flags[80] = "";
+            static const char *const names[] = { "APR_F_OPTIONAL", "APR_F_LITERAL", "APR_F_NULLABLE",
+                                                 "APR_F_PLAIN_NAMES" };
+            char flags[100] = "";
             size_t b;
-            for (b = 0; b < 3; b++)
+            for (b = 0; b < 4; b++)
                 if (f->flags & (1u << b))
                     snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s",
                              flags[0] ? " | " : "", names[b]);

@@ -722,6 +722,17 @@ static int field_name_taken(const ir_type *node, const char *c_name)
     return 0;
 }
 
+/* Printable ASCII other than '"' and '\\': JSON writes it as it is. */
+static int plain_name(const char *s, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        if (s[i] < 0x20 || s[i] > 0x7E || s[i] == '"' || s[i] == '\\')
+            return 0;
+    }
+    return 1;
+}
+
 static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
 {
     ir_field f;
@@ -746,6 +757,8 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
     }
     if (e->has_occur && e->occur_min == 0)
         f.flags |= IR_F_OPTIONAL;
+    if (plain_name(key.ptr, key.len) && plain_name(f.snake, strlen(f.snake)))
+        f.flags |= IR_F_PLAIN_NAMES;
     if (field_name_taken(node, f.c_name)) {
         const char *base = f.c_name;
         size_t suffix = 2;

@@ -86,7 +86,9 @@ typedef struct apr_type apr_type;
 enum {
     APR_F_OPTIONAL = 1, /* `? key: T`: a `bool` at present_offset says whether it was given */
     APR_F_LITERAL = 2,  /* the value is the member type's literal: checked, never stored */
-    APR_F_NULLABLE = 4  /* `T / null`: a `bool` at null_offset says it was null */
+    APR_F_NULLABLE = 4, /* `T / null`: a `bool` at null_offset says it was null */
+    APR_F_PLAIN_NAMES = 8 /* key and snake are printable ASCII without '"' or '\\': input
+                             bytes equal to one of them, then '"', are that whole name */
 };
 
 /* One named member of a struct. */
@@ -208,6 +210,13 @@ typedef struct apr_encode_options {
  * that got furthest into the input. On failure `out` holds a partial value
  * that must not be used; what was allocated stays in the arena until reset.
  * APR_E_ARGUMENT when `type`, `arena` or `out` is missing.
+ *
+ * Speed: well-formed input of the usual shape is decoded in one pass
+ * straight from the bytes; whatever that pass is not sure of (any error, an
+ * escaped member name, an unknown variant, very deep or wide input, an
+ * untagged choice whose first fitting alternative fails) is decoded again
+ * from the start by the decoder that tracks positions for located errors.
+ * The result is the same either way; only the time differs.
  */
 APR_NODISCARD apr_status apr_schema_decode(const apr_type *type, const char *json, size_t len,
                                            apr_arena *arena, void *out,
@@ -239,7 +248,9 @@ APR_NODISCARD apr_status apr_schema_decode_as(const apr_type *type, size_t alt, 
  * was decoded from. `options` may be NULL (schema spelling). Returns the
  * writer's status, or APR_E_ARGUMENT for a value that cannot be written
  * (an unknown kind without raw JSON, an empty `any`), APR_E_DEPTH past
- * APR_SCHEMA_MAX_DEPTH. Call apr_schema_validate first for values an
+ * APR_SCHEMA_MAX_DEPTH. A failure part way is also left in the writer
+ * (apr_json_writer_finish reports it), so a cut-short text is never taken
+ * for a whole one. Call apr_schema_validate first for values an
  * application built: the encoder trusts them.
  */
 APR_NODISCARD apr_status apr_schema_encode(const apr_type *type, const void *value,

@@ -15,17 +15,6 @@
 #define UNLIKELY(x) (x)
 #endif
 
-/* Little-endian with a count-trailing-zeros builtin: find a flagged byte without a loop. */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FAST_CTZ 1
-#else
-#define FAST_CTZ 0
-#endif
-
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
 /* Kind of the value a byte starts. */
 static const unsigned char kind_of[256] = {
     ['"'] = APR_JSON_STRING, ['{'] = APR_JSON_OBJECT, ['['] = APR_JSON_ARRAY,
@@ -34,13 +23,6 @@ static const unsigned char kind_of[256] = {
     ['2'] = APR_JSON_NUMBER, ['3'] = APR_JSON_NUMBER, ['4'] = APR_JSON_NUMBER,
     ['5'] = APR_JSON_NUMBER, ['6'] = APR_JSON_NUMBER, ['7'] = APR_JSON_NUMBER,
     ['8'] = APR_JSON_NUMBER, ['9'] = APR_JSON_NUMBER,
-};
-
-/* Bytes that end a run of plain string content: '"', '\\' and controls. */
-static const unsigned char string_stop[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    ['"'] = 1, ['\\'] = 1,
 };
 
 static const char *const kind_names[] = {
@@ -442,12 +424,8 @@ static int hex4(const char *p, uint32_t *out)
     return 1;
 }
 
-/*
- * Decodes the escape at p (p[0] == '\\') into out (when not NULL); returns
- * the byte after it or NULL with *code and *bad describing the problem.
- */
-static const char *unescape_one(const char *p, const char *end, char *out, size_t *out_len,
-                                apr_status *code, const char **bad, const char **why)
+const char *apr_json_priv_unescape_one(const char *p, const char *end, char *out, size_t *out_len,
+                                       apr_status *code, const char **bad, const char **why)
 {
     uint32_t cp, lo;
     uint8_t buf[4];
@@ -502,6 +480,51 @@ static const char *unescape_one(const char *p, const char *end, char *out, size_
     return p + 2;
 }
 
+const char *apr_json_priv_find_special_tail(const char *s, const char *end, unsigned *high)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - s >= 8) {
+        uint64_t w, q, b, t;
+        memcpy(&w, s, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        /* A zero byte of q or b, or a byte below 0x20 in w, sets its high bit in t;
+         * false flags only sit above a true one, so the first flag is exact. */
+        t = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (t != 0)
+            break;
+        *high |= (w & highs) != 0 ? 0x80u : 0u;
+        s += 8;
+    }
+    while (s < end) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\' || c < 0x20)
+            break;
+        *high |= c;
+        s++;
+    }
+    return s;
+}
+
+size_t apr_json_priv_unescape(const char *q, const char *s, char *buf)
+{
+    size_t n = 0, k;
+    apr_status code;
+    const char *bad, *why;
+    while (q < s) {
+        const char *bs = (const char *)memchr(q, '\\', (size_t)(s - q));
+        if (bs == NULL)
+            bs = s;
+        memcpy(buf + n, q, (size_t)(bs - q));
+        n += (size_t)(bs - q);
+        if (bs == s)
+            break;
+        q = apr_json_priv_unescape_one(bs, s, buf + n, &k, &code, &bad, &why);
+        n += k;
+    }
+    return n;
+}
+
 /*
  * Scans the string whose opening quote is at p. Sets *out to its content:
  * zero-copy when it has no escapes; unescaped into the arena when `decode`
@@ -512,39 +535,18 @@ static apr_status scan_string(apr_json_reader *r, const char **pp, apr_slice *ou
                               apr_error *err)
 {
     const char *p = *pp, *s = p + 1, *end = r->end, *content = s, *bad, *why;
-    uint64_t high = 0;
+    unsigned high = 0;
     int escaped = 0;
     apr_status code;
     for (;;) {
-        while (end - s >= 8) {
-            uint64_t w, q, b, t;
-            memcpy(&w, s, 8);
-            q = w ^ (ONES * '"');
-            b = w ^ (ONES * '\\');
-            t = (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w)) & HIGHS;
-            if (t != 0) {
-#if FAST_CTZ
-                /* The lowest flag is exact (false ones only sit above a true one). */
-                unsigned skip = (unsigned)__builtin_ctzll(t) >> 3;
-                high |= w & ((((uint64_t)1) << (skip * 8)) - 1);
-                s += skip;
-#endif
-                break;
-            }
-            high |= w;
-            s += 8;
-        }
-        while (s < end && !string_stop[(unsigned char)*s]) {
-            high |= (unsigned char)*s;
-            s++;
-        }
+        s = apr_json_priv_find_special(s, end, &high);
         if (UNLIKELY(s >= end))
             return fail_at(r, err, APR_E_SYNTAX, p, "unterminated string");
         if (LIKELY(*s == '"'))
             break;
         if (*s == '\\') {
             escaped = 1;
-            s = unescape_one(s, end, NULL, NULL, &code, &bad, &why);
+            s = apr_json_priv_unescape_one(s, end, NULL, NULL, &code, &bad, &why);
             if (s == NULL)
                 return fail_at(r, err, code, bad, "%s", why);
             continue;
@@ -552,7 +554,7 @@ static apr_status scan_string(apr_json_reader *r, const char **pp, apr_slice *ou
         return fail_at(r, err, APR_E_SYNTAX, s, "control character 0x%02X in a string (escape it)",
                 (unsigned char)*s);
     }
-    if (high & HIGHS) {
+    if (high & 0x80u) {
         size_t at = apr_utf8_check((const uint8_t *)content, (size_t)(s - content));
         if (at != SIZE_MAX)
             return fail_at(r, err, APR_E_UTF8, content + at, "invalid UTF-8 in a string");
@@ -571,23 +573,11 @@ static apr_status scan_string(apr_json_reader *r, const char **pp, apr_slice *ou
     }
     {
         /* Unescaped text is never longer than the escaped text. */
-        size_t cap = (size_t)(s - content), n = 0, k;
+        size_t cap = (size_t)(s - content), n;
         char *buf = (char *)apr_arena_alloc_aligned(r->arena, cap, 1);
-        const char *q = content;
-        if (buf == NULL) {
+        if (buf == NULL)
             return fail_nomem(r, err, p);
-        }
-        while (q < s) {
-            const char *bs = (const char *)memchr(q, '\\', (size_t)(s - q));
-            if (bs == NULL)
-                bs = s;
-            memcpy(buf + n, q, (size_t)(bs - q));
-            n += (size_t)(bs - q);
-            if (bs == s)
-                break;
-            q = unescape_one(bs, s, buf + n, &k, &code, &bad, &why);
-            n += k;
-        }
+        n = apr_json_priv_unescape(content, s, buf);
         out->ptr = apr_arena_realloc(r->arena, buf, cap, n, 1);
         out->len = n;
     }

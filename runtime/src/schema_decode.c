@@ -845,8 +845,7 @@ static APR_NOINLINE apr_status decode_untagged(dctx *c, const apr_type *t, char 
     return best_st;
 }
 
-/* Does a value of JSON kind jk (is_int: written as an integer) fit type t? */
-static bool kind_fits(const apr_type *t, apr_json_kind jk, bool is_int, int depth)
+bool apr_schema_priv_kind_fits(const apr_type *t, apr_json_kind jk, bool is_int, int depth)
 {
     size_t i;
     switch (t->kind) {
@@ -876,7 +875,7 @@ static bool kind_fits(const apr_type *t, apr_json_kind jk, bool is_int, int dept
         if (depth > 16)
             return false;
         for (i = 0; i < t->u.un.nalts; i++) {
-            if (kind_fits(t->u.un.alts[i], jk, is_int, depth + 1))
+            if (apr_schema_priv_kind_fits(t->u.un.alts[i], jk, is_int, depth + 1))
                 return true;
         }
         return false;
@@ -979,11 +978,11 @@ static apr_status decode_by_kind(dctx *c, const apr_type *t, char *out)
     }
     for (i = 0; i < t->u.un.nalts; i++) {
         const apr_type *alt = t->u.un.alts[i];
-        if (!kind_fits(alt, jk, is_int, 0))
+        if (!apr_schema_priv_kind_fits(alt, jk, is_int, 0))
             continue;
         if (alt->kind == APR_K_LITERAL) {
             /* A literal that does not hold leaves the value to a later alternative of its kind. */
-            for (j = i + 1; j < t->u.un.nalts && !kind_fits(t->u.un.alts[j], jk, is_int, 0); j++)
+            for (j = i + 1; j < t->u.un.nalts && !apr_schema_priv_kind_fits(t->u.un.alts[j], jk, is_int, 0); j++)
                 ;
             if (j < t->u.un.nalts) {
                 bool matched;
@@ -1092,17 +1091,31 @@ static void reader_open(apr_json_reader *r, const char *json, size_t len, apr_ar
     apr_json_reader_init(r, json, len, arena, &ro);
 }
 
-apr_status apr_schema_decode(const apr_type *type, const char *json, size_t len, apr_arena *arena,
-                             void *out, const apr_decode_options *options, apr_error *err)
+apr_status apr_schema_priv_decode_exact(const apr_type *type, const char *json, size_t len, apr_arena *arena,
+                                        void *out, const apr_decode_options *options, apr_error *err)
 {
     apr_json_reader r;
     apr_status st;
-    if (arena == NULL || (json == NULL && len != 0))
-        return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no arena or input");
     reader_open(&r, json, len, arena, options);
     if ((st = apr_schema_decode_value(type, &r, out, options, err)) != APR_OK)
         return st;
     return apr_json_reader_finish(&r, err);
+}
+
+apr_status apr_schema_decode(const apr_type *type, const char *json, size_t len, apr_arena *arena,
+                             void *out, const apr_decode_options *options, apr_error *err)
+{
+    if (arena == NULL || (json == NULL && len != 0))
+        return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no arena or input");
+    /* Well-formed input of the usual shape decodes in one pass without
+     * bookkeeping; the rest (and every error) is the exact decoder's. */
+    if (type != NULL && (out != NULL || type->size == 0)) {
+        apr_arena_marker mark = apr_arena_mark(arena);
+        if (apr_schema_priv_decode_fast(type, json, len, arena, out, options))
+            return APR_OK;
+        apr_arena_rollback(arena, mark);
+    }
+    return apr_schema_priv_decode_exact(type, json, len, arena, out, options, err);
 }
 
 apr_status apr_schema_decode_as(const apr_type *type, size_t alt, const char *json, size_t len,

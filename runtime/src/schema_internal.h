@@ -73,4 +73,29 @@ static inline bool apr_schema_priv_text_is(const apr_literal *lit, const char *s
     return lit->kind == APR_LIT_TEXT && lit->len == len && (len == 0 || memcmp(lit->text, s, len) == 0);
 }
 
+/*
+ * Does a value of JSON kind jk (is_int: written as an integer) fit type t?
+ * A value that does not can never decode as t: choices skip such alternatives.
+ */
+bool apr_schema_priv_kind_fits(const apr_type *t, apr_json_kind jk, bool is_int, int depth);
+
+/*
+ * The decoder's fast path (schema_fast.c): decodes `json` into `out` (zeroed
+ * first) when it is well-formed input of the usual shape, and returns true;
+ * false means "not here" (anything wrong or unusual), and the exact decoder
+ * must start over. What it accepts, the exact decoder accepts with the same
+ * resulting value. Arena space it used is the caller's to roll back.
+ */
+bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t len,
+                                 apr_arena *arena, void *out, const apr_decode_options *options);
+
+/*
+ * apr_schema_decode without the fast path: the decoder that reads through
+ * the pull reader and reports every error located. Arguments are checked
+ * by the caller.
+ */
+apr_status apr_schema_priv_decode_exact(const apr_type *type, const char *json, size_t len,
+                                        apr_arena *arena, void *out, const apr_decode_options *options,
+                                        apr_error *err);
+
 #endif

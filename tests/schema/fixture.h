@@ -20,12 +20,12 @@
     static const apr_type name = { APR_K_LITERAL, NULL, 0, { .lit = TXT(s) } }
 /* A wire name and its length, as cddlgen emits them. */
 #define KEY(k) k, sizeof(k) - 1
-#define F(S, key, snake, type, m) { KEY(key), KEY(snake), &type, offsetof(S, m), 0, 0, 0 }
+#define F(S, key, snake, type, m) { KEY(key), KEY(snake), &type, offsetof(S, m), 0, 0, APR_F_PLAIN_NAMES }
 #define OPT(S, key, snake, type, m) \
-    { KEY(key), KEY(snake), &type, offsetof(S, m), offsetof(S, has_##m), 0, APR_F_OPTIONAL }
+    { KEY(key), KEY(snake), &type, offsetof(S, m), offsetof(S, has_##m), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES }
 #define NUL(S, key, snake, type, m) \
-    { KEY(key), KEY(snake), &type, offsetof(S, m), 0, offsetof(S, m##_is_null), APR_F_NULLABLE }
-#define LIT(key, type) { KEY(key), KEY(key), &type, 0, 0, 0, APR_F_LITERAL }
+    { KEY(key), KEY(snake), &type, offsetof(S, m), 0, offsetof(S, m##_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES }
+#define LIT(key, type) { KEY(key), KEY(key), &type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES }
 #define OPTLIT(S, key, type, m) { KEY(key), KEY(key), &type, 0, offsetof(S, has_##m), 0, APR_F_OPTIONAL | APR_F_LITERAL }
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define STRUCT(name, S, fields, open, xoff, xtype, variants, voff)                                 \

@@ -10,10 +10,10 @@
 
 
 static const apr_field comments_person_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(comments_person_t, name), 0, 0, 0 },
-    { "age", 3, "age", 3, &apr_uint_type, offsetof(comments_person_t, age), 0, 0, 0 },
-    { "email", 5, "email", 5, &apr_text_type, offsetof(comments_person_t, email), offsetof(comments_person_t, has_email), 0, APR_F_OPTIONAL },
-    { "nick", 4, "nick", 4, &apr_text_type, offsetof(comments_person_t, nick), 0, 0, 0 },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(comments_person_t, name), 0, 0, APR_F_PLAIN_NAMES },
+    { "age", 3, "age", 3, &apr_uint_type, offsetof(comments_person_t, age), 0, 0, APR_F_PLAIN_NAMES },
+    { "email", 5, "email", 5, &apr_text_type, offsetof(comments_person_t, email), offsetof(comments_person_t, has_email), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "nick", 4, "nick", 4, &apr_text_type, offsetof(comments_person_t, nick), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type comments_person_type = { APR_K_STRUCT, "Person", sizeof(comments_person_t), { .st = { comments_person_type_fields, 4, false, 0, NULL, NULL, 0 } } };
 

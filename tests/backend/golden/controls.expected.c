@@ -35,9 +35,9 @@ static const apr_type controls_limits_name_type = { APR_K_TEXT, "Limits.name", s
 static const apr_type controls_limits_depth_type = { APR_K_UINT, "Limits.depth", sizeof(uint64_t), { .u = { UINT64_C(0), UINT64_C(32) } } };
 
 static const apr_field controls_limits_type_fields[] = {
-    { "count", 5, "count", 5, &controls_limits_count_type, offsetof(controls_limits_t, count), 0, 0, 0 },
-    { "name", 4, "name", 4, &controls_limits_name_type, offsetof(controls_limits_t, name), 0, 0, 0 },
-    { "depth", 5, "depth", 5, &controls_limits_depth_type, offsetof(controls_limits_t, depth), offsetof(controls_limits_t, has_depth), 0, APR_F_OPTIONAL },
+    { "count", 5, "count", 5, &controls_limits_count_type, offsetof(controls_limits_t, count), 0, 0, APR_F_PLAIN_NAMES },
+    { "name", 4, "name", 4, &controls_limits_name_type, offsetof(controls_limits_t, name), 0, 0, APR_F_PLAIN_NAMES },
+    { "depth", 5, "depth", 5, &controls_limits_depth_type, offsetof(controls_limits_t, depth), offsetof(controls_limits_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 

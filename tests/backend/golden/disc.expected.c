@@ -18,34 +18,34 @@ static const apr_type disc_command_alt2_op_type;
 static const apr_type disc_circle_type_type = { APR_K_LITERAL, "Circle.type", 0, { .lit = { APR_LIT_TEXT, "circle", 6, 0, 0, 0.0 } } };
 
 static const apr_field disc_circle_type_fields[] = {
-    { "type", 4, "type", 4, &disc_circle_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "radius", 6, "radius", 6, &apr_float_type, offsetof(disc_circle_t, radius), 0, 0, 0 },
+    { "type", 4, "type", 4, &disc_circle_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "radius", 6, "radius", 6, &apr_float_type, offsetof(disc_circle_t, radius), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type disc_circle_type = { APR_K_STRUCT, "Circle", sizeof(disc_circle_t), { .st = { disc_circle_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type disc_square_type_type = { APR_K_LITERAL, "Square.type", 0, { .lit = { APR_LIT_TEXT, "square", 6, 0, 0, 0.0 } } };
 
 static const apr_field disc_square_type_fields[] = {
-    { "type", 4, "type", 4, &disc_square_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "side", 4, "side", 4, &apr_float_type, offsetof(disc_square_t, side), 0, 0, 0 },
+    { "type", 4, "type", 4, &disc_square_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "side", 4, "side", 4, &apr_float_type, offsetof(disc_square_t, side), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type disc_square_type = { APR_K_STRUCT, "Square", sizeof(disc_square_t), { .st = { disc_square_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type disc_triangle_type_type = { APR_K_LITERAL, "Triangle.type", 0, { .lit = { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 } } };
 
 static const apr_field disc_triangle_type_fields[] = {
-    { "type", 4, "type", 4, &disc_triangle_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "a", 1, "a", 1, &apr_float_type, offsetof(disc_triangle_t, a), 0, 0, 0 },
-    { "b", 1, "b", 1, &apr_float_type, offsetof(disc_triangle_t, b), 0, 0, 0 },
-    { "c", 1, "c", 1, &apr_float_type, offsetof(disc_triangle_t, c), 0, 0, 0 },
+    { "type", 4, "type", 4, &disc_triangle_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "a", 1, "a", 1, &apr_float_type, offsetof(disc_triangle_t, a), 0, 0, APR_F_PLAIN_NAMES },
+    { "b", 1, "b", 1, &apr_float_type, offsetof(disc_triangle_t, b), 0, 0, APR_F_PLAIN_NAMES },
+    { "c", 1, "c", 1, &apr_float_type, offsetof(disc_triangle_t, c), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type disc_triangle_type = { APR_K_STRUCT, "Triangle", sizeof(disc_triangle_t), { .st = { disc_triangle_type_fields, 4, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type disc_hexagon_type_type = { APR_K_LITERAL, "Hexagon.type", 0, { .lit = { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 } } };
 
 static const apr_field disc_hexagon_type_fields[] = {
-    { "type", 4, "type", 4, &disc_hexagon_type_type, 0, 0, 0, APR_F_LITERAL },
-    { "side", 4, "side", 4, &apr_float_type, offsetof(disc_hexagon_t, side), 0, 0, 0 },
+    { "type", 4, "type", 4, &disc_hexagon_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "side", 4, "side", 4, &apr_float_type, offsetof(disc_hexagon_t, side), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type disc_hexagon_type = { APR_K_STRUCT, "Hexagon", sizeof(disc_hexagon_t), { .st = { disc_hexagon_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
@@ -76,15 +76,15 @@ const apr_type disc_polygon_type = { APR_K_UNION, "Polygon", sizeof(disc_polygon
 static const apr_type disc_command_alt1_op_type = { APR_K_LITERAL, "Command/1.op", 0, { .lit = { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 } } };
 
 static const apr_field disc_command_alt1_type_fields[] = {
-    { "op", 2, "op", 2, &disc_command_alt1_op_type, 0, 0, 0, APR_F_LITERAL },
-    { "value", 5, "value", 5, &apr_int_type, offsetof(disc_command_alt1_t, value), 0, 0, 0 },
+    { "op", 2, "op", 2, &disc_command_alt1_op_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "value", 5, "value", 5, &apr_int_type, offsetof(disc_command_alt1_t, value), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type disc_command_alt1_type = { APR_K_STRUCT, "Command/1", sizeof(disc_command_alt1_t), { .st = { disc_command_alt1_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type disc_command_alt2_op_type = { APR_K_LITERAL, "Command/2.op", 0, { .lit = { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 } } };
 
 static const apr_field disc_command_alt2_type_fields[] = {
-    { "op", 2, "op", 2, &disc_command_alt2_op_type, 0, 0, 0, APR_F_LITERAL },
+    { "op", 2, "op", 2, &disc_command_alt2_op_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
 };
 const apr_type disc_command_alt2_type = { APR_K_STRUCT, "Command/2", sizeof(disc_command_alt2_t), { .st = { disc_command_alt2_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 

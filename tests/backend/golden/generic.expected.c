@@ -10,23 +10,23 @@
 
 
 static const apr_field generic_user_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(generic_user_t, name), 0, 0, 0 },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(generic_user_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } } };
 
 static const apr_field generic_page_user_text_type_fields[] = {
-    { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, 0 },
-    { "next", 4, "next", 4, &apr_text_type, offsetof(generic_page_user_text_t, next), offsetof(generic_page_user_text_t, has_next), 0, APR_F_OPTIONAL },
+    { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, APR_F_PLAIN_NAMES },
+    { "next", 4, "next", 4, &apr_text_type, offsetof(generic_page_user_text_t, next), offsetof(generic_page_user_text_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } } };
 
 static const apr_field generic_page_uint_int_type_fields[] = {
-    { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, 0 },
-    { "next", 4, "next", 4, &apr_int_type, offsetof(generic_page_uint_int_t, next), offsetof(generic_page_uint_int_t, has_next), 0, APR_F_OPTIONAL },
+    { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, APR_F_PLAIN_NAMES },
+    { "next", 4, "next", 4, &apr_int_type, offsetof(generic_page_uint_int_t, next), offsetof(generic_page_uint_int_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 

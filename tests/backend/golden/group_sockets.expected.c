@@ -10,9 +10,9 @@
 
 
 static const apr_field group_sockets_header_type_fields[] = {
-    { "version", 7, "version", 7, &apr_uint_type, offsetof(group_sockets_header_t, version), 0, 0, 0 },
-    { "trace", 5, "trace", 5, &apr_text_type, offsetof(group_sockets_header_t, trace), 0, 0, 0 },
-    { "span", 4, "span", 4, &apr_text_type, offsetof(group_sockets_header_t, span), offsetof(group_sockets_header_t, has_span), 0, APR_F_OPTIONAL },
+    { "version", 7, "version", 7, &apr_uint_type, offsetof(group_sockets_header_t, version), 0, 0, APR_F_PLAIN_NAMES },
+    { "trace", 5, "trace", 5, &apr_text_type, offsetof(group_sockets_header_t, trace), 0, 0, APR_F_PLAIN_NAMES },
+    { "span", 4, "span", 4, &apr_text_type, offsetof(group_sockets_header_t, span), offsetof(group_sockets_header_t, has_span), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 

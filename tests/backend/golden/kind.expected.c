@@ -22,7 +22,7 @@ static const apr_type *const kind_amount_type_alts[] = {
 const apr_type kind_amount_type = { APR_K_UNION, "Amount", sizeof(kind_amount_t), { .un = { APR_U_KIND, kind_amount_type_alts, 2, NULL, NULL, offsetof(kind_amount_t, kind), offsetof(kind_amount_t, u), offsetof(kind_amount_t, raw) } } };
 
 static const apr_field kind_spec_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(kind_spec_t, name), 0, 0, 0 },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(kind_spec_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type kind_spec_type = { APR_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
@@ -42,9 +42,9 @@ static const apr_type *const kind_reading_note_type_alts[] = {
 const apr_type kind_reading_note_type = { APR_K_UNION, "Reading.note", sizeof(kind_reading_note_t), { .un = { APR_U_KIND, kind_reading_note_type_alts, 2, NULL, NULL, offsetof(kind_reading_note_t, kind), offsetof(kind_reading_note_t, u), offsetof(kind_reading_note_t, raw) } } };
 
 static const apr_field kind_reading_type_fields[] = {
-    { "value", 5, "value", 5, &apr_float_type, offsetof(kind_reading_t, value), 0, offsetof(kind_reading_t, value_is_null), APR_F_NULLABLE },
-    { "note", 4, "note", 4, &kind_reading_note_type, offsetof(kind_reading_t, note), 0, offsetof(kind_reading_t, note_is_null), APR_F_NULLABLE },
-    { "unit", 4, "unit", 4, &apr_text_type, offsetof(kind_reading_t, unit), offsetof(kind_reading_t, has_unit), offsetof(kind_reading_t, unit_is_null), APR_F_OPTIONAL | APR_F_NULLABLE },
+    { "value", 5, "value", 5, &apr_float_type, offsetof(kind_reading_t, value), 0, offsetof(kind_reading_t, value_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "note", 4, "note", 4, &kind_reading_note_type, offsetof(kind_reading_t, note), 0, offsetof(kind_reading_t, note_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "unit", 4, "unit", 4, &apr_text_type, offsetof(kind_reading_t, unit), offsetof(kind_reading_t, has_unit), offsetof(kind_reading_t, unit_is_null), APR_F_OPTIONAL | APR_F_NULLABLE | APR_F_PLAIN_NAMES },
 };
 const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } } };
 

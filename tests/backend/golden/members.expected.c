@@ -20,16 +20,16 @@ const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(membe
 const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } } };
 
 static const apr_field members_item_type_fields[] = {
-    { "kind", 4, "kind", 4, &members_item_kind__type, 0, 0, 0, APR_F_LITERAL },
-    { "version", 7, "version", 7, &members_item_version_type, 0, 0, 0, APR_F_LITERAL },
-    { "id", 2, "id", 2, &apr_uint_type, offsetof(members_item_t, id), 0, 0, 0 },
-    { "label", 5, "label", 5, &apr_text_type, offsetof(members_item_t, label), offsetof(members_item_t, has_label), 0, APR_F_OPTIONAL },
-    { "parent", 6, "parent", 6, &apr_uint_type, offsetof(members_item_t, parent), 0, offsetof(members_item_t, parent_is_null), APR_F_NULLABLE },
-    { "owner", 5, "owner", 5, &apr_text_type, offsetof(members_item_t, owner), offsetof(members_item_t, has_owner), offsetof(members_item_t, owner_is_null), APR_F_OPTIONAL | APR_F_NULLABLE },
-    { "enabled", 7, "enabled", 7, &apr_bool_type, offsetof(members_item_t, enabled), 0, 0, 0 },
-    { "tags", 4, "tags", 4, &members_item_tags_type, offsetof(members_item_t, tags), 0, 0, 0 },
-    { "flags", 5, "flags", 5, &members_item_flags_type, offsetof(members_item_t, flags), offsetof(members_item_t, has_flags), 0, APR_F_OPTIONAL },
-    { "extra", 5, "extra", 5, &apr_any_type, offsetof(members_item_t, extra), 0, 0, 0 },
+    { "kind", 4, "kind", 4, &members_item_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "version", 7, "version", 7, &members_item_version_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "id", 2, "id", 2, &apr_uint_type, offsetof(members_item_t, id), 0, 0, APR_F_PLAIN_NAMES },
+    { "label", 5, "label", 5, &apr_text_type, offsetof(members_item_t, label), offsetof(members_item_t, has_label), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "parent", 6, "parent", 6, &apr_uint_type, offsetof(members_item_t, parent), 0, offsetof(members_item_t, parent_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "owner", 5, "owner", 5, &apr_text_type, offsetof(members_item_t, owner), offsetof(members_item_t, has_owner), offsetof(members_item_t, owner_is_null), APR_F_OPTIONAL | APR_F_NULLABLE | APR_F_PLAIN_NAMES },
+    { "enabled", 7, "enabled", 7, &apr_bool_type, offsetof(members_item_t, enabled), 0, 0, APR_F_PLAIN_NAMES },
+    { "tags", 4, "tags", 4, &members_item_tags_type, offsetof(members_item_t, tags), 0, 0, APR_F_PLAIN_NAMES },
+    { "flags", 5, "flags", 5, &members_item_flags_type, offsetof(members_item_t, flags), offsetof(members_item_t, has_flags), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+    { "extra", 5, "extra", 5, &apr_any_type, offsetof(members_item_t, extra), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } } };
 

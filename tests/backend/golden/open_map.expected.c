@@ -10,22 +10,22 @@
 
 
 static const apr_field open_map_open_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_open_t, name), 0, 0, 0 },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_open_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type open_map_open_type = { APR_K_STRUCT, "Open", sizeof(open_map_open_t), { .st = { open_map_open_type_fields, 1, true, offsetof(open_map_open_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field open_map_closed_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_closed_t, name), 0, 0, 0 },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_closed_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type open_map_closed_type = { APR_K_STRUCT, "Closed", sizeof(open_map_closed_t), { .st = { open_map_closed_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field open_map_described_type_fields[] = {
-    { "title", 5, "title", 5, &apr_text_type, offsetof(open_map_described_t, title), 0, 0, 0 },
+    { "title", 5, "title", 5, &apr_text_type, offsetof(open_map_described_t, title), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type open_map_described_type = { APR_K_STRUCT, "Described", sizeof(open_map_described_t), { .st = { open_map_described_type_fields, 1, true, offsetof(open_map_described_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field open_map_labels_type_fields[] = {
-    { "id", 2, "id", 2, &apr_uint_type, offsetof(open_map_labels_t, id), 0, 0, 0 },
+    { "id", 2, "id", 2, &apr_uint_type, offsetof(open_map_labels_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &apr_text_type, NULL, 0 } } };
 

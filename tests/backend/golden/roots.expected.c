@@ -10,12 +10,12 @@
 
 
 static const apr_field roots_part_type_fields[] = {
-    { "size", 4, "size", 4, &apr_uint_type, offsetof(roots_part_t, size), 0, 0, 0 },
+    { "size", 4, "size", 4, &apr_uint_type, offsetof(roots_part_t, size), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type roots_part_type = { APR_K_STRUCT, "Part", sizeof(roots_part_t), { .st = { roots_part_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 static const apr_field roots_wanted_type_fields[] = {
-    { "part", 4, "part", 4, &roots_part_type, offsetof(roots_wanted_t, part), 0, 0, 0 },
+    { "part", 4, "part", 4, &roots_part_type, offsetof(roots_wanted_t, part), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 

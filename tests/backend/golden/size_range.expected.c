@@ -15,7 +15,7 @@ const apr_type size_range_short_type = { APR_K_TEXT, "Short", sizeof(size_range_
 static const apr_type size_range_name_name_type = { APR_K_TEXT, "Name.name", sizeof(apr_slice), { .text = { 0, 64, NULL } } };
 
 static const apr_field size_range_name_type_fields[] = {
-    { "name", 4, "name", 4, &size_range_name_name_type, offsetof(size_range_name_t, name), 0, 0, 0 },
+    { "name", 4, "name", 4, &size_range_name_name_type, offsetof(size_range_name_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 

@@ -14,16 +14,16 @@ static const apr_type sockets_pong_kind__type;
 static const apr_type sockets_ping_kind__type = { APR_K_LITERAL, "Ping.kind", 0, { .lit = { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 } } };
 
 static const apr_field sockets_ping_type_fields[] = {
-    { "kind", 4, "kind", 4, &sockets_ping_kind__type, 0, 0, 0, APR_F_LITERAL },
-    { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_ping_t, n), 0, 0, 0 },
+    { "kind", 4, "kind", 4, &sockets_ping_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_ping_t, n), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type sockets_ping_type = { APR_K_STRUCT, "Ping", sizeof(sockets_ping_t), { .st = { sockets_ping_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 
 static const apr_type sockets_pong_kind__type = { APR_K_LITERAL, "Pong.kind", 0, { .lit = { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 } } };
 
 static const apr_field sockets_pong_type_fields[] = {
-    { "kind", 4, "kind", 4, &sockets_pong_kind__type, 0, 0, 0, APR_F_LITERAL },
-    { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_pong_t, n), 0, 0, 0 },
+    { "kind", 4, "kind", 4, &sockets_pong_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
+    { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_pong_t, n), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type sockets_pong_type = { APR_K_STRUCT, "Pong", sizeof(sockets_pong_t), { .st = { sockets_pong_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 

@@ -12,8 +12,8 @@
 const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } } };
 
 static const apr_field tree_node_type_fields[] = {
-    { "name", 4, "name", 4, &apr_text_type, offsetof(tree_node_t, name), 0, 0, 0 },
-    { "children", 8, "children", 8, &tree_node_children_type, offsetof(tree_node_t, children), offsetof(tree_node_t, has_children), 0, APR_F_OPTIONAL },
+    { "name", 4, "name", 4, &apr_text_type, offsetof(tree_node_t, name), 0, 0, APR_F_PLAIN_NAMES },
+    { "children", 8, "children", 8, &tree_node_children_type, offsetof(tree_node_t, children), offsetof(tree_node_t, has_children), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } } };
 

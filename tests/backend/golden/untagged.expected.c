@@ -10,21 +10,21 @@
 
 
 static const apr_field untagged_created_type_fields[] = {
-    { "id", 2, "id", 2, &apr_text_type, offsetof(untagged_created_t, id), 0, 0, 0 },
+    { "id", 2, "id", 2, &apr_text_type, offsetof(untagged_created_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type untagged_created_type = { APR_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
 
 static const apr_field untagged_listed_type_fields[] = {
-    { "items", 5, "items", 5, &untagged_listed_items_type, offsetof(untagged_listed_t, items), 0, 0, 0 },
+    { "items", 5, "items", 5, &untagged_listed_items_type, offsetof(untagged_listed_t, items), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type untagged_listed_type = { APR_K_STRUCT, "Listed", sizeof(untagged_listed_t), { .st = { untagged_listed_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
 const apr_type untagged_empty_type = { APR_K_MAP, "Empty", sizeof(untagged_empty_t), { .map = { &apr_any_type, sizeof(untagged_empty_entry_t), offsetof(untagged_empty_entry_t, value), 0, SIZE_MAX } } };
 
 static const apr_field untagged_deleted_type_fields[] = {
-    { "gone", 4, "gone", 4, &apr_bool_type, offsetof(untagged_deleted_t, gone), offsetof(untagged_deleted_t, has_gone), 0, APR_F_OPTIONAL },
+    { "gone", 4, "gone", 4, &apr_bool_type, offsetof(untagged_deleted_t, gone), offsetof(untagged_deleted_t, has_gone), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
 const apr_type untagged_deleted_type = { APR_K_STRUCT, "Deleted", sizeof(untagged_deleted_t), { .st = { untagged_deleted_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 
@@ -47,7 +47,7 @@ const apr_type untagged_word_type = { APR_K_UNION, "Word", sizeof(untagged_word_
 const apr_type untagged_anything_type = { APR_K_STRUCT, "Anything", sizeof(untagged_anything_t), { .st = { NULL, 0, true, offsetof(untagged_anything_t, extras), NULL, NULL, 0 } } };
 
 static const apr_field untagged_ack_type_fields[] = {
-    { "ok", 2, "ok", 2, &apr_bool_type, offsetof(untagged_ack_t, ok), 0, 0, 0 },
+    { "ok", 2, "ok", 2, &apr_bool_type, offsetof(untagged_ack_t, ok), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type untagged_ack_type = { APR_K_STRUCT, "Ack", sizeof(untagged_ack_t), { .st = { untagged_ack_type_fields, 1, false, 0, NULL, NULL, 0 } } };
 

@@ -1,0 +1,1060 @@
+/*
+ * schema_fast.c - the decoder's fast path: one pass over well-formed input
+ * of the usual shape, with no error bookkeeping.
+ *
+ * apr_schema_decode tries it first. It walks the bytes directly, where the
+ * exact decoder (schema_decode.c) drives the pull reader, which keeps frames,
+ * a stack of member names for duplicate checks and JSON Pointers, and the
+ * position of every value for located errors. Most of a decode's time went
+ * there, and none of it is needed when the input is right. So this path
+ * keeps only what deciding needs: known members are tracked in a bitset,
+ * unknown ones compared with each other, and anything wrong or unusual (a
+ * syntax error, an escaped member name, an unknown variant, an untagged
+ * choice whose first fitting alternative fails, very wide or deep input)
+ * makes it give up; the exact decoder then starts over and finds the same
+ * value or the located error.
+ *
+ * The one rule: what this path accepts, the exact decoder accepts, with the
+ * same resulting value. Each function below mirrors its exact counterpart
+ * and gives up wherever the two could differ; the decode_fast fuzz target
+ * (tests/fuzz) checks the rule on every input it tries.
+ *
+ * Every function returns the position after what it read, or NULL to give up.
+ */
+#include "json_internal.h"
+#include "schema_internal.h"
+
+#include "apr_utf8.h"
+
+#include <string.h>
+
+/*
+ * Limits past which the exact decoder takes over: JSON nesting (the reader's
+ * own limit applies when lower), typed nesting (for the stack; the exact
+ * decoder allows APR_SCHEMA_MAX_DEPTH), and member names per object whose
+ * duplicates are checked by comparing with each other.
+ */
+#define FAST_MAX_DEPTH 64
+#define FAST_MAX_TYPED 128
+#define FAST_MAX_NAMES 64
+
+/* Fields one object can track in its seen-set word (own plus its variant's). */
+#define FAST_MAX_FIELDS 64
+
+typedef struct fast_ctx {
+    const char *end;
+    apr_arena *arena;
+    apr_key_case key_case;
+    unsigned depth;     /* JSON containers open */
+    unsigned max_depth; /* min(the reader's limit, FAST_MAX_DEPTH) */
+    unsigned typed;     /* typed containers open, as decode_nested counts them */
+} fast_ctx;
+
+static const char *fast_value(fast_ctx *c, const apr_type *t, const char *p, void *out);
+
+/* ---- bytes ------------------------------------------------------------------ */
+
+/* Index of the lowest set bit of x (x != 0). */
+static inline unsigned fast_ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned i = 0;
+    while (!((x >> i) & 1u))
+        i++;
+    return i;
+#endif
+}
+
+static inline const char *fast_ws(const char *p, const char *end)
+{
+    if (APR_LIKELY(p < end && (unsigned char)*p > ' '))
+        return p; /* compact JSON: no whitespace at all */
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* Byte equality of two runs of n bytes, short ones without a libc call. */
+static inline bool fast_same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y;
+    uint32_t u, v;
+    while (n >= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    if (n >= 4) {
+        /* the first four and the last four bytes cover 4..7 */
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        if (u != v)
+            return false;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return u == v;
+    }
+    while (n-- > 0) {
+        if (*a++ != *b++)
+            return false;
+    }
+    return true;
+}
+
+/* fast_string for strings with escapes or bytes past ASCII. */
+static APR_NOINLINE const char *fast_string_slow(fast_ctx *c, const char *p, apr_slice *out, bool decode)
+{
+    const char *s = p + 1, *end = c->end, *content = s, *bad, *why;
+    unsigned high = 0;
+    bool escaped = false;
+    apr_status code;
+    for (;;) {
+        s = apr_json_priv_find_special(s, end, &high);
+        if (s >= end)
+            return NULL;
+        if (*s == '"')
+            break;
+        if (*s != '\\')
+            return NULL;
+        escaped = true;
+        if ((s = apr_json_priv_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
+            return NULL;
+    }
+    if ((high & 0x80u) && apr_utf8_check((const uint8_t *)content, (size_t)(s - content)) != SIZE_MAX)
+        return NULL;
+    if (!escaped) {
+        out->ptr = content;
+        out->len = (size_t)(s - content);
+    } else if (!decode) {
+        out->ptr = NULL;
+        out->len = 0;
+    } else {
+        size_t cap = (size_t)(s - content), n;
+        char *buf = (char *)apr_arena_alloc_aligned(c->arena, cap, 1);
+        if (buf == NULL)
+            return NULL;
+        n = apr_json_priv_unescape(content, s, buf);
+        out->ptr = (const char *)apr_arena_realloc(c->arena, buf, cap, n, 1);
+        out->len = n;
+    }
+    return s + 1;
+}
+
+/*
+ * Reads the string whose '"' is at p, as apr_json_read_string does: *out is
+ * its content, a slice of the input without escapes, else unescaped into
+ * the arena (when `decode`; otherwise out->ptr is NULL for escaped ones).
+ * Plain ASCII, the usual case, is one scan here.
+ */
+static inline const char *fast_string(fast_ctx *c, const char *p, apr_slice *out, bool decode)
+{
+    unsigned high = 0;
+    const char *s = apr_json_priv_find_special(p + 1, c->end, &high);
+    if (APR_LIKELY(s < c->end && *s == '"' && !(high & 0x80u))) {
+        out->ptr = p + 1;
+        out->len = (size_t)(s - (p + 1));
+        return s + 1;
+    }
+    return fast_string_slow(c, p, out, decode);
+}
+
+/* Is s the text literal lit? (apr_schema_priv_text_is without a libc call.) */
+static inline bool fast_text_is(const apr_literal *lit, apr_slice s)
+{
+    return lit->kind == APR_LIT_TEXT && lit->len == s.len && fast_same(lit->text, s.ptr, s.len);
+}
+
+/*
+ * Reads the member name whose '"' is at p and the ':' after it; stands at
+ * the value. Escaped names are left to the exact decoder: unescaping them
+ * changes what duplicates are.
+ */
+static inline const char *fast_name(fast_ctx *c, const char *p, apr_slice *name)
+{
+    const char *end = c->end;
+    if (p >= end || *p != '"' || (p = fast_string(c, p, name, false)) == NULL || name->ptr == NULL)
+        return NULL;
+    p = fast_ws(p, end);
+    if (p >= end || *p != ':')
+        return NULL;
+    return fast_ws(p + 1, end);
+}
+
+/* After an item of a container: the next one's start, *closed at `closer`. */
+static inline const char *fast_next(fast_ctx *c, const char *p, char closer, bool *closed)
+{
+    const char *end = c->end;
+    p = fast_ws(p, end);
+    if (p < end && *p == ',') {
+        *closed = false;
+        return fast_ws(p + 1, end);
+    }
+    if (p < end && *p == closer) {
+        *closed = true;
+        return p + 1;
+    }
+    return NULL;
+}
+
+/* Enters the container whose opening byte is at p; stands at its first item or closer. */
+static inline const char *fast_open(fast_ctx *c, const char *p)
+{
+    if (++c->depth > c->max_depth)
+        return NULL;
+    return fast_ws(p + 1, c->end);
+}
+
+static inline const char *fast_word(const char *p, const char *end, const char *word, size_t n)
+{
+    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+}
+
+static inline const char *fast_bool(const char *p, const char *end, bool *out)
+{
+    if (p < end && *p == 't') {
+        *out = true;
+        return fast_word(p, end, "true", 4);
+    }
+    *out = false;
+    return p < end && *p == 'f' ? fast_word(p, end, "false", 5) : NULL;
+}
+
+/*
+ * Reads an integer at p as sign and magnitude. Numbers with a fraction or
+ * exponent and magnitudes of 19 digits or more (near or past 64 bits) are
+ * the exact decoder's to judge.
+ */
+static inline const char *fast_integer(const char *p, const char *end, bool *neg, uint64_t *mag)
+{
+    const char *digits;
+    uint64_t v = 0;
+    *neg = p < end && *p == '-';
+    p += *neg;
+    digits = p;
+    if (p >= end || (unsigned)(*p - '0') > 9)
+        return NULL;
+    if (*p == '0') {
+        p++;
+    } else {
+        /* Eight digits at a time when eight bytes are digits (timestamps have 13). */
+        while (end - p >= 8 && v < 10000000000ull) {
+            uint64_t w, lo;
+            memcpy(&w, p, 8);
+            lo = w - 0x3030303030303030ull;
+            /* every byte a digit: no byte below '0' (borrow) nor above '9' (+6 carries to 0x10) */
+            if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+                0x3333333333333333ull)
+                break;
+            /* pairs, quads, then all eight: the first digit is the lowest byte */
+            lo = (lo * 2561) >> 8;
+            lo = ((lo & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+            lo = ((lo & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+            v = v * 100000000ull + lo;
+            p += 8;
+        }
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            v = v * 10 + (uint64_t)(*p++ - '0');
+    }
+    if (p - digits > 18 || (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (unsigned)(*p - '0') <= 9)))
+        return NULL;
+    *mag = v;
+    return p;
+}
+
+/* ---- any: a validating skip ---------------------------------------------- */
+
+/*
+ * Skips one JSON value, checking what apr_json_skip checks: syntax, UTF-8,
+ * escapes, depth, duplicate member names (compared pairwise, at most
+ * FAST_MAX_NAMES names in all its open objects). No recursion.
+ */
+static const char *fast_skip(fast_ctx *c, const char *p)
+{
+    const char *end = c->end, *bad;
+    bool is_object[FAST_MAX_DEPTH], closed;
+    unsigned first_name[FAST_MAX_DEPTH]; /* of each open container, in names[] */
+    apr_slice names[FAST_MAX_NAMES], s;
+    unsigned top = 0, nnames = 0, i;
+    for (;;) {
+        /* At a value. */
+        if (p >= end)
+            return NULL;
+        switch (*p) {
+        case '"':
+            p = fast_string(c, p, &s, false);
+            break;
+        case '{':
+        case '[': {
+            bool obj = *p == '{';
+            if (top == FAST_MAX_DEPTH || (p = fast_open(c, p)) == NULL)
+                return NULL;
+            is_object[top] = obj;
+            first_name[top] = nnames;
+            top++;
+            if (p < end && *p == (obj ? '}' : ']')) {
+                top--;
+                c->depth--;
+                p++;
+                break;
+            }
+            if (obj)
+                goto name;
+            continue;
+        }
+        case 't':
+            p = fast_word(p, end, "true", 4);
+            break;
+        case 'f':
+            p = fast_word(p, end, "false", 5);
+            break;
+        case 'n':
+            p = fast_word(p, end, "null", 4);
+            break;
+        default:
+            if (*p != '-' && (unsigned)(*p - '0') > 9)
+                return NULL;
+            p = apr_json_priv_scan_number(p, end, &bad);
+            break;
+        }
+        if (p == NULL)
+            return NULL;
+        /* After a value: close what ends here, go to the next item. */
+        for (;;) {
+            if (top == 0)
+                return p;
+            if ((p = fast_next(c, p, is_object[top - 1] ? '}' : ']', &closed)) == NULL)
+                return NULL;
+            if (!closed)
+                break;
+            top--;
+            c->depth--;
+            nnames = first_name[top];
+        }
+        if (!is_object[top - 1])
+            continue;
+    name:
+        if (nnames == FAST_MAX_NAMES || (p = fast_name(c, p, &names[nnames])) == NULL)
+            return NULL;
+        for (i = first_name[top - 1]; i < nnames; i++) {
+            if (names[i].len == names[nnames].len && fast_same(names[i].ptr, names[nnames].ptr, names[i].len))
+                return NULL;
+        }
+        nnames++;
+    }
+}
+
+/* ---- scalars ------------------------------------------------------------------ */
+
+static inline const char *fast_text(fast_ctx *c, const apr_type *t, const char *p, apr_slice *out)
+{
+    char msg[APR_ERROR_MESSAGE_MAX];
+    if (p >= c->end || *p != '"' || (p = fast_string(c, p, out, true)) == NULL)
+        return NULL;
+    if (APR_UNLIKELY(apr_schema_priv_text_constrained(t, out->len)) &&
+        apr_schema_priv_check_text(t, out->ptr, out->len, msg, sizeof msg) != APR_OK)
+        return NULL;
+    return p;
+}
+
+static const char *fast_enum(fast_ctx *c, const apr_type *t, const char *p, void *out)
+{
+    char msg[APR_ERROR_MESSAGE_MAX];
+    apr_slice s;
+    size_t i;
+    if (p >= c->end || *p != '"' || (p = fast_string(c, p, &s, true)) == NULL)
+        return NULL;
+    for (i = 0; i < t->u.enm.count; i++) {
+        if (fast_text_is(&t->u.enm.values[i], s)) {
+            *(int *)out = (int)(i + 1);
+            return p;
+        }
+    }
+    if (t->u.enm.other == NULL ||
+        apr_schema_priv_check_text(t->u.enm.other, s.ptr, s.len, msg, sizeof msg) != APR_OK)
+        return NULL;
+    *(int *)out = 0;
+    *APR_AT(out, t->u.enm.other_offset, apr_slice) = s;
+    return p;
+}
+
+static inline const char *fast_int(const apr_type *t, const char *p, const char *end, void *out)
+{
+    bool neg;
+    uint64_t mag;
+    if ((p = fast_integer(p, end, &neg, &mag)) == NULL)
+        return NULL;
+    if (t->kind == APR_K_INT) {
+        int64_t v = neg ? -(int64_t)mag : (int64_t)mag;
+        if (v < t->u.i.min || v > t->u.i.max)
+            return NULL;
+        *(int64_t *)out = v;
+    } else {
+        if ((neg && mag != 0) || mag < t->u.u.min || mag > t->u.u.max)
+            return NULL;
+        *(uint64_t *)out = mag;
+    }
+    return p;
+}
+
+static const char *fast_float(const apr_type *t, const char *p, const char *end, double *out)
+{
+    char msg[APR_ERROR_MESSAGE_MAX];
+    const char *e, *bad;
+    if (p >= end || (*p != '-' && (unsigned)(*p - '0') > 9) ||
+        (e = apr_json_priv_scan_number(p, end, &bad)) == NULL || !apr_json_priv_to_double(p, e, out))
+        return NULL;
+    if ((t->u.f.has_min || t->u.f.has_max) && apr_schema_priv_check_float(t, *out, msg, sizeof msg) != APR_OK)
+        return NULL;
+    return e;
+}
+
+/*
+ * Reads a value that must be the literal `lit`: *matched says whether it
+ * was. A value of the literal's kind that differs is no match; anything else
+ * gives up.
+ */
+static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char *p, bool *matched)
+{
+    const char *end = c->end;
+    switch (lit->kind) {
+    case APR_LIT_TEXT: {
+        apr_slice s;
+        if (p >= end || *p != '"' || (p = fast_string(c, p, &s, true)) == NULL)
+            return NULL;
+        *matched = fast_text_is(lit, s);
+        return p;
+    }
+    case APR_LIT_INT:
+    case APR_LIT_UINT: {
+        bool neg;
+        uint64_t mag;
+        if ((p = fast_integer(p, end, &neg, &mag)) == NULL)
+            return NULL;
+        if (lit->kind == APR_LIT_UINT)
+            *matched = (!neg || mag == 0) && mag == lit->u;
+        else if (lit->i < 0)
+            *matched = neg && mag == (uint64_t)0 - (uint64_t)lit->i;
+        else
+            *matched = (!neg || mag == 0) && mag == (uint64_t)lit->i;
+        return p;
+    }
+    case APR_LIT_BOOL: {
+        bool b;
+        if ((p = fast_bool(p, end, &b)) != NULL)
+            *matched = b == (lit->i != 0);
+        return p;
+    }
+    case APR_LIT_NULL:
+        *matched = true;
+        return fast_word(p, end, "null", 4);
+    case APR_LIT_FLOAT:
+        break;
+    }
+    return NULL;
+}
+
+/* ---- arrays and maps ------------------------------------------------------------ */
+
+/* Room for item n of `size` bytes in an arena array of *cap, zeroed. */
+static char *fast_item(fast_ctx *c, char **items, size_t n, size_t *cap, size_t size)
+{
+    if (n == *cap) {
+        size_t ncap = *cap != 0 ? *cap * 2 : 4;
+        char *grown;
+        if (ncap > SIZE_MAX / size)
+            return NULL;
+        grown = (char *)apr_arena_realloc(c->arena, *items, *cap * size, ncap * size, APR_ARENA_ALIGN);
+        if (grown == NULL)
+            return NULL;
+        *items = grown;
+        *cap = ncap;
+    }
+    memset(*items + n * size, 0, size);
+    return *items + n * size;
+}
+
+static const char *fast_array(fast_ctx *c, const apr_type *t, const char *p, apr_array *out)
+{
+    const apr_type *et = t->u.arr.elem;
+    size_t es = et->size, n = 0, cap = 0;
+    char *items = NULL, *item = NULL;
+    bool closed = false;
+    if (p >= c->end || *p != '[' || (p = fast_open(c, p)) == NULL)
+        return NULL;
+    if (p < c->end && *p == ']') {
+        p++;
+        closed = true;
+    }
+    while (!closed) {
+        if (n >= t->u.arr.max || (es != 0 && (item = fast_item(c, &items, n, &cap, es)) == NULL) ||
+            (p = fast_value(c, et, p, item)) == NULL || (p = fast_next(c, p, ']', &closed)) == NULL)
+            return NULL;
+        n++;
+    }
+    c->depth--;
+    if (n < t->u.arr.min)
+        return NULL;
+    out->items = items;
+    out->count = n;
+    return p;
+}
+
+/* Is `name` among the n names kept in `items` (of `size` bytes, name first)? */
+static bool fast_name_in(const char *items, size_t n, size_t size, apr_slice name)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const apr_slice *k = (const apr_slice *)(const void *)(items + i * size);
+        if (k->len == name.len && fast_same(k->ptr, name.ptr, name.len))
+            return true;
+    }
+    return false;
+}
+
+static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_array *out)
+{
+    size_t es = t->u.map.entry_size, n = 0, cap = 0;
+    char *items = NULL, *entry;
+    apr_slice name;
+    bool closed = false;
+    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
+        return NULL;
+    if (p < c->end && *p == '}') {
+        p++;
+        closed = true;
+    }
+    while (!closed) {
+        if (n >= t->u.map.max || n >= FAST_MAX_NAMES || (p = fast_name(c, p, &name)) == NULL ||
+            fast_name_in(items, n, es, name) || (entry = fast_item(c, &items, n, &cap, es)) == NULL)
+            return NULL;
+        *(apr_slice *)(void *)entry = name;
+        if ((p = fast_value(c, t->u.map.value, p, entry + t->u.map.value_offset)) == NULL ||
+            (p = fast_next(c, p, '}', &closed)) == NULL)
+            return NULL;
+        n++;
+    }
+    c->depth--;
+    if (n < t->u.map.min)
+        return NULL;
+    out->items = items;
+    out->count = n;
+    return p;
+}
+
+/* ---- objects: structs, their variants, discriminated unions ---------------- */
+
+/* Does input name k name field f under the decoder's key case? */
+static inline bool fast_named(const apr_field *f, apr_slice k, apr_key_case kc)
+{
+    if (kc != APR_CASE_SNAKE && f->key_len == k.len && fast_same(f->key, k.ptr, k.len))
+        return true;
+    if (kc == APR_CASE_SCHEMA)
+        return false;
+    if (f->snake == NULL)
+        return kc == APR_CASE_SNAKE && f->key_len == k.len && fast_same(f->key, k.ptr, k.len);
+    return f->snake_len == k.len && fast_same(f->snake, k.ptr, k.len);
+}
+
+/* Is the name whose '"' is at p exactly `name`? (Plain names only: no scan for escapes.) */
+static inline bool fast_is_plain(const char *p, const char *end, const char *name, size_t len)
+{
+    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && fast_same(p + 1, name, len);
+}
+
+/*
+ * Members usually come in schema order: is the member at p field f, read
+ * byte for byte? Then returns its value's position; NULL when it is not
+ * (the caller reads the name the long way).
+ */
+static inline const char *fast_expected(const apr_field *f, const char *p, const char *end, apr_key_case kc,
+                                        apr_slice *name)
+{
+    if (!(f->flags & APR_F_PLAIN_NAMES) || p >= end || *p != '"')
+        return NULL;
+    if (kc != APR_CASE_SNAKE && fast_is_plain(p, end, f->key, f->key_len))
+        name->len = f->key_len;
+    else if (kc != APR_CASE_SCHEMA && f->snake != NULL && fast_is_plain(p, end, f->snake, f->snake_len))
+        name->len = f->snake_len;
+    else
+        return NULL;
+    name->ptr = p + 1;
+    p = fast_ws(p + name->len + 2, end);
+    return p < end && *p == ':' ? fast_ws(p + 1, end) : NULL;
+}
+
+/* The field named k, looked for from *hint on (members usually come in schema order); SIZE_MAX if none. */
+static inline size_t fast_find(const apr_field *fields, size_t n, apr_slice k, apr_key_case kc, size_t *hint)
+{
+    size_t i;
+    for (i = *hint; i < n; i++) {
+        if (fast_named(&fields[i], k, kc))
+            goto found;
+    }
+    for (i = 0; i < *hint && i < n; i++) {
+        if (fast_named(&fields[i], k, kc))
+            goto found;
+    }
+    return SIZE_MAX;
+found:
+    *hint = i + 1;
+    return i;
+}
+
+/* Member-name equality with a NUL-terminated schema name (a discriminant's). */
+static inline bool fast_is(const char *name, apr_slice k)
+{
+    size_t i;
+    if (k.len != 0 && name[0] != k.ptr[0])
+        return false;
+    for (i = 0; i < k.len; i++) {
+        if (name[i] != k.ptr[i] || name[i] == '\0')
+            return false;
+    }
+    return name[k.len] == '\0';
+}
+
+/*
+ * Is k the snake_case spelling of union u's discriminant? That is the one
+ * its first alternative gives, as the exact decoder has it.
+ */
+static bool fast_is_disc_snake(const apr_type *u, apr_slice k)
+{
+    const char *dk = u->u.un.disc_key;
+    size_t i;
+    if (u->u.un.nalts > 0 && u->u.un.alts[0]->kind == APR_K_STRUCT) {
+        const apr_type *a = u->u.un.alts[0];
+        for (i = 0; i < a->u.st.nfields; i++) {
+            const apr_field *f = &a->u.st.fields[i];
+            if (f->key == dk || strcmp(f->key, dk) == 0)
+                return fast_is(f->snake != NULL ? f->snake : dk, k);
+        }
+    }
+    return fast_is(dk, k);
+}
+
+/* Is k the discriminant of union u under the key case? */
+static inline bool fast_is_disc(const apr_type *u, apr_slice k, apr_key_case kc)
+{
+    if (kc != APR_CASE_SNAKE && fast_is(u->u.un.disc_key, k))
+        return true;
+    return kc != APR_CASE_SCHEMA && fast_is_disc_snake(u, k);
+}
+
+/*
+ * Reads a discriminant value at p and picks u's alternative by it (0-based
+ * into *alt). Unknown values give up: tolerant or strict, the exact decoder
+ * handles them.
+ */
+static const char *fast_pick(fast_ctx *c, const apr_type *u, const char *p, size_t *alt)
+{
+    apr_slice v;
+    size_t i;
+    if (p >= c->end || *p != '"' || (p = fast_string(c, p, &v, true)) == NULL)
+        return NULL;
+    for (i = 0; i < u->u.un.nalts; i++) {
+        if (fast_text_is(&u->u.un.disc[i], v)) {
+            *alt = i;
+            return u->u.un.alts[i]->kind == APR_K_STRUCT ? p : NULL;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Looks ahead from the value at p, through the rest of the object, for the
+ * discriminant of u; picks the alternative by it. The object is read again
+ * for real afterwards.
+ */
+static bool fast_look_ahead(fast_ctx *c, const apr_type *u, const char *p, size_t *alt)
+{
+    unsigned depth = c->depth;
+    apr_slice k;
+    bool closed;
+    for (;;) {
+        if ((p = fast_skip(c, p)) == NULL || (p = fast_next(c, p, '}', &closed)) == NULL || closed ||
+            (p = fast_name(c, p, &k)) == NULL)
+            return false;
+        if (fast_is_disc(u, k, c->key_case)) {
+            c->depth = depth;
+            return fast_pick(c, u, p, alt) != NULL;
+        }
+    }
+}
+
+static inline const char *fast_field(fast_ctx *c, const apr_field *f, const char *p, char *base)
+{
+    unsigned fl = f->flags;
+    if ((fl & APR_F_NULLABLE) && p < c->end && *p == 'n') {
+        if ((p = fast_word(p, c->end, "null", 4)) == NULL)
+            return NULL;
+        *APR_AT(base, f->null_offset, bool) = true;
+    } else if (fl & APR_F_LITERAL) {
+        bool matched;
+        if ((p = fast_literal(c, &f->type->u.lit, p, &matched)) == NULL || !matched)
+            return NULL;
+    } else {
+        /* The usual member types read here, the rest through the dispatcher. */
+        const apr_type *t = f->type;
+        void *out = base + f->offset;
+        switch (t->kind) {
+        case APR_K_TEXT: p = fast_text(c, t, p, (apr_slice *)out); break;
+        case APR_K_INT:
+        case APR_K_UINT: p = fast_int(t, p, c->end, out); break;
+        default: p = fast_value(c, t, p, out); break;
+        }
+        if (p == NULL)
+            return NULL;
+    }
+    if (fl & APR_F_OPTIONAL)
+        *APR_AT(base, f->present_offset, bool) = true;
+    return p;
+}
+
+/* Were all required fields among the n seen? Only the unseen ones are looked at. */
+static bool fast_has_required(const apr_field *f, size_t n, uint64_t seen)
+{
+    uint64_t missing = ~seen & (n < 64 ? ((uint64_t)1 << n) - 1u : ~(uint64_t)0);
+    while (missing != 0) {
+        unsigned i = fast_ctz64(missing);
+        if (!(f[i].flags & APR_F_OPTIONAL))
+            return false;
+        missing &= missing - 1u;
+    }
+    return true;
+}
+
+/* Decodes field f, number i in the object's seen-set, unless it was seen already. */
+static inline const char *fast_member(fast_ctx *c, const apr_field *f, size_t i, uint64_t *seen,
+                                      const char *p, char *base)
+{
+    if (i >= FAST_MAX_FIELDS || ((*seen >> i) & 1u))
+        return NULL;
+    *seen |= (uint64_t)1 << i;
+    return fast_field(c, f, p, base);
+}
+
+/*
+ * Keeps the unknown member `name`, whose value is at p, in the list of open
+ * struct `owner` at `obase`, as keep_extra does; *cap is the list's room.
+ * Names kept are compared with each other: no known field has theirs.
+ */
+static const char *fast_extra(fast_ctx *c, const apr_type *owner, char *obase, apr_slice name,
+                              const char *p, size_t *cap)
+{
+    apr_json_members *x = APR_AT(obase, owner->u.st.extras_offset, apr_json_members);
+    const apr_type *xt = owner->u.st.extras_type;
+    apr_json_member *m;
+    const char *start = p;
+    if (x->count >= FAST_MAX_NAMES || fast_name_in((const char *)x->items, x->count, sizeof *m, name))
+        return NULL;
+    if (xt == NULL) {
+        p = fast_skip(c, p);
+    } else {
+        /* A typed tail: the value must decode as its type; only its raw text is kept. */
+        apr_arena_marker mark = apr_arena_mark(c->arena);
+        void *scratch = apr_arena_alloc(c->arena, xt->size);
+        if (scratch == NULL)
+            return NULL;
+        memset(scratch, 0, xt->size);
+        p = fast_value(c, xt, p, scratch);
+        apr_arena_rollback(c->arena, mark);
+    }
+    if (p == NULL || (m = (apr_json_member *)(void *)fast_item(c, (char **)&x->items, x->count, cap,
+                                                                 sizeof *m)) == NULL)
+        return NULL;
+    m->key = name;
+    m->value.ptr = start;
+    m->value.len = (size_t)(p - start);
+    x->count++;
+    return p;
+}
+
+/* Records the alternative a union value took and its raw text. */
+static void fast_set_union(const apr_type *t, char *out, size_t alt, const char *start, const char *end)
+{
+    apr_json_raw *raw = APR_AT(out, t->u.un.raw_offset, apr_json_raw);
+    *APR_AT(out, t->u.un.kind_offset, int) = (int)(alt + 1);
+    raw->ptr = start;
+    raw->len = (size_t)(end - start);
+}
+
+/* Marks alternative `alt`'s discriminant member seen: it was read to pick the alternative. */
+static void fast_see_disc(const apr_type *alt, const char *disc_key, size_t first, uint64_t *seen,
+                          size_t *hint)
+{
+    size_t i;
+    for (i = 0; i < alt->u.st.nfields; i++) {
+        const char *key = alt->u.st.fields[i].key;
+        if (key == disc_key || strcmp(key, disc_key) == 0) {
+            *seen |= (uint64_t)1 << (first + i);
+            *hint = i + 1;
+            return;
+        }
+    }
+}
+
+/*
+ * An object being read as struct `st` (at `base`), with the alternative of
+ * st's variants union `u` (at `ubase`) once it is known: what struct_body
+ * keeps in locals.
+ */
+typedef struct fast_object {
+    const apr_type *st, *u, *at; /* at: the alternative, NULL until known */
+    const apr_field *pf, *af;    /* st's fields and at's */
+    size_t np, na, phint, ahint, alt, xcap;
+    char *base, *ubase, *abase;
+    uint64_t seen;               /* st's fields, then at's from bit np */
+} fast_object;
+
+/* Takes alternative o->alt of o->u as the object's. */
+static bool fast_take_alt(fast_object *o)
+{
+    o->at = o->u->u.un.alts[o->alt];
+    o->af = o->at->u.st.fields;
+    o->na = o->at->u.st.nfields;
+    return o->np + o->na <= FAST_MAX_FIELDS;
+}
+
+/*
+ * Reads one member (its name at p) of the object, as struct_body does:
+ * st's own fields first, then while the alternative is unknown the
+ * discriminant picks it (or a look ahead does, at the first member that is
+ * neither), then the alternative's fields, then the open map's list.
+ * Returns the position after the member's value.
+ */
+static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p)
+{
+    apr_key_case kc = c->key_case;
+    bool choosing = o->u != NULL && o->at == NULL, in_place;
+    const char *q;
+    apr_slice k;
+    size_t i;
+    /* The expected member, byte for byte (unless it would be the discriminant). */
+    if (o->phint < o->np && (q = fast_expected(&o->pf[o->phint], p, c->end, kc, &k)) != NULL &&
+        !(choosing && fast_is_disc(o->u, k, kc))) {
+        i = o->phint++;
+        return fast_member(c, &o->pf[i], i, &o->seen, q, o->base);
+    }
+    if ((p = fast_name(c, p, &k)) == NULL)
+        return NULL;
+    in_place = choosing && fast_is_disc(o->u, k, kc);
+    if (!in_place && (i = fast_find(o->pf, o->np, k, kc, &o->phint)) != SIZE_MAX)
+        return fast_member(c, &o->pf[i], i, &o->seen, p, o->base);
+    if (in_place) {
+        /* The discriminant is the alternative's literal member: it held. */
+        if ((p = fast_pick(c, o->u, p, &o->alt)) == NULL || !fast_take_alt(o))
+            return NULL;
+        fast_see_disc(o->at, o->u->u.un.disc_key, o->np, &o->seen, &o->ahint);
+        return p;
+    }
+    if (choosing && (!fast_look_ahead(c, o->u, p, &o->alt) || !fast_take_alt(o)))
+        return NULL;
+    if (o->at != NULL && (i = fast_find(o->af, o->na, k, kc, &o->ahint)) != SIZE_MAX)
+        return fast_member(c, &o->af[i], o->np + i, &o->seen, p, o->abase);
+    if (o->st->u.st.open)
+        return fast_extra(c, o->st, o->base, k, p, &o->xcap);
+    return NULL;
+}
+
+/*
+ * The members of an object, as struct_body reads them, into struct `st` at
+ * `base`. p stands at the next member name, or after the object when
+ * `closed`; `seen` and `hint` carry what the caller read already (a
+ * discriminant); `start` is the object's '{', for the variants' raw text.
+ */
+static const char *fast_body(fast_ctx *c, const char *p, bool closed, const char *start,
+                             const apr_type *st, char *base, uint64_t seen, size_t hint)
+{
+    fast_object o;
+    memset(&o, 0, sizeof o);
+    o.st = st;
+    o.u = st->u.st.variants;
+    o.pf = st->u.st.fields;
+    o.np = st->u.st.nfields;
+    o.phint = hint;
+    o.base = base;
+    o.ubase = o.u != NULL ? base + st->u.st.variants_offset : NULL;
+    o.abase = o.u != NULL ? o.ubase + o.u->u.un.payload_offset : NULL;
+    o.seen = seen;
+    if (o.np > FAST_MAX_FIELDS)
+        return NULL;
+    while (!closed) {
+        if ((p = fast_object_member(c, &o, p)) == NULL || (p = fast_next(c, p, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if (!fast_has_required(o.pf, o.np, o.seen) || !fast_has_required(o.af, o.na, o.seen >> o.np))
+        return NULL;
+    if (o.u != NULL) {
+        if (o.at == NULL)
+            return NULL; /* no discriminant */
+        fast_set_union(o.u, o.ubase, o.alt, start, p);
+    }
+    return p;
+}
+
+/* A struct: its object, entered here. */
+static const char *fast_struct(fast_ctx *c, const apr_type *t, const char *p, char *out)
+{
+    const char *start = p;
+    bool closed = false;
+    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
+        return NULL;
+    if (p < c->end && *p == '}') {
+        p++;
+        closed = true;
+    }
+    return fast_body(c, p, closed, start, t, out, 0, 0);
+}
+
+/*
+ * A discriminated union, as decode_discriminated reads it: the alternative
+ * is picked by the discriminant when it is the first member (the rest of
+ * the object is the alternative's body), else by a look ahead, and the
+ * object is read as the alternative's from its start.
+ */
+static const char *fast_discriminated(fast_ctx *c, const apr_type *u, const char *p, char *out)
+{
+    const char *start = p, *q;
+    const apr_type *at;
+    uint64_t seen = 0;
+    size_t alt, hint = 0;
+    apr_slice k;
+    bool closed = false;
+    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL || (q = fast_name(c, p, &k)) == NULL)
+        return NULL;
+    if (fast_is_disc(u, k, c->key_case)) {
+        if ((q = fast_pick(c, u, q, &alt)) == NULL || (q = fast_next(c, q, '}', &closed)) == NULL)
+            return NULL;
+        fast_see_disc(u->u.un.alts[alt], u->u.un.disc_key, 0, &seen, &hint);
+        p = q;
+    } else if (!fast_look_ahead(c, u, q, &alt)) {
+        return NULL;
+    }
+    at = u->u.un.alts[alt];
+    if ((p = fast_body(c, p, closed, start, at, out + u->u.un.payload_offset, seen, hint)) == NULL)
+        return NULL;
+    fast_set_union(u, out, alt, start, p);
+    return p;
+}
+
+/* ---- choices by kind and untagged ------------------------------------------- */
+
+/*
+ * A kind union (decode_by_kind) or an untagged one (decode_untagged): the
+ * alternatives the value's JSON kind fits are the candidates, in order. A
+ * literal that differs passes the value on to a later candidate, as in the
+ * exact decoder; any other failure gives up, since only the exact decoder
+ * knows whether the failure was the value's or this path's.
+ */
+static const char *fast_choice(fast_ctx *c, const apr_type *t, const char *p, char *out)
+{
+    const char *end = c->end, *q;
+    apr_json_kind jk = p < end ? apr_json_priv_kind_of(*p) : APR_JSON_INVALID;
+    bool is_int = false, matched;
+    size_t i, j;
+    if (jk == APR_JSON_NUMBER) {
+        q = p + (*p == '-');
+        while (q < end && (unsigned)(*q - '0') <= 9)
+            q++;
+        is_int = !(q < end && (*q == '.' || *q == 'e' || *q == 'E'));
+    }
+    for (i = 0; i < t->u.un.nalts; i++) {
+        const apr_type *alt = t->u.un.alts[i];
+        if (!apr_schema_priv_kind_fits(alt, jk, is_int, 0))
+            continue;
+        if (t->u.un.cls == APR_U_KIND && alt->kind == APR_K_LITERAL) {
+            for (j = i + 1; j < t->u.un.nalts && !apr_schema_priv_kind_fits(t->u.un.alts[j], jk, is_int, 0); j++)
+                ;
+            if (j < t->u.un.nalts) {
+                if ((q = fast_literal(c, &alt->u.lit, p, &matched)) == NULL)
+                    return NULL;
+                if (!matched)
+                    continue;
+                fast_set_union(t, out, i, p, q);
+                return q;
+            }
+        }
+        if (t->u.un.cls == APR_U_UNTAGGED)
+            memset(out + t->u.un.payload_offset, 0, alt->size);
+        if ((q = fast_value(c, alt, p, out + t->u.un.payload_offset)) == NULL)
+            return NULL;
+        fast_set_union(t, out, i, p, q);
+        return q;
+    }
+    return NULL;
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+static const char *fast_nested(fast_ctx *c, const apr_type *t, const char *p, char *out)
+{
+    const char *q;
+    if (++c->typed > FAST_MAX_TYPED)
+        return NULL;
+    switch (t->kind) {
+    case APR_K_STRUCT: q = fast_struct(c, t, p, out); break;
+    case APR_K_ARRAY: q = fast_array(c, t, p, (apr_array *)(void *)out); break;
+    case APR_K_MAP: q = fast_map(c, t, p, (apr_array *)(void *)out); break;
+    default:
+        q = t->u.un.cls == APR_U_DISCRIMINATED ? fast_discriminated(c, t, p, out) : fast_choice(c, t, p, out);
+        break;
+    }
+    c->typed--;
+    return q;
+}
+
+static const char *fast_value(fast_ctx *c, const apr_type *t, const char *p, void *out)
+{
+    const char *end = c->end;
+    bool matched;
+    switch (t->kind) {
+    case APR_K_ANY: {
+        apr_json_raw *raw = (apr_json_raw *)out;
+        const char *q = fast_skip(c, p);
+        if (q != NULL) {
+            raw->ptr = p;
+            raw->len = (size_t)(q - p);
+        }
+        return q;
+    }
+    case APR_K_BOOL: return fast_bool(p, end, (bool *)out);
+    case APR_K_INT:
+    case APR_K_UINT: return fast_int(t, p, end, out);
+    case APR_K_FLOAT: return fast_float(t, p, end, (double *)out);
+    case APR_K_TEXT: return fast_text(c, t, p, (apr_slice *)out);
+    case APR_K_LITERAL: return (p = fast_literal(c, &t->u.lit, p, &matched)) != NULL && matched ? p : NULL;
+    case APR_K_ENUM: return fast_enum(c, t, p, out);
+    case APR_K_STRUCT:
+    case APR_K_ARRAY:
+    case APR_K_MAP:
+    case APR_K_UNION:
+        return fast_nested(c, t, p, (char *)out);
+    }
+    return NULL;
+}
+
+bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t len,
+                                 apr_arena *arena, void *out, const apr_decode_options *options)
+{
+    fast_ctx c;
+    size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth
+                                                                  : APR_JSON_MAX_DEPTH_DEFAULT;
+    const char *p;
+    c.end = json + len;
+    c.arena = arena;
+    c.key_case = options != NULL ? options->key_case : APR_CASE_SCHEMA;
+    c.depth = 0;
+    c.max_depth = max_depth < FAST_MAX_DEPTH ? (unsigned)max_depth : FAST_MAX_DEPTH;
+    c.typed = 0;
+    if (type->size != 0)
+        memset(out, 0, type->size);
+    p = fast_value(&c, type, fast_ws(json, c.end), out);
+    return p != NULL && fast_ws(p, c.end) == c.end;
+}

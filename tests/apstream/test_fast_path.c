@@ -1,0 +1,301 @@
+/*
+ * test_fast_path.c - which inputs the decoder's fast path (runtime/src/
+ * schema_fast.c) takes, and that the full decode gives the same answer
+ * either way.
+ *
+ * The fast path is a performance promise: the messages a server usually
+ * sends (compact or not, names in either spelling, escapes and non-ASCII in
+ * values) must decode in it. It gives up on what it cannot be sure of, and
+ * the exact decoder answers instead: those inputs are listed here too, so a
+ * change that makes the fast path give up on common traffic, or take
+ * something it must not, fails a test. (That the two decoders agree on every
+ * input is the decode_fast fuzz target's job; its seed corpus replays as a
+ * ctest in every build.)
+ *
+ * Usage: apstream-fast-path CORPUS_DIR TRACE.jsonl
+ *   every valid corpus file and every trace line (snake_case) the exact
+ *   decoder accepts strictly must take the fast path, with the same encoding.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "ap.h"
+
+#include "../../runtime/src/schema_internal.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, what)                                                      \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, what, #cond); \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+typedef union any_value {
+    ap_message_t message;
+    ap_command_t command;
+} any_value;
+
+static apr_arena arena;
+
+/* Compact schema-spelling encoding of v into a fresh buffer (caller frees). */
+static char *encode(const apr_type *t, const any_value *v)
+{
+    apr_json_writer w;
+    char *out = NULL;
+    apr_json_writer_init(&w, NULL);
+    if (apr_schema_encode(t, v, &w, NULL) == APR_OK && apr_json_writer_finish(&w, NULL) == APR_OK) {
+        size_t n = apr_json_writer_len(&w);
+        out = malloc(n + 1);
+        if (out != NULL) {
+            memcpy(out, apr_json_writer_data(&w), n);
+            out[n] = '\0';
+        }
+    }
+    apr_json_writer_deinit(&w);
+    return out;
+}
+
+/*
+ * Decodes `json` as t both ways. Returns whether the fast path took it;
+ * checks that then the exact decoder accepts it with the same encoding,
+ * and that apr_schema_decode's answer is the exact decoder's.
+ */
+static int fast_takes(const apr_type *t, const char *json, size_t len, apr_key_case kc, bool strict,
+                      const char *name)
+{
+    any_value fast, exact, full;
+    apr_decode_options o;
+    apr_status st_exact, st_full;
+    int took;
+    memset(&o, 0, sizeof o);
+    o.key_case = kc;
+    o.strict = strict;
+    apr_arena_reset(&arena);
+    took = apr_schema_priv_decode_fast(t, json, len, &arena, &fast, &o);
+    st_exact = apr_schema_priv_decode_exact(t, json, len, &arena, &exact, &o, NULL);
+    st_full = apr_schema_decode(t, json, len, &arena, &full, &o, NULL);
+    CHECK(st_full == st_exact, name);
+    if (took) {
+        char *a = encode(t, &fast), *b = encode(t, &exact);
+        CHECK(st_exact == APR_OK, name);
+        CHECK(a != NULL && b != NULL && strcmp(a, b) == 0, name);
+        free(a);
+        free(b);
+    }
+    return took;
+}
+
+#define DELTA "{\"type\":\"event\",\"eventId\":\"7\",\"seq\":7,\"method\":\"messages\",\"params\":{\"namespace\":[\"a\"]," \
+              "\"timestamp\":1777587969651,\"node\":\"agent\",\"data\":{\"event\":\"content-block-delta\",\"index\":0," \
+              "\"delta\":{\"type\":\"text-delta\",\"text\":\"%s\"}}}}"
+
+static int fast_takes_delta(const char *text)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, DELTA, text);
+    return fast_takes(&ap_message_type, buf, strlen(buf), APR_CASE_SCHEMA, true, buf);
+}
+
+static void test_inline(void)
+{
+    static const char *const taken[] = {
+        /* member order differs from the schema's; the discriminant last */
+        "{\"params\":{\"data\":{\"graphName\":\"g\",\"event\":\"running\"},\"timestamp\":1,\"namespace\":[]},"
+        "\"method\":\"lifecycle\",\"type\":\"event\"}",
+        /* whitespace everywhere JSON allows it */
+        " { \"type\" : \"event\" , \"method\" : \"values\" , \"params\" : { \"namespace\" : [ ] , "
+        "\"timestamp\" : 1 , \"data\" : { \"a\" : [ 1 , 2.5e3 , true , null ] } } } \n",
+        /* unknown members of open maps, with nested values */
+        "{\"type\":\"event\",\"x\":{\"y\":[{\"z\":1}]},\"method\":\"custom\",\"params\":{\"namespace\":[],"
+        "\"timestamp\":1,\"data\":{\"name\":\"n\",\"payload\":{}}}}",
+        "{\"type\":\"success\",\"id\":1,\"result\":{\"runId\":\"r\"},\"meta\":{\"appliedThroughSeq\":3}}",
+        "{\"type\":\"error\",\"id\":null,\"error\":\"invalid_argument\",\"message\":\"m\"}",
+    };
+    static const char *const given_up[] = {
+        /* an escaped member name: unescaping changes what duplicates are */
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"\\u0064ata\":{}}}",
+        /* an unknown variant (the exact decoder keeps or rejects it) */
+        "{\"type\":\"event\",\"method\":\"nope\",\"params\":{}}",
+        /* duplicates, known and unknown, and inside `any` */
+        "{\"type\":\"event\",\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{}}}",
+        "{\"type\":\"event\",\"u\":1,\"u\":2,\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{}}}",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{\"a\":1,\"a\":1}}}",
+        /* errors of every kind */
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":-1,\"data\":{}}}",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1.5,\"data\":{}}}",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":01,\"data\":{}}}",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{}}} x",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{}}",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"data\":{}}}",
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[\"\\ud800\"],\"timestamp\":1,\"data\":{}}}",
+        /* 19 digits and more: near 64 bits, judged by the exact decoder */
+        "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1234567890123456789,\"data\":{}}}",
+    };
+    char deep[400];
+    size_t i;
+    for (i = 0; i < sizeof taken / sizeof *taken; i++)
+        CHECK(fast_takes(&ap_message_type, taken[i], strlen(taken[i]), APR_CASE_SCHEMA, true, taken[i]), taken[i]);
+    for (i = 0; i < sizeof given_up / sizeof *given_up; i++)
+        CHECK(!fast_takes(&ap_message_type, given_up[i], strlen(given_up[i]), APR_CASE_SCHEMA, false, given_up[i]),
+              given_up[i]);
+    /* Values with escapes, non-ASCII and lengths around the 16-byte scan steps. */
+    CHECK(fast_takes_delta(""), "empty text");
+    CHECK(fast_takes_delta("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "non-ASCII text");
+    CHECK(fast_takes_delta("line\\nbreak \\\"quoted\\\" \\u00e9 \\ud83d\\ude00 \\\\"), "escaped text");
+    CHECK(fast_takes_delta("0123456789abcde"), "15 bytes");
+    CHECK(fast_takes_delta("0123456789abcdef"), "16 bytes");
+    CHECK(fast_takes_delta("0123456789abcdef0123456789abcdef\\t"), "escape after 32 bytes");
+    CHECK(!fast_takes_delta("bad \xC3"), "truncated UTF-8");
+    CHECK(!fast_takes_delta("ctl \x01"), "control character");
+    /* Nesting past the fast path's limit goes to the exact decoder, which takes it. */
+    memset(deep, 0, sizeof deep);
+    strcpy(deep, "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":");
+    for (i = 0; i < 80; i++)
+        strcat(deep, "[");
+    for (i = 0; i < 80; i++)
+        strcat(deep, "]");
+    strcat(deep, "}}");
+    CHECK(!fast_takes(&ap_message_type, deep, strlen(deep), APR_CASE_SCHEMA, true, "deep"), "deep");
+    /* Both spellings. */
+    {
+        static const char snake[] = "{\"type\":\"event\",\"event_id\":\"1\",\"method\":\"tools\",\"params\":{\"namespace\":[],"
+                                    "\"timestamp\":1,\"data\":{\"event\":\"tool-started\",\"tool_call_id\":\"t\","
+                                    "\"tool_name\":\"calc\",\"input\":{\"a\":1}}}}";
+        CHECK(fast_takes(&ap_message_type, snake, strlen(snake), APR_CASE_SNAKE, true, snake), "snake");
+        CHECK(fast_takes(&ap_message_type, snake, strlen(snake), APR_CASE_EITHER, true, snake), "either");
+    }
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL) {
+        *len = fread(buf, 1, (size_t)n, f);
+        buf[*len] = '\0';
+    }
+    if (f != NULL)
+        fclose(f);
+    return buf;
+}
+
+/*
+ * Valid corpus files the fast path leaves to the exact decoder, and why.
+ * Every other valid file must take it.
+ */
+static const char *const exact_only[] = {
+    /* an untagged choice whose first fitting alternative does not match
+     * (ResultData, InputRespondParams): only the exact decoder goes on */
+    "command-input.respond-many.json", "command-input.respond-many-all.json",
+    "response-success-subscribe.json", "response-success-subscribe-minimal.json",
+    "response-success-reconnect.json", "response-success-reconnect-minimal.json",
+    "response-success-agent-tree.json", "response-success-state-get.json",
+    "response-success-state-get-no-checkpoint.json", "response-success-list-checkpoints.json",
+    "response-success-list-checkpoints-empty.json", "response-success-state-fork.json",
+    "response-success-extra.json", "order-response-type-last.json",
+    /* an escaped member name */
+    "escape-key-type.json",
+    /* integers of 19 digits and more */
+    "int-limits-uint64.json", "int-limits-int64.json", "int-limits-usage-large.json",
+    /* nesting deeper than the fast path's 64 levels */
+    "any-deep-array.json", "any-deep-object.json",
+};
+
+static int is_exact_only(const char *file)
+{
+    size_t i;
+    for (i = 0; i < sizeof exact_only / sizeof *exact_only; i++) {
+        if (strcmp(exact_only[i], file) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every valid corpus file takes the fast path, but those listed above. */
+static void test_corpus(const char *dir)
+{
+    char path[4096], line[512];
+    FILE *manifest;
+    size_t taken = 0, total = 0;
+    snprintf(path, sizeof path, "%s/valid/MANIFEST.tsv", dir);
+    manifest = fopen(path, "r");
+    CHECK(manifest != NULL, path);
+    if (manifest == NULL)
+        return;
+    while (fgets(line, sizeof line, manifest) != NULL) {
+        char file[256], rule[64];
+        const apr_type *t;
+        size_t len;
+        char *json;
+        if (sscanf(line, "%255s %63s", file, rule) != 2 || strcmp(file, "file") == 0)
+            continue;
+        t = strcmp(rule, "Command") == 0 ? &ap_command_type : &ap_message_type;
+        snprintf(path, sizeof path, "%s/valid/%s", dir, file);
+        json = read_all(path, &len);
+        CHECK(json != NULL, path);
+        if (json == NULL)
+            continue;
+        total++;
+        if (fast_takes(t, json, len, APR_CASE_SCHEMA, true, path))
+            taken++;
+        else
+            CHECK(is_exact_only(file), path);
+        free(json);
+    }
+    fclose(manifest);
+    printf("valid corpus: %zu of %zu files took the fast path\n", taken, total);
+    CHECK(total > 100, "the corpus was read");
+}
+
+/* The recorded trace, snake_case: every line the exact decoder accepts strictly. */
+static void test_trace(const char *file)
+{
+    size_t len, taken = 0, accepted = 0;
+    char *all = read_all(file, &len), *line, *next;
+    CHECK(all != NULL, file);
+    if (all == NULL)
+        return;
+    for (line = all; *line != '\0'; line = next) {
+        any_value v;
+        apr_decode_options o;
+        size_t n;
+        next = strchr(line, '\n');
+        n = next != NULL ? (size_t)(next - line) : strlen(line);
+        next = next != NULL ? next + 1 : line + n;
+        memset(&o, 0, sizeof o);
+        o.key_case = APR_CASE_SNAKE;
+        o.strict = true;
+        apr_arena_reset(&arena);
+        if (n == 0 || apr_schema_priv_decode_exact(&ap_message_type, line, n, &arena, &v, &o, NULL) != APR_OK)
+            continue;
+        accepted++;
+        taken += (size_t)fast_takes(&ap_message_type, line, n, APR_CASE_SNAKE, true, "trace line");
+    }
+    printf("trace: %zu of %zu strictly valid lines took the fast path\n", taken, accepted);
+    CHECK(accepted > 0 && taken == accepted, "every strictly valid trace line takes the fast path");
+    free(all);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s CORPUS_DIR TRACE.jsonl\n", argv[0]);
+        return 2;
+    }
+    apr_arena_init(&arena, NULL);
+    test_inline();
+    test_corpus(argv[1]);
+    test_trace(argv[2]);
+    apr_arena_deinit(&arena);
+    if (failures != 0)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures != 0;
+}

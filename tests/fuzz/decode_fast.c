@@ -1,0 +1,86 @@
+/*
+ * decode_fast.c - fuzz target for the decoder's fast path (runtime/src/
+ * schema_fast.c) against the exact decoder, on the generated Message and
+ * Command types in every option set.
+ *
+ * The fast path's one rule: what it accepts, the exact decoder accepts,
+ * with the same value. So whenever the fast path decodes an input, the
+ * exact decoder must decode it too, and both values must validate and
+ * encode to the same bytes (in the spelling decoded, the union raw texts
+ * included through unknown-free encoding). Anything else aborts.
+ */
+#include "ap.h"
+
+#include "../../runtime/src/schema_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct fuzz_state {
+    int ready;
+    apr_arena fast_arena, exact_arena;
+    apr_json_writer fast_out, exact_out;
+} fuzz_state;
+
+typedef union any_value {
+    ap_message_t message;
+    ap_command_t command;
+} any_value;
+
+static void encode_or_abort(const apr_type *t, const any_value *v, apr_json_writer *w, apr_key_case kc)
+{
+    apr_encode_options eo;
+    memset(&eo, 0, sizeof eo);
+    eo.key_case = kc;
+    apr_json_writer_reset(w);
+    if (apr_schema_encode(t, v, w, &eo) != APR_OK || apr_json_writer_finish(w, NULL) != APR_OK)
+        abort();
+}
+
+static void check(fuzz_state *s, const apr_type *t, const char *json, size_t len, bool strict, apr_key_case kc)
+{
+    any_value fast, exact;
+    apr_decode_options o;
+    apr_key_case out_case = kc == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
+    memset(&o, 0, sizeof o);
+    o.key_case = kc;
+    o.strict = strict;
+    apr_arena_reset(&s->fast_arena);
+    apr_arena_reset(&s->exact_arena);
+    if (!apr_schema_priv_decode_fast(t, json, len, &s->fast_arena, &fast, &o))
+        return;
+    if (apr_schema_priv_decode_exact(t, json, len, &s->exact_arena, &exact, &o, NULL) != APR_OK)
+        abort();
+    if (apr_schema_validate(t, &fast, strict, NULL) != APR_OK)
+        abort();
+    encode_or_abort(t, &fast, &s->fast_out, out_case);
+    encode_or_abort(t, &exact, &s->exact_out, out_case);
+    if (apr_json_writer_len(&s->fast_out) != apr_json_writer_len(&s->exact_out) ||
+        memcmp(apr_json_writer_data(&s->fast_out), apr_json_writer_data(&s->exact_out),
+               apr_json_writer_len(&s->fast_out)) != 0)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static fuzz_state s;
+    static const apr_key_case cases[] = { APR_CASE_SCHEMA, APR_CASE_SNAKE, APR_CASE_EITHER };
+    size_t i;
+    if (!s.ready) {
+        apr_arena_init(&s.fast_arena, NULL);
+        apr_arena_init(&s.exact_arena, NULL);
+        apr_json_writer_init(&s.fast_out, NULL);
+        apr_json_writer_init(&s.exact_out, NULL);
+        s.ready = 1;
+    }
+    for (i = 0; i < 3; i++) {
+        check(&s, &ap_message_type, (const char *)data, size, true, cases[i]);
+        check(&s, &ap_message_type, (const char *)data, size, false, cases[i]);
+        check(&s, &ap_command_type, (const char *)data, size, true, cases[i]);
+        check(&s, &ap_command_type, (const char *)data, size, false, cases[i]);
+    }
+    return 0;
+}

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define ONES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 
@@ -52,19 +56,12 @@ void apr_json_writer_reset(apr_json_writer *w)
     w->state = ST_ROOT;
 }
 
-static void fail(apr_json_writer *w, apr_status code)
-{
-    if (w->status == APR_OK)
-        w->status = code;
-}
-
-/* Makes room for n more bytes; 0 (and a sticky error) when it cannot. */
-static int grow(apr_json_writer *w, size_t n)
+int apr_json_priv_grow(apr_json_writer *w, size_t n)
 {
     size_t cap;
     char *nb;
     if (w->fixed || n > SIZE_MAX / 2 - w->len) {
-        fail(w, w->fixed ? APR_E_LIMIT : APR_E_NOMEM);
+        apr_json_priv_fail(w, w->fixed ? APR_E_LIMIT : APR_E_NOMEM);
         return 0;
     }
     cap = w->cap ? w->cap * 2 : 256;
@@ -72,7 +69,7 @@ static int grow(apr_json_writer *w, size_t n)
         cap *= 2;
     nb = (char *)w->allocator.alloc(w->allocator.ctx, cap);
     if (nb == NULL) {
-        fail(w, APR_E_NOMEM);
+        apr_json_priv_fail(w, APR_E_NOMEM);
         return 0;
     }
     if (w->buf != NULL) {
@@ -84,15 +81,7 @@ static int grow(apr_json_writer *w, size_t n)
     return 1;
 }
 
-static inline int reserve(apr_json_writer *w, size_t n)
-{
-    if (w->cap - w->len >= n)
-        return 1;
-    return grow(w, n);
-}
-
-/* Accounts for one value about to be written; writes the comma it needs. */
-static inline int before_value(apr_json_writer *w)
+int apr_json_priv_before_value(apr_json_writer *w)
 {
     if (w->status != APR_OK)
         return 0;
@@ -101,10 +90,7 @@ static inline int before_value(apr_json_writer *w)
         w->state = ST_OBJ_NEXT;
         return 1;
     case ST_ARR_NEXT:
-        if (!reserve(w, 1))
-            return 0;
-        w->buf[w->len++] = ',';
-        return 1;
+        return apr_json_priv_put_byte(w, ',');
     case ST_ARR_FIRST:
         w->state = ST_ARR_NEXT;
         return 1;
@@ -112,25 +98,17 @@ static inline int before_value(apr_json_writer *w)
         w->state = ST_DONE;
         return 1;
     default:
-        fail(w, APR_E_STATE);
+        apr_json_priv_fail(w, APR_E_STATE);
         return 0;
-    }
-}
-
-static void put(apr_json_writer *w, const char *s, size_t n)
-{
-    if (reserve(w, n)) {
-        memcpy(w->buf + w->len, s, n);
-        w->len += n;
     }
 }
 
 static void begin(apr_json_writer *w, int is_object)
 {
-    if (!before_value(w))
+    if (!apr_json_priv_before_value(w))
         return;
     if (w->depth >= APR_JSON_WRITER_MAX_DEPTH) {
-        fail(w, APR_E_DEPTH);
+        apr_json_priv_fail(w, APR_E_DEPTH);
         return;
     }
     if (is_object)
@@ -139,7 +117,7 @@ static void begin(apr_json_writer *w, int is_object)
         w->is_object[w->depth / 64] &= ~((uint64_t)1 << (w->depth % 64));
     w->depth++;
     w->state = is_object ? ST_OBJ_FIRST : ST_ARR_FIRST;
-    put(w, is_object ? "{" : "[", 1);
+    apr_json_priv_put_byte(w, is_object ? '{' : '[');
 }
 
 static void end(apr_json_writer *w, int is_object)
@@ -148,7 +126,7 @@ static void end(apr_json_writer *w, int is_object)
         return;
     if (is_object ? (w->state != ST_OBJ_FIRST && w->state != ST_OBJ_NEXT)
                   : (w->state != ST_ARR_FIRST && w->state != ST_ARR_NEXT)) {
-        fail(w, APR_E_STATE);
+        apr_json_priv_fail(w, APR_E_STATE);
         return;
     }
     w->depth--;
@@ -157,7 +135,7 @@ static void end(apr_json_writer *w, int is_object)
     else
         w->state = (w->is_object[(w->depth - 1) / 64] >> ((w->depth - 1) % 64)) & 1 ? ST_OBJ_NEXT
                                                                                    : ST_ARR_NEXT;
-    put(w, is_object ? "}" : "]", 1);
+    apr_json_priv_put_byte(w, is_object ? '}' : ']');
 }
 
 void apr_json_write_object_begin(apr_json_writer *w)
@@ -182,39 +160,28 @@ void apr_json_write_array_end(apr_json_writer *w)
 
 static const char hex_digits[] = "0123456789abcdef";
 
-/* Writes s quoted and escaped. */
-static void put_string(apr_json_writer *w, const char *s, size_t len)
+int apr_json_priv_put_string_slow(apr_json_writer *w, const char *s, size_t len)
 {
     const char *e = s + len;
+    unsigned high = 0; /* UTF-8 is not the writer's concern */
     char *o;
     /* Room for the quotes and the whole string unescaped; escapes ask for more. */
-    if (!reserve(w, len + 2))
-        return;
+    if (!apr_json_priv_reserve(w, len + 2))
+        return 0;
     w->buf[w->len++] = '"';
     for (;;) {
         const char *run = s;
         size_t n;
         unsigned char c;
-        while (e - s >= 8) {
-            uint64_t x, q, b, t;
-            memcpy(&x, s, 8);
-            q = x ^ (ONES * '"');
-            b = x ^ (ONES * '\\');
-            t = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((x - ONES * 0x20) & ~x);
-            if (t & HIGHS)
-                break;
-            s += 8;
-        }
-        while (s < e && (unsigned char)*s >= 0x20 && *s != '"' && *s != '\\')
-            s++;
+        s = apr_json_priv_find_special(s, e, &high);
         n = (size_t)(s - run);
         memcpy(w->buf + w->len, run, n);
         w->len += n;
         if (s == e)
             break;
         /* One escape, at most 6 bytes, plus what is left of the string and the quote. */
-        if (!reserve(w, 6 + (size_t)(e - s)))
-            return;
+        if (!apr_json_priv_reserve(w, 6 + (size_t)(e - s)))
+            return 0;
         o = w->buf + w->len;
         c = (unsigned char)*s++;
         o[0] = '\\';
@@ -237,83 +204,48 @@ static void put_string(apr_json_writer *w, const char *s, size_t len)
         }
     }
     w->buf[w->len++] = '"';
+    return 1;
 }
 
 void apr_json_write_key(apr_json_writer *w, const char *s, size_t len)
 {
     if (w->status != APR_OK)
         return;
-    if (w->state == ST_OBJ_NEXT) {
-        if (!reserve(w, 1))
-            return;
-        w->buf[w->len++] = ',';
-    } else if (w->state != ST_OBJ_FIRST) {
-        fail(w, APR_E_STATE);
+    if (w->state != ST_OBJ_FIRST && w->state != ST_OBJ_NEXT) {
+        apr_json_priv_fail(w, APR_E_STATE);
         return;
     }
-    w->state = ST_OBJ_VALUE;
-    put_string(w, s, len);
-    put(w, ":", 1);
+    if (apr_json_priv_put_key(w, s, len, w->state == ST_OBJ_NEXT))
+        w->state = ST_OBJ_VALUE;
 }
 
 void apr_json_write_string(apr_json_writer *w, const char *s, size_t len)
 {
-    if (before_value(w))
-        put_string(w, s, len);
-}
-
-static const char digit_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Writes v in decimal, with a '-' first when neg. */
-static void put_uint(apr_json_writer *w, uint64_t v, int neg)
-{
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
-    while (v >= 100) {
-        unsigned d = (unsigned)(v % 100) * 2;
-        v /= 100;
-        *--p = digit_pairs[d + 1];
-        *--p = digit_pairs[d];
-    }
-    if (v >= 10) {
-        *--p = digit_pairs[v * 2 + 1];
-        *--p = digit_pairs[v * 2];
-    } else {
-        *--p = (char)('0' + v);
-    }
-    if (neg)
-        *--p = '-';
-    put(w, p, (size_t)(tmp + sizeof tmp - p));
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put_string(w, s, len);
 }
 
 void apr_json_write_int64(apr_json_writer *w, int64_t v)
 {
-    if (before_value(w))
-        put_uint(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put_int(w, v);
 }
 
 void apr_json_write_uint64(apr_json_writer *w, uint64_t v)
 {
-    if (before_value(w))
-        put_uint(w, v, 0);
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put_uint(w, v, 0);
 }
 
-void apr_json_write_double(apr_json_writer *w, double v)
+int apr_json_priv_put_double(apr_json_writer *w, double v)
 {
     char tmp[40], out[40];
     int prec;
     size_t n = 0;
-    if (w->status != APR_OK)
-        return;
     if (!isfinite(v)) {
-        fail(w, APR_E_ARGUMENT);
-        return;
+        apr_json_priv_fail(w, APR_E_ARGUMENT);
+        return 0;
     }
-    if (!before_value(w))
-        return;
     /* The shortest of 15, 16 or 17 significant digits that reads back as v. */
     for (prec = 15; prec <= 17; prec++) {
         const char *q;
@@ -331,88 +263,120 @@ void apr_json_write_double(apr_json_writer *w, double v)
         if (apr_json_priv_to_double(out, out + n, &back) && back == v)
             break;
     }
-    put(w, out, n);
+    return apr_json_priv_put(w, out, n);
+}
+
+void apr_json_write_double(apr_json_writer *w, double v)
+{
+    if (w->status != APR_OK)
+        return;
+    /* A non-finite value fails before the writer's state moves on. */
+    if (!isfinite(v)) {
+        apr_json_priv_fail(w, APR_E_ARGUMENT);
+        return;
+    }
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put_double(w, v);
 }
 
 void apr_json_write_bool(apr_json_writer *w, int v)
 {
-    if (before_value(w))
-        put(w, v ? "true" : "false", v ? 4 : 5);
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put_bool(w, v);
 }
 
 void apr_json_write_null(apr_json_writer *w)
 {
-    if (before_value(w))
-        put(w, "null", 4);
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put(w, "null", 4);
 }
 
-/* Offset of the first byte in p[0..n) that is '"', ' ' or below 0x20 (n if none), a word at a time. */
+/*
+ * Offset of the first byte in p[0..n) that is '"' or at most ' ' (n if
+ * none): outside strings, where raw values are scanned with it, the bytes up
+ * to ' ' that valid JSON allows are exactly its whitespace.
+ */
 static size_t raw_token_stop(const char *p, size_t n)
 {
     size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), space = _mm_set1_epi8(' ');
+    while (n - i >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        /* min(v, ' ') == v exactly for the bytes <= ' ', unsigned */
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(_mm_min_epu8(v, space), v)));
+        if (m != 0)
+            return i + (unsigned)__builtin_ctz(m);
+        i += 16;
+    }
+#endif
     while (n - i >= 8) {
-        uint64_t x, q, sp, t;
+        uint64_t x, q;
         memcpy(&x, p + i, 8);
         q = x ^ (ONES * '"');
-        sp = x ^ (ONES * ' ');
-        t = (((q - ONES) & ~q) | ((sp - ONES) & ~sp) | ((x - ONES * 0x20) & ~x)) & HIGHS;
-        if (t != 0)
+        if ((((q - ONES) & ~q) | ((x - ONES * 0x21) & ~x)) & HIGHS)
             break;
         i += 8;
     }
-    while (i < n && p[i] != '"' && p[i] != ' ' && (unsigned char)p[i] >= 0x20)
+    while (i < n && p[i] != '"' && (unsigned char)p[i] > ' ')
         i++;
     return i;
 }
 
-/* Offset of the closing quote of the string whose content starts at p (valid JSON: one exists). */
-static size_t raw_string_end(const char *p, size_t n)
+/* The end of the string whose content starts at p, after its closing quote (valid JSON: one exists). */
+static const char *raw_string_end(const char *p, const char *end)
 {
-    size_t i = 0;
+    unsigned high = 0;
     for (;;) {
-        while (n - i >= 8) {
-            uint64_t x, q, b, t;
-            memcpy(&x, p + i, 8);
-            q = x ^ (ONES * '"');
-            b = x ^ (ONES * '\\');
-            t = (((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGHS;
-            if (t != 0)
-                break;
-            i += 8;
-        }
-        while (i < n && p[i] != '"' && p[i] != '\\')
-            i++;
-        if (i >= n || p[i] == '"')
-            return i;
-        i += 2; /* an escape: the backslash and the character after it */
-        if (i > n)
-            return n;
+        p = apr_json_priv_find_special(p, end, &high);
+        if (p == end)
+            return end;
+        if (*p == '"')
+            return p + 1;
+        /* An escape: the backslash and the character after it. */
+        if (end - p <= 2)
+            return end;
+        p += 2;
     }
+}
+
+/* Length of the longest prefix of p[0..n) without whitespace between tokens. */
+static size_t raw_compact_prefix(const char *p, size_t n)
+{
+    const char *s = p, *end = p + n;
+    for (;;) {
+        s += raw_token_stop(s, (size_t)(end - s));
+        if (s == end || *s != '"')
+            return (size_t)(s - p);
+        s = raw_string_end(s + 1, end);
+    }
+}
+
+int apr_json_priv_put_raw(apr_json_writer *w, apr_json_raw raw)
+{
+    const char *p = raw.ptr, *end = raw.ptr + raw.len;
+    /* Compacting never lengthens the text: a growable buffer makes room for
+     * all of it at once. A caller-owned one takes each run as it comes, so a
+     * value whose compact form fits is written whole. */
+    if (!w->fixed && !apr_json_priv_reserve(w, raw.len))
+        return 0;
+    /* Raw values are mostly compact already: then one scan, one copy. */
+    while (p < end) {
+        size_t run = raw_compact_prefix(p, (size_t)(end - p));
+        if (!apr_json_priv_put(w, p, run))
+            return 0;
+        p += run;
+        if (p < end)
+            p++; /* whitespace between tokens */
+    }
+    return 1;
 }
 
 void apr_json_write_raw(apr_json_writer *w, apr_json_raw raw)
 {
-    const char *p = raw.ptr, *end = raw.ptr + raw.len;
-    if (!before_value(w))
-        return;
-    /* The writer's output is compact: whitespace between the value's tokens
-     * is dropped, strings are copied whole. Runs without whitespace are
-     * copied with one put each, found a word at a time. */
-    while (p < end) {
-        size_t run = raw_token_stop(p, (size_t)(end - p));
-        put(w, p, run);
-        p += run;
-        if (p >= end)
-            break;
-        if (*p == '"') {
-            size_t len = raw_string_end(p + 1, (size_t)(end - p - 1));
-            size_t whole = len + 2 <= (size_t)(end - p) ? len + 2 : (size_t)(end - p);
-            put(w, p, whole);
-            p += whole;
-        } else {
-            p++; /* whitespace between tokens */
-        }
-    }
+    if (apr_json_priv_before_value(w))
+        apr_json_priv_put_raw(w, raw);
 }
 
 apr_status apr_json_writer_finish(apr_json_writer *w, apr_error *err)
@@ -421,7 +385,7 @@ apr_status apr_json_writer_finish(apr_json_writer *w, apr_error *err)
         return apr_error_set(err, w->status, w->len, "JSON writer failed: %s",
                              apr_status_str(w->status));
     if (w->state != ST_DONE) {
-        fail(w, APR_E_STATE);
+        apr_json_priv_fail(w, APR_E_STATE);
         return apr_error_set(err, APR_E_STATE, w->len,
                              w->state == ST_ROOT ? "nothing was written"
                                                  : "an array or object is still open");

@@ -1,56 +1,94 @@
 /*
  * schema_encode.c - writes C values described by apr_type descriptors as
  * compact JSON (see apr_schema.h).
+ *
+ * The value is accounted for once in the writer's state (a comma, the
+ * member it is the value of); everything inside it is written straight into
+ * the writer's buffer with the writer's own primitives (json_internal.h).
+ * The descriptors already say where every comma, colon and bracket goes, so
+ * the state machine of the public write calls would only repeat it, at a
+ * call and a state check per value. Any failure is left in the writer, so a
+ * value cut short never passes for a finished text.
  */
+#include "json_internal.h"
 #include "schema_internal.h"
 
 #include <string.h>
 
 typedef struct ectx {
     apr_json_writer *w;
-    apr_key_case key_case;
-    size_t depth;
+    bool snake;
+    size_t depth;      /* typed nesting, against APR_SCHEMA_MAX_DEPTH */
+    size_t containers; /* open arrays and objects, the writer's own included */
 } ectx;
 
 static apr_status encode(ectx *c, const apr_type *t, const void *value);
 
-static void put_literal(apr_json_writer *w, const apr_literal *lit)
+/* Every helper below returns APR_OK or the failure, which stops the encoding. */
+
+static apr_status put_literal(apr_json_writer *w, const apr_literal *lit)
 {
+    int ok = 0;
     switch (lit->kind) {
-    case APR_LIT_TEXT: apr_json_write_string(w, lit->text, lit->len); break;
-    case APR_LIT_INT: apr_json_write_int64(w, lit->i); break;
-    case APR_LIT_UINT: apr_json_write_uint64(w, lit->u); break;
-    case APR_LIT_FLOAT: apr_json_write_double(w, lit->f); break;
-    case APR_LIT_BOOL: apr_json_write_bool(w, lit->i != 0); break;
-    case APR_LIT_NULL: apr_json_write_null(w); break;
+    case APR_LIT_TEXT: ok = apr_json_priv_put_string(w, lit->text, lit->len); break;
+    case APR_LIT_INT: ok = apr_json_priv_put_int(w, lit->i); break;
+    case APR_LIT_UINT: ok = apr_json_priv_put_uint(w, lit->u, 0); break;
+    case APR_LIT_FLOAT: ok = apr_json_priv_put_double(w, lit->f); break;
+    case APR_LIT_BOOL: ok = apr_json_priv_put_bool(w, lit->i != 0); break;
+    case APR_LIT_NULL: ok = apr_json_priv_put(w, "null", 4); break;
     }
+    return ok ? APR_OK : w->status;
 }
 
-static apr_status put_raw(ectx *c, const apr_json_raw *raw)
+static apr_status put_raw(apr_json_writer *w, const apr_json_raw *raw)
 {
     if (raw->ptr == NULL || raw->len == 0)
         return APR_E_ARGUMENT;
-    apr_json_write_raw(c->w, *raw);
-    return APR_OK;
+    return apr_json_priv_put_raw(w, *raw) ? APR_OK : w->status;
 }
 
-static apr_status put_fields(ectx *c, const apr_field *f, size_t n, const char *base)
+/* Opens an array or object (`open` is '[' or '{'), within the writer's depth limit. */
+static apr_status open_container(ectx *c, char open)
+{
+    if (c->containers >= APR_JSON_WRITER_MAX_DEPTH) {
+        apr_json_priv_fail(c->w, APR_E_DEPTH);
+        return APR_E_DEPTH;
+    }
+    c->containers++;
+    return apr_json_priv_put_byte(c->w, open) ? APR_OK : c->w->status;
+}
+
+static apr_status close_container(ectx *c, char close)
+{
+    c->containers--;
+    return apr_json_priv_put_byte(c->w, close) ? APR_OK : c->w->status;
+}
+
+/*
+ * Writes the present members of f[0..n) of the struct at base, each after
+ * a comma unless it is the object's first: the object's members start at
+ * buffer offset `first`.
+ */
+static apr_status put_fields(ectx *c, const apr_field *f, size_t n, const char *base, size_t first)
 {
     apr_json_writer *w = c->w;
-    bool snake = c->key_case == APR_CASE_SNAKE;
     size_t i;
     apr_status st;
     for (i = 0; i < n; i++) {
         unsigned fl = f[i].flags;
-        const char *key = snake && f[i].snake != NULL ? f[i].snake : f[i].key;
+        bool snake = c->snake && f[i].snake != NULL;
         if ((fl & APR_F_OPTIONAL) && !*APR_CAT(base, f[i].present_offset, bool))
             continue;
-        apr_json_write_key(w, key, strlen(key));
+        if (!apr_json_priv_put_key(w, snake ? f[i].snake : f[i].key, snake ? f[i].snake_len : f[i].key_len,
+                                   w->len != first))
+            return w->status;
         if ((fl & APR_F_NULLABLE) && *APR_CAT(base, f[i].null_offset, bool))
-            apr_json_write_null(w);
+            st = apr_json_priv_put(w, "null", 4) ? APR_OK : w->status;
         else if (fl & APR_F_LITERAL)
-            put_literal(w, &f[i].type->u.lit);
-        else if ((st = encode(c, f[i].type, base + f[i].offset)) != APR_OK)
+            st = put_literal(w, &f[i].type->u.lit);
+        else
+            st = encode(c, f[i].type, base + f[i].offset);
+        if (st != APR_OK)
             return st;
     }
     return APR_OK;
@@ -63,7 +101,7 @@ static apr_status encode_struct(ectx *c, const apr_type *t, const char *base)
     const char *vbase = NULL;
     int kind = 0;
     apr_status st;
-    size_t i;
+    size_t i, first;
     if (vt != NULL) {
         vbase = base + t->u.st.variants_offset;
         kind = *APR_CAT(vbase, vt->u.un.kind_offset, int);
@@ -71,28 +109,31 @@ static apr_status encode_struct(ectx *c, const apr_type *t, const char *base)
             return APR_E_ARGUMENT;
         /* An unknown variant goes out as it came in, envelope included. */
         if (kind == 0)
-            return put_raw(c, APR_CAT(vbase, vt->u.un.raw_offset, apr_json_raw));
+            return put_raw(w, APR_CAT(vbase, vt->u.un.raw_offset, apr_json_raw));
     }
-    apr_json_write_object_begin(w);
-    if ((st = put_fields(c, t->u.st.fields, t->u.st.nfields, base)) != APR_OK)
+    if ((st = open_container(c, '{')) != APR_OK)
+        return st;
+    first = w->len;
+    if ((st = put_fields(c, t->u.st.fields, t->u.st.nfields, base, first)) != APR_OK)
         return st;
     if (vt != NULL) {
         const apr_type *alt = vt->u.un.alts[kind - 1];
         if (alt->kind != APR_K_STRUCT)
             return APR_E_ARGUMENT;
-        if ((st = put_fields(c, alt->u.st.fields, alt->u.st.nfields, vbase + vt->u.un.payload_offset)) != APR_OK)
+        if ((st = put_fields(c, alt->u.st.fields, alt->u.st.nfields, vbase + vt->u.un.payload_offset,
+                             first)) != APR_OK)
             return st;
     }
     if (t->u.st.open) {
         const apr_json_members *x = APR_CAT(base, t->u.st.extras_offset, apr_json_members);
         for (i = 0; i < x->count; i++) {
-            apr_json_write_key(w, x->items[i].key.ptr, x->items[i].key.len);
-            if ((st = put_raw(c, &x->items[i].value)) != APR_OK)
+            if (!apr_json_priv_put_key(w, x->items[i].key.ptr, x->items[i].key.len, w->len != first))
+                return w->status;
+            if ((st = put_raw(w, &x->items[i].value)) != APR_OK)
                 return st;
         }
     }
-    apr_json_write_object_end(w);
-    return apr_json_writer_status(w);
+    return close_container(c, '}');
 }
 
 static apr_status encode_array(ectx *c, const apr_type *t, const apr_array *a)
@@ -100,31 +141,36 @@ static apr_status encode_array(ectx *c, const apr_type *t, const apr_array *a)
     const apr_type *et = t->u.arr.elem;
     size_t i;
     apr_status st;
-    apr_json_write_array_begin(c->w);
+    if ((st = open_container(c, '[')) != APR_OK)
+        return st;
     for (i = 0; i < a->count; i++) {
+        if (i > 0 && !apr_json_priv_put_byte(c->w, ','))
+            return c->w->status;
         if (et->kind == APR_K_LITERAL)
-            put_literal(c->w, &et->u.lit);
-        else if ((st = encode(c, et, (const char *)a->items + i * et->size)) != APR_OK)
+            st = put_literal(c->w, &et->u.lit);
+        else
+            st = encode(c, et, (const char *)a->items + i * et->size);
+        if (st != APR_OK)
             return st;
     }
-    apr_json_write_array_end(c->w);
-    return apr_json_writer_status(c->w);
+    return close_container(c, ']');
 }
 
 static apr_status encode_map(ectx *c, const apr_type *t, const apr_array *a)
 {
     size_t i, es = t->u.map.entry_size;
     apr_status st;
-    apr_json_write_object_begin(c->w);
+    if ((st = open_container(c, '{')) != APR_OK)
+        return st;
     for (i = 0; i < a->count; i++) {
         const char *e = (const char *)a->items + i * es;
         const apr_slice *key = (const apr_slice *)(const void *)e;
-        apr_json_write_key(c->w, key->ptr, key->len);
+        if (!apr_json_priv_put_key(c->w, key->ptr, key->len, i > 0))
+            return c->w->status;
         if ((st = encode(c, t->u.map.value, e + t->u.map.value_offset)) != APR_OK)
             return st;
     }
-    apr_json_write_object_end(c->w);
-    return apr_json_writer_status(c->w);
+    return close_container(c, '}');
 }
 
 static apr_status encode_union(ectx *c, const apr_type *t, const char *base)
@@ -133,7 +179,7 @@ static apr_status encode_union(ectx *c, const apr_type *t, const char *base)
     if (kind < 0 || (size_t)kind > t->u.un.nalts)
         return APR_E_ARGUMENT;
     if (kind == 0)
-        return put_raw(c, APR_CAT(base, t->u.un.raw_offset, apr_json_raw));
+        return put_raw(c->w, APR_CAT(base, t->u.un.raw_offset, apr_json_raw));
     return encode(c, t->u.un.alts[kind - 1], base + t->u.un.payload_offset);
 }
 
@@ -155,38 +201,42 @@ static apr_status encode_nested(ectx *c, const apr_type *t, const void *value)
 static apr_status encode(ectx *c, const apr_type *t, const void *value)
 {
     apr_json_writer *w = c->w;
+    int ok;
     switch (t->kind) {
-    case APR_K_ANY: return put_raw(c, (const apr_json_raw *)value);
-    case APR_K_BOOL: apr_json_write_bool(w, *(const bool *)value); return APR_OK;
-    case APR_K_INT: apr_json_write_int64(w, *(const int64_t *)value); return APR_OK;
-    case APR_K_UINT: apr_json_write_uint64(w, *(const uint64_t *)value); return APR_OK;
-    case APR_K_FLOAT: apr_json_write_double(w, *(const double *)value); return APR_OK;
+    case APR_K_ANY: return put_raw(w, (const apr_json_raw *)value);
+    case APR_K_BOOL: ok = apr_json_priv_put_bool(w, *(const bool *)value); break;
+    case APR_K_INT: ok = apr_json_priv_put_int(w, *(const int64_t *)value); break;
+    case APR_K_UINT: ok = apr_json_priv_put_uint(w, *(const uint64_t *)value, 0); break;
+    case APR_K_FLOAT: ok = apr_json_priv_put_double(w, *(const double *)value); break;
     case APR_K_TEXT: {
         const apr_slice *s = (const apr_slice *)value;
-        apr_json_write_string(w, s->ptr, s->len);
-        return APR_OK;
+        ok = apr_json_priv_put_string(w, s->ptr, s->len);
+        break;
     }
-    case APR_K_LITERAL: put_literal(w, &t->u.lit); return APR_OK;
+    case APR_K_LITERAL: return put_literal(w, &t->u.lit);
     case APR_K_ENUM: {
         int k = *(const int *)value;
+        const apr_slice *s;
         if (k > 0 && (size_t)k <= t->u.enm.count) {
             const apr_literal *lit = &t->u.enm.values[k - 1];
-            apr_json_write_string(w, lit->text, lit->len);
-        } else if (k == 0 && t->u.enm.other != NULL) {
-            const apr_slice *s = APR_CAT(value, t->u.enm.other_offset, apr_slice);
-            apr_json_write_string(w, s->ptr, s->len);
-        } else {
-            return APR_E_ARGUMENT;
+            ok = apr_json_priv_put_string(w, lit->text, lit->len);
+            break;
         }
-        return APR_OK;
+        if (k != 0 || t->u.enm.other == NULL)
+            return APR_E_ARGUMENT;
+        s = APR_CAT(value, t->u.enm.other_offset, apr_slice);
+        ok = apr_json_priv_put_string(w, s->ptr, s->len);
+        break;
     }
     case APR_K_STRUCT:
     case APR_K_ARRAY:
     case APR_K_MAP:
     case APR_K_UNION:
         return encode_nested(c, t, value);
+    default:
+        return APR_E_ARGUMENT;
     }
-    return APR_E_ARGUMENT;
+    return ok ? APR_OK : w->status;
 }
 
 apr_status apr_schema_encode(const apr_type *type, const void *value, apr_json_writer *w,
@@ -196,9 +246,15 @@ apr_status apr_schema_encode(const apr_type *type, const void *value, apr_json_w
     apr_status st;
     if (type == NULL || w == NULL || (value == NULL && type->size != 0))
         return APR_E_ARGUMENT;
+    if (!apr_json_priv_before_value(w))
+        return w->status;
     c.w = w;
-    c.key_case = options != NULL ? options->key_case : APR_CASE_SCHEMA;
+    c.snake = options != NULL && options->key_case == APR_CASE_SNAKE;
     c.depth = 0;
+    c.containers = w->depth;
     st = encode(&c, type, value);
-    return st != APR_OK ? st : apr_json_writer_status(w);
+    /* The writer already counts the value as written: it must not pass for whole. */
+    if (st != APR_OK)
+        apr_json_priv_fail(w, st);
+    return st;
 }

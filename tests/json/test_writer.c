@@ -119,6 +119,179 @@ static void test_escaping(void)
     apr_json_writer_deinit(&w);
 }
 
+/* s escaped as the writer must: '"', '\\' and control bytes, nothing else. */
+static size_t escape_ref(char *out, const char *s, size_t len)
+{
+    size_t i, n = 0;
+    out[n++] = '"';
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char named = 0;
+        switch (c) {
+        case '"': named = '"'; break;
+        case '\\': named = '\\'; break;
+        case '\b': named = 'b'; break;
+        case '\f': named = 'f'; break;
+        case '\n': named = 'n'; break;
+        case '\r': named = 'r'; break;
+        case '\t': named = 't'; break;
+        default: break;
+        }
+        if (named != 0) {
+            out[n++] = '\\';
+            out[n++] = named;
+        } else if (c < 0x20) {
+            n += (size_t)sprintf(out + n, "\\u%04x", c);
+        } else {
+            out[n++] = (char)c;
+        }
+    }
+    out[n++] = '"';
+    return n;
+}
+
+/*
+ * Strings and member names of every length around the word sizes the writer
+ * scans by (4, 8, 16 bytes and more), plain or with one byte that needs
+ * escaping (or one that does not: DEL, UTF-8) at every position.
+ */
+static void test_escaping_positions(void)
+{
+    static const unsigned char specials[] = { '"', '\\', 0, 0x01, '\b', '\t', '\n', 0x1f, 0x20, 0x7f, 0x80, 0xff };
+    apr_json_writer w;
+    char in[48], want[48 * 6 + 8];
+    size_t len, pos, k, n;
+    apr_json_writer_init(&w, NULL);
+    for (len = 0; len <= 40; len++) {
+        for (k = 0; k <= sizeof specials; k++) {
+            for (pos = 0; pos < (len > 0 ? len : 1); pos++) {
+                memset(in, 'a' + (int)(len % 26), sizeof in);
+                if (k < sizeof specials && len > 0)
+                    in[pos] = (char)specials[k];
+                n = escape_ref(want, in, len);
+                apr_json_writer_reset(&w);
+                apr_json_write_string(&w, in, len);
+                CHECK(apr_json_writer_len(&w) == n && memcmp(apr_json_writer_data(&w), want, n) == 0);
+                /* The same as a member name, first and after a comma. */
+                apr_json_writer_reset(&w);
+                apr_json_write_object_begin(&w);
+                apr_json_write_key(&w, in, len);
+                apr_json_write_null(&w);
+                apr_json_write_key(&w, in, len);
+                apr_json_write_int64(&w, 1);
+                apr_json_write_object_end(&w);
+                CHECK_INT(apr_json_writer_finish(&w, NULL), APR_OK);
+                CHECK(apr_json_writer_len(&w) == 2 * n + 10);
+                CHECK(memcmp(apr_json_writer_data(&w), "{", 1) == 0);
+                CHECK(memcmp(apr_json_writer_data(&w) + 1, want, n) == 0);
+                CHECK(memcmp(apr_json_writer_data(&w) + 1 + n, ":null,", 6) == 0);
+                CHECK(memcmp(apr_json_writer_data(&w) + 7 + n, want, n) == 0);
+                CHECK(memcmp(apr_json_writer_data(&w) + 7 + 2 * n, ":1}", 3) == 0);
+            }
+        }
+    }
+    apr_json_writer_deinit(&w);
+}
+
+/* Integers at every digit count, against printf. */
+static void test_integers(void)
+{
+    apr_json_writer w;
+    char want[32];
+    uint64_t p = 1;
+    int d, delta;
+    apr_json_writer_init(&w, NULL);
+    for (d = 0; d < 20; d++, p *= 10) {
+        for (delta = -1; delta <= 1; delta++) {
+            uint64_t u = p + (uint64_t)(int64_t)delta;
+            int64_t i = (int64_t)u;
+            apr_json_writer_reset(&w);
+            apr_json_write_uint64(&w, u);
+            snprintf(want, sizeof want, "%llu", (unsigned long long)u);
+            CHECK(out_is(&w, want));
+            apr_json_writer_reset(&w);
+            apr_json_write_int64(&w, -i);
+            snprintf(want, sizeof want, "%lld", (long long)-i);
+            CHECK(out_is(&w, want));
+        }
+    }
+    apr_json_writer_reset(&w);
+    apr_json_write_int64(&w, INT64_MAX);
+    CHECK(out_is(&w, "9223372036854775807"));
+    apr_json_writer_deinit(&w);
+}
+
+/* Raw values: compact ones copied whole, whitespace between tokens dropped, strings kept. */
+static void test_raw(void)
+{
+    static const char *const cases[][2] = {
+        { "{\"a\":[1,2,{\"b\":null}],\"c\":\"x y\"}", "{\"a\":[1,2,{\"b\":null}],\"c\":\"x y\"}" },
+        { "{ \"a\" :\t[ 1 ,\r\n2 ] }", "{\"a\":[1,2]}" },
+        { "[\"a \\\" b\", \"\\\\\", \" \" , \"\\\\\\\" \"]", "[\"a \\\" b\",\"\\\\\",\" \",\"\\\\\\\" \"]" },
+        { "\"a long string with spaces, well over sixteen bytes \\\" and an escaped quote\"",
+          "\"a long string with spaces, well over sixteen bytes \\\" and an escaped quote\"" },
+        { "[\"0123456789abcdef0123456789\"   ,   \"0123456789abcdef\\\\\"  ]",
+          "[\"0123456789abcdef0123456789\",\"0123456789abcdef\\\\\"]" },
+        { "[1,2, 3,4,5]", "[1,2,3,4,5]" },
+        { "[1,2,3,4,5,6,7,8,9,10,11, 12]", "[1,2,3,4,5,6,7,8,9,10,11,12]" },
+        { "12", "12" },
+    };
+    size_t i, cap;
+    char buf[128];
+    apr_json_writer w;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        apr_json_raw raw;
+        size_t want = strlen(cases[i][1]);
+        raw.ptr = cases[i][0];
+        raw.len = strlen(cases[i][0]);
+        apr_json_writer_init(&w, NULL);
+        apr_json_write_raw(&w, raw);
+        CHECK_INT(apr_json_writer_finish(&w, NULL), APR_OK);
+        CHECK(out_is(&w, cases[i][1]));
+        apr_json_writer_deinit(&w);
+        /* A caller-owned buffer takes the compact form even when the raw text is longer. */
+        for (cap = 0; cap <= want; cap++) {
+            apr_json_writer_init_fixed(&w, buf, cap);
+            apr_json_write_raw(&w, raw);
+            CHECK_INT(apr_json_writer_status(&w), cap < want ? APR_E_LIMIT : APR_OK);
+            CHECK(apr_json_writer_len(&w) <= cap);
+        }
+        CHECK(out_is(&w, cases[i][1]));
+    }
+}
+
+/* A caller-owned buffer that runs out inside or right at the end of a member name. */
+static void test_fixed_names(void)
+{
+    static const char *const names[] = { "", "a", "abc", "abcd", "abcdefg", "abcdefgh", "abcdefghijklmnop",
+                                         "abcdefghijklmnopq", "a\"b", "\x01", "0123456789abcde\n" };
+    char buf[512], want[512];
+    size_t i, cap, n = 0;
+    apr_json_writer w;
+    want[n++] = '{';
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (i > 0)
+            want[n++] = ',';
+        n += escape_ref(want + n, names[i], strlen(names[i]));
+        n += (size_t)sprintf(want + n, ":%u", (unsigned)i);
+    }
+    want[n++] = '}';
+    want[n] = '\0';
+    for (cap = 0; cap <= n; cap++) {
+        apr_json_writer_init_fixed(&w, buf, cap);
+        apr_json_write_object_begin(&w);
+        for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+            apr_json_write_key(&w, names[i], strlen(names[i]));
+            apr_json_write_uint64(&w, i);
+        }
+        apr_json_write_object_end(&w);
+        CHECK_INT(apr_json_writer_status(&w), cap < n ? APR_E_LIMIT : APR_OK);
+        CHECK(apr_json_writer_len(&w) <= cap);
+    }
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_OK);
+    CHECK(out_is(&w, want));
+}
+
 static void check_double(apr_json_writer *w, double v)
 {
     apr_arena a;
@@ -232,8 +405,12 @@ int main(void)
 {
     test_structure();
     test_escaping();
+    test_escaping_positions();
+    test_integers();
+    test_raw();
     test_doubles();
     test_fixed();
+    test_fixed_names();
     test_alloc_failures();
     return test_report();
 }

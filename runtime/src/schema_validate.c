@@ -161,7 +161,13 @@ void apr_schema_priv_int_range(char *buf, size_t cap, const apr_type *t, const c
 
 /* ---- the validator ---------------------------------------------------------- */
 
-/* One step of the path to the value being checked: a member name, or (key NULL) an index. */
+/*
+ * Validation usually succeeds, so the walk only tests and returns: messages
+ * and the JSON Pointer are made only on failure, in APR_NOINLINE helpers, so
+ * that the functions a valid value goes through keep small frames.
+ */
+
+/* One step of the path to the failing value: a member name, or (key NULL) an index. */
 typedef struct vseg {
     const char *key;
     size_t n;                           /* the key's length (SIZE_MAX: NUL-terminated), or the index */
@@ -170,21 +176,25 @@ typedef struct vseg {
 typedef struct vctx {
     apr_error *err;
     bool strict;
-    size_t depth;
+    bool failed;                        /* this run wrote err: collect the path */
     size_t nseg;
-    /* The path is kept as steps and written out as a JSON Pointer only when a
-     * check fails: validating a valid value formats nothing. */
+    /* The path of a failure, innermost step first: each level adds its step
+     * as the failure returns through it, and apr_schema_validate writes the
+     * JSON Pointer at the end. Checking a valid value records nothing. */
     vseg seg[APR_SCHEMA_MAX_DEPTH + 8];
 } vctx;
 
-static apr_status check(vctx *v, const apr_type *t, const void *value);
+static APR_NOINLINE apr_status check_struct(vctx *v, const apr_type *t, const char *base, size_t depth);
+static APR_NOINLINE apr_status check_array(vctx *v, const apr_type *t, const apr_array *a, size_t depth);
+static APR_NOINLINE apr_status check_map(vctx *v, const apr_type *t, const apr_array *a, size_t depth);
+static APR_NOINLINE apr_status check_union(vctx *v, const apr_type *t, const char *base, size_t depth);
 
-/* Writes the RFC 6901 pointer of the current path into out[cap] ("~" and "/" escaped, cut at the end). */
+/* Writes the RFC 6901 pointer of the collected path into out[cap] ("~" and "/" escaped, cut at the end). */
 static void format_path(const vctx *v, char *out, size_t cap)
 {
     size_t i, n = 0;
-    for (i = 0; i < v->nseg && n + 1 < cap; i++) {
-        const vseg *sg = &v->seg[i];
+    for (i = v->nseg; i > 0 && n + 1 < cap; i--) {
+        const vseg *sg = &v->seg[i - 1];
         out[n++] = '/';
         if (sg->key == NULL) {
             int w = snprintf(out + n, cap - n, "%zu", sg->n);
@@ -209,9 +219,10 @@ static void format_path(const vctx *v, char *out, size_t cap)
 
 static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...) APR_PRINTF(3, 4);
 
-static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...)
+/* Records the first failure's message; its path is collected on the way out (see vctx). */
+static APR_NOINLINE apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...)
 {
-    char msg[APR_ERROR_MESSAGE_MAX], path[APR_ERROR_POINTER_MAX];
+    char msg[APR_ERROR_MESSAGE_MAX];
     va_list ap;
     if (v->err == NULL || v->err->code != APR_OK)
         return code;
@@ -219,55 +230,47 @@ static apr_status validate_fail(vctx *v, apr_status code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     apr_error_set(v->err, code, SIZE_MAX, "%s", msg);
-    format_path(v, path, sizeof path);
-    apr_error_set_pointer(v->err, path);
+    v->failed = true;
+    v->nseg = 0;
     return code;
 }
 
-/* Enters member `s` (`len` bytes, or SIZE_MAX for a NUL-terminated name); returns the old depth. */
-static size_t push(vctx *v, const char *s, size_t len)
+/*
+ * Adds the step to member `key` (`len` bytes, SIZE_MAX: NUL-terminated), or
+ * to index `len` when key is NULL, to the path of the failure `st` leaving
+ * this level; returns st.
+ */
+static APR_NOINLINE apr_status step(vctx *v, apr_status st, const char *key, size_t len)
 {
-    size_t old = v->nseg;
-    if (old < sizeof v->seg / sizeof v->seg[0]) {
-        v->seg[old].key = s;
-        v->seg[old].n = len;
-        v->nseg = old + 1;
+    if (v->failed && v->nseg < sizeof v->seg / sizeof v->seg[0]) {
+        v->seg[v->nseg].key = key;
+        v->seg[v->nseg].n = len;
+        v->nseg++;
     }
-    return old;
+    return st;
 }
 
-static size_t push_index(vctx *v, size_t i)
+/* Size bounds and pattern of a string, when apr_schema_priv_text_constrained says they need a look. */
+static APR_NOINLINE apr_status check_text_constraints(vctx *v, const apr_type *t, const apr_slice *s)
 {
-    size_t old = v->nseg;
-    if (old < sizeof v->seg / sizeof v->seg[0]) {
-        v->seg[old].key = NULL;
-        v->seg[old].n = i;
-        v->nseg = old + 1;
-    }
-    return old;
-}
-
-static void pop(vctx *v, size_t old)
-{
-    v->nseg = old;
+    char msg[APR_ERROR_MESSAGE_MAX];
+    apr_status st = apr_schema_priv_check_text(t, s->ptr, s->len, msg, sizeof msg);
+    return st == APR_OK ? APR_OK : validate_fail(v, st, "%s", msg);
 }
 
 static apr_status check_text(vctx *v, const apr_type *t, const apr_slice *s)
 {
-    char msg[APR_ERROR_MESSAGE_MAX];
-    apr_status st;
     size_t bad;
-    if (s->ptr == NULL && s->len != 0)
+    if (APR_UNLIKELY(s->ptr == NULL && s->len != 0))
         return validate_fail(v, APR_E_ARGUMENT, "string of %zu bytes with a NULL pointer", s->len);
-    if ((bad = apr_utf8_check((const uint8_t *)s->ptr, s->len)) != SIZE_MAX)
+    if (APR_UNLIKELY((bad = apr_utf8_check((const uint8_t *)s->ptr, s->len)) != SIZE_MAX))
         return validate_fail(v, APR_E_UTF8, "invalid UTF-8 at byte %zu of the string", bad);
-    if (t != NULL && apr_schema_priv_text_constrained(t, s->len) &&
-        (st = apr_schema_priv_check_text(t, s->ptr, s->len, msg, sizeof msg)) != APR_OK)
-        return validate_fail(v, st, "%s", msg);
+    if (t != NULL && apr_schema_priv_text_constrained(t, s->len))
+        return check_text_constraints(v, t, s);
     return APR_OK;
 }
 
-static apr_status check_raw(vctx *v, const apr_json_raw *raw)
+static APR_NOINLINE apr_status check_raw(vctx *v, const apr_json_raw *raw)
 {
     apr_error e = APR_ERROR_INIT;
     if (raw->ptr == NULL || raw->len == 0)
@@ -288,7 +291,103 @@ static apr_status check_count(vctx *v, size_t n, size_t min, size_t max, const c
     return APR_OK;
 }
 
-static apr_status check_array(vctx *v, const apr_type *t, const apr_array *a)
+/* An integer outside its range (APR_K_INT or APR_K_UINT). */
+static APR_NOINLINE apr_status int_range_fail(vctx *v, const apr_type *t, const void *value)
+{
+    char msg[APR_ERROR_MESSAGE_MAX], got[40];
+    int n = t->kind == APR_K_UINT
+                ? snprintf(got, sizeof got, "%llu", (unsigned long long)*(const uint64_t *)value)
+                : snprintf(got, sizeof got, "%lld", (long long)*(const int64_t *)value);
+    apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
+    return validate_fail(v, APR_E_RANGE, "%s", msg);
+}
+
+static APR_NOINLINE apr_status check_float(vctx *v, const apr_type *t, double x)
+{
+    char msg[APR_ERROR_MESSAGE_MAX];
+    apr_status st;
+    if (!isfinite(x))
+        return validate_fail(v, APR_E_RANGE, "not a finite number");
+    if ((st = apr_schema_priv_check_float(t, x, msg, sizeof msg)) != APR_OK)
+        return validate_fail(v, st, "%s", msg);
+    return APR_OK;
+}
+
+/* An enum kind out of range, or 0: a value outside the list, kept as text. */
+static APR_NOINLINE apr_status check_enum_other(vctx *v, const apr_type *t, const void *value)
+{
+    int k = *(const int *)value;
+    const apr_slice *s = APR_CAT(value, t->u.enm.other_offset, apr_slice);
+    apr_status st;
+    size_t i;
+    if (k != 0)
+        return validate_fail(v, APR_E_ARGUMENT, "enum kind %d is out of range 0..%zu", k, t->u.enm.count);
+    if (t->u.enm.other == NULL)
+        return validate_fail(v, APR_E_UNKNOWN, "no value of %s chosen (kind 0)",
+                     t->name != NULL ? t->name : "the enumeration");
+    if ((st = check_text(v, t->u.enm.other, s)) != APR_OK)
+        return st;
+    for (i = 0; i < t->u.enm.count; i++) {
+        if (apr_schema_priv_text_is(&t->u.enm.values[i], s->ptr, s->len))
+            return validate_fail(v, APR_E_ARGUMENT, "other value equal to listed value %zu", i + 1);
+    }
+    return APR_OK;
+}
+
+/* A struct, array, map or union that is the depth-th typed container of the path. */
+static inline apr_status check_nested(vctx *v, const apr_type *t, const void *value, size_t depth)
+{
+    if (depth > APR_SCHEMA_MAX_DEPTH)
+        return validate_fail(v, APR_E_DEPTH, "typed values nested deeper than %d levels", APR_SCHEMA_MAX_DEPTH);
+    switch (t->kind) {
+    case APR_K_STRUCT: return check_struct(v, t, (const char *)value, depth);
+    case APR_K_ARRAY: return check_array(v, t, (const apr_array *)value, depth);
+    case APR_K_MAP: return check_map(v, t, (const apr_array *)value, depth);
+    default: return check_union(v, t, (const char *)value, depth);
+    }
+}
+
+/*
+ * One value of any type, inside `depth` typed containers. Scalars are tested
+ * right here, with no frame to set up; containers go on to their own
+ * functions, so only they pay for one. The depth travels as an argument, not
+ * as a counter in vctx, which leaves nothing to undo after a call: the calls
+ * from one level to the next are tail calls.
+ */
+static inline apr_status check(vctx *v, const apr_type *t, const void *value, size_t depth)
+{
+    switch (t->kind) {
+    case APR_K_ANY:
+        return check_raw(v, (const apr_json_raw *)value);
+    case APR_K_BOOL:
+    case APR_K_LITERAL:
+        return APR_OK;
+    case APR_K_INT: {
+        int64_t x = *(const int64_t *)value;
+        return x < t->u.i.min || x > t->u.i.max ? int_range_fail(v, t, value) : APR_OK;
+    }
+    case APR_K_UINT: {
+        uint64_t x = *(const uint64_t *)value;
+        return x < t->u.u.min || x > t->u.u.max ? int_range_fail(v, t, value) : APR_OK;
+    }
+    case APR_K_FLOAT:
+        return check_float(v, t, *(const double *)value);
+    case APR_K_TEXT:
+        return check_text(v, t, (const apr_slice *)value);
+    case APR_K_ENUM: {
+        int k = *(const int *)value;
+        return k > 0 && (size_t)k <= t->u.enm.count ? APR_OK : check_enum_other(v, t, value);
+    }
+    case APR_K_STRUCT:
+    case APR_K_ARRAY:
+    case APR_K_MAP:
+    case APR_K_UNION:
+        return check_nested(v, t, value, depth + 1);
+    }
+    return validate_fail(v, APR_E_ARGUMENT, "malformed type descriptor");
+}
+
+static APR_NOINLINE apr_status check_array(vctx *v, const apr_type *t, const apr_array *a, size_t depth)
 {
     const apr_type *et = t->u.arr.elem;
     size_t i;
@@ -298,16 +397,13 @@ static apr_status check_array(vctx *v, const apr_type *t, const apr_array *a)
     if (a->count != 0 && a->items == NULL && et->size != 0)
         return validate_fail(v, APR_E_ARGUMENT, "%zu elements with a NULL pointer", a->count);
     for (i = 0; i < a->count; i++) {
-        size_t old = push_index(v, i);
-        st = check(v, et, (const char *)a->items + i * et->size);
-        pop(v, old);
-        if (st != APR_OK)
-            return st;
+        if ((st = check(v, et, (const char *)a->items + i * et->size, depth)) != APR_OK)
+            return step(v, st, NULL, i);
     }
     return APR_OK;
 }
 
-static apr_status check_map(vctx *v, const apr_type *t, const apr_array *a)
+static APR_NOINLINE apr_status check_map(vctx *v, const apr_type *t, const apr_array *a, size_t depth)
 {
     size_t i, es = t->u.map.entry_size;
     apr_status st;
@@ -318,14 +414,10 @@ static apr_status check_map(vctx *v, const apr_type *t, const apr_array *a)
     for (i = 0; i < a->count; i++) {
         const char *e = (const char *)a->items + i * es;
         const apr_slice *key = (const apr_slice *)(const void *)e;
-        size_t old;
         if ((st = check_text(v, NULL, key)) != APR_OK)
             return st;
-        old = push(v, key->ptr, key->len);
-        st = check(v, t->u.map.value, e + t->u.map.value_offset);
-        pop(v, old);
-        if (st != APR_OK)
-            return st;
+        if ((st = check(v, t->u.map.value, e + t->u.map.value_offset, depth)) != APR_OK)
+            return step(v, st, key->ptr, key->len);
     }
     return APR_OK;
 }
@@ -372,59 +464,80 @@ static apr_status check_extra_type(vctx *v, const apr_type *xt, const apr_json_r
     return APR_OK;
 }
 
-static apr_status check_fields(vctx *v, const apr_field *f, size_t n, const char *base)
+/* The unknown members of an open struct (`alt`: its variant's struct, or NULL). */
+static APR_NOINLINE apr_status check_extras(vctx *v, const apr_type *t, const apr_type *alt,
+                                           const apr_json_members *x)
+{
+    size_t i;
+    apr_status st;
+    if (x->items == NULL)
+        return validate_fail(v, APR_E_ARGUMENT, "%zu unknown members with a NULL pointer", x->count);
+    for (i = 0; i < x->count; i++) {
+        const apr_json_member *m = &x->items[i];
+        if ((st = check_text(v, NULL, &m->key)) != APR_OK)
+            return st;
+        if (names_field(t->u.st.fields, t->u.st.nfields, &m->key) ||
+            (alt != NULL && names_field(alt->u.st.fields, alt->u.st.nfields, &m->key)))
+            st = validate_fail(v, APR_E_DUPLICATE, "unknown member with the name of a named one");
+        else if ((st = check_raw(v, &m->value)) == APR_OK && t->u.st.extras_type != NULL)
+            st = check_extra_type(v, t->u.st.extras_type, &m->value);
+        if (st != APR_OK)
+            return step(v, st, m->key.ptr, m->key.len);
+    }
+    return APR_OK;
+}
+
+static apr_status check_fields(vctx *v, const apr_field *f, size_t n, const char *base, size_t depth)
 {
     size_t i;
     apr_status st;
     for (i = 0; i < n; i++) {
-        size_t old;
         unsigned fl = f[i].flags;
+        if (fl & APR_F_LITERAL)
+            continue;
         if ((fl & APR_F_OPTIONAL) && !*APR_CAT(base, f[i].present_offset, bool))
             continue;
         if ((fl & APR_F_NULLABLE) && *APR_CAT(base, f[i].null_offset, bool))
             continue;
-        if (fl & APR_F_LITERAL)
-            continue;
-        old = push(v, f[i].key, SIZE_MAX);
-        st = check(v, f[i].type, base + f[i].offset);
-        pop(v, old);
-        if (st != APR_OK)
-            return st;
+        if ((st = check(v, f[i].type, base + f[i].offset, depth)) != APR_OK)
+            return step(v, st, f[i].key, SIZE_MAX);
     }
     return APR_OK;
+}
+
+/* check_kind's other cases: a kind out of range, or 0 (unknown). */
+static APR_NOINLINE apr_status check_unknown_kind(vctx *v, const apr_type *u, const char *base, int kind)
+{
+    const apr_json_raw *raw = APR_CAT(base, u->u.un.raw_offset, apr_json_raw);
+    apr_status st;
+    if (kind != 0)
+        return validate_fail(v, APR_E_ARGUMENT, "union kind %d is out of range 0..%zu", kind, u->u.un.nalts);
+    if (u->u.un.cls != APR_U_DISCRIMINATED)
+        return validate_fail(v, APR_E_ARGUMENT, "no alternative of %s chosen (kind 0)",
+                     u->name != NULL ? u->name : "the choice");
+    if (v->strict)
+        st = validate_fail(v, APR_E_UNKNOWN, "unknown variant of %s", u->name != NULL ? u->name : "the choice");
+    else if (raw->ptr == NULL || raw->len == 0)
+        st = validate_fail(v, APR_E_ARGUMENT, "unknown variant without its raw JSON");
+    else
+        return check_raw(v, raw);
+    return step(v, st, u->u.un.disc_key, SIZE_MAX);
 }
 
 /* Kind in range; kind 0 (unknown) is an error when strict or when nothing was kept of it. */
 static apr_status check_kind(vctx *v, const apr_type *u, const char *base, int *kind)
 {
-    const apr_json_raw *raw = APR_CAT(base, u->u.un.raw_offset, apr_json_raw);
-    size_t old;
-    apr_status st = APR_OK;
     *kind = *APR_CAT(base, u->u.un.kind_offset, int);
-    if (*kind < 0 || (size_t)*kind > u->u.un.nalts)
-        return validate_fail(v, APR_E_ARGUMENT, "union kind %d is out of range 0..%zu", *kind, u->u.un.nalts);
-    if (*kind != 0)
+    if (APR_LIKELY(*kind > 0 && (size_t)*kind <= u->u.un.nalts))
         return APR_OK;
-    if (u->u.un.cls != APR_U_DISCRIMINATED)
-        return validate_fail(v, APR_E_ARGUMENT, "no alternative of %s chosen (kind 0)",
-                     u->name != NULL ? u->name : "the choice");
-    old = push(v, u->u.un.disc_key, SIZE_MAX);
-    if (v->strict)
-        st = validate_fail(v, APR_E_UNKNOWN, "unknown variant of %s", u->name != NULL ? u->name : "the choice");
-    else if (raw->ptr == NULL || raw->len == 0)
-        st = validate_fail(v, APR_E_ARGUMENT, "unknown variant without its raw JSON");
-    pop(v, old);
-    if (st == APR_OK)
-        st = check_raw(v, raw);
-    return st;
+    return check_unknown_kind(v, u, base, *kind);
 }
 
-static apr_status check_struct(vctx *v, const apr_type *t, const char *base)
+static APR_NOINLINE apr_status check_struct(vctx *v, const apr_type *t, const char *base, size_t depth)
 {
     const apr_type *vt = t->u.st.variants, *alt = NULL;
     apr_status st;
-    size_t i;
-    if ((st = check_fields(v, t->u.st.fields, t->u.st.nfields, base)) != APR_OK)
+    if ((st = check_fields(v, t->u.st.fields, t->u.st.nfields, base, depth)) != APR_OK)
         return st;
     if (vt != NULL) {
         const char *vbase = base + t->u.st.variants_offset;
@@ -435,131 +548,42 @@ static apr_status check_struct(vctx *v, const apr_type *t, const char *base)
             alt = vt->u.un.alts[kind - 1];
             if (alt->kind != APR_K_STRUCT)
                 return validate_fail(v, APR_E_ARGUMENT, "variant %d is no struct", kind);
-            if ((st = check_struct(v, alt, vbase + vt->u.un.payload_offset)) != APR_OK)
+            if ((st = check_struct(v, alt, vbase + vt->u.un.payload_offset, depth)) != APR_OK)
                 return st;
         }
     }
     if (t->u.st.open) {
         const apr_json_members *x = APR_CAT(base, t->u.st.extras_offset, apr_json_members);
-        if (x->count != 0 && x->items == NULL)
-            return validate_fail(v, APR_E_ARGUMENT, "%zu unknown members with a NULL pointer", x->count);
-        for (i = 0; i < x->count; i++) {
-            const apr_json_member *m = &x->items[i];
-            size_t old;
-            if ((st = check_text(v, NULL, &m->key)) != APR_OK)
-                return st;
-            old = push(v, m->key.ptr, m->key.len);
-            if (names_field(t->u.st.fields, t->u.st.nfields, &m->key) ||
-                (alt != NULL && names_field(alt->u.st.fields, alt->u.st.nfields, &m->key)))
-                st = validate_fail(v, APR_E_DUPLICATE, "unknown member with the name of a named one");
-            else if ((st = check_raw(v, &m->value)) == APR_OK && t->u.st.extras_type != NULL)
-                st = check_extra_type(v, t->u.st.extras_type, &m->value);
-            pop(v, old);
-            if (st != APR_OK)
-                return st;
-        }
+        if (x->count != 0)
+            return check_extras(v, t, alt, x);
     }
     return APR_OK;
 }
 
-static apr_status check_union(vctx *v, const apr_type *t, const char *base)
+static APR_NOINLINE apr_status check_union(vctx *v, const apr_type *t, const char *base, size_t depth)
 {
     int kind;
     apr_status st = check_kind(v, t, base, &kind);
     if (st != APR_OK || kind == 0)
         return st;
-    return check(v, t->u.un.alts[kind - 1], base + t->u.un.payload_offset);
-}
-
-static apr_status check_nested(vctx *v, const apr_type *t, const void *value)
-{
-    apr_status st;
-    if (++v->depth > APR_SCHEMA_MAX_DEPTH)
-        return validate_fail(v, APR_E_DEPTH, "typed values nested deeper than %d levels", APR_SCHEMA_MAX_DEPTH);
-    switch (t->kind) {
-    case APR_K_STRUCT: st = check_struct(v, t, (const char *)value); break;
-    case APR_K_ARRAY: st = check_array(v, t, (const apr_array *)value); break;
-    case APR_K_MAP: st = check_map(v, t, (const apr_array *)value); break;
-    default: st = check_union(v, t, (const char *)value); break;
-    }
-    v->depth--;
-    return st;
-}
-
-static apr_status check(vctx *v, const apr_type *t, const void *value)
-{
-    char msg[APR_ERROR_MESSAGE_MAX], got[40];
-    apr_status st;
-    switch (t->kind) {
-    case APR_K_ANY:
-        return check_raw(v, (const apr_json_raw *)value);
-    case APR_K_BOOL:
-    case APR_K_LITERAL:
-        return APR_OK;
-    case APR_K_INT: {
-        int64_t x = *(const int64_t *)value;
-        if (x < t->u.i.min || x > t->u.i.max) {
-            int n = snprintf(got, sizeof got, "%lld", (long long)x);
-            apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
-            return validate_fail(v, APR_E_RANGE, "%s", msg);
-        }
-        return APR_OK;
-    }
-    case APR_K_UINT: {
-        uint64_t x = *(const uint64_t *)value;
-        if (x < t->u.u.min || x > t->u.u.max) {
-            int n = snprintf(got, sizeof got, "%llu", (unsigned long long)x);
-            apr_schema_priv_int_range(msg, sizeof msg, t, got, (size_t)n);
-            return validate_fail(v, APR_E_RANGE, "%s", msg);
-        }
-        return APR_OK;
-    }
-    case APR_K_FLOAT: {
-        double x = *(const double *)value;
-        if (!isfinite(x))
-            return validate_fail(v, APR_E_RANGE, "not a finite number");
-        if ((st = apr_schema_priv_check_float(t, x, msg, sizeof msg)) != APR_OK)
-            return validate_fail(v, st, "%s", msg);
-        return APR_OK;
-    }
-    case APR_K_TEXT:
-        return check_text(v, t, (const apr_slice *)value);
-    case APR_K_ENUM: {
-        int k = *(const int *)value;
-        if (k < 0 || (size_t)k > t->u.enm.count)
-            return validate_fail(v, APR_E_ARGUMENT, "enum kind %d is out of range 0..%zu", k, t->u.enm.count);
-        if (k == 0) {
-            const apr_slice *s = APR_CAT(value, t->u.enm.other_offset, apr_slice);
-            size_t i;
-            if (t->u.enm.other == NULL)
-                return validate_fail(v, APR_E_UNKNOWN, "no value of %s chosen (kind 0)",
-                             t->name != NULL ? t->name : "the enumeration");
-            if ((st = check_text(v, t->u.enm.other, s)) != APR_OK)
-                return st;
-            for (i = 0; i < t->u.enm.count; i++) {
-                if (apr_schema_priv_text_is(&t->u.enm.values[i], s->ptr, s->len))
-                    return validate_fail(v, APR_E_ARGUMENT, "other value equal to listed value %zu", i + 1);
-            }
-        }
-        return APR_OK;
-    }
-    case APR_K_STRUCT:
-    case APR_K_ARRAY:
-    case APR_K_MAP:
-    case APR_K_UNION:
-        return check_nested(v, t, value);
-    }
-    return validate_fail(v, APR_E_ARGUMENT, "malformed type descriptor");
+    return check(v, t->u.un.alts[kind - 1], base + t->u.un.payload_offset, depth);
 }
 
 apr_status apr_schema_validate(const apr_type *type, const void *value, bool strict, apr_error *err)
 {
     vctx v;
+    apr_status st;
     if (type == NULL || (value == NULL && type->size != 0))
         return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no type or value");
     v.err = err;
     v.strict = strict;
-    v.depth = 0;
+    v.failed = false;
     v.nseg = 0;
-    return check(&v, type, value);
+    st = check(&v, type, value, 0);
+    if (v.failed) {
+        char path[APR_ERROR_POINTER_MAX];
+        format_path(&v, path, sizeof path);
+        apr_error_set_pointer(err, path);
+    }
+    return st;
 }

@@ -2,6 +2,8 @@
 #include "../test.h"
 #include "fixture.h"
 
+#include "apr_utf8.h"
+
 #include <stdlib.h>
 
 static apr_arena arena;
@@ -911,6 +913,427 @@ static void test_validate(void)
     CHECK_INT(apr_schema_validate(NULL, &c, true, NULL), APR_E_ARGUMENT);
 }
 
+/* ---- UTF-8: the fast paths against an oracle --------------------------------------------- */
+
+/*
+ * The oracle learns valid UTF-8 only from apr_utf8_encode: every prefix of
+ * the encoding of every scalar value is marked (four-byte sequences are
+ * whole, and checked by encoding their value again). A byte is invalid when
+ * the sequence up to it is no such prefix; the strict decoder's ranges are
+ * not repeated here.
+ */
+static unsigned char utf8_mark1[1u << 5], utf8_mark2[1u << 13], utf8_mark3[1u << 21];
+
+#define UTF8_BIT(set, i) ((set)[(i) >> 3] & (1u << ((i) & 7)))
+
+static void utf8_oracle_init(void)
+{
+    uint32_t cp, a, b, c;
+    uint8_t e[4];
+    size_t n;
+    for (cp = 0; cp <= 0x10FFFF; cp++) {
+        if ((n = apr_utf8_encode(cp, e)) == 0)
+            continue;
+        a = e[0];
+        b = a << 8 | e[n > 1 ? 1 : 0];
+        c = b << 8 | e[n > 2 ? 2 : 0];
+        utf8_mark1[a >> 3] |= (unsigned char)(1u << (a & 7));
+        if (n > 1)
+            utf8_mark2[b >> 3] |= (unsigned char)(1u << (b & 7));
+        if (n > 2)
+            utf8_mark3[c >> 3] |= (unsigned char)(1u << (c & 7));
+    }
+}
+
+/* Are the first k bytes of s the start (or the whole) of an encoded scalar value? */
+static bool utf8_prefix_ok(const uint8_t *s, size_t k)
+{
+    uint32_t cp;
+    uint8_t e[4];
+    if (k == 1)
+        return UTF8_BIT(utf8_mark1, s[0]) != 0;
+    if (k == 2)
+        return UTF8_BIT(utf8_mark2, (uint32_t)s[0] << 8 | s[1]) != 0;
+    if (k == 3)
+        return UTF8_BIT(utf8_mark3, (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2]) != 0;
+    cp = (uint32_t)(s[0] & 7) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+    return apr_utf8_encode(cp, e) == 4 && memcmp(e, s, 4) == 0;
+}
+
+/*
+ * Offset of the first byte no valid text has there (SIZE_MAX: none); *cut
+ * says the text only ends inside a character, whose first byte it is.
+ */
+static size_t utf8_oracle(const uint8_t *s, size_t len, bool *cut)
+{
+    size_t i = 0, k, n;
+    *cut = false;
+    while (i < len) {
+        n = s[i] < 0x80 ? 1 : s[i] >= 0xF0 ? 4 : s[i] >= 0xE0 ? 3 : s[i] >= 0xC0 ? 2 : 0;
+        if (n == 0 || !utf8_prefix_ok(s + i, 1))
+            return i;
+        for (k = 1; k < n; k++) {
+            if (i + k == len) {
+                *cut = true;
+                return i;
+            }
+            if (!utf8_prefix_ok(s + i, k + 1))
+                return i + k;
+        }
+        i += n;
+    }
+    return SIZE_MAX;
+}
+
+/* apr_utf8_feed over s cut at `at` into two chunks; also whether the input ended on a boundary. */
+static size_t utf8_feed2(const uint8_t *s, size_t len, size_t at, bool *complete)
+{
+    apr_utf8_state st = APR_UTF8_STATE_INIT;
+    size_t bad = apr_utf8_feed(&st, s, at);
+    if (bad == SIZE_MAX && (bad = apr_utf8_feed(&st, s + at, len - at)) != SIZE_MAX)
+        bad += at;
+    *complete = apr_utf8_complete(&st) != 0;
+    return bad;
+}
+
+/* apr_utf8_feed one byte at a time, from the state *st. */
+static size_t utf8_feed_bytes(apr_utf8_state *st, const uint8_t *s, size_t len)
+{
+    size_t i;
+    for (i = 0; i < len; i++) {
+        if (apr_utf8_feed(st, s + i, 1) != SIZE_MAX)
+            break;
+    }
+    return i < len ? i : SIZE_MAX;
+}
+
+/*
+ * Compares apr_utf8_check, and apr_utf8_feed byte by byte and in two chunks
+ * cut at each offset in [from, to], with the oracle; false on a difference.
+ */
+static bool utf8_agrees(const uint8_t *s, size_t len, size_t from, size_t to)
+{
+    bool cut, complete;
+    size_t want = utf8_oracle(s, len, &cut), want_feed = cut ? SIZE_MAX : want, at;
+    apr_utf8_state whole, bytes;
+    if (apr_utf8_check(s, len) != want)
+        return false;
+    /* Whole and byte by byte, from a zeroed state (which the header allows
+     * too): the same answer and the same state after it. */
+    memset(&whole, 0, sizeof whole);
+    memset(&bytes, 0, sizeof bytes);
+    if (apr_utf8_feed(&whole, s, len) != want_feed || utf8_feed_bytes(&bytes, s, len) != want_feed ||
+        whole.need != bytes.need || whole.lo != bytes.lo || whole.hi != bytes.hi)
+        return false;
+    complete = apr_utf8_complete(&whole) != 0;
+    if ((want == SIZE_MAX && !complete) || (cut && complete))
+        return false;
+    for (at = from; at <= to; at++) {
+        if (utf8_feed2(s, len, at, &complete) != want_feed || (want == SIZE_MAX && !complete) || (cut && complete))
+            return false;
+    }
+    return true;
+}
+
+/* splitmix64: reproducible random texts. */
+static uint64_t utf8_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void test_utf8(void)
+{
+    /* Bytes where the rules change: ASCII, continuation bounds, every special lead byte. */
+    static const uint8_t edge[] = { 0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
+                                    0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF };
+    /* Valid characters at the edges of each range, then overlongs, surrogates, values
+     * above U+10FFFF, stray and impossible bytes, and truncated sequences. */
+    static const char *const probe[] = {
+        "\xC2\x80", "\xC3\xA9", "\xDF\xBF", "\xE0\xA0\x80", "\xE2\x82\xAC", "\xED\x9F\xBF", "\xEE\x80\x80",
+        "\xEF\xBF\xBF", "\xF0\x90\x80\x80", "\xF0\x9F\x98\x80", "\xF4\x8F\xBF\xBF",
+        "\xC0\xAF", "\xC1\xBF", "\xE0\x80\xAF", "\xE0\x9F\xBF", "\xF0\x80\x80\xAF", "\xF0\x8F\xBF\xBF",
+        "\xED\xA0\x80", "\xED\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xF8\x88\x80\x80\x80",
+        "\x80", "\xBF", "\xFE", "\xFF", "\xC3", "\xE2\x82", "\xE2", "\xF0\x9F\x98", "\xF0\x9F", "\xF0",
+    };
+    uint8_t s[160];
+    size_t len, p, i, k, total = 0, failed = 0;
+    uint64_t rng = 42;
+    uint32_t x;
+
+    utf8_oracle_init();
+    /* Exhaustively: every string of up to two bytes, and of three and four edge bytes. */
+    for (x = 0; x < 256 + 65536; x++) {
+        len = x < 256 ? 1 : 2;
+        s[0] = (uint8_t)(x < 256 ? x : (x - 256) >> 8);
+        s[1] = (uint8_t)(x - 256);
+        failed += !utf8_agrees(s, len, 0, len);
+        total++;
+    }
+    for (len = 3; len <= 4; len++) {
+        size_t nedge = sizeof edge, count = len == 3 ? nedge * nedge * nedge : nedge * nedge * nedge * nedge;
+        for (x = 0; x < count; x++) {
+            uint32_t r = x;
+            for (i = 0; i < len; i++, r /= (uint32_t)nedge)
+                s[i] = edge[r % nedge];
+            failed += !utf8_agrees(s, len, 0, len);
+            total++;
+        }
+    }
+    CHECK(apr_utf8_check(NULL, 0) == SIZE_MAX);
+
+    /* Every probe at every offset of ASCII text up to 72 bytes long: before, inside and
+     * after each 8- and 16-byte step, and at the very end (where truncated ones are cut). */
+    for (len = 0; len <= 72; len++) {
+        for (p = 0; p <= len; p++) {
+            for (k = 0; k < sizeof probe / sizeof probe[0]; k++) {
+                size_t n = strlen(probe[k]);
+                for (i = 0; i < len; i++)
+                    s[i < p ? i : i + n] = (uint8_t)('a' + i % 26);
+                memcpy(s + p, probe[k], n);
+                failed += !utf8_agrees(s, len + n, len < 40 ? 0 : len + n, len + n);
+                total++;
+            }
+        }
+    }
+
+    /* Random texts: runs of ASCII, probes and random bytes, checked and split at random. */
+    for (k = 0; k < 200000; k++) {
+        len = 0;
+        while (len < 100 && utf8_rand(&rng) % 8 != 0) {
+            uint64_t r = utf8_rand(&rng);
+            if (r % 3 == 0) {
+                size_t run = (size_t)(r >> 8) % 24;
+                for (i = 0; i < run && len < 140; i++)
+                    s[len++] = (uint8_t)(' ' + (r >> (i % 40)) % 95);
+            } else if (r % 3 == 1) {
+                const char *pr = probe[(r >> 8) % (sizeof probe / sizeof probe[0])];
+                if (len + strlen(pr) < sizeof s) {
+                    memcpy(s + len, pr, strlen(pr));
+                    len += strlen(pr);
+                }
+            } else {
+                s[len++] = (uint8_t)(r >> 8);
+            }
+        }
+        p = (size_t)(utf8_rand(&rng) % (len + 1));
+        failed += !utf8_agrees(s, len, p, p);
+        total++;
+    }
+    CHECK(total > 700000);
+    CHECK_INT(failed, 0);
+}
+
+/* The validator's string check: a bad byte at every offset, across the fast path's steps. */
+static void test_validate_utf8(void)
+{
+    /* bad sequences, and the offset within them of the byte reported (the truncated
+     * E2 82 is reported at the ASCII byte after it, or at its lead byte when it ends the string) */
+    static const char *const bad[] = { "\x80", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82" };
+    static const size_t bad_at[] = { 0, 0, 1, 1, 2 };
+    char text[96], want[96];
+    size_t len, p, k;
+    Message m;
+    apr_slice *t;
+    CHECK_INT(decode(&T_Message, delta_event, &m), APR_OK);
+    t = &m.u.event.data.u.messages.params.data.u.content_block_delta.delta.u.text_delta.text;
+    for (len = 0; len <= 40; len++) {
+        for (p = 0; p <= len; p++) {
+            for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+                size_t n = strlen(bad[k]), i, at = p + (k == 4 && p == len ? 0 : bad_at[k]);
+                for (i = 0; i < len + n; i++)
+                    text[i] = (char)('A' + i % 26);
+                memcpy(text + p, bad[k], n);
+                t->ptr = text;
+                t->len = len + n;
+                apr_error_clear(&err);
+                snprintf(want, sizeof want, "invalid UTF-8 at byte %zu of the string", at);
+                CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_UTF8, "/params/data/delta/text", want);
+            }
+            /* and a valid character there passes */
+            for (k = 0; k < len; k++)
+                text[k] = (char)('A' + k % 26);
+            memcpy(text + p, "\xF0\x9F\x98\x80", 4);
+            t->len = len + 4;
+            CHECK_INT(apr_schema_validate(&T_Message, &m, true, NULL), APR_OK);
+        }
+    }
+}
+
+/*
+ * The JSON Pointer is put together only when a check fails, from the steps
+ * of the levels the failure returns through: member names, indices, map
+ * keys, unknown members, discriminants; none for a map key itself or a
+ * union's alternative. A pointer longer than the error's buffer is cut at
+ * the end; an error already set is left alone.
+ */
+static void test_validate_paths(void)
+{
+    enum { CHAIN = 513 };
+    TreeNode *nodes = (TreeNode *)calloc(CHAIN, sizeof *nodes), pair[2];
+    char want[APR_ERROR_POINTER_MAX * 2], *w;
+    AnyEntry entries[2];
+    MessageMetadata meta;
+    apr_json_member extra;
+    apr_array map;
+    double f;
+    size_t i;
+    Message m;
+
+    /* TreeNode nests two containers a level: 512 nodes are 1023, 513 one too many. */
+    for (i = 0; i < CHAIN; i++) {
+        nodes[i].graph_name.ptr = "g";
+        nodes[i].graph_name.len = 1;
+        nodes[i].has_children = i + 1 < CHAIN;
+        nodes[i].children.items = i + 1 < CHAIN ? &nodes[i + 1] : NULL;
+        nodes[i].children.count = i + 1 < CHAIN ? 1 : 0;
+    }
+    /* Far down, the pointer keeps its outermost steps: 23 whole pairs of 11 bytes fit
+     * in 255, then the cut leaves a '/' for each of the two steps that began. */
+    for (w = want, i = 0; i < 23; i++)
+        w += snprintf(w, sizeof want - (size_t)(w - want), "/children/0");
+    strcpy(w, "//");
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_TreeNode, nodes, true, &err), APR_E_DEPTH, want,
+              "typed values nested deeper than 1024 levels");
+    CHECK_INT(apr_schema_validate(&T_TreeNode, &nodes[1], true, NULL), APR_OK);
+    nodes[400].graph_name.ptr = "\xFF";
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_TreeNode, &nodes[1], true, &err), APR_E_UTF8, want, NULL);
+    /* Near the top, whole: index steps and member steps. */
+    nodes[400].graph_name.ptr = "g";
+    nodes[3].graph_name.ptr = "\xFF";
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_TreeNode, &nodes[1], true, &err), APR_E_UTF8, "/children/0/children/0/graphName",
+              "invalid UTF-8 at byte 0 of the string");
+    nodes[3].graph_name.ptr = "g";
+    memset(pair, 0, sizeof pair);
+    pair[0].graph_name.ptr = "a";
+    pair[0].graph_name.len = 1;
+    pair[1].graph_name.len = 3; /* a NULL pointer with a length */
+    nodes[2].children.items = pair;
+    nodes[2].children.count = 2;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_TreeNode, &nodes[1], true, &err), APR_E_ARGUMENT, "/children/0/children/1/graphName",
+              "string of 3 bytes with a NULL pointer");
+    /* An error already set stays as it was; no error record at all is fine too. */
+    strcpy(err.pointer, "/kept");
+    strcpy(err.message, "kept");
+    err.code = APR_E_SYNTAX;
+    CHECK_INT(apr_schema_validate(&T_TreeNode, &nodes[1], true, &err), APR_E_ARGUMENT);
+    CHECK_ERR(err.code, APR_E_SYNTAX, "/kept", "kept");
+    CHECK_INT(apr_schema_validate(&T_TreeNode, &nodes[1], true, NULL), APR_E_ARGUMENT);
+    free(nodes);
+
+    /* Map values are under their keys; a bad key is the map's own failure. */
+    entries[0].key.ptr = "a/b";
+    entries[0].key.len = 3;
+    entries[0].value.ptr = "[1,]";
+    entries[0].value.len = 4;
+    entries[1] = entries[0];
+    map.items = entries;
+    map.count = 1;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_AnyMap, &map, true, &err), APR_E_SYNTAX, "/a~1b", NULL);
+    CHECK(strncmp(err.message, "not one valid JSON value: ", 26) == 0);
+    entries[0].value.ptr = "{}";
+    entries[0].value.len = 2;
+    entries[1].key.ptr = "\xC0\xAF";
+    entries[1].key.len = 2;
+    map.count = 2;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_AnyMap, &map, true, &err), APR_E_UTF8, "", NULL);
+    entries[1].key.ptr = "c";
+    entries[1].key.len = 1;
+    entries[1].value.len = 0;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_AnyMap, &map, true, &err), APR_E_MISSING, "/c", "no JSON value");
+
+    /* Scalars: ranges and numbers, each failure at its member. */
+    CHECK_INT(decode(&T_Message, delta_event, &m), APR_OK);
+    m.u.event.data.u.messages.params.data.u.content_block_delta.index = 3;
+    CHECK_INT(apr_schema_validate(&T_Message, &m, true, NULL), APR_OK);
+    m.u.event.data.u.messages.params.data.u.content_block_delta.has_block = true;
+    m.u.event.data.u.messages.params.data.u.content_block_delta.block.kind = 1;
+    m.u.event.data.u.messages.params.data.u.content_block_delta.block.u.i = -9007199254740992ll;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_RANGE, "/params/data/blockIndex",
+              "expected an integer in -9007199254740991..9007199254740991; got -9007199254740992");
+    m.u.event.data.u.messages.params.data.u.content_block_delta.block.kind = 3;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_ARGUMENT, "/params/data/blockIndex",
+              "union kind 3 is out of range 0..2");
+    m.u.event.data.u.messages.params.data.u.content_block_delta.block.kind = 0;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_ARGUMENT, "/params/data/blockIndex",
+              "no alternative of BlockIndex chosen (kind 0)");
+    m.u.event.data.u.messages.params.data.u.content_block_delta.has_block = false;
+    m.u.event.data.u.messages.params.data.u.content_block_delta.delta.kind = 0;
+    m.u.event.data.u.messages.params.data.u.content_block_delta.delta.raw.len = 0;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, false, &err), APR_E_ARGUMENT, "/params/data/delta/type",
+              "unknown variant without its raw JSON");
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, true, &err), APR_E_UNKNOWN, "/params/data/delta/type",
+              "unknown variant of ContentBlockDelta");
+    m.u.event.data.u.messages.params.data.u.content_block_delta.delta.raw.ptr = "{\"type\":1,}";
+    m.u.event.data.u.messages.params.data.u.content_block_delta.delta.raw.len = 11;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_Message, &m, false, &err), APR_E_SYNTAX, "/params/data/delta", NULL);
+
+    /* Metadata: floats in a typed tail, enum kinds out of range. */
+    memset(&meta, 0, sizeof meta);
+    extra.key.ptr = "temperature";
+    extra.key.len = 11;
+    extra.value.ptr = "\"hot\"";
+    extra.value.len = 5;
+    meta.extras.items = &extra;
+    meta.extras.count = 1;
+    CHECK_INT(apr_schema_validate(&T_MessageMetadata, &meta, true, NULL), APR_OK);
+    extra.value.ptr = "[1]";
+    extra.value.len = 3;
+    apr_error_clear(&err);
+    CHECK_INT(apr_schema_validate(&T_MessageMetadata, &meta, true, &err), APR_E_TYPE);
+    CHECK_STR(err.pointer, "/temperature");
+    extra.key.ptr = "modelType"; /* model_type's other spelling: kept, checked as a MetadataScalar */
+    extra.key.len = 9;
+    apr_error_clear(&err);
+    CHECK_INT(apr_schema_validate(&T_MessageMetadata, &meta, true, &err), APR_E_TYPE);
+    CHECK_STR(err.pointer, "/modelType");
+    extra.key.ptr = "model";
+    extra.key.len = 5;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_MessageMetadata, &meta, true, &err), APR_E_DUPLICATE, "/model",
+              "unknown member with the name of a named one");
+    meta.extras.items = NULL;
+    apr_error_clear(&err);
+    CHECK_ERR(apr_schema_validate(&T_MessageMetadata, &meta, true, &err), APR_E_ARGUMENT, "",
+              "1 unknown members with a NULL pointer");
+    {
+        MetadataScalar sc;
+        int role = 4;
+        memset(&sc, 0, sizeof sc);
+        sc.kind = 4;
+        f = 0.0;
+        sc.u.f = 1.0 / f;
+        apr_error_clear(&err);
+        CHECK_ERR(apr_schema_validate(&T_MetadataScalar, &sc, true, &err), APR_E_RANGE, "", "not a finite number");
+        sc.u.f = 0.5;
+        CHECK_INT(apr_schema_validate(&T_MetadataScalar, &sc, true, NULL), APR_OK);
+        apr_error_clear(&err);
+        CHECK_ERR(apr_schema_validate(&T_MessageRole, &role, true, &err), APR_E_ARGUMENT, "",
+                  "enum kind 4 is out of range 0..3");
+        role = 0;
+        apr_error_clear(&err);
+        CHECK_ERR(apr_schema_validate(&T_MessageRole, &role, true, &err), APR_E_UNKNOWN, "",
+                  "no value of MessageRole chosen (kind 0)");
+        role = 3;
+        CHECK_INT(apr_schema_validate(&T_MessageRole, &role, true, NULL), APR_OK);
+    }
+}
+
 /* ---- nesting ----------------------------------------------------------------------- */
 
 static char *nested_tree(size_t depth)
@@ -965,6 +1388,103 @@ static void test_depth(void)
         CHECK_INT(st, APR_OK);
         free(d);
     }
+}
+
+/* ---- encoding into a writer -------------------------------------------------------- */
+
+/*
+ * The encoder writes a value wherever the writer stands (after a comma in an
+ * array, as a member's value), fills a caller-owned buffer exactly, keeps the
+ * writer's nesting limit, and leaves any failure in the writer.
+ */
+static void test_encode_writer(void)
+{
+    static char buf[1024];
+    const char *want_snake;
+    char *want, *tree;
+    size_t n, cap;
+    Message m;
+    TreeNode t;
+    apr_json_writer w;
+    apr_encode_options snake;
+    int i;
+    /* Members of every kind, an escaped member name among the extras. */
+    const char *json =
+        "{\"type\":\"event\",\"eventId\":\"e\\\"1\",\"seq\":18446744073709,\"runId\":\"0123456789abcdef0\","
+        "\"method\":\"messages\",\"params\":{\"namespace\":[\"a\",\"\\n\",\"ab\\u0001cd\"],"
+        "\"timestamp\":1700000000000,\"node\":\"agent\",\"data\":{\"event\":\"content-block-delta\",\"index\":0,"
+        "\"delta\":{\"type\":\"text-delta\",\"text\":\"Hello \\\"w\xc3\xb6rld\\\"\"}}},\"x-\\\"extra\":{\"k\":[true,null]},"
+        "\"y\":-1}";
+
+    CHECK_INT(decode_opts(&T_Message, json, &m, APR_CASE_SCHEMA, true), APR_OK);
+    want = (char *)malloc(strlen(json) + 1);
+    strcpy(want, encode(&T_Message, &m));
+    CHECK_STR(want, json);
+    n = strlen(want);
+    /* Too small by one byte and less, then exactly right. */
+    for (cap = 0; cap <= n; cap++) {
+        apr_json_writer_init_fixed(&w, buf, cap);
+        CHECK_INT(apr_schema_encode(&T_Message, &m, &w, NULL), cap < n ? APR_E_LIMIT : APR_OK);
+        CHECK_INT(apr_json_writer_status(&w), cap < n ? APR_E_LIMIT : APR_OK);
+        CHECK(apr_json_writer_len(&w) <= cap);
+    }
+    CHECK(memcmp(buf, want, n) == 0);
+    snake.key_case = APR_CASE_SNAKE;
+    want_snake = encode_case(&T_Message, &m, APR_CASE_SNAKE);
+    CHECK(want_snake != NULL && strstr(want_snake, "\"event_id\":\"e\\\"1\",") != NULL);
+    n = strlen(want_snake);
+    apr_json_writer_init_fixed(&w, buf, n - 1);
+    CHECK_INT(apr_schema_encode(&T_Message, &m, &w, &snake), APR_E_LIMIT);
+    apr_json_writer_init_fixed(&w, buf, n);
+    CHECK_INT(apr_schema_encode(&T_Message, &m, &w, &snake), APR_OK);
+
+    /* In an array and as a member's value: the writer's commas and state. */
+    apr_json_writer_init(&w, NULL);
+    apr_json_write_array_begin(&w);
+    CHECK_INT(apr_schema_encode(&T_Message, &m, &w, NULL), APR_OK);
+    apr_json_write_object_begin(&w);
+    apr_json_write_key(&w, "m", 1);
+    CHECK_INT(apr_schema_encode(&T_Message, &m, &w, NULL), APR_OK);
+    apr_json_write_key(&w, "n", 1);
+    apr_json_write_null(&w);
+    apr_json_write_object_end(&w);
+    apr_json_write_array_end(&w);
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_OK);
+    CHECK(apr_json_writer_len(&w) == 2 * strlen(json) + 18);
+    CHECK(memcmp(apr_json_writer_data(&w), "[", 1) == 0);
+    CHECK(memcmp(apr_json_writer_data(&w) + 1, json, strlen(json)) == 0);
+    CHECK(memcmp(apr_json_writer_data(&w) + 1 + strlen(json), ",{\"m\":", 6) == 0);
+    CHECK(memcmp(apr_json_writer_data(&w) + 7 + strlen(json), json, strlen(json)) == 0);
+    CHECK(memcmp(apr_json_writer_data(&w) + 7 + 2 * strlen(json), ",\"n\":null}]", 11) == 0);
+    /* Where a member name is expected, a value is out of order. */
+    apr_json_writer_reset(&w);
+    apr_json_write_object_begin(&w);
+    CHECK_INT(apr_schema_encode(&T_Message, &m, &w, NULL), APR_E_STATE);
+    CHECK_INT(apr_json_writer_status(&w), APR_E_STATE);
+
+    /* A value that cannot be written fails the writer too: its text is cut short. */
+    m.u.event.data.u.messages.params.data.u.content_block_delta.delta.kind = 9;
+    apr_json_writer_reset(&w);
+    CHECK_INT(apr_schema_encode(&T_Message, &m, &w, NULL), APR_E_ARGUMENT);
+    CHECK_INT(apr_json_writer_finish(&w, NULL), APR_E_ARGUMENT);
+
+    /* The writer's nesting limit counts the containers it already has open. */
+    tree = nested_tree(3); /* 7 containers */
+    CHECK_INT(decode(&T_TreeNode, tree, &t), APR_OK);
+    for (i = 0; i < 2; i++) {
+        size_t open = APR_JSON_WRITER_MAX_DEPTH - 7 + (size_t)i, k;
+        apr_json_writer_reset(&w);
+        for (k = 0; k < open; k++)
+            apr_json_write_array_begin(&w);
+        CHECK_INT(apr_schema_encode(&T_TreeNode, &t, &w, NULL), i == 0 ? APR_OK : APR_E_DEPTH);
+        CHECK_INT(apr_json_writer_status(&w), i == 0 ? APR_OK : APR_E_DEPTH);
+        if (i == 0)
+            CHECK(apr_json_writer_len(&w) == open + strlen(tree) &&
+                  memcmp(apr_json_writer_data(&w) + open, tree, strlen(tree)) == 0);
+    }
+    apr_json_writer_deinit(&w);
+    free(tree);
+    free(want);
 }
 
 /* ---- allocation failures -------------------------------------------------------------- */
@@ -1050,7 +1570,11 @@ int main(void)
     test_order();
     test_wide();
     test_validate();
+    test_utf8();
+    test_validate_utf8();
+    test_validate_paths();
     test_depth();
+    test_encode_writer();
     test_nomem();
     apr_arena_deinit(&arena);
     return test_report();

@@ -239,6 +239,9 @@ typedef struct apr_asm_list {
     size_t bytes;
 } apr_asm_list;
 
+/* Private: entries of the assembler's cache of recently fed messages (sets of 2). */
+#define APR_ASM_RECENT 32
+
 /*
  * An assembler, in caller storage. Fields are private.
  */
@@ -253,6 +256,7 @@ typedef struct apr_assembler {
     size_t open_messages;
     size_t open_tools;
     apr_asm_message *last;   /* the message the previous event went to (fast path) */
+    apr_asm_message *recent[APR_ASM_RECENT]; /* open messages fed lately, by a hash of the place */
     char *key;               /* scratch: the key of the event being fed */
     size_t key_cap;
     apr_arena scratch;       /* reset per event: unescaped names and strings */

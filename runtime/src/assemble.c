@@ -12,6 +12,14 @@
  * being streamed is a list of members; the member that deltas append to is
  * a growing buffer of unescaped text, written escaped when the block is
  * rendered, so appends cost amortised O(1) per byte.
+ *
+ * Most events are text deltas of a few bytes for a message fed lately, so
+ * apr_asm_feed first tries append_fast: it finds the message through two
+ * caches of open messages (the last one, and a small table by a hash of
+ * the place), checks the place byte for byte and the block lifecycle, and
+ * copies the token without a branch on its length. Anything else, or
+ * anything it is not sure of, takes the general path, which gives the
+ * same result.
  */
 #include "apr_assemble.h"
 
@@ -19,8 +27,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 enum { ITEM_MESSAGE = 1, ITEM_TOOL, ITEM_CLOSED, ITEM_LINK };
+
+/* The fast path (apr_asm_feed) stays small: its helpers inline, the general path does not. */
+#if defined(__GNUC__)
+#define ASM_INLINE inline __attribute__((always_inline))
+#define ASM_NOINLINE __attribute__((noinline))
+#define ASM_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define ASM_INLINE inline
+#define ASM_NOINLINE
+#define ASM_LIKELY(x) (x)
+#endif
 
 /* Item flags. */
 #define ITEM_POISONED 1u /* a tombstone whose later events are ignored silently */
@@ -183,12 +205,23 @@ static verdict grow(apr_assembler *a, asm_common *c, char **buf, size_t len, siz
         ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
     if (ncap > avail)
         ncap = avail;
-    p = (char *)mem_alloc(a, ncap);
-    if (p == NULL)
-        return APR_ASM_E_NOMEM;
-    if (len > 0)
-        memcpy(p, *buf, len);
-    mem_free(a, *buf, *cap);
+    if (a->allocator.alloc == NULL) {
+        /*
+         * realloc grows a large buffer in place or by remapping its pages:
+         * no copy, and no fresh pages faulted in for the bytes already
+         * there, which for a text of megabytes cost more than appending it.
+         */
+        p = (char *)realloc(*buf, ncap);
+        if (p == NULL)
+            return APR_ASM_E_NOMEM;
+    } else {
+        p = (char *)mem_alloc(a, ncap);
+        if (p == NULL)
+            return APR_ASM_E_NOMEM;
+        if (len > 0)
+            memcpy(p, *buf, len);
+        mem_free(a, *buf, *cap);
+    }
     c->bytes = others + ncap;
     *buf = p;
     *cap = ncap;
@@ -537,13 +570,23 @@ static void tool_clear(apr_assembler *a, apr_asm_tool *t)
     common_free(a, &t->c);
 }
 
+/* Drops `m` from the caches: it is closing, and its copy of the place is about to be freed. */
+static void forget_recent(apr_assembler *a, const apr_asm_message *m)
+{
+    size_t i;
+    if (a->last == m)
+        a->last = NULL;
+    for (i = 0; i < APR_ASM_RECENT; i++)
+        if (a->recent[i] == m)
+            a->recent[i] = NULL;
+}
+
 /* Delivers `m` and turns it into a tombstone (poisoned when it failed by violation). */
 static void message_close(apr_assembler *a, apr_asm_message *m, int poisoned)
 {
     if (a->cb.on_message_done)
         a->cb.on_message_done(a->cb.ctx, m);
-    if (a->last == m)
-        a->last = NULL;
+    forget_recent(a, m);
     message_clear(a, m);
     list_unlink(&a->open, &m->item);
     a->open_messages--;
@@ -1135,77 +1178,164 @@ static verdict block_delta(apr_assembler *a, apr_asm_message *m, const apr_asm_e
     return APR_ASM_OK;
 }
 
-/*
- * memcmp for the names on the hot path: no library call, no early exit,
- * word loads overlapping at the end, so a 50-byte namespace costs a few
- * cycles.
- */
-static int bytes_equal(const char *x, const char *y, size_t n)
+static ASM_INLINE uint64_t load64(const char *p)
 {
-    uint64_t acc = 0, u, v;
-    uint32_t s, t;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static ASM_INLINE uint32_t load32(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/*
+ * memcmp for the names on the hot path: inline, no library call, loads
+ * overlapping at the end; 16 bytes a step with SSE2. The last 16 bytes are
+ * compared first, because places of one shape ("model_request:<uuid>")
+ * differ there.
+ */
+static ASM_INLINE int bytes_equal(const char *x, const char *y, size_t n)
+{
+    uint64_t acc;
     size_t i;
-    if (n >= 8) {
-        for (i = 0; i + 8 <= n; i += 8) {
-            memcpy(&u, x + i, 8);
-            memcpy(&v, y + i, 8);
-            acc |= u ^ v;
-        }
-        memcpy(&u, x + n - 8, 8);
-        memcpy(&v, y + n - 8, 8);
-        return (acc | (u ^ v)) == 0;
+    if (ASM_LIKELY(n >= 16)) {
+#if defined(__SSE2__)
+        __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + n - 16)),
+                                    _mm_loadu_si128((const __m128i *)(const void *)(y + n - 16)));
+        for (i = 0; i + 16 < n; i += 16)
+            eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + i)),
+                                                  _mm_loadu_si128((const __m128i *)(const void *)(y + i))));
+        return _mm_movemask_epi8(eq) == 0xFFFF;
+#else
+        acc = (load64(x + n - 16) ^ load64(y + n - 16)) | (load64(x + n - 8) ^ load64(y + n - 8));
+        if (acc != 0)
+            return 0;
+        for (i = 0; i + 16 < n; i += 16)
+            acc |= (load64(x + i) ^ load64(y + i)) | (load64(x + i + 8) ^ load64(y + i + 8));
+        return acc == 0;
+#endif
     }
-    if (n >= 4) {
-        memcpy(&s, x, 4);
-        memcpy(&t, y, 4);
-        acc = s ^ t;
-        memcpy(&s, x + n - 4, 4);
-        memcpy(&t, y + n - 4, 4);
-        return (acc | (s ^ t)) == 0;
-    }
-    for (i = 0; i < n; i++)
+    if (n >= 8)
+        return ((load64(x) ^ load64(y)) | (load64(x + n - 8) ^ load64(y + n - 8))) == 0;
+    if (n >= 4)
+        return ((load32(x) ^ load32(y)) | (load32(x + n - 4) ^ load32(y + n - 4))) == 0;
+    for (acc = 0, i = 0; i < n; i++)
         acc |= (unsigned char)x[i] ^ (unsigned char)y[i];
     return acc == 0;
 }
 
-/* memcpy for token-sized appends, inline: overlapping word moves, no library call. */
-static void copy_small(char *dst, const char *src, size_t n)
+/*
+ * Appends a token (n <= 16) at `dst`, which has 16 bytes of room, with no
+ * branch on n: token lengths are random, and a mispredicted branch costs
+ * more than this whole copy. The token is read with loads that stay inside
+ * it: 8-byte words at both ends when n >= 8, 4-byte words at both ends
+ * when 4 <= n < 8, bytes 0, (n-1)/2 and n-1 when 1 <= n < 4. A load that
+ * would not fit reads a block of zeros instead (picked by indexing, a load,
+ * not a branch), and masks keep the words of n's own case. Two 8-byte
+ * stores write the token; the bytes they write past n are in the room and
+ * are never counted.
+ */
+static ASM_INLINE void copy_token(char *dst, const char *src, size_t n)
 {
-    uint64_t u, v;
-    uint32_t s, t;
-    if (n >= 8 && n <= 16) {
-        memcpy(&u, src, 8);
-        memcpy(&v, src + n - 8, 8);
-        memcpy(dst, &u, 8);
-        memcpy(dst + n - 8, &v, 8);
-    } else if (n >= 4 && n < 8) {
-        memcpy(&s, src, 4);
-        memcpy(&t, src + n - 4, 4);
-        memcpy(dst, &s, 4);
-        memcpy(dst + n - 4, &t, 4);
-    } else if (n < 4) {
-        size_t i;
-        for (i = 0; i < n; i++)
-            dst[i] = src[i];
-    } else {
-        memcpy(dst, src, n);
-    }
+    static const char zeros[16];
+    const char *from[2];
+    const char *p8, *p4, *p1;
+    size_t w8 = n >= 8, w4 = n >= 4, w1 = n >= 1;
+    /* Offsets of the second load of each case; kept below 4 where they only
+     * matter below 8 (shifts stay in range, loads inside the token). */
+    size_t e8 = (n - 8) & (0 - w8), e4 = (n - 4) & 3 & (0 - w4), e1 = (n - 1) & 3 & (0 - w1);
+    uint64_t m8 = 0 - (uint64_t)w8, m4 = 0 - (uint64_t)(w4 & !w8), m1 = 0 - (uint64_t)!w4;
+    uint64_t w, x4, x1;
+    from[0] = zeros;
+    from[1] = src;
+    p8 = from[w8];
+    p4 = from[w4];
+    p1 = from[w1];
+    /* Overlapping bytes are the same source byte, so OR joins the loads. */
+    x4 = load32(p4) | (uint64_t)load32(p4 + e4) << (8 * e4);
+    x1 = (uint64_t)(unsigned char)p1[0] | (uint64_t)(unsigned char)p1[e1 / 2] << (8 * (e1 / 2)) |
+         (uint64_t)(unsigned char)p1[e1] << (8 * e1);
+    /* Masks, not ?:, which compilers turn back into branches. */
+    w = (load64(p8) & m8) | (x4 & m4) | (x1 & m1);
+    memcpy(dst, &w, 8);
+    w = (load64(p8 + e8) & m8) | (w & ~m8);
+    memcpy(dst + e8, &w, 8);
 }
 
 /* Whether the event is for the (namespace, node) of `c`; 0 for a malformed view too. */
-static int same_place(const asm_common *c, const apr_asm_event *ev)
+static ASM_INLINE int same_place(const asm_common *c, const apr_asm_event *ev)
 {
+    const apr_slice *e = ev->ns, *k = c->ns;
     size_t i;
-    if (c->ns_len != ev->ns_len || c->node.len != ev->node.len ||
-        (c->node.ptr == NULL) != (ev->node.ptr == NULL) || (ev->ns == NULL && ev->ns_len))
-        return 0;
-    if (!bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
+    /* One test for the shape: segment count, node length, node present. */
+    if (((c->ns_len ^ ev->ns_len) | (c->node.len ^ ev->node.len) |
+         (size_t)((c->node.ptr == NULL) ^ (ev->node.ptr == NULL))) != 0 ||
+        (e == NULL && ev->ns_len != 0) || !bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
         return 0;
     for (i = 0; i < ev->ns_len; i++)
-        if (c->ns[i].len != ev->ns[i].len || ev->ns[i].ptr == NULL ||
-            !bytes_equal(c->ns[i].ptr, ev->ns[i].ptr, ev->ns[i].len))
+        if (e[i].len != k[i].len || e[i].ptr == NULL || !bytes_equal(k[i].ptr, e[i].ptr, e[i].len))
             return 0;
     return 1;
+}
+
+/*
+ * The set of a place in a->recent (two entries, most recent first): a hash
+ * of its shape and of the end of its last segment, where places of one
+ * kind differ ("model_request:<uuid>", "tools:<uuid>"). Cheap, and a
+ * collision only costs a lookup. Reads nothing through a NULL pointer, so
+ * a malformed view gets some set and is then refused by same_place.
+ */
+static ASM_INLINE apr_asm_message **place_set(apr_assembler *a, const apr_slice *ns, size_t ns_len,
+                                              size_t node_len)
+{
+    uint64_t h = ((uint64_t)ns_len << 48) ^ ((uint64_t)node_len << 32);
+    if (ns != NULL && ns_len != 0 && ns[ns_len - 1].ptr != NULL) {
+        const char *p = ns[ns_len - 1].ptr;
+        size_t n = ns[ns_len - 1].len;
+        h ^= n;
+        if (n >= 8)
+            h ^= load64(p + n - 8);
+        else if (n >= 4)
+            h ^= (uint64_t)load32(p + n - 4) << 8;
+        else if (n != 0)
+            h ^= (uint64_t)(unsigned char)p[n - 1] << 8;
+    }
+    h *= 0x9E3779B97F4A7C15ull;
+    return &a->recent[(size_t)(h >> 32) % (APR_ASM_RECENT / 2) * 2];
+}
+
+/*
+ * The open message of the event's place when the caches have it, else
+ * NULL: the message of the previous event (a token stream), or one of
+ * a->recent (streams interleaved). This spares most events building the
+ * key, hashing it and probing the map.
+ */
+static ASM_INLINE apr_asm_message *recent_message(apr_assembler *a, const apr_asm_event *ev)
+{
+    apr_asm_message **set;
+    if (a->last != NULL && same_place(&a->last->c, ev))
+        return a->last;
+    set = place_set(a, ev->ns, ev->ns_len, ev->node.len);
+    if (set[0] != NULL && same_place(&set[0]->c, ev))
+        return a->last = set[0];
+    if (set[1] != NULL && same_place(&set[1]->c, ev))
+        return a->last = set[1];
+    return NULL;
+}
+
+/* Makes open message `m` the last one, and puts it first in its set of a->recent. */
+static void remember(apr_assembler *a, apr_asm_message *m)
+{
+    apr_asm_message **set = place_set(a, m->c.ns, m->c.ns_len, m->c.node.len);
+    a->last = m;
+    if (set[0] != m) {
+        set[1] = set[0];
+        set[0] = m;
+    }
 }
 
 static apr_status message_start(apr_assembler *a, const apr_asm_event *ev, apr_asm_item *it,
@@ -1258,7 +1388,7 @@ static apr_status message_start(apr_assembler *a, const apr_asm_event *ev, apr_a
         describe(a, "message-start: the message exceeds the assembler's size limits");
         return message_fail(a, m, ev, v);
     }
-    a->last = m;
+    remember(a, m);
     return APR_OK;
 }
 
@@ -1289,11 +1419,11 @@ static const char *const event_names[] = {
 
 static apr_status message_event(apr_assembler *a, const apr_asm_event *ev)
 {
-    apr_asm_message *m = a->last;
+    apr_asm_message *m = ev->kind == APR_ASM_MESSAGE_START ? NULL : recent_message(a, ev);
     apr_asm_item *it = NULL;
     size_t key_len = 0;
     verdict v;
-    if (m == NULL || ev->kind == APR_ASM_MESSAGE_START || !same_place(&m->c, ev)) {
+    if (m == NULL) {
         if (message_key(a, ev, &key_len) != APR_OK)
             return APR_E_NOMEM;
         it = map_find(&a->map, hash_bytes(a->seed, a->key, key_len), a->key, key_len);
@@ -1303,7 +1433,7 @@ static apr_status message_event(apr_assembler *a, const apr_asm_event *ev)
             return no_item(a, ev, it, key_len, APR_ASM_E_MESSAGE_FINISHED, APR_ASM_E_NO_MESSAGE,
                            event_names[ev->kind]);
         m = (apr_asm_message *)(void *)it;
-        a->last = m;
+        remember(a, m);
     }
     m->hot = NULL;
     switch (ev->kind) {
@@ -1502,6 +1632,7 @@ static void clear_items(apr_assembler *a)
     memset(&a->map, 0, sizeof a->map);
     a->open_messages = a->open_tools = 0;
     a->last = NULL;
+    memset(a->recent, 0, sizeof a->recent);
 }
 
 void apr_asm_deinit(apr_assembler *a)
@@ -1577,37 +1708,12 @@ static int event_malformed(const apr_asm_event *ev)
     }
 }
 
-/*
- * The common case, one token appended to the open block of the message the
- * previous event went to, with room in its buffer: no lookup, no
- * allocation, no scratch. Returns 0 to take the general path, which
- * handles everything else (including malformed views) the same way.
- */
-static int append_fast(apr_assembler *a, const apr_asm_event *ev)
-{
-    apr_asm_message *m = a->last;
-    asm_member *mb = m->hot;
-    /* hot is set only while the last block is open, so its index is nblocks - 1 */
-    if (mb == NULL || m->hot_kind != ev->delta || ev->index != m->nblocks - 1 ||
-        ev->text.len > mb->cap - mb->len || bad_slice(ev->text) || bad_raw(ev->fields) ||
-        !same_place(&m->c, ev))
-        return 0;
-    if (ev->text.len) { /* an empty member may have no buffer yet */
-        copy_small(mb->val + mb->len, ev->text.ptr, ev->text.len);
-        mb->len += ev->text.len;
-    }
-    if (a->cb.on_append)
-        a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
-    return 1;
-}
-
-apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+/* Everything apr_asm_feed does but the fast path; out of line, to keep its code off the fast path. */
+static ASM_NOINLINE apr_status feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
 {
     apr_status st;
     if (a == NULL || ev == NULL)
         return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no assembler or event given");
-    if (ev->kind == APR_ASM_BLOCK_DELTA && a->last != NULL && append_fast(a, ev))
-        return APR_OK;
     if (event_malformed(ev))
         return apr_error_set(err, APR_E_ARGUMENT, (size_t)ev->position,
                              "malformed event view (a NULL pointer with a length, or an unknown kind)");
@@ -1623,6 +1729,46 @@ apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *er
                              "out of memory while assembling the event at %llu",
                              (unsigned long long)ev->position);
     return st;
+}
+
+/*
+ * The common case, one token appended to the open block of a message the
+ * caches hold, with room in its buffer: no key, no lookup, no allocation,
+ * no scratch. Returns 0 to take the general path, which handles
+ * everything else (including malformed views, and `fields` given with a
+ * text delta) the same way.
+ */
+static ASM_INLINE int append_fast(apr_assembler *a, const apr_asm_event *ev)
+{
+    apr_asm_message *m = recent_message(a, ev);
+    asm_member *mb;
+    size_t n, room;
+    if (m == NULL)
+        return 0;
+    /* hot is set only while the last block is open, so its index is nblocks - 1 */
+    mb = m->hot;
+    if (mb == NULL || m->hot_kind != ev->delta || ev->index != m->nblocks - 1 ||
+        ev->fields.len != 0 || ev->text.ptr == NULL)
+        return 0;
+    n = ev->text.len;
+    room = mb->cap - mb->len;
+    if (ASM_LIKELY(n <= 16 && room >= 16))
+        copy_token(mb->val + mb->len, ev->text.ptr, n);
+    else if (n > room)
+        return 0;
+    else if (n != 0) /* a member that took only empty text may have no buffer */
+        memcpy(mb->val + mb->len, ev->text.ptr, n);
+    mb->len += n;
+    if (a->cb.on_append)
+        a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
+    return 1;
+}
+
+apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    if (ASM_LIKELY(a != NULL && ev != NULL && ev->kind == APR_ASM_BLOCK_DELTA) && append_fast(a, ev))
+        return APR_OK;
+    return feed(a, ev, err);
 }
 
 /* ---- accessors ------------------------------------------------------------ */

@@ -1,27 +1,42 @@
 /*
- * bench_assemble.c - the message assembler on a token-by-token stream.
+ * bench_assemble.c - the message assembler on a token-by-token stream, from
+ * decoded events.
  *
- * Events are pre-built apr_asm_event views (what a caller has after
- * decoding): one message per 4 MiB of text in namespace
- * ["model_request:<uuid>"], node "model", one text block, deltas of one
- * token each (1 to 8 bytes, mean 4.5, like LLM tokens). The clock runs over
- * apr_asm_feed only. Reported: appended text bytes per second and events
- * per second, without callbacks, with callbacks (on_append summing the
- * bytes, as a renderer would see them, and on_message_done), with the same
- * text in 64-byte deltas, with 8 messages interleaved token by token in 8
- * namespaces (the lookup path), and coalesce-then-assemble. Each rate is
- * given by wall clock and by the thread's CPU time (on a loaded machine the
- * latter is the steadier one), best of --repeat runs.
+ * Before the clock starts, EVENTS content-block-delta events are written as
+ * the JSON a server sends (the whole envelope: type, eventId, seq, method,
+ * params with namespace ["model_request:<uuid>"], timestamp, node "model",
+ * data) and decoded with the generated ap_message_decode, each into its own
+ * ap_message_t with its own namespace array, as a client has them. Each
+ * delta is one token (1 to 8 bytes, mean 4.5, like LLM tokens; some are
+ * escaped in the JSON, so the decoder unescapes them into its arena). The
+ * events are few, so they stay in cache as an event does right after it is
+ * decoded, and they are fed in a random order drawn beforehand, so token
+ * lengths follow no pattern a branch predictor could learn.
+ *
+ * Timed: for each decoded event, what a caller does, filling an
+ * apr_asm_event view from the decoded message (apstream assemble's code for
+ * this kind) and apr_asm_feed; one message per 4 MiB of text. Reported:
+ * appended text bytes per second and events per second, without callbacks,
+ * with callbacks (on_append summing the bytes, as a renderer would see
+ * them, and on_message_done), with the same text in 64-byte deltas, with 8
+ * messages in 8 namespaces interleaved token by token (in random order),
+ * coalesce-then-assemble, and the floor: filling the view and calling a
+ * function that does nothing, which bounds what any assembler behind this
+ * API can reach. Each rate is given by wall clock and by the thread's CPU
+ * time (on a loaded machine the latter is the steadier one), best of
+ * --repeat runs.
  */
 #include "bench.h"
 
+#include "ap.h"
 #include "apr_assemble.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RING 1024u /* pre-built delta events, reused cyclically: cache-hot, as an event is right after decoding */
+#define EVENTS 64u    /* distinct decoded delta events: few, so they stay in cache as right after decoding */
+#define ORDER 65536u  /* the order they are fed in, random, so token lengths never repeat in a pattern */
 #define MESSAGE_BYTES (4u << 20) /* text per message before it is finished */
 #define PLACES 8
 
@@ -45,13 +60,6 @@ static void on_done(void *ctx, const apr_asm_message *m)
     ((sink *)ctx)->messages++;
 }
 
-typedef struct corpus {
-    apr_asm_event *deltas;   /* RING deltas; ns/node set per run */
-    char *text;
-    apr_slice ns[PLACES];
-    apr_slice node;
-} corpus;
-
 static const char *const ns_names[PLACES] = {
     "model_request:db60c136-bbdc-5c76-a665-4bd487797692", "model_request:03dd88a7-d731-50f4-9502-0c40616d3b07",
     "tools:dd864e2c-ffd0-5630-8613-603347e3a46e",         "researcher:0a1b2c3d",
@@ -59,45 +67,118 @@ static const char *const ns_names[PLACES] = {
     "planner:2a3b4c5d",                                    "summarizer:6e7f8091",
 };
 
-/* Builds RING deltas over a text pool; `fixed` > 0 gives deltas of that length. */
-static int corpus_build(corpus *c, uint64_t seed, size_t fixed)
+typedef struct corpus {
+    char *json;           /* the events' JSON texts, which the decoded strings borrow from */
+    ap_message_t *msgs;   /* EVENTS decoded events */
+    apr_arena arena;      /* what the decoder allocated for them */
+    apr_slice ns[PLACES];
+    size_t places;        /* event i is in namespace i % places */
+    uint16_t *order;      /* ORDER indexes into msgs */
+    uint64_t order_bytes; /* text bytes of the events in `order` */
+} corpus;
+
+/*
+ * Writes EVENTS text deltas as JSON, event i in namespace i % places, and
+ * decodes them; `fixed` > 0 gives deltas of that length. Then draws the
+ * feeding order.
+ */
+static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
 {
-    size_t pool = (size_t)RING * 64, at = 0, i;
+    static const char pool[] = "etaoin shrdlu\n\"cmfwyp";
+    size_t cap = (size_t)EVENTS * 1024, at = 0, i, k;
+    size_t *start = (size_t *)malloc((EVENTS + 1) * sizeof *start);
+    size_t lens[EVENTS];
     uint64_t s = seed;
+    int failed = 0;
     memset(c, 0, sizeof *c);
-    c->deltas = (apr_asm_event *)calloc(RING, sizeof *c->deltas);
-    c->text = (char *)malloc(pool);
-    if (c->deltas == NULL || c->text == NULL)
+    c->places = places;
+    c->json = (char *)malloc(cap);
+    c->msgs = (ap_message_t *)calloc(EVENTS, sizeof *c->msgs);
+    c->order = (uint16_t *)malloc(ORDER * sizeof *c->order);
+    apr_arena_init(&c->arena, NULL);
+    if (start == NULL || c->json == NULL || c->msgs == NULL || c->order == NULL) {
+        free(start);
         return 1;
-    for (i = 0; i < pool; i++)
-        c->text[i] = (char)("etaoin shrdlu\n\"cmfwyp"[bench_rand(&s) % 22]);
+    }
     for (i = 0; i < PLACES; i++) {
         c->ns[i].ptr = ns_names[i];
         c->ns[i].len = strlen(ns_names[i]);
     }
-    c->node.ptr = "model";
-    c->node.len = 5;
-    for (i = 0; i < RING; i++) {
-        apr_asm_event *e = &c->deltas[i];
+    for (i = 0; i < EVENTS; i++) {
         size_t len = fixed ? fixed : 1 + (size_t)(bench_rand(&s) % 8);
-        if (at + len > pool)
-            at = 0;
-        e->kind = APR_ASM_BLOCK_DELTA;
-        e->delta = APR_ASM_DELTA_TEXT;
-        e->index = 0;
-        e->text.ptr = c->text + at;
-        e->text.len = len;
-        e->node = c->node;
-        e->ns_len = 1;
-        at += len;
+        lens[i] = len;
+        start[i] = at;
+        at += (size_t)snprintf(c->json + at, cap - at,
+                               "{\"type\":\"event\",\"eventId\":\"%zu\",\"seq\":%zu,\"method\":\"messages\","
+                               "\"params\":{\"namespace\":[\"%s\"],\"timestamp\":%llu,\"node\":\"model\","
+                               "\"data\":{\"event\":\"content-block-delta\",\"index\":0,"
+                               "\"delta\":{\"type\":\"text-delta\",\"text\":\"",
+                               i + 1, i + 1, ns_names[i % places], 1777587969651ull + i);
+        for (k = 0; k < len; k++) {
+            char ch = pool[bench_rand(&s) % (sizeof pool - 1)];
+            if (ch == '\n' || ch == '"')
+                c->json[at++] = '\\';
+            c->json[at++] = ch == '\n' ? 'n' : ch;
+        }
+        at += (size_t)snprintf(c->json + at, cap - at, "\"}}}}");
     }
-    return 0;
+    start[EVENTS] = at;
+    for (i = 0; i < EVENTS && !failed; i++)
+        failed = ap_message_decode(c->json + start[i], start[i + 1] - start[i], &c->arena,
+                                   &c->msgs[i], NULL) != APR_OK;
+    for (i = 0; i < ORDER; i++) {
+        c->order[i] = (uint16_t)(bench_rand(&s) % EVENTS);
+        c->order_bytes += lens[c->order[i]];
+    }
+    free(start);
+    return failed;
 }
 
 static void corpus_free(corpus *c)
 {
-    free(c->deltas);
-    free(c->text);
+    free(c->json);
+    free(c->msgs);
+    free(c->order);
+    apr_arena_deinit(&c->arena);
+}
+
+/*
+ * What a caller does with each decoded event (apstream assemble's code for
+ * a content-block-delta): point the view at the decoded members, nothing
+ * copied. The view was zeroed once; the members set here are all those of
+ * this kind. Returns 0 for an event the assembler does not take.
+ */
+static int event_view(const ap_message_t *msg, apr_asm_event *ev)
+{
+    const ap_messages_event_params_t *p;
+    const ap_content_block_delta_t *d;
+    if (msg->kind != AP_MESSAGE_EVENT || msg->u.event.event_data.kind != AP_EVENT_DATA_MESSAGES_EVENT)
+        return 0;
+    p = &msg->u.event.event_data.u.messages_event.params;
+    if (p->data.kind != AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA)
+        return 0;
+    d = &p->data.u.content_block_delta_data.delta;
+    ev->kind = APR_ASM_BLOCK_DELTA;
+    ev->ns = p->namespace_.items;
+    ev->ns_len = p->namespace_.count;
+    ev->node.ptr = p->has_node ? p->node.ptr : NULL;
+    ev->node.len = p->has_node ? p->node.len : 0;
+    ev->index = p->data.u.content_block_delta_data.index;
+    ev->fields.ptr = NULL;
+    ev->fields.len = 0;
+    switch (d->kind) {
+    case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA:
+        ev->delta = APR_ASM_DELTA_TEXT;
+        ev->text = d->u.text_delta.text;
+        break;
+    case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA:
+        ev->delta = APR_ASM_DELTA_REASONING;
+        ev->text = d->u.reasoning_delta.reasoning;
+        break;
+    default:
+        return 0; /* the corpus has text deltas only */
+    }
+    return 1;
 }
 
 typedef struct run {
@@ -114,14 +195,20 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Starts message `id` with one text block in place `p`. */
+static void place_view(const corpus *c, size_t p, apr_asm_event *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ns = &c->ns[p];
+    e->ns_len = 1;
+    e->node.ptr = "model";
+    e->node.len = 5;
+}
+
+/* Starts a message with one text block in place `p`. */
 static int open_message(apr_assembler *a, const corpus *c, size_t p)
 {
     apr_asm_event e;
-    memset(&e, 0, sizeof e);
-    e.ns = &c->ns[p];
-    e.ns_len = 1;
-    e.node = c->node;
+    place_view(c, p, &e);
     e.kind = APR_ASM_MESSAGE_START;
     e.id.ptr = "msg_01M6YsZj7Wn3ivDWCFZFrmt7";
     e.id.len = 28;
@@ -138,10 +225,7 @@ static int open_message(apr_assembler *a, const corpus *c, size_t p)
 static int close_message(apr_assembler *a, const corpus *c, size_t p)
 {
     apr_asm_event e;
-    memset(&e, 0, sizeof e);
-    e.ns = &c->ns[p];
-    e.ns_len = 1;
-    e.node = c->node;
+    place_view(c, p, &e);
     e.kind = APR_ASM_BLOCK_FINISH;
     e.content.ptr = "{\"type\":\"text\",\"text\":\"(final text)\"}";
     e.content.len = strlen(e.content.ptr);
@@ -159,51 +243,73 @@ static apr_status emit(void *ctx, const apr_asm_event *ev)
     return apr_asm_feed((apr_assembler *)ctx, ev, NULL);
 }
 
-/*
- * Feeds about `total` bytes of deltas, `places` messages interleaved delta
- * by delta; each message is finished after MESSAGE_BYTES and a new one
- * started. With `coalesce`, events go through the coalescer first.
- */
-static run assemble(const bench_config *cfg, corpus *c, size_t total, size_t places,
-                    const apr_asm_callbacks *cb, int coalesce)
+/* The floor: a feed that only looks at the event, called where it cannot be inlined. */
+static apr_status feed_nothing(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
 {
+    (void)a;
+    (void)err;
+    return ev->kind == APR_ASM_BLOCK_DELTA ? APR_OK : APR_E_ARGUMENT;
+}
+
+typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING } via;
+
+/*
+ * Feeds the corpus's events in their order until about `total` bytes of
+ * text were appended; each message is finished after MESSAGE_BYTES and a
+ * new one started.
+ */
+static run assemble(const bench_config *cfg, const corpus *c, size_t total,
+                    const apr_asm_callbacks *cb, via how)
+{
+    apr_status (*volatile nothing)(apr_assembler *, const apr_asm_event *, apr_error *) = feed_nothing;
     run best = { 0, 0, 1e30, 1e30, 0 };
     int r;
     for (r = 0; r < cfg->repeat; r++) {
         apr_assembler a;
         apr_asm_coalescer co;
+        apr_asm_event e;
         uint64_t bytes = 0, events = 0, since = 0;
         size_t i = 0, p;
         double t0, c0, t, ct;
         apr_asm_init(&a, NULL, cb);
         apr_asm_coalescer_init(&co, NULL, emit, &a);
-        for (p = 0; p < places; p++)
+        memset(&e, 0, sizeof e);
+        for (p = 0; p < c->places; p++)
             best.failed |= open_message(&a, c, p);
         t0 = bench_now();
         c0 = cpu_now();
+        /* Whole passes over `order`, so the loop carries no per-event counters but i. */
         while (bytes < total) {
-            apr_asm_event *e = &c->deltas[i];
-            p = i % places;
-            e->ns = &c->ns[p];
-            e->position = events;
-            if (coalesce)
-                best.failed |= apr_asm_coalescer_push(&co, e) != APR_OK;
-            else
-                best.failed |= apr_asm_feed(&a, e, NULL) != APR_OK;
-            bytes += e->text.len;
-            since += e->text.len;
-            events++;
-            if (++i == RING)
-                i = 0;
-            if (since >= MESSAGE_BYTES * places) {
-                if (coalesce)
+            for (i = 0; i < ORDER; i++) {
+                apr_status st;
+                if (!event_view(&c->msgs[c->order[i]], &e))
+                    break;
+                e.position = events + i;
+                if (how == VIA_FEED)
+                    st = apr_asm_feed(&a, &e, NULL);
+                else if (how == VIA_COALESCER)
+                    st = apr_asm_coalescer_push(&co, &e);
+                else
+                    st = nothing(&a, &e, NULL);
+                if (st != APR_OK)
+                    break;
+            }
+            if (i < ORDER) {
+                best.failed = 1;
+                break;
+            }
+            bytes += c->order_bytes;
+            since += c->order_bytes;
+            events += ORDER;
+            if (since >= MESSAGE_BYTES * c->places) {
+                if (how == VIA_COALESCER)
                     best.failed |= apr_asm_coalescer_flush(&co) != APR_OK;
-                for (p = 0; p < places; p++)
+                for (p = 0; p < c->places; p++)
                     best.failed |= close_message(&a, c, p) | open_message(&a, c, p);
                 since = 0;
             }
         }
-        if (coalesce)
+        if (how == VIA_COALESCER)
             best.failed |= apr_asm_coalescer_flush(&co) != APR_OK;
         t = bench_now() - t0;
         ct = cpu_now() - c0;
@@ -232,46 +338,55 @@ static void report(const char *what, run r)
 
 int bench_assemble(const bench_config *cfg)
 {
-    corpus tok, big;
+    corpus tok, big, mixed;
     apr_asm_callbacks cb;
     sink s;
     size_t total = cfg->corpus_bytes < (8u << 20) ? (8u << 20) : cfg->corpus_bytes;
     run r;
     int failed = 0;
-    if (corpus_build(&tok, cfg->seed, 0) || corpus_build(&big, cfg->seed, 64)) {
-        fprintf(stderr, "assemble: out of memory\n");
+    if (corpus_build(&tok, cfg->seed, 0, 1) | corpus_build(&big, cfg->seed, 64, 1) |
+        corpus_build(&mixed, cfg->seed, 0, PLACES)) {
+        fprintf(stderr, "assemble: out of memory, or the generated decoder rejected an event\n");
+        corpus_free(&tok);
+        corpus_free(&big);
+        corpus_free(&mixed);
         return 1;
     }
-    printf("%.0f MB of text per run, %u pre-built delta events reused cyclically, "
+    printf("%.0f MB of text per run, %u decoded delta events fed in a random order, "
            "messages of %u MiB; best of %d\n",
-           (double)total / 1e6, RING, MESSAGE_BYTES >> 20, cfg->repeat);
+           (double)total / 1e6, EVENTS, MESSAGE_BYTES >> 20, cfg->repeat);
     memset(&cb, 0, sizeof cb);
     memset(&s, 0, sizeof s);
 
-    r = assemble(cfg, &tok, total, 1, NULL, 0);
+    r = assemble(cfg, &tok, total, NULL, VIA_FEED);
     report("token deltas (1-8 B), no callbacks", r);
     failed |= r.failed;
 
     cb.on_append = on_append;
     cb.on_message_done = on_done;
     cb.ctx = &s;
-    r = assemble(cfg, &tok, total, 1, &cb, 0);
+    r = assemble(cfg, &tok, total, &cb, VIA_FEED);
     report("token deltas (1-8 B), callbacks on", r);
     failed |= r.failed || s.appended == 0;
 
-    r = assemble(cfg, &big, total, 1, NULL, 0);
+    r = assemble(cfg, &big, total, NULL, VIA_FEED);
     report("64-byte deltas, no callbacks", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, PLACES, NULL, 0);
+    r = assemble(cfg, &mixed, total, NULL, VIA_FEED);
     report("token deltas, 8 messages interleaved", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, 1, NULL, 1);
+    r = assemble(cfg, &tok, total, NULL, VIA_COALESCER);
     report("token deltas, coalesced (64 ev, 4 KiB)", r);
+    failed |= r.failed;
+
+    r = assemble(cfg, &tok, total, NULL, VIA_NOTHING);
+    report("floor: view fill + empty call, no work", r);
     failed |= r.failed;
 
     corpus_free(&tok);
     corpus_free(&big);
+    corpus_free(&mixed);
     return failed;
 }

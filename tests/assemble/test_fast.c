@@ -1,0 +1,571 @@
+/*
+ * test_fast.c - the assembler's fast path for text deltas (apr_asm_feed):
+ * the caches that route an event to its open message without a lookup,
+ * and the token copy. Every event here carries its namespace and node in
+ * memory of its own, as decoded events do, so nothing can match by
+ * pointer. Checked against what was fed: every token of every length
+ * lands once, in order, in its own message; places that differ in any
+ * byte, segment boundary or node presence never share a message; a
+ * message stops taking tokens once it closes; malformed views are refused
+ * as before.
+ */
+#include "../test.h"
+#include "asm_test.h"
+
+/* splitmix64, so runs are reproducible. */
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* One place of a test, and the text its open message should hold. */
+typedef struct spot {
+    const char *ns[3];
+    size_t ns_len;
+    const char *node; /* NULL: absent */
+    tbuf text;
+    char id[16];
+    uint64_t started; /* position of its message's start */
+} spot;
+
+static spot at(const char *seg0, const char *seg1, const char *node)
+{
+    spot s;
+    memset(&s, 0, sizeof s);
+    if (seg0)
+        s.ns[s.ns_len++] = seg0;
+    if (seg1)
+        s.ns[s.ns_len++] = seg1;
+    s.node = node;
+    return s;
+}
+
+/* Feeds `e` with its place copied to memory of its own, freed after the call. */
+static apr_status feed_at(apr_assembler *a, apr_asm_event *e, const spot *s)
+{
+    apr_slice ns[3];
+    char *mem;
+    size_t i, total = 1, off = 0;
+    apr_status st;
+    for (i = 0; i < s->ns_len; i++)
+        total += strlen(s->ns[i]);
+    if (s->node)
+        total += strlen(s->node);
+    mem = (char *)malloc(total);
+    if (mem == NULL)
+        abort();
+    for (i = 0; i < s->ns_len; i++) {
+        ns[i].len = strlen(s->ns[i]);
+        ns[i].ptr = mem + off;
+        memcpy(mem + off, s->ns[i], ns[i].len);
+        off += ns[i].len;
+    }
+    e->ns = s->ns_len ? ns : NULL;
+    e->ns_len = s->ns_len;
+    e->node.ptr = NULL;
+    e->node.len = 0;
+    if (s->node) {
+        e->node.len = strlen(s->node);
+        e->node.ptr = mem + off;
+        memcpy(mem + off, s->node, e->node.len);
+    }
+    st = apr_asm_feed(a, e, NULL);
+    free(mem);
+    return st;
+}
+
+static apr_asm_event ev(apr_asm_kind kind, uint64_t pos)
+{
+    apr_asm_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    e.position = pos;
+    return e;
+}
+
+/* Everything delivered: "ID STATUS BLOCK0\n" per message, and the violations. */
+typedef struct seen {
+    tbuf out;
+    tbuf violations;
+    size_t appends;
+} seen;
+
+static void on_done(void *ctx, const apr_asm_message *m)
+{
+    static const char *const status[] = { "open", "finished", "error" };
+    seen *s = (seen *)ctx;
+    apr_slice id = apr_asm_message_id(m);
+    apr_json_writer w;
+    tbuf_add(&s->out, id.ptr, id.len);
+    tbuf_str(&s->out, " ");
+    tbuf_str(&s->out, status[apr_asm_message_state(m)]);
+    tbuf_str(&s->out, " ");
+    apr_json_writer_init(&w, NULL);
+    apr_asm_message_write_block(m, 0, &w);
+    if (apr_json_writer_finish(&w, NULL) == APR_OK)
+        tbuf_add(&s->out, apr_json_writer_data(&w), apr_json_writer_len(&w));
+    apr_json_writer_deinit(&w);
+    tbuf_str(&s->out, "\n");
+}
+
+static void on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_asm_delta kind,
+                      apr_slice appended)
+{
+    (void)m;
+    (void)index;
+    (void)kind;
+    (void)appended;
+    ((seen *)ctx)->appends++;
+}
+
+static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+{
+    seen *s = (seen *)ctx;
+    char head[64];
+    snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position,
+             apr_asm_violation_name(code));
+    tbuf_str(&s->violations, head);
+    tbuf_str(&s->violations, text);
+    tbuf_str(&s->violations, "\n");
+}
+
+static void init(apr_assembler *a, seen *s, const apr_asm_options *o)
+{
+    apr_asm_callbacks cb;
+    memset(s, 0, sizeof *s);
+    memset(&cb, 0, sizeof cb);
+    cb.on_message_done = on_done;
+    cb.on_append = on_append;
+    cb.on_violation = on_violation;
+    cb.ctx = s;
+    apr_asm_init(a, o, &cb);
+}
+
+static void done(apr_assembler *a, seen *s)
+{
+    apr_asm_deinit(a);
+    tbuf_free(&s->out);
+    tbuf_free(&s->violations);
+}
+
+/* message-start and a text block at `s`, as message `id`. */
+static void open_at(apr_assembler *a, spot *s, const char *id, uint64_t *pos)
+{
+    apr_asm_event e = ev(APR_ASM_MESSAGE_START, ++*pos);
+    snprintf(s->id, sizeof s->id, "%s", id);
+    e.id = S(s->id);
+    CHECK_INT(feed_at(a, &e, s), APR_OK);
+    e = ev(APR_ASM_BLOCK_START, ++*pos);
+    e.content = R("{\"type\":\"text\",\"text\":\"\"}");
+    CHECK_INT(feed_at(a, &e, s), APR_OK);
+    tbuf_free(&s->text);
+    s->started = *pos;
+}
+
+/* A text delta of `n` bytes at `s`; the bytes are also added to what `s` expects. */
+static void token_at(apr_assembler *a, spot *s, const char *p, size_t n, uint64_t *pos)
+{
+    apr_asm_event e = ev(APR_ASM_BLOCK_DELTA, ++*pos);
+    e.delta = APR_ASM_DELTA_TEXT;
+    e.text.ptr = p;
+    e.text.len = n;
+    CHECK_INT(feed_at(a, &e, s), APR_OK);
+    tbuf_add(&s->text, p, n);
+}
+
+/* An `error` event at `s`: the message closes with its block as the deltas built it. */
+static void fail_at(apr_assembler *a, spot *s, uint64_t *pos)
+{
+    apr_asm_event e = ev(APR_ASM_MESSAGE_ERROR, ++*pos);
+    e.message = S("stopped");
+    CHECK_INT(feed_at(a, &e, s), APR_OK);
+}
+
+/* What on_done writes for `s`'s message, with the text it was fed. */
+static void expect_line(tbuf *out, const spot *s, const char *status)
+{
+    apr_json_writer w;
+    tbuf_str(out, s->id);
+    tbuf_str(out, " ");
+    tbuf_str(out, status);
+    tbuf_str(out, " ");
+    apr_json_writer_init(&w, NULL);
+    apr_json_write_object_begin(&w);
+    apr_json_write_key(&w, "type", 4);
+    apr_json_write_string(&w, "text", 4);
+    apr_json_write_key(&w, "text", 4);
+    apr_json_write_string(&w, s->text.p ? s->text.p : "", s->text.len);
+    apr_json_write_object_end(&w);
+    if (apr_json_writer_finish(&w, NULL) == APR_OK)
+        tbuf_add(out, apr_json_writer_data(&w), apr_json_writer_len(&w));
+    apr_json_writer_deinit(&w);
+    tbuf_str(out, "\n");
+}
+
+/*
+ * Tokens of every length from 0 to 40, in a random order, so the copy sees
+ * every length at every fill of its buffer (with and without the 16 bytes
+ * of room the fast copy needs), with the default allocator (buffers grow
+ * by realloc) and with allocator hooks (they grow by copying).
+ */
+static void test_token_lengths(int hooks)
+{
+    static const char chars[] = "abc \"\\\n\t/xyz0123456789ABCDEFGHIJ~!";
+    apr_assembler a;
+    seen s;
+    talloc ta;
+    apr_asm_options o;
+    spot sp = at("model_request:db60c136-bbdc-5c76-a665-4bd487797692", NULL, "model");
+    char src[41];
+    tbuf want;
+    uint64_t pos = 0, r = 7;
+    size_t i, k, tokens = 0;
+    memset(&o, 0, sizeof o);
+    memset(&ta, 0, sizeof ta);
+    memset(&want, 0, sizeof want);
+    if (hooks)
+        o.allocator = talloc_hooks(&ta);
+    init(&a, &s, &o);
+    open_at(&a, &sp, "m", &pos);
+    for (i = 0; i < 4000; i++) {
+        size_t n = (size_t)(rnd(&r) % 41);
+        for (k = 0; k < n; k++)
+            src[k] = chars[rnd(&r) % (sizeof chars - 1)];
+        /* a token that ends where its memory ends: no copy may read past it */
+        {
+            char *own = (char *)malloc(n ? n : 1);
+            if (own == NULL)
+                abort();
+            memcpy(own, src, n);
+            token_at(&a, &sp, own, n, &pos);
+            free(own);
+        }
+        tokens++;
+    }
+    apr_asm_finish(&a);
+    expect_line(&want, &sp, "open");
+    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
+    CHECK_STR(tbuf_get(&s.violations), "");
+    CHECK_INT(s.appends, tokens);
+    done(&a, &s);
+    tbuf_free(&want);
+    tbuf_free(&sp.text);
+    if (hooks) {
+        CHECK_INT(ta.live_blocks, 0);
+        CHECK_INT(ta.live_bytes, 0);
+    }
+}
+
+/*
+ * Every pair of token lengths 0..40 as the first two tokens of a message,
+ * then one more: the buffer's room after the first token takes every value
+ * below 16 (where the fast copy must not be used) and the second token
+ * every length around it.
+ */
+static void test_room_edges(void)
+{
+    static const char chars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
+    apr_assembler a;
+    seen s;
+    spot sp = at("ns", NULL, "model");
+    tbuf want;
+    uint64_t pos = 0;
+    size_t l1, l2;
+    memset(&want, 0, sizeof want);
+    init(&a, &s, NULL);
+    for (l1 = 0; l1 <= 40; l1++) {
+        for (l2 = 0; l2 <= 40; l2++) {
+            char id[16];
+            snprintf(id, sizeof id, "m%zu.%zu", l1, l2);
+            open_at(&a, &sp, id, &pos);
+            token_at(&a, &sp, chars, l1, &pos);
+            token_at(&a, &sp, chars + 40 - l2, l2, &pos);
+            token_at(&a, &sp, "12345", 5, &pos);
+            fail_at(&a, &sp, &pos);
+            expect_line(&want, &sp, "error");
+        }
+    }
+    apr_asm_finish(&a);
+    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
+    CHECK_STR(tbuf_get(&s.violations), "");
+    done(&a, &s);
+    tbuf_free(&want);
+    tbuf_free(&sp.text);
+}
+
+/*
+ * Two places that must not share a message, fed alternately token by token:
+ * each message gets exactly its own tokens. The pairs differ only in the
+ * last byte, the first byte, a middle byte that the compare of the ends
+ * does not see, the segment boundaries, a trailing empty segment, node
+ * presence (absent and "" are different places), and the node; and some
+ * hash alike (same shape and same last 8 bytes), so they share a set of
+ * the cache.
+ */
+static void test_places_apart(void)
+{
+    static const char *const pairs[][6] = {
+        /* seg0, seg1, node | seg0, seg1, node; "-" is NULL */
+        { "model_request:db60c136-bbdc-5c76-a665-4bd487797692", "-", "model",
+          "model_request:db60c136-bbdc-5c76-a665-4bd487797693", "-", "model" },
+        { "model_request:db60c136-bbdc-5c76-a665-4bd487797692", "-", "model",
+          "Model_request:db60c136-bbdc-5c76-a665-4bd487797692", "-", "model" },
+        { "model_request:db60c136-bbdc-5c76-a665-4bd487797692", "-", "model",
+          "model_request:db60c136-bbdc-5d76-a665-4bd487797692", "-", "model" },
+        { "0123456789abcdef", "-", "-", "0123456789abcdeF", "-", "-" },
+        { "0123456789abcdef0", "-", "-", "1123456789abcdef0", "-", "-" },
+        { "abcdefgh-1", "-", "-", "abcdefgh-2", "-", "-" },
+        { "abcdefgh", "-", "-", "abcdefgi", "-", "-" },
+        { "abcde", "-", "-", "abcdf", "-", "-" },
+        { "abc", "-", "-", "abd", "-", "-" },
+        { "a", "-", "-", "b", "-", "-" },
+        { "a", "bc", "-", "ab", "c", "-" },
+        { "x", "-", "-", "x", "", "-" },
+        { "-", "-", "-", "", "-", "-" },
+        { "ns", "-", "-", "ns", "-", "" },
+        { "ns", "-", "model", "ns", "-", "-" },
+        { "ns", "-", "n1", "ns", "-", "n2" },
+        { "agent", "-", "model", "agent", "-", "modem" },
+        { "aaaaaaaa-SAMETAIL", "-", "-", "bbbbbbbb-SAMETAIL", "-", "-" },
+        { "aaaaaaaaaaaaaaaa-0123456789abcdef", "-", "n", "bbbbbbbbbbbbbbbb-0123456789abcdef", "-", "n" },
+    };
+    size_t p;
+    for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        apr_assembler a;
+        seen s;
+        spot sp[2];
+        tbuf want;
+        uint64_t pos = 0;
+        int i, j;
+        memset(&want, 0, sizeof want);
+        for (j = 0; j < 2; j++) {
+            const char *const *q = pairs[p] + 3 * j;
+            sp[j] = at(strcmp(q[0], "-") ? q[0] : NULL, strcmp(q[1], "-") ? q[1] : NULL,
+                       strcmp(q[2], "-") ? q[2] : NULL);
+        }
+        init(&a, &s, NULL);
+        open_at(&a, &sp[0], "A", &pos);
+        open_at(&a, &sp[1], "B", &pos);
+        for (i = 0; i < 200; i++) {
+            token_at(&a, &sp[0], "a", 1, &pos);
+            token_at(&a, &sp[1], "bb", 2, &pos);
+        }
+        /* and runs, so each is the last message for a while */
+        for (i = 0; i < 50; i++)
+            token_at(&a, &sp[0], "aaa", 3, &pos);
+        for (i = 0; i < 50; i++)
+            token_at(&a, &sp[1], "b", 1, &pos);
+        apr_asm_finish(&a);
+        expect_line(&want, &sp[0], "open");
+        expect_line(&want, &sp[1], "open");
+        CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
+        CHECK_STR(tbuf_get(&s.violations), "");
+        if (strcmp(tbuf_get(&s.out), tbuf_get(&want)) != 0)
+            fprintf(stderr, "  (pair %zu)\n", p);
+        done(&a, &s);
+        tbuf_free(&want);
+        tbuf_free(&sp[0].text);
+        tbuf_free(&sp[1].text);
+    }
+}
+
+/*
+ * 40 places, more than the cache holds, some alike but for their end, fed
+ * in a random order; now and then a message fails (an error event) and a
+ * new one starts at its place, so the caches must drop the closed one.
+ */
+static void test_interleaved_many(void)
+{
+    enum { N = 40 };
+    static char names[N][64];
+    apr_assembler a;
+    seen s;
+    spot sp[N];
+    tbuf want;
+    uint64_t pos = 0, r = 99;
+    size_t i, restarts = 0;
+    memset(&want, 0, sizeof want);
+    for (i = 0; i < N; i++) {
+        if (i % 4 == 0)
+            snprintf(names[i], sizeof names[i], "model_request:%08zx-bbdc-5c76-a665-4bd487797692", i);
+        else if (i % 4 == 1)
+            snprintf(names[i], sizeof names[i], "model_request:db60c136-bbdc-5c76-a665-4bd4877976%02zu", i);
+        else
+            snprintf(names[i], sizeof names[i], "agent%zu", i);
+        sp[i] = at(names[i], i % 3 == 0 ? "sub" : NULL, i % 5 == 0 ? NULL : "model");
+    }
+    init(&a, &s, NULL);
+    for (i = 0; i < N; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "m%zu", i);
+        open_at(&a, &sp[i], id, &pos);
+    }
+    for (i = 0; i < 20000; i++) {
+        size_t k = (size_t)(rnd(&r) % N);
+        char tok[9];
+        size_t n = 1 + (size_t)(rnd(&r) % 8), j;
+        for (j = 0; j < n; j++)
+            tok[j] = (char)('a' + (k + j) % 26);
+        if (rnd(&r) % 500 == 0) {
+            char id[16];
+            fail_at(&a, &sp[k], &pos);
+            expect_line(&want, &sp[k], "error");
+            snprintf(id, sizeof id, "r%zu", restarts++);
+            open_at(&a, &sp[k], id, &pos);
+        }
+        token_at(&a, &sp[k], tok, n, &pos);
+    }
+    apr_asm_finish(&a);
+    /* apr_asm_finish delivers in the order messages started */
+    for (;;) {
+        size_t first = N;
+        for (i = 0; i < N; i++)
+            if (sp[i].started && (first == N || sp[i].started < sp[first].started))
+                first = i;
+        if (first == N)
+            break;
+        expect_line(&want, &sp[first], "open");
+        sp[first].started = 0;
+    }
+    CHECK(restarts > 0);
+    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
+    CHECK_STR(tbuf_get(&s.violations), "");
+    done(&a, &s);
+    tbuf_free(&want);
+    for (i = 0; i < N; i++)
+        tbuf_free(&sp[i].text);
+}
+
+/*
+ * A message taking tokens closes (finished, failed, failed by a violation):
+ * the next token at its place is reported, not appended to it; a new
+ * message at the place takes tokens again; the rules still apply to a
+ * token that would otherwise take the fast path (wrong block, wrong delta
+ * type).
+ */
+static void test_closed_and_rules(void)
+{
+    apr_assembler a;
+    seen s;
+    spot sp = at("ns", NULL, "model");
+    apr_asm_event e;
+    uint64_t pos = 0;
+    int i;
+    init(&a, &s, NULL);
+    open_at(&a, &sp, "m1", &pos);
+    for (i = 0; i < 40; i++)
+        token_at(&a, &sp, "tok", 3, &pos);
+    e = ev(APR_ASM_BLOCK_FINISH, ++pos);
+    e.content = R("{\"type\":\"text\",\"text\":\"final\"}");
+    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
+    e = ev(APR_ASM_MESSAGE_FINISH, ++pos);
+    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
+    token_at(&a, &sp, "late", 4, &pos); /* 45: reported once */
+    token_at(&a, &sp, "late", 4, &pos); /* then ignored */
+    open_at(&a, &sp, "m2", &pos);
+    for (i = 0; i < 40; i++)
+        token_at(&a, &sp, "x", 1, &pos);
+    e = ev(APR_ASM_BLOCK_DELTA, ++pos); /* 89: block 1 was never started */
+    e.delta = APR_ASM_DELTA_TEXT;
+    e.index = 1;
+    e.text = S("no");
+    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
+    open_at(&a, &sp, "m3", &pos);
+    for (i = 0; i < 40; i++)
+        token_at(&a, &sp, "y", 1, &pos);
+    e = ev(APR_ASM_BLOCK_DELTA, ++pos); /* 132: a reasoning delta on a text block */
+    e.delta = APR_ASM_DELTA_REASONING;
+    e.text = S("no");
+    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
+    apr_asm_finish(&a);
+    CHECK_STR(tbuf_get(&s.out),
+              "m1 finished {\"type\":\"text\",\"text\":\"final\"}\n"
+              "m2 error {\"type\":\"text\",\"text\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"
+              "m3 error {\"type\":\"text\",\"text\":\"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\"}\n");
+    CHECK_STR(tbuf_get(&s.violations),
+              "45 message-finished: content-block-delta after the message finished or failed\n"
+              "89 block-not-started: content-block-delta for block 1, which was never started (message \"m2\")\n"
+              "132 delta-mismatch: reasoning-delta on block 0, whose type does not take it (message \"m3\")\n");
+    done(&a, &s);
+    tbuf_free(&sp.text);
+}
+
+/*
+ * Views a decoder would never give, sent while a message takes tokens
+ * fast: each is refused with APR_E_ARGUMENT and changes nothing. A text
+ * delta that also has (valid) `fields`, and one with absent text, are
+ * applied as before.
+ */
+static void test_malformed_while_fast(void)
+{
+    apr_assembler a;
+    seen s;
+    spot sp = at("model_request:db60c136-bbdc-5c76-a665-4bd487797692", "sub", "model");
+    apr_asm_event e;
+    apr_slice ns[2];
+    tbuf want;
+    uint64_t pos = 0;
+    int i;
+    memset(&want, 0, sizeof want);
+    init(&a, &s, NULL);
+    open_at(&a, &sp, "m", &pos);
+    for (i = 0; i < 40; i++)
+        token_at(&a, &sp, "ok", 2, &pos);
+    e = ev(APR_ASM_BLOCK_DELTA, ++pos);
+    e.delta = APR_ASM_DELTA_TEXT;
+    e.text.len = 3; /* text NULL with a length */
+    CHECK_INT(feed_at(&a, &e, &sp), APR_E_ARGUMENT);
+    e.text = S("no");
+    e.fields.len = 2; /* fields NULL with a length */
+    CHECK_INT(feed_at(&a, &e, &sp), APR_E_ARGUMENT);
+    e.fields.len = 0;
+    ns[0] = S(sp.ns[0]);
+    ns[1].ptr = NULL; /* a segment NULL with its right length */
+    ns[1].len = 3;
+    e.ns = ns;
+    e.ns_len = 2;
+    e.node = S("model");
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
+    ns[1] = S("sub");
+    e.node.ptr = NULL; /* node NULL with its right length */
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
+    e.node = S("model");
+    e.ns = NULL; /* no segments, a count */
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
+    /* the same view, well formed: it is applied */
+    e.ns = ns;
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    tbuf_add(&sp.text, "no", 2);
+    e.fields = R("{\"extra\":1}"); /* not read for a text delta */
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    tbuf_add(&sp.text, "no", 2);
+    e.fields.ptr = NULL;
+    e.fields.len = 0;
+    e.text.ptr = NULL; /* absent: appends nothing */
+    e.text.len = 0;
+    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    token_at(&a, &sp, "end", 3, &pos);
+    apr_asm_finish(&a);
+    expect_line(&want, &sp, "open");
+    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
+    CHECK_STR(tbuf_get(&s.violations), "");
+    CHECK_INT(s.appends, 40 + 3 + 1);
+    done(&a, &s);
+    tbuf_free(&want);
+    tbuf_free(&sp.text);
+}
+
+int main(void)
+{
+    test_token_lengths(0);
+    test_token_lengths(1);
+    test_room_edges();
+    test_places_apart();
+    test_interleaved_many();
+    test_closed_and_rules();
+    test_malformed_while_fast();
+    return test_report();
+}

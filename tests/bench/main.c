@@ -37,38 +37,61 @@ static const bench_area areas[] = {
     { NULL, NULL }
 };
 
-static int wanted(int argc, char **argv, int first, const char *name)
+static int usage(void)
 {
-    int i, any = 0;
-    for (i = first; i < argc; i++) {
-        any = 1;
-        if (strcmp(argv[i], name) == 0)
-            return 1;
-    }
-    return !any;
+    const bench_area *a;
+    fprintf(stderr, "usage: ap-bench [--mb N] [--seed S] [--repeat R] [AREA...]\nareas:");
+    for (a = areas; a->name != NULL; a++)
+        fprintf(stderr, " %s", a->name);
+    fprintf(stderr, " (default: all)\n");
+    return 2;
 }
 
+static const bench_area *area_named(const char *name)
+{
+    const bench_area *a;
+    for (a = areas; a->name != NULL; a++) {
+        if (strcmp(a->name, name) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+/* Options and area names in any order; an unknown word is a usage error, not a silent no-op. */
 int main(int argc, char **argv)
 {
     bench_config cfg = { 100u << 20, 42, 3 };
-    int i = 1, rc = 0;
+    int wanted[sizeof areas / sizeof *areas] = { 0 }, any = 0, i, rc = 0;
     const bench_area *a;
-    for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
-        if (strcmp(argv[i], "--mb") == 0)
-            cfg.corpus_bytes = (size_t)strtoul(argv[i + 1], NULL, 10) << 20;
-        else if (strcmp(argv[i], "--seed") == 0)
-            cfg.seed = strtoull(argv[i + 1], NULL, 10);
-        else if (strcmp(argv[i], "--repeat") == 0)
-            cfg.repeat = atoi(argv[i + 1]);
-        else {
-            fprintf(stderr, "usage: ap-bench [--mb N] [--seed S] [--repeat R] [AREA...]\n");
-            return 2;
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            (void)usage();
+            return 0;
         }
+        if (strncmp(arg, "--", 2) == 0) {
+            if (i + 1 >= argc)
+                return usage();
+            if (strcmp(arg, "--mb") == 0)
+                cfg.corpus_bytes = (size_t)strtoul(argv[++i], NULL, 10) << 20;
+            else if (strcmp(arg, "--seed") == 0)
+                cfg.seed = strtoull(argv[++i], NULL, 10);
+            else if (strcmp(arg, "--repeat") == 0)
+                cfg.repeat = atoi(argv[++i]);
+            else
+                return usage();
+            continue;
+        }
+        if ((a = area_named(arg)) == NULL) {
+            fprintf(stderr, "ap-bench: no benchmark area '%s'\n", arg);
+            return usage();
+        }
+        wanted[a - areas] = any = 1;
     }
     if (cfg.repeat < 1)
         cfg.repeat = 1;
     for (a = areas; a->name != NULL; a++) {
-        if (!wanted(argc, argv, i, a->name))
+        if (any && !wanted[a - areas])
             continue;
         printf("== %s\n", a->name);
         fflush(stdout);

@@ -29,8 +29,8 @@ static const char *const samples[] = {
     "{\"type\":\"event\",\"seq\":125,\"method\":\"messages\",\"params\":{\"namespace\":[],\"timestamp\":1755072000125,"
     "\"node\":\"agent\",\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"msg_01\",\"metadata\":"
     "{\"provider\":\"anthropic\",\"model\":\"claude\",\"temperature\":0.2}}}}",
-    "{\"type\":\"event\",\"seq\":126,\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1755072000126,"
-    "\"data\":{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"ai\",\"content\":\"hello\"}],\"step\":3}}}",
+    ("{\"type\":\"event\",\"seq\":126,\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1755072000126,"
+     "\"data\":{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"ai\",\"content\":\"hello\"}],\"step\":3}}}"),
     "{\"type\":\"success\",\"id\":17,\"result\":{\"runId\":\"run-42\"}}",
 };
 

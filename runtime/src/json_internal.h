@@ -92,6 +92,139 @@ const char *apr_json_priv_unescape_one(const char *p, const char *end, char *out
  */
 size_t apr_json_priv_unescape(const char *q, const char *s, char *buf);
 
+/* ---- fast scans ------------------------------------------------------------
+ * Straight from the bytes, for well-formed input: the decoder's fast path
+ * (schema_fast.c) and apr_json_validate. No frames, no located errors:
+ * each returns the position after what it read, or NULL to give up (on
+ * every error, and past its limits), and the caller then asks the pull
+ * reader, which accepts everything these accept and locates the error.
+ */
+
+/* Skips JSON whitespace from p. Compact JSON has none: then one test. */
+static inline const char *apr_json_priv_ws(const char *p, const char *end)
+{
+    if (p < end && (unsigned char)*p > ' ')
+        return p;
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* Byte equality of two runs of n bytes, short ones without a libc call. */
+static inline int apr_json_priv_same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y;
+    uint32_t u, v;
+    while (n >= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    if (n >= 4) {
+        /* the first four and the last four bytes cover 4..7 */
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        if (u != v)
+            return 0;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return u == v;
+    }
+    while (n-- > 0) {
+        if (*a++ != *b++)
+            return 0;
+    }
+    return 1;
+}
+
+/* apr_json_priv_scan_string for strings with escapes or bytes past ASCII. */
+const char *apr_json_priv_scan_string_slow(const char *p, const char *end, int *escaped);
+
+/*
+ * Checks the string whose '"' is at p (p < end) as the reader does (escapes,
+ * surrogates, UTF-8, no control characters); returns the byte after its
+ * closing '"', or NULL. *escaped says whether it has escapes: without, its
+ * content between the quotes is its text. Plain ASCII is one scan here.
+ */
+static inline const char *apr_json_priv_scan_string(const char *p, const char *end, int *escaped)
+{
+    unsigned high = 0;
+    const char *s = apr_json_priv_find_special(p + 1, end, &high);
+    if (s < end && *s == '"' && !(high & 0x80u)) {
+        *escaped = 0;
+        return s + 1;
+    }
+    return apr_json_priv_scan_string_slow(p, end, escaped);
+}
+
+/* After a member name: the value's position past the ':', or NULL. */
+static inline const char *apr_json_priv_scan_colon(const char *p, const char *end)
+{
+    /* the ':' right after the name, in compact JSON */
+    if (!(p < end && *p == ':')) {
+        p = apr_json_priv_ws(p, end);
+        if (!(p < end && *p == ':'))
+            return NULL;
+    }
+    return apr_json_priv_ws(p + 1, end);
+}
+
+/*
+ * Reads the member name whose '"' is at p and the ':' after it; returns the
+ * value's position, with *name the name's content. Escaped names give up:
+ * unescaping them changes what duplicates are.
+ */
+static inline const char *apr_json_priv_scan_name(const char *p, const char *end, apr_slice *name)
+{
+    int escaped;
+    const char *s;
+    if (p >= end || *p != '"' || (s = apr_json_priv_scan_string(p, end, &escaped)) == NULL || escaped)
+        return NULL;
+    name->ptr = p + 1;
+    name->len = (size_t)(s - p) - 2;
+    return apr_json_priv_scan_colon(s, end);
+}
+
+/*
+ * After an item of a container: the next item's start (*closed 0), or the
+ * byte after `closer` (*closed 1).
+ */
+static inline const char *apr_json_priv_scan_next(const char *p, const char *end, char closer, int *closed)
+{
+    /* the ',' or closer right after the item, in compact JSON */
+    if (!(p < end && (*p == ',' || *p == closer)))
+        p = apr_json_priv_ws(p, end);
+    if (p >= end)
+        return NULL;
+    if (*p == ',') {
+        *closed = 0;
+        return apr_json_priv_ws(p + 1, end);
+    }
+    *closed = 1;
+    return *p == closer ? p + 1 : NULL;
+}
+
+/* `word` (n bytes: true, false, null) at p, or NULL. */
+static inline const char *apr_json_priv_scan_word(const char *p, const char *end, const char *word, size_t n)
+{
+    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+}
+
+/*
+ * Skips the JSON value at p, checking what apr_json_skip checks: syntax,
+ * UTF-8, escapes, depth (at most `room` more containers open), and unless
+ * `allow_duplicates`, duplicate member names. Gives up on escaped member
+ * names, on more than APR_JSON_FAST_NAMES names in its open objects and
+ * nesting past APR_JSON_FAST_DEPTH. No recursion; allocates nothing.
+ */
+#define APR_JSON_FAST_DEPTH 64
+#define APR_JSON_FAST_NAMES 64
+const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates);
+
 /* ---- writer --------------------------------------------------------------
  * The writer's primitives, shared by the writer (json_writer.c) and the
  * schema encoder (schema_encode.c). The encoder writes whole typed values

@@ -491,8 +491,15 @@ const char *apr_json_priv_find_special_tail(const char *s, const char *end, unsi
         /* A zero byte of q or b, or a byte below 0x20 in w, sets its high bit in t;
          * false flags only sit above a true one, so the first flag is exact. */
         t = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
-        if (t != 0)
+        if (t != 0) {
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* the first flag is the lowest: the bytes below it are content */
+            *high |= (w & highs & ((t & (0 - t)) - 1u)) != 0 ? 0x80u : 0u;
+            return s + __builtin_ctzll(t) / 8;
+#else
             break;
+#endif
+        }
         *high |= (w & highs) != 0 ? 0x80u : 0u;
         s += 8;
     }
@@ -1033,6 +1040,15 @@ apr_status apr_json_validate(const char *json, size_t len, const apr_json_reader
     apr_arena arena;
     apr_json_reader r;
     apr_status st;
+    size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth : APR_JSON_MAX_DEPTH_DEFAULT;
+    const char *end = json + len, *p;
+    /* Most texts are right: the validating skip (json_fast.c) says so
+     * several times faster. When it gives up, the reader decides and
+     * locates the error. */
+    if (json != NULL && (p = apr_json_priv_skip_fast(apr_json_priv_ws(json, end), end, max_depth,
+                                                     options != NULL && options->allow_duplicates)) != NULL &&
+        apr_json_priv_ws(p, end) == end)
+        return APR_OK;
     memset(&ao, 0, sizeof ao);
     ao.initial = scratch.bytes;
     ao.initial_size = sizeof scratch.bytes;

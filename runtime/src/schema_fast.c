@@ -24,19 +24,25 @@
 #include "json_internal.h"
 #include "schema_internal.h"
 
-#include "apr_utf8.h"
-
 #include <string.h>
 
 /*
- * Limits past which the exact decoder takes over: JSON nesting (the reader's
- * own limit applies when lower), typed nesting (for the stack; the exact
- * decoder allows APR_SCHEMA_MAX_DEPTH), and member names per object whose
+ * Limits past which the exact decoder takes over: JSON nesting (the
+ * validating skip's, json_fast.c; the reader's own limit applies when
+ * lower), typed nesting (for the stack; the exact decoder allows
+ * APR_SCHEMA_MAX_DEPTH), and member names per map or open struct, whose
  * duplicates are checked by comparing with each other.
  */
-#define FAST_MAX_DEPTH 64
+#define FAST_MAX_DEPTH APR_JSON_FAST_DEPTH
 #define FAST_MAX_TYPED 128
-#define FAST_MAX_NAMES 64
+#define FAST_MAX_NAMES APR_JSON_FAST_NAMES
+
+/* For the few steps of every member: a call there costs more than the code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FAST_INLINE inline __attribute__((always_inline))
+#else
+#define FAST_INLINE inline
+#endif
 
 /* Fields one object can track in its seen-set word (own plus its variant's). */
 #define FAST_MAX_FIELDS 64
@@ -67,139 +73,42 @@ static inline unsigned fast_ctz64(uint64_t x)
 #endif
 }
 
-static inline const char *fast_ws(const char *p, const char *end)
+/* The content [q, s) of a string with escapes, unescaped into the arena. */
+static APR_NOINLINE bool fast_unescape(fast_ctx *c, const char *q, const char *s, apr_slice *out)
 {
-    if (APR_LIKELY(p < end && (unsigned char)*p > ' '))
-        return p; /* compact JSON: no whitespace at all */
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* Byte equality of two runs of n bytes, short ones without a libc call. */
-static inline bool fast_same(const char *a, const char *b, size_t n)
-{
-    uint64_t x, y;
-    uint32_t u, v;
-    while (n >= 8) {
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y)
-            return false;
-        a += 8;
-        b += 8;
-        n -= 8;
-    }
-    if (n >= 4) {
-        /* the first four and the last four bytes cover 4..7 */
-        memcpy(&u, a, 4);
-        memcpy(&v, b, 4);
-        if (u != v)
-            return false;
-        memcpy(&u, a + n - 4, 4);
-        memcpy(&v, b + n - 4, 4);
-        return u == v;
-    }
-    while (n-- > 0) {
-        if (*a++ != *b++)
-            return false;
-    }
+    size_t cap = (size_t)(s - q), n;
+    char *buf = (char *)apr_arena_alloc_aligned(c->arena, cap, 1);
+    if (buf == NULL)
+        return false;
+    n = apr_json_priv_unescape(q, s, buf);
+    out->ptr = (const char *)apr_arena_realloc(c->arena, buf, cap, n, 1);
+    out->len = n;
     return true;
-}
-
-/* fast_string for strings with escapes or bytes past ASCII. */
-static APR_NOINLINE const char *fast_string_slow(fast_ctx *c, const char *p, apr_slice *out, bool decode)
-{
-    const char *s = p + 1, *end = c->end, *content = s, *bad, *why;
-    unsigned high = 0;
-    bool escaped = false;
-    apr_status code;
-    for (;;) {
-        s = apr_json_priv_find_special(s, end, &high);
-        if (s >= end)
-            return NULL;
-        if (*s == '"')
-            break;
-        if (*s != '\\')
-            return NULL;
-        escaped = true;
-        if ((s = apr_json_priv_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
-            return NULL;
-    }
-    if ((high & 0x80u) && apr_utf8_check((const uint8_t *)content, (size_t)(s - content)) != SIZE_MAX)
-        return NULL;
-    if (!escaped) {
-        out->ptr = content;
-        out->len = (size_t)(s - content);
-    } else if (!decode) {
-        out->ptr = NULL;
-        out->len = 0;
-    } else {
-        size_t cap = (size_t)(s - content), n;
-        char *buf = (char *)apr_arena_alloc_aligned(c->arena, cap, 1);
-        if (buf == NULL)
-            return NULL;
-        n = apr_json_priv_unescape(content, s, buf);
-        out->ptr = (const char *)apr_arena_realloc(c->arena, buf, cap, n, 1);
-        out->len = n;
-    }
-    return s + 1;
 }
 
 /*
  * Reads the string whose '"' is at p, as apr_json_read_string does: *out is
  * its content, a slice of the input without escapes, else unescaped into
- * the arena (when `decode`; otherwise out->ptr is NULL for escaped ones).
- * Plain ASCII, the usual case, is one scan here.
+ * the arena.
  */
-static inline const char *fast_string(fast_ctx *c, const char *p, apr_slice *out, bool decode)
+static FAST_INLINE const char *fast_string(fast_ctx *c, const char *p, apr_slice *out)
 {
-    unsigned high = 0;
-    const char *s = apr_json_priv_find_special(p + 1, c->end, &high);
-    if (APR_LIKELY(s < c->end && *s == '"' && !(high & 0x80u))) {
+    int escaped;
+    const char *s = apr_json_priv_scan_string(p, c->end, &escaped);
+    if (s == NULL)
+        return NULL;
+    if (APR_LIKELY(!escaped)) {
         out->ptr = p + 1;
-        out->len = (size_t)(s - (p + 1));
-        return s + 1;
+        out->len = (size_t)(s - p) - 2;
+        return s;
     }
-    return fast_string_slow(c, p, out, decode);
+    return fast_unescape(c, p + 1, s - 1, out) ? s : NULL;
 }
 
 /* Is s the text literal lit? (apr_schema_priv_text_is without a libc call.) */
 static inline bool fast_text_is(const apr_literal *lit, apr_slice s)
 {
-    return lit->kind == APR_LIT_TEXT && lit->len == s.len && fast_same(lit->text, s.ptr, s.len);
-}
-
-/*
- * Reads the member name whose '"' is at p and the ':' after it; stands at
- * the value. Escaped names are left to the exact decoder: unescaping them
- * changes what duplicates are.
- */
-static inline const char *fast_name(fast_ctx *c, const char *p, apr_slice *name)
-{
-    const char *end = c->end;
-    if (p >= end || *p != '"' || (p = fast_string(c, p, name, false)) == NULL || name->ptr == NULL)
-        return NULL;
-    p = fast_ws(p, end);
-    if (p >= end || *p != ':')
-        return NULL;
-    return fast_ws(p + 1, end);
-}
-
-/* After an item of a container: the next one's start, *closed at `closer`. */
-static inline const char *fast_next(fast_ctx *c, const char *p, char closer, bool *closed)
-{
-    const char *end = c->end;
-    p = fast_ws(p, end);
-    if (p < end && *p == ',') {
-        *closed = false;
-        return fast_ws(p + 1, end);
-    }
-    if (p < end && *p == closer) {
-        *closed = true;
-        return p + 1;
-    }
-    return NULL;
+    return lit->kind == APR_LIT_TEXT && lit->len == s.len && apr_json_priv_same(lit->text, s.ptr, s.len);
 }
 
 /* Enters the container whose opening byte is at p; stands at its first item or closer. */
@@ -207,22 +116,17 @@ static inline const char *fast_open(fast_ctx *c, const char *p)
 {
     if (++c->depth > c->max_depth)
         return NULL;
-    return fast_ws(p + 1, c->end);
-}
-
-static inline const char *fast_word(const char *p, const char *end, const char *word, size_t n)
-{
-    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+    return apr_json_priv_ws(p + 1, c->end);
 }
 
 static inline const char *fast_bool(const char *p, const char *end, bool *out)
 {
     if (p < end && *p == 't') {
         *out = true;
-        return fast_word(p, end, "true", 4);
+        return apr_json_priv_scan_word(p, end, "true", 4);
     }
     *out = false;
-    return p < end && *p == 'f' ? fast_word(p, end, "false", 5) : NULL;
+    return p < end && *p == 'f' ? apr_json_priv_scan_word(p, end, "false", 5) : NULL;
 }
 
 /*
@@ -269,95 +173,26 @@ static inline const char *fast_integer(const char *p, const char *end, bool *neg
 
 /* ---- any: a validating skip ---------------------------------------------- */
 
-/*
- * Skips one JSON value, checking what apr_json_skip checks: syntax, UTF-8,
- * escapes, depth, duplicate member names (compared pairwise, at most
- * FAST_MAX_NAMES names in all its open objects). No recursion.
- */
-static const char *fast_skip(fast_ctx *c, const char *p)
+/* Skips one JSON value, checking what apr_json_skip checks (json_fast.c). */
+static inline const char *fast_skip(fast_ctx *c, const char *p)
 {
-    const char *end = c->end, *bad;
-    bool is_object[FAST_MAX_DEPTH], closed;
-    unsigned first_name[FAST_MAX_DEPTH]; /* of each open container, in names[] */
-    apr_slice names[FAST_MAX_NAMES], s;
-    unsigned top = 0, nnames = 0, i;
-    for (;;) {
-        /* At a value. */
-        if (p >= end)
-            return NULL;
-        switch (*p) {
-        case '"':
-            p = fast_string(c, p, &s, false);
-            break;
-        case '{':
-        case '[': {
-            bool obj = *p == '{';
-            if (top == FAST_MAX_DEPTH || (p = fast_open(c, p)) == NULL)
-                return NULL;
-            is_object[top] = obj;
-            first_name[top] = nnames;
-            top++;
-            if (p < end && *p == (obj ? '}' : ']')) {
-                top--;
-                c->depth--;
-                p++;
-                break;
-            }
-            if (obj)
-                goto name;
-            continue;
-        }
-        case 't':
-            p = fast_word(p, end, "true", 4);
-            break;
-        case 'f':
-            p = fast_word(p, end, "false", 5);
-            break;
-        case 'n':
-            p = fast_word(p, end, "null", 4);
-            break;
-        default:
-            if (*p != '-' && (unsigned)(*p - '0') > 9)
-                return NULL;
-            p = apr_json_priv_scan_number(p, end, &bad);
-            break;
-        }
-        if (p == NULL)
-            return NULL;
-        /* After a value: close what ends here, go to the next item. */
-        for (;;) {
-            if (top == 0)
-                return p;
-            if ((p = fast_next(c, p, is_object[top - 1] ? '}' : ']', &closed)) == NULL)
-                return NULL;
-            if (!closed)
-                break;
-            top--;
-            c->depth--;
-            nnames = first_name[top];
-        }
-        if (!is_object[top - 1])
-            continue;
-    name:
-        if (nnames == FAST_MAX_NAMES || (p = fast_name(c, p, &names[nnames])) == NULL)
-            return NULL;
-        for (i = first_name[top - 1]; i < nnames; i++) {
-            if (names[i].len == names[nnames].len && fast_same(names[i].ptr, names[nnames].ptr, names[i].len))
-                return NULL;
-        }
-        nnames++;
-    }
+    return apr_json_priv_skip_fast(p, c->end, c->max_depth - c->depth, 0);
 }
 
 /* ---- scalars ------------------------------------------------------------------ */
 
-static inline const char *fast_text(fast_ctx *c, const apr_type *t, const char *p, apr_slice *out)
+/* Does text s meet t's size and pattern? (Out of line: its message buffer is big.) */
+static APR_NOINLINE bool fast_text_ok(const apr_type *t, apr_slice s)
 {
     char msg[APR_ERROR_MESSAGE_MAX];
-    if (p >= c->end || *p != '"' || (p = fast_string(c, p, out, true)) == NULL)
+    return apr_schema_priv_check_text(t, s.ptr, s.len, msg, sizeof msg) == APR_OK;
+}
+
+static inline const char *fast_text(fast_ctx *c, const apr_type *t, const char *p, apr_slice *out)
+{
+    if (p >= c->end || *p != '"' || (p = fast_string(c, p, out)) == NULL)
         return NULL;
-    if (APR_UNLIKELY(apr_schema_priv_text_constrained(t, out->len)) &&
-        apr_schema_priv_check_text(t, out->ptr, out->len, msg, sizeof msg) != APR_OK)
+    if (APR_UNLIKELY(apr_schema_priv_text_constrained(t, out->len)) && !fast_text_ok(t, *out))
         return NULL;
     return p;
 }
@@ -367,7 +202,7 @@ static const char *fast_enum(fast_ctx *c, const apr_type *t, const char *p, void
     char msg[APR_ERROR_MESSAGE_MAX];
     apr_slice s;
     size_t i;
-    if (p >= c->end || *p != '"' || (p = fast_string(c, p, &s, true)) == NULL)
+    if (p >= c->end || *p != '"' || (p = fast_string(c, p, &s)) == NULL)
         return NULL;
     for (i = 0; i < t->u.enm.count; i++) {
         if (fast_text_is(&t->u.enm.values[i], s)) {
@@ -425,7 +260,7 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
     switch (lit->kind) {
     case APR_LIT_TEXT: {
         apr_slice s;
-        if (p >= end || *p != '"' || (p = fast_string(c, p, &s, true)) == NULL)
+        if (p >= end || *p != '"' || (p = fast_string(c, p, &s)) == NULL)
             return NULL;
         *matched = fast_text_is(lit, s);
         return p;
@@ -452,7 +287,7 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
     }
     case APR_LIT_NULL:
         *matched = true;
-        return fast_word(p, end, "null", 4);
+        return apr_json_priv_scan_word(p, end, "null", 4);
     case APR_LIT_FLOAT:
         break;
     }
@@ -484,16 +319,16 @@ static const char *fast_array(fast_ctx *c, const apr_type *t, const char *p, apr
     const apr_type *et = t->u.arr.elem;
     size_t es = et->size, n = 0, cap = 0;
     char *items = NULL, *item = NULL;
-    bool closed = false;
+    int closed = 0;
     if (p >= c->end || *p != '[' || (p = fast_open(c, p)) == NULL)
         return NULL;
     if (p < c->end && *p == ']') {
         p++;
-        closed = true;
+        closed = 1;
     }
     while (!closed) {
         if (n >= t->u.arr.max || (es != 0 && (item = fast_item(c, &items, n, &cap, es)) == NULL) ||
-            (p = fast_value(c, et, p, item)) == NULL || (p = fast_next(c, p, ']', &closed)) == NULL)
+            (p = fast_value(c, et, p, item)) == NULL || (p = apr_json_priv_scan_next(p, c->end, ']', &closed)) == NULL)
             return NULL;
         n++;
     }
@@ -511,7 +346,7 @@ static bool fast_name_in(const char *items, size_t n, size_t size, apr_slice nam
     size_t i;
     for (i = 0; i < n; i++) {
         const apr_slice *k = (const apr_slice *)(const void *)(items + i * size);
-        if (k->len == name.len && fast_same(k->ptr, name.ptr, name.len))
+        if (k->len == name.len && apr_json_priv_same(k->ptr, name.ptr, name.len))
             return true;
     }
     return false;
@@ -522,20 +357,20 @@ static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_a
     size_t es = t->u.map.entry_size, n = 0, cap = 0;
     char *items = NULL, *entry;
     apr_slice name;
-    bool closed = false;
+    int closed = 0;
     if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
         return NULL;
     if (p < c->end && *p == '}') {
         p++;
-        closed = true;
+        closed = 1;
     }
     while (!closed) {
-        if (n >= t->u.map.max || n >= FAST_MAX_NAMES || (p = fast_name(c, p, &name)) == NULL ||
+        if (n >= t->u.map.max || n >= FAST_MAX_NAMES || (p = apr_json_priv_scan_name(p, c->end, &name)) == NULL ||
             fast_name_in(items, n, es, name) || (entry = fast_item(c, &items, n, &cap, es)) == NULL)
             return NULL;
         *(apr_slice *)(void *)entry = name;
         if ((p = fast_value(c, t->u.map.value, p, entry + t->u.map.value_offset)) == NULL ||
-            (p = fast_next(c, p, '}', &closed)) == NULL)
+            (p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
         n++;
     }
@@ -552,19 +387,19 @@ static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_a
 /* Does input name k name field f under the decoder's key case? */
 static inline bool fast_named(const apr_field *f, apr_slice k, apr_key_case kc)
 {
-    if (kc != APR_CASE_SNAKE && f->key_len == k.len && fast_same(f->key, k.ptr, k.len))
+    if (kc != APR_CASE_SNAKE && f->key_len == k.len && apr_json_priv_same(f->key, k.ptr, k.len))
         return true;
     if (kc == APR_CASE_SCHEMA)
         return false;
     if (f->snake == NULL)
-        return kc == APR_CASE_SNAKE && f->key_len == k.len && fast_same(f->key, k.ptr, k.len);
-    return f->snake_len == k.len && fast_same(f->snake, k.ptr, k.len);
+        return kc == APR_CASE_SNAKE && f->key_len == k.len && apr_json_priv_same(f->key, k.ptr, k.len);
+    return f->snake_len == k.len && apr_json_priv_same(f->snake, k.ptr, k.len);
 }
 
 /* Is the name whose '"' is at p exactly `name`? (Plain names only: no scan for escapes.) */
 static inline bool fast_is_plain(const char *p, const char *end, const char *name, size_t len)
 {
-    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && fast_same(p + 1, name, len);
+    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && apr_json_priv_same(p + 1, name, len);
 }
 
 /*
@@ -572,7 +407,7 @@ static inline bool fast_is_plain(const char *p, const char *end, const char *nam
  * byte for byte? Then returns its value's position; NULL when it is not
  * (the caller reads the name the long way).
  */
-static inline const char *fast_expected(const apr_field *f, const char *p, const char *end, apr_key_case kc,
+static FAST_INLINE const char *fast_expected(const apr_field *f, const char *p, const char *end, apr_key_case kc,
                                         apr_slice *name)
 {
     if (!(f->flags & APR_F_PLAIN_NAMES) || p >= end || *p != '"')
@@ -584,8 +419,7 @@ static inline const char *fast_expected(const apr_field *f, const char *p, const
     else
         return NULL;
     name->ptr = p + 1;
-    p = fast_ws(p + name->len + 2, end);
-    return p < end && *p == ':' ? fast_ws(p + 1, end) : NULL;
+    return apr_json_priv_scan_colon(p + name->len + 2, end);
 }
 
 /* The field named k, looked for from *hint on (members usually come in schema order); SIZE_MAX if none. */
@@ -610,32 +444,39 @@ found:
 static inline bool fast_is(const char *name, apr_slice k)
 {
     size_t i;
-    if (k.len != 0 && name[0] != k.ptr[0])
-        return false;
+    /* k holds no NUL byte (a name with one is escaped, or invalid), so
+     * name[i] == k.ptr[i] also says that name goes on past i. */
     for (i = 0; i < k.len; i++) {
-        if (name[i] != k.ptr[i] || name[i] == '\0')
+        if (name[i] != k.ptr[i])
             return false;
     }
     return name[k.len] == '\0';
 }
 
 /*
- * Is k the snake_case spelling of union u's discriminant? That is the one
- * its first alternative gives, as the exact decoder has it.
+ * The member of u's first alternative that is u's discriminant: its
+ * spellings are the ones the exact decoder matches. NULL if none.
  */
-static bool fast_is_disc_snake(const apr_type *u, apr_slice k)
+static FAST_INLINE const apr_field *fast_disc_field(const apr_type *u)
 {
     const char *dk = u->u.un.disc_key;
+    const apr_type *a;
     size_t i;
-    if (u->u.un.nalts > 0 && u->u.un.alts[0]->kind == APR_K_STRUCT) {
-        const apr_type *a = u->u.un.alts[0];
-        for (i = 0; i < a->u.st.nfields; i++) {
-            const apr_field *f = &a->u.st.fields[i];
-            if (f->key == dk || strcmp(f->key, dk) == 0)
-                return fast_is(f->snake != NULL ? f->snake : dk, k);
-        }
+    if (u->u.un.nalts == 0 || (a = u->u.un.alts[0])->kind != APR_K_STRUCT)
+        return NULL;
+    for (i = 0; i < a->u.st.nfields; i++) {
+        const apr_field *f = &a->u.st.fields[i];
+        if (f->key == dk || strcmp(f->key, dk) == 0)
+            return f;
     }
-    return fast_is(dk, k);
+    return NULL;
+}
+
+/* Is k the snake_case spelling of union u's discriminant? */
+static bool fast_is_disc_snake(const apr_type *u, apr_slice k)
+{
+    const apr_field *f = fast_disc_field(u);
+    return fast_is(f != NULL && f->snake != NULL ? f->snake : u->u.un.disc_key, k);
 }
 
 /* Is k the discriminant of union u under the key case? */
@@ -647,15 +488,75 @@ static inline bool fast_is_disc(const apr_type *u, apr_slice k, apr_key_case kc)
 }
 
 /*
- * Reads a discriminant value at p and picks u's alternative by it (0-based
- * into *alt). Unknown values give up: tolerant or strict, the exact decoder
- * handles them.
+ * Is the member at p u's discriminant, read byte for byte as fast_expected
+ * reads a field? Then returns its value's position; NULL when it is not
+ * (the caller reads the name the long way).
  */
-static const char *fast_pick(fast_ctx *c, const apr_type *u, const char *p, size_t *alt)
+static FAST_INLINE const char *fast_disc_at(const apr_type *u, const char *p, const char *end, apr_key_case kc)
+{
+    const apr_field *f = fast_disc_field(u);
+    apr_slice name;
+    return f != NULL ? fast_expected(f, p, end, kc, &name) : NULL;
+}
+
+/*
+ * Is the string whose '"' is at p the text literal lit, read byte for byte?
+ * Only the literal's bytes and then a '"' are compared: the caller checks
+ * that lit is plain (fast_plain), else a '"' or '\\' inside it could end
+ * or escape the input's string where lit's text goes on.
+ */
+static inline bool fast_literal_at(const char *p, const char *end, const apr_literal *lit)
+{
+    return lit->kind == APR_LIT_TEXT && (size_t)(end - p) > lit->len + 1 && p[lit->len + 1] == '"' &&
+           apr_json_priv_same(p + 1, lit->text, lit->len);
+}
+
+/* High bit set in each byte of w that is '"', '\\', a control or non-ASCII
+ * (and maybe in bytes above such a one: fine for "is there any"). */
+static inline uint64_t fast_special8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    uint64_t q = w ^ (ones * '"'), k = w ^ (ones * '\\');
+    return ((q - ones) & ~q) | ((k - ones) & ~k) | ((w - ones * 0x20) & ~w) | w;
+}
+
+/*
+ * Are the n bytes at s string content standing for themselves: no '"',
+ * '\\', control or non-ASCII byte? Words of eight, the last one
+ * overlapping; below eight bytes two overlapping halves, below four byte by byte.
+ */
+static FAST_INLINE bool fast_plain(const char *s, size_t n)
+{
+    uint64_t w, any = 0;
+    size_t i;
+    if (n >= 8) {
+        for (i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, s + i, 8);
+            any |= fast_special8(w);
+        }
+        memcpy(&w, s + n - 8, 8);
+        return ((any | fast_special8(w)) & 0x8080808080808080ull) == 0;
+    }
+    if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        return (fast_special8(lo | (uint64_t)hi << 32) & 0x8080808080808080ull) == 0;
+    }
+    for (i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (b < 0x20 || b >= 0x80 || b == '"' || b == '\\')
+            return false;
+    }
+    return true;
+}
+
+/* fast_pick for values not read byte for byte: read as strings, escapes and all. */
+static APR_NOINLINE const char *fast_pick_slow(fast_ctx *c, const apr_type *u, const char *p, size_t *alt)
 {
     apr_slice v;
     size_t i;
-    if (p >= c->end || *p != '"' || (p = fast_string(c, p, &v, true)) == NULL)
+    if ((p = fast_string(c, p, &v)) == NULL)
         return NULL;
     for (i = 0; i < u->u.un.nalts; i++) {
         if (fast_text_is(&u->u.un.disc[i], v)) {
@@ -667,6 +568,30 @@ static const char *fast_pick(fast_ctx *c, const apr_type *u, const char *p, size
 }
 
 /*
+ * Reads a discriminant value at p and picks u's alternative by it (0-based
+ * into *alt). Unknown values give up: tolerant or strict, the exact decoder
+ * handles them.
+ */
+static FAST_INLINE const char *fast_pick(fast_ctx *c, const apr_type *u, const char *p, size_t *alt)
+{
+    const apr_literal *disc = u->u.un.disc;
+    size_t i, n = u->u.un.nalts;
+    if (p >= c->end || *p != '"')
+        return NULL;
+    /* Byte for byte against each literal: no scan of the value, and a
+     * literal of another length costs one byte's test. */
+    for (i = 0; i < n; i++) {
+        if (fast_literal_at(p, c->end, &disc[i])) {
+            if (!fast_plain(disc[i].text, disc[i].len))
+                break; /* the long way decides */
+            *alt = i;
+            return u->u.un.alts[i]->kind == APR_K_STRUCT ? p + disc[i].len + 2 : NULL;
+        }
+    }
+    return fast_pick_slow(c, u, p, alt);
+}
+
+/*
  * Looks ahead from the value at p, through the rest of the object, for the
  * discriminant of u; picks the alternative by it. The object is read again
  * for real afterwards.
@@ -675,10 +600,10 @@ static bool fast_look_ahead(fast_ctx *c, const apr_type *u, const char *p, size_
 {
     unsigned depth = c->depth;
     apr_slice k;
-    bool closed;
+    int closed;
     for (;;) {
-        if ((p = fast_skip(c, p)) == NULL || (p = fast_next(c, p, '}', &closed)) == NULL || closed ||
-            (p = fast_name(c, p, &k)) == NULL)
+        if ((p = fast_skip(c, p)) == NULL || (p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL || closed ||
+            (p = apr_json_priv_scan_name(p, c->end, &k)) == NULL)
             return false;
         if (fast_is_disc(u, k, c->key_case)) {
             c->depth = depth;
@@ -687,11 +612,11 @@ static bool fast_look_ahead(fast_ctx *c, const apr_type *u, const char *p, size_
     }
 }
 
-static inline const char *fast_field(fast_ctx *c, const apr_field *f, const char *p, char *base)
+static FAST_INLINE const char *fast_field(fast_ctx *c, const apr_field *f, const char *p, char *base)
 {
     unsigned fl = f->flags;
     if ((fl & APR_F_NULLABLE) && p < c->end && *p == 'n') {
-        if ((p = fast_word(p, c->end, "null", 4)) == NULL)
+        if ((p = apr_json_priv_scan_word(p, c->end, "null", 4)) == NULL)
             return NULL;
         *APR_AT(base, f->null_offset, bool) = true;
     } else if (fl & APR_F_LITERAL) {
@@ -730,7 +655,7 @@ static bool fast_has_required(const apr_field *f, size_t n, uint64_t seen)
 }
 
 /* Decodes field f, number i in the object's seen-set, unless it was seen already. */
-static inline const char *fast_member(fast_ctx *c, const apr_field *f, size_t i, uint64_t *seen,
+static FAST_INLINE const char *fast_member(fast_ctx *c, const apr_field *f, size_t i, uint64_t *seen,
                                       const char *p, char *base)
 {
     if (i >= FAST_MAX_FIELDS || ((*seen >> i) & 1u))
@@ -832,20 +757,43 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
 {
     apr_key_case kc = c->key_case;
     bool choosing = o->u != NULL && o->at == NULL, in_place;
+    const apr_field *f;
     const char *q;
+    char *base = o->base;
     apr_slice k;
-    size_t i;
+    size_t i, bit;
     /* The expected member, byte for byte (unless it would be the discriminant). */
     if (o->phint < o->np && (q = fast_expected(&o->pf[o->phint], p, c->end, kc, &k)) != NULL &&
         !(choosing && fast_is_disc(o->u, k, kc))) {
-        i = o->phint++;
-        return fast_member(c, &o->pf[i], i, &o->seen, q, o->base);
+        p = q;
+        bit = o->phint++;
+        f = &o->pf[bit];
+        goto known;
     }
-    if ((p = fast_name(c, p, &k)) == NULL)
-        return NULL;
-    in_place = choosing && fast_is_disc(o->u, k, kc);
-    if (!in_place && (i = fast_find(o->pf, o->np, k, kc, &o->phint)) != SIZE_MAX)
-        return fast_member(c, &o->pf[i], i, &o->seen, p, o->base);
+    /* The alternative's expected member, byte for byte, unless one of st's
+     * own fields has its name (they come first, as in struct_body). */
+    if (o->at != NULL && o->ahint < o->na && (q = fast_expected(&o->af[o->ahint], p, c->end, kc, &k)) != NULL &&
+        (i = 0, fast_find(o->pf, o->np, k, kc, &i)) == SIZE_MAX) {
+        p = q;
+        i = o->ahint++;
+        f = &o->af[i];
+        bit = o->np + i;
+        base = o->abase;
+        goto known;
+    }
+    /* The discriminant while the alternative is unknown, byte for byte. */
+    if (choosing && (q = fast_disc_at(o->u, p, c->end, kc)) != NULL) {
+        in_place = true;
+        p = q;
+    } else {
+        if ((p = apr_json_priv_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        in_place = choosing && fast_is_disc(o->u, k, kc);
+    }
+    if (!in_place && (bit = fast_find(o->pf, o->np, k, kc, &o->phint)) != SIZE_MAX) {
+        f = &o->pf[bit];
+        goto known;
+    }
     if (in_place) {
         /* The discriminant is the alternative's literal member: it held. */
         if ((p = fast_pick(c, o->u, p, &o->alt)) == NULL || !fast_take_alt(o))
@@ -855,11 +803,18 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
     }
     if (choosing && (!fast_look_ahead(c, o->u, p, &o->alt) || !fast_take_alt(o)))
         return NULL;
-    if (o->at != NULL && (i = fast_find(o->af, o->na, k, kc, &o->ahint)) != SIZE_MAX)
-        return fast_member(c, &o->af[i], o->np + i, &o->seen, p, o->abase);
+    if (o->at != NULL && (i = fast_find(o->af, o->na, k, kc, &o->ahint)) != SIZE_MAX) {
+        f = &o->af[i];
+        bit = o->np + i;
+        base = o->abase;
+        goto known;
+    }
     if (o->st->u.st.open)
         return fast_extra(c, o->st, o->base, k, p, &o->xcap);
     return NULL;
+known:
+    /* One place decodes a known field's value: the code is inlined. */
+    return fast_member(c, f, bit, &o->seen, p, base);
 }
 
 /*
@@ -868,7 +823,7 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
  * `closed`; `seen` and `hint` carry what the caller read already (a
  * discriminant); `start` is the object's '{', for the variants' raw text.
  */
-static const char *fast_body(fast_ctx *c, const char *p, bool closed, const char *start,
+static const char *fast_body(fast_ctx *c, const char *p, int closed, const char *start,
                              const apr_type *st, char *base, uint64_t seen, size_t hint)
 {
     fast_object o;
@@ -885,7 +840,8 @@ static const char *fast_body(fast_ctx *c, const char *p, bool closed, const char
     if (o.np > FAST_MAX_FIELDS)
         return NULL;
     while (!closed) {
-        if ((p = fast_object_member(c, &o, p)) == NULL || (p = fast_next(c, p, '}', &closed)) == NULL)
+        if ((p = fast_object_member(c, &o, p)) == NULL ||
+            (p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
     c->depth--;
@@ -903,12 +859,12 @@ static const char *fast_body(fast_ctx *c, const char *p, bool closed, const char
 static const char *fast_struct(fast_ctx *c, const apr_type *t, const char *p, char *out)
 {
     const char *start = p;
-    bool closed = false;
+    int closed = 0;
     if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
         return NULL;
     if (p < c->end && *p == '}') {
         p++;
-        closed = true;
+        closed = 1;
     }
     return fast_body(c, p, closed, start, t, out, 0, 0);
 }
@@ -926,11 +882,21 @@ static const char *fast_discriminated(fast_ctx *c, const apr_type *u, const char
     uint64_t seen = 0;
     size_t alt, hint = 0;
     apr_slice k;
-    bool closed = false;
-    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL || (q = fast_name(c, p, &k)) == NULL)
+    int closed = 0;
+    bool first;
+    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
         return NULL;
-    if (fast_is_disc(u, k, c->key_case)) {
-        if ((q = fast_pick(c, u, q, &alt)) == NULL || (q = fast_next(c, q, '}', &closed)) == NULL)
+    /* Is the discriminant first? Usually, and its name plain. */
+    if ((q = fast_disc_at(u, p, c->end, c->key_case)) != NULL)
+        first = true;
+    else if ((q = apr_json_priv_scan_name(p, c->end, &k)) == NULL)
+        return NULL;
+    else
+        first = fast_is_disc(u, k, c->key_case);
+    if (first) {
+        /* (an alternative of more fields than the seen-set word holds: fast_body gives up on it anyway) */
+        if ((q = fast_pick(c, u, q, &alt)) == NULL || u->u.un.alts[alt]->u.st.nfields > FAST_MAX_FIELDS ||
+            (q = apr_json_priv_scan_next(q, c->end, '}', &closed)) == NULL)
             return NULL;
         fast_see_disc(u->u.un.alts[alt], u->u.un.disc_key, 0, &seen, &hint);
         p = q;
@@ -1055,6 +1021,6 @@ bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t 
     c.typed = 0;
     if (type->size != 0)
         memset(out, 0, type->size);
-    p = fast_value(&c, type, fast_ws(json, c.end), out);
-    return p != NULL && fast_ws(p, c.end) == c.end;
+    p = fast_value(&c, type, apr_json_priv_ws(json, c.end), out);
+    return p != NULL && apr_json_priv_ws(p, c.end) == c.end;
 }

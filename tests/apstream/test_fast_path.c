@@ -15,10 +15,16 @@
  * Usage: apstream-fast-path CORPUS_DIR TRACE.jsonl
  *   every valid corpus file and every trace line (snake_case) the exact
  *   decoder accepts strictly must take the fast path, with the same encoding.
+ * Usage: apstream-fast-path --validate DIR...
+ *   apr_json_validate's fast path (the validating skip of json_fast.c)
+ *   against the pull reader on every file in the directories, under
+ *   several options: what the skip accepts the reader accepts, and
+ *   apr_json_validate answers as the reader does, with the same offset.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ap.h"
 
+#include "../../runtime/src/json_internal.h"
 #include "../../runtime/src/schema_internal.h"
 
 #include <dirent.h>
@@ -284,8 +290,82 @@ static void test_trace(const char *file)
     free(all);
 }
 
+/* The reader alone, as apr_json_validate was before its fast path. */
+static apr_status reader_validate(const char *json, size_t len, const apr_json_reader_options *o, apr_error *err)
+{
+    apr_json_reader r;
+    apr_status st;
+    apr_arena_reset(&arena);
+    apr_json_reader_init(&r, json, len, &arena, o);
+    st = apr_json_skip(&r, err);
+    if (st == APR_OK)
+        st = apr_json_reader_finish(&r, err);
+    return st;
+}
+
+/* One text under one set of options; returns whether the skip took it. */
+static int validate_agrees(const char *json, size_t len, const apr_json_reader_options *o, const char *name)
+{
+    apr_error exact_err, err;
+    apr_status exact, st;
+    size_t max_depth = o->max_depth != 0 ? o->max_depth : APR_JSON_MAX_DEPTH_DEFAULT;
+    const char *end = json + len,
+               *p = apr_json_priv_skip_fast(apr_json_priv_ws(json, end), end, max_depth, o->allow_duplicates);
+    int took = p != NULL && apr_json_priv_ws(p, end) == end;
+    memset(&exact_err, 0, sizeof exact_err);
+    memset(&err, 0, sizeof err);
+    exact = reader_validate(json, len, o, &exact_err);
+    st = apr_json_validate(json, len, o, &err);
+    CHECK(!took || exact == APR_OK, name);
+    CHECK(st == exact, name);
+    CHECK(st == APR_OK || (err.offset == exact_err.offset && strcmp(err.message, exact_err.message) == 0), name);
+    return took;
+}
+
+/* Every file of each directory, as the differential check above says. */
+static void test_validate(char **dirs, int n)
+{
+    static const apr_json_reader_options options[] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 3, 0 }, { 3, 1 } };
+    size_t files = 0, valid = 0, taken = 0, k;
+    int d;
+    for (d = 0; d < n; d++) {
+        DIR *dir = opendir(dirs[d]);
+        struct dirent *e;
+        CHECK(dir != NULL, dirs[d]);
+        if (dir == NULL)
+            continue;
+        while ((e = readdir(dir)) != NULL) {
+            char path[4096];
+            size_t len;
+            char *json;
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
+            if ((json = read_all(path, &len)) == NULL)
+                continue;
+            files++;
+            for (k = 0; k < sizeof options / sizeof *options; k++)
+                taken += (size_t)validate_agrees(json, len, &options[k], path);
+            valid += apr_json_validate(json, len, NULL, NULL) == APR_OK;
+            free(json);
+        }
+        closedir(dir);
+    }
+    printf("validate: %zu files (%zu valid), %zu of %zu checks took the fast path\n", files, valid, taken,
+           files * (sizeof options / sizeof *options));
+    CHECK(files > 100 && taken > 0, "the files were read and some took the fast path");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--validate") == 0) {
+        apr_arena_init(&arena, NULL);
+        test_validate(argv + 2, argc - 2);
+        apr_arena_deinit(&arena);
+        if (failures != 0)
+            fprintf(stderr, "%d check(s) failed\n", failures);
+        return failures != 0;
+    }
     if (argc != 3) {
         fprintf(stderr, "usage: %s CORPUS_DIR TRACE.jsonl\n", argv[0]);
         return 2;

@@ -8,9 +8,15 @@
  * exact decoder must decode it too, and both values must validate and
  * encode to the same bytes (in the spelling decoded, the union raw texts
  * included through unknown-free encoding). Anything else aborts.
+ *
+ * The same rule holds for the validating skip under both (runtime/src/
+ * json_fast.c, the fast path of `any` values and of apr_json_validate):
+ * what it accepts the pull reader accepts, under every option set, and
+ * apr_json_validate answers as the reader does.
  */
 #include "ap.h"
 
+#include "../../runtime/src/json_internal.h"
 #include "../../runtime/src/schema_internal.h"
 
 #include <stdint.h>
@@ -64,8 +70,27 @@ static void check(fuzz_state *s, const apr_type *t, const char *json, size_t len
         abort();
 }
 
+static void check_validate(fuzz_state *s, const char *json, size_t len, const apr_json_reader_options *o)
+{
+    size_t max_depth = o->max_depth != 0 ? o->max_depth : APR_JSON_MAX_DEPTH_DEFAULT;
+    const char *end = json + len, *p;
+    apr_json_reader r;
+    apr_status exact;
+    apr_arena_reset(&s->exact_arena);
+    apr_json_reader_init(&r, json, len, &s->exact_arena, o);
+    exact = apr_json_skip(&r, NULL);
+    if (exact == APR_OK)
+        exact = apr_json_reader_finish(&r, NULL);
+    if (apr_json_validate(json, len, o, NULL) != exact)
+        abort();
+    p = apr_json_priv_skip_fast(apr_json_priv_ws(json, end), end, max_depth, o->allow_duplicates);
+    if (p != NULL && apr_json_priv_ws(p, end) == end && exact != APR_OK)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static const apr_json_reader_options validate_options[] = { { 0, 0 }, { 0, 1 }, { 3, 0 } };
     static fuzz_state s;
     static const apr_key_case cases[] = { APR_CASE_SCHEMA, APR_CASE_SNAKE, APR_CASE_EITHER };
     size_t i;
@@ -76,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         apr_json_writer_init(&s.exact_out, NULL);
         s.ready = 1;
     }
+    for (i = 0; i < sizeof validate_options / sizeof *validate_options; i++)
+        check_validate(&s, (const char *)data, size, &validate_options[i]);
     for (i = 0; i < 3; i++) {
         check(&s, &ap_message_type, (const char *)data, size, true, cases[i]);
         check(&s, &ap_message_type, (const char *)data, size, false, cases[i]);

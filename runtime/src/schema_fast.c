@@ -112,11 +112,29 @@ static inline bool fast_text_is(const apr_literal *lit, apr_slice s)
 }
 
 /* Enters the container whose opening byte is at p; stands at its first item or closer. */
-static inline const char *fast_open(fast_ctx *c, const char *p)
+/*
+ * Enters the container whose `open` byte ('{' or '[') must stand at p; stands
+ * at its first item, or after it with *closed set when it is empty.
+ */
+static inline const char *fast_open(fast_ctx *c, const char *p, char open, int *closed)
 {
-    if (++c->depth > c->max_depth)
+    if (p >= c->end || *p != open || ++c->depth > c->max_depth)
         return NULL;
-    return apr_json_priv_ws(p + 1, c->end);
+    p = apr_json_priv_ws(p + 1, c->end);
+    *closed = p < c->end && *p == (open == '{' ? '}' : ']');
+    return p + *closed;
+}
+
+/* Leaves a container of n items read into an arena array: the counterpart of fast_open. */
+static inline const char *fast_close_items(fast_ctx *c, const char *p, char *items, size_t n, size_t min,
+                                           apr_array *out)
+{
+    c->depth--;
+    if (n < min)
+        return NULL;
+    out->items = items;
+    out->count = n;
+    return p;
 }
 
 static inline const char *fast_bool(const char *p, const char *end, bool *out)
@@ -319,25 +337,16 @@ static const char *fast_array(fast_ctx *c, const apr_type *t, const char *p, apr
     const apr_type *et = t->u.arr.elem;
     size_t es = et->size, n = 0, cap = 0;
     char *items = NULL, *item = NULL;
-    int closed = 0;
-    if (p >= c->end || *p != '[' || (p = fast_open(c, p)) == NULL)
+    int closed;
+    if ((p = fast_open(c, p, '[', &closed)) == NULL)
         return NULL;
-    if (p < c->end && *p == ']') {
-        p++;
-        closed = 1;
-    }
     while (!closed) {
         if (n >= t->u.arr.max || (es != 0 && (item = fast_item(c, &items, n, &cap, es)) == NULL) ||
             (p = fast_value(c, et, p, item)) == NULL || (p = apr_json_priv_scan_next(p, c->end, ']', &closed)) == NULL)
             return NULL;
         n++;
     }
-    c->depth--;
-    if (n < t->u.arr.min)
-        return NULL;
-    out->items = items;
-    out->count = n;
-    return p;
+    return fast_close_items(c, p, items, n, t->u.arr.min, out);
 }
 
 /* Is `name` among the n names kept in `items` (of `size` bytes, name first)? */
@@ -357,13 +366,9 @@ static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_a
     size_t es = t->u.map.entry_size, n = 0, cap = 0;
     char *items = NULL, *entry;
     apr_slice name;
-    int closed = 0;
-    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
+    int closed;
+    if ((p = fast_open(c, p, '{', &closed)) == NULL)
         return NULL;
-    if (p < c->end && *p == '}') {
-        p++;
-        closed = 1;
-    }
     while (!closed) {
         if (n >= t->u.map.max || n >= FAST_MAX_NAMES || (p = apr_json_priv_scan_name(p, c->end, &name)) == NULL ||
             fast_name_in(items, n, es, name) || (entry = fast_item(c, &items, n, &cap, es)) == NULL)
@@ -374,12 +379,7 @@ static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_a
             return NULL;
         n++;
     }
-    c->depth--;
-    if (n < t->u.map.min)
-        return NULL;
-    out->items = items;
-    out->count = n;
-    return p;
+    return fast_close_items(c, p, items, n, t->u.map.min, out);
 }
 
 /* ---- objects: structs, their variants, discriminated unions ---------------- */
@@ -859,13 +859,9 @@ static const char *fast_body(fast_ctx *c, const char *p, int closed, const char 
 static const char *fast_struct(fast_ctx *c, const apr_type *t, const char *p, char *out)
 {
     const char *start = p;
-    int closed = 0;
-    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
+    int closed;
+    if ((p = fast_open(c, p, '{', &closed)) == NULL)
         return NULL;
-    if (p < c->end && *p == '}') {
-        p++;
-        closed = 1;
-    }
     return fast_body(c, p, closed, start, t, out, 0, 0);
 }
 
@@ -882,10 +878,10 @@ static const char *fast_discriminated(fast_ctx *c, const apr_type *u, const char
     uint64_t seen = 0;
     size_t alt, hint = 0;
     apr_slice k;
-    int closed = 0;
+    int closed;
     bool first;
-    if (p >= c->end || *p != '{' || (p = fast_open(c, p)) == NULL)
-        return NULL;
+    if ((p = fast_open(c, p, '{', &closed)) == NULL || closed)
+        return NULL; /* an empty object has no discriminant */
     /* Is the discriminant first? Usually, and its name plain. */
     if ((q = fast_disc_at(u, p, c->end, c->key_case)) != NULL)
         first = true;

@@ -164,16 +164,22 @@ static inline void traffic_state(traffic_gen *g, size_t size)
 {
     size_t begin = g->c->len, i = 0;
     traffic_put(g, "{\"messages\":[");
+    /* One draw per statement: the order of arguments is unspecified, and
+     * the same seed must give the same bytes whatever the compiler. */
+    uint64_t id, in, out, steps, score;
     while (g->c->len - begin < size && !g->failed) {
         traffic_put(g, "%s{\"type\":\"%s\",\"content\":\"", i ? "," : "", i % 2 ? "ai" : "human");
         traffic_text(g, 40);
+        id = bench_rand(&g->rng) & 0xFFFFFFFFFFFFull;
+        in = traffic_pick(g, 5000);
+        out = traffic_pick(g, 900);
         traffic_put(g, "\",\"id\":\"e89e07da-9da0-4ff7-9e25-%012llx\",\"additional_kwargs\":{},\"response_metadata\":{\"model\":\"claude-sonnet\",\"stop_reason\":null,\"usage\":{\"input_tokens\":%llu,\"output_tokens\":%llu}},\"tool_calls\":[]}",
-                    (unsigned long long)(bench_rand(&g->rng) & 0xFFFFFFFFFFFFull),
-                    (unsigned long long)traffic_pick(g, 5000), (unsigned long long)traffic_pick(g, 900));
+                    (unsigned long long)id, (unsigned long long)in, (unsigned long long)out);
         i++;
     }
-    traffic_put(g, "],\"remaining_steps\":%llu,\"score\":%.3f}", (unsigned long long)traffic_pick(g, 25),
-                (double)traffic_pick(g, 100000) / 1000.0);
+    steps = traffic_pick(g, 25);
+    score = traffic_pick(g, 100000);
+    traffic_put(g, "],\"remaining_steps\":%llu,\"score\":%.3f}", (unsigned long long)steps, (double)score / 1000.0);
 }
 
 static inline void traffic_values(traffic_gen *g)

@@ -735,6 +735,9 @@ typedef struct fast_object {
     size_t np, na, phint, ahint, alt, xcap;
     char *base, *ubase, *abase;
     uint64_t seen;               /* st's fields, then at's from bit np */
+    const char *first;           /* the first member the body reads, and what */
+    uint64_t first_seen;         /* was seen then: where a look ahead restarts */
+    bool restart;
 } fast_object;
 
 /* Takes alternative o->alt of o->u as the object's. */
@@ -801,8 +804,16 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
         fast_see_disc(o->at, o->u->u.un.disc_key, o->np, &o->seen, &o->ahint);
         return p;
     }
-    if (choosing && (!fast_look_ahead(c, o->u, p, &o->alt) || !fast_take_alt(o)))
-        return NULL;
+    if (choosing) {
+        /* Picked by a look ahead: the object is read again from its first
+         * member with the alternative known, as struct_body does after its
+         * restore (the same search hints, so the same fields whatever the
+         * names). */
+        if (!fast_look_ahead(c, o->u, p, &o->alt) || !fast_take_alt(o))
+            return NULL;
+        o->restart = true;
+        return o->first;
+    }
     if (o->at != NULL && (i = fast_find(o->af, o->na, k, kc, &o->ahint)) != SIZE_MAX) {
         f = &o->af[i];
         bit = o->np + i;
@@ -836,12 +847,20 @@ static const char *fast_body(fast_ctx *c, const char *p, int closed, const char 
     o.base = base;
     o.ubase = o.u != NULL ? base + st->u.st.variants_offset : NULL;
     o.abase = o.u != NULL ? o.ubase + o.u->u.un.payload_offset : NULL;
-    o.seen = seen;
+    o.seen = o.first_seen = seen;
+    o.first = p;
     if (o.np > FAST_MAX_FIELDS)
         return NULL;
     while (!closed) {
-        if ((p = fast_object_member(c, &o, p)) == NULL ||
-            (p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL)
+        if ((p = fast_object_member(c, &o, p)) == NULL)
+            return NULL;
+        if (o.restart) {
+            o.restart = false;
+            o.seen = o.first_seen;
+            o.phint = 0;
+            continue;
+        }
+        if ((p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
     c->depth--;

@@ -23,13 +23,12 @@
  */
 #include "apr_assemble.h"
 
+#include "bytes_internal.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 enum { ITEM_MESSAGE = 1, ITEM_TOOL, ITEM_CLOSED, ITEM_LINK };
 
@@ -1178,56 +1177,6 @@ static verdict block_delta(apr_assembler *a, apr_asm_message *m, const apr_asm_e
     return APR_ASM_OK;
 }
 
-static ASM_INLINE uint64_t load64(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-static ASM_INLINE uint32_t load32(const char *p)
-{
-    uint32_t w;
-    memcpy(&w, p, 4);
-    return w;
-}
-
-/*
- * memcmp for the names on the hot path: inline, no library call, loads
- * overlapping at the end; 16 bytes a step with SSE2. The last 16 bytes are
- * compared first, because places of one shape ("model_request:<uuid>")
- * differ there.
- */
-static ASM_INLINE int bytes_equal(const char *x, const char *y, size_t n)
-{
-    uint64_t acc;
-    size_t i;
-    if (ASM_LIKELY(n >= 16)) {
-#if defined(__SSE2__)
-        __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + n - 16)),
-                                    _mm_loadu_si128((const __m128i *)(const void *)(y + n - 16)));
-        for (i = 0; i + 16 < n; i += 16)
-            eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + i)),
-                                                  _mm_loadu_si128((const __m128i *)(const void *)(y + i))));
-        return _mm_movemask_epi8(eq) == 0xFFFF;
-#else
-        acc = (load64(x + n - 16) ^ load64(y + n - 16)) | (load64(x + n - 8) ^ load64(y + n - 8));
-        if (acc != 0)
-            return 0;
-        for (i = 0; i + 16 < n; i += 16)
-            acc |= (load64(x + i) ^ load64(y + i)) | (load64(x + i + 8) ^ load64(y + i + 8));
-        return acc == 0;
-#endif
-    }
-    if (n >= 8)
-        return ((load64(x) ^ load64(y)) | (load64(x + n - 8) ^ load64(y + n - 8))) == 0;
-    if (n >= 4)
-        return ((load32(x) ^ load32(y)) | (load32(x + n - 4) ^ load32(y + n - 4))) == 0;
-    for (acc = 0, i = 0; i < n; i++)
-        acc |= (unsigned char)x[i] ^ (unsigned char)y[i];
-    return acc == 0;
-}
-
 /*
  * Appends a token (n <= 16) at `dst`, which has 16 bytes of room, with no
  * branch on n: token lengths are random, and a mispredicted branch costs
@@ -1256,13 +1205,13 @@ static ASM_INLINE void copy_token(char *dst, const char *src, size_t n)
     p4 = from[w4];
     p1 = from[w1];
     /* Overlapping bytes are the same source byte, so OR joins the loads. */
-    x4 = load32(p4) | (uint64_t)load32(p4 + e4) << (8 * e4);
+    x4 = apr_priv_load32(p4) | (uint64_t)apr_priv_load32(p4 + e4) << (8 * e4);
     x1 = (uint64_t)(unsigned char)p1[0] | (uint64_t)(unsigned char)p1[e1 / 2] << (8 * (e1 / 2)) |
          (uint64_t)(unsigned char)p1[e1] << (8 * e1);
     /* Masks, not ?:, which compilers turn back into branches. */
-    w = (load64(p8) & m8) | (x4 & m4) | (x1 & m1);
+    w = (apr_priv_load64(p8) & m8) | (x4 & m4) | (x1 & m1);
     memcpy(dst, &w, 8);
-    w = (load64(p8 + e8) & m8) | (w & ~m8);
+    w = (apr_priv_load64(p8 + e8) & m8) | (w & ~m8);
     memcpy(dst + e8, &w, 8);
 }
 
@@ -1274,10 +1223,10 @@ static ASM_INLINE int same_place(const asm_common *c, const apr_asm_event *ev)
     /* One test for the shape: segment count, node length, node present. */
     if (((c->ns_len ^ ev->ns_len) | (c->node.len ^ ev->node.len) |
          (size_t)((c->node.ptr == NULL) ^ (ev->node.ptr == NULL))) != 0 ||
-        (e == NULL && ev->ns_len != 0) || !bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
+        (e == NULL && ev->ns_len != 0) || !apr_priv_bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
         return 0;
     for (i = 0; i < ev->ns_len; i++)
-        if (e[i].len != k[i].len || e[i].ptr == NULL || !bytes_equal(k[i].ptr, e[i].ptr, e[i].len))
+        if (e[i].len != k[i].len || e[i].ptr == NULL || !apr_priv_bytes_equal(k[i].ptr, e[i].ptr, e[i].len))
             return 0;
     return 1;
 }
@@ -1298,9 +1247,9 @@ static ASM_INLINE apr_asm_message **place_set(apr_assembler *a, const apr_slice 
         size_t n = ns[ns_len - 1].len;
         h ^= n;
         if (n >= 8)
-            h ^= load64(p + n - 8);
+            h ^= apr_priv_load64(p + n - 8);
         else if (n >= 4)
-            h ^= (uint64_t)load32(p + n - 4) << 8;
+            h ^= (uint64_t)apr_priv_load32(p + n - 4) << 8;
         else if (n != 0)
             h ^= (uint64_t)(unsigned char)p[n - 1] << 8;
     }

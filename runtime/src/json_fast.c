@@ -107,7 +107,7 @@ const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room,
         if (!allow_duplicates) {
             for (i = first_name[top - 1]; i < nnames; i++) {
                 if (names[i].len == names[nnames].len &&
-                    apr_json_priv_same(names[i].ptr, names[nnames].ptr, names[i].len))
+                    apr_priv_bytes_equal(names[i].ptr, names[nnames].ptr, names[i].len))
                     return NULL;
             }
             nnames++; /* with duplicates allowed no name is kept */

@@ -6,6 +6,7 @@
 #define APR_JSON_INTERNAL_H
 
 #include "apr_json.h"
+#include "bytes_internal.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -108,37 +109,6 @@ static inline const char *apr_json_priv_ws(const char *p, const char *end)
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
     return p;
-}
-
-/* Byte equality of two runs of n bytes, short ones without a libc call. */
-static inline int apr_json_priv_same(const char *a, const char *b, size_t n)
-{
-    uint64_t x, y;
-    uint32_t u, v;
-    while (n >= 8) {
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y)
-            return 0;
-        a += 8;
-        b += 8;
-        n -= 8;
-    }
-    if (n >= 4) {
-        /* the first four and the last four bytes cover 4..7 */
-        memcpy(&u, a, 4);
-        memcpy(&v, b, 4);
-        if (u != v)
-            return 0;
-        memcpy(&u, a + n - 4, 4);
-        memcpy(&v, b + n - 4, 4);
-        return u == v;
-    }
-    while (n-- > 0) {
-        if (*a++ != *b++)
-            return 0;
-    }
-    return 1;
 }
 
 /* apr_json_priv_scan_string for strings with escapes or bytes past ASCII. */

@@ -108,7 +108,7 @@ static FAST_INLINE const char *fast_string(fast_ctx *c, const char *p, apr_slice
 /* Is s the text literal lit? (apr_schema_priv_text_is without a libc call.) */
 static inline bool fast_text_is(const apr_literal *lit, apr_slice s)
 {
-    return lit->kind == APR_LIT_TEXT && lit->len == s.len && apr_json_priv_same(lit->text, s.ptr, s.len);
+    return lit->kind == APR_LIT_TEXT && lit->len == s.len && apr_priv_bytes_equal(lit->text, s.ptr, s.len);
 }
 
 /* Enters the container whose opening byte is at p; stands at its first item or closer. */
@@ -355,7 +355,7 @@ static bool fast_name_in(const char *items, size_t n, size_t size, apr_slice nam
     size_t i;
     for (i = 0; i < n; i++) {
         const apr_slice *k = (const apr_slice *)(const void *)(items + i * size);
-        if (k->len == name.len && apr_json_priv_same(k->ptr, name.ptr, name.len))
+        if (k->len == name.len && apr_priv_bytes_equal(k->ptr, name.ptr, name.len))
             return true;
     }
     return false;
@@ -387,19 +387,19 @@ static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_a
 /* Does input name k name field f under the decoder's key case? */
 static inline bool fast_named(const apr_field *f, apr_slice k, apr_key_case kc)
 {
-    if (kc != APR_CASE_SNAKE && f->key_len == k.len && apr_json_priv_same(f->key, k.ptr, k.len))
+    if (kc != APR_CASE_SNAKE && f->key_len == k.len && apr_priv_bytes_equal(f->key, k.ptr, k.len))
         return true;
     if (kc == APR_CASE_SCHEMA)
         return false;
     if (f->snake == NULL)
-        return kc == APR_CASE_SNAKE && f->key_len == k.len && apr_json_priv_same(f->key, k.ptr, k.len);
-    return f->snake_len == k.len && apr_json_priv_same(f->snake, k.ptr, k.len);
+        return kc == APR_CASE_SNAKE && f->key_len == k.len && apr_priv_bytes_equal(f->key, k.ptr, k.len);
+    return f->snake_len == k.len && apr_priv_bytes_equal(f->snake, k.ptr, k.len);
 }
 
 /* Is the name whose '"' is at p exactly `name`? (Plain names only: no scan for escapes.) */
 static inline bool fast_is_plain(const char *p, const char *end, const char *name, size_t len)
 {
-    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && apr_json_priv_same(p + 1, name, len);
+    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && apr_priv_bytes_equal(p + 1, name, len);
 }
 
 /*
@@ -508,7 +508,7 @@ static FAST_INLINE const char *fast_disc_at(const apr_type *u, const char *p, co
 static inline bool fast_literal_at(const char *p, const char *end, const apr_literal *lit)
 {
     return lit->kind == APR_LIT_TEXT && (size_t)(end - p) > lit->len + 1 && p[lit->len + 1] == '"' &&
-           apr_json_priv_same(p + 1, lit->text, lit->len);
+           apr_priv_bytes_equal(p + 1, lit->text, lit->len);
 }
 
 /* High bit set in each byte of w that is '"', '\\', a control or non-ASCII

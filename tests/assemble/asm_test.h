@@ -118,15 +118,20 @@ static inline void col_on_tool(void *ctx, const apr_asm_tool *t)
     }
 }
 
-static inline void col_on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+/* Appends one violation as the tests pin it: "POSITION NAME: text\n". */
+static inline void asm_put_violation(tbuf *out, uint64_t position, apr_asm_violation code, const char *text)
 {
-    collector *c = (collector *)ctx;
     char head[64];
     snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position,
              apr_asm_violation_name(code));
-    tbuf_str(&c->violations, head);
-    tbuf_str(&c->violations, text);
-    tbuf_str(&c->violations, "\n");
+    tbuf_str(out, head);
+    tbuf_str(out, text);
+    tbuf_str(out, "\n");
+}
+
+static inline void col_on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+{
+    asm_put_violation(&((collector *)ctx)->violations, position, code, text);
 }
 
 static inline apr_asm_callbacks col_callbacks(collector *c)

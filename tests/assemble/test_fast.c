@@ -123,13 +123,7 @@ static void on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_a
 
 static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
 {
-    seen *s = (seen *)ctx;
-    char head[64];
-    snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position,
-             apr_asm_violation_name(code));
-    tbuf_str(&s->violations, head);
-    tbuf_str(&s->violations, text);
-    tbuf_str(&s->violations, "\n");
+    asm_put_violation(&((seen *)ctx)->violations, position, code, text);
 }
 
 static void init(apr_assembler *a, seen *s, const apr_asm_options *o)

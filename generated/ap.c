@@ -5,8 +5,11 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "ap.h"
+#include "apr_fast.h"
 
 static const apr_type ap_run_start_method_type;
 static const apr_type ap_subscription_subscribe_method_type;
@@ -65,14 +68,563 @@ static const apr_type ap_updates_event_method_type;
 static const apr_type ap_checkpoints_event_method_type;
 static const apr_type ap_custom_event_method_type;
 static const apr_type ap_tasks_event_method_type;
+static int ap_command_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_t *out,
+    uint64_t *seen);
+static const char *ap_command_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_t *out,
+    uint64_t seen);
+static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
+    uint64_t *seen);
+static const char *ap_run_start_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_t *out,
+    uint64_t seen);
+static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
+    uint64_t *seen);
+static const char *ap_run_start_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_params_t *out,
+    uint64_t seen);
+static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
+    uint64_t *seen);
+static const char *ap_subscription_subscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_subscribe_t *out,
+    uint64_t seen);
+static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
+    uint64_t *seen);
+static const char *ap_subscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_params_t *out,
+    uint64_t seen);
+static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
+    uint64_t *seen);
+static const char *ap_subscription_unsubscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_unsubscribe_t *out,
+    uint64_t seen);
+static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
+    uint64_t *seen);
+static const char *ap_unsubscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_unsubscribe_params_t *out,
+    uint64_t seen);
+static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
+    uint64_t *seen);
+static const char *ap_subscription_reconnect_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_reconnect_t *out,
+    uint64_t seen);
+static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
+    uint64_t *seen);
+static const char *ap_reconnect_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_params_t *out,
+    uint64_t seen);
+static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
+    uint64_t *seen);
+static const char *ap_agent_get_tree_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_t *out,
+    uint64_t seen);
+static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
+    uint64_t *seen);
+static const char *ap_agent_get_tree_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_params_t *out,
+    uint64_t seen);
+static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_t *out,
+    uint64_t seen);
+static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_one_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_one_t *out,
+    uint64_t seen);
+static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
+    uint64_t *seen);
+static const char *ap_run_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_send_t *out,
+    uint64_t seen);
+static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_many_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_many_t *out,
+    uint64_t seen);
+static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_entry_t *out,
+    uint64_t seen);
+static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
+    uint64_t *seen);
+static const char *ap_input_inject_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_t *out,
+    uint64_t seen);
+static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
+    uint64_t *seen);
+static const char *ap_input_inject_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_params_t *out,
+    uint64_t seen);
+static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
+    uint64_t *seen);
+static const char *ap_input_message_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_message_t *out,
+    uint64_t seen);
+static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
+    uint64_t *seen);
+static const char *ap_state_get_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_t *out,
+    uint64_t seen);
+static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
+    uint64_t *seen);
+static const char *ap_state_get_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_params_t *out,
+    uint64_t seen);
+static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
+    uint64_t *seen);
+static const char *ap_state_list_checkpoints_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_list_checkpoints_t *out,
+    uint64_t seen);
+static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
+    uint64_t *seen);
+static const char *ap_list_checkpoints_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_params_t *out,
+    uint64_t seen);
+static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
+    uint64_t *seen);
+static const char *ap_state_fork_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_t *out,
+    uint64_t seen);
+static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
+    uint64_t *seen);
+static const char *ap_state_fork_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_params_t *out,
+    uint64_t seen);
+static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
+    uint64_t *seen);
+static const char *ap_command_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_response_t *out,
+    uint64_t seen);
+static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
+    uint64_t *seen);
+static const char *ap_run_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_result_t *out,
+    uint64_t seen);
+static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
+    uint64_t *seen);
+static const char *ap_subscribe_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_result_t *out,
+    uint64_t seen);
+static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
+    uint64_t *seen);
+static const char *ap_reconnect_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_result_t *out,
+    uint64_t seen);
+static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
+    uint64_t *seen);
+static const char *ap_agent_status_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_status_entry_t *out,
+    uint64_t seen);
+static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
+    uint64_t *seen);
+static const char *ap_empty_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_empty_result_t *out,
+    uint64_t seen);
+static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
+    uint64_t *seen);
+static const char *ap_agent_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_result_t *out,
+    uint64_t seen);
+static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
+    uint64_t *seen);
+static const char *ap_agent_tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_tree_node_t *out,
+    uint64_t seen);
+static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
+    uint64_t *seen);
+static const char *ap_state_get_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_result_t *out,
+    uint64_t seen);
+static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoint_ref_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_ref_t *out,
+    uint64_t seen);
+static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
+    uint64_t *seen);
+static const char *ap_list_checkpoints_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_result_t *out,
+    uint64_t seen);
+static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoint_summary_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_summary_t *out,
+    uint64_t seen);
+static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
+    uint64_t *seen);
+static const char *ap_state_fork_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_result_t *out,
+    uint64_t seen);
+static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
+    uint64_t *seen);
+static const char *ap_response_meta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_response_meta_t *out,
+    uint64_t seen);
+static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
+    uint64_t *seen);
+static const char *ap_error_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_error_response_t *out,
+    uint64_t seen);
+static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
+    uint64_t *seen);
+static const char *ap_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_t *out,
+    uint64_t seen);
+static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_t *out,
+    uint64_t seen);
+static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_params_t *out,
+    uint64_t seen);
+static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_data_t *out,
+    uint64_t seen);
+static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_cause_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t seen);
+static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_cause_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_send_t *out,
+    uint64_t seen);
+static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_cause_edge_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_edge_t *out,
+    uint64_t seen);
+static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
+    uint64_t *seen);
+static const char *ap_messages_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_t *out,
+    uint64_t seen);
+static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_messages_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_params_t *out,
+    uint64_t seen);
+static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
+    uint64_t *seen);
+static const char *ap_message_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_start_data_t *out,
+    uint64_t seen);
+static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
+    uint64_t *seen);
+static const char *ap_message_metadata_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_metadata_t *out,
+    uint64_t seen);
+static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
+    uint64_t *seen);
+static const char *ap_content_block_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_start_data_t *out,
+    uint64_t seen);
+static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_text_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_content_block_t *out,
+    uint64_t seen);
+static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
+    uint64_t *seen);
+static const char *ap_citation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_citation_t *out,
+    uint64_t seen);
+static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
+    uint64_t *seen);
+static const char *ap_non_standard_annotation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_annotation_t *out,
+    uint64_t seen);
+static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_invalid_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_invalid_tool_call_t *out,
+    uint64_t seen);
+static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_reasoning_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_content_block_t *out,
+    uint64_t seen);
+static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_non_standard_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_content_block_t *out,
+    uint64_t seen);
+static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_image_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_image_content_block_t *out,
+    uint64_t seen);
+static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_video_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_video_content_block_t *out,
+    uint64_t seen);
+static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_audio_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_audio_content_block_t *out,
+    uint64_t seen);
+static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_file_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_file_content_block_t *out,
+    uint64_t seen);
+static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_t *out,
+    uint64_t seen);
+static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
+    uint64_t *seen);
+static const char *ap_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_chunk_t *out,
+    uint64_t seen);
+static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_server_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_t *out,
+    uint64_t seen);
+static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
+    uint64_t *seen);
+static const char *ap_server_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_chunk_t *out,
+    uint64_t seen);
+static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
+    uint64_t *seen);
+static const char *ap_server_tool_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_result_t *out,
+    uint64_t seen);
+static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
+    uint64_t *seen);
+static const char *ap_content_block_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_delta_data_t *out,
+    uint64_t seen);
+static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
+    uint64_t *seen);
+static const char *ap_text_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_delta_t *out,
+    uint64_t seen);
+static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
+    uint64_t *seen);
+static const char *ap_reasoning_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_delta_t *out,
+    uint64_t seen);
+static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
+    uint64_t *seen);
+static const char *ap_data_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_data_delta_t *out,
+    uint64_t seen);
+static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
+    uint64_t *seen);
+static const char *ap_block_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_t *out,
+    uint64_t seen);
+static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
+    uint64_t *seen);
+static const char *ap_block_delta_fields_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_fields_t *out,
+    uint64_t seen);
+static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
+    uint64_t *seen);
+static const char *ap_tool_call_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_delta_t *out,
+    uint64_t seen);
+static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
+    uint64_t *seen);
+static const char *ap_content_block_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_finish_data_t *out,
+    uint64_t seen);
+static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
+    uint64_t *seen);
+static const char *ap_message_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_finish_data_t *out,
+    uint64_t seen);
+static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
+    uint64_t *seen);
+static const char *ap_usage_info_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_usage_info_t *out,
+    uint64_t seen);
+static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
+    uint64_t *seen);
+static const char *ap_input_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_token_details_t *out,
+    uint64_t seen);
+static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
+    uint64_t *seen);
+static const char *ap_output_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_output_token_details_t *out,
+    uint64_t seen);
+static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
+    uint64_t *seen);
+static const char *ap_message_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_error_data_t *out,
+    uint64_t seen);
+static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
+    uint64_t *seen);
+static const char *ap_tools_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_t *out,
+    uint64_t seen);
+static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_tools_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_params_t *out,
+    uint64_t seen);
+static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_started_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_started_data_t *out,
+    uint64_t seen);
+static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_output_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_output_delta_data_t *out,
+    uint64_t seen);
+static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_finished_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_finished_data_t *out,
+    uint64_t seen);
+static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_error_data_t *out,
+    uint64_t seen);
+static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
+    uint64_t *seen);
+static const char *ap_input_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_t *out,
+    uint64_t seen);
+static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_input_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_params_t *out,
+    uint64_t seen);
+static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
+    uint64_t *seen);
+static const char *ap_input_requested_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_requested_data_t *out,
+    uint64_t seen);
+static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
+    uint64_t *seen);
+static const char *ap_values_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_t *out,
+    uint64_t seen);
+static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_values_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_params_t *out,
+    uint64_t seen);
+static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
+    uint64_t *seen);
+static const char *ap_updates_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_t *out,
+    uint64_t seen);
+static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_updates_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_params_t *out,
+    uint64_t seen);
+static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
+    uint64_t *seen);
+static const char *ap_updates_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_data_t *out,
+    uint64_t seen);
+static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoints_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_t *out,
+    uint64_t seen);
+static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoints_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_params_t *out,
+    uint64_t seen);
+static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoint_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_t *out,
+    uint64_t seen);
+static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
+    uint64_t *seen);
+static const char *ap_custom_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_t *out,
+    uint64_t seen);
+static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_custom_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_params_t *out,
+    uint64_t seen);
+static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
+    uint64_t *seen);
+static const char *ap_custom_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_data_t *out,
+    uint64_t seen);
+static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
+    uint64_t *seen);
+static const char *ap_tasks_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_t *out,
+    uint64_t seen);
+static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_tasks_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_params_t *out,
+    uint64_t seen);
+static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
+    uint64_t *seen);
+static const char *ap_event_stream_request_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_stream_request_t *out,
+    uint64_t seen);
+static const char *ap_event_stream_request_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_command_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_command_data_t *out, uint64_t *seen);
+static const char *ap_command_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static int ap_command_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_data_t *out,
+    uint64_t *seen);
+static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t seen);
+static bool ap_subscription_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_subscription_command_t *out, uint64_t *seen);
+static const char *ap_subscription_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_input_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_input_command_t *out, uint64_t *seen);
+static const char *ap_input_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_state_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_state_command_t *out, uint64_t *seen);
+static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_event_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_event_data_t *out, uint64_t *seen);
+static const char *ap_event_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static int ap_event_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_data_t *out,
+    uint64_t *seen);
+static bool ap_event_data_fast_complete(const ap_event_data_t *out, uint64_t seen);
+static bool ap_lifecycle_cause_fast_pick(apr_fast_ctx *c, const char **pp, ap_lifecycle_cause_t *out, uint64_t *seen);
+static const char *ap_lifecycle_cause_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_messages_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_messages_data_t *out, uint64_t *seen);
+static const char *ap_messages_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_content_block_t *out, uint64_t *seen);
+static const char *ap_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_annotation_fast_pick(apr_fast_ctx *c, const char **pp, ap_annotation_t *out, uint64_t *seen);
+static const char *ap_annotation_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_content_block_delta_fast_pick(apr_fast_ctx *c, const char **pp, ap_content_block_delta_t *out, uint64_t *seen);
+static const char *ap_content_block_delta_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_finalized_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_finalized_content_block_t *out, uint64_t *seen);
+static const char *ap_finalized_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_tools_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_tools_data_t *out, uint64_t *seen);
+static const char *ap_tools_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_data_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_data_content_block_t *out, uint64_t *seen);
+static const char *ap_data_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_tool_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_tool_content_block_t *out, uint64_t *seen);
+static const char *ap_tool_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
 
-const apr_type ap_js_int_type = { APR_K_INT, "js-int", sizeof(ap_js_int_t), { .i = { INT64_C(-9007199254740991), INT64_C(9007199254740991) } } };
+const apr_type ap_js_int_type = { APR_K_INT, "js-int", sizeof(ap_js_int_t), { .i = { INT64_C(-9007199254740991), INT64_C(9007199254740991) } }, NULL };
 
-const apr_type ap_js_uint_type = { APR_K_UINT, "js-uint", sizeof(ap_js_uint_t), { .u = { UINT64_C(0), UINT64_C(9007199254740991) } } };
+const apr_type ap_js_uint_type = { APR_K_UINT, "js-uint", sizeof(ap_js_uint_t), { .u = { UINT64_C(0), UINT64_C(9007199254740991) } }, NULL };
 
-const apr_type ap_namespace_type = { APR_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
+const apr_type ap_namespace_type = { APR_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
 
-const apr_type ap_timestamp_type = { APR_K_UINT, "Timestamp", sizeof(ap_timestamp_t), { .u = { UINT64_C(0), UINT64_MAX } } };
+const apr_type ap_timestamp_type = { APR_K_UINT, "Timestamp", sizeof(ap_timestamp_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL };
 
 static const apr_type *const ap_metadata_scalar_type_alts[] = {
     &apr_null_type,
@@ -81,13 +633,13 @@ static const apr_type *const ap_metadata_scalar_type_alts[] = {
     &apr_float_type,
     &apr_text_type,
 };
-const apr_type ap_metadata_scalar_type = { APR_K_UNION, "MetadataScalar", sizeof(ap_metadata_scalar_t), { .un = { APR_U_KIND, ap_metadata_scalar_type_alts, 5, NULL, NULL, offsetof(ap_metadata_scalar_t, kind), offsetof(ap_metadata_scalar_t, u), offsetof(ap_metadata_scalar_t, raw) } } };
+const apr_type ap_metadata_scalar_type = { APR_K_UNION, "MetadataScalar", sizeof(ap_metadata_scalar_t), { .un = { APR_U_KIND, ap_metadata_scalar_type_alts, 5, NULL, NULL, offsetof(ap_metadata_scalar_t, kind), offsetof(ap_metadata_scalar_t, u), offsetof(ap_metadata_scalar_t, raw) } }, NULL };
 
-static const apr_type ap_run_start_method_type = { APR_K_LITERAL, "run.start.method", 0, { .lit = { APR_LIT_TEXT, "run.start", 9, 0, 0, 0.0 } } };
+static const apr_type ap_run_start_method_type = { APR_K_LITERAL, "run.start.method", 0, { .lit = { APR_LIT_TEXT, "run.start", 9, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_run_start_params_config_type = { APR_K_MAP, "RunStartParams.config", sizeof(ap_run_start_params_config_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_config_entry_t), offsetof(ap_run_start_params_config_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_run_start_params_config_type = { APR_K_MAP, "RunStartParams.config", sizeof(ap_run_start_params_config_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_config_entry_t), offsetof(ap_run_start_params_config_entry_t, value), 0, SIZE_MAX } }, NULL };
 
-const apr_type ap_run_start_params_metadata_type = { APR_K_MAP, "RunStartParams.metadata", sizeof(ap_run_start_params_metadata_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_metadata_entry_t), offsetof(ap_run_start_params_metadata_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_run_start_params_metadata_type = { APR_K_MAP, "RunStartParams.metadata", sizeof(ap_run_start_params_metadata_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_metadata_entry_t), offsetof(ap_run_start_params_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_run_start_params_type_fields[] = {
     { "assistantId", 11, "assistant_id", 12, &apr_text_type, offsetof(ap_run_start_params_t, assistant_id), 0, 0, APR_F_PLAIN_NAMES },
@@ -95,17 +647,17 @@ static const apr_field ap_run_start_params_type_fields[] = {
     { "config", 6, "config", 6, &ap_run_start_params_config_type, offsetof(ap_run_start_params_t, config), offsetof(ap_run_start_params_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_run_start_params_metadata_type, offsetof(ap_run_start_params_t, metadata), offsetof(ap_run_start_params_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_start_params_type = { APR_K_STRUCT, "RunStartParams", sizeof(ap_run_start_params_t), { .st = { ap_run_start_params_type_fields, 4, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_run_start_params_type = { APR_K_STRUCT, "RunStartParams", sizeof(ap_run_start_params_t), { .st = { ap_run_start_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_run_start_params_fast };
 
 static const apr_field ap_run_start_type_fields[] = {
     { "method", 6, "method", 6, &ap_run_start_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_run_start_params_type, offsetof(ap_run_start_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_start_type = { APR_K_STRUCT, "run.start", sizeof(ap_run_start_t), { .st = { ap_run_start_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_run_start_type = { APR_K_STRUCT, "run.start", sizeof(ap_run_start_t), { .st = { ap_run_start_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_start_fast };
 
-static const apr_type ap_subscription_subscribe_method_type = { APR_K_LITERAL, "subscription.subscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 } } };
+static const apr_type ap_subscription_subscribe_method_type = { APR_K_LITERAL, "subscription.subscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_channel_other_type = { APR_K_TEXT, "Channel(other)", sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } } };
+static const apr_type ap_channel_other_type = { APR_K_TEXT, "Channel(other)", sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL };
 
 static const apr_literal ap_channel_type_values[] = {
     { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 },
@@ -118,96 +670,96 @@ static const apr_literal ap_channel_type_values[] = {
     { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 },
 };
-const apr_type ap_channel_type = { APR_K_ENUM, "Channel", sizeof(ap_channel_t), { .enm = { ap_channel_type_values, 9, &ap_channel_other_type, offsetof(ap_channel_t, other) } } };
+const apr_type ap_channel_type = { APR_K_ENUM, "Channel", sizeof(ap_channel_t), { .enm = { ap_channel_type_values, 9, &ap_channel_other_type, offsetof(ap_channel_t, other) } }, NULL };
 
-const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } } };
+const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, NULL };
 
-const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } } };
+const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_subscribe_params_type_fields[] = {
     { "channels", 8, "channels", 8, &ap_subscribe_params_channels_type, offsetof(ap_subscribe_params_t, channels), 0, 0, APR_F_PLAIN_NAMES },
     { "namespaces", 10, "namespaces", 10, &ap_subscribe_params_namespaces_type, offsetof(ap_subscribe_params_t, namespaces), offsetof(ap_subscribe_params_t, has_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "depth", 5, "depth", 5, &apr_uint_type, offsetof(ap_subscribe_params_t, depth), offsetof(ap_subscribe_params_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscribe_params_type = { APR_K_STRUCT, "SubscribeParams", sizeof(ap_subscribe_params_t), { .st = { ap_subscribe_params_type_fields, 3, true, offsetof(ap_subscribe_params_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_subscribe_params_type = { APR_K_STRUCT, "SubscribeParams", sizeof(ap_subscribe_params_t), { .st = { ap_subscribe_params_type_fields, 3, true, offsetof(ap_subscribe_params_t, extras), NULL, NULL, 0 } }, ap_subscribe_params_fast };
 
 static const apr_field ap_subscription_subscribe_type_fields[] = {
     { "method", 6, "method", 6, &ap_subscription_subscribe_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_subscribe_params_type, offsetof(ap_subscription_subscribe_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscription_subscribe_type = { APR_K_STRUCT, "subscription.subscribe", sizeof(ap_subscription_subscribe_t), { .st = { ap_subscription_subscribe_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_subscription_subscribe_type = { APR_K_STRUCT, "subscription.subscribe", sizeof(ap_subscription_subscribe_t), { .st = { ap_subscription_subscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_subscribe_fast };
 
-static const apr_type ap_subscription_unsubscribe_method_type = { APR_K_LITERAL, "subscription.unsubscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 } } };
+static const apr_type ap_subscription_unsubscribe_method_type = { APR_K_LITERAL, "subscription.unsubscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_unsubscribe_params_type_fields[] = {
     { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_unsubscribe_params_t, subscription_id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_unsubscribe_params_type = { APR_K_STRUCT, "UnsubscribeParams", sizeof(ap_unsubscribe_params_t), { .st = { ap_unsubscribe_params_type_fields, 1, true, offsetof(ap_unsubscribe_params_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_unsubscribe_params_type = { APR_K_STRUCT, "UnsubscribeParams", sizeof(ap_unsubscribe_params_t), { .st = { ap_unsubscribe_params_type_fields, 1, true, offsetof(ap_unsubscribe_params_t, extras), NULL, NULL, 0 } }, ap_unsubscribe_params_fast };
 
 static const apr_field ap_subscription_unsubscribe_type_fields[] = {
     { "method", 6, "method", 6, &ap_subscription_unsubscribe_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_unsubscribe_params_type, offsetof(ap_subscription_unsubscribe_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscription_unsubscribe_type = { APR_K_STRUCT, "subscription.unsubscribe", sizeof(ap_subscription_unsubscribe_t), { .st = { ap_subscription_unsubscribe_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_subscription_unsubscribe_type = { APR_K_STRUCT, "subscription.unsubscribe", sizeof(ap_subscription_unsubscribe_t), { .st = { ap_subscription_unsubscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_unsubscribe_fast };
 
-static const apr_type ap_subscription_reconnect_method_type = { APR_K_LITERAL, "subscription.reconnect.method", 0, { .lit = { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 } } };
+static const apr_type ap_subscription_reconnect_method_type = { APR_K_LITERAL, "subscription.reconnect.method", 0, { .lit = { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
+const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_reconnect_params_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_reconnect_params_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
     { "lastEventId", 11, "last_event_id", 13, &apr_text_type, offsetof(ap_reconnect_params_t, last_event_id), offsetof(ap_reconnect_params_t, has_last_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "subscriptions", 13, "subscriptions", 13, &ap_reconnect_params_subscriptions_type, offsetof(ap_reconnect_params_t, subscriptions), offsetof(ap_reconnect_params_t, has_subscriptions), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reconnect_params_type = { APR_K_STRUCT, "ReconnectParams", sizeof(ap_reconnect_params_t), { .st = { ap_reconnect_params_type_fields, 3, true, offsetof(ap_reconnect_params_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_reconnect_params_type = { APR_K_STRUCT, "ReconnectParams", sizeof(ap_reconnect_params_t), { .st = { ap_reconnect_params_type_fields, 3, true, offsetof(ap_reconnect_params_t, extras), NULL, NULL, 0 } }, ap_reconnect_params_fast };
 
 static const apr_field ap_subscription_reconnect_type_fields[] = {
     { "method", 6, "method", 6, &ap_subscription_reconnect_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_reconnect_params_type, offsetof(ap_subscription_reconnect_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscription_reconnect_type = { APR_K_STRUCT, "subscription.reconnect", sizeof(ap_subscription_reconnect_t), { .st = { ap_subscription_reconnect_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_subscription_reconnect_type = { APR_K_STRUCT, "subscription.reconnect", sizeof(ap_subscription_reconnect_t), { .st = { ap_subscription_reconnect_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_reconnect_fast };
 
-static const apr_type ap_agent_get_tree_method_type = { APR_K_LITERAL, "agent.getTree.method", 0, { .lit = { APR_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 } } };
+static const apr_type ap_agent_get_tree_method_type = { APR_K_LITERAL, "agent.getTree.method", 0, { .lit = { APR_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_agent_get_tree_params_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_agent_get_tree_params_t, run_id), offsetof(ap_agent_get_tree_params_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_get_tree_params_type = { APR_K_STRUCT, "AgentGetTreeParams", sizeof(ap_agent_get_tree_params_t), { .st = { ap_agent_get_tree_params_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_agent_get_tree_params_type = { APR_K_STRUCT, "AgentGetTreeParams", sizeof(ap_agent_get_tree_params_t), { .st = { ap_agent_get_tree_params_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_params_fast };
 
 static const apr_field ap_agent_get_tree_type_fields[] = {
     { "method", 6, "method", 6, &ap_agent_get_tree_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_agent_get_tree_params_type, offsetof(ap_agent_get_tree_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_get_tree_type = { APR_K_STRUCT, "agent.getTree", sizeof(ap_agent_get_tree_t), { .st = { ap_agent_get_tree_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_agent_get_tree_type = { APR_K_STRUCT, "agent.getTree", sizeof(ap_agent_get_tree_t), { .st = { ap_agent_get_tree_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_fast };
 
-static const apr_type ap_input_respond_method_type = { APR_K_LITERAL, "input.respond.method", 0, { .lit = { APR_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 } } };
+static const apr_type ap_input_respond_method_type = { APR_K_LITERAL, "input.respond.method", 0, { .lit = { APR_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_input_respond_one_update_type = { APR_K_MAP, "InputRespondOne.update", sizeof(ap_input_respond_one_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_update_entry_t), offsetof(ap_input_respond_one_update_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_input_respond_one_update_type = { APR_K_MAP, "InputRespondOne.update", sizeof(ap_input_respond_one_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_update_entry_t), offsetof(ap_input_respond_one_update_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_run_send_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_run_send_t, node), 0, 0, APR_F_PLAIN_NAMES },
     { "input", 5, "input", 5, &apr_any_type, offsetof(ap_run_send_t, input), offsetof(ap_run_send_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_send_type = { APR_K_STRUCT, "RunSend", sizeof(ap_run_send_t), { .st = { ap_run_send_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_run_send_type = { APR_K_STRUCT, "RunSend", sizeof(ap_run_send_t), { .st = { ap_run_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_send_fast };
 
 static const apr_type *const ap_goto_alt3_item_type_alts[] = {
     &apr_text_type,
     &ap_run_send_type,
 };
-const apr_type ap_goto_alt3_item_type = { APR_K_UNION, "Goto/3[]", sizeof(ap_goto_alt3_item_t), { .un = { APR_U_KIND, ap_goto_alt3_item_type_alts, 2, NULL, NULL, offsetof(ap_goto_alt3_item_t, kind), offsetof(ap_goto_alt3_item_t, u), offsetof(ap_goto_alt3_item_t, raw) } } };
+const apr_type ap_goto_alt3_item_type = { APR_K_UNION, "Goto/3[]", sizeof(ap_goto_alt3_item_t), { .un = { APR_U_KIND, ap_goto_alt3_item_type_alts, 2, NULL, NULL, offsetof(ap_goto_alt3_item_t, kind), offsetof(ap_goto_alt3_item_t, u), offsetof(ap_goto_alt3_item_t, raw) } }, NULL };
 
-const apr_type ap_goto_alt3_type = { APR_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } } };
+const apr_type ap_goto_alt3_type = { APR_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_type *const ap_goto_type_alts[] = {
     &apr_text_type,
     &ap_run_send_type,
     &ap_goto_alt3_type,
 };
-const apr_type ap_goto_type = { APR_K_UNION, "Goto", sizeof(ap_goto_t), { .un = { APR_U_KIND, ap_goto_type_alts, 3, NULL, NULL, offsetof(ap_goto_t, kind), offsetof(ap_goto_t, u), offsetof(ap_goto_t, raw) } } };
+const apr_type ap_goto_type = { APR_K_UNION, "Goto", sizeof(ap_goto_t), { .un = { APR_U_KIND, ap_goto_type_alts, 3, NULL, NULL, offsetof(ap_goto_t, kind), offsetof(ap_goto_t, u), offsetof(ap_goto_t, raw) } }, NULL };
 
-const apr_type ap_input_respond_one_config_type = { APR_K_MAP, "InputRespondOne.config", sizeof(ap_input_respond_one_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_config_entry_t), offsetof(ap_input_respond_one_config_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_input_respond_one_config_type = { APR_K_MAP, "InputRespondOne.config", sizeof(ap_input_respond_one_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_config_entry_t), offsetof(ap_input_respond_one_config_entry_t, value), 0, SIZE_MAX } }, NULL };
 
-const apr_type ap_input_respond_one_metadata_type = { APR_K_MAP, "InputRespondOne.metadata", sizeof(ap_input_respond_one_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_metadata_entry_t), offsetof(ap_input_respond_one_metadata_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_input_respond_one_metadata_type = { APR_K_MAP, "InputRespondOne.metadata", sizeof(ap_input_respond_one_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_metadata_entry_t), offsetof(ap_input_respond_one_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_input_respond_one_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_one_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -218,22 +770,22 @@ static const apr_field ap_input_respond_one_type_fields[] = {
     { "config", 6, "config", 6, &ap_input_respond_one_config_type, offsetof(ap_input_respond_one_t, config), offsetof(ap_input_respond_one_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_input_respond_one_metadata_type, offsetof(ap_input_respond_one_t, metadata), offsetof(ap_input_respond_one_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_one_type = { APR_K_STRUCT, "InputRespondOne", sizeof(ap_input_respond_one_t), { .st = { ap_input_respond_one_type_fields, 7, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_respond_one_type = { APR_K_STRUCT, "InputRespondOne", sizeof(ap_input_respond_one_t), { .st = { ap_input_respond_one_type_fields, 7, false, 0, NULL, NULL, 0 } }, ap_input_respond_one_fast };
 
 static const apr_field ap_input_respond_entry_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_entry_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_respond_entry_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
     { "response", 8, "response", 8, &apr_any_type, offsetof(ap_input_respond_entry_t, response), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_entry_type = { APR_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_respond_entry_type = { APR_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_respond_entry_fast };
 
-const apr_type ap_input_respond_many_responses_type = { APR_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } } };
+const apr_type ap_input_respond_many_responses_type = { APR_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } }, NULL };
 
-const apr_type ap_input_respond_many_update_type = { APR_K_MAP, "InputRespondMany.update", sizeof(ap_input_respond_many_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_update_entry_t), offsetof(ap_input_respond_many_update_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_input_respond_many_update_type = { APR_K_MAP, "InputRespondMany.update", sizeof(ap_input_respond_many_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_update_entry_t), offsetof(ap_input_respond_many_update_entry_t, value), 0, SIZE_MAX } }, NULL };
 
-const apr_type ap_input_respond_many_config_type = { APR_K_MAP, "InputRespondMany.config", sizeof(ap_input_respond_many_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_config_entry_t), offsetof(ap_input_respond_many_config_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_input_respond_many_config_type = { APR_K_MAP, "InputRespondMany.config", sizeof(ap_input_respond_many_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_config_entry_t), offsetof(ap_input_respond_many_config_entry_t, value), 0, SIZE_MAX } }, NULL };
 
-const apr_type ap_input_respond_many_metadata_type = { APR_K_MAP, "InputRespondMany.metadata", sizeof(ap_input_respond_many_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_metadata_entry_t), offsetof(ap_input_respond_many_metadata_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_input_respond_many_metadata_type = { APR_K_MAP, "InputRespondMany.metadata", sizeof(ap_input_respond_many_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_metadata_entry_t), offsetof(ap_input_respond_many_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_input_respond_many_type_fields[] = {
     { "responses", 9, "responses", 9, &ap_input_respond_many_responses_type, offsetof(ap_input_respond_many_t, responses), 0, 0, APR_F_PLAIN_NAMES },
@@ -242,94 +794,94 @@ static const apr_field ap_input_respond_many_type_fields[] = {
     { "config", 6, "config", 6, &ap_input_respond_many_config_type, offsetof(ap_input_respond_many_t, config), offsetof(ap_input_respond_many_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_input_respond_many_metadata_type, offsetof(ap_input_respond_many_t, metadata), offsetof(ap_input_respond_many_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_many_type = { APR_K_STRUCT, "InputRespondMany", sizeof(ap_input_respond_many_t), { .st = { ap_input_respond_many_type_fields, 5, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_respond_many_type = { APR_K_STRUCT, "InputRespondMany", sizeof(ap_input_respond_many_t), { .st = { ap_input_respond_many_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_input_respond_many_fast };
 
 static const apr_type *const ap_input_respond_params_type_alts[] = {
     &ap_input_respond_one_type,
     &ap_input_respond_many_type,
 };
-const apr_type ap_input_respond_params_type = { APR_K_UNION, "InputRespondParams", sizeof(ap_input_respond_params_t), { .un = { APR_U_UNTAGGED, ap_input_respond_params_type_alts, 2, NULL, NULL, offsetof(ap_input_respond_params_t, kind), offsetof(ap_input_respond_params_t, u), offsetof(ap_input_respond_params_t, raw) } } };
+const apr_type ap_input_respond_params_type = { APR_K_UNION, "InputRespondParams", sizeof(ap_input_respond_params_t), { .un = { APR_U_UNTAGGED, ap_input_respond_params_type_alts, 2, NULL, NULL, offsetof(ap_input_respond_params_t, kind), offsetof(ap_input_respond_params_t, u), offsetof(ap_input_respond_params_t, raw) } }, NULL };
 
 static const apr_field ap_input_respond_type_fields[] = {
     { "method", 6, "method", 6, &ap_input_respond_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_input_respond_params_type, offsetof(ap_input_respond_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_type = { APR_K_STRUCT, "input.respond", sizeof(ap_input_respond_t), { .st = { ap_input_respond_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_respond_type = { APR_K_STRUCT, "input.respond", sizeof(ap_input_respond_t), { .st = { ap_input_respond_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_respond_fast };
 
-static const apr_type ap_input_inject_method_type = { APR_K_LITERAL, "input.inject.method", 0, { .lit = { APR_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 } } };
+static const apr_type ap_input_inject_method_type = { APR_K_LITERAL, "input.inject.method", 0, { .lit = { APR_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 } }, NULL };
 
 static const apr_literal ap_input_message_role_type_values[] = {
     { APR_LIT_TEXT, "user", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "system", 6, 0, 0, 0.0 },
 };
-const apr_type ap_input_message_role_type = { APR_K_ENUM, "InputMessage.role", sizeof(ap_input_message_role_t), { .enm = { ap_input_message_role_type_values, 2, NULL, 0 } } };
+const apr_type ap_input_message_role_type = { APR_K_ENUM, "InputMessage.role", sizeof(ap_input_message_role_t), { .enm = { ap_input_message_role_type_values, 2, NULL, 0 } }, NULL };
 
 static const apr_field ap_input_message_type_fields[] = {
     { "role", 4, "role", 4, &ap_input_message_role_type, offsetof(ap_input_message_t, role), 0, 0, APR_F_PLAIN_NAMES },
     { "content", 7, "content", 7, &apr_text_type, offsetof(ap_input_message_t, content), 0, 0, APR_F_PLAIN_NAMES },
     { "name", 4, "name", 4, &apr_text_type, offsetof(ap_input_message_t, name), offsetof(ap_input_message_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_message_type = { APR_K_STRUCT, "InputMessage", sizeof(ap_input_message_t), { .st = { ap_input_message_type_fields, 3, true, offsetof(ap_input_message_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_input_message_type = { APR_K_STRUCT, "InputMessage", sizeof(ap_input_message_t), { .st = { ap_input_message_type_fields, 3, true, offsetof(ap_input_message_t, extras), NULL, NULL, 0 } }, ap_input_message_fast };
 
 static const apr_field ap_input_inject_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_inject_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "message", 7, "message", 7, &ap_input_message_type, offsetof(ap_input_inject_params_t, message), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_inject_params_type = { APR_K_STRUCT, "InputInjectParams", sizeof(ap_input_inject_params_t), { .st = { ap_input_inject_params_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_inject_params_type = { APR_K_STRUCT, "InputInjectParams", sizeof(ap_input_inject_params_t), { .st = { ap_input_inject_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_params_fast };
 
 static const apr_field ap_input_inject_type_fields[] = {
     { "method", 6, "method", 6, &ap_input_inject_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_input_inject_params_type, offsetof(ap_input_inject_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_inject_type = { APR_K_STRUCT, "input.inject", sizeof(ap_input_inject_t), { .st = { ap_input_inject_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_inject_type = { APR_K_STRUCT, "input.inject", sizeof(ap_input_inject_t), { .st = { ap_input_inject_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_fast };
 
-static const apr_type ap_state_get_method_type = { APR_K_LITERAL, "state.get.method", 0, { .lit = { APR_LIT_TEXT, "state.get", 9, 0, 0, 0.0 } } };
+static const apr_type ap_state_get_method_type = { APR_K_LITERAL, "state.get.method", 0, { .lit = { APR_LIT_TEXT, "state.get", 9, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
+const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_state_get_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_state_get_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "keys", 4, "keys", 4, &ap_state_get_params_keys_type, offsetof(ap_state_get_params_t, keys), offsetof(ap_state_get_params_t, has_keys), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_get_params_type = { APR_K_STRUCT, "StateGetParams", sizeof(ap_state_get_params_t), { .st = { ap_state_get_params_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_get_params_type = { APR_K_STRUCT, "StateGetParams", sizeof(ap_state_get_params_t), { .st = { ap_state_get_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_params_fast };
 
 static const apr_field ap_state_get_type_fields[] = {
     { "method", 6, "method", 6, &ap_state_get_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_state_get_params_type, offsetof(ap_state_get_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_get_type = { APR_K_STRUCT, "state.get", sizeof(ap_state_get_t), { .st = { ap_state_get_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_get_type = { APR_K_STRUCT, "state.get", sizeof(ap_state_get_t), { .st = { ap_state_get_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_fast };
 
-static const apr_type ap_state_list_checkpoints_method_type = { APR_K_LITERAL, "state.listCheckpoints.method", 0, { .lit = { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 } } };
+static const apr_type ap_state_list_checkpoints_method_type = { APR_K_LITERAL, "state.listCheckpoints.method", 0, { .lit = { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_list_checkpoints_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_list_checkpoints_params_t, namespace_), offsetof(ap_list_checkpoints_params_t, has_namespace_), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "limit", 5, "limit", 5, &apr_uint_type, offsetof(ap_list_checkpoints_params_t, limit), offsetof(ap_list_checkpoints_params_t, has_limit), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "before", 6, "before", 6, &apr_text_type, offsetof(ap_list_checkpoints_params_t, before), offsetof(ap_list_checkpoints_params_t, has_before), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_list_checkpoints_params_type = { APR_K_STRUCT, "ListCheckpointsParams", sizeof(ap_list_checkpoints_params_t), { .st = { ap_list_checkpoints_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_list_checkpoints_params_type = { APR_K_STRUCT, "ListCheckpointsParams", sizeof(ap_list_checkpoints_params_t), { .st = { ap_list_checkpoints_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_params_fast };
 
 static const apr_field ap_state_list_checkpoints_type_fields[] = {
     { "method", 6, "method", 6, &ap_state_list_checkpoints_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_list_checkpoints_params_type, offsetof(ap_state_list_checkpoints_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_list_checkpoints_type = { APR_K_STRUCT, "state.listCheckpoints", sizeof(ap_state_list_checkpoints_t), { .st = { ap_state_list_checkpoints_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_list_checkpoints_type = { APR_K_STRUCT, "state.listCheckpoints", sizeof(ap_state_list_checkpoints_t), { .st = { ap_state_list_checkpoints_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_list_checkpoints_fast };
 
-static const apr_type ap_state_fork_method_type = { APR_K_LITERAL, "state.fork.method", 0, { .lit = { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 } } };
+static const apr_type ap_state_fork_method_type = { APR_K_LITERAL, "state.fork.method", 0, { .lit = { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_state_fork_params_config_type = { APR_K_MAP, "StateForkParams.config", sizeof(ap_state_fork_params_config_t), { .map = { &apr_any_type, sizeof(ap_state_fork_params_config_entry_t), offsetof(ap_state_fork_params_config_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_state_fork_params_config_type = { APR_K_MAP, "StateForkParams.config", sizeof(ap_state_fork_params_config_t), { .map = { &apr_any_type, sizeof(ap_state_fork_params_config_entry_t), offsetof(ap_state_fork_params_config_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_state_fork_params_type_fields[] = {
     { "checkpointId", 12, "checkpoint_id", 13, &apr_text_type, offsetof(ap_state_fork_params_t, checkpoint_id), 0, 0, APR_F_PLAIN_NAMES },
     { "input", 5, "input", 5, &apr_any_type, offsetof(ap_state_fork_params_t, input), offsetof(ap_state_fork_params_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "config", 6, "config", 6, &ap_state_fork_params_config_type, offsetof(ap_state_fork_params_t, config), offsetof(ap_state_fork_params_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_fork_params_type = { APR_K_STRUCT, "StateForkParams", sizeof(ap_state_fork_params_t), { .st = { ap_state_fork_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_fork_params_type = { APR_K_STRUCT, "StateForkParams", sizeof(ap_state_fork_params_t), { .st = { ap_state_fork_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_state_fork_params_fast };
 
 static const apr_field ap_state_fork_type_fields[] = {
     { "method", 6, "method", 6, &ap_state_fork_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_state_fork_params_type, offsetof(ap_state_fork_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_fork_type = { APR_K_STRUCT, "state.fork", sizeof(ap_state_fork_t), { .st = { ap_state_fork_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_fork_type = { APR_K_STRUCT, "state.fork", sizeof(ap_state_fork_t), { .st = { ap_state_fork_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_fast };
 
 static const apr_type *const ap_command_data_type_alts[] = {
     &ap_run_start_type,
@@ -355,12 +907,12 @@ static const apr_literal ap_command_data_type_disc[] = {
     { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 },
     { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 },
 };
-const apr_type ap_command_data_type = { APR_K_UNION, "CommandData", sizeof(ap_command_data_t), { .un = { APR_U_DISCRIMINATED, ap_command_data_type_alts, 10, "method", ap_command_data_type_disc, offsetof(ap_command_data_t, kind), offsetof(ap_command_data_t, u), offsetof(ap_command_data_t, raw) } } };
+const apr_type ap_command_data_type = { APR_K_UNION, "CommandData", sizeof(ap_command_data_t), { .un = { APR_U_DISCRIMINATED, ap_command_data_type_alts, 10, "method", ap_command_data_type_disc, offsetof(ap_command_data_t, kind), offsetof(ap_command_data_t, u), offsetof(ap_command_data_t, raw) } }, ap_command_data_fast };
 
 static const apr_field ap_command_type_fields[] = {
     { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_command_type = { APR_K_STRUCT, "Command", sizeof(ap_command_t), { .st = { ap_command_type_fields, 1, true, offsetof(ap_command_t, extras), NULL, &ap_command_data_type, offsetof(ap_command_t, command_data) } } };
+const apr_type ap_command_type = { APR_K_STRUCT, "Command", sizeof(ap_command_t), { .st = { ap_command_type_fields, 1, true, offsetof(ap_command_t, extras), NULL, &ap_command_data_type, offsetof(ap_command_t, command_data) } }, ap_command_fast };
 
 static const apr_type *const ap_subscription_command_type_alts[] = {
     &ap_subscription_subscribe_type,
@@ -372,7 +924,7 @@ static const apr_literal ap_subscription_command_type_disc[] = {
     { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 },
     { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 },
 };
-const apr_type ap_subscription_command_type = { APR_K_UNION, "SubscriptionCommand", sizeof(ap_subscription_command_t), { .un = { APR_U_DISCRIMINATED, ap_subscription_command_type_alts, 3, "method", ap_subscription_command_type_disc, offsetof(ap_subscription_command_t, kind), offsetof(ap_subscription_command_t, u), offsetof(ap_subscription_command_t, raw) } } };
+const apr_type ap_subscription_command_type = { APR_K_UNION, "SubscriptionCommand", sizeof(ap_subscription_command_t), { .un = { APR_U_DISCRIMINATED, ap_subscription_command_type_alts, 3, "method", ap_subscription_command_type_disc, offsetof(ap_subscription_command_t, kind), offsetof(ap_subscription_command_t, u), offsetof(ap_subscription_command_t, raw) } }, ap_subscription_command_fast };
 
 static const apr_type *const ap_input_command_type_alts[] = {
     &ap_input_respond_type,
@@ -382,7 +934,7 @@ static const apr_literal ap_input_command_type_disc[] = {
     { APR_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 },
     { APR_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 },
 };
-const apr_type ap_input_command_type = { APR_K_UNION, "InputCommand", sizeof(ap_input_command_t), { .un = { APR_U_DISCRIMINATED, ap_input_command_type_alts, 2, "method", ap_input_command_type_disc, offsetof(ap_input_command_t, kind), offsetof(ap_input_command_t, u), offsetof(ap_input_command_t, raw) } } };
+const apr_type ap_input_command_type = { APR_K_UNION, "InputCommand", sizeof(ap_input_command_t), { .un = { APR_U_DISCRIMINATED, ap_input_command_type_alts, 2, "method", ap_input_command_type_disc, offsetof(ap_input_command_t, kind), offsetof(ap_input_command_t, u), offsetof(ap_input_command_t, raw) } }, ap_input_command_fast };
 
 static const apr_type *const ap_state_command_type_alts[] = {
     &ap_state_get_type,
@@ -394,20 +946,20 @@ static const apr_literal ap_state_command_type_disc[] = {
     { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 },
     { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 },
 };
-const apr_type ap_state_command_type = { APR_K_UNION, "StateCommand", sizeof(ap_state_command_t), { .un = { APR_U_DISCRIMINATED, ap_state_command_type_alts, 3, "method", ap_state_command_type_disc, offsetof(ap_state_command_t, kind), offsetof(ap_state_command_t, u), offsetof(ap_state_command_t, raw) } } };
+const apr_type ap_state_command_type = { APR_K_UNION, "StateCommand", sizeof(ap_state_command_t), { .un = { APR_U_DISCRIMINATED, ap_state_command_type_alts, 3, "method", ap_state_command_type_disc, offsetof(ap_state_command_t, kind), offsetof(ap_state_command_t, u), offsetof(ap_state_command_t, raw) } }, ap_state_command_fast };
 
-static const apr_type ap_command_response_type_type = { APR_K_LITERAL, "CommandResponse.type", 0, { .lit = { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 } } };
+static const apr_type ap_command_response_type_type = { APR_K_LITERAL, "CommandResponse.type", 0, { .lit = { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_run_result_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_run_result_t, run_id), offsetof(ap_run_result_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_result_type = { APR_K_STRUCT, "RunResult", sizeof(ap_run_result_t), { .st = { ap_run_result_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_run_result_type = { APR_K_STRUCT, "RunResult", sizeof(ap_run_result_t), { .st = { ap_run_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_run_result_fast };
 
 static const apr_field ap_subscribe_result_type_fields[] = {
     { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_subscribe_result_t, subscription_id), 0, 0, APR_F_PLAIN_NAMES },
     { "replayedEvents", 14, "replayed_events", 15, &apr_uint_type, offsetof(ap_subscribe_result_t, replayed_events), offsetof(ap_subscribe_result_t, has_replayed_events), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscribe_result_type = { APR_K_STRUCT, "SubscribeResult", sizeof(ap_subscribe_result_t), { .st = { ap_subscribe_result_type_fields, 2, true, offsetof(ap_subscribe_result_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_subscribe_result_type = { APR_K_STRUCT, "SubscribeResult", sizeof(ap_subscribe_result_t), { .st = { ap_subscribe_result_type_fields, 2, true, offsetof(ap_subscribe_result_t, extras), NULL, NULL, 0 } }, ap_subscribe_result_fast };
 
 static const apr_literal ap_agent_status_type_values[] = {
     { APR_LIT_TEXT, "started", 7, 0, 0, 0.0 },
@@ -416,35 +968,35 @@ static const apr_literal ap_agent_status_type_values[] = {
     { APR_LIT_TEXT, "failed", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "interrupted", 11, 0, 0, 0.0 },
 };
-const apr_type ap_agent_status_type = { APR_K_ENUM, "AgentStatus", sizeof(ap_agent_status_t), { .enm = { ap_agent_status_type_values, 5, NULL, 0 } } };
+const apr_type ap_agent_status_type = { APR_K_ENUM, "AgentStatus", sizeof(ap_agent_status_t), { .enm = { ap_agent_status_type_values, 5, NULL, 0 } }, NULL };
 
 static const apr_field ap_agent_status_entry_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_status_entry_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_status_entry_t, status), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_status_entry_type = { APR_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_agent_status_entry_type = { APR_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } }, ap_agent_status_entry_fast };
 
-const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } } };
+const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_reconnect_result_type_fields[] = {
     { "restored", 8, "restored", 8, &apr_bool_type, offsetof(ap_reconnect_result_t, restored), 0, 0, APR_F_PLAIN_NAMES },
     { "missedEvents", 12, "missed_events", 13, &apr_uint_type, offsetof(ap_reconnect_result_t, missed_events), offsetof(ap_reconnect_result_t, has_missed_events), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "currentNamespaces", 17, "current_namespaces", 18, &ap_reconnect_result_current_namespaces_type, offsetof(ap_reconnect_result_t, current_namespaces), offsetof(ap_reconnect_result_t, has_current_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reconnect_result_type = { APR_K_STRUCT, "ReconnectResult", sizeof(ap_reconnect_result_t), { .st = { ap_reconnect_result_type_fields, 3, true, offsetof(ap_reconnect_result_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_reconnect_result_type = { APR_K_STRUCT, "ReconnectResult", sizeof(ap_reconnect_result_t), { .st = { ap_reconnect_result_type_fields, 3, true, offsetof(ap_reconnect_result_t, extras), NULL, NULL, 0 } }, ap_reconnect_result_fast };
 
-const apr_type ap_empty_result_type = { APR_K_STRUCT, "EmptyResult", sizeof(ap_empty_result_t), { .st = { NULL, 0, true, offsetof(ap_empty_result_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_empty_result_type = { APR_K_STRUCT, "EmptyResult", sizeof(ap_empty_result_t), { .st = { NULL, 0, true, offsetof(ap_empty_result_t, extras), NULL, NULL, 0 } }, ap_empty_result_fast };
 
 static const apr_type *const ap_subscription_result_type_alts[] = {
     &ap_subscribe_result_type,
     &ap_reconnect_result_type,
     &ap_empty_result_type,
 };
-const apr_type ap_subscription_result_type = { APR_K_UNION, "SubscriptionResult", sizeof(ap_subscription_result_t), { .un = { APR_U_UNTAGGED, ap_subscription_result_type_alts, 3, NULL, NULL, offsetof(ap_subscription_result_t, kind), offsetof(ap_subscription_result_t, u), offsetof(ap_subscription_result_t, raw) } } };
+const apr_type ap_subscription_result_type = { APR_K_UNION, "SubscriptionResult", sizeof(ap_subscription_result_t), { .un = { APR_U_UNTAGGED, ap_subscription_result_type_alts, 3, NULL, NULL, offsetof(ap_subscription_result_t, kind), offsetof(ap_subscription_result_t, u), offsetof(ap_subscription_result_t, raw) } }, NULL };
 
-const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } } };
+const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } }, NULL };
 
-const apr_type ap_agent_tree_node_metadata_type = { APR_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &apr_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_agent_tree_node_metadata_type = { APR_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &apr_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_agent_tree_node_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_tree_node_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -453,28 +1005,28 @@ static const apr_field ap_agent_tree_node_type_fields[] = {
     { "children", 8, "children", 8, &ap_agent_tree_node_children_type, offsetof(ap_agent_tree_node_t, children), offsetof(ap_agent_tree_node_t, has_children), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_agent_tree_node_metadata_type, offsetof(ap_agent_tree_node_t, metadata), offsetof(ap_agent_tree_node_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_tree_node_type = { APR_K_STRUCT, "AgentTreeNode", sizeof(ap_agent_tree_node_t), { .st = { ap_agent_tree_node_type_fields, 5, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_agent_tree_node_type = { APR_K_STRUCT, "AgentTreeNode", sizeof(ap_agent_tree_node_t), { .st = { ap_agent_tree_node_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_agent_tree_node_fast };
 
 static const apr_field ap_agent_result_type_fields[] = {
     { "tree", 4, "tree", 4, &ap_agent_tree_node_type, offsetof(ap_agent_result_t, tree), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_result_type = { APR_K_STRUCT, "AgentResult", sizeof(ap_agent_result_t), { .st = { ap_agent_result_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_agent_result_type = { APR_K_STRUCT, "AgentResult", sizeof(ap_agent_result_t), { .st = { ap_agent_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_result_fast };
 
-const apr_type ap_state_get_result_values_type = { APR_K_MAP, "StateGetResult.values", sizeof(ap_state_get_result_values_t), { .map = { &apr_any_type, sizeof(ap_state_get_result_values_entry_t), offsetof(ap_state_get_result_values_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_state_get_result_values_type = { APR_K_MAP, "StateGetResult.values", sizeof(ap_state_get_result_values_t), { .map = { &apr_any_type, sizeof(ap_state_get_result_values_entry_t), offsetof(ap_state_get_result_values_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_checkpoint_ref_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, id), 0, 0, APR_F_PLAIN_NAMES },
     { "ns", 2, "ns", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, ns), offsetof(ap_checkpoint_ref_t, has_ns), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoint_ref_type = { APR_K_STRUCT, "CheckpointRef", sizeof(ap_checkpoint_ref_t), { .st = { ap_checkpoint_ref_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_checkpoint_ref_type = { APR_K_STRUCT, "CheckpointRef", sizeof(ap_checkpoint_ref_t), { .st = { ap_checkpoint_ref_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoint_ref_fast };
 
 static const apr_field ap_state_get_result_type_fields[] = {
     { "values", 6, "values", 6, &ap_state_get_result_values_type, offsetof(ap_state_get_result_t, values), 0, 0, APR_F_PLAIN_NAMES },
     { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_state_get_result_t, checkpoint), offsetof(ap_state_get_result_t, has_checkpoint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_get_result_type = { APR_K_STRUCT, "StateGetResult", sizeof(ap_state_get_result_t), { .st = { ap_state_get_result_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_get_result_type = { APR_K_STRUCT, "StateGetResult", sizeof(ap_state_get_result_t), { .st = { ap_state_get_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_result_fast };
 
-const apr_type ap_checkpoint_summary_metadata_type = { APR_K_MAP, "CheckpointSummary.metadata", sizeof(ap_checkpoint_summary_metadata_t), { .map = { &apr_any_type, sizeof(ap_checkpoint_summary_metadata_entry_t), offsetof(ap_checkpoint_summary_metadata_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_checkpoint_summary_metadata_type = { APR_K_MAP, "CheckpointSummary.metadata", sizeof(ap_checkpoint_summary_metadata_t), { .map = { &apr_any_type, sizeof(ap_checkpoint_summary_metadata_entry_t), offsetof(ap_checkpoint_summary_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_checkpoint_summary_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_summary_t, id), 0, 0, APR_F_PLAIN_NAMES },
@@ -483,20 +1035,20 @@ static const apr_field ap_checkpoint_summary_type_fields[] = {
     { "nodeName", 8, "node_name", 9, &apr_text_type, offsetof(ap_checkpoint_summary_t, node_name), offsetof(ap_checkpoint_summary_t, has_node_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_checkpoint_summary_metadata_type, offsetof(ap_checkpoint_summary_t, metadata), offsetof(ap_checkpoint_summary_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoint_summary_type = { APR_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_checkpoint_summary_type = { APR_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_checkpoint_summary_fast };
 
-const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } } };
+const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_list_checkpoints_result_type_fields[] = {
     { "checkpoints", 11, "checkpoints", 11, &ap_list_checkpoints_result_checkpoints_type, offsetof(ap_list_checkpoints_result_t, checkpoints), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_list_checkpoints_result_type = { APR_K_STRUCT, "ListCheckpointsResult", sizeof(ap_list_checkpoints_result_t), { .st = { ap_list_checkpoints_result_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_list_checkpoints_result_type = { APR_K_STRUCT, "ListCheckpointsResult", sizeof(ap_list_checkpoints_result_t), { .st = { ap_list_checkpoints_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_result_fast };
 
 static const apr_field ap_state_fork_result_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_state_fork_result_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
     { "threadId", 8, "thread_id", 9, &apr_text_type, offsetof(ap_state_fork_result_t, thread_id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_fork_result_type = { APR_K_STRUCT, "StateForkResult", sizeof(ap_state_fork_result_t), { .st = { ap_state_fork_result_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_state_fork_result_type = { APR_K_STRUCT, "StateForkResult", sizeof(ap_state_fork_result_t), { .st = { ap_state_fork_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_result_fast };
 
 static const apr_type *const ap_state_result_type_alts[] = {
     &ap_state_get_result_type,
@@ -504,7 +1056,7 @@ static const apr_type *const ap_state_result_type_alts[] = {
     &ap_state_fork_result_type,
     &ap_empty_result_type,
 };
-const apr_type ap_state_result_type = { APR_K_UNION, "StateResult", sizeof(ap_state_result_t), { .un = { APR_U_UNTAGGED, ap_state_result_type_alts, 4, NULL, NULL, offsetof(ap_state_result_t, kind), offsetof(ap_state_result_t, u), offsetof(ap_state_result_t, raw) } } };
+const apr_type ap_state_result_type = { APR_K_UNION, "StateResult", sizeof(ap_state_result_t), { .un = { APR_U_UNTAGGED, ap_state_result_type_alts, 4, NULL, NULL, offsetof(ap_state_result_t, kind), offsetof(ap_state_result_t, u), offsetof(ap_state_result_t, raw) } }, NULL };
 
 static const apr_type *const ap_result_data_type_alts[] = {
     &ap_run_result_type,
@@ -514,12 +1066,12 @@ static const apr_type *const ap_result_data_type_alts[] = {
     &ap_state_result_type,
     &ap_empty_result_type,
 };
-const apr_type ap_result_data_type = { APR_K_UNION, "ResultData", sizeof(ap_result_data_t), { .un = { APR_U_UNTAGGED, ap_result_data_type_alts, 6, NULL, NULL, offsetof(ap_result_data_t, kind), offsetof(ap_result_data_t, u), offsetof(ap_result_data_t, raw) } } };
+const apr_type ap_result_data_type = { APR_K_UNION, "ResultData", sizeof(ap_result_data_t), { .un = { APR_U_UNTAGGED, ap_result_data_type_alts, 6, NULL, NULL, offsetof(ap_result_data_t, kind), offsetof(ap_result_data_t, u), offsetof(ap_result_data_t, raw) } }, NULL };
 
 static const apr_field ap_response_meta_type_fields[] = {
     { "appliedThroughSeq", 17, "applied_through_seq", 19, &ap_js_uint_type, offsetof(ap_response_meta_t, applied_through_seq), offsetof(ap_response_meta_t, has_applied_through_seq), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_response_meta_type = { APR_K_STRUCT, "ResponseMeta", sizeof(ap_response_meta_t), { .st = { ap_response_meta_type_fields, 1, true, offsetof(ap_response_meta_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_response_meta_type = { APR_K_STRUCT, "ResponseMeta", sizeof(ap_response_meta_t), { .st = { ap_response_meta_type_fields, 1, true, offsetof(ap_response_meta_t, extras), NULL, NULL, 0 } }, ap_response_meta_fast };
 
 static const apr_field ap_command_response_type_fields[] = {
     { "type", 4, "type", 4, &ap_command_response_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -527,9 +1079,9 @@ static const apr_field ap_command_response_type_fields[] = {
     { "result", 6, "result", 6, &ap_result_data_type, offsetof(ap_command_response_t, result), 0, 0, APR_F_PLAIN_NAMES },
     { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_command_response_t, meta), offsetof(ap_command_response_t, has_meta), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_command_response_type = { APR_K_STRUCT, "CommandResponse", sizeof(ap_command_response_t), { .st = { ap_command_response_type_fields, 4, true, offsetof(ap_command_response_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_command_response_type = { APR_K_STRUCT, "CommandResponse", sizeof(ap_command_response_t), { .st = { ap_command_response_type_fields, 4, true, offsetof(ap_command_response_t, extras), NULL, NULL, 0 } }, ap_command_response_fast };
 
-static const apr_type ap_error_response_type_type = { APR_K_LITERAL, "ErrorResponse.type", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } } };
+static const apr_type ap_error_response_type_type = { APR_K_LITERAL, "ErrorResponse.type", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_literal ap_error_code_type_values[] = {
     { APR_LIT_TEXT, "invalid_argument", 16, 0, 0, 0.0 },
@@ -543,7 +1095,7 @@ static const apr_literal ap_error_code_type_values[] = {
     { APR_LIT_TEXT, "permission_denied", 17, 0, 0, 0.0 },
     { APR_LIT_TEXT, "not_supported", 13, 0, 0, 0.0 },
 };
-const apr_type ap_error_code_type = { APR_K_ENUM, "ErrorCode", sizeof(ap_error_code_t), { .enm = { ap_error_code_type_values, 10, NULL, 0 } } };
+const apr_type ap_error_code_type = { APR_K_ENUM, "ErrorCode", sizeof(ap_error_code_t), { .enm = { ap_error_code_type_values, 10, NULL, 0 } }, NULL };
 
 static const apr_field ap_error_response_type_fields[] = {
     { "type", 4, "type", 4, &ap_error_response_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -553,35 +1105,35 @@ static const apr_field ap_error_response_type_fields[] = {
     { "stacktrace", 10, "stacktrace", 10, &apr_text_type, offsetof(ap_error_response_t, stacktrace), offsetof(ap_error_response_t, has_stacktrace), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_error_response_t, meta), offsetof(ap_error_response_t, has_meta), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_error_response_type = { APR_K_STRUCT, "ErrorResponse", sizeof(ap_error_response_t), { .st = { ap_error_response_type_fields, 6, true, offsetof(ap_error_response_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_error_response_type = { APR_K_STRUCT, "ErrorResponse", sizeof(ap_error_response_t), { .st = { ap_error_response_type_fields, 6, true, offsetof(ap_error_response_t, extras), NULL, NULL, 0 } }, ap_error_response_fast };
 
-static const apr_type ap_event_type_type = { APR_K_LITERAL, "Event.type", 0, { .lit = { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 } } };
+static const apr_type ap_event_type_type = { APR_K_LITERAL, "Event.type", 0, { .lit = { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_lifecycle_event_method_type = { APR_K_LITERAL, "LifecycleEvent.method", 0, { .lit = { APR_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 } } };
+static const apr_type ap_lifecycle_event_method_type = { APR_K_LITERAL, "LifecycleEvent.method", 0, { .lit = { APR_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_lifecycle_cause_tool_call_type_type = { APR_K_LITERAL, "LifecycleCauseToolCall.type", 0, { .lit = { APR_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 } } };
+static const apr_type ap_lifecycle_cause_tool_call_type_type = { APR_K_LITERAL, "LifecycleCauseToolCall.type", 0, { .lit = { APR_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_lifecycle_cause_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_lifecycle_cause_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_lifecycle_cause_tool_call_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_cause_tool_call_type = { APR_K_STRUCT, "LifecycleCauseToolCall", sizeof(ap_lifecycle_cause_tool_call_t), { .st = { ap_lifecycle_cause_tool_call_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_lifecycle_cause_tool_call_type = { APR_K_STRUCT, "LifecycleCauseToolCall", sizeof(ap_lifecycle_cause_tool_call_t), { .st = { ap_lifecycle_cause_tool_call_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_tool_call_fast };
 
-static const apr_type ap_lifecycle_cause_send_type_type = { APR_K_LITERAL, "LifecycleCauseSend.type", 0, { .lit = { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 } } };
+static const apr_type ap_lifecycle_cause_send_type_type = { APR_K_LITERAL, "LifecycleCauseSend.type", 0, { .lit = { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_lifecycle_cause_send_type_fields[] = {
     { "type", 4, "type", 4, &ap_lifecycle_cause_send_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_send_t, from_node), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_cause_send_type = { APR_K_STRUCT, "LifecycleCauseSend", sizeof(ap_lifecycle_cause_send_t), { .st = { ap_lifecycle_cause_send_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_lifecycle_cause_send_type = { APR_K_STRUCT, "LifecycleCauseSend", sizeof(ap_lifecycle_cause_send_t), { .st = { ap_lifecycle_cause_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_send_fast };
 
-static const apr_type ap_lifecycle_cause_edge_type_type = { APR_K_LITERAL, "LifecycleCauseEdge.type", 0, { .lit = { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 } } };
+static const apr_type ap_lifecycle_cause_edge_type_type = { APR_K_LITERAL, "LifecycleCauseEdge.type", 0, { .lit = { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_lifecycle_cause_edge_type_fields[] = {
     { "type", 4, "type", 4, &ap_lifecycle_cause_edge_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_edge_t, from_node), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_cause_edge_type = { APR_K_STRUCT, "LifecycleCauseEdge", sizeof(ap_lifecycle_cause_edge_t), { .st = { ap_lifecycle_cause_edge_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_lifecycle_cause_edge_type = { APR_K_STRUCT, "LifecycleCauseEdge", sizeof(ap_lifecycle_cause_edge_t), { .st = { ap_lifecycle_cause_edge_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_edge_fast };
 
 static const apr_type *const ap_lifecycle_cause_type_alts[] = {
     &ap_lifecycle_cause_tool_call_type,
@@ -593,7 +1145,7 @@ static const apr_literal ap_lifecycle_cause_type_disc[] = {
     { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 },
 };
-const apr_type ap_lifecycle_cause_type = { APR_K_UNION, "LifecycleCause", sizeof(ap_lifecycle_cause_t), { .un = { APR_U_DISCRIMINATED, ap_lifecycle_cause_type_alts, 3, "type", ap_lifecycle_cause_type_disc, offsetof(ap_lifecycle_cause_t, kind), offsetof(ap_lifecycle_cause_t, u), offsetof(ap_lifecycle_cause_t, raw) } } };
+const apr_type ap_lifecycle_cause_type = { APR_K_UNION, "LifecycleCause", sizeof(ap_lifecycle_cause_t), { .un = { APR_U_DISCRIMINATED, ap_lifecycle_cause_type_alts, 3, "type", ap_lifecycle_cause_type_disc, offsetof(ap_lifecycle_cause_t, kind), offsetof(ap_lifecycle_cause_t, u), offsetof(ap_lifecycle_cause_t, raw) } }, ap_lifecycle_cause_fast };
 
 static const apr_field ap_lifecycle_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_agent_status_type, offsetof(ap_lifecycle_data_t, event), 0, 0, APR_F_PLAIN_NAMES },
@@ -602,31 +1154,31 @@ static const apr_field ap_lifecycle_data_type_fields[] = {
     { "error", 5, "error", 5, &apr_text_type, offsetof(ap_lifecycle_data_t, error), offsetof(ap_lifecycle_data_t, has_error), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_lifecycle_data_t, checkpoint), offsetof(ap_lifecycle_data_t, has_checkpoint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_data_type = { APR_K_STRUCT, "LifecycleData", sizeof(ap_lifecycle_data_t), { .st = { ap_lifecycle_data_type_fields, 5, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_lifecycle_data_type = { APR_K_STRUCT, "LifecycleData", sizeof(ap_lifecycle_data_t), { .st = { ap_lifecycle_data_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_lifecycle_data_fast };
 
 static const apr_field ap_lifecycle_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_lifecycle_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_lifecycle_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_lifecycle_data_type, offsetof(ap_lifecycle_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_event_params_type = { APR_K_STRUCT, "LifecycleEvent.params", sizeof(ap_lifecycle_event_params_t), { .st = { ap_lifecycle_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_lifecycle_event_params_type = { APR_K_STRUCT, "LifecycleEvent.params", sizeof(ap_lifecycle_event_params_t), { .st = { ap_lifecycle_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_params_fast };
 
 static const apr_field ap_lifecycle_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_lifecycle_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_lifecycle_event_params_type, offsetof(ap_lifecycle_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_event_type = { APR_K_STRUCT, "LifecycleEvent", sizeof(ap_lifecycle_event_t), { .st = { ap_lifecycle_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_lifecycle_event_type = { APR_K_STRUCT, "LifecycleEvent", sizeof(ap_lifecycle_event_t), { .st = { ap_lifecycle_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_fast };
 
-static const apr_type ap_messages_event_method_type = { APR_K_LITERAL, "MessagesEvent.method", 0, { .lit = { APR_LIT_TEXT, "messages", 8, 0, 0, 0.0 } } };
+static const apr_type ap_messages_event_method_type = { APR_K_LITERAL, "MessagesEvent.method", 0, { .lit = { APR_LIT_TEXT, "messages", 8, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_message_start_data_event_type = { APR_K_LITERAL, "MessageStartData.event", 0, { .lit = { APR_LIT_TEXT, "message-start", 13, 0, 0, 0.0 } } };
+static const apr_type ap_message_start_data_event_type = { APR_K_LITERAL, "MessageStartData.event", 0, { .lit = { APR_LIT_TEXT, "message-start", 13, 0, 0, 0.0 } }, NULL };
 
 static const apr_literal ap_message_role_type_values[] = {
     { APR_LIT_TEXT, "ai", 2, 0, 0, 0.0 },
     { APR_LIT_TEXT, "human", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "system", 6, 0, 0, 0.0 },
 };
-const apr_type ap_message_role_type = { APR_K_ENUM, "MessageRole", sizeof(ap_message_role_t), { .enm = { ap_message_role_type_values, 3, NULL, 0 } } };
+const apr_type ap_message_role_type = { APR_K_ENUM, "MessageRole", sizeof(ap_message_role_t), { .enm = { ap_message_role_type_values, 3, NULL, 0 } }, NULL };
 
 static const apr_field ap_message_metadata_type_fields[] = {
     { "provider", 8, "provider", 8, &apr_text_type, offsetof(ap_message_metadata_t, provider), offsetof(ap_message_metadata_t, has_provider), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
@@ -637,7 +1189,7 @@ static const apr_field ap_message_metadata_type_fields[] = {
     { "systemFingerprint", 17, "system_fingerprint", 18, &apr_text_type, offsetof(ap_message_metadata_t, system_fingerprint), offsetof(ap_message_metadata_t, has_system_fingerprint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "serviceTier", 11, "service_tier", 12, &apr_text_type, offsetof(ap_message_metadata_t, service_tier), offsetof(ap_message_metadata_t, has_service_tier), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_metadata_type = { APR_K_STRUCT, "MessageMetadata", sizeof(ap_message_metadata_t), { .st = { ap_message_metadata_type_fields, 7, true, offsetof(ap_message_metadata_t, extras), &ap_metadata_scalar_type, NULL, 0 } } };
+const apr_type ap_message_metadata_type = { APR_K_STRUCT, "MessageMetadata", sizeof(ap_message_metadata_t), { .st = { ap_message_metadata_type_fields, 7, true, offsetof(ap_message_metadata_t, extras), &ap_metadata_scalar_type, NULL, 0 } }, ap_message_metadata_fast };
 
 static const apr_field ap_message_start_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_message_start_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -645,19 +1197,19 @@ static const apr_field ap_message_start_data_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_message_start_data_t, id), 0, 0, APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_message_metadata_type, offsetof(ap_message_start_data_t, metadata), offsetof(ap_message_start_data_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_start_data_type = { APR_K_STRUCT, "MessageStartData", sizeof(ap_message_start_data_t), { .st = { ap_message_start_data_type_fields, 4, true, offsetof(ap_message_start_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_message_start_data_type = { APR_K_STRUCT, "MessageStartData", sizeof(ap_message_start_data_t), { .st = { ap_message_start_data_type_fields, 4, true, offsetof(ap_message_start_data_t, extras), NULL, NULL, 0 } }, ap_message_start_data_fast };
 
-static const apr_type ap_content_block_start_data_event_type = { APR_K_LITERAL, "ContentBlockStartData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-start", 19, 0, 0, 0.0 } } };
+static const apr_type ap_content_block_start_data_event_type = { APR_K_LITERAL, "ContentBlockStartData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-start", 19, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_text_content_block_type_type = { APR_K_LITERAL, "TextContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "text", 4, 0, 0, 0.0 } } };
+static const apr_type ap_text_content_block_type_type = { APR_K_LITERAL, "TextContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "text", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_type *const ap_block_index_type_alts[] = {
     &ap_js_int_type,
     &apr_text_type,
 };
-const apr_type ap_block_index_type = { APR_K_UNION, "BlockIndex", sizeof(ap_block_index_t), { .un = { APR_U_KIND, ap_block_index_type_alts, 2, NULL, NULL, offsetof(ap_block_index_t, kind), offsetof(ap_block_index_t, u), offsetof(ap_block_index_t, raw) } } };
+const apr_type ap_block_index_type = { APR_K_UNION, "BlockIndex", sizeof(ap_block_index_t), { .un = { APR_U_KIND, ap_block_index_type_alts, 2, NULL, NULL, offsetof(ap_block_index_t, kind), offsetof(ap_block_index_t, u), offsetof(ap_block_index_t, raw) } }, NULL };
 
-static const apr_type ap_citation_type_type = { APR_K_LITERAL, "Citation.type", 0, { .lit = { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 } } };
+static const apr_type ap_citation_type_type = { APR_K_LITERAL, "Citation.type", 0, { .lit = { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_citation_type_fields[] = {
     { "type", 4, "type", 4, &ap_citation_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -668,18 +1220,18 @@ static const apr_field ap_citation_type_fields[] = {
     { "endIndex", 8, "end_index", 9, &apr_uint_type, offsetof(ap_citation_t, end_index), offsetof(ap_citation_t, has_end_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "citedText", 9, "cited_text", 10, &apr_text_type, offsetof(ap_citation_t, cited_text), offsetof(ap_citation_t, has_cited_text), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_citation_type = { APR_K_STRUCT, "Citation", sizeof(ap_citation_t), { .st = { ap_citation_type_fields, 7, true, offsetof(ap_citation_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_citation_type = { APR_K_STRUCT, "Citation", sizeof(ap_citation_t), { .st = { ap_citation_type_fields, 7, true, offsetof(ap_citation_t, extras), NULL, NULL, 0 } }, ap_citation_fast };
 
-static const apr_type ap_non_standard_annotation_type_type = { APR_K_LITERAL, "NonStandardAnnotation.type", 0, { .lit = { APR_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 } } };
+static const apr_type ap_non_standard_annotation_type_type = { APR_K_LITERAL, "NonStandardAnnotation.type", 0, { .lit = { APR_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_non_standard_annotation_value_type = { APR_K_MAP, "NonStandardAnnotation.value", sizeof(ap_non_standard_annotation_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_annotation_value_entry_t), offsetof(ap_non_standard_annotation_value_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_non_standard_annotation_value_type = { APR_K_MAP, "NonStandardAnnotation.value", sizeof(ap_non_standard_annotation_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_annotation_value_entry_t), offsetof(ap_non_standard_annotation_value_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_non_standard_annotation_type_fields[] = {
     { "type", 4, "type", 4, &ap_non_standard_annotation_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_annotation_t, id), offsetof(ap_non_standard_annotation_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "value", 5, "value", 5, &ap_non_standard_annotation_value_type, offsetof(ap_non_standard_annotation_t, value), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_non_standard_annotation_type = { APR_K_STRUCT, "NonStandardAnnotation", sizeof(ap_non_standard_annotation_t), { .st = { ap_non_standard_annotation_type_fields, 3, true, offsetof(ap_non_standard_annotation_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_non_standard_annotation_type = { APR_K_STRUCT, "NonStandardAnnotation", sizeof(ap_non_standard_annotation_t), { .st = { ap_non_standard_annotation_type_fields, 3, true, offsetof(ap_non_standard_annotation_t, extras), NULL, NULL, 0 } }, ap_non_standard_annotation_fast };
 
 static const apr_type *const ap_annotation_type_alts[] = {
     &ap_citation_type,
@@ -689,9 +1241,9 @@ static const apr_literal ap_annotation_type_disc[] = {
     { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 },
     { APR_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 },
 };
-const apr_type ap_annotation_type = { APR_K_UNION, "Annotation", sizeof(ap_annotation_t), { .un = { APR_U_DISCRIMINATED, ap_annotation_type_alts, 2, "type", ap_annotation_type_disc, offsetof(ap_annotation_t, kind), offsetof(ap_annotation_t, u), offsetof(ap_annotation_t, raw) } } };
+const apr_type ap_annotation_type = { APR_K_UNION, "Annotation", sizeof(ap_annotation_t), { .un = { APR_U_DISCRIMINATED, ap_annotation_type_alts, 2, "type", ap_annotation_type_disc, offsetof(ap_annotation_t, kind), offsetof(ap_annotation_t, u), offsetof(ap_annotation_t, raw) } }, ap_annotation_fast };
 
-const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } } };
+const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_text_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_text_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -700,9 +1252,9 @@ static const apr_field ap_text_content_block_type_fields[] = {
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_text_content_block_t, index), offsetof(ap_text_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "annotations", 11, "annotations", 11, &ap_text_content_block_annotations_type, offsetof(ap_text_content_block_t, annotations), offsetof(ap_text_content_block_t, has_annotations), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_text_content_block_type = { APR_K_STRUCT, "TextContentBlock", sizeof(ap_text_content_block_t), { .st = { ap_text_content_block_type_fields, 5, true, offsetof(ap_text_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_text_content_block_type = { APR_K_STRUCT, "TextContentBlock", sizeof(ap_text_content_block_t), { .st = { ap_text_content_block_type_fields, 5, true, offsetof(ap_text_content_block_t, extras), NULL, NULL, 0 } }, ap_text_content_block_fast };
 
-static const apr_type ap_invalid_tool_call_type_type = { APR_K_LITERAL, "InvalidToolCall.type", 0, { .lit = { APR_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 } } };
+static const apr_type ap_invalid_tool_call_type_type = { APR_K_LITERAL, "InvalidToolCall.type", 0, { .lit = { APR_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_invalid_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_invalid_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -712,9 +1264,9 @@ static const apr_field ap_invalid_tool_call_type_fields[] = {
     { "error", 5, "error", 5, &apr_text_type, offsetof(ap_invalid_tool_call_t, error), 0, offsetof(ap_invalid_tool_call_t, error_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_invalid_tool_call_t, index), offsetof(ap_invalid_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_invalid_tool_call_type = { APR_K_STRUCT, "InvalidToolCall", sizeof(ap_invalid_tool_call_t), { .st = { ap_invalid_tool_call_type_fields, 6, true, offsetof(ap_invalid_tool_call_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_invalid_tool_call_type = { APR_K_STRUCT, "InvalidToolCall", sizeof(ap_invalid_tool_call_t), { .st = { ap_invalid_tool_call_type_fields, 6, true, offsetof(ap_invalid_tool_call_t, extras), NULL, NULL, 0 } }, ap_invalid_tool_call_fast };
 
-static const apr_type ap_reasoning_content_block_type_type = { APR_K_LITERAL, "ReasoningContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 } } };
+static const apr_type ap_reasoning_content_block_type_type = { APR_K_LITERAL, "ReasoningContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_reasoning_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_reasoning_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -722,11 +1274,11 @@ static const apr_field ap_reasoning_content_block_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_reasoning_content_block_t, id), offsetof(ap_reasoning_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_reasoning_content_block_t, index), offsetof(ap_reasoning_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reasoning_content_block_type = { APR_K_STRUCT, "ReasoningContentBlock", sizeof(ap_reasoning_content_block_t), { .st = { ap_reasoning_content_block_type_fields, 4, true, offsetof(ap_reasoning_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_reasoning_content_block_type = { APR_K_STRUCT, "ReasoningContentBlock", sizeof(ap_reasoning_content_block_t), { .st = { ap_reasoning_content_block_type_fields, 4, true, offsetof(ap_reasoning_content_block_t, extras), NULL, NULL, 0 } }, ap_reasoning_content_block_fast };
 
-static const apr_type ap_non_standard_content_block_type_type = { APR_K_LITERAL, "NonStandardContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 } } };
+static const apr_type ap_non_standard_content_block_type_type = { APR_K_LITERAL, "NonStandardContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_non_standard_content_block_value_type = { APR_K_MAP, "NonStandardContentBlock.value", sizeof(ap_non_standard_content_block_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_content_block_value_entry_t), offsetof(ap_non_standard_content_block_value_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_non_standard_content_block_value_type = { APR_K_MAP, "NonStandardContentBlock.value", sizeof(ap_non_standard_content_block_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_content_block_value_entry_t), offsetof(ap_non_standard_content_block_value_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_non_standard_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_non_standard_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -734,9 +1286,9 @@ static const apr_field ap_non_standard_content_block_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_content_block_t, id), offsetof(ap_non_standard_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_non_standard_content_block_t, index), offsetof(ap_non_standard_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_non_standard_content_block_type = { APR_K_STRUCT, "NonStandardContentBlock", sizeof(ap_non_standard_content_block_t), { .st = { ap_non_standard_content_block_type_fields, 4, true, offsetof(ap_non_standard_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_non_standard_content_block_type = { APR_K_STRUCT, "NonStandardContentBlock", sizeof(ap_non_standard_content_block_t), { .st = { ap_non_standard_content_block_type_fields, 4, true, offsetof(ap_non_standard_content_block_t, extras), NULL, NULL, 0 } }, ap_non_standard_content_block_fast };
 
-static const apr_type ap_image_content_block_type_type = { APR_K_LITERAL, "ImageContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "image", 5, 0, 0, 0.0 } } };
+static const apr_type ap_image_content_block_type_type = { APR_K_LITERAL, "ImageContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "image", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_image_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_image_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -747,9 +1299,9 @@ static const apr_field ap_image_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_image_content_block_t, mime_type), offsetof(ap_image_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_image_content_block_t, index), offsetof(ap_image_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_image_content_block_type = { APR_K_STRUCT, "ImageContentBlock", sizeof(ap_image_content_block_t), { .st = { ap_image_content_block_type_fields, 7, true, offsetof(ap_image_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_image_content_block_type = { APR_K_STRUCT, "ImageContentBlock", sizeof(ap_image_content_block_t), { .st = { ap_image_content_block_type_fields, 7, true, offsetof(ap_image_content_block_t, extras), NULL, NULL, 0 } }, ap_image_content_block_fast };
 
-static const apr_type ap_video_content_block_type_type = { APR_K_LITERAL, "VideoContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "video", 5, 0, 0, 0.0 } } };
+static const apr_type ap_video_content_block_type_type = { APR_K_LITERAL, "VideoContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "video", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_video_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_video_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -760,9 +1312,9 @@ static const apr_field ap_video_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_video_content_block_t, mime_type), offsetof(ap_video_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_video_content_block_t, index), offsetof(ap_video_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_video_content_block_type = { APR_K_STRUCT, "VideoContentBlock", sizeof(ap_video_content_block_t), { .st = { ap_video_content_block_type_fields, 7, true, offsetof(ap_video_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_video_content_block_type = { APR_K_STRUCT, "VideoContentBlock", sizeof(ap_video_content_block_t), { .st = { ap_video_content_block_type_fields, 7, true, offsetof(ap_video_content_block_t, extras), NULL, NULL, 0 } }, ap_video_content_block_fast };
 
-static const apr_type ap_audio_content_block_type_type = { APR_K_LITERAL, "AudioContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 } } };
+static const apr_type ap_audio_content_block_type_type = { APR_K_LITERAL, "AudioContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_audio_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_audio_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -773,9 +1325,9 @@ static const apr_field ap_audio_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_audio_content_block_t, mime_type), offsetof(ap_audio_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_audio_content_block_t, index), offsetof(ap_audio_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_audio_content_block_type = { APR_K_STRUCT, "AudioContentBlock", sizeof(ap_audio_content_block_t), { .st = { ap_audio_content_block_type_fields, 7, true, offsetof(ap_audio_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_audio_content_block_type = { APR_K_STRUCT, "AudioContentBlock", sizeof(ap_audio_content_block_t), { .st = { ap_audio_content_block_type_fields, 7, true, offsetof(ap_audio_content_block_t, extras), NULL, NULL, 0 } }, ap_audio_content_block_fast };
 
-static const apr_type ap_file_content_block_type_type = { APR_K_LITERAL, "FileContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 } } };
+static const apr_type ap_file_content_block_type_type = { APR_K_LITERAL, "FileContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_file_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_file_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -786,11 +1338,11 @@ static const apr_field ap_file_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_file_content_block_t, mime_type), offsetof(ap_file_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_file_content_block_t, index), offsetof(ap_file_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_file_content_block_type = { APR_K_STRUCT, "FileContentBlock", sizeof(ap_file_content_block_t), { .st = { ap_file_content_block_type_fields, 7, true, offsetof(ap_file_content_block_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_file_content_block_type = { APR_K_STRUCT, "FileContentBlock", sizeof(ap_file_content_block_t), { .st = { ap_file_content_block_type_fields, 7, true, offsetof(ap_file_content_block_t, extras), NULL, NULL, 0 } }, ap_file_content_block_fast };
 
-static const apr_type ap_tool_call_type_type = { APR_K_LITERAL, "ToolCall.type", 0, { .lit = { APR_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 } } };
+static const apr_type ap_tool_call_type_type = { APR_K_LITERAL, "ToolCall.type", 0, { .lit = { APR_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_tool_call_args_type = { APR_K_MAP, "ToolCall.args", sizeof(ap_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_tool_call_args_entry_t), offsetof(ap_tool_call_args_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_tool_call_args_type = { APR_K_MAP, "ToolCall.args", sizeof(ap_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_tool_call_args_entry_t), offsetof(ap_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -799,9 +1351,9 @@ static const apr_field ap_tool_call_type_fields[] = {
     { "args", 4, "args", 4, &ap_tool_call_args_type, offsetof(ap_tool_call_t, args), 0, 0, APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_t, index), offsetof(ap_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_call_type = { APR_K_STRUCT, "ToolCall", sizeof(ap_tool_call_t), { .st = { ap_tool_call_type_fields, 5, true, offsetof(ap_tool_call_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_call_type = { APR_K_STRUCT, "ToolCall", sizeof(ap_tool_call_t), { .st = { ap_tool_call_type_fields, 5, true, offsetof(ap_tool_call_t, extras), NULL, NULL, 0 } }, ap_tool_call_fast };
 
-static const apr_type ap_tool_call_chunk_type_type = { APR_K_LITERAL, "ToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 } } };
+static const apr_type ap_tool_call_chunk_type_type = { APR_K_LITERAL, "ToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tool_call_chunk_type_fields[] = {
     { "type", 4, "type", 4, &ap_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -810,11 +1362,11 @@ static const apr_field ap_tool_call_chunk_type_fields[] = {
     { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_chunk_t, args), 0, offsetof(ap_tool_call_chunk_t, args_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_chunk_t, index), offsetof(ap_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_call_chunk_type = { APR_K_STRUCT, "ToolCallChunk", sizeof(ap_tool_call_chunk_t), { .st = { ap_tool_call_chunk_type_fields, 5, true, offsetof(ap_tool_call_chunk_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_call_chunk_type = { APR_K_STRUCT, "ToolCallChunk", sizeof(ap_tool_call_chunk_t), { .st = { ap_tool_call_chunk_type_fields, 5, true, offsetof(ap_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_tool_call_chunk_fast };
 
-static const apr_type ap_server_tool_call_type_type = { APR_K_LITERAL, "ServerToolCall.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 } } };
+static const apr_type ap_server_tool_call_type_type = { APR_K_LITERAL, "ServerToolCall.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_server_tool_call_args_type = { APR_K_MAP, "ServerToolCall.args", sizeof(ap_server_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_server_tool_call_args_entry_t), offsetof(ap_server_tool_call_args_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_server_tool_call_args_type = { APR_K_MAP, "ServerToolCall.args", sizeof(ap_server_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_server_tool_call_args_entry_t), offsetof(ap_server_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_server_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_server_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -823,9 +1375,9 @@ static const apr_field ap_server_tool_call_type_fields[] = {
     { "args", 4, "args", 4, &ap_server_tool_call_args_type, offsetof(ap_server_tool_call_t, args), 0, 0, APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_t, index), offsetof(ap_server_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_server_tool_call_type = { APR_K_STRUCT, "ServerToolCall", sizeof(ap_server_tool_call_t), { .st = { ap_server_tool_call_type_fields, 5, true, offsetof(ap_server_tool_call_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_server_tool_call_type = { APR_K_STRUCT, "ServerToolCall", sizeof(ap_server_tool_call_t), { .st = { ap_server_tool_call_type_fields, 5, true, offsetof(ap_server_tool_call_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_fast };
 
-static const apr_type ap_server_tool_call_chunk_type_type = { APR_K_LITERAL, "ServerToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 } } };
+static const apr_type ap_server_tool_call_chunk_type_type = { APR_K_LITERAL, "ServerToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_server_tool_call_chunk_type_fields[] = {
     { "type", 4, "type", 4, &ap_server_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -834,15 +1386,15 @@ static const apr_field ap_server_tool_call_chunk_type_fields[] = {
     { "args", 4, "args", 4, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, args), offsetof(ap_server_tool_call_chunk_t, has_args), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_chunk_t, index), offsetof(ap_server_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_server_tool_call_chunk_type = { APR_K_STRUCT, "ServerToolCallChunk", sizeof(ap_server_tool_call_chunk_t), { .st = { ap_server_tool_call_chunk_type_fields, 5, true, offsetof(ap_server_tool_call_chunk_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_server_tool_call_chunk_type = { APR_K_STRUCT, "ServerToolCallChunk", sizeof(ap_server_tool_call_chunk_t), { .st = { ap_server_tool_call_chunk_type_fields, 5, true, offsetof(ap_server_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_chunk_fast };
 
-static const apr_type ap_server_tool_result_type_type = { APR_K_LITERAL, "ServerToolResult.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 } } };
+static const apr_type ap_server_tool_result_type_type = { APR_K_LITERAL, "ServerToolResult.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 } }, NULL };
 
 static const apr_literal ap_server_tool_result_status_type_values[] = {
     { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 },
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
 };
-const apr_type ap_server_tool_result_status_type = { APR_K_ENUM, "ServerToolResult.status", sizeof(ap_server_tool_result_status_t), { .enm = { ap_server_tool_result_status_type_values, 2, NULL, 0 } } };
+const apr_type ap_server_tool_result_status_type = { APR_K_ENUM, "ServerToolResult.status", sizeof(ap_server_tool_result_status_t), { .enm = { ap_server_tool_result_status_type_values, 2, NULL, 0 } }, NULL };
 
 static const apr_field ap_server_tool_result_type_fields[] = {
     { "type", 4, "type", 4, &ap_server_tool_result_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -852,7 +1404,7 @@ static const apr_field ap_server_tool_result_type_fields[] = {
     { "output", 6, "output", 6, &apr_any_type, offsetof(ap_server_tool_result_t, output), offsetof(ap_server_tool_result_t, has_output), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_result_t, index), offsetof(ap_server_tool_result_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_server_tool_result_type = { APR_K_STRUCT, "ServerToolResult", sizeof(ap_server_tool_result_t), { .st = { ap_server_tool_result_type_fields, 6, true, offsetof(ap_server_tool_result_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_server_tool_result_type = { APR_K_STRUCT, "ServerToolResult", sizeof(ap_server_tool_result_t), { .st = { ap_server_tool_result_type_fields, 6, true, offsetof(ap_server_tool_result_t, extras), NULL, NULL, 0 } }, ap_server_tool_result_fast };
 
 static const apr_type *const ap_content_block_type_alts[] = {
     &ap_text_content_block_type,
@@ -884,64 +1436,64 @@ static const apr_literal ap_content_block_type_disc[] = {
     { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 },
     { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
 };
-const apr_type ap_content_block_type = { APR_K_UNION, "ContentBlock", sizeof(ap_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_type_alts, 13, "type", ap_content_block_type_disc, offsetof(ap_content_block_t, kind), offsetof(ap_content_block_t, u), offsetof(ap_content_block_t, raw) } } };
+const apr_type ap_content_block_type = { APR_K_UNION, "ContentBlock", sizeof(ap_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_type_alts, 13, "type", ap_content_block_type_disc, offsetof(ap_content_block_t, kind), offsetof(ap_content_block_t, u), offsetof(ap_content_block_t, raw) } }, ap_content_block_fast };
 
 static const apr_field ap_content_block_start_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_content_block_start_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_start_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
     { "content", 7, "content", 7, &ap_content_block_type, offsetof(ap_content_block_start_data_t, content), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_content_block_start_data_type = { APR_K_STRUCT, "ContentBlockStartData", sizeof(ap_content_block_start_data_t), { .st = { ap_content_block_start_data_type_fields, 3, true, offsetof(ap_content_block_start_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_content_block_start_data_type = { APR_K_STRUCT, "ContentBlockStartData", sizeof(ap_content_block_start_data_t), { .st = { ap_content_block_start_data_type_fields, 3, true, offsetof(ap_content_block_start_data_t, extras), NULL, NULL, 0 } }, ap_content_block_start_data_fast };
 
-static const apr_type ap_content_block_delta_data_event_type = { APR_K_LITERAL, "ContentBlockDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-delta", 19, 0, 0, 0.0 } } };
+static const apr_type ap_content_block_delta_data_event_type = { APR_K_LITERAL, "ContentBlockDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-delta", 19, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_text_delta_type_type = { APR_K_LITERAL, "TextDelta.type", 0, { .lit = { APR_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 } } };
+static const apr_type ap_text_delta_type_type = { APR_K_LITERAL, "TextDelta.type", 0, { .lit = { APR_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_text_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_text_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "text", 4, "text", 4, &apr_text_type, offsetof(ap_text_delta_t, text), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_text_delta_type = { APR_K_STRUCT, "TextDelta", sizeof(ap_text_delta_t), { .st = { ap_text_delta_type_fields, 2, true, offsetof(ap_text_delta_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_text_delta_type = { APR_K_STRUCT, "TextDelta", sizeof(ap_text_delta_t), { .st = { ap_text_delta_type_fields, 2, true, offsetof(ap_text_delta_t, extras), NULL, NULL, 0 } }, ap_text_delta_fast };
 
-static const apr_type ap_reasoning_delta_type_type = { APR_K_LITERAL, "ReasoningDelta.type", 0, { .lit = { APR_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 } } };
+static const apr_type ap_reasoning_delta_type_type = { APR_K_LITERAL, "ReasoningDelta.type", 0, { .lit = { APR_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_reasoning_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_reasoning_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "reasoning", 9, "reasoning", 9, &apr_text_type, offsetof(ap_reasoning_delta_t, reasoning), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reasoning_delta_type = { APR_K_STRUCT, "ReasoningDelta", sizeof(ap_reasoning_delta_t), { .st = { ap_reasoning_delta_type_fields, 2, true, offsetof(ap_reasoning_delta_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_reasoning_delta_type = { APR_K_STRUCT, "ReasoningDelta", sizeof(ap_reasoning_delta_t), { .st = { ap_reasoning_delta_type_fields, 2, true, offsetof(ap_reasoning_delta_t, extras), NULL, NULL, 0 } }, ap_reasoning_delta_fast };
 
-static const apr_type ap_data_delta_type_type = { APR_K_LITERAL, "DataDelta.type", 0, { .lit = { APR_LIT_TEXT, "data-delta", 10, 0, 0, 0.0 } } };
+static const apr_type ap_data_delta_type_type = { APR_K_LITERAL, "DataDelta.type", 0, { .lit = { APR_LIT_TEXT, "data-delta", 10, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_data_delta_encoding_type = { APR_K_LITERAL, "DataDelta.encoding", 0, { .lit = { APR_LIT_TEXT, "base64", 6, 0, 0, 0.0 } } };
+static const apr_type ap_data_delta_encoding_type = { APR_K_LITERAL, "DataDelta.encoding", 0, { .lit = { APR_LIT_TEXT, "base64", 6, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_data_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_data_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &apr_text_type, offsetof(ap_data_delta_t, data), 0, 0, APR_F_PLAIN_NAMES },
     { "encoding", 8, "encoding", 8, &ap_data_delta_encoding_type, 0, offsetof(ap_data_delta_t, has_encoding), 0, APR_F_OPTIONAL | APR_F_LITERAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_data_delta_type = { APR_K_STRUCT, "DataDelta", sizeof(ap_data_delta_t), { .st = { ap_data_delta_type_fields, 3, true, offsetof(ap_data_delta_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_data_delta_type = { APR_K_STRUCT, "DataDelta", sizeof(ap_data_delta_t), { .st = { ap_data_delta_type_fields, 3, true, offsetof(ap_data_delta_t, extras), NULL, NULL, 0 } }, ap_data_delta_fast };
 
-static const apr_type ap_block_delta_type_type = { APR_K_LITERAL, "BlockDelta.type", 0, { .lit = { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 } } };
+static const apr_type ap_block_delta_type_type = { APR_K_LITERAL, "BlockDelta.type", 0, { .lit = { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_block_delta_fields_type_fields[] = {
     { "type", 4, "type", 4, &apr_text_type, offsetof(ap_block_delta_fields_t, type), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_block_delta_fields_type = { APR_K_STRUCT, "BlockDeltaFields", sizeof(ap_block_delta_fields_t), { .st = { ap_block_delta_fields_type_fields, 1, true, offsetof(ap_block_delta_fields_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_block_delta_fields_type = { APR_K_STRUCT, "BlockDeltaFields", sizeof(ap_block_delta_fields_t), { .st = { ap_block_delta_fields_type_fields, 1, true, offsetof(ap_block_delta_fields_t, extras), NULL, NULL, 0 } }, ap_block_delta_fields_fast };
 
 static const apr_field ap_block_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_block_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "fields", 6, "fields", 6, &ap_block_delta_fields_type, offsetof(ap_block_delta_t, fields), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_block_delta_type = { APR_K_STRUCT, "BlockDelta", sizeof(ap_block_delta_t), { .st = { ap_block_delta_type_fields, 2, true, offsetof(ap_block_delta_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_block_delta_type = { APR_K_STRUCT, "BlockDelta", sizeof(ap_block_delta_t), { .st = { ap_block_delta_type_fields, 2, true, offsetof(ap_block_delta_t, extras), NULL, NULL, 0 } }, ap_block_delta_fast };
 
-static const apr_type ap_tool_call_delta_type_type = { APR_K_LITERAL, "ToolCallDelta.type", 0, { .lit = { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 } } };
+static const apr_type ap_tool_call_delta_type_type = { APR_K_LITERAL, "ToolCallDelta.type", 0, { .lit = { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tool_call_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_tool_call_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_delta_t, args), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_call_delta_type = { APR_K_STRUCT, "ToolCallDelta", sizeof(ap_tool_call_delta_t), { .st = { ap_tool_call_delta_type_fields, 2, true, offsetof(ap_tool_call_delta_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_call_delta_type = { APR_K_STRUCT, "ToolCallDelta", sizeof(ap_tool_call_delta_t), { .st = { ap_tool_call_delta_type_fields, 2, true, offsetof(ap_tool_call_delta_t, extras), NULL, NULL, 0 } }, ap_tool_call_delta_fast };
 
 static const apr_type *const ap_content_block_delta_type_alts[] = {
     &ap_text_delta_type,
@@ -957,16 +1509,16 @@ static const apr_literal ap_content_block_delta_type_disc[] = {
     { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 },
     { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 },
 };
-const apr_type ap_content_block_delta_type = { APR_K_UNION, "ContentBlockDelta", sizeof(ap_content_block_delta_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_delta_type_alts, 5, "type", ap_content_block_delta_type_disc, offsetof(ap_content_block_delta_t, kind), offsetof(ap_content_block_delta_t, u), offsetof(ap_content_block_delta_t, raw) } } };
+const apr_type ap_content_block_delta_type = { APR_K_UNION, "ContentBlockDelta", sizeof(ap_content_block_delta_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_delta_type_alts, 5, "type", ap_content_block_delta_type_disc, offsetof(ap_content_block_delta_t, kind), offsetof(ap_content_block_delta_t, u), offsetof(ap_content_block_delta_t, raw) } }, ap_content_block_delta_fast };
 
 static const apr_field ap_content_block_delta_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_content_block_delta_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_delta_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
     { "delta", 5, "delta", 5, &ap_content_block_delta_type, offsetof(ap_content_block_delta_data_t, delta), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_content_block_delta_data_type = { APR_K_STRUCT, "ContentBlockDeltaData", sizeof(ap_content_block_delta_data_t), { .st = { ap_content_block_delta_data_type_fields, 3, true, offsetof(ap_content_block_delta_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_content_block_delta_data_type = { APR_K_STRUCT, "ContentBlockDeltaData", sizeof(ap_content_block_delta_data_t), { .st = { ap_content_block_delta_data_type_fields, 3, true, offsetof(ap_content_block_delta_data_t, extras), NULL, NULL, 0 } }, ap_content_block_delta_data_fast };
 
-static const apr_type ap_content_block_finish_data_event_type = { APR_K_LITERAL, "ContentBlockFinishData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-finish", 20, 0, 0, 0.0 } } };
+static const apr_type ap_content_block_finish_data_event_type = { APR_K_LITERAL, "ContentBlockFinishData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-finish", 20, 0, 0, 0.0 } }, NULL };
 
 static const apr_type *const ap_finalized_content_block_type_alts[] = {
     &ap_text_content_block_type,
@@ -994,29 +1546,29 @@ static const apr_literal ap_finalized_content_block_type_disc[] = {
     { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 },
 };
-const apr_type ap_finalized_content_block_type = { APR_K_UNION, "FinalizedContentBlock", sizeof(ap_finalized_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_finalized_content_block_type_alts, 11, "type", ap_finalized_content_block_type_disc, offsetof(ap_finalized_content_block_t, kind), offsetof(ap_finalized_content_block_t, u), offsetof(ap_finalized_content_block_t, raw) } } };
+const apr_type ap_finalized_content_block_type = { APR_K_UNION, "FinalizedContentBlock", sizeof(ap_finalized_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_finalized_content_block_type_alts, 11, "type", ap_finalized_content_block_type_disc, offsetof(ap_finalized_content_block_t, kind), offsetof(ap_finalized_content_block_t, u), offsetof(ap_finalized_content_block_t, raw) } }, ap_finalized_content_block_fast };
 
 static const apr_field ap_content_block_finish_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_content_block_finish_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_finish_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
     { "content", 7, "content", 7, &ap_finalized_content_block_type, offsetof(ap_content_block_finish_data_t, content), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_content_block_finish_data_type = { APR_K_STRUCT, "ContentBlockFinishData", sizeof(ap_content_block_finish_data_t), { .st = { ap_content_block_finish_data_type_fields, 3, true, offsetof(ap_content_block_finish_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_content_block_finish_data_type = { APR_K_STRUCT, "ContentBlockFinishData", sizeof(ap_content_block_finish_data_t), { .st = { ap_content_block_finish_data_type_fields, 3, true, offsetof(ap_content_block_finish_data_t, extras), NULL, NULL, 0 } }, ap_content_block_finish_data_fast };
 
-static const apr_type ap_message_finish_data_event_type = { APR_K_LITERAL, "MessageFinishData.event", 0, { .lit = { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 } } };
+static const apr_type ap_message_finish_data_event_type = { APR_K_LITERAL, "MessageFinishData.event", 0, { .lit = { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_input_token_details_type_fields[] = {
     { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_input_token_details_t, audio), offsetof(ap_input_token_details_t, has_audio), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "cacheCreation", 13, "cache_creation", 14, &apr_uint_type, offsetof(ap_input_token_details_t, cache_creation), offsetof(ap_input_token_details_t, has_cache_creation), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "cacheRead", 9, "cache_read", 10, &apr_uint_type, offsetof(ap_input_token_details_t, cache_read), offsetof(ap_input_token_details_t, has_cache_read), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_token_details_type = { APR_K_STRUCT, "InputTokenDetails", sizeof(ap_input_token_details_t), { .st = { ap_input_token_details_type_fields, 3, true, offsetof(ap_input_token_details_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_input_token_details_type = { APR_K_STRUCT, "InputTokenDetails", sizeof(ap_input_token_details_t), { .st = { ap_input_token_details_type_fields, 3, true, offsetof(ap_input_token_details_t, extras), NULL, NULL, 0 } }, ap_input_token_details_fast };
 
 static const apr_field ap_output_token_details_type_fields[] = {
     { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_output_token_details_t, audio), offsetof(ap_output_token_details_t, has_audio), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "reasoning", 9, "reasoning", 9, &apr_uint_type, offsetof(ap_output_token_details_t, reasoning), offsetof(ap_output_token_details_t, has_reasoning), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_output_token_details_type = { APR_K_STRUCT, "OutputTokenDetails", sizeof(ap_output_token_details_t), { .st = { ap_output_token_details_type_fields, 2, true, offsetof(ap_output_token_details_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_output_token_details_type = { APR_K_STRUCT, "OutputTokenDetails", sizeof(ap_output_token_details_t), { .st = { ap_output_token_details_type_fields, 2, true, offsetof(ap_output_token_details_t, extras), NULL, NULL, 0 } }, ap_output_token_details_fast };
 
 static const apr_field ap_usage_info_type_fields[] = {
     { "inputTokens", 11, "input_tokens", 12, &apr_uint_type, offsetof(ap_usage_info_t, input_tokens), offsetof(ap_usage_info_t, has_input_tokens), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
@@ -1025,22 +1577,22 @@ static const apr_field ap_usage_info_type_fields[] = {
     { "inputTokenDetails", 17, "input_token_details", 19, &ap_input_token_details_type, offsetof(ap_usage_info_t, input_token_details), offsetof(ap_usage_info_t, has_input_token_details), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "outputTokenDetails", 18, "output_token_details", 20, &ap_output_token_details_type, offsetof(ap_usage_info_t, output_token_details), offsetof(ap_usage_info_t, has_output_token_details), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_usage_info_type = { APR_K_STRUCT, "UsageInfo", sizeof(ap_usage_info_t), { .st = { ap_usage_info_type_fields, 5, true, offsetof(ap_usage_info_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_usage_info_type = { APR_K_STRUCT, "UsageInfo", sizeof(ap_usage_info_t), { .st = { ap_usage_info_type_fields, 5, true, offsetof(ap_usage_info_t, extras), NULL, NULL, 0 } }, ap_usage_info_fast };
 
 static const apr_field ap_message_finish_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_message_finish_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "usage", 5, "usage", 5, &ap_usage_info_type, offsetof(ap_message_finish_data_t, usage), offsetof(ap_message_finish_data_t, has_usage), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_finish_data_type = { APR_K_STRUCT, "MessageFinishData", sizeof(ap_message_finish_data_t), { .st = { ap_message_finish_data_type_fields, 2, true, offsetof(ap_message_finish_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_message_finish_data_type = { APR_K_STRUCT, "MessageFinishData", sizeof(ap_message_finish_data_t), { .st = { ap_message_finish_data_type_fields, 2, true, offsetof(ap_message_finish_data_t, extras), NULL, NULL, 0 } }, ap_message_finish_data_fast };
 
-static const apr_type ap_message_error_data_event_type = { APR_K_LITERAL, "MessageErrorData.event", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } } };
+static const apr_type ap_message_error_data_event_type = { APR_K_LITERAL, "MessageErrorData.event", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_message_error_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_message_error_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "message", 7, "message", 7, &apr_text_type, offsetof(ap_message_error_data_t, message), 0, 0, APR_F_PLAIN_NAMES },
     { "code", 4, "code", 4, &apr_text_type, offsetof(ap_message_error_data_t, code), offsetof(ap_message_error_data_t, has_code), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_error_data_type = { APR_K_STRUCT, "MessageErrorData", sizeof(ap_message_error_data_t), { .st = { ap_message_error_data_type_fields, 3, true, offsetof(ap_message_error_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_message_error_data_type = { APR_K_STRUCT, "MessageErrorData", sizeof(ap_message_error_data_t), { .st = { ap_message_error_data_type_fields, 3, true, offsetof(ap_message_error_data_t, extras), NULL, NULL, 0 } }, ap_message_error_data_fast };
 
 static const apr_type *const ap_messages_data_type_alts[] = {
     &ap_message_start_data_type,
@@ -1058,7 +1610,7 @@ static const apr_literal ap_messages_data_type_disc[] = {
     { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 },
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
 };
-const apr_type ap_messages_data_type = { APR_K_UNION, "MessagesData", sizeof(ap_messages_data_t), { .un = { APR_U_DISCRIMINATED, ap_messages_data_type_alts, 6, "event", ap_messages_data_type_disc, offsetof(ap_messages_data_t, kind), offsetof(ap_messages_data_t, u), offsetof(ap_messages_data_t, raw) } } };
+const apr_type ap_messages_data_type = { APR_K_UNION, "MessagesData", sizeof(ap_messages_data_t), { .un = { APR_U_DISCRIMINATED, ap_messages_data_type_alts, 6, "event", ap_messages_data_type_disc, offsetof(ap_messages_data_t, kind), offsetof(ap_messages_data_t, u), offsetof(ap_messages_data_t, raw) } }, ap_messages_data_fast };
 
 static const apr_field ap_messages_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_messages_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -1066,17 +1618,17 @@ static const apr_field ap_messages_event_params_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_messages_event_params_t, node), offsetof(ap_messages_event_params_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_messages_data_type, offsetof(ap_messages_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_messages_event_params_type = { APR_K_STRUCT, "MessagesEvent.params", sizeof(ap_messages_event_params_t), { .st = { ap_messages_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_messages_event_params_type = { APR_K_STRUCT, "MessagesEvent.params", sizeof(ap_messages_event_params_t), { .st = { ap_messages_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_messages_event_params_fast };
 
 static const apr_field ap_messages_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_messages_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_messages_event_params_type, offsetof(ap_messages_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_messages_event_type = { APR_K_STRUCT, "MessagesEvent", sizeof(ap_messages_event_t), { .st = { ap_messages_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_messages_event_type = { APR_K_STRUCT, "MessagesEvent", sizeof(ap_messages_event_t), { .st = { ap_messages_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_messages_event_fast };
 
-static const apr_type ap_tools_event_method_type = { APR_K_LITERAL, "ToolsEvent.method", 0, { .lit = { APR_LIT_TEXT, "tools", 5, 0, 0, 0.0 } } };
+static const apr_type ap_tools_event_method_type = { APR_K_LITERAL, "ToolsEvent.method", 0, { .lit = { APR_LIT_TEXT, "tools", 5, 0, 0, 0.0 } }, NULL };
 
-static const apr_type ap_tool_started_data_event_type = { APR_K_LITERAL, "ToolStartedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 } } };
+static const apr_type ap_tool_started_data_event_type = { APR_K_LITERAL, "ToolStartedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tool_started_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_started_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1084,27 +1636,27 @@ static const apr_field ap_tool_started_data_type_fields[] = {
     { "toolName", 8, "tool_name", 9, &apr_text_type, offsetof(ap_tool_started_data_t, tool_name), 0, 0, APR_F_PLAIN_NAMES },
     { "input", 5, "input", 5, &apr_any_type, offsetof(ap_tool_started_data_t, input), offsetof(ap_tool_started_data_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_started_data_type = { APR_K_STRUCT, "ToolStartedData", sizeof(ap_tool_started_data_t), { .st = { ap_tool_started_data_type_fields, 4, true, offsetof(ap_tool_started_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_started_data_type = { APR_K_STRUCT, "ToolStartedData", sizeof(ap_tool_started_data_t), { .st = { ap_tool_started_data_type_fields, 4, true, offsetof(ap_tool_started_data_t, extras), NULL, NULL, 0 } }, ap_tool_started_data_fast };
 
-static const apr_type ap_tool_output_delta_data_event_type = { APR_K_LITERAL, "ToolOutputDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 } } };
+static const apr_type ap_tool_output_delta_data_event_type = { APR_K_LITERAL, "ToolOutputDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tool_output_delta_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_output_delta_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_output_delta_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
     { "delta", 5, "delta", 5, &apr_text_type, offsetof(ap_tool_output_delta_data_t, delta), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_output_delta_data_type = { APR_K_STRUCT, "ToolOutputDeltaData", sizeof(ap_tool_output_delta_data_t), { .st = { ap_tool_output_delta_data_type_fields, 3, true, offsetof(ap_tool_output_delta_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_output_delta_data_type = { APR_K_STRUCT, "ToolOutputDeltaData", sizeof(ap_tool_output_delta_data_t), { .st = { ap_tool_output_delta_data_type_fields, 3, true, offsetof(ap_tool_output_delta_data_t, extras), NULL, NULL, 0 } }, ap_tool_output_delta_data_fast };
 
-static const apr_type ap_tool_finished_data_event_type = { APR_K_LITERAL, "ToolFinishedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 } } };
+static const apr_type ap_tool_finished_data_event_type = { APR_K_LITERAL, "ToolFinishedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tool_finished_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_finished_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_finished_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
     { "output", 6, "output", 6, &apr_any_type, offsetof(ap_tool_finished_data_t, output), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_finished_data_type = { APR_K_STRUCT, "ToolFinishedData", sizeof(ap_tool_finished_data_t), { .st = { ap_tool_finished_data_type_fields, 3, true, offsetof(ap_tool_finished_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_finished_data_type = { APR_K_STRUCT, "ToolFinishedData", sizeof(ap_tool_finished_data_t), { .st = { ap_tool_finished_data_type_fields, 3, true, offsetof(ap_tool_finished_data_t, extras), NULL, NULL, 0 } }, ap_tool_finished_data_fast };
 
-static const apr_type ap_tool_error_data_event_type = { APR_K_LITERAL, "ToolErrorData.event", 0, { .lit = { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 } } };
+static const apr_type ap_tool_error_data_event_type = { APR_K_LITERAL, "ToolErrorData.event", 0, { .lit = { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tool_error_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_error_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1112,7 +1664,7 @@ static const apr_field ap_tool_error_data_type_fields[] = {
     { "message", 7, "message", 7, &apr_text_type, offsetof(ap_tool_error_data_t, message), 0, 0, APR_F_PLAIN_NAMES },
     { "code", 4, "code", 4, &apr_text_type, offsetof(ap_tool_error_data_t, code), offsetof(ap_tool_error_data_t, has_code), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_error_data_type = { APR_K_STRUCT, "ToolErrorData", sizeof(ap_tool_error_data_t), { .st = { ap_tool_error_data_type_fields, 4, true, offsetof(ap_tool_error_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_tool_error_data_type = { APR_K_STRUCT, "ToolErrorData", sizeof(ap_tool_error_data_t), { .st = { ap_tool_error_data_type_fields, 4, true, offsetof(ap_tool_error_data_t, extras), NULL, NULL, 0 } }, ap_tool_error_data_fast };
 
 static const apr_type *const ap_tools_data_type_alts[] = {
     &ap_tool_started_data_type,
@@ -1126,7 +1678,7 @@ static const apr_literal ap_tools_data_type_disc[] = {
     { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 },
     { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 },
 };
-const apr_type ap_tools_data_type = { APR_K_UNION, "ToolsData", sizeof(ap_tools_data_t), { .un = { APR_U_DISCRIMINATED, ap_tools_data_type_alts, 4, "event", ap_tools_data_type_disc, offsetof(ap_tools_data_t, kind), offsetof(ap_tools_data_t, u), offsetof(ap_tools_data_t, raw) } } };
+const apr_type ap_tools_data_type = { APR_K_UNION, "ToolsData", sizeof(ap_tools_data_t), { .un = { APR_U_DISCRIMINATED, ap_tools_data_type_alts, 4, "event", ap_tools_data_type_disc, offsetof(ap_tools_data_t, kind), offsetof(ap_tools_data_t, u), offsetof(ap_tools_data_t, raw) } }, ap_tools_data_fast };
 
 static const apr_field ap_tools_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tools_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -1134,74 +1686,74 @@ static const apr_field ap_tools_event_params_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_tools_event_params_t, node), offsetof(ap_tools_event_params_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_tools_data_type, offsetof(ap_tools_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tools_event_params_type = { APR_K_STRUCT, "ToolsEvent.params", sizeof(ap_tools_event_params_t), { .st = { ap_tools_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_tools_event_params_type = { APR_K_STRUCT, "ToolsEvent.params", sizeof(ap_tools_event_params_t), { .st = { ap_tools_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_tools_event_params_fast };
 
 static const apr_field ap_tools_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_tools_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_tools_event_params_type, offsetof(ap_tools_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tools_event_type = { APR_K_STRUCT, "ToolsEvent", sizeof(ap_tools_event_t), { .st = { ap_tools_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_tools_event_type = { APR_K_STRUCT, "ToolsEvent", sizeof(ap_tools_event_t), { .st = { ap_tools_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tools_event_fast };
 
-static const apr_type ap_input_event_method_type = { APR_K_LITERAL, "InputEvent.method", 0, { .lit = { APR_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 } } };
+static const apr_type ap_input_event_method_type = { APR_K_LITERAL, "InputEvent.method", 0, { .lit = { APR_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_input_requested_data_type_fields[] = {
     { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_requested_data_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
     { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_input_requested_data_t, payload), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_requested_data_type = { APR_K_STRUCT, "InputRequestedData", sizeof(ap_input_requested_data_t), { .st = { ap_input_requested_data_type_fields, 2, true, offsetof(ap_input_requested_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_input_requested_data_type = { APR_K_STRUCT, "InputRequestedData", sizeof(ap_input_requested_data_t), { .st = { ap_input_requested_data_type_fields, 2, true, offsetof(ap_input_requested_data_t, extras), NULL, NULL, 0 } }, ap_input_requested_data_fast };
 
 static const apr_field ap_input_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_input_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_input_requested_data_type, offsetof(ap_input_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_event_params_type = { APR_K_STRUCT, "InputEvent.params", sizeof(ap_input_event_params_t), { .st = { ap_input_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_event_params_type = { APR_K_STRUCT, "InputEvent.params", sizeof(ap_input_event_params_t), { .st = { ap_input_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_event_params_fast };
 
 static const apr_field ap_input_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_input_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_input_event_params_type, offsetof(ap_input_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_event_type = { APR_K_STRUCT, "InputEvent", sizeof(ap_input_event_t), { .st = { ap_input_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_input_event_type = { APR_K_STRUCT, "InputEvent", sizeof(ap_input_event_t), { .st = { ap_input_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_event_fast };
 
-static const apr_type ap_values_event_method_type = { APR_K_LITERAL, "ValuesEvent.method", 0, { .lit = { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 } } };
+static const apr_type ap_values_event_method_type = { APR_K_LITERAL, "ValuesEvent.method", 0, { .lit = { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_values_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_values_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_values_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &apr_any_type, offsetof(ap_values_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_values_event_params_type = { APR_K_STRUCT, "ValuesEvent.params", sizeof(ap_values_event_params_t), { .st = { ap_values_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_values_event_params_type = { APR_K_STRUCT, "ValuesEvent.params", sizeof(ap_values_event_params_t), { .st = { ap_values_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_values_event_params_fast };
 
 static const apr_field ap_values_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_values_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_values_event_params_type, offsetof(ap_values_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_values_event_type = { APR_K_STRUCT, "ValuesEvent", sizeof(ap_values_event_t), { .st = { ap_values_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_values_event_type = { APR_K_STRUCT, "ValuesEvent", sizeof(ap_values_event_t), { .st = { ap_values_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_values_event_fast };
 
-static const apr_type ap_updates_event_method_type = { APR_K_LITERAL, "UpdatesEvent.method", 0, { .lit = { APR_LIT_TEXT, "updates", 7, 0, 0, 0.0 } } };
+static const apr_type ap_updates_event_method_type = { APR_K_LITERAL, "UpdatesEvent.method", 0, { .lit = { APR_LIT_TEXT, "updates", 7, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_updates_data_values_type = { APR_K_MAP, "UpdatesData.values", sizeof(ap_updates_data_values_t), { .map = { &apr_any_type, sizeof(ap_updates_data_values_entry_t), offsetof(ap_updates_data_values_entry_t, value), 0, SIZE_MAX } } };
+const apr_type ap_updates_data_values_type = { APR_K_MAP, "UpdatesData.values", sizeof(ap_updates_data_values_t), { .map = { &apr_any_type, sizeof(ap_updates_data_values_entry_t), offsetof(ap_updates_data_values_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_updates_data_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_updates_data_t, node), offsetof(ap_updates_data_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "values", 6, "values", 6, &ap_updates_data_values_type, offsetof(ap_updates_data_t, values), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_updates_data_type = { APR_K_STRUCT, "UpdatesData", sizeof(ap_updates_data_t), { .st = { ap_updates_data_type_fields, 2, true, offsetof(ap_updates_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_updates_data_type = { APR_K_STRUCT, "UpdatesData", sizeof(ap_updates_data_t), { .st = { ap_updates_data_type_fields, 2, true, offsetof(ap_updates_data_t, extras), NULL, NULL, 0 } }, ap_updates_data_fast };
 
 static const apr_field ap_updates_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_updates_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_updates_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_updates_data_type, offsetof(ap_updates_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_updates_event_params_type = { APR_K_STRUCT, "UpdatesEvent.params", sizeof(ap_updates_event_params_t), { .st = { ap_updates_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_updates_event_params_type = { APR_K_STRUCT, "UpdatesEvent.params", sizeof(ap_updates_event_params_t), { .st = { ap_updates_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_updates_event_params_fast };
 
 static const apr_field ap_updates_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_updates_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_updates_event_params_type, offsetof(ap_updates_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_updates_event_type = { APR_K_STRUCT, "UpdatesEvent", sizeof(ap_updates_event_t), { .st = { ap_updates_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_updates_event_type = { APR_K_STRUCT, "UpdatesEvent", sizeof(ap_updates_event_t), { .st = { ap_updates_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_updates_event_fast };
 
-static const apr_type ap_checkpoints_event_method_type = { APR_K_LITERAL, "CheckpointsEvent.method", 0, { .lit = { APR_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 } } };
+static const apr_type ap_checkpoints_event_method_type = { APR_K_LITERAL, "CheckpointsEvent.method", 0, { .lit = { APR_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 } }, NULL };
 
 static const apr_literal ap_checkpoint_source_type_values[] = {
     { APR_LIT_TEXT, "input", 5, 0, 0, 0.0 },
@@ -1209,7 +1761,7 @@ static const apr_literal ap_checkpoint_source_type_values[] = {
     { APR_LIT_TEXT, "update", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "fork", 4, 0, 0, 0.0 },
 };
-const apr_type ap_checkpoint_source_type = { APR_K_ENUM, "CheckpointSource", sizeof(ap_checkpoint_source_t), { .enm = { ap_checkpoint_source_type_values, 4, NULL, 0 } } };
+const apr_type ap_checkpoint_source_type = { APR_K_ENUM, "CheckpointSource", sizeof(ap_checkpoint_source_t), { .enm = { ap_checkpoint_source_type_values, 4, NULL, 0 } }, NULL };
 
 static const apr_field ap_checkpoint_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_t, id), 0, 0, APR_F_PLAIN_NAMES },
@@ -1217,56 +1769,56 @@ static const apr_field ap_checkpoint_type_fields[] = {
     { "step", 4, "step", 4, &apr_int_type, offsetof(ap_checkpoint_t, step), 0, 0, APR_F_PLAIN_NAMES },
     { "source", 6, "source", 6, &ap_checkpoint_source_type, offsetof(ap_checkpoint_t, source), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoint_type = { APR_K_STRUCT, "Checkpoint", sizeof(ap_checkpoint_t), { .st = { ap_checkpoint_type_fields, 4, true, offsetof(ap_checkpoint_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_checkpoint_type = { APR_K_STRUCT, "Checkpoint", sizeof(ap_checkpoint_t), { .st = { ap_checkpoint_type_fields, 4, true, offsetof(ap_checkpoint_t, extras), NULL, NULL, 0 } }, ap_checkpoint_fast };
 
 static const apr_field ap_checkpoints_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_checkpoints_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_checkpoints_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_checkpoint_type, offsetof(ap_checkpoints_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoints_event_params_type = { APR_K_STRUCT, "CheckpointsEvent.params", sizeof(ap_checkpoints_event_params_t), { .st = { ap_checkpoints_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_checkpoints_event_params_type = { APR_K_STRUCT, "CheckpointsEvent.params", sizeof(ap_checkpoints_event_params_t), { .st = { ap_checkpoints_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_params_fast };
 
 static const apr_field ap_checkpoints_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_checkpoints_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_checkpoints_event_params_type, offsetof(ap_checkpoints_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoints_event_type = { APR_K_STRUCT, "CheckpointsEvent", sizeof(ap_checkpoints_event_t), { .st = { ap_checkpoints_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_checkpoints_event_type = { APR_K_STRUCT, "CheckpointsEvent", sizeof(ap_checkpoints_event_t), { .st = { ap_checkpoints_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_fast };
 
-static const apr_type ap_custom_event_method_type = { APR_K_LITERAL, "CustomEvent.method", 0, { .lit = { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 } } };
+static const apr_type ap_custom_event_method_type = { APR_K_LITERAL, "CustomEvent.method", 0, { .lit = { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_custom_data_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(ap_custom_data_t, name), offsetof(ap_custom_data_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_custom_data_t, payload), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_custom_data_type = { APR_K_STRUCT, "CustomData", sizeof(ap_custom_data_t), { .st = { ap_custom_data_type_fields, 2, true, offsetof(ap_custom_data_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_custom_data_type = { APR_K_STRUCT, "CustomData", sizeof(ap_custom_data_t), { .st = { ap_custom_data_type_fields, 2, true, offsetof(ap_custom_data_t, extras), NULL, NULL, 0 } }, ap_custom_data_fast };
 
 static const apr_field ap_custom_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_custom_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_custom_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_custom_data_type, offsetof(ap_custom_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_custom_event_params_type = { APR_K_STRUCT, "CustomEvent.params", sizeof(ap_custom_event_params_t), { .st = { ap_custom_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_custom_event_params_type = { APR_K_STRUCT, "CustomEvent.params", sizeof(ap_custom_event_params_t), { .st = { ap_custom_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_custom_event_params_fast };
 
 static const apr_field ap_custom_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_custom_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_custom_event_params_type, offsetof(ap_custom_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_custom_event_type = { APR_K_STRUCT, "CustomEvent", sizeof(ap_custom_event_t), { .st = { ap_custom_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_custom_event_type = { APR_K_STRUCT, "CustomEvent", sizeof(ap_custom_event_t), { .st = { ap_custom_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_custom_event_fast };
 
-static const apr_type ap_tasks_event_method_type = { APR_K_LITERAL, "TasksEvent.method", 0, { .lit = { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 } } };
+static const apr_type ap_tasks_event_method_type = { APR_K_LITERAL, "TasksEvent.method", 0, { .lit = { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_field ap_tasks_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tasks_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tasks_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &apr_any_type, offsetof(ap_tasks_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tasks_event_params_type = { APR_K_STRUCT, "TasksEvent.params", sizeof(ap_tasks_event_params_t), { .st = { ap_tasks_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_tasks_event_params_type = { APR_K_STRUCT, "TasksEvent.params", sizeof(ap_tasks_event_params_t), { .st = { ap_tasks_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_tasks_event_params_fast };
 
 static const apr_field ap_tasks_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_tasks_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_tasks_event_params_type, offsetof(ap_tasks_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tasks_event_type = { APR_K_STRUCT, "TasksEvent", sizeof(ap_tasks_event_t), { .st = { ap_tasks_event_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type ap_tasks_event_type = { APR_K_STRUCT, "TasksEvent", sizeof(ap_tasks_event_t), { .st = { ap_tasks_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tasks_event_fast };
 
 static const apr_type *const ap_event_data_type_alts[] = {
     &ap_lifecycle_event_type,
@@ -1290,7 +1842,7 @@ static const apr_literal ap_event_data_type_disc[] = {
     { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 },
 };
-const apr_type ap_event_data_type = { APR_K_UNION, "EventData", sizeof(ap_event_data_t), { .un = { APR_U_DISCRIMINATED, ap_event_data_type_alts, 9, "method", ap_event_data_type_disc, offsetof(ap_event_data_t, kind), offsetof(ap_event_data_t, u), offsetof(ap_event_data_t, raw) } } };
+const apr_type ap_event_data_type = { APR_K_UNION, "EventData", sizeof(ap_event_data_t), { .un = { APR_U_DISCRIMINATED, ap_event_data_type_alts, 9, "method", ap_event_data_type_disc, offsetof(ap_event_data_t, kind), offsetof(ap_event_data_t, u), offsetof(ap_event_data_t, raw) } }, ap_event_data_fast };
 
 static const apr_field ap_event_type_fields[] = {
     { "type", 4, "type", 4, &ap_event_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1298,7 +1850,7 @@ static const apr_field ap_event_type_fields[] = {
     { "seq", 3, "seq", 3, &ap_js_uint_type, offsetof(ap_event_t, seq), offsetof(ap_event_t, has_seq), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_event_t, run_id), offsetof(ap_event_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_event_type = { APR_K_STRUCT, "Event", sizeof(ap_event_t), { .st = { ap_event_type_fields, 4, true, offsetof(ap_event_t, extras), NULL, &ap_event_data_type, offsetof(ap_event_t, event_data) } } };
+const apr_type ap_event_type = { APR_K_STRUCT, "Event", sizeof(ap_event_t), { .st = { ap_event_type_fields, 4, true, offsetof(ap_event_t, extras), NULL, &ap_event_data_type, offsetof(ap_event_t, event_data) } }, ap_event_fast };
 
 static const apr_type *const ap_message_type_alts[] = {
     &ap_command_response_type,
@@ -1310,7 +1862,7 @@ static const apr_literal ap_message_type_disc[] = {
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 },
 };
-const apr_type ap_message_type = { APR_K_UNION, "Message", sizeof(ap_message_t), { .un = { APR_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } } };
+const apr_type ap_message_type = { APR_K_UNION, "Message", sizeof(ap_message_t), { .un = { APR_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } }, NULL };
 
 static const apr_type *const ap_data_content_block_type_alts[] = {
     &ap_image_content_block_type,
@@ -1324,7 +1876,7 @@ static const apr_literal ap_data_content_block_type_disc[] = {
     { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 },
 };
-const apr_type ap_data_content_block_type = { APR_K_UNION, "DataContentBlock", sizeof(ap_data_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_data_content_block_type_alts, 4, "type", ap_data_content_block_type_disc, offsetof(ap_data_content_block_t, kind), offsetof(ap_data_content_block_t, u), offsetof(ap_data_content_block_t, raw) } } };
+const apr_type ap_data_content_block_type = { APR_K_UNION, "DataContentBlock", sizeof(ap_data_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_data_content_block_type_alts, 4, "type", ap_data_content_block_type_disc, offsetof(ap_data_content_block_t, kind), offsetof(ap_data_content_block_t, u), offsetof(ap_data_content_block_t, raw) } }, ap_data_content_block_fast };
 
 static const apr_type *const ap_tool_content_block_type_alts[] = {
     &ap_tool_call_type,
@@ -1340,11 +1892,11 @@ static const apr_literal ap_tool_content_block_type_disc[] = {
     { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 },
     { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
 };
-const apr_type ap_tool_content_block_type = { APR_K_UNION, "ToolContentBlock", sizeof(ap_tool_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_tool_content_block_type_alts, 5, "type", ap_tool_content_block_type_disc, offsetof(ap_tool_content_block_t, kind), offsetof(ap_tool_content_block_t, u), offsetof(ap_tool_content_block_t, raw) } } };
+const apr_type ap_tool_content_block_type = { APR_K_UNION, "ToolContentBlock", sizeof(ap_tool_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_tool_content_block_type_alts, 5, "type", ap_tool_content_block_type_disc, offsetof(ap_tool_content_block_t, kind), offsetof(ap_tool_content_block_t, u), offsetof(ap_tool_content_block_t, raw) } }, ap_tool_content_block_fast };
 
-const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } } };
+const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, NULL };
 
-const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } } };
+const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field ap_event_stream_request_type_fields[] = {
     { "channels", 8, "channels", 8, &ap_event_stream_request_channels_type, offsetof(ap_event_stream_request_t, channels), 0, 0, APR_F_PLAIN_NAMES },
@@ -1353,7 +1905,8673 @@ static const apr_field ap_event_stream_request_type_fields[] = {
     { "since", 5, "since", 5, &ap_js_uint_type, offsetof(ap_event_stream_request_t, since), offsetof(ap_event_stream_request_t, has_since), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "sinceEventId", 12, "since_event_id", 14, &apr_text_type, offsetof(ap_event_stream_request_t, since_event_id), offsetof(ap_event_stream_request_t, has_since_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } } };
+const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } }, ap_event_stream_request_fast };
+
+/*
+ * One member of Command, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_command_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Command whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_command_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_t *out,
+    uint64_t seen)
+{
+    uint64_t vseen = 0; /* the chosen alternative's members */
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_command_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = ap_command_data_fast_member(c, k, &p, &out->command_data, &vseen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_command_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    if (!ap_command_data_fast_complete(&out->command_data, vseen))
+        return NULL;
+    out->command_data.raw.ptr = start;
+    out->command_data.raw.len = (size_t)(p - start);
+    return p;
+}
+
+/* An object of Command. */
+static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_command_fast_body(c, p, closed, start, (ap_command_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of run.start, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "run.start", 9)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_run_start_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of run.start whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_run_start_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_run_start_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of run.start. */
+static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_run_start_fast_body(c, p, closed, start, (ap_run_start_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of RunStartParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "assistantId", 11, "assistant_id", 12)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->assistant_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_run_start_params_config_type, *pp, &out->config)) == NULL)
+            return -1;
+        out->has_config = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_run_start_params_metadata_type, *pp, &out->metadata)) == NULL)
+            return -1;
+        out->has_metadata = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of RunStartParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_run_start_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_run_start_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of RunStartParams. */
+static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_run_start_params_fast_body(c, p, closed, start, (ap_run_start_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of subscription.subscribe, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "subscription.subscribe", 22)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_subscribe_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of subscription.subscribe whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_subscription_subscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_subscribe_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_subscription_subscribe_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of subscription.subscribe. */
+static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_subscription_subscribe_fast_body(c, p, closed, start, (ap_subscription_subscribe_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of SubscribeParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "channels", 8, "channels", 8)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_subscribe_params_channels_type, *pp, &out->channels)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "namespaces", 10, "namespaces", 10)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_subscribe_params_namespaces_type, *pp, &out->namespaces)) == NULL)
+            return -1;
+        out->has_namespaces = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+            return -1;
+        out->has_depth = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of SubscribeParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_subscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_params_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_subscribe_params_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_subscribe_params_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of SubscribeParams. */
+static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_subscribe_params_fast_body(c, p, closed, start, (ap_subscribe_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of subscription.unsubscribe, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "subscription.unsubscribe", 24)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_unsubscribe_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of subscription.unsubscribe whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_subscription_unsubscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_unsubscribe_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_subscription_unsubscribe_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of subscription.unsubscribe. */
+static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_subscription_unsubscribe_fast_body(c, p, closed, start, (ap_subscription_unsubscribe_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of UnsubscribeParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->subscription_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of UnsubscribeParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_unsubscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_unsubscribe_params_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_unsubscribe_params_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_unsubscribe_params_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of UnsubscribeParams. */
+static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_unsubscribe_params_fast_body(c, p, closed, start, (ap_unsubscribe_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of subscription.reconnect, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "subscription.reconnect", 22)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_reconnect_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of subscription.reconnect whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_subscription_reconnect_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_reconnect_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_subscription_reconnect_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of subscription.reconnect. */
+static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_subscription_reconnect_fast_body(c, p, closed, start, (ap_subscription_reconnect_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ReconnectParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "lastEventId", 11, "last_event_id", 13)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->last_event_id)) == NULL)
+            return -1;
+        out->has_last_event_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "subscriptions", 13, "subscriptions", 13)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_reconnect_params_subscriptions_type, *pp, &out->subscriptions)) == NULL)
+            return -1;
+        out->has_subscriptions = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ReconnectParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_reconnect_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_params_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_reconnect_params_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_reconnect_params_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of ReconnectParams. */
+static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_reconnect_params_fast_body(c, p, closed, start, (ap_reconnect_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of agent.getTree, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "agent.getTree", 13)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_agent_get_tree_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of agent.getTree whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_agent_get_tree_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_agent_get_tree_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of agent.getTree. */
+static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_agent_get_tree_fast_body(c, p, closed, start, (ap_agent_get_tree_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of AgentGetTreeParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+            return -1;
+        out->has_run_id = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of AgentGetTreeParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_agent_get_tree_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_agent_get_tree_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of AgentGetTreeParams. */
+static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_agent_get_tree_params_fast_body(c, p, closed, start, (ap_agent_get_tree_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of input.respond, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "input.respond", 13)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_params_type, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of input.respond whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_respond_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_respond_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of input.respond. */
+static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_respond_fast_body(c, p, closed, start, (ap_input_respond_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputRespondOne, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->interrupt_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "response", 8, "response", 8)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->response)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "update", 6, "update", 6)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_one_update_type, *pp, &out->update)) == NULL)
+            return -1;
+        out->has_update = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "goto", 4, "goto", 4)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_goto_type, *pp, &out->goto_)) == NULL)
+            return -1;
+        out->has_goto_ = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_one_config_type, *pp, &out->config)) == NULL)
+            return -1;
+        out->has_config = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_one_metadata_type, *pp, &out->metadata)) == NULL)
+            return -1;
+        out->has_metadata = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputRespondOne whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_respond_one_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_one_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_respond_one_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of InputRespondOne. */
+static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_respond_one_fast_body(c, p, closed, start, (ap_input_respond_one_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of RunSend, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+            return -1;
+        out->has_input = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of RunSend whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_run_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_send_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_run_send_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of RunSend. */
+static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_run_send_fast_body(c, p, closed, start, (ap_run_send_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputRespondMany, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "responses", 9, "responses", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_many_responses_type, *pp, &out->responses)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "update", 6, "update", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_many_update_type, *pp, &out->update)) == NULL)
+            return -1;
+        out->has_update = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "goto", 4, "goto", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_goto_type, *pp, &out->goto_)) == NULL)
+            return -1;
+        out->has_goto_ = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_many_config_type, *pp, &out->config)) == NULL)
+            return -1;
+        out->has_config = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_respond_many_metadata_type, *pp, &out->metadata)) == NULL)
+            return -1;
+        out->has_metadata = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputRespondMany whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_respond_many_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_many_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_respond_many_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of InputRespondMany. */
+static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_respond_many_fast_body(c, p, closed, start, (ap_input_respond_many_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputRespondEntry, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->interrupt_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "response", 8, "response", 8)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->response)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputRespondEntry whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_respond_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_entry_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_respond_entry_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of InputRespondEntry. */
+static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_respond_entry_fast_body(c, p, closed, start, (ap_input_respond_entry_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of input.inject, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "input.inject", 12)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_input_inject_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of input.inject whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_inject_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_inject_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of input.inject. */
+static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_inject_fast_body(c, p, closed, start, (ap_input_inject_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputInjectParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_input_message_fast(c, *pp, &out->message)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputInjectParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_inject_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_inject_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of InputInjectParams. */
+static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_inject_params_fast_body(c, p, closed, start, (ap_input_inject_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputMessage, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "role", 4, "role", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_input_message_role_type, *pp, &out->role)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "content", 7, "content", 7)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->content)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        out->has_name = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputMessage whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_message_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_message_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_message_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_input_message_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of InputMessage. */
+static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_message_fast_body(c, p, closed, start, (ap_input_message_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of state.get, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "state.get", 9)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_state_get_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of state.get whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_get_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_get_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of state.get. */
+static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_get_fast_body(c, p, closed, start, (ap_state_get_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of StateGetParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "keys", 4, "keys", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_state_get_params_keys_type, *pp, &out->keys)) == NULL)
+            return -1;
+        out->has_keys = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of StateGetParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_get_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_get_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of StateGetParams. */
+static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_get_params_fast_body(c, p, closed, start, (ap_state_get_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of state.listCheckpoints, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "state.listCheckpoints", 21)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_list_checkpoints_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of state.listCheckpoints whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_list_checkpoints_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_list_checkpoints_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_list_checkpoints_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of state.listCheckpoints. */
+static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_list_checkpoints_fast_body(c, p, closed, start, (ap_state_list_checkpoints_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ListCheckpointsParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        out->has_namespace_ = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "limit", 5, "limit", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->limit)) == NULL)
+            return -1;
+        out->has_limit = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "before", 6, "before", 6)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->before)) == NULL)
+            return -1;
+        out->has_before = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ListCheckpointsParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_list_checkpoints_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_list_checkpoints_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of ListCheckpointsParams. */
+static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_list_checkpoints_params_fast_body(c, p, closed, start, (ap_list_checkpoints_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of state.fork, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "state.fork", 10)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_state_fork_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of state.fork whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_fork_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_fork_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of state.fork. */
+static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_fork_fast_body(c, p, closed, start, (ap_state_fork_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of StateForkParams, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "checkpointId", 12, "checkpoint_id", 13)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->checkpoint_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+            return -1;
+        out->has_input = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_state_fork_params_config_type, *pp, &out->config)) == NULL)
+            return -1;
+        out->has_config = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of StateForkParams whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_fork_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_fork_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of StateForkParams. */
+static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_fork_params_fast_body(c, p, closed, start, (ap_state_fork_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CommandResponse, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "success", 7)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "result", 6, "result", 6)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_result_data_type, *pp, &out->result)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "meta", 4, "meta", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = ap_response_meta_fast(c, *pp, &out->meta)) == NULL)
+            return -1;
+        out->has_meta = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CommandResponse whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_command_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_response_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_command_response_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_command_response_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of CommandResponse. */
+static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_command_response_fast_body(c, p, closed, start, (ap_command_response_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of RunResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+            return -1;
+        out->has_run_id = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of RunResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_run_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_result_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_run_result_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of RunResult. */
+static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_run_result_fast_body(c, p, closed, start, (ap_run_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of SubscribeResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->subscription_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "replayedEvents", 14, "replayed_events", 15)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
+            return -1;
+        out->has_replayed_events = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of SubscribeResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_subscribe_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_result_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_subscribe_result_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_subscribe_result_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of SubscribeResult. */
+static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_subscribe_result_fast_body(c, p, closed, start, (ap_subscribe_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ReconnectResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "restored", 8, "restored", 8)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_bool(c, *pp, &out->restored)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "missedEvents", 12, "missed_events", 13)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
+            return -1;
+        out->has_missed_events = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "currentNamespaces", 17, "current_namespaces", 18)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_reconnect_result_current_namespaces_type, *pp, &out->current_namespaces)) == NULL)
+            return -1;
+        out->has_current_namespaces = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ReconnectResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_reconnect_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_result_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_reconnect_result_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_reconnect_result_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of ReconnectResult. */
+static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_reconnect_result_fast_body(c, p, closed, start, (ap_reconnect_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of AgentStatusEntry, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "status", 6, "status", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_agent_status_type, *pp, &out->status)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of AgentStatusEntry whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_agent_status_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_status_entry_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_agent_status_entry_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_agent_status_entry_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of AgentStatusEntry. */
+static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_agent_status_entry_fast_body(c, p, closed, start, (ap_agent_status_entry_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of EmptyResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
+    uint64_t *seen)
+{
+    (void)c;
+    (void)k;
+    (void)pp;
+    (void)out;
+    (void)seen;
+    return 0;
+}
+
+/*
+ * The members of an object of EmptyResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_empty_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_empty_result_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_empty_result_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_empty_result_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of EmptyResult. */
+static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_empty_result_fast_body(c, p, closed, start, (ap_empty_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of AgentResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "tree", 4, "tree", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = ap_agent_tree_node_fast(c, *pp, &out->tree)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of AgentResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_agent_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_result_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_agent_result_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of AgentResult. */
+static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_agent_result_fast_body(c, p, closed, start, (ap_agent_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of AgentTreeNode, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "status", 6, "status", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_agent_status_type, *pp, &out->status)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->graph_name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "children", 8, "children", 8)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_agent_tree_node_children_type, *pp, &out->children)) == NULL)
+            return -1;
+        out->has_children = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_agent_tree_node_metadata_type, *pp, &out->metadata)) == NULL)
+            return -1;
+        out->has_metadata = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of AgentTreeNode whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_agent_tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_tree_node_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_agent_tree_node_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of AgentTreeNode. */
+static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_agent_tree_node_fast_body(c, p, closed, start, (ap_agent_tree_node_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of StateGetResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "values", 6, "values", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_state_get_result_values_type, *pp, &out->values)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "checkpoint", 10, "checkpoint", 10)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_checkpoint_ref_fast(c, *pp, &out->checkpoint)) == NULL)
+            return -1;
+        out->has_checkpoint = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of StateGetResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_get_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_result_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_get_result_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of StateGetResult. */
+static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_get_result_fast_body(c, p, closed, start, (ap_state_get_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CheckpointRef, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "ns", 2, "ns", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->ns)) == NULL)
+            return -1;
+        out->has_ns = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CheckpointRef whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_checkpoint_ref_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_ref_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_checkpoint_ref_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of CheckpointRef. */
+static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_checkpoint_ref_fast_body(c, p, closed, start, (ap_checkpoint_ref_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ListCheckpointsResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "checkpoints", 11, "checkpoints", 11)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_list_checkpoints_result_checkpoints_type, *pp, &out->checkpoints)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ListCheckpointsResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_list_checkpoints_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_result_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_list_checkpoints_result_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of ListCheckpointsResult. */
+static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_list_checkpoints_result_fast_body(c, p, closed, start, (ap_list_checkpoints_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CheckpointSummary, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "step", 4, "step", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "nodeName", 8, "node_name", 9)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->node_name)) == NULL)
+            return -1;
+        out->has_node_name = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_checkpoint_summary_metadata_type, *pp, &out->metadata)) == NULL)
+            return -1;
+        out->has_metadata = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CheckpointSummary whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_checkpoint_summary_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_summary_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_checkpoint_summary_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of CheckpointSummary. */
+static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_checkpoint_summary_fast_body(c, p, closed, start, (ap_checkpoint_summary_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of StateForkResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->thread_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of StateForkResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_state_fork_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_result_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_state_fork_result_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of StateForkResult. */
+static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_state_fork_result_fast_body(c, p, closed, start, (ap_state_fork_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ResponseMeta, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "appliedThroughSeq", 17, "applied_through_seq", 19)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
+            return -1;
+        out->has_applied_through_seq = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ResponseMeta whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_response_meta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_response_meta_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_response_meta_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_response_meta_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of ResponseMeta. */
+static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_response_meta_fast_body(c, p, closed, start, (ap_response_meta_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ErrorResponse, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "error", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->id_is_null = true;
+        } else
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "error", 5, "error", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_error_code_type, *pp, &out->error)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->message)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "stacktrace", 10, "stacktrace", 10)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->stacktrace)) == NULL)
+            return -1;
+        out->has_stacktrace = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "meta", 4, "meta", 4)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = ap_response_meta_fast(c, *pp, &out->meta)) == NULL)
+            return -1;
+        out->has_meta = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ErrorResponse whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_error_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_error_response_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_error_response_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_error_response_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xf)) != UINT64_C(0xf))
+        return NULL;
+    return p;
+}
+
+/* An object of ErrorResponse. */
+static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_error_response_fast_body(c, p, closed, start, (ap_error_response_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Event, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "event", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "eventId", 7, "event_id", 8)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->event_id)) == NULL)
+            return -1;
+        out->has_event_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "seq", 3, "seq", 3)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
+            return -1;
+        out->has_seq = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+            return -1;
+        out->has_run_id = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Event whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_t *out,
+    uint64_t seen)
+{
+    uint64_t vseen = 0; /* the chosen alternative's members */
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_event_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = ap_event_data_fast_member(c, k, &p, &out->event_data, &vseen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_event_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    if (!ap_event_data_fast_complete(&out->event_data, vseen))
+        return NULL;
+    out->event_data.raw.ptr = start;
+    out->event_data.raw.len = (size_t)(p - start);
+    return p;
+}
+
+/* An object of Event. */
+static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_event_fast_body(c, p, closed, start, (ap_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of LifecycleEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "lifecycle", 9)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_lifecycle_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of LifecycleEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_lifecycle_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_lifecycle_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of LifecycleEvent. */
+static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_lifecycle_event_fast_body(c, p, closed, start, (ap_lifecycle_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of LifecycleEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_lifecycle_data_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of LifecycleEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_lifecycle_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_lifecycle_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of LifecycleEvent.params. */
+static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_lifecycle_event_params_fast_body(c, p, closed, start, (ap_lifecycle_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of LifecycleData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_agent_status_type, *pp, &out->event)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->graph_name)) == NULL)
+            return -1;
+        out->has_graph_name = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "cause", 5, "cause", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_lifecycle_cause_fast(c, *pp, &out->cause)) == NULL)
+            return -1;
+        out->has_cause = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "error", 5, "error", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->error)) == NULL)
+            return -1;
+        out->has_error = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "checkpoint", 10, "checkpoint", 10)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = ap_checkpoint_ref_fast(c, *pp, &out->checkpoint)) == NULL)
+            return -1;
+        out->has_checkpoint = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of LifecycleData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_lifecycle_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_data_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_lifecycle_data_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of LifecycleData. */
+static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_lifecycle_data_fast_body(c, p, closed, start, (ap_lifecycle_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of LifecycleCauseToolCall, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "toolCall", 8)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of LifecycleCauseToolCall whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_lifecycle_cause_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_lifecycle_cause_tool_call_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of LifecycleCauseToolCall. */
+static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_lifecycle_cause_tool_call_fast_body(c, p, closed, start, (ap_lifecycle_cause_tool_call_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of LifecycleCauseSend, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "send", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->from_node)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of LifecycleCauseSend whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_lifecycle_cause_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_send_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_lifecycle_cause_send_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of LifecycleCauseSend. */
+static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_lifecycle_cause_send_fast_body(c, p, closed, start, (ap_lifecycle_cause_send_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of LifecycleCauseEdge, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "edge", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->from_node)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of LifecycleCauseEdge whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_lifecycle_cause_edge_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_edge_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_lifecycle_cause_edge_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of LifecycleCauseEdge. */
+static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_lifecycle_cause_edge_fast_body(c, p, closed, start, (ap_lifecycle_cause_edge_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of MessagesEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "messages", 8)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_messages_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of MessagesEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_messages_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_messages_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of MessagesEvent. */
+static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_messages_event_fast_body(c, p, closed, start, (ap_messages_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of MessagesEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+            return -1;
+        out->has_node = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = ap_messages_data_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of MessagesEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_messages_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_messages_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xb)) != UINT64_C(0xb))
+        return NULL;
+    return p;
+}
+
+/* An object of MessagesEvent.params. */
+static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_messages_event_params_fast_body(c, p, closed, start, (ap_messages_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of MessageStartData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "message-start", 13)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "role", 4, "role", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_message_role_type, *pp, &out->role)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = ap_message_metadata_fast(c, *pp, &out->metadata)) == NULL)
+            return -1;
+        out->has_metadata = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of MessageStartData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_message_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_start_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_message_start_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_message_start_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of MessageStartData. */
+static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_message_start_data_fast_body(c, p, closed, start, (ap_message_start_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of MessageMetadata, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "provider", 8, "provider", 8)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->provider)) == NULL)
+            return -1;
+        out->has_provider = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "model", 5, "model", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->model)) == NULL)
+            return -1;
+        out->has_model = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "modelType", 9, "model_type", 10)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->model_type)) == NULL)
+            return -1;
+        out->has_model_type = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+            return -1;
+        out->has_run_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->thread_id)) == NULL)
+            return -1;
+        out->has_thread_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "systemFingerprint", 17, "system_fingerprint", 18)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->system_fingerprint)) == NULL)
+            return -1;
+        out->has_system_fingerprint = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "serviceTier", 11, "service_tier", 12)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->service_tier)) == NULL)
+            return -1;
+        out->has_service_tier = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of MessageMetadata whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_message_metadata_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_metadata_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_message_metadata_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_message_metadata_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of MessageMetadata. */
+static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_message_metadata_fast_body(c, p, closed, start, (ap_message_metadata_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ContentBlockStartData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "content-block-start", 19)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "content", 7, "content", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_content_block_fast(c, *pp, &out->content)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ContentBlockStartData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_content_block_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_start_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_content_block_start_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_content_block_start_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ContentBlockStartData. */
+static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_content_block_start_data_fast_body(c, p, closed, start, (ap_content_block_start_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of TextContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "text", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "text", 4, "text", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->text)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "annotations", 11, "annotations", 11)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_text_content_block_annotations_type, *pp, &out->annotations)) == NULL)
+            return -1;
+        out->has_annotations = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of TextContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_text_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_text_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_text_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of TextContentBlock. */
+static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_text_content_block_fast_body(c, p, closed, start, (ap_text_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Citation, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "citation", 8)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+            return -1;
+        out->has_url = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "title", 5, "title", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->title)) == NULL)
+            return -1;
+        out->has_title = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "startIndex", 10, "start_index", 11)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
+            return -1;
+        out->has_start_index = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "endIndex", 8, "end_index", 9)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
+            return -1;
+        out->has_end_index = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "citedText", 9, "cited_text", 10)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->cited_text)) == NULL)
+            return -1;
+        out->has_cited_text = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Citation whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_citation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_citation_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_citation_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_citation_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Citation. */
+static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_citation_fast_body(c, p, closed, start, (ap_citation_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of NonStandardAnnotation, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "non_standard_annotation", 23)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_non_standard_annotation_value_type, *pp, &out->value)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of NonStandardAnnotation whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_non_standard_annotation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_annotation_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_non_standard_annotation_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_non_standard_annotation_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x5)) != UINT64_C(0x5))
+        return NULL;
+    return p;
+}
+
+/* An object of NonStandardAnnotation. */
+static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_non_standard_annotation_fast_body(c, p, closed, start, (ap_non_standard_annotation_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InvalidToolCall, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "invalid_tool_call", 17)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->id_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->name_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->args_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "error", 5, "error", 5)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->error_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->error)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InvalidToolCall whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_invalid_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_invalid_tool_call_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_invalid_tool_call_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_invalid_tool_call_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1f)) != UINT64_C(0x1f))
+        return NULL;
+    return p;
+}
+
+/* An object of InvalidToolCall. */
+static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_invalid_tool_call_fast_body(c, p, closed, start, (ap_invalid_tool_call_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ReasoningContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "reasoning", 9)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->reasoning)) == NULL)
+            return -1;
+        out->has_reasoning = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ReasoningContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_reasoning_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_reasoning_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_reasoning_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of ReasoningContentBlock. */
+static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_reasoning_content_block_fast_body(c, p, closed, start, (ap_reasoning_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of NonStandardContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "non_standard", 12)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_non_standard_content_block_value_type, *pp, &out->value)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of NonStandardContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_non_standard_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_non_standard_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_non_standard_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of NonStandardContentBlock. */
+static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_non_standard_content_block_fast_body(c, p, closed, start, (ap_non_standard_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ImageContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "image", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+            return -1;
+        out->has_file_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+            return -1;
+        out->has_url = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+            return -1;
+        out->has_base64 = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+            return -1;
+        out->has_mime_type = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ImageContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_image_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_image_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_image_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_image_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of ImageContentBlock. */
+static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_image_content_block_fast_body(c, p, closed, start, (ap_image_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of VideoContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "video", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+            return -1;
+        out->has_file_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+            return -1;
+        out->has_url = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+            return -1;
+        out->has_base64 = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+            return -1;
+        out->has_mime_type = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of VideoContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_video_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_video_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_video_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_video_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of VideoContentBlock. */
+static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_video_content_block_fast_body(c, p, closed, start, (ap_video_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of AudioContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "audio", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+            return -1;
+        out->has_file_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+            return -1;
+        out->has_url = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+            return -1;
+        out->has_base64 = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+            return -1;
+        out->has_mime_type = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of AudioContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_audio_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_audio_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_audio_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_audio_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of AudioContentBlock. */
+static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_audio_content_block_fast_body(c, p, closed, start, (ap_audio_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of FileContentBlock, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "file", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+            return -1;
+        out->has_file_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+            return -1;
+        out->has_url = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+            return -1;
+        out->has_base64 = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+            return -1;
+        out->has_mime_type = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of FileContentBlock whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_file_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_file_content_block_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_file_content_block_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_file_content_block_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of FileContentBlock. */
+static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_file_content_block_fast_body(c, p, closed, start, (ap_file_content_block_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolCall, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool_call", 9)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->id_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_tool_call_args_type, *pp, &out->args)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolCall whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_call_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_call_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xf)) != UINT64_C(0xf))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolCall. */
+static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_call_fast_body(c, p, closed, start, (ap_tool_call_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolCallChunk, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool_call_chunk", 15)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->id_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->name_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->args_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolCallChunk whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_chunk_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_call_chunk_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_call_chunk_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xf)) != UINT64_C(0xf))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolCallChunk. */
+static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_call_chunk_fast_body(c, p, closed, start, (ap_tool_call_chunk_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ServerToolCall, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "server_tool_call", 16)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_server_tool_call_args_type, *pp, &out->args)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ServerToolCall whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_server_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_server_tool_call_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_server_tool_call_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xf)) != UINT64_C(0xf))
+        return NULL;
+    return p;
+}
+
+/* An object of ServerToolCall. */
+static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_server_tool_call_fast_body(c, p, closed, start, (ap_server_tool_call_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ServerToolCallChunk, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "server_tool_call_chunk", 22)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        out->has_name = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+            return -1;
+        out->has_args = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ServerToolCallChunk whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_server_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_chunk_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_server_tool_call_chunk_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_server_tool_call_chunk_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of ServerToolCallChunk. */
+static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_server_tool_call_chunk_fast_body(c, p, closed, start, (ap_server_tool_call_chunk_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ServerToolResult, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "server_tool_result", 18)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "status", 6, "status", 6)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_server_tool_result_status_type, *pp, &out->status)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        out->has_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "output", 6, "output", 6)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->output)) == NULL)
+            return -1;
+        out->has_output = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+            return -1;
+        out->has_index = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ServerToolResult whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_server_tool_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_result_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_server_tool_result_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_server_tool_result_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ServerToolResult. */
+static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_server_tool_result_fast_body(c, p, closed, start, (ap_server_tool_result_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ContentBlockDeltaData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "content-block-delta", 19)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "delta", 5, "delta", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_content_block_delta_fast(c, *pp, &out->delta)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ContentBlockDeltaData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_content_block_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_delta_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_content_block_delta_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_content_block_delta_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ContentBlockDeltaData. */
+static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_content_block_delta_data_fast_body(c, p, closed, start, (ap_content_block_delta_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of TextDelta, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "text-delta", 10)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "text", 4, "text", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->text)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of TextDelta whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_text_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_delta_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_text_delta_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_text_delta_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of TextDelta. */
+static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_text_delta_fast_body(c, p, closed, start, (ap_text_delta_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ReasoningDelta, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "reasoning-delta", 15)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->reasoning)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ReasoningDelta whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_reasoning_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_delta_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_reasoning_delta_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_reasoning_delta_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of ReasoningDelta. */
+static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_reasoning_delta_fast_body(c, p, closed, start, (ap_reasoning_delta_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of DataDelta, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "data-delta", 10)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "encoding", 8, "encoding", 8)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "base64", 6)) == NULL)
+            return -1;
+        out->has_encoding = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of DataDelta whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_data_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_data_delta_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_data_delta_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_data_delta_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of DataDelta. */
+static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_data_delta_fast_body(c, p, closed, start, (ap_data_delta_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of BlockDelta, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "block-delta", 11)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "fields", 6, "fields", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_block_delta_fields_fast(c, *pp, &out->fields)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of BlockDelta whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_block_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_block_delta_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_block_delta_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of BlockDelta. */
+static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_block_delta_fast_body(c, p, closed, start, (ap_block_delta_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of BlockDeltaFields, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->type)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of BlockDeltaFields whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_block_delta_fields_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_fields_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_block_delta_fields_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_block_delta_fields_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of BlockDeltaFields. */
+static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_block_delta_fields_fast_body(c, p, closed, start, (ap_block_delta_fields_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolCallDelta, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool-call-delta", 15)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolCallDelta whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_call_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_delta_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_call_delta_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_call_delta_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolCallDelta. */
+static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_call_delta_fast_body(c, p, closed, start, (ap_tool_call_delta_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ContentBlockFinishData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "content-block-finish", 20)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "content", 7, "content", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_finalized_content_block_fast(c, *pp, &out->content)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ContentBlockFinishData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_content_block_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_finish_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_content_block_finish_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_content_block_finish_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ContentBlockFinishData. */
+static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_content_block_finish_data_fast_body(c, p, closed, start, (ap_content_block_finish_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of MessageFinishData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "message-finish", 14)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "usage", 5, "usage", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_usage_info_fast(c, *pp, &out->usage)) == NULL)
+            return -1;
+        out->has_usage = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of MessageFinishData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_message_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_finish_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_message_finish_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_message_finish_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of MessageFinishData. */
+static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_message_finish_data_fast_body(c, p, closed, start, (ap_message_finish_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of UsageInfo, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "inputTokens", 11, "input_tokens", 12)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
+            return -1;
+        out->has_input_tokens = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "outputTokens", 12, "output_tokens", 13)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
+            return -1;
+        out->has_output_tokens = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "totalTokens", 11, "total_tokens", 12)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
+            return -1;
+        out->has_total_tokens = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "inputTokenDetails", 17, "input_token_details", 19)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = ap_input_token_details_fast(c, *pp, &out->input_token_details)) == NULL)
+            return -1;
+        out->has_input_token_details = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "outputTokenDetails", 18, "output_token_details", 20)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = ap_output_token_details_fast(c, *pp, &out->output_token_details)) == NULL)
+            return -1;
+        out->has_output_token_details = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of UsageInfo whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_usage_info_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_usage_info_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_usage_info_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_usage_info_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of UsageInfo. */
+static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_usage_info_fast_body(c, p, closed, start, (ap_usage_info_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputTokenDetails, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "audio", 5, "audio", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+            return -1;
+        out->has_audio = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "cacheCreation", 13, "cache_creation", 14)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
+            return -1;
+        out->has_cache_creation = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "cacheRead", 9, "cache_read", 10)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
+            return -1;
+        out->has_cache_read = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputTokenDetails whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_token_details_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_token_details_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_input_token_details_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of InputTokenDetails. */
+static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_token_details_fast_body(c, p, closed, start, (ap_input_token_details_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of OutputTokenDetails, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "audio", 5, "audio", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+            return -1;
+        out->has_audio = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->reasoning)) == NULL)
+            return -1;
+        out->has_reasoning = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of OutputTokenDetails whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_output_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_output_token_details_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_output_token_details_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_output_token_details_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of OutputTokenDetails. */
+static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_output_token_details_fast_body(c, p, closed, start, (ap_output_token_details_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of MessageErrorData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "error", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->message)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "code", 4, "code", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->code)) == NULL)
+            return -1;
+        out->has_code = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of MessageErrorData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_message_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_error_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_message_error_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_message_error_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of MessageErrorData. */
+static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_message_error_data_fast_body(c, p, closed, start, (ap_message_error_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolsEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tools", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_tools_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolsEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tools_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tools_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolsEvent. */
+static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tools_event_fast_body(c, p, closed, start, (ap_tools_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolsEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+            return -1;
+        out->has_node = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = ap_tools_data_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolsEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tools_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tools_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xb)) != UINT64_C(0xb))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolsEvent.params. */
+static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tools_event_params_fast_body(c, p, closed, start, (ap_tools_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolStartedData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool-started", 12)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolName", 8, "tool_name", 9)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+            return -1;
+        out->has_input = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolStartedData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_started_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_started_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_started_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_started_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolStartedData. */
+static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_started_data_fast_body(c, p, closed, start, (ap_tool_started_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolOutputDeltaData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool-output-delta", 17)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "delta", 5, "delta", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->delta)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolOutputDeltaData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_output_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_output_delta_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_output_delta_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_output_delta_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolOutputDeltaData. */
+static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_output_delta_data_fast_body(c, p, closed, start, (ap_tool_output_delta_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolFinishedData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool-finished", 13)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "output", 6, "output", 6)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->output)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolFinishedData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_finished_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_finished_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_finished_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_finished_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolFinishedData. */
+static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_finished_data_fast_body(c, p, closed, start, (ap_tool_finished_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ToolErrorData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tool-error", 10)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->message)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "code", 4, "code", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->code)) == NULL)
+            return -1;
+        out->has_code = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ToolErrorData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tool_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_error_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tool_error_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_tool_error_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ToolErrorData. */
+static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tool_error_data_fast_body(c, p, closed, start, (ap_tool_error_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "input.requested", 15)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_input_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of InputEvent. */
+static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_event_fast_body(c, p, closed, start, (ap_input_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_input_requested_data_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of InputEvent.params. */
+static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_event_params_fast_body(c, p, closed, start, (ap_input_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of InputRequestedData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->interrupt_id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "payload", 7, "payload", 7)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->payload)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of InputRequestedData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_input_requested_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_requested_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_input_requested_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_input_requested_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of InputRequestedData. */
+static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_input_requested_data_fast_body(c, p, closed, start, (ap_input_requested_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ValuesEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "values", 6)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_values_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ValuesEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_values_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_values_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of ValuesEvent. */
+static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_values_event_fast_body(c, p, closed, start, (ap_values_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of ValuesEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of ValuesEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_values_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_values_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of ValuesEvent.params. */
+static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_values_event_params_fast_body(c, p, closed, start, (ap_values_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of UpdatesEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "updates", 7)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_updates_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of UpdatesEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_updates_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_updates_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of UpdatesEvent. */
+static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_updates_event_fast_body(c, p, closed, start, (ap_updates_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of UpdatesEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_updates_data_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of UpdatesEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_updates_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_updates_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of UpdatesEvent.params. */
+static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_updates_event_params_fast_body(c, p, closed, start, (ap_updates_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of UpdatesData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+            return -1;
+        out->has_node = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "values", 6, "values", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_updates_data_values_type, *pp, &out->values)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of UpdatesData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_updates_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_updates_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_updates_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x2)) != UINT64_C(0x2))
+        return NULL;
+    return p;
+}
+
+/* An object of UpdatesData. */
+static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_updates_data_fast_body(c, p, closed, start, (ap_updates_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CheckpointsEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "checkpoints", 11)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_checkpoints_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CheckpointsEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_checkpoints_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_checkpoints_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of CheckpointsEvent. */
+static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_checkpoints_event_fast_body(c, p, closed, start, (ap_checkpoints_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CheckpointsEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_checkpoint_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CheckpointsEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_checkpoints_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_checkpoints_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of CheckpointsEvent.params. */
+static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_checkpoints_event_params_fast_body(c, p, closed, start, (ap_checkpoints_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Checkpoint, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "parentId", 8, "parent_id", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->parent_id)) == NULL)
+            return -1;
+        out->has_parent_id = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "step", 4, "step", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_int(c, *pp, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "source", 6, "source", 6)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_checkpoint_source_type, *pp, &out->source)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Checkpoint whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_checkpoint_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_checkpoint_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_checkpoint_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xd)) != UINT64_C(0xd))
+        return NULL;
+    return p;
+}
+
+/* An object of Checkpoint. */
+static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_checkpoint_fast_body(c, p, closed, start, (ap_checkpoint_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CustomEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "custom", 6)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_custom_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CustomEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_custom_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_custom_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of CustomEvent. */
+static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_custom_event_fast_body(c, p, closed, start, (ap_custom_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CustomEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = ap_custom_data_fast(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CustomEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_custom_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_custom_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of CustomEvent.params. */
+static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_custom_event_params_fast_body(c, p, closed, start, (ap_custom_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of CustomData, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        out->has_name = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "payload", 7, "payload", 7)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->payload)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of CustomData whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_custom_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_data_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_custom_data_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_custom_data_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x2)) != UINT64_C(0x2))
+        return NULL;
+    return p;
+}
+
+/* An object of CustomData. */
+static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_custom_data_fast_body(c, p, closed, start, (ap_custom_data_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of TasksEvent, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "tasks", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = ap_tasks_event_params_fast(c, *pp, &out->params)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of TasksEvent whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tasks_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tasks_event_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of TasksEvent. */
+static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tasks_event_fast_body(c, p, closed, start, (ap_tasks_event_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of TasksEvent.params, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->data)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of TasksEvent.params whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_tasks_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_params_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_tasks_event_params_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x7)) != UINT64_C(0x7))
+        return NULL;
+    return p;
+}
+
+/* An object of TasksEvent.params. */
+static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_tasks_event_params_fast_body(c, p, closed, start, (ap_tasks_event_params_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of EventStreamRequest, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "channels", 8, "channels", 8)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_event_stream_request_channels_type, *pp, &out->channels)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "namespaces", 10, "namespaces", 10)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &ap_event_stream_request_namespaces_type, *pp, &out->namespaces)) == NULL)
+            return -1;
+        out->has_namespaces = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+            return -1;
+        out->has_depth = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "since", 5, "since", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
+            return -1;
+        out->has_since = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "sinceEventId", 12, "since_event_id", 14)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->since_event_id)) == NULL)
+            return -1;
+        out->has_since_event_id = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of EventStreamRequest whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *ap_event_stream_request_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_stream_request_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = ap_event_stream_request_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &ap_event_stream_request_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of EventStreamRequest. */
+static const char *ap_event_stream_request_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = ap_event_stream_request_fast_body(c, p, closed, start, (ap_event_stream_request_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of CommandData by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_command_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_command_data_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "run.start", 9)) != NULL) {
+        out->kind = AP_COMMAND_DATA_RUN_START;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "subscription.subscribe", 22)) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "subscription.unsubscribe", 24)) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "subscription.reconnect", 22)) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "agent.getTree", 13)) != NULL) {
+        out->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "input.respond", 13)) != NULL) {
+        out->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "input.inject", 12)) != NULL) {
+        out->kind = AP_COMMAND_DATA_INPUT_INJECT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "state.get", 9)) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_GET;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "state.listCheckpoints", 21)) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "state.fork", 10)) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_FORK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of CommandData. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_command_data_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_command_data_t *out = (ap_command_data_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!ap_command_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+            !ap_command_data_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_COMMAND_DATA_RUN_START: p = ap_run_start_fast_body(c, p, closed, start, &out->u.run_start, seen); break;
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: p = ap_subscription_subscribe_fast_body(c, p, closed, start, &out->u.subscription_subscribe, seen); break;
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: p = ap_subscription_unsubscribe_fast_body(c, p, closed, start, &out->u.subscription_unsubscribe, seen); break;
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: p = ap_subscription_reconnect_fast_body(c, p, closed, start, &out->u.subscription_reconnect, seen); break;
+    case AP_COMMAND_DATA_AGENT_GET_TREE: p = ap_agent_get_tree_fast_body(c, p, closed, start, &out->u.agent_get_tree, seen); break;
+    case AP_COMMAND_DATA_INPUT_RESPOND: p = ap_input_respond_fast_body(c, p, closed, start, &out->u.input_respond, seen); break;
+    case AP_COMMAND_DATA_INPUT_INJECT: p = ap_input_inject_fast_body(c, p, closed, start, &out->u.input_inject, seen); break;
+    case AP_COMMAND_DATA_STATE_GET: p = ap_state_get_fast_body(c, p, closed, start, &out->u.state_get, seen); break;
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: p = ap_state_list_checkpoints_fast_body(c, p, closed, start, &out->u.state_list_checkpoints, seen); break;
+    case AP_COMMAND_DATA_STATE_FORK: p = ap_state_fork_fast_body(c, p, closed, start, &out->u.state_fork, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of the CommandData alternatives inlined into an object: the
+ * discriminant while none is chosen, then the chosen one's members (as
+ * ap_command_data_fast_body's members are read: 1, 0 or -1).
+ */
+static int ap_command_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_data_t *out,
+    uint64_t *seen)
+{
+    switch (out->kind) {
+    case AP_COMMAND_DATA_RUN_START: return ap_run_start_fast_member(c, k, pp, &out->u.run_start, seen);
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_member(c, k, pp, &out->u.subscription_subscribe, seen);
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_member(c, k, pp, &out->u.subscription_unsubscribe, seen);
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_member(c, k, pp, &out->u.subscription_reconnect, seen);
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return ap_agent_get_tree_fast_member(c, k, pp, &out->u.agent_get_tree, seen);
+    case AP_COMMAND_DATA_INPUT_RESPOND: return ap_input_respond_fast_member(c, k, pp, &out->u.input_respond, seen);
+    case AP_COMMAND_DATA_INPUT_INJECT: return ap_input_inject_fast_member(c, k, pp, &out->u.input_inject, seen);
+    case AP_COMMAND_DATA_STATE_GET: return ap_state_get_fast_member(c, k, pp, &out->u.state_get, seen);
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_member(c, k, pp, &out->u.state_list_checkpoints, seen);
+    case AP_COMMAND_DATA_STATE_FORK: return ap_state_fork_fast_member(c, k, pp, &out->u.state_fork, seen);
+    default: break;
+    }
+    if (apr_fast_named(c, k, "method", 6, "method", 6))
+        return ap_command_data_fast_pick(c, pp, out, seen) ? 1 : -1;
+    /* A member before the discriminant: the alternative is picked by
+     * looking ahead, and the discriminant read as its member where it is. */
+    {
+        const char *q = apr_fast_look_ahead(c, *pp, "method", 6, "method", 6);
+        uint64_t unread = 0;
+        if (q == NULL || !ap_command_data_fast_pick(c, &q, out, &unread))
+            return -1;
+    }
+    return ap_command_data_fast_member(c, k, pp, out, seen);
+}
+
+/* Was an alternative of CommandData chosen, with all its required members? */
+static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t seen)
+{
+    switch (out->kind) {
+    case AP_COMMAND_DATA_RUN_START: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_INPUT_RESPOND: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_INPUT_INJECT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_STATE_GET: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_COMMAND_DATA_STATE_FORK: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    default: return false;
+    }
+}
+
+/*
+ * Picks the alternative of SubscriptionCommand by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_subscription_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_subscription_command_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "subscription.subscribe", 22)) != NULL) {
+        out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "subscription.unsubscribe", 24)) != NULL) {
+        out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "subscription.reconnect", 22)) != NULL) {
+        out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of SubscriptionCommand. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_subscription_command_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscription_command_t *out = (ap_subscription_command_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!ap_subscription_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+            !ap_subscription_command_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE: p = ap_subscription_subscribe_fast_body(c, p, closed, start, &out->u.subscription_subscribe, seen); break;
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE: p = ap_subscription_unsubscribe_fast_body(c, p, closed, start, &out->u.subscription_unsubscribe, seen); break;
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT: p = ap_subscription_reconnect_fast_body(c, p, closed, start, &out->u.subscription_reconnect, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of InputCommand by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_input_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_input_command_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "input.respond", 13)) != NULL) {
+        out->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "input.inject", 12)) != NULL) {
+        out->kind = AP_INPUT_COMMAND_INPUT_INJECT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of InputCommand. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_input_command_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_command_t *out = (ap_input_command_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!ap_input_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+            !ap_input_command_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_INPUT_COMMAND_INPUT_RESPOND: p = ap_input_respond_fast_body(c, p, closed, start, &out->u.input_respond, seen); break;
+    case AP_INPUT_COMMAND_INPUT_INJECT: p = ap_input_inject_fast_body(c, p, closed, start, &out->u.input_inject, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of StateCommand by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_state_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_state_command_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "state.get", 9)) != NULL) {
+        out->kind = AP_STATE_COMMAND_STATE_GET;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "state.listCheckpoints", 21)) != NULL) {
+        out->kind = AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "state.fork", 10)) != NULL) {
+        out->kind = AP_STATE_COMMAND_STATE_FORK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of StateCommand. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_command_t *out = (ap_state_command_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!ap_state_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+            !ap_state_command_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_STATE_COMMAND_STATE_GET: p = ap_state_get_fast_body(c, p, closed, start, &out->u.state_get, seen); break;
+    case AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS: p = ap_state_list_checkpoints_fast_body(c, p, closed, start, &out->u.state_list_checkpoints, seen); break;
+    case AP_STATE_COMMAND_STATE_FORK: p = ap_state_fork_fast_body(c, p, closed, start, &out->u.state_fork, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of EventData by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_event_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_event_data_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "lifecycle", 9)) != NULL) {
+        out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "messages", 8)) != NULL) {
+        out->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tools", 5)) != NULL) {
+        out->kind = AP_EVENT_DATA_TOOLS_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "input.requested", 15)) != NULL) {
+        out->kind = AP_EVENT_DATA_INPUT_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "values", 6)) != NULL) {
+        out->kind = AP_EVENT_DATA_VALUES_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "updates", 7)) != NULL) {
+        out->kind = AP_EVENT_DATA_UPDATES_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "checkpoints", 11)) != NULL) {
+        out->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "custom", 6)) != NULL) {
+        out->kind = AP_EVENT_DATA_CUSTOM_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tasks", 5)) != NULL) {
+        out->kind = AP_EVENT_DATA_TASKS_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of EventData. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_event_data_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_event_data_t *out = (ap_event_data_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
+        if (!ap_event_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+            !ap_event_data_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: p = ap_lifecycle_event_fast_body(c, p, closed, start, &out->u.lifecycle_event, seen); break;
+    case AP_EVENT_DATA_MESSAGES_EVENT: p = ap_messages_event_fast_body(c, p, closed, start, &out->u.messages_event, seen); break;
+    case AP_EVENT_DATA_TOOLS_EVENT: p = ap_tools_event_fast_body(c, p, closed, start, &out->u.tools_event, seen); break;
+    case AP_EVENT_DATA_INPUT_EVENT: p = ap_input_event_fast_body(c, p, closed, start, &out->u.input_event, seen); break;
+    case AP_EVENT_DATA_VALUES_EVENT: p = ap_values_event_fast_body(c, p, closed, start, &out->u.values_event, seen); break;
+    case AP_EVENT_DATA_UPDATES_EVENT: p = ap_updates_event_fast_body(c, p, closed, start, &out->u.updates_event, seen); break;
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: p = ap_checkpoints_event_fast_body(c, p, closed, start, &out->u.checkpoints_event, seen); break;
+    case AP_EVENT_DATA_CUSTOM_EVENT: p = ap_custom_event_fast_body(c, p, closed, start, &out->u.custom_event, seen); break;
+    case AP_EVENT_DATA_TASKS_EVENT: p = ap_tasks_event_fast_body(c, p, closed, start, &out->u.tasks_event, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of the EventData alternatives inlined into an object: the
+ * discriminant while none is chosen, then the chosen one's members (as
+ * ap_event_data_fast_body's members are read: 1, 0 or -1).
+ */
+static int ap_event_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_data_t *out,
+    uint64_t *seen)
+{
+    switch (out->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return ap_lifecycle_event_fast_member(c, k, pp, &out->u.lifecycle_event, seen);
+    case AP_EVENT_DATA_MESSAGES_EVENT: return ap_messages_event_fast_member(c, k, pp, &out->u.messages_event, seen);
+    case AP_EVENT_DATA_TOOLS_EVENT: return ap_tools_event_fast_member(c, k, pp, &out->u.tools_event, seen);
+    case AP_EVENT_DATA_INPUT_EVENT: return ap_input_event_fast_member(c, k, pp, &out->u.input_event, seen);
+    case AP_EVENT_DATA_VALUES_EVENT: return ap_values_event_fast_member(c, k, pp, &out->u.values_event, seen);
+    case AP_EVENT_DATA_UPDATES_EVENT: return ap_updates_event_fast_member(c, k, pp, &out->u.updates_event, seen);
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return ap_checkpoints_event_fast_member(c, k, pp, &out->u.checkpoints_event, seen);
+    case AP_EVENT_DATA_CUSTOM_EVENT: return ap_custom_event_fast_member(c, k, pp, &out->u.custom_event, seen);
+    case AP_EVENT_DATA_TASKS_EVENT: return ap_tasks_event_fast_member(c, k, pp, &out->u.tasks_event, seen);
+    default: break;
+    }
+    if (apr_fast_named(c, k, "method", 6, "method", 6))
+        return ap_event_data_fast_pick(c, pp, out, seen) ? 1 : -1;
+    /* A member before the discriminant: the alternative is picked by
+     * looking ahead, and the discriminant read as its member where it is. */
+    {
+        const char *q = apr_fast_look_ahead(c, *pp, "method", 6, "method", 6);
+        uint64_t unread = 0;
+        if (q == NULL || !ap_event_data_fast_pick(c, &q, out, &unread))
+            return -1;
+    }
+    return ap_event_data_fast_member(c, k, pp, out, seen);
+}
+
+/* Was an alternative of EventData chosen, with all its required members? */
+static bool ap_event_data_fast_complete(const ap_event_data_t *out, uint64_t seen)
+{
+    switch (out->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_MESSAGES_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_TOOLS_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_INPUT_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_VALUES_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_UPDATES_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_CUSTOM_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    case AP_EVENT_DATA_TASKS_EVENT: return (seen & UINT64_C(0x3)) == UINT64_C(0x3);
+    default: return false;
+    }
+}
+
+/*
+ * Picks the alternative of LifecycleCause by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_lifecycle_cause_fast_pick(apr_fast_ctx *c, const char **pp, ap_lifecycle_cause_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "toolCall", 8)) != NULL) {
+        out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "send", 4)) != NULL) {
+        out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "edge", 4)) != NULL) {
+        out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of LifecycleCause. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_lifecycle_cause_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_cause_t *out = (ap_lifecycle_cause_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_lifecycle_cause_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_lifecycle_cause_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL: p = ap_lifecycle_cause_tool_call_fast_body(c, p, closed, start, &out->u.lifecycle_cause_tool_call, seen); break;
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND: p = ap_lifecycle_cause_send_fast_body(c, p, closed, start, &out->u.lifecycle_cause_send, seen); break;
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE: p = ap_lifecycle_cause_edge_fast_body(c, p, closed, start, &out->u.lifecycle_cause_edge, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of MessagesData by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_messages_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_messages_data_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "message-start", 13)) != NULL) {
+        out->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "content-block-start", 19)) != NULL) {
+        out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "content-block-delta", 19)) != NULL) {
+        out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "content-block-finish", 20)) != NULL) {
+        out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "message-finish", 14)) != NULL) {
+        out->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "error", 5)) != NULL) {
+        out->kind = AP_MESSAGES_DATA_MESSAGE_ERROR_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of MessagesData. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_messages_data_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_messages_data_t *out = (ap_messages_data_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!ap_messages_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "event", 5, "event", 5)) == NULL ||
+            !ap_messages_data_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_MESSAGES_DATA_MESSAGE_START_DATA: p = ap_message_start_data_fast_body(c, p, closed, start, &out->u.message_start_data, seen); break;
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA: p = ap_content_block_start_data_fast_body(c, p, closed, start, &out->u.content_block_start_data, seen); break;
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: p = ap_content_block_delta_data_fast_body(c, p, closed, start, &out->u.content_block_delta_data, seen); break;
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA: p = ap_content_block_finish_data_fast_body(c, p, closed, start, &out->u.content_block_finish_data, seen); break;
+    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA: p = ap_message_finish_data_fast_body(c, p, closed, start, &out->u.message_finish_data, seen); break;
+    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA: p = ap_message_error_data_fast_body(c, p, closed, start, &out->u.message_error_data, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of ContentBlock by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_content_block_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "text", 4)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "invalid_tool_call", 17)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_INVALID_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "reasoning", 9)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "non_standard", 12)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "image", 5)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "video", 5)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "audio", 5)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "file", 4)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool_call", 9)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool_call_chunk", 15)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_call", 16)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_call_chunk", 22)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_result", 18)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of ContentBlock. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_content_block_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_t *out = (ap_content_block_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_content_block_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: p = ap_text_content_block_fast_body(c, p, closed, start, &out->u.text_content_block, seen); break;
+    case AP_CONTENT_BLOCK_INVALID_TOOL_CALL: p = ap_invalid_tool_call_fast_body(c, p, closed, start, &out->u.invalid_tool_call, seen); break;
+    case AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: p = ap_reasoning_content_block_fast_body(c, p, closed, start, &out->u.reasoning_content_block, seen); break;
+    case AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: p = ap_non_standard_content_block_fast_body(c, p, closed, start, &out->u.non_standard_content_block, seen); break;
+    case AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: p = ap_image_content_block_fast_body(c, p, closed, start, &out->u.image_content_block, seen); break;
+    case AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: p = ap_video_content_block_fast_body(c, p, closed, start, &out->u.video_content_block, seen); break;
+    case AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: p = ap_audio_content_block_fast_body(c, p, closed, start, &out->u.audio_content_block, seen); break;
+    case AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK: p = ap_file_content_block_fast_body(c, p, closed, start, &out->u.file_content_block, seen); break;
+    case AP_CONTENT_BLOCK_TOOL_CALL: p = ap_tool_call_fast_body(c, p, closed, start, &out->u.tool_call, seen); break;
+    case AP_CONTENT_BLOCK_TOOL_CALL_CHUNK: p = ap_tool_call_chunk_fast_body(c, p, closed, start, &out->u.tool_call_chunk, seen); break;
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL: p = ap_server_tool_call_fast_body(c, p, closed, start, &out->u.server_tool_call, seen); break;
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: p = ap_server_tool_call_chunk_fast_body(c, p, closed, start, &out->u.server_tool_call_chunk, seen); break;
+    case AP_CONTENT_BLOCK_SERVER_TOOL_RESULT: p = ap_server_tool_result_fast_body(c, p, closed, start, &out->u.server_tool_result, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of Annotation by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_annotation_fast_pick(apr_fast_ctx *c, const char **pp, ap_annotation_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "citation", 8)) != NULL) {
+        out->kind = AP_ANNOTATION_CITATION;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "non_standard_annotation", 23)) != NULL) {
+        out->kind = AP_ANNOTATION_NON_STANDARD_ANNOTATION;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of Annotation. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_annotation_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_annotation_t *out = (ap_annotation_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_annotation_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_annotation_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_ANNOTATION_CITATION: p = ap_citation_fast_body(c, p, closed, start, &out->u.citation, seen); break;
+    case AP_ANNOTATION_NON_STANDARD_ANNOTATION: p = ap_non_standard_annotation_fast_body(c, p, closed, start, &out->u.non_standard_annotation, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of ContentBlockDelta by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_content_block_delta_fast_pick(apr_fast_ctx *c, const char **pp, ap_content_block_delta_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "text-delta", 10)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "reasoning-delta", 15)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_REASONING_DELTA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "data-delta", 10)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_DATA_DELTA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "block-delta", 11)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool-call-delta", 15)) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of ContentBlockDelta. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_content_block_delta_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_delta_t *out = (ap_content_block_delta_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_content_block_delta_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_content_block_delta_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA: p = ap_text_delta_fast_body(c, p, closed, start, &out->u.text_delta, seen); break;
+    case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA: p = ap_reasoning_delta_fast_body(c, p, closed, start, &out->u.reasoning_delta, seen); break;
+    case AP_CONTENT_BLOCK_DELTA_DATA_DELTA: p = ap_data_delta_fast_body(c, p, closed, start, &out->u.data_delta, seen); break;
+    case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA: p = ap_block_delta_fast_body(c, p, closed, start, &out->u.block_delta, seen); break;
+    case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA: p = ap_tool_call_delta_fast_body(c, p, closed, start, &out->u.tool_call_delta, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of FinalizedContentBlock by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_finalized_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_finalized_content_block_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "text", 4)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "reasoning", 9)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool_call", 9)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "invalid_tool_call", 17)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_call", 16)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_result", 18)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "image", 5)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "video", 5)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "audio", 5)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "file", 4)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "non_standard", 12)) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of FinalizedContentBlock. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_finalized_content_block_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_finalized_content_block_t *out = (ap_finalized_content_block_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_finalized_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_finalized_content_block_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: p = ap_text_content_block_fast_body(c, p, closed, start, &out->u.text_content_block, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: p = ap_reasoning_content_block_fast_body(c, p, closed, start, &out->u.reasoning_content_block, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL: p = ap_tool_call_fast_body(c, p, closed, start, &out->u.tool_call, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL: p = ap_invalid_tool_call_fast_body(c, p, closed, start, &out->u.invalid_tool_call, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL: p = ap_server_tool_call_fast_body(c, p, closed, start, &out->u.server_tool_call, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT: p = ap_server_tool_result_fast_body(c, p, closed, start, &out->u.server_tool_result, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: p = ap_image_content_block_fast_body(c, p, closed, start, &out->u.image_content_block, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: p = ap_video_content_block_fast_body(c, p, closed, start, &out->u.video_content_block, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: p = ap_audio_content_block_fast_body(c, p, closed, start, &out->u.audio_content_block, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK: p = ap_file_content_block_fast_body(c, p, closed, start, &out->u.file_content_block, seen); break;
+    case AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: p = ap_non_standard_content_block_fast_body(c, p, closed, start, &out->u.non_standard_content_block, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of ToolsData by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_tools_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_tools_data_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "tool-started", 12)) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool-output-delta", 17)) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool-finished", 13)) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool-error", 10)) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_ERROR_DATA;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of ToolsData. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_tools_data_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tools_data_t *out = (ap_tools_data_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
+        if (!ap_tools_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "event", 5, "event", 5)) == NULL ||
+            !ap_tools_data_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_TOOLS_DATA_TOOL_STARTED_DATA: p = ap_tool_started_data_fast_body(c, p, closed, start, &out->u.tool_started_data, seen); break;
+    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA: p = ap_tool_output_delta_data_fast_body(c, p, closed, start, &out->u.tool_output_delta_data, seen); break;
+    case AP_TOOLS_DATA_TOOL_FINISHED_DATA: p = ap_tool_finished_data_fast_body(c, p, closed, start, &out->u.tool_finished_data, seen); break;
+    case AP_TOOLS_DATA_TOOL_ERROR_DATA: p = ap_tool_error_data_fast_body(c, p, closed, start, &out->u.tool_error_data, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of DataContentBlock by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_data_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_data_content_block_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "image", 5)) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "video", 5)) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "audio", 5)) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "file", 4)) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of DataContentBlock. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_data_content_block_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_data_content_block_t *out = (ap_data_content_block_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_data_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_data_content_block_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: p = ap_image_content_block_fast_body(c, p, closed, start, &out->u.image_content_block, seen); break;
+    case AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: p = ap_video_content_block_fast_body(c, p, closed, start, &out->u.video_content_block, seen); break;
+    case AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: p = ap_audio_content_block_fast_body(c, p, closed, start, &out->u.audio_content_block, seen); break;
+    case AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK: p = ap_file_content_block_fast_body(c, p, closed, start, &out->u.file_content_block, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of ToolContentBlock by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_tool_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_tool_content_block_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "tool_call", 9)) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "tool_call_chunk", 15)) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_call", 16)) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_call_chunk", 22)) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "server_tool_result", 18)) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of ToolContentBlock. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_tool_content_block_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_content_block_t *out = (ap_tool_content_block_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_tool_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_tool_content_block_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL: p = ap_tool_call_fast_body(c, p, closed, start, &out->u.tool_call, seen); break;
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK: p = ap_tool_call_chunk_fast_body(c, p, closed, start, &out->u.tool_call_chunk, seen); break;
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL: p = ap_server_tool_call_fast_body(c, p, closed, start, &out->u.server_tool_call, seen); break;
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: p = ap_server_tool_call_chunk_fast_body(c, p, closed, start, &out->u.server_tool_call_chunk, seen); break;
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT: p = ap_server_tool_result_fast_body(c, p, closed, start, &out->u.server_tool_result, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
 
 apr_status ap_js_int_decode(const char *json, size_t len, apr_arena *arena,
     ap_js_int_t *out, apr_error *err)

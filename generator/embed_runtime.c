@@ -39,14 +39,20 @@ static int write_failed(cddl_ctx *ctx, const char *path)
     return 1;
 }
 
-/* PREFIX.h again, with the runtime's declarations where it included the first runtime header. */
-static int rewrite_header(cddl_ctx *ctx, const char *path)
+/*
+ * The file at path again without its runtime `#include` lines: `insert`
+ * (len bytes) where the first of them was, `tail` at the end. Sets *placed
+ * when there was one to replace.
+ */
+static int rewrite(cddl_ctx *ctx, const char *path, const char *insert, size_t insert_len, const char *tail,
+                   size_t tail_len, int *placed)
 {
     cddl_source src;
     const char *p, *end;
-    int placed = 0, failed;
+    int failed;
     FILE *out;
     memset(&src, 0, sizeof src);
+    *placed = 0;
     if (cddl_source_load(ctx, &src, path) != 0)
         return 1;
     if ((out = fopen(path, "wb")) == NULL) {
@@ -57,36 +63,32 @@ static int rewrite_header(cddl_ctx *ctx, const char *path)
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *next = nl ? nl + 1 : end;
         if (!is_runtime_include(p, next))
             fwrite(p, 1, (size_t)(next - p), out);
-        else if (!placed++)
-            fwrite(cddl_runtime_h, 1, cddl_runtime_h_len, out);
+        else if (!(*placed)++)
+            fwrite(insert, 1, insert_len, out);
         p = next;
     }
+    fwrite(tail, 1, tail_len, out);
     failed = ferror(out) != 0;
     failed |= fclose(out) != 0;
     cddl_source_deinit(&src);
-    if (failed)
-        return write_failed(ctx, path);
+    return failed ? write_failed(ctx, path) : 0;
+}
+
+int embed_runtime(cddl_ctx *ctx, const emit_options *opt)
+{
+    char path[4096];
+    int placed;
+    /* PREFIX.h declares the runtime where it included the first runtime header... */
+    snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
+    if (rewrite(ctx, path, cddl_runtime_h, cddl_runtime_h_len, "", 0, &placed) != 0)
+        return 1;
     if (!placed) {
         /* custom templates that include no runtime header: the pair would not compile alone */
         diag_plain(ctx->diag, DIAG_ERROR, path,
                    "--embed-runtime: the header includes no runtime header (\"apr_*.h\") to replace");
         return 1;
     }
-    return 0;
-}
-
-int embed_runtime(cddl_ctx *ctx, const emit_options *opt)
-{
-    char path[4096];
-    FILE *out;
-    int failed;
-    snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
-    if (rewrite_header(ctx, path) != 0)
-        return 1;
+    /* ...so PREFIX.c needs none of its own, and ends with the runtime's sources. */
     snprintf(path, sizeof path, "%s/%s.c", opt->out_dir, opt->prefix);
-    if ((out = fopen(path, "ab")) == NULL)
-        return write_failed(ctx, path);
-    failed = fwrite(cddl_runtime_c, 1, cddl_runtime_c_len, out) != cddl_runtime_c_len;
-    failed |= fclose(out) != 0;
-    return failed ? write_failed(ctx, path) : 0;
+    return rewrite(ctx, path, "", 0, cddl_runtime_c, cddl_runtime_c_len, &placed);
 }

@@ -10,8 +10,8 @@
 # vendoring test, tests/tooling/package, fails to link until it is).
 set(rt_dir ${CMAKE_SOURCE_DIR}/runtime)
 set(rt_headers include/apr_common.h include/apr_arena.h include/apr_json.h
-  include/apr_schema.h include/apr_types.h)
-set(rt_internal include/apr_utf8.h src/bytes_internal.h src/json_internal.h src/schema_internal.h)
+  include/apr_schema.h include/apr_fast.h include/apr_types.h)
+set(rt_internal include/apr_utf8.h src/json_internal.h src/schema_internal.h)
 file(GLOB rt_json RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/src/json_*.c)
 file(GLOB rt_schema RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/src/schema_*.c)
 set(rt_sources src/common.c src/arena.c src/utf8.c ${rt_json} src/regex.c ${rt_schema})

@@ -12,7 +12,8 @@
 /*
  * Rewrites OUT_DIR/PREFIX.h so it declares the runtime itself (its
  * `#include "apr_*.h"` lines give way to the runtime's public headers) and
- * appends the runtime sources the generated code needs to OUT_DIR/PREFIX.c.
+ * OUT_DIR/PREFIX.c so it includes only PREFIX.h and ends with the runtime
+ * sources the generated code needs.
  * The runtime text was joined at build time (generator/amalgamate.cmake) and
  * travels inside cddlgen. Run it once, right after emit_module succeeded.
  * Returns 0, or the number of errors reported through ctx->diag.

@@ -220,6 +220,252 @@ static const char *literal_init(emitter *E, const ir_literal *l)
     return cddl_fmt(E->ctx, "{ %s, NULL, 0, %s, 0, 0.0 }", kinds[l->kind], int_lit(E, l->i));
 }
 
+/* ---- generated decoders --------------------------------------------------------
+ * Structs and discriminated unions get a straight-line decoder each
+ * (templates/fast_*.c.tmpl, runtime/include/apr_fast.h): member names
+ * compared as constants, values read by inline scans. A type gets one only
+ * where its reading cannot differ from the table-driven fast path's; the
+ * rest is left to that path (fields of such types call apr_fast_value).
+ */
+
+/* Most members a generated decoder tracks: one bit each in a uint64_t. */
+#define FAST_MAX_FIELDS 64
+
+/* Printable ASCII without '"' or '\\': input bytes equal to it, then '"', are a string with exactly this text. */
+static bool plain_text(const ast_str *s)
+{
+    size_t i;
+    for (i = 0; i < s->len; i++) {
+        unsigned char c = (unsigned char)s->ptr[i];
+        if (c < 0x20 || c > 0x7E || c == '"' || c == '\\')
+            return false;
+    }
+    return true;
+}
+
+static bool same_text(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* Do fields a and b share a spelling (schema or snake_case)? Then which one a name means depends on search order. */
+static bool fields_clash(const ir_field *a, const ir_field *b)
+{
+    return same_text(a->key.ptr, a->key.len, b->key.ptr, b->key.len) ||
+           same_text(a->key.ptr, a->key.len, b->snake, strlen(b->snake)) ||
+           same_text(a->snake, strlen(a->snake), b->key.ptr, b->key.len) ||
+           same_text(a->snake, strlen(a->snake), b->snake, strlen(b->snake));
+}
+
+/* Index of the member of struct `alt` named `key`, or -1. */
+static long field_index(const ir_type *alt, ast_str key)
+{
+    size_t i;
+    for (i = 0; i < alt->nfields; i++)
+        if (same_text(alt->fields[i].key.ptr, alt->fields[i].key.len, key.ptr, key.len))
+            return (long)i;
+    return -1;
+}
+
+/* A struct's own members: few enough for the seen-set word, no two spelled alike. */
+static bool fast_fields_ok(const ir_type *t)
+{
+    size_t i, j;
+    if (t->kind != IR_STRUCT || t->nfields > FAST_MAX_FIELDS)
+        return false;
+    for (i = 0; i < t->nfields; i++)
+        for (j = i + 1; j < t->nfields; j++)
+            if (fields_clash(&t->fields[i], &t->fields[j]))
+                return false;
+    return true;
+}
+
+/*
+ * A discriminated union whose alternatives are structs with readable
+ * members, each with the discriminant as a member, picked by plain text
+ * literals: its value is read in place.
+ */
+static bool fast_union_ok(const ir_type *u)
+{
+    size_t i;
+    if (u == NULL || u->kind != IR_UNION || u->cls != IR_U_DISCRIMINATED || u->nalts == 0)
+        return false;
+    for (i = 0; i < u->nalts; i++) {
+        const ir_type *a = resolved(u->alts[i]);
+        if (!fast_fields_ok(a) || a->variants != NULL || field_index(a, u->disc_key) < 0 ||
+            u->disc[i].kind != IR_LIT_TEXT || !plain_text(&u->disc[i].text))
+            return false;
+    }
+    return true;
+}
+
+/* The discriminant member of union u (its first alternative's, as the runtime takes it). */
+static const ir_field *disc_field(const ir_type *u)
+{
+    const ir_type *a = resolved(u->alts[0]);
+    return &a->fields[field_index(a, u->disc_key)];
+}
+
+/*
+ * Does struct t get a generated decoder? Its members, and with variants,
+ * a readable union whose discriminant no member of t is spelled like
+ * (while no alternative is chosen, the runtime takes such a name for the
+ * discriminant; t's decoder would take it for the member).
+ */
+static bool fast_struct_ok(const ir_type *t)
+{
+    const ir_type *v;
+    size_t i;
+    if (!fast_fields_ok(t))
+        return false;
+    if (t->variants == NULL)
+        return true;
+    if (!fast_union_ok(v = resolved(t->variants)))
+        return false;
+    for (i = 0; i < t->nfields; i++)
+        if (fields_clash(&t->fields[i], disc_field(v)))
+            return false;
+    return true;
+}
+
+static bool has_fast(const ir_type *t)
+{
+    t = resolved(t);
+    return t->kind == IR_STRUCT ? fast_struct_ok(t) : fast_union_ok(t);
+}
+
+/* The name stem of t's generated decoder functions. */
+static const char *fast_fn(emitter *E, const ir_type *t)
+{
+    return cddl_fmt(E->ctx, "%s_%s_fast", E->opt->prefix, resolved(t)->c_name);
+}
+
+/* Bits of the members that must be present. */
+static const char *required_mask(emitter *E, const ir_type *t)
+{
+    uint64_t m = 0;
+    size_t i;
+    for (i = 0; i < t->nfields; i++)
+        if (!(t->fields[i].flags & IR_F_OPTIONAL))
+            m |= (uint64_t)1 << i;
+    return cddl_fmt(E->ctx, "UINT64_C(0x%llx)", (unsigned long long)m);
+}
+
+/* How the value of field f is read: one flag section of fast_struct.c.tmpl, with what it needs. */
+static void fast_read(emitter *E, const ir_field *f, tmpl_value *v)
+{
+    cddl_ctx *C = E->ctx;
+    const ir_type *t = resolved(f->type);
+    tmpl_set(C, v, "desc", desc_of(E, f->type));
+    if (f->flags & IR_F_LITERAL) {
+        bool plain = t->lit.kind == IR_LIT_TEXT && plain_text(&t->lit.text);
+        tmpl_flag(C, v, plain ? "read_literal" : "read_literal_table", 1);
+        if (plain) {
+            tmpl_set(C, v, "lit", c_string(E, t->lit.text.ptr, t->lit.text.len));
+            tmpl_setf(C, v, "lit_len", "%zu", t->lit.text.len);
+        }
+        return;
+    }
+    switch (t->kind) {
+    case IR_TEXT:
+        tmpl_flag(C, v, t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX ? "read_string" : "read_text", 1);
+        break;
+    case IR_UINT:
+        tmpl_flag(C, v, "read_uint", 1);
+        tmpl_set(C, v, "min", uint_lit(E, t->umin));
+        tmpl_set(C, v, "max", uint_lit(E, t->umax));
+        break;
+    case IR_INT:
+        tmpl_flag(C, v, "read_int", 1);
+        tmpl_set(C, v, "min", int_lit(E, t->imin));
+        tmpl_set(C, v, "max", int_lit(E, t->imax));
+        break;
+    case IR_BOOL: tmpl_flag(C, v, "read_bool", 1); break;
+    case IR_ANY: tmpl_flag(C, v, "read_any", 1); break;
+    default:
+        if ((t->kind == IR_STRUCT || t->kind == IR_UNION) && has_fast(t)) {
+            tmpl_flag(C, v, "read_generated", 1);
+            tmpl_set(C, v, "fn", fast_fn(E, t));
+        } else {
+            tmpl_flag(C, v, "read_table", 1);
+        }
+        break;
+    }
+}
+
+/* Template data of struct t's generated decoder (templates/fast_struct.c.tmpl). */
+static tmpl_value *fast_struct(emitter *E, const ir_type *t)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C);
+    bool stores = false;
+    size_t i;
+    tmpl_set(C, d, "fn", fast_fn(E, t));
+    tmpl_set(C, d, "ctype", ctype(E, t));
+    tmpl_set(C, d, "rule", comment_text(E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
+    tmpl_set(C, d, "desc", desc_of(E, t));
+    for (i = 0; i < t->nfields; i++) {
+        const ir_field *f = &t->fields[i];
+        tmpl_value *v = tmpl_object(C);
+        tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
+        tmpl_setf(C, v, "key_len", "%zu", f->key.len);
+        tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
+        tmpl_setf(C, v, "snake_len", "%zu", strlen(f->snake));
+        tmpl_set(C, v, "member", f->c_name);
+        tmpl_setf(C, v, "bit", "%zu", i);
+        tmpl_flag(C, v, "optional", (f->flags & IR_F_OPTIONAL) != 0);
+        tmpl_flag(C, v, "nullable", (f->flags & IR_F_NULLABLE) != 0);
+        fast_read(E, f, v);
+        stores |= (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE)) != 0 || !(f->flags & IR_F_LITERAL);
+        tmpl_append(C, fields, v);
+    }
+    tmpl_put(C, d, "fields", fields);
+    tmpl_flag(C, d, "no_fields", t->nfields == 0);
+    tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);
+    tmpl_flag(C, d, "open", t->open);
+    tmpl_set(C, d, "required", required_mask(E, t));
+    tmpl_flag(C, d, "has_required", strcmp(required_mask(E, t), "UINT64_C(0x0)") != 0);
+    if (t->variants != NULL) {
+        tmpl_value *v = tmpl_object(C);
+        tmpl_set(C, v, "vfn", fast_fn(E, t->variants));
+        tmpl_set(C, v, "vmember", t->variants_c_name);
+        tmpl_put(C, d, "variants", v);
+    }
+    return d;
+}
+
+/* Template data of discriminated union u's generated decoder (templates/fast_union.c.tmpl). */
+static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C), *alts = tmpl_list(C);
+    const ir_field *df = disc_field(u);
+    const char *NAME = upper(E, u->c_name);
+    size_t i;
+    tmpl_set(C, d, "fn", fast_fn(E, u));
+    tmpl_set(C, d, "ctype", ctype(E, u));
+    tmpl_set(C, d, "rule", comment_text(E, u->rule ? u->rule : u->c_name, strlen(u->rule ? u->rule : u->c_name)));
+    tmpl_set(C, d, "dkey", c_string(E, df->key.ptr, df->key.len));
+    tmpl_setf(C, d, "dkey_len", "%zu", df->key.len);
+    tmpl_set(C, d, "dsnake", c_string(E, df->snake, strlen(df->snake)));
+    tmpl_setf(C, d, "dsnake_len", "%zu", strlen(df->snake));
+    tmpl_flag(C, d, "as_variants", as_variants);
+    for (i = 0; i < u->nalts; i++) {
+        const ir_type *a = resolved(u->alts[i]);
+        tmpl_value *v = tmpl_object(C);
+        tmpl_setf(C, v, "KIND", "%s_%s_%s", upper(E, E->opt->prefix), NAME, upper(E, u->alt_c_names[i]));
+        tmpl_set(C, v, "alt", u->alt_c_names[i]);
+        tmpl_set(C, v, "alt_fn", fast_fn(E, a));
+        tmpl_set(C, v, "lit", c_string(E, u->disc[i].text.ptr, u->disc[i].text.len));
+        tmpl_setf(C, v, "lit_len", "%zu", u->disc[i].text.len);
+        tmpl_setf(C, v, "disc_bit", "UINT64_C(0x%llx)", 1ull << field_index(a, u->disc_key));
+        tmpl_set(C, v, "alt_required", required_mask(E, a));
+        tmpl_append(C, alts, v);
+    }
+    tmpl_put(C, d, "alts", alts);
+    return d;
+}
+
 /* The descriptor's initializer and the auxiliary arrays it needs, as template data. */
 static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
 {
@@ -231,6 +477,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     tmpl_set(C, d, "rule", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "NULL");
     tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
     tmpl_flag(C, d, "external", t->named);
+    tmpl_set(C, d, "fast", (t->kind == IR_STRUCT || t->kind == IR_UNION) && has_fast(t) ? fast_fn(E, t) : "NULL");
     switch (t->kind) {
     case IR_ANY: case IR_BOOL:
         tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APR_K_ANY" : "APR_K_BOOL");
@@ -586,6 +833,38 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
     return d;
 }
 
+/*
+ * The generated decoders of every type whose descriptor names one, in
+ * descriptor order: "fast_structs" and "fast_unions" (a union that some
+ * struct inlines as its variants also gets the functions that read it
+ * member by member).
+ */
+static void fast_decoders(emitter *E, tmpl_value *data)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *structs = tmpl_list(C), *unions = tmpl_list(C);
+    size_t i, j;
+    for (i = 0; i < E->ndescs; i++) { /* fast_struct may add descriptors: ndescs grows */
+        const ir_type *t = E->desc_types[i];
+        if (t->kind == IR_STRUCT && fast_struct_ok(t))
+            tmpl_append(C, structs, fast_struct(E, t));
+    }
+    for (i = 0; i < E->ndescs; i++) {
+        const ir_type *t = E->desc_types[i];
+        bool as_variants = false;
+        if (t->kind != IR_UNION || !fast_union_ok(t))
+            continue;
+        for (j = 0; j < E->ndescs; j++) {
+            const ir_type *s = E->desc_types[j];
+            as_variants |= s->kind == IR_STRUCT && s->variants != NULL && resolved(s->variants) == t &&
+                           fast_struct_ok(s);
+        }
+        tmpl_append(C, unions, fast_union(E, t, as_variants));
+    }
+    tmpl_put(C, data, "fast_structs", structs);
+    tmpl_put(C, data, "fast_unions", unions);
+}
+
 int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
 {
     emitter E;
@@ -639,6 +918,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
             tmpl_setf(ctx, v, "kind_type", "%s_%s_kind", opt->prefix, resolved(t)->c_name);
         tmpl_append(ctx, types, v);
     }
+    fast_decoders(&E, data);
     tmpl_put(ctx, data, "forwards", forwards);
     tmpl_put(ctx, data, "decls", decls);
     tmpl_put(ctx, data, "types", types);

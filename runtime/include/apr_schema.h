@@ -82,6 +82,14 @@ typedef struct apr_literal {
 
 typedef struct apr_type apr_type;
 
+/*
+ * A decoder that cddlgen generated for one type, as straight-line C: reads
+ * the value at p into out and returns the position after it, or NULL to
+ * give up (apr_fast.h says how it is used; applications do not call it).
+ */
+typedef struct apr_fast_ctx apr_fast_ctx;
+typedef const char *(*apr_fast_decoder)(apr_fast_ctx *c, const char *p, void *out);
+
 /* Flags of a struct member. */
 enum {
     APR_F_OPTIONAL = 1, /* `? key: T`: a `bool` at present_offset says whether it was given */
@@ -165,6 +173,7 @@ struct apr_type {
             size_t raw_offset;           /* apr_json_raw of the whole value, as decoded */
         } un;
     } u;
+    apr_fast_decoder fast;        /* the generated decoder of this type, tried first; NULL: none */
 };
 
 /* ---- options --------------------------------------------------------------- */

@@ -23,7 +23,7 @@
  */
 #include "apr_assemble.h"
 
-#include "bytes_internal.h"
+#include "apr_fast.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1205,13 +1205,13 @@ static ASM_INLINE void copy_token(char *dst, const char *src, size_t n)
     p4 = from[w4];
     p1 = from[w1];
     /* Overlapping bytes are the same source byte, so OR joins the loads. */
-    x4 = apr_priv_load32(p4) | (uint64_t)apr_priv_load32(p4 + e4) << (8 * e4);
+    x4 = apr_fast_load32(p4) | (uint64_t)apr_fast_load32(p4 + e4) << (8 * e4);
     x1 = (uint64_t)(unsigned char)p1[0] | (uint64_t)(unsigned char)p1[e1 / 2] << (8 * (e1 / 2)) |
          (uint64_t)(unsigned char)p1[e1] << (8 * e1);
     /* Masks, not ?:, which compilers turn back into branches. */
-    w = (apr_priv_load64(p8) & m8) | (x4 & m4) | (x1 & m1);
+    w = (apr_fast_load64(p8) & m8) | (x4 & m4) | (x1 & m1);
     memcpy(dst, &w, 8);
-    w = (apr_priv_load64(p8 + e8) & m8) | (w & ~m8);
+    w = (apr_fast_load64(p8 + e8) & m8) | (w & ~m8);
     memcpy(dst + e8, &w, 8);
 }
 
@@ -1223,10 +1223,10 @@ static ASM_INLINE int same_place(const asm_common *c, const apr_asm_event *ev)
     /* One test for the shape: segment count, node length, node present. */
     if (((c->ns_len ^ ev->ns_len) | (c->node.len ^ ev->node.len) |
          (size_t)((c->node.ptr == NULL) ^ (ev->node.ptr == NULL))) != 0 ||
-        (e == NULL && ev->ns_len != 0) || !apr_priv_bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
+        (e == NULL && ev->ns_len != 0) || !apr_fast_bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
         return 0;
     for (i = 0; i < ev->ns_len; i++)
-        if (e[i].len != k[i].len || e[i].ptr == NULL || !apr_priv_bytes_equal(k[i].ptr, e[i].ptr, e[i].len))
+        if (e[i].len != k[i].len || e[i].ptr == NULL || !apr_fast_bytes_equal(k[i].ptr, e[i].ptr, e[i].len))
             return 0;
     return 1;
 }
@@ -1247,9 +1247,9 @@ static ASM_INLINE apr_asm_message **place_set(apr_assembler *a, const apr_slice 
         size_t n = ns[ns_len - 1].len;
         h ^= n;
         if (n >= 8)
-            h ^= apr_priv_load64(p + n - 8);
+            h ^= apr_fast_load64(p + n - 8);
         else if (n >= 4)
-            h ^= (uint64_t)apr_priv_load32(p + n - 4) << 8;
+            h ^= (uint64_t)apr_fast_load32(p + n - 4) << 8;
         else if (n != 0)
             h ^= (uint64_t)(unsigned char)p[n - 1] << 8;
     }

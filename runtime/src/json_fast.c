@@ -16,14 +16,14 @@
 
 #include "apr_utf8.h"
 
-const char *apr_json_priv_scan_string_slow(const char *p, const char *end, int *escaped)
+const char *apr_fast_scan_string_slow(const char *p, const char *end, int *escaped)
 {
     const char *s = p + 1, *bad, *why;
     unsigned high = 0;
     apr_status code;
     *escaped = 0;
     for (;;) {
-        s = apr_json_priv_find_special(s, end, &high);
+        s = apr_fast_find_special(s, end, &high);
         if (s >= end)
             return NULL;
         if (*s == '"')
@@ -56,7 +56,7 @@ const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room,
             return NULL;
         switch (*p) {
         case '"':
-            p = apr_json_priv_scan_string(p, end, &escaped);
+            p = apr_fast_scan_string(p, end, &escaped);
             break;
         case '{':
         case '[':
@@ -64,7 +64,7 @@ const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room,
                 return NULL;
             closer[top] = *p == '{' ? '}' : ']';
             first_name[top] = nnames;
-            p = apr_json_priv_ws(p + 1, end);
+            p = apr_fast_ws(p + 1, end);
             if (p < end && *p == closer[top]) {
                 p++;
                 break;
@@ -73,13 +73,13 @@ const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room,
                 goto name;
             continue;
         case 't':
-            p = apr_json_priv_scan_word(p, end, "true", 4);
+            p = apr_fast_scan_word(p, end, "true", 4);
             break;
         case 'f':
-            p = apr_json_priv_scan_word(p, end, "false", 5);
+            p = apr_fast_scan_word(p, end, "false", 5);
             break;
         case 'n':
-            p = apr_json_priv_scan_word(p, end, "null", 4);
+            p = apr_fast_scan_word(p, end, "null", 4);
             break;
         default:
             if (*p != '-' && (unsigned)(*p - '0') > 9)
@@ -93,7 +93,7 @@ const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room,
         for (;;) {
             if (top == 0)
                 return p;
-            if ((p = apr_json_priv_scan_next(p, end, closer[top - 1], &closed)) == NULL)
+            if ((p = apr_fast_scan_next(p, end, closer[top - 1], &closed)) == NULL)
                 return NULL;
             if (!closed)
                 break;
@@ -102,12 +102,12 @@ const char *apr_json_priv_skip_fast(const char *p, const char *end, size_t room,
         if (closer[top - 1] != '}')
             continue;
     name:
-        if (nnames == APR_JSON_FAST_NAMES || (p = apr_json_priv_scan_name(p, end, &names[nnames])) == NULL)
+        if (nnames == APR_JSON_FAST_NAMES || (p = apr_fast_scan_name(p, end, &names[nnames])) == NULL)
             return NULL;
         if (!allow_duplicates) {
             for (i = first_name[top - 1]; i < nnames; i++) {
                 if (names[i].len == names[nnames].len &&
-                    apr_priv_bytes_equal(names[i].ptr, names[nnames].ptr, names[i].len))
+                    apr_fast_bytes_equal(names[i].ptr, names[nnames].ptr, names[i].len))
                     return NULL;
             }
             nnames++; /* with duplicates allowed no name is kept */

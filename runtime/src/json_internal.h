@@ -6,7 +6,7 @@
 #define APR_JSON_INTERNAL_H
 
 #include "apr_json.h"
-#include "bytes_internal.h"
+#include "apr_fast.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -42,43 +42,6 @@ static inline apr_json_kind apr_json_priv_kind_of(char c)
 }
 
 /*
- * apr_json_priv_find_special for the last bytes of a text (fewer than 16,
- * or all of them without SSE2): eight bytes a step with portable word
- * tricks, then byte by byte. Out of line, so that the usual case keeps
- * few registers busy.
- */
-const char *apr_json_priv_find_special_tail(const char *s, const char *end, unsigned *high);
-
-/*
- * Finds the first byte in [s, end) that ends a run of plain string content:
- * '"', '\\' or a control character (end when there is none). ORs into *high
- * the bytes before it, so (*high & 0x80) says whether UTF-8 needs checking.
- * Sixteen bytes a step with SSE2: member names and short values end within
- * one step.
- */
-static inline const char *apr_json_priv_find_special(const char *s, const char *end, unsigned *high)
-{
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
-    while (end - s >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-        /* max(v, 0x1F) == 0x1F exactly for the bytes <= 0x1F, unsigned */
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-        unsigned m = (unsigned)_mm_movemask_epi8(stop), h = (unsigned)_mm_movemask_epi8(v);
-        if (m != 0) {
-            /* the bytes before the stop: below its bit in the masks */
-            *high |= (h & (m ^ (m - 1u)) & ~m) != 0 ? 0x80u : 0u;
-            return s + __builtin_ctz(m);
-        }
-        *high |= h != 0 ? 0x80u : 0u;
-        s += 16;
-    }
-#endif
-    return apr_json_priv_find_special_tail(s, end, high);
-}
-
-/*
  * Decodes the escape at p (p[0] == '\\', p < end) into out (when not NULL,
  * *out_len bytes, at most 4); returns the byte after it, or NULL with *code
  * (APR_E_SYNTAX or APR_E_UTF8), *bad (where) and *why (what) set.
@@ -100,89 +63,6 @@ size_t apr_json_priv_unescape(const char *q, const char *s, char *buf);
  * every error, and past its limits), and the caller then asks the pull
  * reader, which accepts everything these accept and locates the error.
  */
-
-/* Skips JSON whitespace from p. Compact JSON has none: then one test. */
-static inline const char *apr_json_priv_ws(const char *p, const char *end)
-{
-    if (p < end && (unsigned char)*p > ' ')
-        return p;
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* apr_json_priv_scan_string for strings with escapes or bytes past ASCII. */
-const char *apr_json_priv_scan_string_slow(const char *p, const char *end, int *escaped);
-
-/*
- * Checks the string whose '"' is at p (p < end) as the reader does (escapes,
- * surrogates, UTF-8, no control characters); returns the byte after its
- * closing '"', or NULL. *escaped says whether it has escapes: without, its
- * content between the quotes is its text. Plain ASCII is one scan here.
- */
-static inline const char *apr_json_priv_scan_string(const char *p, const char *end, int *escaped)
-{
-    unsigned high = 0;
-    const char *s = apr_json_priv_find_special(p + 1, end, &high);
-    if (s < end && *s == '"' && !(high & 0x80u)) {
-        *escaped = 0;
-        return s + 1;
-    }
-    return apr_json_priv_scan_string_slow(p, end, escaped);
-}
-
-/* After a member name: the value's position past the ':', or NULL. */
-static inline const char *apr_json_priv_scan_colon(const char *p, const char *end)
-{
-    /* the ':' right after the name, in compact JSON */
-    if (!(p < end && *p == ':')) {
-        p = apr_json_priv_ws(p, end);
-        if (!(p < end && *p == ':'))
-            return NULL;
-    }
-    return apr_json_priv_ws(p + 1, end);
-}
-
-/*
- * Reads the member name whose '"' is at p and the ':' after it; returns the
- * value's position, with *name the name's content. Escaped names give up:
- * unescaping them changes what duplicates are.
- */
-static inline const char *apr_json_priv_scan_name(const char *p, const char *end, apr_slice *name)
-{
-    int escaped;
-    const char *s;
-    if (p >= end || *p != '"' || (s = apr_json_priv_scan_string(p, end, &escaped)) == NULL || escaped)
-        return NULL;
-    name->ptr = p + 1;
-    name->len = (size_t)(s - p) - 2;
-    return apr_json_priv_scan_colon(s, end);
-}
-
-/*
- * After an item of a container: the next item's start (*closed 0), or the
- * byte after `closer` (*closed 1).
- */
-static inline const char *apr_json_priv_scan_next(const char *p, const char *end, char closer, int *closed)
-{
-    /* the ',' or closer right after the item, in compact JSON */
-    if (!(p < end && (*p == ',' || *p == closer)))
-        p = apr_json_priv_ws(p, end);
-    if (p >= end)
-        return NULL;
-    if (*p == ',') {
-        *closed = 0;
-        return apr_json_priv_ws(p + 1, end);
-    }
-    *closed = 1;
-    return *p == closer ? p + 1 : NULL;
-}
-
-/* `word` (n bytes: true, false, null) at p, or NULL. */
-static inline const char *apr_json_priv_scan_word(const char *p, const char *end, const char *word, size_t n)
-{
-    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
-}
 
 /*
  * Skips the JSON value at p, checking what apr_json_skip checks: syntax,

@@ -480,7 +480,7 @@ const char *apr_json_priv_unescape_one(const char *p, const char *end, char *out
     return p + 2;
 }
 
-const char *apr_json_priv_find_special_tail(const char *s, const char *end, unsigned *high)
+const char *apr_fast_find_special_tail(const char *s, const char *end, unsigned *high)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     while (end - s >= 8) {
@@ -546,7 +546,7 @@ static apr_status scan_string(apr_json_reader *r, const char **pp, apr_slice *ou
     int escaped = 0;
     apr_status code;
     for (;;) {
-        s = apr_json_priv_find_special(s, end, &high);
+        s = apr_fast_find_special(s, end, &high);
         if (UNLIKELY(s >= end))
             return fail_at(r, err, APR_E_SYNTAX, p, "unterminated string");
         if (LIKELY(*s == '"'))
@@ -1045,9 +1045,9 @@ apr_status apr_json_validate(const char *json, size_t len, const apr_json_reader
     /* Most texts are right: the validating skip (json_fast.c) says so
      * several times faster. When it gives up, the reader decides and
      * locates the error. */
-    if (json != NULL && (p = apr_json_priv_skip_fast(apr_json_priv_ws(json, end), end, max_depth,
+    if (json != NULL && (p = apr_json_priv_skip_fast(apr_fast_ws(json, end), end, max_depth,
                                                      options != NULL && options->allow_duplicates)) != NULL &&
-        apr_json_priv_ws(p, end) == end)
+        apr_fast_ws(p, end) == end)
         return APR_OK;
     memset(&ao, 0, sizeof ao);
     ao.initial = scratch.bytes;

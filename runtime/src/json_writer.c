@@ -173,7 +173,7 @@ int apr_json_priv_put_string_slow(apr_json_writer *w, const char *s, size_t len)
         const char *run = s;
         size_t n;
         unsigned char c;
-        s = apr_json_priv_find_special(s, e, &high);
+        s = apr_fast_find_special(s, e, &high);
         n = (size_t)(s - run);
         memcpy(w->buf + w->len, run, n);
         w->len += n;
@@ -329,7 +329,7 @@ static const char *raw_string_end(const char *p, const char *end)
 {
     unsigned high = 0;
     for (;;) {
-        p = apr_json_priv_find_special(p, end, &high);
+        p = apr_fast_find_special(p, end, &high);
         if (p == end)
             return end;
         if (*p == '"')

@@ -1111,7 +1111,13 @@ apr_status apr_schema_decode(const apr_type *type, const char *json, size_t len,
      * bookkeeping; the rest (and every error) is the exact decoder's. */
     if (type != NULL && (out != NULL || type->size == 0)) {
         apr_arena_marker mark = apr_arena_mark(arena);
-        if (apr_schema_priv_decode_fast(type, json, len, arena, out, options))
+        if (apr_schema_priv_decode_fast(type, json, len, arena, out, options, true))
+            return APR_OK;
+        apr_arena_rollback(arena, mark);
+        /* Generated decoders give up on what only the table-driven fast
+         * path does (a discriminant after the members it decides): it gets
+         * its own try before the exact decoder. */
+        if (type->fast != NULL && apr_schema_priv_decode_fast(type, json, len, arena, out, options, false))
             return APR_OK;
         apr_arena_rollback(arena, mark);
     }

@@ -34,7 +34,7 @@
  * duplicates are checked by comparing with each other.
  */
 #define FAST_MAX_DEPTH APR_JSON_FAST_DEPTH
-#define FAST_MAX_TYPED 128
+#define FAST_MAX_TYPED APR_FAST_MAX_TYPED
 #define FAST_MAX_NAMES APR_JSON_FAST_NAMES
 
 /* For the few steps of every member: a call there costs more than the code. */
@@ -47,14 +47,8 @@
 /* Fields one object can track in its seen-set word (own plus its variant's). */
 #define FAST_MAX_FIELDS 64
 
-typedef struct fast_ctx {
-    const char *end;
-    apr_arena *arena;
-    apr_key_case key_case;
-    unsigned depth;     /* JSON containers open */
-    unsigned max_depth; /* min(the reader's limit, FAST_MAX_DEPTH) */
-    unsigned typed;     /* typed containers open, as decode_nested counts them */
-} fast_ctx;
+/* The context shared with generated decoders (apr_fast.h). */
+typedef apr_fast_ctx fast_ctx;
 
 static const char *fast_value(fast_ctx *c, const apr_type *t, const char *p, void *out);
 
@@ -73,8 +67,7 @@ static inline unsigned fast_ctz64(uint64_t x)
 #endif
 }
 
-/* The content [q, s) of a string with escapes, unescaped into the arena. */
-static APR_NOINLINE bool fast_unescape(fast_ctx *c, const char *q, const char *s, apr_slice *out)
+bool apr_fast_unescape(fast_ctx *c, const char *q, const char *s, apr_slice *out)
 {
     size_t cap = (size_t)(s - q), n;
     char *buf = (char *)apr_arena_alloc_aligned(c->arena, cap, 1);
@@ -86,47 +79,15 @@ static APR_NOINLINE bool fast_unescape(fast_ctx *c, const char *q, const char *s
     return true;
 }
 
-/*
- * Reads the string whose '"' is at p, as apr_json_read_string does: *out is
- * its content, a slice of the input without escapes, else unescaped into
- * the arena.
- */
-static FAST_INLINE const char *fast_string(fast_ctx *c, const char *p, apr_slice *out)
-{
-    int escaped;
-    const char *s = apr_json_priv_scan_string(p, c->end, &escaped);
-    if (s == NULL)
-        return NULL;
-    if (APR_LIKELY(!escaped)) {
-        out->ptr = p + 1;
-        out->len = (size_t)(s - p) - 2;
-        return s;
-    }
-    return fast_unescape(c, p + 1, s - 1, out) ? s : NULL;
-}
-
 /* Is s the text literal lit? (apr_schema_priv_text_is without a libc call.) */
 static inline bool fast_text_is(const apr_literal *lit, apr_slice s)
 {
-    return lit->kind == APR_LIT_TEXT && lit->len == s.len && apr_priv_bytes_equal(lit->text, s.ptr, s.len);
+    return lit->kind == APR_LIT_TEXT && lit->len == s.len && apr_fast_bytes_equal(lit->text, s.ptr, s.len);
 }
 
-/* Enters the container whose opening byte is at p; stands at its first item or closer. */
-/*
- * Enters the container whose `open` byte ('{' or '[') must stand at p; stands
- * at its first item, or after it with *closed set when it is empty.
- */
-static inline const char *fast_open(fast_ctx *c, const char *p, char open, int *closed)
-{
-    if (p >= c->end || *p != open || ++c->depth > c->max_depth)
-        return NULL;
-    p = apr_json_priv_ws(p + 1, c->end);
-    *closed = p < c->end && *p == (open == '{' ? '}' : ']');
-    return p + *closed;
-}
 
 /* Leaves a container of n items read into an arena array: the counterpart of fast_open. */
-static inline const char *fast_close_items(fast_ctx *c, const char *p, char *items, size_t n, size_t min,
+static inline const char *fast_close_items(fast_ctx *c, const char *p, void *items, size_t n, size_t min,
                                            apr_array *out)
 {
     c->depth--;
@@ -134,58 +95,6 @@ static inline const char *fast_close_items(fast_ctx *c, const char *p, char *ite
         return NULL;
     out->items = items;
     out->count = n;
-    return p;
-}
-
-static inline const char *fast_bool(const char *p, const char *end, bool *out)
-{
-    if (p < end && *p == 't') {
-        *out = true;
-        return apr_json_priv_scan_word(p, end, "true", 4);
-    }
-    *out = false;
-    return p < end && *p == 'f' ? apr_json_priv_scan_word(p, end, "false", 5) : NULL;
-}
-
-/*
- * Reads an integer at p as sign and magnitude. Numbers with a fraction or
- * exponent and magnitudes of 19 digits or more (near or past 64 bits) are
- * the exact decoder's to judge.
- */
-static inline const char *fast_integer(const char *p, const char *end, bool *neg, uint64_t *mag)
-{
-    const char *digits;
-    uint64_t v = 0;
-    *neg = p < end && *p == '-';
-    p += *neg;
-    digits = p;
-    if (p >= end || (unsigned)(*p - '0') > 9)
-        return NULL;
-    if (*p == '0') {
-        p++;
-    } else {
-        /* Eight digits at a time when eight bytes are digits (timestamps have 13). */
-        while (end - p >= 8 && v < 10000000000ull) {
-            uint64_t w, lo;
-            memcpy(&w, p, 8);
-            lo = w - 0x3030303030303030ull;
-            /* every byte a digit: no byte below '0' (borrow) nor above '9' (+6 carries to 0x10) */
-            if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-                0x3333333333333333ull)
-                break;
-            /* pairs, quads, then all eight: the first digit is the lowest byte */
-            lo = (lo * 2561) >> 8;
-            lo = ((lo & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
-            lo = ((lo & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
-            v = v * 100000000ull + lo;
-            p += 8;
-        }
-        while (p < end && (unsigned)(*p - '0') <= 9)
-            v = v * 10 + (uint64_t)(*p++ - '0');
-    }
-    if (p - digits > 18 || (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (unsigned)(*p - '0') <= 9)))
-        return NULL;
-    *mag = v;
     return p;
 }
 
@@ -197,6 +106,16 @@ static inline const char *fast_skip(fast_ctx *c, const char *p)
     return apr_json_priv_skip_fast(p, c->end, c->max_depth - c->depth, 0);
 }
 
+const char *apr_fast_any(fast_ctx *c, const char *p, apr_json_raw *out)
+{
+    const char *q = fast_skip(c, p);
+    if (q != NULL) {
+        out->ptr = p;
+        out->len = (size_t)(q - p);
+    }
+    return q;
+}
+
 /* ---- scalars ------------------------------------------------------------------ */
 
 /* Does text s meet t's size and pattern? (Out of line: its message buffer is big.) */
@@ -206,9 +125,9 @@ static APR_NOINLINE bool fast_text_ok(const apr_type *t, apr_slice s)
     return apr_schema_priv_check_text(t, s.ptr, s.len, msg, sizeof msg) == APR_OK;
 }
 
-static inline const char *fast_text(fast_ctx *c, const apr_type *t, const char *p, apr_slice *out)
+const char *apr_fast_text(fast_ctx *c, const apr_type *t, const char *p, apr_slice *out)
 {
-    if (p >= c->end || *p != '"' || (p = fast_string(c, p, out)) == NULL)
+    if ((p = apr_fast_string(c, p, out)) == NULL)
         return NULL;
     if (APR_UNLIKELY(apr_schema_priv_text_constrained(t, out->len)) && !fast_text_ok(t, *out))
         return NULL;
@@ -220,7 +139,7 @@ static const char *fast_enum(fast_ctx *c, const apr_type *t, const char *p, void
     char msg[APR_ERROR_MESSAGE_MAX];
     apr_slice s;
     size_t i;
-    if (p >= c->end || *p != '"' || (p = fast_string(c, p, &s)) == NULL)
+    if ((p = apr_fast_string(c, p, &s)) == NULL)
         return NULL;
     for (i = 0; i < t->u.enm.count; i++) {
         if (fast_text_is(&t->u.enm.values[i], s)) {
@@ -236,23 +155,11 @@ static const char *fast_enum(fast_ctx *c, const apr_type *t, const char *p, void
     return p;
 }
 
-static inline const char *fast_int(const apr_type *t, const char *p, const char *end, void *out)
+static inline const char *fast_int(fast_ctx *c, const apr_type *t, const char *p, void *out)
 {
-    bool neg;
-    uint64_t mag;
-    if ((p = fast_integer(p, end, &neg, &mag)) == NULL)
-        return NULL;
-    if (t->kind == APR_K_INT) {
-        int64_t v = neg ? -(int64_t)mag : (int64_t)mag;
-        if (v < t->u.i.min || v > t->u.i.max)
-            return NULL;
-        *(int64_t *)out = v;
-    } else {
-        if ((neg && mag != 0) || mag < t->u.u.min || mag > t->u.u.max)
-            return NULL;
-        *(uint64_t *)out = mag;
-    }
-    return p;
+    if (t->kind == APR_K_INT)
+        return apr_fast_int(c, p, t->u.i.min, t->u.i.max, (int64_t *)out);
+    return apr_fast_uint(c, p, t->u.u.min, t->u.u.max, (uint64_t *)out);
 }
 
 static const char *fast_float(const apr_type *t, const char *p, const char *end, double *out)
@@ -278,7 +185,7 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
     switch (lit->kind) {
     case APR_LIT_TEXT: {
         apr_slice s;
-        if (p >= end || *p != '"' || (p = fast_string(c, p, &s)) == NULL)
+        if ((p = apr_fast_string(c, p, &s)) == NULL)
             return NULL;
         *matched = fast_text_is(lit, s);
         return p;
@@ -287,7 +194,7 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
     case APR_LIT_UINT: {
         bool neg;
         uint64_t mag;
-        if ((p = fast_integer(p, end, &neg, &mag)) == NULL)
+        if ((p = apr_fast_integer(p, end, &neg, &mag)) == NULL)
             return NULL;
         if (lit->kind == APR_LIT_UINT)
             *matched = (!neg || mag == 0) && mag == lit->u;
@@ -299,13 +206,13 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
     }
     case APR_LIT_BOOL: {
         bool b;
-        if ((p = fast_bool(p, end, &b)) != NULL)
+        if ((p = apr_fast_bool(c, p, &b)) != NULL)
             *matched = b == (lit->i != 0);
         return p;
     }
     case APR_LIT_NULL:
         *matched = true;
-        return apr_json_priv_scan_word(p, end, "null", 4);
+        return apr_fast_scan_word(p, end, "null", 4);
     case APR_LIT_FLOAT:
         break;
     }
@@ -314,35 +221,31 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
 
 /* ---- arrays and maps ------------------------------------------------------------ */
 
-/* Room for item n of `size` bytes in an arena array of *cap, zeroed. */
-static char *fast_item(fast_ctx *c, char **items, size_t n, size_t *cap, size_t size)
+void *apr_fast_grow(fast_ctx *c, void *items, size_t n, size_t *cap, size_t size)
 {
     if (n == *cap) {
         size_t ncap = *cap != 0 ? *cap * 2 : 4;
-        char *grown;
-        if (ncap > SIZE_MAX / size)
+        if (ncap > SIZE_MAX / size ||
+            (items = apr_arena_realloc(c->arena, items, *cap * size, ncap * size, APR_ARENA_ALIGN)) == NULL)
             return NULL;
-        grown = (char *)apr_arena_realloc(c->arena, *items, *cap * size, ncap * size, APR_ARENA_ALIGN);
-        if (grown == NULL)
-            return NULL;
-        *items = grown;
         *cap = ncap;
     }
-    memset(*items + n * size, 0, size);
-    return *items + n * size;
+    memset((char *)items + n * size, 0, size);
+    return items;
 }
 
 static const char *fast_array(fast_ctx *c, const apr_type *t, const char *p, apr_array *out)
 {
     const apr_type *et = t->u.arr.elem;
     size_t es = et->size, n = 0, cap = 0;
-    char *items = NULL, *item = NULL;
+    void *items = NULL;
     int closed;
-    if ((p = fast_open(c, p, '[', &closed)) == NULL)
+    if ((p = apr_fast_open(c, p, '[', &closed)) == NULL)
         return NULL;
     while (!closed) {
-        if (n >= t->u.arr.max || (es != 0 && (item = fast_item(c, &items, n, &cap, es)) == NULL) ||
-            (p = fast_value(c, et, p, item)) == NULL || (p = apr_json_priv_scan_next(p, c->end, ']', &closed)) == NULL)
+        if (n >= t->u.arr.max || (es != 0 && (items = apr_fast_grow(c, items, n, &cap, es)) == NULL) ||
+            (p = fast_value(c, et, p, (char *)items + n * es)) == NULL ||
+            (p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
             return NULL;
         n++;
     }
@@ -355,7 +258,7 @@ static bool fast_name_in(const char *items, size_t n, size_t size, apr_slice nam
     size_t i;
     for (i = 0; i < n; i++) {
         const apr_slice *k = (const apr_slice *)(const void *)(items + i * size);
-        if (k->len == name.len && apr_priv_bytes_equal(k->ptr, name.ptr, name.len))
+        if (k->len == name.len && apr_fast_bytes_equal(k->ptr, name.ptr, name.len))
             return true;
     }
     return false;
@@ -364,18 +267,20 @@ static bool fast_name_in(const char *items, size_t n, size_t size, apr_slice nam
 static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_array *out)
 {
     size_t es = t->u.map.entry_size, n = 0, cap = 0;
-    char *items = NULL, *entry;
+    void *items = NULL;
+    char *entry;
     apr_slice name;
     int closed;
-    if ((p = fast_open(c, p, '{', &closed)) == NULL)
+    if ((p = apr_fast_open(c, p, '{', &closed)) == NULL)
         return NULL;
     while (!closed) {
-        if (n >= t->u.map.max || n >= FAST_MAX_NAMES || (p = apr_json_priv_scan_name(p, c->end, &name)) == NULL ||
-            fast_name_in(items, n, es, name) || (entry = fast_item(c, &items, n, &cap, es)) == NULL)
+        if (n >= t->u.map.max || n >= FAST_MAX_NAMES || (p = apr_fast_scan_name(p, c->end, &name)) == NULL ||
+            fast_name_in((const char *)items, n, es, name) || (items = apr_fast_grow(c, items, n, &cap, es)) == NULL)
             return NULL;
+        entry = (char *)items + n * es;
         *(apr_slice *)(void *)entry = name;
         if ((p = fast_value(c, t->u.map.value, p, entry + t->u.map.value_offset)) == NULL ||
-            (p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL)
+            (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
         n++;
     }
@@ -387,19 +292,19 @@ static const char *fast_map(fast_ctx *c, const apr_type *t, const char *p, apr_a
 /* Does input name k name field f under the decoder's key case? */
 static inline bool fast_named(const apr_field *f, apr_slice k, apr_key_case kc)
 {
-    if (kc != APR_CASE_SNAKE && f->key_len == k.len && apr_priv_bytes_equal(f->key, k.ptr, k.len))
+    if (kc != APR_CASE_SNAKE && f->key_len == k.len && apr_fast_bytes_equal(f->key, k.ptr, k.len))
         return true;
     if (kc == APR_CASE_SCHEMA)
         return false;
     if (f->snake == NULL)
-        return kc == APR_CASE_SNAKE && f->key_len == k.len && apr_priv_bytes_equal(f->key, k.ptr, k.len);
-    return f->snake_len == k.len && apr_priv_bytes_equal(f->snake, k.ptr, k.len);
+        return kc == APR_CASE_SNAKE && f->key_len == k.len && apr_fast_bytes_equal(f->key, k.ptr, k.len);
+    return f->snake_len == k.len && apr_fast_bytes_equal(f->snake, k.ptr, k.len);
 }
 
 /* Is the name whose '"' is at p exactly `name`? (Plain names only: no scan for escapes.) */
 static inline bool fast_is_plain(const char *p, const char *end, const char *name, size_t len)
 {
-    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && apr_priv_bytes_equal(p + 1, name, len);
+    return (size_t)(end - p) > len + 1 && p[len + 1] == '"' && apr_fast_bytes_equal(p + 1, name, len);
 }
 
 /*
@@ -419,7 +324,7 @@ static FAST_INLINE const char *fast_expected(const apr_field *f, const char *p, 
     else
         return NULL;
     name->ptr = p + 1;
-    return apr_json_priv_scan_colon(p + name->len + 2, end);
+    return apr_fast_scan_colon(p + name->len + 2, end);
 }
 
 /* The field named k, looked for from *hint on (members usually come in schema order); SIZE_MAX if none. */
@@ -508,7 +413,7 @@ static FAST_INLINE const char *fast_disc_at(const apr_type *u, const char *p, co
 static inline bool fast_literal_at(const char *p, const char *end, const apr_literal *lit)
 {
     return lit->kind == APR_LIT_TEXT && (size_t)(end - p) > lit->len + 1 && p[lit->len + 1] == '"' &&
-           apr_priv_bytes_equal(p + 1, lit->text, lit->len);
+           apr_fast_bytes_equal(p + 1, lit->text, lit->len);
 }
 
 /* High bit set in each byte of w that is '"', '\\', a control or non-ASCII
@@ -556,7 +461,7 @@ static APR_NOINLINE const char *fast_pick_slow(fast_ctx *c, const apr_type *u, c
 {
     apr_slice v;
     size_t i;
-    if ((p = fast_string(c, p, &v)) == NULL)
+    if ((p = apr_fast_string(c, p, &v)) == NULL)
         return NULL;
     for (i = 0; i < u->u.un.nalts; i++) {
         if (fast_text_is(&u->u.un.disc[i], v)) {
@@ -602,8 +507,8 @@ static bool fast_look_ahead(fast_ctx *c, const apr_type *u, const char *p, size_
     apr_slice k;
     int closed;
     for (;;) {
-        if ((p = fast_skip(c, p)) == NULL || (p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL || closed ||
-            (p = apr_json_priv_scan_name(p, c->end, &k)) == NULL)
+        if ((p = fast_skip(c, p)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL || closed ||
+            (p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return false;
         if (fast_is_disc(u, k, c->key_case)) {
             c->depth = depth;
@@ -616,7 +521,7 @@ static FAST_INLINE const char *fast_field(fast_ctx *c, const apr_field *f, const
 {
     unsigned fl = f->flags;
     if ((fl & APR_F_NULLABLE) && p < c->end && *p == 'n') {
-        if ((p = apr_json_priv_scan_word(p, c->end, "null", 4)) == NULL)
+        if ((p = apr_fast_scan_word(p, c->end, "null", 4)) == NULL)
             return NULL;
         *APR_AT(base, f->null_offset, bool) = true;
     } else if (fl & APR_F_LITERAL) {
@@ -628,9 +533,9 @@ static FAST_INLINE const char *fast_field(fast_ctx *c, const apr_field *f, const
         const apr_type *t = f->type;
         void *out = base + f->offset;
         switch (t->kind) {
-        case APR_K_TEXT: p = fast_text(c, t, p, (apr_slice *)out); break;
+        case APR_K_TEXT: p = apr_fast_text(c, t, p, (apr_slice *)out); break;
         case APR_K_INT:
-        case APR_K_UINT: p = fast_int(t, p, c->end, out); break;
+        case APR_K_UINT: p = fast_int(c, t, p, out); break;
         default: p = fast_value(c, t, p, out); break;
         }
         if (p == NULL)
@@ -669,15 +574,14 @@ static FAST_INLINE const char *fast_member(fast_ctx *c, const apr_field *f, size
  * struct `owner` at `obase`, as keep_extra does; *cap is the list's room.
  * Names kept are compared with each other: no known field has theirs.
  */
-static const char *fast_extra(fast_ctx *c, const apr_type *owner, char *obase, apr_slice name,
-                              const char *p, size_t *cap)
+int apr_fast_extra(fast_ctx *c, const apr_type *owner, void *obase, apr_slice name, const char **pp, size_t *cap)
 {
     apr_json_members *x = APR_AT(obase, owner->u.st.extras_offset, apr_json_members);
     const apr_type *xt = owner->u.st.extras_type;
     apr_json_member *m;
-    const char *start = p;
+    const char *start = *pp, *p = start;
     if (x->count >= FAST_MAX_NAMES || fast_name_in((const char *)x->items, x->count, sizeof *m, name))
-        return NULL;
+        return -1;
     if (xt == NULL) {
         p = fast_skip(c, p);
     } else {
@@ -685,19 +589,21 @@ static const char *fast_extra(fast_ctx *c, const apr_type *owner, char *obase, a
         apr_arena_marker mark = apr_arena_mark(c->arena);
         void *scratch = apr_arena_alloc(c->arena, xt->size);
         if (scratch == NULL)
-            return NULL;
+            return -1;
         memset(scratch, 0, xt->size);
         p = fast_value(c, xt, p, scratch);
         apr_arena_rollback(c->arena, mark);
     }
-    if (p == NULL || (m = (apr_json_member *)(void *)fast_item(c, (char **)&x->items, x->count, cap,
-                                                                 sizeof *m)) == NULL)
-        return NULL;
+    if (p == NULL || (m = (apr_json_member *)apr_fast_grow(c, x->items, x->count, cap, sizeof *m)) == NULL)
+        return -1;
+    x->items = m;
+    m += x->count;
     m->key = name;
     m->value.ptr = start;
     m->value.len = (size_t)(p - start);
     x->count++;
-    return p;
+    *pp = p;
+    return 1;
 }
 
 /* Records the alternative a union value took and its raw text. */
@@ -789,7 +695,7 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
         in_place = true;
         p = q;
     } else {
-        if ((p = apr_json_priv_scan_name(p, c->end, &k)) == NULL)
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
         in_place = choosing && fast_is_disc(o->u, k, kc);
     }
@@ -821,7 +727,7 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
         goto known;
     }
     if (o->st->u.st.open)
-        return fast_extra(c, o->st, o->base, k, p, &o->xcap);
+        return apr_fast_extra(c, o->st, o->base, k, &p, &o->xcap) > 0 ? p : NULL;
     return NULL;
 known:
     /* One place decodes a known field's value: the code is inlined. */
@@ -860,7 +766,7 @@ static const char *fast_body(fast_ctx *c, const char *p, int closed, const char 
             o.phint = 0;
             continue;
         }
-        if ((p = apr_json_priv_scan_next(p, c->end, '}', &closed)) == NULL)
+        if ((p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
     c->depth--;
@@ -879,7 +785,7 @@ static const char *fast_struct(fast_ctx *c, const apr_type *t, const char *p, ch
 {
     const char *start = p;
     int closed;
-    if ((p = fast_open(c, p, '{', &closed)) == NULL)
+    if ((p = apr_fast_open(c, p, '{', &closed)) == NULL)
         return NULL;
     return fast_body(c, p, closed, start, t, out, 0, 0);
 }
@@ -899,19 +805,19 @@ static const char *fast_discriminated(fast_ctx *c, const apr_type *u, const char
     apr_slice k;
     int closed;
     bool first;
-    if ((p = fast_open(c, p, '{', &closed)) == NULL || closed)
+    if ((p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL; /* an empty object has no discriminant */
     /* Is the discriminant first? Usually, and its name plain. */
     if ((q = fast_disc_at(u, p, c->end, c->key_case)) != NULL)
         first = true;
-    else if ((q = apr_json_priv_scan_name(p, c->end, &k)) == NULL)
+    else if ((q = apr_fast_scan_name(p, c->end, &k)) == NULL)
         return NULL;
     else
         first = fast_is_disc(u, k, c->key_case);
     if (first) {
         /* (an alternative of more fields than the seen-set word holds: fast_body gives up on it anyway) */
         if ((q = fast_pick(c, u, q, &alt)) == NULL || u->u.un.alts[alt]->u.st.nfields > FAST_MAX_FIELDS ||
-            (q = apr_json_priv_scan_next(q, c->end, '}', &closed)) == NULL)
+            (q = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
             return NULL;
         fast_see_disc(u->u.un.alts[alt], u->u.un.disc_key, 0, &seen, &hint);
         p = q;
@@ -977,6 +883,8 @@ static const char *fast_choice(fast_ctx *c, const apr_type *t, const char *p, ch
 static const char *fast_nested(fast_ctx *c, const apr_type *t, const char *p, char *out)
 {
     const char *q;
+    if (c->generated && t->fast != NULL)
+        return t->fast(c, p, out);
     if (++c->typed > FAST_MAX_TYPED)
         return NULL;
     switch (t->kind) {
@@ -996,20 +904,12 @@ static const char *fast_value(fast_ctx *c, const apr_type *t, const char *p, voi
     const char *end = c->end;
     bool matched;
     switch (t->kind) {
-    case APR_K_ANY: {
-        apr_json_raw *raw = (apr_json_raw *)out;
-        const char *q = fast_skip(c, p);
-        if (q != NULL) {
-            raw->ptr = p;
-            raw->len = (size_t)(q - p);
-        }
-        return q;
-    }
-    case APR_K_BOOL: return fast_bool(p, end, (bool *)out);
+    case APR_K_ANY: return apr_fast_any(c, p, (apr_json_raw *)out);
+    case APR_K_BOOL: return apr_fast_bool(c, p, (bool *)out);
     case APR_K_INT:
-    case APR_K_UINT: return fast_int(t, p, end, out);
+    case APR_K_UINT: return fast_int(c, t, p, out);
     case APR_K_FLOAT: return fast_float(t, p, end, (double *)out);
-    case APR_K_TEXT: return fast_text(c, t, p, (apr_slice *)out);
+    case APR_K_TEXT: return apr_fast_text(c, t, p, (apr_slice *)out);
     case APR_K_LITERAL: return (p = fast_literal(c, &t->u.lit, p, &matched)) != NULL && matched ? p : NULL;
     case APR_K_ENUM: return fast_enum(c, t, p, out);
     case APR_K_STRUCT:
@@ -1021,8 +921,27 @@ static const char *fast_value(fast_ctx *c, const apr_type *t, const char *p, voi
     return NULL;
 }
 
-bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t len,
-                                 apr_arena *arena, void *out, const apr_decode_options *options)
+const char *apr_fast_look_ahead(fast_ctx *c, const char *p, const char *key, size_t key_len, const char *snake,
+                                size_t snake_len)
+{
+    apr_slice k;
+    int closed;
+    for (;;) {
+        if ((p = fast_skip(c, p)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL || closed ||
+            (p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        if (apr_fast_named(c, k, key, key_len, snake, snake_len))
+            return p;
+    }
+}
+
+const char *apr_fast_value(fast_ctx *c, const apr_type *t, const char *p, void *out)
+{
+    return fast_value(c, t, p, out);
+}
+
+bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t len, apr_arena *arena,
+                                 void *out, const apr_decode_options *options, bool generated)
 {
     fast_ctx c;
     size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth
@@ -1034,8 +953,9 @@ bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t 
     c.depth = 0;
     c.max_depth = max_depth < FAST_MAX_DEPTH ? (unsigned)max_depth : FAST_MAX_DEPTH;
     c.typed = 0;
+    c.generated = generated;
     if (type->size != 0)
         memset(out, 0, type->size);
-    p = fast_value(&c, type, apr_json_priv_ws(json, c.end), out);
-    return p != NULL && apr_json_priv_ws(p, c.end) == c.end;
+    p = fast_value(&c, type, apr_fast_ws(json, c.end), out);
+    return p != NULL && apr_fast_ws(p, c.end) == c.end;
 }

@@ -85,9 +85,12 @@ bool apr_schema_priv_kind_fits(const apr_type *t, apr_json_kind jk, bool is_int,
  * false means "not here" (anything wrong or unusual), and the exact decoder
  * must start over. What it accepts, the exact decoder accepts with the same
  * resulting value. Arena space it used is the caller's to roll back.
+ * `generated`: the types that have generated decoders (apr_type.fast) are
+ * read by those; else every type by the tables.
  */
 bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t len,
-                                 apr_arena *arena, void *out, const apr_decode_options *options);
+                                 apr_arena *arena, void *out, const apr_decode_options *options,
+                                 bool generated);
 
 /*
  * apr_schema_decode without the fast path: the decoder that reads through

@@ -56,7 +56,7 @@ static void check(fuzz_state *s, const apr_type *t, const char *json, size_t len
     o.strict = strict;
     apr_arena_reset(&s->fast_arena);
     apr_arena_reset(&s->exact_arena);
-    if (!apr_schema_priv_decode_fast(t, json, len, &s->fast_arena, &fast, &o))
+    if (!apr_schema_priv_decode_fast(t, json, len, &s->fast_arena, &fast, &o, true))
         return;
     if (apr_schema_priv_decode_exact(t, json, len, &s->exact_arena, &exact, &o, NULL) != APR_OK)
         abort();
@@ -83,8 +83,8 @@ static void check_validate(fuzz_state *s, const char *json, size_t len, const ap
         exact = apr_json_reader_finish(&r, NULL);
     if (apr_json_validate(json, len, o, NULL) != exact)
         abort();
-    p = apr_json_priv_skip_fast(apr_json_priv_ws(json, end), end, max_depth, o->allow_duplicates);
-    if (p != NULL && apr_json_priv_ws(p, end) == end && exact != APR_OK)
+    p = apr_json_priv_skip_fast(apr_fast_ws(json, end), end, max_depth, o->allow_duplicates);
+    if (p != NULL && apr_fast_ws(p, end) == end && exact != APR_OK)
         abort();
 }
 

@@ -5,9 +5,17 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "comments.h"
+#include "apr_fast.h"
 
+static int comments_person_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, comments_person_t *out,
+    uint64_t *seen);
+static const char *comments_person_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, comments_person_t *out,
+    uint64_t seen);
+static const char *comments_person_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_field comments_person_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(comments_person_t, name), 0, 0, APR_F_PLAIN_NAMES },
@@ -15,20 +23,96 @@ static const apr_field comments_person_type_fields[] = {
     { "email", 5, "email", 5, &apr_text_type, offsetof(comments_person_t, email), offsetof(comments_person_t, has_email), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "nick", 4, "nick", 4, &apr_text_type, offsetof(comments_person_t, nick), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type comments_person_type = { APR_K_STRUCT, "Person", sizeof(comments_person_t), { .st = { comments_person_type_fields, 4, false, 0, NULL, NULL, 0 } } };
+const apr_type comments_person_type = { APR_K_STRUCT, "Person", sizeof(comments_person_t), { .st = { comments_person_type_fields, 4, false, 0, NULL, NULL, 0 } }, comments_person_fast };
 
 static const apr_literal comments_level_type_values[] = {
     { APR_LIT_TEXT, "low", 3, 0, 0, 0.0 },
     { APR_LIT_TEXT, "medium", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "high", 4, 0, 0, 0.0 },
 };
-const apr_type comments_level_type = { APR_K_ENUM, "Level", sizeof(comments_level_t), { .enm = { comments_level_type_values, 3, NULL, 0 } } };
+const apr_type comments_level_type = { APR_K_ENUM, "Level", sizeof(comments_level_t), { .enm = { comments_level_type_values, 3, NULL, 0 } }, NULL };
 
-const apr_type comments_count_type = { APR_K_UINT, "Count", sizeof(comments_count_t), { .u = { UINT64_C(0), UINT64_MAX } } };
+const apr_type comments_count_type = { APR_K_UINT, "Count", sizeof(comments_count_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL };
 
-const apr_type comments_label_type = { APR_K_TEXT, "Label", sizeof(comments_label_t), { .text = { 0, SIZE_MAX, NULL } } };
+const apr_type comments_label_type = { APR_K_TEXT, "Label", sizeof(comments_label_t), { .text = { 0, SIZE_MAX, NULL } }, NULL };
 
-const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_orphan_t), { .i = { 0, 0 } } };
+const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_orphan_t), { .i = { 0, 0 } }, NULL };
+
+/*
+ * One member of Person, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int comments_person_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, comments_person_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "age", 3, "age", 3)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "email", 5, "email", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->email)) == NULL)
+            return -1;
+        out->has_email = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "nick", 4, "nick", 4)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->nick)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Person whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *comments_person_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, comments_person_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = comments_person_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xb)) != UINT64_C(0xb))
+        return NULL;
+    return p;
+}
+
+/* An object of Person. */
+static const char *comments_person_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = comments_person_fast_body(c, p, closed, start, (comments_person_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status comments_person_decode(const char *json, size_t len, apr_arena *arena,
     comments_person_t *out, apr_error *err)

@@ -5,41 +5,118 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "controls.h"
+#include "apr_fast.h"
 
 static const apr_type controls_limits_count_type;
 static const apr_type controls_limits_name_type;
 static const apr_type controls_limits_depth_type;
+static int controls_limits_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, controls_limits_t *out,
+    uint64_t *seen);
+static const char *controls_limits_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, controls_limits_t *out,
+    uint64_t seen);
+static const char *controls_limits_fast(apr_fast_ctx *c, const char *p, void *out);
 
-const apr_type controls_percent_type = { APR_K_UINT, "Percent", sizeof(controls_percent_t), { .u = { UINT64_C(0), UINT64_C(100) } } };
+const apr_type controls_percent_type = { APR_K_UINT, "Percent", sizeof(controls_percent_t), { .u = { UINT64_C(0), UINT64_C(100) } }, NULL };
 
-const apr_type controls_offset_type = { APR_K_INT, "Offset", sizeof(controls_offset_t), { .i = { INT64_C(-10), INT64_C(9) } } };
+const apr_type controls_offset_type = { APR_K_INT, "Offset", sizeof(controls_offset_t), { .i = { INT64_C(-10), INT64_C(9) } }, NULL };
 
-const apr_type controls_ratio_type = { APR_K_FLOAT, "Ratio", sizeof(controls_ratio_t), { .f = { 0, 1, true, true, false, false } } };
+const apr_type controls_ratio_type = { APR_K_FLOAT, "Ratio", sizeof(controls_ratio_t), { .f = { 0, 1, true, true, false, false } }, NULL };
 
-const apr_type controls_code_type = { APR_K_TEXT, "Code", sizeof(controls_code_t), { .text = { 3, 3, NULL } } };
+const apr_type controls_code_type = { APR_K_TEXT, "Code", sizeof(controls_code_t), { .text = { 3, 3, NULL } }, NULL };
 
-const apr_type controls_byte_type = { APR_K_UINT, "Byte", sizeof(controls_byte_t), { .u = { UINT64_C(0), UINT64_C(255) } } };
+const apr_type controls_byte_type = { APR_K_UINT, "Byte", sizeof(controls_byte_t), { .u = { UINT64_C(0), UINT64_C(255) } }, NULL };
 
-const apr_type controls_slug_type = { APR_K_TEXT, "Slug", sizeof(controls_slug_t), { .text = { 0, SIZE_MAX, "[a-z][a-z0-9-]*" } } };
+const apr_type controls_slug_type = { APR_K_TEXT, "Slug", sizeof(controls_slug_t), { .text = { 0, SIZE_MAX, "[a-z][a-z0-9-]*" } }, NULL };
 
-const apr_type controls_small_type = { APR_K_UINT, "Small", sizeof(controls_small_t), { .u = { UINT64_C(0), UINT64_C(9) } } };
+const apr_type controls_small_type = { APR_K_UINT, "Small", sizeof(controls_small_t), { .u = { UINT64_C(0), UINT64_C(9) } }, NULL };
 
-const apr_type controls_positive_type = { APR_K_FLOAT, "Positive", sizeof(controls_positive_t), { .f = { 0, 0, true, false, true, false } } };
+const apr_type controls_positive_type = { APR_K_FLOAT, "Positive", sizeof(controls_positive_t), { .f = { 0, 0, true, false, true, false } }, NULL };
 
-static const apr_type controls_limits_count_type = { APR_K_UINT, "Limits.count", sizeof(uint64_t), { .u = { UINT64_C(1), UINT64_C(1000) } } };
+static const apr_type controls_limits_count_type = { APR_K_UINT, "Limits.count", sizeof(uint64_t), { .u = { UINT64_C(1), UINT64_C(1000) } }, NULL };
 
-static const apr_type controls_limits_name_type = { APR_K_TEXT, "Limits.name", sizeof(apr_slice), { .text = { 8, 8, NULL } } };
+static const apr_type controls_limits_name_type = { APR_K_TEXT, "Limits.name", sizeof(apr_slice), { .text = { 8, 8, NULL } }, NULL };
 
-static const apr_type controls_limits_depth_type = { APR_K_UINT, "Limits.depth", sizeof(uint64_t), { .u = { UINT64_C(0), UINT64_C(32) } } };
+static const apr_type controls_limits_depth_type = { APR_K_UINT, "Limits.depth", sizeof(uint64_t), { .u = { UINT64_C(0), UINT64_C(32) } }, NULL };
 
 static const apr_field controls_limits_type_fields[] = {
     { "count", 5, "count", 5, &controls_limits_count_type, offsetof(controls_limits_t, count), 0, 0, APR_F_PLAIN_NAMES },
     { "name", 4, "name", 4, &controls_limits_name_type, offsetof(controls_limits_t, name), 0, 0, APR_F_PLAIN_NAMES },
     { "depth", 5, "depth", 5, &controls_limits_depth_type, offsetof(controls_limits_t, depth), offsetof(controls_limits_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } }, controls_limits_fast };
+
+/*
+ * One member of Limits, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int controls_limits_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, controls_limits_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "count", 5, "count", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(1), UINT64_C(1000), &out->count)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_text(c, &controls_limits_name_type, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
+            return -1;
+        out->has_depth = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Limits whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *controls_limits_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, controls_limits_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = controls_limits_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Limits. */
+static const char *controls_limits_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = controls_limits_fast_body(c, p, closed, start, (controls_limits_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status controls_percent_decode(const char *json, size_t len, apr_arena *arena,
     controls_percent_t *out, apr_error *err)

@@ -5,8 +5,11 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "disc.h"
+#include "apr_fast.h"
 
 static const apr_type disc_circle_type_type;
 static const apr_type disc_square_type_type;
@@ -14,24 +17,60 @@ static const apr_type disc_triangle_type_type;
 static const apr_type disc_hexagon_type_type;
 static const apr_type disc_command_alt1_op_type;
 static const apr_type disc_command_alt2_op_type;
+static int disc_circle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_circle_t *out,
+    uint64_t *seen);
+static const char *disc_circle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_circle_t *out,
+    uint64_t seen);
+static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
+    uint64_t *seen);
+static const char *disc_square_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_square_t *out,
+    uint64_t seen);
+static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
+    uint64_t *seen);
+static const char *disc_triangle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_triangle_t *out,
+    uint64_t seen);
+static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
+    uint64_t *seen);
+static const char *disc_hexagon_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_hexagon_t *out,
+    uint64_t seen);
+static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
+    uint64_t *seen);
+static const char *disc_command_alt1_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt1_t *out,
+    uint64_t seen);
+static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
+    uint64_t *seen);
+static const char *disc_command_alt2_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt2_t *out,
+    uint64_t seen);
+static const char *disc_command_alt2_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_shape_fast_pick(apr_fast_ctx *c, const char **pp, disc_shape_t *out, uint64_t *seen);
+static const char *disc_shape_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool disc_polygon_fast_pick(apr_fast_ctx *c, const char **pp, disc_polygon_t *out, uint64_t *seen);
+static const char *disc_polygon_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool disc_command_fast_pick(apr_fast_ctx *c, const char **pp, disc_command_t *out, uint64_t *seen);
+static const char *disc_command_fast(apr_fast_ctx *c, const char *p, void *vout);
 
-static const apr_type disc_circle_type_type = { APR_K_LITERAL, "Circle.type", 0, { .lit = { APR_LIT_TEXT, "circle", 6, 0, 0, 0.0 } } };
+static const apr_type disc_circle_type_type = { APR_K_LITERAL, "Circle.type", 0, { .lit = { APR_LIT_TEXT, "circle", 6, 0, 0, 0.0 } }, NULL };
 
 static const apr_field disc_circle_type_fields[] = {
     { "type", 4, "type", 4, &disc_circle_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "radius", 6, "radius", 6, &apr_float_type, offsetof(disc_circle_t, radius), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_circle_type = { APR_K_STRUCT, "Circle", sizeof(disc_circle_t), { .st = { disc_circle_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type disc_circle_type = { APR_K_STRUCT, "Circle", sizeof(disc_circle_t), { .st = { disc_circle_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_circle_fast };
 
-static const apr_type disc_square_type_type = { APR_K_LITERAL, "Square.type", 0, { .lit = { APR_LIT_TEXT, "square", 6, 0, 0, 0.0 } } };
+static const apr_type disc_square_type_type = { APR_K_LITERAL, "Square.type", 0, { .lit = { APR_LIT_TEXT, "square", 6, 0, 0, 0.0 } }, NULL };
 
 static const apr_field disc_square_type_fields[] = {
     { "type", 4, "type", 4, &disc_square_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "side", 4, "side", 4, &apr_float_type, offsetof(disc_square_t, side), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_square_type = { APR_K_STRUCT, "Square", sizeof(disc_square_t), { .st = { disc_square_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type disc_square_type = { APR_K_STRUCT, "Square", sizeof(disc_square_t), { .st = { disc_square_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_square_fast };
 
-static const apr_type disc_triangle_type_type = { APR_K_LITERAL, "Triangle.type", 0, { .lit = { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 } } };
+static const apr_type disc_triangle_type_type = { APR_K_LITERAL, "Triangle.type", 0, { .lit = { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 } }, NULL };
 
 static const apr_field disc_triangle_type_fields[] = {
     { "type", 4, "type", 4, &disc_triangle_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -39,15 +78,15 @@ static const apr_field disc_triangle_type_fields[] = {
     { "b", 1, "b", 1, &apr_float_type, offsetof(disc_triangle_t, b), 0, 0, APR_F_PLAIN_NAMES },
     { "c", 1, "c", 1, &apr_float_type, offsetof(disc_triangle_t, c), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_triangle_type = { APR_K_STRUCT, "Triangle", sizeof(disc_triangle_t), { .st = { disc_triangle_type_fields, 4, false, 0, NULL, NULL, 0 } } };
+const apr_type disc_triangle_type = { APR_K_STRUCT, "Triangle", sizeof(disc_triangle_t), { .st = { disc_triangle_type_fields, 4, false, 0, NULL, NULL, 0 } }, disc_triangle_fast };
 
-static const apr_type disc_hexagon_type_type = { APR_K_LITERAL, "Hexagon.type", 0, { .lit = { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 } } };
+static const apr_type disc_hexagon_type_type = { APR_K_LITERAL, "Hexagon.type", 0, { .lit = { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 } }, NULL };
 
 static const apr_field disc_hexagon_type_fields[] = {
     { "type", 4, "type", 4, &disc_hexagon_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "side", 4, "side", 4, &apr_float_type, offsetof(disc_hexagon_t, side), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_hexagon_type = { APR_K_STRUCT, "Hexagon", sizeof(disc_hexagon_t), { .st = { disc_hexagon_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type disc_hexagon_type = { APR_K_STRUCT, "Hexagon", sizeof(disc_hexagon_t), { .st = { disc_hexagon_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_hexagon_fast };
 
 static const apr_type *const disc_shape_type_alts[] = {
     &disc_circle_type,
@@ -61,7 +100,7 @@ static const apr_literal disc_shape_type_disc[] = {
     { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 },
     { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 },
 };
-const apr_type disc_shape_type = { APR_K_UNION, "Shape", sizeof(disc_shape_t), { .un = { APR_U_DISCRIMINATED, disc_shape_type_alts, 4, "type", disc_shape_type_disc, offsetof(disc_shape_t, kind), offsetof(disc_shape_t, u), offsetof(disc_shape_t, raw) } } };
+const apr_type disc_shape_type = { APR_K_UNION, "Shape", sizeof(disc_shape_t), { .un = { APR_U_DISCRIMINATED, disc_shape_type_alts, 4, "type", disc_shape_type_disc, offsetof(disc_shape_t, kind), offsetof(disc_shape_t, u), offsetof(disc_shape_t, raw) } }, disc_shape_fast };
 
 static const apr_type *const disc_polygon_type_alts[] = {
     &disc_triangle_type,
@@ -71,22 +110,22 @@ static const apr_literal disc_polygon_type_disc[] = {
     { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 },
     { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 },
 };
-const apr_type disc_polygon_type = { APR_K_UNION, "Polygon", sizeof(disc_polygon_t), { .un = { APR_U_DISCRIMINATED, disc_polygon_type_alts, 2, "type", disc_polygon_type_disc, offsetof(disc_polygon_t, kind), offsetof(disc_polygon_t, u), offsetof(disc_polygon_t, raw) } } };
+const apr_type disc_polygon_type = { APR_K_UNION, "Polygon", sizeof(disc_polygon_t), { .un = { APR_U_DISCRIMINATED, disc_polygon_type_alts, 2, "type", disc_polygon_type_disc, offsetof(disc_polygon_t, kind), offsetof(disc_polygon_t, u), offsetof(disc_polygon_t, raw) } }, disc_polygon_fast };
 
-static const apr_type disc_command_alt1_op_type = { APR_K_LITERAL, "Command/1.op", 0, { .lit = { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 } } };
+static const apr_type disc_command_alt1_op_type = { APR_K_LITERAL, "Command/1.op", 0, { .lit = { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 } }, NULL };
 
 static const apr_field disc_command_alt1_type_fields[] = {
     { "op", 2, "op", 2, &disc_command_alt1_op_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "value", 5, "value", 5, &apr_int_type, offsetof(disc_command_alt1_t, value), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_command_alt1_type = { APR_K_STRUCT, "Command/1", sizeof(disc_command_alt1_t), { .st = { disc_command_alt1_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type disc_command_alt1_type = { APR_K_STRUCT, "Command/1", sizeof(disc_command_alt1_t), { .st = { disc_command_alt1_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_command_alt1_fast };
 
-static const apr_type disc_command_alt2_op_type = { APR_K_LITERAL, "Command/2.op", 0, { .lit = { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 } } };
+static const apr_type disc_command_alt2_op_type = { APR_K_LITERAL, "Command/2.op", 0, { .lit = { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 } }, NULL };
 
 static const apr_field disc_command_alt2_type_fields[] = {
     { "op", 2, "op", 2, &disc_command_alt2_op_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
 };
-const apr_type disc_command_alt2_type = { APR_K_STRUCT, "Command/2", sizeof(disc_command_alt2_t), { .st = { disc_command_alt2_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type disc_command_alt2_type = { APR_K_STRUCT, "Command/2", sizeof(disc_command_alt2_t), { .st = { disc_command_alt2_type_fields, 1, false, 0, NULL, NULL, 0 } }, disc_command_alt2_fast };
 
 static const apr_type *const disc_command_type_alts[] = {
     &disc_command_alt1_type,
@@ -96,7 +135,570 @@ static const apr_literal disc_command_type_disc[] = {
     { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 },
     { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 },
 };
-const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command_t), { .un = { APR_U_DISCRIMINATED, disc_command_type_alts, 2, "op", disc_command_type_disc, offsetof(disc_command_t, kind), offsetof(disc_command_t, u), offsetof(disc_command_t, raw) } } };
+const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command_t), { .un = { APR_U_DISCRIMINATED, disc_command_type_alts, 2, "op", disc_command_type_disc, offsetof(disc_command_t, kind), offsetof(disc_command_t, u), offsetof(disc_command_t, raw) } }, disc_command_fast };
+
+/*
+ * One member of Circle, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int disc_circle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_circle_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "circle", 6)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "radius", 6, "radius", 6)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->radius)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Circle whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *disc_circle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_circle_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = disc_circle_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Circle. */
+static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = disc_circle_fast_body(c, p, closed, start, (disc_circle_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Square, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "square", 6)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "side", 4, "side", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->side)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Square whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *disc_square_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_square_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = disc_square_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Square. */
+static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = disc_square_fast_body(c, p, closed, start, (disc_square_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Triangle, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "triangle", 8)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "a", 1, "a", 1)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->a)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "b", 1, "b", 1)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->b)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "c", 1, "c", 1)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->c)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Triangle whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *disc_triangle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_triangle_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = disc_triangle_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0xf)) != UINT64_C(0xf))
+        return NULL;
+    return p;
+}
+
+/* An object of Triangle. */
+static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = disc_triangle_fast_body(c, p, closed, start, (disc_triangle_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Hexagon, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "hexagon", 7)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "side", 4, "side", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->side)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Hexagon whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *disc_hexagon_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_hexagon_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = disc_hexagon_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Hexagon. */
+static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = disc_hexagon_fast_body(c, p, closed, start, (disc_hexagon_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Command/1, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "op", 2, "op", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "add", 3)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_int(c, *pp, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Command/1 whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *disc_command_alt1_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt1_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = disc_command_alt1_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Command/1. */
+static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = disc_command_alt1_fast_body(c, p, closed, start, (disc_command_alt1_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Command/2, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
+    uint64_t *seen)
+{
+    (void)out;
+    if (apr_fast_named(c, k, "op", 2, "op", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "clear", 5)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Command/2 whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *disc_command_alt2_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt2_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = disc_command_alt2_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Command/2. */
+static const char *disc_command_alt2_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = disc_command_alt2_fast_body(c, p, closed, start, (disc_command_alt2_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of Shape by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool disc_shape_fast_pick(apr_fast_ctx *c, const char **pp, disc_shape_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "circle", 6)) != NULL) {
+        out->kind = DISC_SHAPE_CIRCLE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "square", 6)) != NULL) {
+        out->kind = DISC_SHAPE_SQUARE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "triangle", 8)) != NULL) {
+        out->kind = DISC_SHAPE_TRIANGLE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "hexagon", 7)) != NULL) {
+        out->kind = DISC_SHAPE_HEXAGON;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of Shape. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *disc_shape_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    disc_shape_t *out = (disc_shape_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!disc_shape_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !disc_shape_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case DISC_SHAPE_CIRCLE: p = disc_circle_fast_body(c, p, closed, start, &out->u.circle, seen); break;
+    case DISC_SHAPE_SQUARE: p = disc_square_fast_body(c, p, closed, start, &out->u.square, seen); break;
+    case DISC_SHAPE_TRIANGLE: p = disc_triangle_fast_body(c, p, closed, start, &out->u.triangle, seen); break;
+    case DISC_SHAPE_HEXAGON: p = disc_hexagon_fast_body(c, p, closed, start, &out->u.hexagon, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of Polygon by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool disc_polygon_fast_pick(apr_fast_ctx *c, const char **pp, disc_polygon_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "triangle", 8)) != NULL) {
+        out->kind = DISC_POLYGON_TRIANGLE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "hexagon", 7)) != NULL) {
+        out->kind = DISC_POLYGON_HEXAGON;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of Polygon. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *disc_polygon_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    disc_polygon_t *out = (disc_polygon_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!disc_polygon_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !disc_polygon_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case DISC_POLYGON_TRIANGLE: p = disc_triangle_fast_body(c, p, closed, start, &out->u.triangle, seen); break;
+    case DISC_POLYGON_HEXAGON: p = disc_hexagon_fast_body(c, p, closed, start, &out->u.hexagon, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of Command by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool disc_command_fast_pick(apr_fast_ctx *c, const char **pp, disc_command_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "add", 3)) != NULL) {
+        out->kind = DISC_COMMAND_COMMAND_ALT1;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "clear", 5)) != NULL) {
+        out->kind = DISC_COMMAND_COMMAND_ALT2;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of Command. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *disc_command_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    disc_command_t *out = (disc_command_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "op", 2, "op", 2)) {
+        if (!disc_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "op", 2, "op", 2)) == NULL ||
+            !disc_command_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case DISC_COMMAND_COMMAND_ALT1: p = disc_command_alt1_fast_body(c, p, closed, start, &out->u.command_alt1, seen); break;
+    case DISC_COMMAND_COMMAND_ALT2: p = disc_command_alt2_fast_body(c, p, closed, start, &out->u.command_alt2, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
 
 apr_status disc_shape_decode(const char *json, size_t len, apr_arena *arena,
     disc_shape_t *out, apr_error *err)

@@ -5,30 +5,226 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "generic.h"
+#include "apr_fast.h"
 
+static int generic_user_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_user_t *out,
+    uint64_t *seen);
+static const char *generic_user_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_user_t *out,
+    uint64_t seen);
+static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out);
+static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
+    uint64_t *seen);
+static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_user_text_t *out,
+    uint64_t seen);
+static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, void *out);
+static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
+    uint64_t *seen);
+static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_uint_int_t *out,
+    uint64_t seen);
+static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_field generic_user_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(generic_user_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_user_fast };
 
-const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } } };
+const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field generic_page_user_text_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, APR_F_PLAIN_NAMES },
     { "next", 4, "next", 4, &apr_text_type, offsetof(generic_page_user_text_t, next), offsetof(generic_page_user_text_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast };
 
-const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } } };
+const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field generic_page_uint_int_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, APR_F_PLAIN_NAMES },
     { "next", 4, "next", 4, &apr_int_type, offsetof(generic_page_uint_int_t, next), offsetof(generic_page_uint_int_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast };
+
+/*
+ * One member of User, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int generic_user_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_user_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of User whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *generic_user_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_user_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = generic_user_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of User. */
+static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = generic_user_fast_body(c, p, closed, start, (generic_user_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Page, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "items", 5, "items", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &generic_page_user_text_items_type, *pp, &out->items)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "next", 4, "next", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->next)) == NULL)
+            return -1;
+        out->has_next = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Page whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_user_text_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = generic_page_user_text_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Page. */
+static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = generic_page_user_text_fast_body(c, p, closed, start, (generic_page_user_text_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Page, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "items", 5, "items", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &generic_page_uint_int_items_type, *pp, &out->items)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "next", 4, "next", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_int(c, *pp, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
+            return -1;
+        out->has_next = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Page whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_uint_int_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = generic_page_uint_int_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Page. */
+static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = generic_page_uint_int_fast_body(c, p, closed, start, (generic_page_uint_int_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status generic_user_decode(const char *json, size_t len, apr_arena *arena,
     generic_user_t *out, apr_error *err)

@@ -5,16 +5,93 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "group_sockets.h"
+#include "apr_fast.h"
 
+static int group_sockets_header_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, group_sockets_header_t *out,
+    uint64_t *seen);
+static const char *group_sockets_header_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, group_sockets_header_t *out,
+    uint64_t seen);
+static const char *group_sockets_header_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_field group_sockets_header_type_fields[] = {
     { "version", 7, "version", 7, &apr_uint_type, offsetof(group_sockets_header_t, version), 0, 0, APR_F_PLAIN_NAMES },
     { "trace", 5, "trace", 5, &apr_text_type, offsetof(group_sockets_header_t, trace), 0, 0, APR_F_PLAIN_NAMES },
     { "span", 4, "span", 4, &apr_text_type, offsetof(group_sockets_header_t, span), offsetof(group_sockets_header_t, has_span), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } }, group_sockets_header_fast };
+
+/*
+ * One member of Header, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int group_sockets_header_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, group_sockets_header_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "version", 7, "version", 7)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->version)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "trace", 5, "trace", 5)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->trace)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "span", 4, "span", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->span)) == NULL)
+            return -1;
+        out->has_span = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Header whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *group_sockets_header_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, group_sockets_header_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = group_sockets_header_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Header. */
+static const char *group_sockets_header_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = group_sockets_header_fast_body(c, p, closed, start, (group_sockets_header_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status group_sockets_header_decode(const char *json, size_t len, apr_arena *arena,
     group_sockets_header_t *out, apr_error *err)

@@ -5,48 +5,199 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "kind.h"
+#include "apr_fast.h"
 
+static int kind_spec_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_spec_t *out,
+    uint64_t *seen);
+static const char *kind_spec_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_spec_t *out,
+    uint64_t seen);
+static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out);
+static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
+    uint64_t *seen);
+static const char *kind_reading_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_reading_t *out,
+    uint64_t seen);
+static const char *kind_reading_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_type *const kind_ref_type_alts[] = {
     &apr_int_type,
     &apr_text_type,
 };
-const apr_type kind_ref_type = { APR_K_UNION, "Ref", sizeof(kind_ref_t), { .un = { APR_U_KIND, kind_ref_type_alts, 2, NULL, NULL, offsetof(kind_ref_t, kind), offsetof(kind_ref_t, u), offsetof(kind_ref_t, raw) } } };
+const apr_type kind_ref_type = { APR_K_UNION, "Ref", sizeof(kind_ref_t), { .un = { APR_U_KIND, kind_ref_type_alts, 2, NULL, NULL, offsetof(kind_ref_t, kind), offsetof(kind_ref_t, u), offsetof(kind_ref_t, raw) } }, NULL };
 
 static const apr_type *const kind_amount_type_alts[] = {
     &apr_int_type,
     &apr_float_type,
 };
-const apr_type kind_amount_type = { APR_K_UNION, "Amount", sizeof(kind_amount_t), { .un = { APR_U_KIND, kind_amount_type_alts, 2, NULL, NULL, offsetof(kind_amount_t, kind), offsetof(kind_amount_t, u), offsetof(kind_amount_t, raw) } } };
+const apr_type kind_amount_type = { APR_K_UNION, "Amount", sizeof(kind_amount_t), { .un = { APR_U_KIND, kind_amount_type_alts, 2, NULL, NULL, offsetof(kind_amount_t, kind), offsetof(kind_amount_t, u), offsetof(kind_amount_t, raw) } }, NULL };
 
 static const apr_field kind_spec_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(kind_spec_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type kind_spec_type = { APR_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type kind_spec_type = { APR_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } }, kind_spec_fast };
 
-const apr_type kind_target_alt2_type = { APR_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
+const apr_type kind_target_alt2_type = { APR_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_type *const kind_target_type_alts[] = {
     &kind_spec_type,
     &kind_target_alt2_type,
     &apr_bool_type,
 };
-const apr_type kind_target_type = { APR_K_UNION, "Target", sizeof(kind_target_t), { .un = { APR_U_KIND, kind_target_type_alts, 3, NULL, NULL, offsetof(kind_target_t, kind), offsetof(kind_target_t, u), offsetof(kind_target_t, raw) } } };
+const apr_type kind_target_type = { APR_K_UNION, "Target", sizeof(kind_target_t), { .un = { APR_U_KIND, kind_target_type_alts, 3, NULL, NULL, offsetof(kind_target_t, kind), offsetof(kind_target_t, u), offsetof(kind_target_t, raw) } }, NULL };
 
 static const apr_type *const kind_reading_note_type_alts[] = {
     &apr_int_type,
     &apr_text_type,
 };
-const apr_type kind_reading_note_type = { APR_K_UNION, "Reading.note", sizeof(kind_reading_note_t), { .un = { APR_U_KIND, kind_reading_note_type_alts, 2, NULL, NULL, offsetof(kind_reading_note_t, kind), offsetof(kind_reading_note_t, u), offsetof(kind_reading_note_t, raw) } } };
+const apr_type kind_reading_note_type = { APR_K_UNION, "Reading.note", sizeof(kind_reading_note_t), { .un = { APR_U_KIND, kind_reading_note_type_alts, 2, NULL, NULL, offsetof(kind_reading_note_t, kind), offsetof(kind_reading_note_t, u), offsetof(kind_reading_note_t, raw) } }, NULL };
 
 static const apr_field kind_reading_type_fields[] = {
     { "value", 5, "value", 5, &apr_float_type, offsetof(kind_reading_t, value), 0, offsetof(kind_reading_t, value_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "note", 4, "note", 4, &kind_reading_note_type, offsetof(kind_reading_t, note), 0, offsetof(kind_reading_t, note_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "unit", 4, "unit", 4, &apr_text_type, offsetof(kind_reading_t, unit), offsetof(kind_reading_t, has_unit), offsetof(kind_reading_t, unit_is_null), APR_F_OPTIONAL | APR_F_NULLABLE | APR_F_PLAIN_NAMES },
 };
-const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } } };
+const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } }, kind_reading_fast };
+
+/*
+ * One member of Spec, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int kind_spec_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_spec_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Spec whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *kind_spec_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_spec_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = kind_spec_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Spec. */
+static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = kind_spec_fast_body(c, p, closed, start, (kind_spec_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Reading, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->value_is_null = true;
+        } else
+        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->value)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "note", 4, "note", 4)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->note_is_null = true;
+        } else
+        if ((*pp = apr_fast_value(c, &kind_reading_note_type, *pp, &out->note)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "unit", 4, "unit", 4)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->unit_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->unit)) == NULL)
+            return -1;
+        out->has_unit = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Reading whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *kind_reading_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_reading_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = kind_reading_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Reading. */
+static const char *kind_reading_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = kind_reading_fast_body(c, p, closed, start, (kind_reading_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status kind_ref_decode(const char *json, size_t len, apr_arena *arena,
     kind_ref_t *out, apr_error *err)

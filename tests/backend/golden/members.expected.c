@@ -5,19 +5,27 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "members.h"
+#include "apr_fast.h"
 
 static const apr_type members_item_kind__type;
 static const apr_type members_item_version_type;
+static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, members_item_t *out,
+    uint64_t *seen);
+static const char *members_item_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, members_item_t *out,
+    uint64_t seen);
+static const char *members_item_fast(apr_fast_ctx *c, const char *p, void *out);
 
-static const apr_type members_item_kind__type = { APR_K_LITERAL, "Item.kind", 0, { .lit = { APR_LIT_TEXT, "item", 4, 0, 0, 0.0 } } };
+static const apr_type members_item_kind__type = { APR_K_LITERAL, "Item.kind", 0, { .lit = { APR_LIT_TEXT, "item", 4, 0, 0, 0.0 } }, NULL };
 
-static const apr_type members_item_version_type = { APR_K_LITERAL, "Item.version", 0, { .lit = { APR_LIT_UINT, NULL, 0, 0, UINT64_C(2), 0.0 } } };
+static const apr_type members_item_version_type = { APR_K_LITERAL, "Item.version", 0, { .lit = { APR_LIT_UINT, NULL, 0, 0, UINT64_C(2), 0.0 } }, NULL };
 
-const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
+const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
 
-const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } } };
+const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } }, NULL };
 
 static const apr_field members_item_type_fields[] = {
     { "kind", 4, "kind", 4, &members_item_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -31,7 +39,137 @@ static const apr_field members_item_type_fields[] = {
     { "flags", 5, "flags", 5, &members_item_flags_type, offsetof(members_item_t, flags), offsetof(members_item_t, has_flags), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "extra", 5, "extra", 5, &apr_any_type, offsetof(members_item_t, extra), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } } };
+const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } }, members_item_fast };
+
+/*
+ * One member of Item, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, members_item_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "item", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "version", 7, "version", 7)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &members_item_version_type, *pp, NULL)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 2))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "label", 5, "label", 5)) {
+        if (!apr_fast_see(seen, 3))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->label)) == NULL)
+            return -1;
+        out->has_label = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "parent", 6, "parent", 6)) {
+        if (!apr_fast_see(seen, 4))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->parent_is_null = true;
+        } else
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->parent)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "owner", 5, "owner", 5)) {
+        if (!apr_fast_see(seen, 5))
+            return -1;
+        if (*pp < c->end && **pp == 'n') {
+            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+                return -1;
+            out->owner_is_null = true;
+        } else
+        if ((*pp = apr_fast_string(c, *pp, &out->owner)) == NULL)
+            return -1;
+        out->has_owner = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "enabled", 7, "enabled", 7)) {
+        if (!apr_fast_see(seen, 6))
+            return -1;
+        if ((*pp = apr_fast_bool(c, *pp, &out->enabled)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "tags", 4, "tags", 4)) {
+        if (!apr_fast_see(seen, 7))
+            return -1;
+        if ((*pp = apr_fast_value(c, &members_item_tags_type, *pp, &out->tags)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "flags", 5, "flags", 5)) {
+        if (!apr_fast_see(seen, 8))
+            return -1;
+        if ((*pp = apr_fast_value(c, &members_item_flags_type, *pp, &out->flags)) == NULL)
+            return -1;
+        out->has_flags = true;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "extra", 5, "extra", 5)) {
+        if (!apr_fast_see(seen, 9))
+            return -1;
+        if ((*pp = apr_fast_any(c, *pp, &out->extra)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Item whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *members_item_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, members_item_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = members_item_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x2d7)) != UINT64_C(0x2d7))
+        return NULL;
+    return p;
+}
+
+/* An object of Item. */
+static const char *members_item_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = members_item_fast_body(c, p, closed, start, (members_item_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status members_item_decode(const char *json, size_t len, apr_arena *arena,
     members_item_t *out, apr_error *err)

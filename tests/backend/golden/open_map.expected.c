@@ -5,29 +5,277 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "open_map.h"
+#include "apr_fast.h"
 
+static int open_map_open_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_open_t *out,
+    uint64_t *seen);
+static const char *open_map_open_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_open_t *out,
+    uint64_t seen);
+static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out);
+static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
+    uint64_t *seen);
+static const char *open_map_closed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_closed_t *out,
+    uint64_t seen);
+static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *out);
+static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
+    uint64_t *seen);
+static const char *open_map_described_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_described_t *out,
+    uint64_t seen);
+static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void *out);
+static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
+    uint64_t *seen);
+static const char *open_map_labels_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_labels_t *out,
+    uint64_t seen);
+static const char *open_map_labels_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_field open_map_open_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_open_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_open_type = { APR_K_STRUCT, "Open", sizeof(open_map_open_t), { .st = { open_map_open_type_fields, 1, true, offsetof(open_map_open_t, extras), NULL, NULL, 0 } } };
+const apr_type open_map_open_type = { APR_K_STRUCT, "Open", sizeof(open_map_open_t), { .st = { open_map_open_type_fields, 1, true, offsetof(open_map_open_t, extras), NULL, NULL, 0 } }, open_map_open_fast };
 
 static const apr_field open_map_closed_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_closed_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_closed_type = { APR_K_STRUCT, "Closed", sizeof(open_map_closed_t), { .st = { open_map_closed_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type open_map_closed_type = { APR_K_STRUCT, "Closed", sizeof(open_map_closed_t), { .st = { open_map_closed_type_fields, 1, false, 0, NULL, NULL, 0 } }, open_map_closed_fast };
 
 static const apr_field open_map_described_type_fields[] = {
     { "title", 5, "title", 5, &apr_text_type, offsetof(open_map_described_t, title), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_described_type = { APR_K_STRUCT, "Described", sizeof(open_map_described_t), { .st = { open_map_described_type_fields, 1, true, offsetof(open_map_described_t, extras), NULL, NULL, 0 } } };
+const apr_type open_map_described_type = { APR_K_STRUCT, "Described", sizeof(open_map_described_t), { .st = { open_map_described_type_fields, 1, true, offsetof(open_map_described_t, extras), NULL, NULL, 0 } }, open_map_described_fast };
 
 static const apr_field open_map_labels_type_fields[] = {
     { "id", 2, "id", 2, &apr_uint_type, offsetof(open_map_labels_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &apr_text_type, NULL, 0 } } };
+const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &apr_text_type, NULL, 0 } }, open_map_labels_fast };
+
+/*
+ * One member of Open, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int open_map_open_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_open_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Open whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *open_map_open_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_open_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = open_map_open_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &open_map_open_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Open. */
+static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = open_map_open_fast_body(c, p, closed, start, (open_map_open_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Closed, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Closed whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *open_map_closed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_closed_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = open_map_closed_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Closed. */
+static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = open_map_closed_fast_body(c, p, closed, start, (open_map_closed_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Described, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "title", 5, "title", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->title)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Described whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *open_map_described_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_described_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = open_map_described_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &open_map_described_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Described. */
+static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = open_map_described_fast_body(c, p, closed, start, (open_map_described_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Labels, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Labels whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *open_map_labels_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_labels_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = open_map_labels_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &open_map_labels_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Labels. */
+static const char *open_map_labels_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = open_map_labels_fast_body(c, p, closed, start, (open_map_labels_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status open_map_open_decode(const char *json, size_t len, apr_arena *arena,
     open_map_open_t *out, apr_error *err)

@@ -5,19 +5,140 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "roots.h"
+#include "apr_fast.h"
 
+static int roots_wanted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_wanted_t *out,
+    uint64_t *seen);
+static const char *roots_wanted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_wanted_t *out,
+    uint64_t seen);
+static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out);
+static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
+    uint64_t *seen);
+static const char *roots_part_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_part_t *out,
+    uint64_t seen);
+static const char *roots_part_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_field roots_part_type_fields[] = {
     { "size", 4, "size", 4, &apr_uint_type, offsetof(roots_part_t, size), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type roots_part_type = { APR_K_STRUCT, "Part", sizeof(roots_part_t), { .st = { roots_part_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type roots_part_type = { APR_K_STRUCT, "Part", sizeof(roots_part_t), { .st = { roots_part_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_part_fast };
 
 static const apr_field roots_wanted_type_fields[] = {
     { "part", 4, "part", 4, &roots_part_type, offsetof(roots_wanted_t, part), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_wanted_fast };
+
+/*
+ * One member of Wanted, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int roots_wanted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_wanted_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "part", 4, "part", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = roots_part_fast(c, *pp, &out->part)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Wanted whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *roots_wanted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_wanted_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = roots_wanted_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Wanted. */
+static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = roots_wanted_fast_body(c, p, closed, start, (roots_wanted_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Part, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "size", 4, "size", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->size)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Part whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *roots_part_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_part_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = roots_part_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Part. */
+static const char *roots_part_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = roots_part_fast_body(c, p, closed, start, (roots_part_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status roots_wanted_decode(const char *json, size_t len, apr_arena *arena,
     roots_wanted_t *out, apr_error *err)

@@ -5,19 +5,81 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "size_range.h"
+#include "apr_fast.h"
 
 static const apr_type size_range_name_name_type;
+static int size_range_name_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, size_range_name_t *out,
+    uint64_t *seen);
+static const char *size_range_name_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, size_range_name_t *out,
+    uint64_t seen);
+static const char *size_range_name_fast(apr_fast_ctx *c, const char *p, void *out);
 
-const apr_type size_range_short_type = { APR_K_TEXT, "Short", sizeof(size_range_short_t), { .text = { 1, 16, NULL } } };
+const apr_type size_range_short_type = { APR_K_TEXT, "Short", sizeof(size_range_short_t), { .text = { 1, 16, NULL } }, NULL };
 
-static const apr_type size_range_name_name_type = { APR_K_TEXT, "Name.name", sizeof(apr_slice), { .text = { 0, 64, NULL } } };
+static const apr_type size_range_name_name_type = { APR_K_TEXT, "Name.name", sizeof(apr_slice), { .text = { 0, 64, NULL } }, NULL };
 
 static const apr_field size_range_name_type_fields[] = {
     { "name", 4, "name", 4, &size_range_name_name_type, offsetof(size_range_name_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } }, size_range_name_fast };
+
+/*
+ * One member of Name, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int size_range_name_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, size_range_name_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_text(c, &size_range_name_name_type, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Name whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *size_range_name_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, size_range_name_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = size_range_name_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Name. */
+static const char *size_range_name_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = size_range_name_fast_body(c, p, closed, start, (size_range_name_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status size_range_short_decode(const char *json, size_t len, apr_arena *arena,
     size_range_short_t *out, apr_error *err)

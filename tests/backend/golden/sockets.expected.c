@@ -5,27 +5,42 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "sockets.h"
+#include "apr_fast.h"
 
 static const apr_type sockets_ping_kind__type;
 static const apr_type sockets_pong_kind__type;
+static int sockets_ping_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_ping_t *out,
+    uint64_t *seen);
+static const char *sockets_ping_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_ping_t *out,
+    uint64_t seen);
+static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out);
+static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
+    uint64_t *seen);
+static const char *sockets_pong_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_pong_t *out,
+    uint64_t seen);
+static const char *sockets_pong_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool sockets_message_fast_pick(apr_fast_ctx *c, const char **pp, sockets_message_t *out, uint64_t *seen);
+static const char *sockets_message_fast(apr_fast_ctx *c, const char *p, void *vout);
 
-static const apr_type sockets_ping_kind__type = { APR_K_LITERAL, "Ping.kind", 0, { .lit = { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 } } };
+static const apr_type sockets_ping_kind__type = { APR_K_LITERAL, "Ping.kind", 0, { .lit = { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_field sockets_ping_type_fields[] = {
     { "kind", 4, "kind", 4, &sockets_ping_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_ping_t, n), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type sockets_ping_type = { APR_K_STRUCT, "Ping", sizeof(sockets_ping_t), { .st = { sockets_ping_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type sockets_ping_type = { APR_K_STRUCT, "Ping", sizeof(sockets_ping_t), { .st = { sockets_ping_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_ping_fast };
 
-static const apr_type sockets_pong_kind__type = { APR_K_LITERAL, "Pong.kind", 0, { .lit = { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 } } };
+static const apr_type sockets_pong_kind__type = { APR_K_LITERAL, "Pong.kind", 0, { .lit = { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_field sockets_pong_type_fields[] = {
     { "kind", 4, "kind", 4, &sockets_pong_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_pong_t, n), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type sockets_pong_type = { APR_K_STRUCT, "Pong", sizeof(sockets_pong_t), { .st = { sockets_pong_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type sockets_pong_type = { APR_K_STRUCT, "Pong", sizeof(sockets_pong_t), { .st = { sockets_pong_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_pong_fast };
 
 static const apr_type *const sockets_message_type_alts[] = {
     &sockets_ping_type,
@@ -35,7 +50,188 @@ static const apr_literal sockets_message_type_disc[] = {
     { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 },
 };
-const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_message_t), { .un = { APR_U_DISCRIMINATED, sockets_message_type_alts, 2, "kind", sockets_message_type_disc, offsetof(sockets_message_t, kind), offsetof(sockets_message_t, u), offsetof(sockets_message_t, raw) } } };
+const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_message_t), { .un = { APR_U_DISCRIMINATED, sockets_message_type_alts, 2, "kind", sockets_message_type_disc, offsetof(sockets_message_t, kind), offsetof(sockets_message_t, u), offsetof(sockets_message_t, raw) } }, sockets_message_fast };
+
+/*
+ * One member of Ping, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int sockets_ping_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_ping_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "ping", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "n", 1, "n", 1)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Ping whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *sockets_ping_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_ping_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = sockets_ping_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Ping. */
+static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = sockets_ping_fast_body(c, p, closed, start, (sockets_ping_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Pong, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_literal(c, *pp, "pong", 4)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "n", 1, "n", 1)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Pong whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *sockets_pong_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_pong_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = sockets_pong_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x3)) != UINT64_C(0x3))
+        return NULL;
+    return p;
+}
+
+/* An object of Pong. */
+static const char *sockets_pong_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = sockets_pong_fast_body(c, p, closed, start, (sockets_pong_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of $message by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool sockets_message_fast_pick(apr_fast_ctx *c, const char **pp, sockets_message_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "ping", 4)) != NULL) {
+        out->kind = SOCKETS_MESSAGE_PING;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "pong", 4)) != NULL) {
+        out->kind = SOCKETS_MESSAGE_PONG;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of $message. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *sockets_message_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    sockets_message_t *out = (sockets_message_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
+        if (!sockets_message_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "kind", 4, "kind", 4)) == NULL ||
+            !sockets_message_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case SOCKETS_MESSAGE_PING: p = sockets_ping_fast_body(c, p, closed, start, &out->u.ping, seen); break;
+    case SOCKETS_MESSAGE_PONG: p = sockets_pong_fast_body(c, p, closed, start, &out->u.pong, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
 
 apr_status sockets_envelope_decode(const char *json, size_t len, apr_arena *arena,
     sockets_envelope_t *out, apr_error *err)

@@ -5,17 +5,87 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "tree.h"
+#include "apr_fast.h"
 
+static int tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, tree_node_t *out,
+    uint64_t *seen);
+static const char *tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, tree_node_t *out,
+    uint64_t seen);
+static const char *tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
 
-const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } } };
+const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field tree_node_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(tree_node_t, name), 0, 0, APR_F_PLAIN_NAMES },
     { "children", 8, "children", 8, &tree_node_children_type, offsetof(tree_node_t, children), offsetof(tree_node_t, has_children), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } } };
+const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } }, tree_node_fast };
+
+/*
+ * One member of Node, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, tree_node_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+            return -1;
+        return 1;
+    }
+    if (apr_fast_named(c, k, "children", 8, "children", 8)) {
+        if (!apr_fast_see(seen, 1))
+            return -1;
+        if ((*pp = apr_fast_value(c, &tree_node_children_type, *pp, &out->children)) == NULL)
+            return -1;
+        out->has_children = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Node whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, tree_node_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = tree_node_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Node. */
+static const char *tree_node_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = tree_node_fast_body(c, p, closed, start, (tree_node_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status tree_node_decode(const char *json, size_t len, apr_arena *arena,
     tree_node_t *out, apr_error *err)

@@ -5,28 +5,56 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
+ * Structs and discriminated unions also get a straight-line decoder
+ * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "untagged.h"
+#include "apr_fast.h"
 
+static int untagged_created_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_created_t *out,
+    uint64_t *seen);
+static const char *untagged_created_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_created_t *out,
+    uint64_t seen);
+static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
+    uint64_t *seen);
+static const char *untagged_listed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_listed_t *out,
+    uint64_t seen);
+static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
+    uint64_t *seen);
+static const char *untagged_deleted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_deleted_t *out,
+    uint64_t seen);
+static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
+    uint64_t *seen);
+static const char *untagged_anything_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_anything_t *out,
+    uint64_t seen);
+static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
+    uint64_t *seen);
+static const char *untagged_ack_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_ack_t *out,
+    uint64_t seen);
+static const char *untagged_ack_fast(apr_fast_ctx *c, const char *p, void *out);
 
 static const apr_field untagged_created_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(untagged_created_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_created_type = { APR_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type untagged_created_type = { APR_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_created_fast };
 
-const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } } };
+const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
 
 static const apr_field untagged_listed_type_fields[] = {
     { "items", 5, "items", 5, &untagged_listed_items_type, offsetof(untagged_listed_t, items), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_listed_type = { APR_K_STRUCT, "Listed", sizeof(untagged_listed_t), { .st = { untagged_listed_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type untagged_listed_type = { APR_K_STRUCT, "Listed", sizeof(untagged_listed_t), { .st = { untagged_listed_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_listed_fast };
 
-const apr_type untagged_empty_type = { APR_K_MAP, "Empty", sizeof(untagged_empty_t), { .map = { &apr_any_type, sizeof(untagged_empty_entry_t), offsetof(untagged_empty_entry_t, value), 0, SIZE_MAX } } };
+const apr_type untagged_empty_type = { APR_K_MAP, "Empty", sizeof(untagged_empty_t), { .map = { &apr_any_type, sizeof(untagged_empty_entry_t), offsetof(untagged_empty_entry_t, value), 0, SIZE_MAX } }, NULL };
 
 static const apr_field untagged_deleted_type_fields[] = {
     { "gone", 4, "gone", 4, &apr_bool_type, offsetof(untagged_deleted_t, gone), offsetof(untagged_deleted_t, has_gone), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_deleted_type = { APR_K_STRUCT, "Deleted", sizeof(untagged_deleted_t), { .st = { untagged_deleted_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type untagged_deleted_type = { APR_K_STRUCT, "Deleted", sizeof(untagged_deleted_t), { .st = { untagged_deleted_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_deleted_fast };
 
 static const apr_type *const untagged_result_type_alts[] = {
     &untagged_created_type,
@@ -34,28 +62,298 @@ static const apr_type *const untagged_result_type_alts[] = {
     &untagged_empty_type,
     &untagged_deleted_type,
 };
-const apr_type untagged_result_type = { APR_K_UNION, "Result", sizeof(untagged_result_t), { .un = { APR_U_UNTAGGED, untagged_result_type_alts, 4, NULL, NULL, offsetof(untagged_result_t, kind), offsetof(untagged_result_t, u), offsetof(untagged_result_t, raw) } } };
+const apr_type untagged_result_type = { APR_K_UNION, "Result", sizeof(untagged_result_t), { .un = { APR_U_UNTAGGED, untagged_result_type_alts, 4, NULL, NULL, offsetof(untagged_result_t, kind), offsetof(untagged_result_t, u), offsetof(untagged_result_t, raw) } }, NULL };
 
-const apr_type untagged_digits_type = { APR_K_TEXT, "Digits", sizeof(untagged_digits_t), { .text = { 0, SIZE_MAX, "[0-9]+" } } };
+const apr_type untagged_digits_type = { APR_K_TEXT, "Digits", sizeof(untagged_digits_t), { .text = { 0, SIZE_MAX, "[0-9]+" } }, NULL };
 
 static const apr_type *const untagged_word_type_alts[] = {
     &untagged_digits_type,
     &apr_text_type,
 };
-const apr_type untagged_word_type = { APR_K_UNION, "Word", sizeof(untagged_word_t), { .un = { APR_U_UNTAGGED, untagged_word_type_alts, 2, NULL, NULL, offsetof(untagged_word_t, kind), offsetof(untagged_word_t, u), offsetof(untagged_word_t, raw) } } };
+const apr_type untagged_word_type = { APR_K_UNION, "Word", sizeof(untagged_word_t), { .un = { APR_U_UNTAGGED, untagged_word_type_alts, 2, NULL, NULL, offsetof(untagged_word_t, kind), offsetof(untagged_word_t, u), offsetof(untagged_word_t, raw) } }, NULL };
 
-const apr_type untagged_anything_type = { APR_K_STRUCT, "Anything", sizeof(untagged_anything_t), { .st = { NULL, 0, true, offsetof(untagged_anything_t, extras), NULL, NULL, 0 } } };
+const apr_type untagged_anything_type = { APR_K_STRUCT, "Anything", sizeof(untagged_anything_t), { .st = { NULL, 0, true, offsetof(untagged_anything_t, extras), NULL, NULL, 0 } }, untagged_anything_fast };
 
 static const apr_field untagged_ack_type_fields[] = {
     { "ok", 2, "ok", 2, &apr_bool_type, offsetof(untagged_ack_t, ok), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_ack_type = { APR_K_STRUCT, "Ack", sizeof(untagged_ack_t), { .st = { untagged_ack_type_fields, 1, false, 0, NULL, NULL, 0 } } };
+const apr_type untagged_ack_type = { APR_K_STRUCT, "Ack", sizeof(untagged_ack_t), { .st = { untagged_ack_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_ack_fast };
 
 static const apr_type *const untagged_reply_type_alts[] = {
     &untagged_anything_type,
     &untagged_ack_type,
 };
-const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_reply_t), { .un = { APR_U_UNTAGGED, untagged_reply_type_alts, 2, NULL, NULL, offsetof(untagged_reply_t, kind), offsetof(untagged_reply_t, u), offsetof(untagged_reply_t, raw) } } };
+const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_reply_t), { .un = { APR_U_UNTAGGED, untagged_reply_type_alts, 2, NULL, NULL, offsetof(untagged_reply_t, kind), offsetof(untagged_reply_t, u), offsetof(untagged_reply_t, raw) } }, NULL };
+
+/*
+ * One member of Created, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int untagged_created_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_created_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Created whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *untagged_created_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_created_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = untagged_created_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Created. */
+static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = untagged_created_fast_body(c, p, closed, start, (untagged_created_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Listed, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "items", 5, "items", 5)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_value(c, &untagged_listed_items_type, *pp, &out->items)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Listed whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *untagged_listed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_listed_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = untagged_listed_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Listed. */
+static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = untagged_listed_fast_body(c, p, closed, start, (untagged_listed_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Deleted, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "gone", 4, "gone", 4)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_bool(c, *pp, &out->gone)) == NULL)
+            return -1;
+        out->has_gone = true;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Deleted whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *untagged_deleted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_deleted_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = untagged_deleted_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of Deleted. */
+static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = untagged_deleted_fast_body(c, p, closed, start, (untagged_deleted_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Anything, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
+    uint64_t *seen)
+{
+    (void)c;
+    (void)k;
+    (void)pp;
+    (void)out;
+    (void)seen;
+    return 0;
+}
+
+/*
+ * The members of an object of Anything whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *untagged_anything_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_anything_t *out,
+    uint64_t seen)
+{
+    size_t xcap = 0;
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = untagged_anything_fast_member(c, k, &p, out, &seen);
+        if (r == 0)
+            r = apr_fast_extra(c, &untagged_anything_type, out, k, &p, &xcap);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    (void)seen;
+    return p;
+}
+
+/* An object of Anything. */
+static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = untagged_anything_fast_body(c, p, closed, start, (untagged_anything_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * One member of Ack, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
+    uint64_t *seen)
+{
+    if (apr_fast_named(c, k, "ok", 2, "ok", 2)) {
+        if (!apr_fast_see(seen, 0))
+            return -1;
+        if ((*pp = apr_fast_bool(c, *pp, &out->ok)) == NULL)
+            return -1;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * The members of an object of Ack whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *untagged_ack_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_ack_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = untagged_ack_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Ack. */
+static const char *untagged_ack_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = untagged_ack_fast_body(c, p, closed, start, (untagged_ack_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
 
 apr_status untagged_result_decode(const char *json, size_t len, apr_arena *arena,
     untagged_result_t *out, apr_error *err)

@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "ap.h"
@@ -583,6 +583,19 @@ static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, con
 static const char *ap_event_stream_request_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_stream_request_t *out,
     uint64_t seen);
 static const char *ap_event_stream_request_fast(apr_fast_ctx *c, const char *p, void *out);
+static const char *ap_namespace_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_subscribe_params_channels_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_subscribe_params_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_reconnect_params_subscriptions_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_goto_alt3_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_input_respond_many_responses_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_state_get_params_keys_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_reconnect_result_current_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_agent_tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_list_checkpoints_result_checkpoints_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_text_content_block_annotations_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_event_stream_request_channels_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *ap_event_stream_request_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout);
 static bool ap_command_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_command_data_t *out, uint64_t *seen);
 static const char *ap_command_data_fast(apr_fast_ctx *c, const char *p, void *vout);
 static int ap_command_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_data_t *out,
@@ -594,6 +607,8 @@ static bool ap_input_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_inpu
 static const char *ap_input_command_fast(apr_fast_ctx *c, const char *p, void *vout);
 static bool ap_state_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_state_command_t *out, uint64_t *seen);
 static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_message_fast_pick(apr_fast_ctx *c, const char **pp, ap_message_t *out, uint64_t *seen);
+static const char *ap_message_fast(apr_fast_ctx *c, const char *p, void *vout);
 static bool ap_event_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_event_data_t *out, uint64_t *seen);
 static const char *ap_event_data_fast(apr_fast_ctx *c, const char *p, void *vout);
 static int ap_event_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_data_t *out,
@@ -622,7 +637,7 @@ const apr_type ap_js_int_type = { APR_K_INT, "js-int", sizeof(ap_js_int_t), { .i
 
 const apr_type ap_js_uint_type = { APR_K_UINT, "js-uint", sizeof(ap_js_uint_t), { .u = { UINT64_C(0), UINT64_C(9007199254740991) } }, NULL };
 
-const apr_type ap_namespace_type = { APR_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_namespace_type = { APR_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_namespace_fast };
 
 const apr_type ap_timestamp_type = { APR_K_UINT, "Timestamp", sizeof(ap_timestamp_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL };
 
@@ -672,9 +687,9 @@ static const apr_literal ap_channel_type_values[] = {
 };
 const apr_type ap_channel_type = { APR_K_ENUM, "Channel", sizeof(ap_channel_t), { .enm = { ap_channel_type_values, 9, &ap_channel_other_type, offsetof(ap_channel_t, other) } }, NULL };
 
-const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, NULL };
+const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_subscribe_params_channels_fast };
 
-const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_subscribe_params_namespaces_fast };
 
 static const apr_field ap_subscribe_params_type_fields[] = {
     { "channels", 8, "channels", 8, &ap_subscribe_params_channels_type, offsetof(ap_subscribe_params_t, channels), 0, 0, APR_F_PLAIN_NAMES },
@@ -704,7 +719,7 @@ const apr_type ap_subscription_unsubscribe_type = { APR_K_STRUCT, "subscription.
 
 static const apr_type ap_subscription_reconnect_method_type = { APR_K_LITERAL, "subscription.reconnect.method", 0, { .lit = { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_reconnect_params_subscriptions_fast };
 
 static const apr_field ap_reconnect_params_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_reconnect_params_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
@@ -748,7 +763,7 @@ static const apr_type *const ap_goto_alt3_item_type_alts[] = {
 };
 const apr_type ap_goto_alt3_item_type = { APR_K_UNION, "Goto/3[]", sizeof(ap_goto_alt3_item_t), { .un = { APR_U_KIND, ap_goto_alt3_item_type_alts, 2, NULL, NULL, offsetof(ap_goto_alt3_item_t, kind), offsetof(ap_goto_alt3_item_t, u), offsetof(ap_goto_alt3_item_t, raw) } }, NULL };
 
-const apr_type ap_goto_alt3_type = { APR_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_goto_alt3_type = { APR_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } }, ap_goto_alt3_fast };
 
 static const apr_type *const ap_goto_type_alts[] = {
     &apr_text_type,
@@ -779,7 +794,7 @@ static const apr_field ap_input_respond_entry_type_fields[] = {
 };
 const apr_type ap_input_respond_entry_type = { APR_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_respond_entry_fast };
 
-const apr_type ap_input_respond_many_responses_type = { APR_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_many_responses_type = { APR_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } }, ap_input_respond_many_responses_fast };
 
 const apr_type ap_input_respond_many_update_type = { APR_K_MAP, "InputRespondMany.update", sizeof(ap_input_respond_many_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_update_entry_t), offsetof(ap_input_respond_many_update_entry_t, value), 0, SIZE_MAX } }, NULL };
 
@@ -837,7 +852,7 @@ const apr_type ap_input_inject_type = { APR_K_STRUCT, "input.inject", sizeof(ap_
 
 static const apr_type ap_state_get_method_type = { APR_K_LITERAL, "state.get.method", 0, { .lit = { APR_LIT_TEXT, "state.get", 9, 0, 0, 0.0 } }, NULL };
 
-const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_state_get_params_keys_fast };
 
 static const apr_field ap_state_get_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_state_get_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -976,7 +991,7 @@ static const apr_field ap_agent_status_entry_type_fields[] = {
 };
 const apr_type ap_agent_status_entry_type = { APR_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } }, ap_agent_status_entry_fast };
 
-const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } }, ap_reconnect_result_current_namespaces_fast };
 
 static const apr_field ap_reconnect_result_type_fields[] = {
     { "restored", 8, "restored", 8, &apr_bool_type, offsetof(ap_reconnect_result_t, restored), 0, 0, APR_F_PLAIN_NAMES },
@@ -994,7 +1009,7 @@ static const apr_type *const ap_subscription_result_type_alts[] = {
 };
 const apr_type ap_subscription_result_type = { APR_K_UNION, "SubscriptionResult", sizeof(ap_subscription_result_t), { .un = { APR_U_UNTAGGED, ap_subscription_result_type_alts, 3, NULL, NULL, offsetof(ap_subscription_result_t, kind), offsetof(ap_subscription_result_t, u), offsetof(ap_subscription_result_t, raw) } }, NULL };
 
-const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } }, ap_agent_tree_node_children_fast };
 
 const apr_type ap_agent_tree_node_metadata_type = { APR_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &apr_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
 
@@ -1037,7 +1052,7 @@ static const apr_field ap_checkpoint_summary_type_fields[] = {
 };
 const apr_type ap_checkpoint_summary_type = { APR_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_checkpoint_summary_fast };
 
-const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } }, ap_list_checkpoints_result_checkpoints_fast };
 
 static const apr_field ap_list_checkpoints_result_type_fields[] = {
     { "checkpoints", 11, "checkpoints", 11, &ap_list_checkpoints_result_checkpoints_type, offsetof(ap_list_checkpoints_result_t, checkpoints), 0, 0, APR_F_PLAIN_NAMES },
@@ -1243,7 +1258,7 @@ static const apr_literal ap_annotation_type_disc[] = {
 };
 const apr_type ap_annotation_type = { APR_K_UNION, "Annotation", sizeof(ap_annotation_t), { .un = { APR_U_DISCRIMINATED, ap_annotation_type_alts, 2, "type", ap_annotation_type_disc, offsetof(ap_annotation_t, kind), offsetof(ap_annotation_t, u), offsetof(ap_annotation_t, raw) } }, ap_annotation_fast };
 
-const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } }, ap_text_content_block_annotations_fast };
 
 static const apr_field ap_text_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_text_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1862,7 +1877,7 @@ static const apr_literal ap_message_type_disc[] = {
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 },
 };
-const apr_type ap_message_type = { APR_K_UNION, "Message", sizeof(ap_message_t), { .un = { APR_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } }, NULL };
+const apr_type ap_message_type = { APR_K_UNION, "Message", sizeof(ap_message_t), { .un = { APR_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } }, ap_message_fast };
 
 static const apr_type *const ap_data_content_block_type_alts[] = {
     &ap_image_content_block_type,
@@ -1894,9 +1909,9 @@ static const apr_literal ap_tool_content_block_type_disc[] = {
 };
 const apr_type ap_tool_content_block_type = { APR_K_UNION, "ToolContentBlock", sizeof(ap_tool_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_tool_content_block_type_alts, 5, "type", ap_tool_content_block_type_disc, offsetof(ap_tool_content_block_t, kind), offsetof(ap_tool_content_block_t, u), offsetof(ap_tool_content_block_t, raw) } }, ap_tool_content_block_fast };
 
-const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, NULL };
+const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_event_stream_request_channels_fast };
 
-const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, NULL };
+const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_event_stream_request_namespaces_fast };
 
 static const apr_field ap_event_stream_request_type_fields[] = {
     { "channels", 8, "channels", 8, &ap_event_stream_request_channels_type, offsetof(ap_event_stream_request_t, channels), 0, 0, APR_F_PLAIN_NAMES },
@@ -1914,11 +1929,13 @@ const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamReques
 static int ap_command_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -1977,18 +1994,21 @@ static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "run.start", 9)) == NULL)
+        if ((p = apr_fast_literal(c, p, "run.start", 9)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_run_start_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_run_start_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2038,34 +2058,39 @@ static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "assistantId", 11, "assistant_id", 12)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->assistant_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->assistant_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "input", 5, "input", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "config", 6, "config", 6)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_run_start_params_config_type, *pp, &out->config)) == NULL)
+        if ((p = apr_fast_value(c, &ap_run_start_params_config_type, p, &out->config)) == NULL)
             return -1;
         out->has_config = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_run_start_params_metadata_type, *pp, &out->metadata)) == NULL)
+        if ((p = apr_fast_value(c, &ap_run_start_params_metadata_type, p, &out->metadata)) == NULL)
             return -1;
         out->has_metadata = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2115,18 +2140,21 @@ static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "subscription.subscribe", 22)) == NULL)
+        if ((p = apr_fast_literal(c, p, "subscription.subscribe", 22)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_subscribe_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_subscribe_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2176,27 +2204,31 @@ static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p
 static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "channels", 8, "channels", 8)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_subscribe_params_channels_type, *pp, &out->channels)) == NULL)
+        if ((p = ap_subscribe_params_channels_fast(c, p, &out->channels)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "namespaces", 10, "namespaces", 10)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_subscribe_params_namespaces_type, *pp, &out->namespaces)) == NULL)
+        if ((p = ap_subscribe_params_namespaces_fast(c, p, &out->namespaces)) == NULL)
             return -1;
         out->has_namespaces = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
             return -1;
         out->has_depth = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2249,18 +2281,21 @@ static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "subscription.unsubscribe", 24)) == NULL)
+        if ((p = apr_fast_literal(c, p, "subscription.unsubscribe", 24)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_unsubscribe_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_unsubscribe_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2310,11 +2345,13 @@ static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char 
 static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->subscription_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->subscription_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2367,18 +2404,21 @@ static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "subscription.reconnect", 22)) == NULL)
+        if ((p = apr_fast_literal(c, p, "subscription.reconnect", 22)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_reconnect_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_reconnect_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2428,27 +2468,31 @@ static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p
 static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "lastEventId", 11, "last_event_id", 13)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->last_event_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->last_event_id)) == NULL)
             return -1;
         out->has_last_event_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "subscriptions", 13, "subscriptions", 13)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_reconnect_params_subscriptions_type, *pp, &out->subscriptions)) == NULL)
+        if ((p = ap_reconnect_params_subscriptions_fast(c, p, &out->subscriptions)) == NULL)
             return -1;
         out->has_subscriptions = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2501,18 +2545,21 @@ static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "agent.getTree", 13)) == NULL)
+        if ((p = apr_fast_literal(c, p, "agent.getTree", 13)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_agent_get_tree_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_agent_get_tree_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2562,12 +2609,14 @@ static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
             return -1;
         out->has_run_id = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2616,18 +2665,21 @@ static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p,
 static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "input.respond", 13)) == NULL)
+        if ((p = apr_fast_literal(c, p, "input.respond", 13)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_params_type, *pp, &out->params)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_params_type, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2677,57 +2729,65 @@ static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->interrupt_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "response", 8, "response", 8)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->response)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->response)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "update", 6, "update", 6)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_one_update_type, *pp, &out->update)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_one_update_type, p, &out->update)) == NULL)
             return -1;
         out->has_update = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "goto", 4, "goto", 4)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_goto_type, *pp, &out->goto_)) == NULL)
+        if ((p = apr_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
             return -1;
         out->has_goto_ = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "config", 6, "config", 6)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_one_config_type, *pp, &out->config)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_one_config_type, p, &out->config)) == NULL)
             return -1;
         out->has_config = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_one_metadata_type, *pp, &out->metadata)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_one_metadata_type, p, &out->metadata)) == NULL)
             return -1;
         out->has_metadata = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2777,19 +2837,22 @@ static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "node", 4, "node", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "input", 5, "input", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
             return -1;
         out->has_input = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2839,43 +2902,49 @@ static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "responses", 9, "responses", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_many_responses_type, *pp, &out->responses)) == NULL)
+        if ((p = ap_input_respond_many_responses_fast(c, p, &out->responses)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "update", 6, "update", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_many_update_type, *pp, &out->update)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_many_update_type, p, &out->update)) == NULL)
             return -1;
         out->has_update = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "goto", 4, "goto", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_goto_type, *pp, &out->goto_)) == NULL)
+        if ((p = apr_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
             return -1;
         out->has_goto_ = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "config", 6, "config", 6)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_many_config_type, *pp, &out->config)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_many_config_type, p, &out->config)) == NULL)
             return -1;
         out->has_config = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_respond_many_metadata_type, *pp, &out->metadata)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_respond_many_metadata_type, p, &out->metadata)) == NULL)
             return -1;
         out->has_metadata = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2925,25 +2994,29 @@ static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->interrupt_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "response", 8, "response", 8)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->response)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->response)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -2993,18 +3066,21 @@ static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, v
 static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "input.inject", 12)) == NULL)
+        if ((p = apr_fast_literal(c, p, "input.inject", 12)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_input_inject_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_input_inject_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3054,18 +3130,21 @@ static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "message", 7, "message", 7)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_input_message_fast(c, *pp, &out->message)) == NULL)
+        if ((p = ap_input_message_fast(c, p, &out->message)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3115,26 +3194,30 @@ static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, v
 static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "role", 4, "role", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_input_message_role_type, *pp, &out->role)) == NULL)
+        if ((p = apr_fast_value(c, &ap_input_message_role_type, p, &out->role)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "content", 7, "content", 7)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->content)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->content)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
         out->has_name = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3187,18 +3270,21 @@ static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "state.get", 9)) == NULL)
+        if ((p = apr_fast_literal(c, p, "state.get", 9)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_state_get_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_state_get_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3248,19 +3334,22 @@ static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "keys", 4, "keys", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_state_get_params_keys_type, *pp, &out->keys)) == NULL)
+        if ((p = ap_state_get_params_keys_fast(c, p, &out->keys)) == NULL)
             return -1;
         out->has_keys = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3310,18 +3399,21 @@ static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "state.listCheckpoints", 21)) == NULL)
+        if ((p = apr_fast_literal(c, p, "state.listCheckpoints", 21)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_list_checkpoints_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_list_checkpoints_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3371,28 +3463,32 @@ static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p
 static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
         out->has_namespace_ = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "limit", 5, "limit", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->limit)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->limit)) == NULL)
             return -1;
         out->has_limit = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "before", 6, "before", 6)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->before)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->before)) == NULL)
             return -1;
         out->has_before = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3441,18 +3537,21 @@ static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *
 static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "state.fork", 10)) == NULL)
+        if ((p = apr_fast_literal(c, p, "state.fork", 10)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_state_fork_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_state_fork_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3502,27 +3601,31 @@ static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "checkpointId", 12, "checkpoint_id", 13)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->checkpoint_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->checkpoint_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "input", 5, "input", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
             return -1;
         out->has_input = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "config", 6, "config", 6)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_state_fork_params_config_type, *pp, &out->config)) == NULL)
+        if ((p = apr_fast_value(c, &ap_state_fork_params_config_type, p, &out->config)) == NULL)
             return -1;
         out->has_config = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3572,33 +3675,38 @@ static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "success", 7)) == NULL)
+        if ((p = apr_fast_literal(c, p, "success", 7)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "result", 6, "result", 6)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_result_data_type, *pp, &out->result)) == NULL)
+        if ((p = apr_fast_value(c, &ap_result_data_type, p, &out->result)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "meta", 4, "meta", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = ap_response_meta_fast(c, *pp, &out->meta)) == NULL)
+        if ((p = ap_response_meta_fast(c, p, &out->meta)) == NULL)
             return -1;
         out->has_meta = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3651,12 +3759,14 @@ static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void
 static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
             return -1;
         out->has_run_id = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3705,19 +3815,22 @@ static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->subscription_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->subscription_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "replayedEvents", 14, "replayed_events", 15)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
             return -1;
         out->has_replayed_events = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3770,27 +3883,31 @@ static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void
 static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "restored", 8, "restored", 8)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_bool(c, *pp, &out->restored)) == NULL)
+        if ((p = apr_fast_bool(c, p, &out->restored)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "missedEvents", 12, "missed_events", 13)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
             return -1;
         out->has_missed_events = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "currentNamespaces", 17, "current_namespaces", 18)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_reconnect_result_current_namespaces_type, *pp, &out->current_namespaces)) == NULL)
+        if ((p = ap_reconnect_result_current_namespaces_fast(c, p, &out->current_namespaces)) == NULL)
             return -1;
         out->has_current_namespaces = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3843,18 +3960,21 @@ static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void
 static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "status", 6, "status", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_agent_status_type, *pp, &out->status)) == NULL)
+        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -3907,9 +4027,10 @@ static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     (void)c;
     (void)k;
-    (void)pp;
+    (void)p;
     (void)out;
     (void)seen;
     return 0;
@@ -3961,11 +4082,13 @@ static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "tree", 4, "tree", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = ap_agent_tree_node_fast(c, *pp, &out->tree)) == NULL)
+        if ((p = ap_agent_tree_node_fast(c, p, &out->tree)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4015,41 +4138,47 @@ static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "status", 6, "status", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_agent_status_type, *pp, &out->status)) == NULL)
+        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->graph_name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->graph_name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "children", 8, "children", 8)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_agent_tree_node_children_type, *pp, &out->children)) == NULL)
+        if ((p = ap_agent_tree_node_children_fast(c, p, &out->children)) == NULL)
             return -1;
         out->has_children = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_agent_tree_node_metadata_type, *pp, &out->metadata)) == NULL)
+        if ((p = apr_fast_value(c, &ap_agent_tree_node_metadata_type, p, &out->metadata)) == NULL)
             return -1;
         out->has_metadata = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4099,19 +4228,22 @@ static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "values", 6, "values", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_state_get_result_values_type, *pp, &out->values)) == NULL)
+        if ((p = apr_fast_value(c, &ap_state_get_result_values_type, p, &out->values)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "checkpoint", 10, "checkpoint", 10)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_checkpoint_ref_fast(c, *pp, &out->checkpoint)) == NULL)
+        if ((p = ap_checkpoint_ref_fast(c, p, &out->checkpoint)) == NULL)
             return -1;
         out->has_checkpoint = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4161,19 +4293,22 @@ static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void
 static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "ns", 2, "ns", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->ns)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->ns)) == NULL)
             return -1;
         out->has_ns = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4223,11 +4358,13 @@ static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "checkpoints", 11, "checkpoints", 11)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_list_checkpoints_result_checkpoints_type, *pp, &out->checkpoints)) == NULL)
+        if ((p = ap_list_checkpoints_result_checkpoints_fast(c, p, &out->checkpoints)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4277,41 +4414,47 @@ static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *
 static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->timestamp)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "step", 4, "step", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "nodeName", 8, "node_name", 9)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->node_name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->node_name)) == NULL)
             return -1;
         out->has_node_name = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_checkpoint_summary_metadata_type, *pp, &out->metadata)) == NULL)
+        if ((p = apr_fast_value(c, &ap_checkpoint_summary_metadata_type, p, &out->metadata)) == NULL)
             return -1;
         out->has_metadata = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4361,18 +4504,21 @@ static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->thread_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->thread_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4422,12 +4568,14 @@ static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "appliedThroughSeq", 17, "applied_through_seq", 19)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
             return -1;
         out->has_applied_through_seq = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4479,53 +4627,60 @@ static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "error", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "error", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->id_is_null = true;
         } else
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "error", 5, "error", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_error_code_type, *pp, &out->error)) == NULL)
+        if ((p = apr_fast_value(c, &ap_error_code_type, p, &out->error)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "message", 7, "message", 7)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->message)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "stacktrace", 10, "stacktrace", 10)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->stacktrace)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->stacktrace)) == NULL)
             return -1;
         out->has_stacktrace = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "meta", 4, "meta", 4)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = ap_response_meta_fast(c, *pp, &out->meta)) == NULL)
+        if ((p = ap_response_meta_fast(c, p, &out->meta)) == NULL)
             return -1;
         out->has_meta = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4578,35 +4733,40 @@ static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "event", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "event", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "eventId", 7, "event_id", 8)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->event_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->event_id)) == NULL)
             return -1;
         out->has_event_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "seq", 3, "seq", 3)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
             return -1;
         out->has_seq = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
             return -1;
         out->has_run_id = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4665,18 +4825,21 @@ static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "lifecycle", 9)) == NULL)
+        if ((p = apr_fast_literal(c, p, "lifecycle", 9)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_lifecycle_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_lifecycle_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4726,25 +4889,29 @@ static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_lifecycle_data_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_lifecycle_data_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4794,43 +4961,49 @@ static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p
 static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_agent_status_type, *pp, &out->event)) == NULL)
+        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->event)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->graph_name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->graph_name)) == NULL)
             return -1;
         out->has_graph_name = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "cause", 5, "cause", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_lifecycle_cause_fast(c, *pp, &out->cause)) == NULL)
+        if ((p = ap_lifecycle_cause_fast(c, p, &out->cause)) == NULL)
             return -1;
         out->has_cause = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "error", 5, "error", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->error)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->error)) == NULL)
             return -1;
         out->has_error = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "checkpoint", 10, "checkpoint", 10)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = ap_checkpoint_ref_fast(c, *pp, &out->checkpoint)) == NULL)
+        if ((p = ap_checkpoint_ref_fast(c, p, &out->checkpoint)) == NULL)
             return -1;
         out->has_checkpoint = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4880,18 +5053,21 @@ static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "toolCall", 8)) == NULL)
+        if ((p = apr_fast_literal(c, p, "toolCall", 8)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -4941,18 +5117,21 @@ static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char
 static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "send", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "send", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->from_node)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->from_node)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5002,18 +5181,21 @@ static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, 
 static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "edge", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "edge", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->from_node)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->from_node)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5063,18 +5245,21 @@ static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, 
 static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "messages", 8)) == NULL)
+        if ((p = apr_fast_literal(c, p, "messages", 8)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_messages_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_messages_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5124,33 +5309,38 @@ static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "node", 4, "node", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
             return -1;
         out->has_node = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = ap_messages_data_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_messages_data_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5200,33 +5390,38 @@ static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p,
 static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "message-start", 13)) == NULL)
+        if ((p = apr_fast_literal(c, p, "message-start", 13)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "role", 4, "role", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_message_role_type, *pp, &out->role)) == NULL)
+        if ((p = apr_fast_value(c, &ap_message_role_type, p, &out->role)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = ap_message_metadata_fast(c, *pp, &out->metadata)) == NULL)
+        if ((p = ap_message_metadata_fast(c, p, &out->metadata)) == NULL)
             return -1;
         out->has_metadata = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5279,60 +5474,68 @@ static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "provider", 8, "provider", 8)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->provider)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->provider)) == NULL)
             return -1;
         out->has_provider = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "model", 5, "model", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->model)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->model)) == NULL)
             return -1;
         out->has_model = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "modelType", 9, "model_type", 10)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->model_type)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->model_type)) == NULL)
             return -1;
         out->has_model_type = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->run_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
             return -1;
         out->has_run_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->thread_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->thread_id)) == NULL)
             return -1;
         out->has_thread_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "systemFingerprint", 17, "system_fingerprint", 18)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->system_fingerprint)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->system_fingerprint)) == NULL)
             return -1;
         out->has_system_fingerprint = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "serviceTier", 11, "service_tier", 12)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->service_tier)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->service_tier)) == NULL)
             return -1;
         out->has_service_tier = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5384,25 +5587,29 @@ static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void
 static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "content-block-start", 19)) == NULL)
+        if ((p = apr_fast_literal(c, p, "content-block-start", 19)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "content", 7, "content", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_content_block_fast(c, *pp, &out->content)) == NULL)
+        if ((p = ap_content_block_fast(c, p, &out->content)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5455,42 +5662,48 @@ static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char 
 static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "text", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "text", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "text", 4, "text", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->text)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->text)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "annotations", 11, "annotations", 11)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_text_content_block_annotations_type, *pp, &out->annotations)) == NULL)
+        if ((p = ap_text_content_block_annotations_fast(c, p, &out->annotations)) == NULL)
             return -1;
         out->has_annotations = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5543,59 +5756,67 @@ static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "citation", 8)) == NULL)
+        if ((p = apr_fast_literal(c, p, "citation", 8)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "url", 3, "url", 3)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
             return -1;
         out->has_url = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "title", 5, "title", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->title)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->title)) == NULL)
             return -1;
         out->has_title = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "startIndex", 10, "start_index", 11)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
             return -1;
         out->has_start_index = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "endIndex", 8, "end_index", 9)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
             return -1;
         out->has_end_index = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "citedText", 9, "cited_text", 10)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->cited_text)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->cited_text)) == NULL)
             return -1;
         out->has_cited_text = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5648,26 +5869,30 @@ static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "non_standard_annotation", 23)) == NULL)
+        if ((p = apr_fast_literal(c, p, "non_standard_annotation", 23)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "value", 5, "value", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_non_standard_annotation_value_type, *pp, &out->value)) == NULL)
+        if ((p = apr_fast_value(c, &ap_non_standard_annotation_value_type, p, &out->value)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5720,67 +5945,74 @@ static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *
 static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "invalid_tool_call", 17)) == NULL)
+        if ((p = apr_fast_literal(c, p, "invalid_tool_call", 17)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->id_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->name_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "args", 4, "args", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->args_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "error", 5, "error", 5)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->error_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->error)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->error)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5833,35 +6065,40 @@ static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "reasoning", 9)) == NULL)
+        if ((p = apr_fast_literal(c, p, "reasoning", 9)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->reasoning)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->reasoning)) == NULL)
             return -1;
         out->has_reasoning = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5914,34 +6151,39 @@ static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *
 static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "non_standard", 12)) == NULL)
+        if ((p = apr_fast_literal(c, p, "non_standard", 12)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "value", 5, "value", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_non_standard_content_block_value_type, *pp, &out->value)) == NULL)
+        if ((p = apr_fast_value(c, &ap_non_standard_content_block_value_type, p, &out->value)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -5994,59 +6236,67 @@ static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const cha
 static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "image", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "image", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
             return -1;
         out->has_file_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "url", 3, "url", 3)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
             return -1;
         out->has_url = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
             return -1;
         out->has_base64 = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
             return -1;
         out->has_mime_type = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6099,59 +6349,67 @@ static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, v
 static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "video", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "video", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
             return -1;
         out->has_file_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "url", 3, "url", 3)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
             return -1;
         out->has_url = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
             return -1;
         out->has_base64 = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
             return -1;
         out->has_mime_type = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6204,59 +6462,67 @@ static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, v
 static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "audio", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "audio", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
             return -1;
         out->has_file_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "url", 3, "url", 3)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
             return -1;
         out->has_url = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
             return -1;
         out->has_base64 = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
             return -1;
         out->has_mime_type = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6309,59 +6575,67 @@ static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, v
 static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "file", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "file", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->file_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
             return -1;
         out->has_file_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "url", 3, "url", 3)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->url)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
             return -1;
         out->has_url = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->base64)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
             return -1;
         out->has_base64 = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->mime_type)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
             return -1;
         out->has_mime_type = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6414,45 +6688,51 @@ static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool_call", 9)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool_call", 9)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->id_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "args", 4, "args", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_tool_call_args_type, *pp, &out->args)) == NULL)
+        if ((p = apr_fast_value(c, &ap_tool_call_args_type, p, &out->args)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6505,55 +6785,61 @@ static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool_call_chunk", 15)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool_call_chunk", 15)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->id_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->name_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "args", 4, "args", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->args_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6606,40 +6892,46 @@ static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "server_tool_call", 16)) == NULL)
+        if ((p = apr_fast_literal(c, p, "server_tool_call", 16)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "args", 4, "args", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_server_tool_call_args_type, *pp, &out->args)) == NULL)
+        if ((p = apr_fast_value(c, &ap_server_tool_call_args_type, p, &out->args)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6692,43 +6984,49 @@ static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void
 static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "server_tool_call_chunk", 22)) == NULL)
+        if ((p = apr_fast_literal(c, p, "server_tool_call_chunk", 22)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
         out->has_name = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "args", 4, "args", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
             return -1;
         out->has_args = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6781,49 +7079,56 @@ static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p
 static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "server_tool_result", 18)) == NULL)
+        if ((p = apr_fast_literal(c, p, "server_tool_result", 18)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "status", 6, "status", 6)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_server_tool_result_status_type, *pp, &out->status)) == NULL)
+        if ((p = apr_fast_value(c, &ap_server_tool_result_status_type, p, &out->status)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
         out->has_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "output", 6, "output", 6)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->output)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->output)) == NULL)
             return -1;
         out->has_output = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_block_index_type, *pp, &out->index)) == NULL)
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return -1;
         out->has_index = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6876,25 +7181,29 @@ static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "content-block-delta", 19)) == NULL)
+        if ((p = apr_fast_literal(c, p, "content-block-delta", 19)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "delta", 5, "delta", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_content_block_delta_fast(c, *pp, &out->delta)) == NULL)
+        if ((p = ap_content_block_delta_fast(c, p, &out->delta)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -6947,18 +7256,21 @@ static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char 
 static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "text-delta", 10)) == NULL)
+        if ((p = apr_fast_literal(c, p, "text-delta", 10)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "text", 4, "text", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->text)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->text)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7011,18 +7323,21 @@ static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "reasoning-delta", 15)) == NULL)
+        if ((p = apr_fast_literal(c, p, "reasoning-delta", 15)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->reasoning)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->reasoning)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7075,26 +7390,30 @@ static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "data-delta", 10)) == NULL)
+        if ((p = apr_fast_literal(c, p, "data-delta", 10)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->data)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "encoding", 8, "encoding", 8)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "base64", 6)) == NULL)
+        if ((p = apr_fast_literal(c, p, "base64", 6)) == NULL)
             return -1;
         out->has_encoding = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7147,18 +7466,21 @@ static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "block-delta", 11)) == NULL)
+        if ((p = apr_fast_literal(c, p, "block-delta", 11)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "fields", 6, "fields", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_block_delta_fields_fast(c, *pp, &out->fields)) == NULL)
+        if ((p = ap_block_delta_fields_fast(c, p, &out->fields)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7211,11 +7533,13 @@ static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->type)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->type)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7268,18 +7592,21 @@ static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool-call-delta", 15)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool-call-delta", 15)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "args", 4, "args", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->args)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7332,25 +7659,29 @@ static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "content-block-finish", 20)) == NULL)
+        if ((p = apr_fast_literal(c, p, "content-block-finish", 20)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "index", 5, "index", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "content", 7, "content", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_finalized_content_block_fast(c, *pp, &out->content)) == NULL)
+        if ((p = ap_finalized_content_block_fast(c, p, &out->content)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7403,19 +7734,22 @@ static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char
 static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "message-finish", 14)) == NULL)
+        if ((p = apr_fast_literal(c, p, "message-finish", 14)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "usage", 5, "usage", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_usage_info_fast(c, *pp, &out->usage)) == NULL)
+        if ((p = ap_usage_info_fast(c, p, &out->usage)) == NULL)
             return -1;
         out->has_usage = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7468,44 +7802,50 @@ static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, v
 static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "inputTokens", 11, "input_tokens", 12)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
             return -1;
         out->has_input_tokens = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "outputTokens", 12, "output_tokens", 13)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
             return -1;
         out->has_output_tokens = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "totalTokens", 11, "total_tokens", 12)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
             return -1;
         out->has_total_tokens = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "inputTokenDetails", 17, "input_token_details", 19)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = ap_input_token_details_fast(c, *pp, &out->input_token_details)) == NULL)
+        if ((p = ap_input_token_details_fast(c, p, &out->input_token_details)) == NULL)
             return -1;
         out->has_input_token_details = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "outputTokenDetails", 18, "output_token_details", 20)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = ap_output_token_details_fast(c, *pp, &out->output_token_details)) == NULL)
+        if ((p = ap_output_token_details_fast(c, p, &out->output_token_details)) == NULL)
             return -1;
         out->has_output_token_details = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7557,28 +7897,32 @@ static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "audio", 5, "audio", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
             return -1;
         out->has_audio = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "cacheCreation", 13, "cache_creation", 14)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
             return -1;
         out->has_cache_creation = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "cacheRead", 9, "cache_read", 10)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
             return -1;
         out->has_cache_read = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7630,20 +7974,23 @@ static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, v
 static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "audio", 5, "audio", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
             return -1;
         out->has_audio = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->reasoning)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->reasoning)) == NULL)
             return -1;
         out->has_reasoning = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7695,26 +8042,30 @@ static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, 
 static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "error", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "error", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "message", 7, "message", 7)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->message)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "code", 4, "code", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->code)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->code)) == NULL)
             return -1;
         out->has_code = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7767,18 +8118,21 @@ static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tools", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tools", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_tools_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_tools_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7828,33 +8182,38 @@ static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "node", 4, "node", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
             return -1;
         out->has_node = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = ap_tools_data_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_tools_data_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7904,33 +8263,38 @@ static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool-started", 12)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool-started", 12)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolName", 8, "tool_name", 9)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "input", 5, "input", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->input)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
             return -1;
         out->has_input = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -7983,25 +8347,29 @@ static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool-output-delta", 17)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool-output-delta", 17)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "delta", 5, "delta", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->delta)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->delta)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8054,25 +8422,29 @@ static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p
 static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool-finished", 13)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool-finished", 13)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "output", 6, "output", 6)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->output)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->output)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8125,33 +8497,38 @@ static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "event", 5, "event", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tool-error", 10)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tool-error", 10)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->tool_call_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "message", 7, "message", 7)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->message)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "code", 4, "code", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->code)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->code)) == NULL)
             return -1;
         out->has_code = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8204,18 +8581,21 @@ static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "input.requested", 15)) == NULL)
+        if ((p = apr_fast_literal(c, p, "input.requested", 15)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_input_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_input_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8265,25 +8645,29 @@ static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_input_requested_data_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_input_requested_data_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8333,18 +8717,21 @@ static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->interrupt_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "payload", 7, "payload", 7)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->payload)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->payload)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8397,18 +8784,21 @@ static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, 
 static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "values", 6)) == NULL)
+        if ((p = apr_fast_literal(c, p, "values", 6)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_values_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_values_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8458,25 +8848,29 @@ static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->data)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8526,18 +8920,21 @@ static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, v
 static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "updates", 7)) == NULL)
+        if ((p = apr_fast_literal(c, p, "updates", 7)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_updates_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_updates_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8587,25 +8984,29 @@ static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_updates_data_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_updates_data_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8655,19 +9056,22 @@ static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, 
 static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "node", 4, "node", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->node)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
             return -1;
         out->has_node = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "values", 6, "values", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_updates_data_values_type, *pp, &out->values)) == NULL)
+        if ((p = apr_fast_value(c, &ap_updates_data_values_type, p, &out->values)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8720,18 +9124,21 @@ static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "checkpoints", 11)) == NULL)
+        if ((p = apr_fast_literal(c, p, "checkpoints", 11)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_checkpoints_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_checkpoints_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8781,25 +9188,29 @@ static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_checkpoint_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_checkpoint_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8849,33 +9260,38 @@ static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char 
 static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "parentId", 8, "parent_id", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->parent_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->parent_id)) == NULL)
             return -1;
         out->has_parent_id = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "step", 4, "step", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_int(c, *pp, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
+        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "source", 6, "source", 6)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_checkpoint_source_type, *pp, &out->source)) == NULL)
+        if ((p = apr_fast_value(c, &ap_checkpoint_source_type, p, &out->source)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8928,18 +9344,21 @@ static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "custom", 6)) == NULL)
+        if ((p = apr_fast_literal(c, p, "custom", 6)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_custom_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_custom_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -8989,25 +9408,29 @@ static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = ap_custom_data_fast(c, *pp, &out->data)) == NULL)
+        if ((p = ap_custom_data_fast(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -9057,19 +9480,22 @@ static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, v
 static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
         out->has_name = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "payload", 7, "payload", 7)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->payload)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->payload)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -9122,18 +9548,21 @@ static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "method", 6, "method", 6)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "tasks", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "tasks", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "params", 6, "params", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = ap_tasks_event_params_fast(c, *pp, &out->params)) == NULL)
+        if ((p = ap_tasks_event_params_fast(c, p, &out->params)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -9183,25 +9612,29 @@ static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_namespace_type, *pp, &out->namespace_)) == NULL)
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "data", 4, "data", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->data)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->data)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -9251,43 +9684,49 @@ static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "channels", 8, "channels", 8)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_event_stream_request_channels_type, *pp, &out->channels)) == NULL)
+        if ((p = ap_event_stream_request_channels_fast(c, p, &out->channels)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "namespaces", 10, "namespaces", 10)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &ap_event_stream_request_namespaces_type, *pp, &out->namespaces)) == NULL)
+        if ((p = ap_event_stream_request_namespaces_fast(c, p, &out->namespaces)) == NULL)
             return -1;
         out->has_namespaces = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
             return -1;
         out->has_depth = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "since", 5, "since", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
             return -1;
         out->has_since = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "sinceEventId", 12, "since_event_id", 14)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->since_event_id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->since_event_id)) == NULL)
             return -1;
         out->has_since_event_id = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -9329,6 +9768,324 @@ static const char *ap_event_stream_request_fast(apr_fast_ctx *c, const char *p, 
     if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_event_stream_request_fast_body(c, p, closed, start, (ap_event_stream_request_t *)out, 0)) == NULL)
         return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of Namespace. */
+static const char *ap_namespace_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_namespace_t *out = (ap_namespace_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of SubscribeParams.channels. */
+static const char *ap_subscribe_params_channels_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscribe_params_channels_t *out = (ap_subscribe_params_channels_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_channel_t *)items;
+        if ((p = apr_fast_value(c, &ap_channel_type, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if (out->count < 1)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of SubscribeParams.namespaces. */
+static const char *ap_subscribe_params_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscribe_params_namespaces_t *out = (ap_subscribe_params_namespaces_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_namespace_t *)items;
+        if ((p = ap_namespace_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of ReconnectParams.subscriptions. */
+static const char *ap_reconnect_params_subscriptions_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_reconnect_params_subscriptions_t *out = (ap_reconnect_params_subscriptions_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of Goto/3. */
+static const char *ap_goto_alt3_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_goto_alt3_t *out = (ap_goto_alt3_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_goto_alt3_item_t *)items;
+        if ((p = apr_fast_value(c, &ap_goto_alt3_item_type, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of InputRespondMany.responses. */
+static const char *ap_input_respond_many_responses_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_respond_many_responses_t *out = (ap_input_respond_many_responses_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_input_respond_entry_t *)items;
+        if ((p = ap_input_respond_entry_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if (out->count < 1)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of StateGetParams.keys. */
+static const char *ap_state_get_params_keys_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_get_params_keys_t *out = (ap_state_get_params_keys_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of ReconnectResult.currentNamespaces. */
+static const char *ap_reconnect_result_current_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_reconnect_result_current_namespaces_t *out = (ap_reconnect_result_current_namespaces_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_agent_status_entry_t *)items;
+        if ((p = ap_agent_status_entry_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of AgentTreeNode.children. */
+static const char *ap_agent_tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_agent_tree_node_children_t *out = (ap_agent_tree_node_children_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_agent_tree_node_t *)items;
+        if ((p = ap_agent_tree_node_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of ListCheckpointsResult.checkpoints. */
+static const char *ap_list_checkpoints_result_checkpoints_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_list_checkpoints_result_checkpoints_t *out = (ap_list_checkpoints_result_checkpoints_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_checkpoint_summary_t *)items;
+        if ((p = ap_checkpoint_summary_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of TextContentBlock.annotations. */
+static const char *ap_text_content_block_annotations_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_text_content_block_annotations_t *out = (ap_text_content_block_annotations_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_annotation_t *)items;
+        if ((p = ap_annotation_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of EventStreamRequest.channels. */
+static const char *ap_event_stream_request_channels_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_event_stream_request_channels_t *out = (ap_event_stream_request_channels_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_channel_t *)items;
+        if ((p = apr_fast_value(c, &ap_channel_type, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if (out->count < 1)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of EventStreamRequest.namespaces. */
+static const char *ap_event_stream_request_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_event_stream_request_namespaces_t *out = (ap_event_stream_request_namespaces_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (ap_namespace_t *)items;
+        if ((p = ap_namespace_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
     c->typed--;
     return p;
 }
@@ -9671,6 +10428,71 @@ static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *v
     case AP_STATE_COMMAND_STATE_GET: p = ap_state_get_fast_body(c, p, closed, start, &out->u.state_get, seen); break;
     case AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS: p = ap_state_list_checkpoints_fast_body(c, p, closed, start, &out->u.state_list_checkpoints, seen); break;
     case AP_STATE_COMMAND_STATE_FORK: p = ap_state_fork_fast_body(c, p, closed, start, &out->u.state_fork, seen); break;
+    default: return NULL;
+    }
+    if (p == NULL)
+        return NULL;
+    out->raw.ptr = start;
+    out->raw.len = (size_t)(p - start);
+    c->typed--;
+    return p;
+}
+
+/*
+ * Picks the alternative of Message by the discriminant value at *pp,
+ * moving *pp past it; that alternative's discriminant member is then seen.
+ * False (give up) for a value none has, or one spelled with escapes.
+ */
+static bool ap_message_fast_pick(apr_fast_ctx *c, const char **pp, ap_message_t *out, uint64_t *seen)
+{
+    const char *p = *pp;
+    if ((*pp = apr_fast_literal(c, p, "success", 7)) != NULL) {
+        out->kind = AP_MESSAGE_COMMAND_RESPONSE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "error", 5)) != NULL) {
+        out->kind = AP_MESSAGE_ERROR_RESPONSE;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    if ((*pp = apr_fast_literal(c, p, "event", 5)) != NULL) {
+        out->kind = AP_MESSAGE_EVENT;
+        *seen = UINT64_C(0x1);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * An object of Message. With the discriminant first, the rest is the
+ * alternative's; else it is looked for ahead, and the whole object read as
+ * the alternative's.
+ */
+static const char *ap_message_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    ap_message_t *out = (ap_message_t *)vout;
+    const char *start = p, *first, *q;
+    uint64_t seen = 0;
+    apr_slice k;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
+        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+        return NULL;
+    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
+        if (!ap_message_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
+            return NULL;
+    } else {
+        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+            !ap_message_fast_pick(c, &q, out, &seen))
+            return NULL;
+        seen = 0; /* the discriminant is read again in its place */
+        p = first;
+    }
+    switch (out->kind) {
+    case AP_MESSAGE_COMMAND_RESPONSE: p = ap_command_response_fast_body(c, p, closed, start, &out->u.command_response, seen); break;
+    case AP_MESSAGE_ERROR_RESPONSE: p = ap_error_response_fast_body(c, p, closed, start, &out->u.error_response, seen); break;
+    case AP_MESSAGE_EVENT: p = ap_event_fast_body(c, p, closed, start, &out->u.event, seen); break;
     default: return NULL;
     }
     if (p == NULL)

@@ -221,7 +221,7 @@ static const char *literal_init(emitter *E, const ir_literal *l)
 }
 
 /* ---- generated decoders --------------------------------------------------------
- * Structs and discriminated unions get a straight-line decoder each
+ * Structs, arrays and discriminated unions get a straight-line decoder each
  * (templates/fast_*.c.tmpl, runtime/include/apr_fast.h): member names
  * compared as constants, values read by inline scans. A type gets one only
  * where its reading cannot differ from the table-driven fast path's; the
@@ -280,20 +280,25 @@ static bool fast_fields_ok(const ir_type *t)
     return true;
 }
 
+/* How deep struct variants and union alternatives may nest for a generated decoder: bounds the checks on cyclic schemas. */
+#define FAST_MAX_NESTING 16
+
+static bool fast_struct_ok_at(const ir_type *t, int depth);
+
 /*
- * A discriminated union whose alternatives are structs with readable
- * members, each with the discriminant as a member, picked by plain text
- * literals: its value is read in place.
+ * A discriminated union whose alternatives are structs with generated
+ * decoders, each with the discriminant as a member, picked by plain text
+ * literals.
  */
-static bool fast_union_ok(const ir_type *u)
+static bool fast_union_ok_at(const ir_type *u, int depth)
 {
     size_t i;
-    if (u == NULL || u->kind != IR_UNION || u->cls != IR_U_DISCRIMINATED || u->nalts == 0)
+    if (u == NULL || u->kind != IR_UNION || u->cls != IR_U_DISCRIMINATED || u->nalts == 0 || depth > FAST_MAX_NESTING)
         return false;
     for (i = 0; i < u->nalts; i++) {
         const ir_type *a = resolved(u->alts[i]);
-        if (!fast_fields_ok(a) || a->variants != NULL || field_index(a, u->disc_key) < 0 ||
-            u->disc[i].kind != IR_LIT_TEXT || !plain_text(&u->disc[i].text))
+        if (a->kind != IR_STRUCT || !fast_struct_ok_at(a, depth + 1) ||
+            field_index(a, u->disc_key) < 0 || u->disc[i].kind != IR_LIT_TEXT || !plain_text(&u->disc[i].text))
             return false;
     }
     return true;
@@ -312,7 +317,7 @@ static const ir_field *disc_field(const ir_type *u)
  * (while no alternative is chosen, the runtime takes such a name for the
  * discriminant; t's decoder would take it for the member).
  */
-static bool fast_struct_ok(const ir_type *t)
+static bool fast_struct_ok_at(const ir_type *t, int depth)
 {
     const ir_type *v;
     size_t i;
@@ -320,7 +325,7 @@ static bool fast_struct_ok(const ir_type *t)
         return false;
     if (t->variants == NULL)
         return true;
-    if (!fast_union_ok(v = resolved(t->variants)))
+    if (!fast_union_ok_at(v = resolved(t->variants), depth + 1))
         return false;
     for (i = 0; i < t->nfields; i++)
         if (fields_clash(&t->fields[i], disc_field(v)))
@@ -328,10 +333,31 @@ static bool fast_struct_ok(const ir_type *t)
     return true;
 }
 
+static bool fast_struct_ok(const ir_type *t)
+{
+    return fast_struct_ok_at(t, 0);
+}
+
+static bool fast_union_ok(const ir_type *u)
+{
+    return fast_union_ok_at(u, 0);
+}
+
+/* An array whose items are stored (not literals, which take no room). */
+static bool fast_array_ok(const ir_type *t)
+{
+    return t->kind == IR_ARRAY && resolved(t->elem)->kind != IR_LITERAL;
+}
+
 static bool has_fast(const ir_type *t)
 {
     t = resolved(t);
-    return t->kind == IR_STRUCT ? fast_struct_ok(t) : fast_union_ok(t);
+    switch (t->kind) {
+    case IR_STRUCT: return fast_struct_ok(t);
+    case IR_UNION: return fast_union_ok(t);
+    case IR_ARRAY: return fast_array_ok(t);
+    default: return false;
+    }
 }
 
 /* The name stem of t's generated decoder functions. */
@@ -351,13 +377,18 @@ static const char *required_mask(emitter *E, const ir_type *t)
     return cddl_fmt(E->ctx, "UINT64_C(0x%llx)", (unsigned long long)m);
 }
 
-/* How the value of field f is read: one flag section of fast_struct.c.tmpl, with what it needs. */
-static void fast_read(emitter *E, const ir_field *f, tmpl_value *v)
+/*
+ * How a value of type `type` is read into `target` (a C expression of its
+ * address): one flag section of templates/fast_read.c.tmpl, with what it
+ * needs. `literal`: the value is checked against the type's literal only.
+ */
+static void fast_read(emitter *E, const ir_type *type, bool literal, const char *target, tmpl_value *v)
 {
     cddl_ctx *C = E->ctx;
-    const ir_type *t = resolved(f->type);
-    tmpl_set(C, v, "desc", desc_of(E, f->type));
-    if (f->flags & IR_F_LITERAL) {
+    const ir_type *t = resolved(type);
+    tmpl_set(C, v, "desc", desc_of(E, type));
+    tmpl_set(C, v, "target", target);
+    if (literal) {
         bool plain = t->lit.kind == IR_LIT_TEXT && plain_text(&t->lit.text);
         tmpl_flag(C, v, plain ? "read_literal" : "read_literal_table", 1);
         if (plain) {
@@ -383,9 +414,9 @@ static void fast_read(emitter *E, const ir_field *f, tmpl_value *v)
     case IR_BOOL: tmpl_flag(C, v, "read_bool", 1); break;
     case IR_ANY: tmpl_flag(C, v, "read_any", 1); break;
     default:
-        if ((t->kind == IR_STRUCT || t->kind == IR_UNION) && has_fast(t)) {
+        if (has_fast(t)) {
             tmpl_flag(C, v, "read_generated", 1);
-            tmpl_set(C, v, "fn", fast_fn(E, t));
+            tmpl_set(C, v, "read_fn", fast_fn(E, t));
         } else {
             tmpl_flag(C, v, "read_table", 1);
         }
@@ -415,7 +446,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
         tmpl_setf(C, v, "bit", "%zu", i);
         tmpl_flag(C, v, "optional", (f->flags & IR_F_OPTIONAL) != 0);
         tmpl_flag(C, v, "nullable", (f->flags & IR_F_NULLABLE) != 0);
-        fast_read(E, f, v);
+        fast_read(E, f->type, (f->flags & IR_F_LITERAL) != 0, cddl_fmt(C, "&out->%s", f->c_name), v);
         stores |= (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE)) != 0 || !(f->flags & IR_F_LITERAL);
         tmpl_append(C, fields, v);
     }
@@ -431,6 +462,23 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
         tmpl_set(C, v, "vmember", t->variants_c_name);
         tmpl_put(C, d, "variants", v);
     }
+    return d;
+}
+
+/* Template data of array t's generated decoder (templates/fast_array.c.tmpl). */
+static tmpl_value *fast_array(emitter *E, const ir_type *t)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C);
+    tmpl_set(C, d, "fn", fast_fn(E, t));
+    tmpl_set(C, d, "ctype", ctype(E, t));
+    tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
+    tmpl_set(C, d, "rule", comment_text(E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
+    tmpl_flag(C, d, "bounded", t->occ_max != AST_OCCUR_INF && t->occ_max != SIZE_MAX);
+    tmpl_set(C, d, "occ_max", size_lit(E, t->occ_max));
+    tmpl_flag(C, d, "has_min", t->occ_min > 0);
+    tmpl_set(C, d, "occ_min", size_lit(E, t->occ_min));
+    fast_read(E, t->elem, false, "&out->items[out->count]", d);
     return d;
 }
 
@@ -477,7 +525,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     tmpl_set(C, d, "rule", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "NULL");
     tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
     tmpl_flag(C, d, "external", t->named);
-    tmpl_set(C, d, "fast", (t->kind == IR_STRUCT || t->kind == IR_UNION) && has_fast(t) ? fast_fn(E, t) : "NULL");
+    tmpl_set(C, d, "fast", has_fast(t) ? fast_fn(E, t) : "NULL");
     switch (t->kind) {
     case IR_ANY: case IR_BOOL:
         tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APR_K_ANY" : "APR_K_BOOL");
@@ -835,19 +883,21 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
 
 /*
  * The generated decoders of every type whose descriptor names one, in
- * descriptor order: "fast_structs" and "fast_unions" (a union that some
+ * descriptor order: "fast_structs", "fast_arrays" and "fast_unions" (a union that some
  * struct inlines as its variants also gets the functions that read it
  * member by member).
  */
 static void fast_decoders(emitter *E, tmpl_value *data)
 {
     cddl_ctx *C = E->ctx;
-    tmpl_value *structs = tmpl_list(C), *unions = tmpl_list(C);
+    tmpl_value *structs = tmpl_list(C), *unions = tmpl_list(C), *arrays = tmpl_list(C);
     size_t i, j;
     for (i = 0; i < E->ndescs; i++) { /* fast_struct may add descriptors: ndescs grows */
         const ir_type *t = E->desc_types[i];
         if (t->kind == IR_STRUCT && fast_struct_ok(t))
             tmpl_append(C, structs, fast_struct(E, t));
+        else if (fast_array_ok(t))
+            tmpl_append(C, arrays, fast_array(E, t));
     }
     for (i = 0; i < E->ndescs; i++) {
         const ir_type *t = E->desc_types[i];
@@ -863,6 +913,7 @@ static void fast_decoders(emitter *E, tmpl_value *data)
     }
     tmpl_put(C, data, "fast_structs", structs);
     tmpl_put(C, data, "fast_unions", unions);
+    tmpl_put(C, data, "fast_arrays", arrays);
 }
 
 int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)

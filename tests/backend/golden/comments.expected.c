@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "comments.h"
@@ -45,33 +45,38 @@ const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_or
 static int comments_person_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, comments_person_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "age", 3, "age", 3)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "email", 5, "email", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->email)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->email)) == NULL)
             return -1;
         out->has_email = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "nick", 4, "nick", 4)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->nick)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->nick)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;

@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "controls.h"
@@ -56,26 +56,30 @@ const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_
 static int controls_limits_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, controls_limits_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "count", 5, "count", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(1), UINT64_C(1000), &out->count)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(1), UINT64_C(1000), &out->count)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_text(c, &controls_limits_name_type, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_text(c, &controls_limits_name_type, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
             return -1;
         out->has_depth = true;
+        *pp = p;
         return 1;
     }
     return 0;

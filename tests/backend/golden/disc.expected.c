@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "disc.h"
@@ -144,18 +144,21 @@ const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command
 static int disc_circle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_circle_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "circle", 6)) == NULL)
+        if ((p = apr_fast_literal(c, p, "circle", 6)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "radius", 6, "radius", 6)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->radius)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->radius)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -205,18 +208,21 @@ static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "square", 6)) == NULL)
+        if ((p = apr_fast_literal(c, p, "square", 6)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "side", 4, "side", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->side)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->side)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -266,32 +272,37 @@ static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "triangle", 8)) == NULL)
+        if ((p = apr_fast_literal(c, p, "triangle", 8)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "a", 1, "a", 1)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->a)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->a)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "b", 1, "b", 1)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->b)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->b)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "c", 1, "c", 1)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->c)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->c)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -341,18 +352,21 @@ static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "type", 4, "type", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "hexagon", 7)) == NULL)
+        if ((p = apr_fast_literal(c, p, "hexagon", 7)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "side", 4, "side", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->side)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->side)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -402,18 +416,21 @@ static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "op", 2, "op", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "add", 3)) == NULL)
+        if ((p = apr_fast_literal(c, p, "add", 3)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "value", 5, "value", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_int(c, *pp, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
+        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -463,12 +480,14 @@ static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *
 static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     (void)out;
     if (apr_fast_named(c, k, "op", 2, "op", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "clear", 5)) == NULL)
+        if ((p = apr_fast_literal(c, p, "clear", 5)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;

@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "generic.h"
@@ -26,13 +26,15 @@ static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const
 static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_uint_int_t *out,
     uint64_t seen);
 static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, void *out);
+static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char *p, void *vout);
 
 static const apr_field generic_user_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(generic_user_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_user_fast };
 
-const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, NULL };
+const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, generic_page_user_text_items_fast };
 
 static const apr_field generic_page_user_text_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, APR_F_PLAIN_NAMES },
@@ -40,7 +42,7 @@ static const apr_field generic_page_user_text_type_fields[] = {
 };
 const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast };
 
-const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, NULL };
+const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, generic_page_uint_int_items_fast };
 
 static const apr_field generic_page_uint_int_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, APR_F_PLAIN_NAMES },
@@ -55,11 +57,13 @@ const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(gener
 static int generic_user_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_user_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -109,19 +113,22 @@ static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out)
 static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "items", 5, "items", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &generic_page_user_text_items_type, *pp, &out->items)) == NULL)
+        if ((p = generic_page_user_text_items_fast(c, p, &out->items)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "next", 4, "next", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->next)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->next)) == NULL)
             return -1;
         out->has_next = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -171,19 +178,22 @@ static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, v
 static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "items", 5, "items", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &generic_page_uint_int_items_type, *pp, &out->items)) == NULL)
+        if ((p = generic_page_uint_int_items_fast(c, p, &out->items)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "next", 4, "next", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_int(c, *pp, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
+        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
             return -1;
         out->has_next = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -222,6 +232,54 @@ static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, vo
     if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_page_uint_int_fast_body(c, p, closed, start, (generic_page_uint_int_t *)out, 0)) == NULL)
         return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of Page.items. */
+static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    generic_page_user_text_items_t *out = (generic_page_user_text_items_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (generic_user_t *)items;
+        if ((p = generic_user_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of Page.items. */
+static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    generic_page_uint_int_items_t *out = (generic_page_uint_int_items_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (uint64_t *)items;
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
     c->typed--;
     return p;
 }

@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "group_sockets.h"
@@ -31,26 +31,30 @@ const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(grou
 static int group_sockets_header_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, group_sockets_header_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "version", 7, "version", 7)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->version)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->version)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "trace", 5, "trace", 5)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->trace)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->trace)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "span", 4, "span", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->span)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->span)) == NULL)
             return -1;
         out->has_span = true;
+        *pp = p;
         return 1;
     }
     return 0;

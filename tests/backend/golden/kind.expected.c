@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "kind.h"
@@ -21,6 +21,7 @@ static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **p
 static const char *kind_reading_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_reading_t *out,
     uint64_t seen);
 static const char *kind_reading_fast(apr_fast_ctx *c, const char *p, void *out);
+static const char *kind_target_alt2_fast(apr_fast_ctx *c, const char *p, void *vout);
 
 static const apr_type *const kind_ref_type_alts[] = {
     &apr_int_type,
@@ -39,7 +40,7 @@ static const apr_field kind_spec_type_fields[] = {
 };
 const apr_type kind_spec_type = { APR_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } }, kind_spec_fast };
 
-const apr_type kind_target_alt2_type = { APR_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
+const apr_type kind_target_alt2_type = { APR_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, kind_target_alt2_fast };
 
 static const apr_type *const kind_target_type_alts[] = {
     &kind_spec_type,
@@ -68,11 +69,13 @@ const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_readin
 static int kind_spec_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_spec_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -122,41 +125,45 @@ static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out)
 static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "value", 5, "value", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->value_is_null = true;
         } else
-        if ((*pp = apr_fast_value(c, &apr_float_type, *pp, &out->value)) == NULL)
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->value)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "note", 4, "note", 4)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->note_is_null = true;
         } else
-        if ((*pp = apr_fast_value(c, &kind_reading_note_type, *pp, &out->note)) == NULL)
+        if ((p = apr_fast_value(c, &kind_reading_note_type, p, &out->note)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "unit", 4, "unit", 4)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->unit_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->unit)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->unit)) == NULL)
             return -1;
         out->has_unit = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -195,6 +202,30 @@ static const char *kind_reading_fast(apr_fast_ctx *c, const char *p, void *out)
     if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
         (p = kind_reading_fast_body(c, p, closed, start, (kind_reading_t *)out, 0)) == NULL)
         return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of Target/2. */
+static const char *kind_target_alt2_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    kind_target_alt2_t *out = (kind_target_alt2_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
     c->typed--;
     return p;
 }

@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "members.h"
@@ -18,14 +18,16 @@ static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **p
 static const char *members_item_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, members_item_t *out,
     uint64_t seen);
 static const char *members_item_fast(apr_fast_ctx *c, const char *p, void *out);
+static const char *members_item_tags_fast(apr_fast_ctx *c, const char *p, void *vout);
+static const char *members_item_flags_fast(apr_fast_ctx *c, const char *p, void *vout);
 
 static const apr_type members_item_kind__type = { APR_K_LITERAL, "Item.kind", 0, { .lit = { APR_LIT_TEXT, "item", 4, 0, 0, 0.0 } }, NULL };
 
 static const apr_type members_item_version_type = { APR_K_LITERAL, "Item.version", 0, { .lit = { APR_LIT_UINT, NULL, 0, 0, UINT64_C(2), 0.0 } }, NULL };
 
-const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
+const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, members_item_tags_fast };
 
-const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } }, NULL };
+const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } }, members_item_flags_fast };
 
 static const apr_field members_item_type_fields[] = {
     { "kind", 4, "kind", 4, &members_item_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -48,87 +50,98 @@ const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t
 static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, members_item_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "item", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "item", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "version", 7, "version", 7)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &members_item_version_type, *pp, NULL)) == NULL)
+        if ((p = apr_fast_value(c, &members_item_version_type, p, NULL)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 2))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "label", 5, "label", 5)) {
         if (!apr_fast_see(seen, 3))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->label)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->label)) == NULL)
             return -1;
         out->has_label = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "parent", 6, "parent", 6)) {
         if (!apr_fast_see(seen, 4))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->parent_is_null = true;
         } else
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->parent)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->parent)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "owner", 5, "owner", 5)) {
         if (!apr_fast_see(seen, 5))
             return -1;
-        if (*pp < c->end && **pp == 'n') {
-            if ((*pp = apr_fast_null(c, *pp)) == NULL)
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
                 return -1;
             out->owner_is_null = true;
         } else
-        if ((*pp = apr_fast_string(c, *pp, &out->owner)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->owner)) == NULL)
             return -1;
         out->has_owner = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "enabled", 7, "enabled", 7)) {
         if (!apr_fast_see(seen, 6))
             return -1;
-        if ((*pp = apr_fast_bool(c, *pp, &out->enabled)) == NULL)
+        if ((p = apr_fast_bool(c, p, &out->enabled)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "tags", 4, "tags", 4)) {
         if (!apr_fast_see(seen, 7))
             return -1;
-        if ((*pp = apr_fast_value(c, &members_item_tags_type, *pp, &out->tags)) == NULL)
+        if ((p = members_item_tags_fast(c, p, &out->tags)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "flags", 5, "flags", 5)) {
         if (!apr_fast_see(seen, 8))
             return -1;
-        if ((*pp = apr_fast_value(c, &members_item_flags_type, *pp, &out->flags)) == NULL)
+        if ((p = members_item_flags_fast(c, p, &out->flags)) == NULL)
             return -1;
         out->has_flags = true;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "extra", 5, "extra", 5)) {
         if (!apr_fast_see(seen, 9))
             return -1;
-        if ((*pp = apr_fast_any(c, *pp, &out->extra)) == NULL)
+        if ((p = apr_fast_any(c, p, &out->extra)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -166,6 +179,58 @@ static const char *members_item_fast(apr_fast_ctx *c, const char *p, void *out)
     int closed;
     if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
         (p = members_item_fast_body(c, p, closed, start, (members_item_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of Item.tags. */
+static const char *members_item_tags_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    members_item_tags_t *out = (members_item_tags_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/* An array of Item.flags. */
+static const char *members_item_flags_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    members_item_flags_t *out = (members_item_flags_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if (out->count >= 4)
+            return NULL;
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (bool *)items;
+        if ((p = apr_fast_bool(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if (out->count < 1)
         return NULL;
     c->typed--;
     return p;

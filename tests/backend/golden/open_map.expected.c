@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "open_map.h"
@@ -59,11 +59,13 @@ const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_
 static int open_map_open_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_open_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -116,11 +118,13 @@ static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out)
 static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -170,11 +174,13 @@ static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *ou
 static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "title", 5, "title", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->title)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->title)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -227,11 +233,13 @@ static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void 
 static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;

@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "roots.h"
@@ -39,11 +39,13 @@ const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted
 static int roots_wanted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_wanted_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "part", 4, "part", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = roots_part_fast(c, *pp, &out->part)) == NULL)
+        if ((p = roots_part_fast(c, p, &out->part)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -93,11 +95,13 @@ static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out)
 static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "size", 4, "size", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->size)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->size)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;

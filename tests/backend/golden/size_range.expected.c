@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "size_range.h"
@@ -34,11 +34,13 @@ const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_
 static int size_range_name_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, size_range_name_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_text(c, &size_range_name_name_type, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_text(c, &size_range_name_name_type, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;

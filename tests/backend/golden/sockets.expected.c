@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "sockets.h"
@@ -59,18 +59,21 @@ const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_
 static int sockets_ping_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_ping_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "ping", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "ping", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "n", 1, "n", 1)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -120,18 +123,21 @@ static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out)
 static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_literal(c, *pp, "pong", 4)) == NULL)
+        if ((p = apr_fast_literal(c, p, "pong", 4)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "n", 1, "n", 1)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_uint(c, *pp, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;

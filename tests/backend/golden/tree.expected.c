@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "tree.h"
@@ -16,8 +16,9 @@ static int tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, 
 static const char *tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, tree_node_t *out,
     uint64_t seen);
 static const char *tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
+static const char *tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout);
 
-const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } }, NULL };
+const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } }, tree_node_children_fast };
 
 static const apr_field tree_node_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(tree_node_t, name), 0, 0, APR_F_PLAIN_NAMES },
@@ -32,19 +33,22 @@ const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .
 static int tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, tree_node_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "name", 4, "name", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->name)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     if (apr_fast_named(c, k, "children", 8, "children", 8)) {
         if (!apr_fast_see(seen, 1))
             return -1;
-        if ((*pp = apr_fast_value(c, &tree_node_children_type, *pp, &out->children)) == NULL)
+        if ((p = tree_node_children_fast(c, p, &out->children)) == NULL)
             return -1;
         out->has_children = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -83,6 +87,30 @@ static const char *tree_node_fast(apr_fast_ctx *c, const char *p, void *out)
     if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
         (p = tree_node_fast_body(c, p, closed, start, (tree_node_t *)out, 0)) == NULL)
         return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of Node.children. */
+static const char *tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    tree_node_children_t *out = (tree_node_children_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (tree_node_t *)items;
+        if ((p = tree_node_fast(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
     c->typed--;
     return p;
 }

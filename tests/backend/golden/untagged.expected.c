@@ -5,7 +5,7 @@
  *
  * Each descriptor tells the runtime's schema engine (apr_schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
- * Structs and discriminated unions also get a straight-line decoder
+ * Structs, arrays and discriminated unions also get a straight-line decoder
  * (PREFIX_T_fast), which the engine tries first (apr_fast.h).
  */
 #include "untagged.h"
@@ -36,13 +36,14 @@ static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **p
 static const char *untagged_ack_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_ack_t *out,
     uint64_t seen);
 static const char *untagged_ack_fast(apr_fast_ctx *c, const char *p, void *out);
+static const char *untagged_listed_items_fast(apr_fast_ctx *c, const char *p, void *vout);
 
 static const apr_field untagged_created_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(untagged_created_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type untagged_created_type = { APR_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_created_fast };
 
-const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, NULL };
+const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, untagged_listed_items_fast };
 
 static const apr_field untagged_listed_type_fields[] = {
     { "items", 5, "items", 5, &untagged_listed_items_type, offsetof(untagged_listed_t, items), 0, 0, APR_F_PLAIN_NAMES },
@@ -92,11 +93,13 @@ const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_rep
 static int untagged_created_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_created_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "id", 2, "id", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_string(c, *pp, &out->id)) == NULL)
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -146,11 +149,13 @@ static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *o
 static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "items", 5, "items", 5)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_value(c, &untagged_listed_items_type, *pp, &out->items)) == NULL)
+        if ((p = untagged_listed_items_fast(c, p, &out->items)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -200,12 +205,14 @@ static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *ou
 static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "gone", 4, "gone", 4)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_bool(c, *pp, &out->gone)) == NULL)
+        if ((p = apr_fast_bool(c, p, &out->gone)) == NULL)
             return -1;
         out->has_gone = true;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -254,9 +261,10 @@ static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *o
 static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     (void)c;
     (void)k;
-    (void)pp;
+    (void)p;
     (void)out;
     (void)seen;
     return 0;
@@ -308,11 +316,13 @@ static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *
 static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
     uint64_t *seen)
 {
+    const char *p = *pp;
     if (apr_fast_named(c, k, "ok", 2, "ok", 2)) {
         if (!apr_fast_see(seen, 0))
             return -1;
-        if ((*pp = apr_fast_bool(c, *pp, &out->ok)) == NULL)
+        if ((p = apr_fast_bool(c, p, &out->ok)) == NULL)
             return -1;
+        *pp = p;
         return 1;
     }
     return 0;
@@ -351,6 +361,30 @@ static const char *untagged_ack_fast(apr_fast_ctx *c, const char *p, void *out)
     if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
         (p = untagged_ack_fast_body(c, p, closed, start, (untagged_ack_t *)out, 0)) == NULL)
         return NULL;
+    c->typed--;
+    return p;
+}
+
+/* An array of Listed.items. */
+static const char *untagged_listed_items_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    untagged_listed_items_t *out = (untagged_listed_items_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
     c->typed--;
     return p;
 }

@@ -68,517 +68,1032 @@ static const apr_type ap_updates_event_method_type;
 static const apr_type ap_checkpoints_event_method_type;
 static const apr_type ap_custom_event_method_type;
 static const apr_type ap_tasks_event_method_type;
+static int ap_command_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_command_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_t *out,
+    uint64_t *seen);
 static int ap_command_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_t *out,
+    uint64_t *seen);
+static const char *ap_command_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_t *out,
     uint64_t *seen);
 static const char *ap_command_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_t *out,
     uint64_t seen);
 static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_start_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_run_start_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_t *out,
+    uint64_t *seen);
 static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
+    uint64_t *seen);
+static const char *ap_run_start_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_start_t *out,
     uint64_t *seen);
 static const char *ap_run_start_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_t *out,
     uint64_t seen);
 static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_start_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_run_start_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_params_t *out,
+    uint64_t *seen);
 static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
+    uint64_t *seen);
+static const char *ap_run_start_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_start_params_t *out,
     uint64_t *seen);
 static const char *ap_run_start_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_params_t *out,
     uint64_t seen);
 static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscription_subscribe_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_subscription_subscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_subscribe_t *out,
+    uint64_t *seen);
 static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
+    uint64_t *seen);
+static const char *ap_subscription_subscribe_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_subscribe_t *out,
     uint64_t *seen);
 static const char *ap_subscription_subscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_subscribe_t *out,
     uint64_t seen);
 static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_subscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_params_t *out,
+    uint64_t *seen);
 static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
+    uint64_t *seen);
+static const char *ap_subscribe_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscribe_params_t *out,
     uint64_t *seen);
 static const char *ap_subscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_params_t *out,
     uint64_t seen);
 static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscription_unsubscribe_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_subscription_unsubscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_unsubscribe_t *out,
+    uint64_t *seen);
 static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
+    uint64_t *seen);
+static const char *ap_subscription_unsubscribe_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_unsubscribe_t *out,
     uint64_t *seen);
 static const char *ap_subscription_unsubscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_unsubscribe_t *out,
     uint64_t seen);
 static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_unsubscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_unsubscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_unsubscribe_params_t *out,
+    uint64_t *seen);
 static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
+    uint64_t *seen);
+static const char *ap_unsubscribe_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_unsubscribe_params_t *out,
     uint64_t *seen);
 static const char *ap_unsubscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_unsubscribe_params_t *out,
     uint64_t seen);
 static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscription_reconnect_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_subscription_reconnect_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_reconnect_t *out,
+    uint64_t *seen);
 static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
+    uint64_t *seen);
+static const char *ap_subscription_reconnect_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_reconnect_t *out,
     uint64_t *seen);
 static const char *ap_subscription_reconnect_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_reconnect_t *out,
     uint64_t seen);
 static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reconnect_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_reconnect_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_params_t *out,
+    uint64_t *seen);
 static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
+    uint64_t *seen);
+static const char *ap_reconnect_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reconnect_params_t *out,
     uint64_t *seen);
 static const char *ap_reconnect_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_params_t *out,
     uint64_t seen);
 static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_get_tree_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_agent_get_tree_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_t *out,
+    uint64_t *seen);
 static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
+    uint64_t *seen);
+static const char *ap_agent_get_tree_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_get_tree_t *out,
     uint64_t *seen);
 static const char *ap_agent_get_tree_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_t *out,
     uint64_t seen);
 static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_get_tree_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_agent_get_tree_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_params_t *out,
+    uint64_t *seen);
 static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
+    uint64_t *seen);
+static const char *ap_agent_get_tree_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_get_tree_params_t *out,
     uint64_t *seen);
 static const char *ap_agent_get_tree_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_params_t *out,
     uint64_t seen);
 static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_respond_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_t *out,
+    uint64_t *seen);
 static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_t *out,
     uint64_t seen);
 static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_one_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_respond_one_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_one_t *out,
+    uint64_t *seen);
 static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_one_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_one_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_one_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_one_t *out,
     uint64_t seen);
 static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_send_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_run_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_send_t *out,
+    uint64_t *seen);
 static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
+    uint64_t *seen);
+static const char *ap_run_send_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_send_t *out,
     uint64_t *seen);
 static const char *ap_run_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_send_t *out,
     uint64_t seen);
 static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_many_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_respond_many_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_many_t *out,
+    uint64_t *seen);
 static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_many_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_many_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_many_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_many_t *out,
     uint64_t seen);
 static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_respond_entry_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_respond_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_entry_t *out,
+    uint64_t *seen);
 static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
+    uint64_t *seen);
+static const char *ap_input_respond_entry_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_entry_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_entry_t *out,
     uint64_t seen);
 static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_inject_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_inject_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_t *out,
+    uint64_t *seen);
 static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
+    uint64_t *seen);
+static const char *ap_input_inject_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_inject_t *out,
     uint64_t *seen);
 static const char *ap_input_inject_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_t *out,
     uint64_t seen);
 static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_inject_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_inject_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_params_t *out,
+    uint64_t *seen);
 static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
+    uint64_t *seen);
+static const char *ap_input_inject_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_inject_params_t *out,
     uint64_t *seen);
 static const char *ap_input_inject_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_params_t *out,
     uint64_t seen);
 static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_message_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_message_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_message_t *out,
+    uint64_t *seen);
 static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
+    uint64_t *seen);
+static const char *ap_input_message_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_message_t *out,
     uint64_t *seen);
 static const char *ap_input_message_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_message_t *out,
     uint64_t seen);
 static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_get_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_get_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_t *out,
+    uint64_t *seen);
 static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
+    uint64_t *seen);
+static const char *ap_state_get_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_t *out,
     uint64_t *seen);
 static const char *ap_state_get_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_t *out,
     uint64_t seen);
 static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_get_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_get_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_params_t *out,
+    uint64_t *seen);
 static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
+    uint64_t *seen);
+static const char *ap_state_get_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_params_t *out,
     uint64_t *seen);
 static const char *ap_state_get_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_params_t *out,
     uint64_t seen);
 static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_list_checkpoints_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_list_checkpoints_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_list_checkpoints_t *out,
+    uint64_t *seen);
 static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
+    uint64_t *seen);
+static const char *ap_state_list_checkpoints_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_list_checkpoints_t *out,
     uint64_t *seen);
 static const char *ap_state_list_checkpoints_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_list_checkpoints_t *out,
     uint64_t seen);
 static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_list_checkpoints_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_list_checkpoints_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_params_t *out,
+    uint64_t *seen);
 static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
+    uint64_t *seen);
+static const char *ap_list_checkpoints_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_list_checkpoints_params_t *out,
     uint64_t *seen);
 static const char *ap_list_checkpoints_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_params_t *out,
     uint64_t seen);
 static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_fork_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_fork_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_t *out,
+    uint64_t *seen);
 static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
+    uint64_t *seen);
+static const char *ap_state_fork_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_t *out,
     uint64_t *seen);
 static const char *ap_state_fork_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_t *out,
     uint64_t seen);
 static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_fork_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_fork_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_params_t *out,
+    uint64_t *seen);
 static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
+    uint64_t *seen);
+static const char *ap_state_fork_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_params_t *out,
     uint64_t *seen);
 static const char *ap_state_fork_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_params_t *out,
     uint64_t seen);
 static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_command_response_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_command_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_response_t *out,
+    uint64_t *seen);
 static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
+    uint64_t *seen);
+static const char *ap_command_response_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_response_t *out,
     uint64_t *seen);
 static const char *ap_command_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_response_t *out,
     uint64_t seen);
 static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_run_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_run_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_result_t *out,
+    uint64_t *seen);
 static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
+    uint64_t *seen);
+static const char *ap_run_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_result_t *out,
     uint64_t *seen);
 static const char *ap_run_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_result_t *out,
     uint64_t seen);
 static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_subscribe_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_subscribe_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_result_t *out,
+    uint64_t *seen);
 static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
+    uint64_t *seen);
+static const char *ap_subscribe_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscribe_result_t *out,
     uint64_t *seen);
 static const char *ap_subscribe_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_result_t *out,
     uint64_t seen);
 static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reconnect_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_reconnect_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_result_t *out,
+    uint64_t *seen);
 static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
+    uint64_t *seen);
+static const char *ap_reconnect_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reconnect_result_t *out,
     uint64_t *seen);
 static const char *ap_reconnect_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_result_t *out,
     uint64_t seen);
 static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_status_entry_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_agent_status_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_status_entry_t *out,
+    uint64_t *seen);
 static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
+    uint64_t *seen);
+static const char *ap_agent_status_entry_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_status_entry_t *out,
     uint64_t *seen);
 static const char *ap_agent_status_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_status_entry_t *out,
     uint64_t seen);
 static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_empty_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_empty_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_empty_result_t *out,
+    uint64_t *seen);
 static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
+    uint64_t *seen);
+static const char *ap_empty_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_empty_result_t *out,
     uint64_t *seen);
 static const char *ap_empty_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_empty_result_t *out,
     uint64_t seen);
 static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_agent_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_result_t *out,
+    uint64_t *seen);
 static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
+    uint64_t *seen);
+static const char *ap_agent_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_result_t *out,
     uint64_t *seen);
 static const char *ap_agent_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_result_t *out,
     uint64_t seen);
 static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_agent_tree_node_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_agent_tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_tree_node_t *out,
+    uint64_t *seen);
 static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
+    uint64_t *seen);
+static const char *ap_agent_tree_node_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_tree_node_t *out,
     uint64_t *seen);
 static const char *ap_agent_tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_tree_node_t *out,
     uint64_t seen);
 static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_get_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_get_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_result_t *out,
+    uint64_t *seen);
 static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
+    uint64_t *seen);
+static const char *ap_state_get_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_result_t *out,
     uint64_t *seen);
 static const char *ap_state_get_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_result_t *out,
     uint64_t seen);
 static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoint_ref_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_checkpoint_ref_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_ref_t *out,
+    uint64_t *seen);
 static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoint_ref_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_ref_t *out,
     uint64_t *seen);
 static const char *ap_checkpoint_ref_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_ref_t *out,
     uint64_t seen);
 static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_list_checkpoints_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_list_checkpoints_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_result_t *out,
+    uint64_t *seen);
 static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
+    uint64_t *seen);
+static const char *ap_list_checkpoints_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_list_checkpoints_result_t *out,
     uint64_t *seen);
 static const char *ap_list_checkpoints_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_result_t *out,
     uint64_t seen);
 static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoint_summary_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_checkpoint_summary_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_summary_t *out,
+    uint64_t *seen);
 static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoint_summary_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_summary_t *out,
     uint64_t *seen);
 static const char *ap_checkpoint_summary_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_summary_t *out,
     uint64_t seen);
 static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_state_fork_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_state_fork_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_result_t *out,
+    uint64_t *seen);
 static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
+    uint64_t *seen);
+static const char *ap_state_fork_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_result_t *out,
     uint64_t *seen);
 static const char *ap_state_fork_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_result_t *out,
     uint64_t seen);
 static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_response_meta_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_response_meta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_response_meta_t *out,
+    uint64_t *seen);
 static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
+    uint64_t *seen);
+static const char *ap_response_meta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_response_meta_t *out,
     uint64_t *seen);
 static const char *ap_response_meta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_response_meta_t *out,
     uint64_t seen);
 static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_error_response_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_error_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_error_response_t *out,
+    uint64_t *seen);
 static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
+    uint64_t *seen);
+static const char *ap_error_response_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_error_response_t *out,
     uint64_t *seen);
 static const char *ap_error_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_error_response_t *out,
     uint64_t seen);
 static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_t *out,
+    uint64_t *seen);
 static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
+    uint64_t *seen);
+static const char *ap_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_t *out,
     uint64_t *seen);
 static const char *ap_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_t *out,
     uint64_t seen);
 static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_lifecycle_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_t *out,
+    uint64_t *seen);
 static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_event_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_lifecycle_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_params_t *out,
+    uint64_t *seen);
 static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_event_params_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_params_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_lifecycle_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_data_t *out,
+    uint64_t *seen);
 static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_data_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_data_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_cause_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_lifecycle_cause_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t *seen);
 static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_cause_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_cause_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_tool_call_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_cause_send_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_lifecycle_cause_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_send_t *out,
+    uint64_t *seen);
 static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_cause_send_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_send_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_cause_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_send_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_lifecycle_cause_edge_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_lifecycle_cause_edge_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_edge_t *out,
+    uint64_t *seen);
 static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
+    uint64_t *seen);
+static const char *ap_lifecycle_cause_edge_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_cause_edge_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_edge_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_messages_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_messages_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_t *out,
+    uint64_t *seen);
 static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
+    uint64_t *seen);
+static const char *ap_messages_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_messages_event_t *out,
     uint64_t *seen);
 static const char *ap_messages_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_t *out,
     uint64_t seen);
 static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_messages_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_messages_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_params_t *out,
+    uint64_t *seen);
 static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_messages_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_messages_event_params_t *out,
     uint64_t *seen);
 static const char *ap_messages_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_params_t *out,
     uint64_t seen);
 static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_start_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_message_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_start_data_t *out,
+    uint64_t *seen);
 static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
+    uint64_t *seen);
+static const char *ap_message_start_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_start_data_t *out,
     uint64_t *seen);
 static const char *ap_message_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_start_data_t *out,
     uint64_t seen);
 static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_metadata_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_message_metadata_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_metadata_t *out,
+    uint64_t *seen);
 static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
+    uint64_t *seen);
+static const char *ap_message_metadata_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_metadata_t *out,
     uint64_t *seen);
 static const char *ap_message_metadata_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_metadata_t *out,
     uint64_t seen);
 static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_content_block_start_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_content_block_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_start_data_t *out,
+    uint64_t *seen);
 static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
+    uint64_t *seen);
+static const char *ap_content_block_start_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_start_data_t *out,
     uint64_t *seen);
 static const char *ap_content_block_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_start_data_t *out,
     uint64_t seen);
 static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_text_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_text_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_content_block_t *out,
+    uint64_t *seen);
 static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_text_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_text_content_block_t *out,
     uint64_t *seen);
 static const char *ap_text_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_content_block_t *out,
     uint64_t seen);
 static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_citation_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_citation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_citation_t *out,
+    uint64_t *seen);
 static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
+    uint64_t *seen);
+static const char *ap_citation_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_citation_t *out,
     uint64_t *seen);
 static const char *ap_citation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_citation_t *out,
     uint64_t seen);
 static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_non_standard_annotation_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_non_standard_annotation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_annotation_t *out,
+    uint64_t *seen);
 static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
+    uint64_t *seen);
+static const char *ap_non_standard_annotation_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_non_standard_annotation_t *out,
     uint64_t *seen);
 static const char *ap_non_standard_annotation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_annotation_t *out,
     uint64_t seen);
 static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_invalid_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_invalid_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_invalid_tool_call_t *out,
+    uint64_t *seen);
 static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_invalid_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_invalid_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_invalid_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_invalid_tool_call_t *out,
     uint64_t seen);
 static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reasoning_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_reasoning_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_content_block_t *out,
+    uint64_t *seen);
 static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_reasoning_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reasoning_content_block_t *out,
     uint64_t *seen);
 static const char *ap_reasoning_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_content_block_t *out,
     uint64_t seen);
 static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_non_standard_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_non_standard_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_content_block_t *out,
+    uint64_t *seen);
 static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_non_standard_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_non_standard_content_block_t *out,
     uint64_t *seen);
 static const char *ap_non_standard_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_content_block_t *out,
     uint64_t seen);
 static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_image_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_image_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_image_content_block_t *out,
+    uint64_t *seen);
 static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_image_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_image_content_block_t *out,
     uint64_t *seen);
 static const char *ap_image_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_image_content_block_t *out,
     uint64_t seen);
 static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_video_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_video_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_video_content_block_t *out,
+    uint64_t *seen);
 static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_video_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_video_content_block_t *out,
     uint64_t *seen);
 static const char *ap_video_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_video_content_block_t *out,
     uint64_t seen);
 static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_audio_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_audio_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_audio_content_block_t *out,
+    uint64_t *seen);
 static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_audio_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_audio_content_block_t *out,
     uint64_t *seen);
 static const char *ap_audio_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_audio_content_block_t *out,
     uint64_t seen);
 static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_file_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_file_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_file_content_block_t *out,
+    uint64_t *seen);
 static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
+    uint64_t *seen);
+static const char *ap_file_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_file_content_block_t *out,
     uint64_t *seen);
 static const char *ap_file_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_file_content_block_t *out,
     uint64_t seen);
 static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_t *out,
+    uint64_t *seen);
 static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_t *out,
     uint64_t seen);
 static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_chunk_t *out,
+    uint64_t *seen);
 static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
+    uint64_t *seen);
+static const char *ap_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_chunk_t *out,
     uint64_t *seen);
 static const char *ap_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_chunk_t *out,
     uint64_t seen);
 static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_server_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_server_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_t *out,
+    uint64_t *seen);
 static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
+    uint64_t *seen);
+static const char *ap_server_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_server_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_t *out,
     uint64_t seen);
 static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_server_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_server_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_chunk_t *out,
+    uint64_t *seen);
 static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
+    uint64_t *seen);
+static const char *ap_server_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_call_chunk_t *out,
     uint64_t *seen);
 static const char *ap_server_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_chunk_t *out,
     uint64_t seen);
 static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_server_tool_result_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_server_tool_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_result_t *out,
+    uint64_t *seen);
 static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
+    uint64_t *seen);
+static const char *ap_server_tool_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_result_t *out,
     uint64_t *seen);
 static const char *ap_server_tool_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_result_t *out,
     uint64_t seen);
 static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_content_block_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_content_block_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_delta_data_t *out,
+    uint64_t *seen);
 static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
+    uint64_t *seen);
+static const char *ap_content_block_delta_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_delta_data_t *out,
     uint64_t *seen);
 static const char *ap_content_block_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_delta_data_t *out,
     uint64_t seen);
 static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_text_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_text_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_delta_t *out,
+    uint64_t *seen);
 static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
+    uint64_t *seen);
+static const char *ap_text_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_text_delta_t *out,
     uint64_t *seen);
 static const char *ap_text_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_delta_t *out,
     uint64_t seen);
 static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_reasoning_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_reasoning_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_delta_t *out,
+    uint64_t *seen);
 static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
+    uint64_t *seen);
+static const char *ap_reasoning_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reasoning_delta_t *out,
     uint64_t *seen);
 static const char *ap_reasoning_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_delta_t *out,
     uint64_t seen);
 static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_data_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_data_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_data_delta_t *out,
+    uint64_t *seen);
 static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
+    uint64_t *seen);
+static const char *ap_data_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_data_delta_t *out,
     uint64_t *seen);
 static const char *ap_data_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_data_delta_t *out,
     uint64_t seen);
 static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_block_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_block_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_t *out,
+    uint64_t *seen);
 static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
+    uint64_t *seen);
+static const char *ap_block_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_block_delta_t *out,
     uint64_t *seen);
 static const char *ap_block_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_t *out,
     uint64_t seen);
 static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_block_delta_fields_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_block_delta_fields_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_fields_t *out,
+    uint64_t *seen);
 static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
+    uint64_t *seen);
+static const char *ap_block_delta_fields_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_block_delta_fields_t *out,
     uint64_t *seen);
 static const char *ap_block_delta_fields_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_fields_t *out,
     uint64_t seen);
 static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_call_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_call_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_delta_t *out,
+    uint64_t *seen);
 static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
+    uint64_t *seen);
+static const char *ap_tool_call_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_delta_t *out,
     uint64_t *seen);
 static const char *ap_tool_call_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_delta_t *out,
     uint64_t seen);
 static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_content_block_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_content_block_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_finish_data_t *out,
+    uint64_t *seen);
 static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
+    uint64_t *seen);
+static const char *ap_content_block_finish_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_finish_data_t *out,
     uint64_t *seen);
 static const char *ap_content_block_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_finish_data_t *out,
     uint64_t seen);
 static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_message_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_finish_data_t *out,
+    uint64_t *seen);
 static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
+    uint64_t *seen);
+static const char *ap_message_finish_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_finish_data_t *out,
     uint64_t *seen);
 static const char *ap_message_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_finish_data_t *out,
     uint64_t seen);
 static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_usage_info_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_usage_info_fast_field(apr_fast_ctx *c, int i, const char *p, ap_usage_info_t *out,
+    uint64_t *seen);
 static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
+    uint64_t *seen);
+static const char *ap_usage_info_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_usage_info_t *out,
     uint64_t *seen);
 static const char *ap_usage_info_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_usage_info_t *out,
     uint64_t seen);
 static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_token_details_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_token_details_t *out,
+    uint64_t *seen);
 static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
+    uint64_t *seen);
+static const char *ap_input_token_details_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_token_details_t *out,
     uint64_t *seen);
 static const char *ap_input_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_token_details_t *out,
     uint64_t seen);
 static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_output_token_details_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_output_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_output_token_details_t *out,
+    uint64_t *seen);
 static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
+    uint64_t *seen);
+static const char *ap_output_token_details_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_output_token_details_t *out,
     uint64_t *seen);
 static const char *ap_output_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_output_token_details_t *out,
     uint64_t seen);
 static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_message_error_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_message_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_error_data_t *out,
+    uint64_t *seen);
 static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
+    uint64_t *seen);
+static const char *ap_message_error_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_error_data_t *out,
     uint64_t *seen);
 static const char *ap_message_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_error_data_t *out,
     uint64_t seen);
 static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tools_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tools_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_t *out,
+    uint64_t *seen);
 static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
+    uint64_t *seen);
+static const char *ap_tools_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tools_event_t *out,
     uint64_t *seen);
 static const char *ap_tools_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_t *out,
     uint64_t seen);
 static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tools_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tools_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_params_t *out,
+    uint64_t *seen);
 static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_tools_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tools_event_params_t *out,
     uint64_t *seen);
 static const char *ap_tools_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_params_t *out,
     uint64_t seen);
 static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_started_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_started_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_started_data_t *out,
+    uint64_t *seen);
 static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_started_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_started_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_started_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_started_data_t *out,
     uint64_t seen);
 static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_output_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_output_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_output_delta_data_t *out,
+    uint64_t *seen);
 static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_output_delta_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_output_delta_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_output_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_output_delta_data_t *out,
     uint64_t seen);
 static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_finished_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_finished_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_finished_data_t *out,
+    uint64_t *seen);
 static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_finished_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_finished_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_finished_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_finished_data_t *out,
     uint64_t seen);
 static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tool_error_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tool_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_error_data_t *out,
+    uint64_t *seen);
 static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
+    uint64_t *seen);
+static const char *ap_tool_error_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_error_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_error_data_t *out,
     uint64_t seen);
 static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_t *out,
+    uint64_t *seen);
 static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
+    uint64_t *seen);
+static const char *ap_input_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_event_t *out,
     uint64_t *seen);
 static const char *ap_input_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_t *out,
     uint64_t seen);
 static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_params_t *out,
+    uint64_t *seen);
 static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_input_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_event_params_t *out,
     uint64_t *seen);
 static const char *ap_input_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_params_t *out,
     uint64_t seen);
 static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_input_requested_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_input_requested_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_requested_data_t *out,
+    uint64_t *seen);
 static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
+    uint64_t *seen);
+static const char *ap_input_requested_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_requested_data_t *out,
     uint64_t *seen);
 static const char *ap_input_requested_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_requested_data_t *out,
     uint64_t seen);
 static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_values_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_values_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_t *out,
+    uint64_t *seen);
 static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
+    uint64_t *seen);
+static const char *ap_values_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_values_event_t *out,
     uint64_t *seen);
 static const char *ap_values_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_t *out,
     uint64_t seen);
 static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_values_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_values_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_params_t *out,
+    uint64_t *seen);
 static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_values_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_values_event_params_t *out,
     uint64_t *seen);
 static const char *ap_values_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_params_t *out,
     uint64_t seen);
 static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_updates_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_updates_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_t *out,
+    uint64_t *seen);
 static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
+    uint64_t *seen);
+static const char *ap_updates_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_event_t *out,
     uint64_t *seen);
 static const char *ap_updates_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_t *out,
     uint64_t seen);
 static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_updates_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_updates_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_params_t *out,
+    uint64_t *seen);
 static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_updates_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_event_params_t *out,
     uint64_t *seen);
 static const char *ap_updates_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_params_t *out,
     uint64_t seen);
 static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_updates_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_updates_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_data_t *out,
+    uint64_t *seen);
 static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
+    uint64_t *seen);
+static const char *ap_updates_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_data_t *out,
     uint64_t *seen);
 static const char *ap_updates_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_data_t *out,
     uint64_t seen);
 static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoints_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_checkpoints_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_t *out,
+    uint64_t *seen);
 static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoints_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoints_event_t *out,
     uint64_t *seen);
 static const char *ap_checkpoints_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_t *out,
     uint64_t seen);
 static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoints_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_checkpoints_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_params_t *out,
+    uint64_t *seen);
 static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoints_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoints_event_params_t *out,
     uint64_t *seen);
 static const char *ap_checkpoints_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_params_t *out,
     uint64_t seen);
 static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_checkpoint_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_checkpoint_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_t *out,
+    uint64_t *seen);
 static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
+    uint64_t *seen);
+static const char *ap_checkpoint_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_t *out,
     uint64_t *seen);
 static const char *ap_checkpoint_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_t *out,
     uint64_t seen);
 static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_custom_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_custom_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_t *out,
+    uint64_t *seen);
 static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
+    uint64_t *seen);
+static const char *ap_custom_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_event_t *out,
     uint64_t *seen);
 static const char *ap_custom_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_t *out,
     uint64_t seen);
 static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_custom_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_custom_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_params_t *out,
+    uint64_t *seen);
 static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_custom_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_event_params_t *out,
     uint64_t *seen);
 static const char *ap_custom_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_params_t *out,
     uint64_t seen);
 static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_custom_data_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_custom_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_data_t *out,
+    uint64_t *seen);
 static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
+    uint64_t *seen);
+static const char *ap_custom_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_data_t *out,
     uint64_t *seen);
 static const char *ap_custom_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_data_t *out,
     uint64_t seen);
 static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tasks_event_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tasks_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_t *out,
+    uint64_t *seen);
 static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
+    uint64_t *seen);
+static const char *ap_tasks_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tasks_event_t *out,
     uint64_t *seen);
 static const char *ap_tasks_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_t *out,
     uint64_t seen);
 static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_tasks_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_tasks_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_params_t *out,
+    uint64_t *seen);
 static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
+    uint64_t *seen);
+static const char *ap_tasks_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tasks_event_params_t *out,
     uint64_t *seen);
 static const char *ap_tasks_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_params_t *out,
     uint64_t seen);
 static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static int ap_event_stream_request_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *ap_event_stream_request_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_stream_request_t *out,
+    uint64_t *seen);
 static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
+    uint64_t *seen);
+static const char *ap_event_stream_request_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_stream_request_t *out,
     uint64_t *seen);
 static const char *ap_event_stream_request_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_stream_request_t *out,
     uint64_t seen);
@@ -600,6 +1115,8 @@ static bool ap_command_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_comma
 static const char *ap_command_data_fast(apr_fast_ctx *c, const char *p, void *vout);
 static int ap_command_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_data_t *out,
     uint64_t *seen);
+static const char *ap_command_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_data_t *out,
+    uint64_t *seen);
 static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t seen);
 static bool ap_subscription_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_subscription_command_t *out, uint64_t *seen);
 static const char *ap_subscription_command_fast(apr_fast_ctx *c, const char *p, void *vout);
@@ -612,6 +1129,8 @@ static const char *ap_message_fast(apr_fast_ctx *c, const char *p, void *vout);
 static bool ap_event_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_event_data_t *out, uint64_t *seen);
 static const char *ap_event_data_fast(apr_fast_ctx *c, const char *p, void *vout);
 static int ap_event_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_data_t *out,
+    uint64_t *seen);
+static const char *ap_event_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_data_t *out,
     uint64_t *seen);
 static bool ap_event_data_fast_complete(const ap_event_data_t *out, uint64_t seen);
 static bool ap_lifecycle_cause_fast_pick(apr_fast_ctx *c, const char **pp, ap_lifecycle_cause_t *out, uint64_t *seen);
@@ -1922,6 +2441,33 @@ static const apr_field ap_event_stream_request_type_fields[] = {
 };
 const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } }, ap_event_stream_request_fast };
 
+/* The member of Command that the name k names: its number, or -1. */
+static int ap_command_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Command, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_command_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Command, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -1929,16 +2475,27 @@ const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamReques
 static int ap_command_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_command_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_command_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Command as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_command_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_command_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -1954,6 +2511,10 @@ static const char *ap_command_fast_body(apr_fast_ctx *c, const char *p, int clos
     size_t xcap = 0;
     apr_slice k;
     int r;
+    if ((p = ap_command_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
+    if ((p = ap_command_data_fast_ordered(c, p, &closed, &out->command_data, &vseen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -1987,6 +2548,39 @@ static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of run.start that the name k names: its number, or -1. */
+static int ap_run_start_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of run.start, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_run_start_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "run.start", 9)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_run_start_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of run.start, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -1994,24 +2588,30 @@ static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "run.start", 9)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_run_start_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_run_start_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_run_start_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of run.start as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_run_start_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_start_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_run_start_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_run_start_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2026,6 +2626,8 @@ static const char *ap_run_start_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_run_start_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2051,6 +2653,52 @@ static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of RunStartParams that the name k names: its number, or -1. */
+static int ap_run_start_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "assistantId", 11, "assistant_id", 12))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "input", 5))
+        return 1;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "config", 6))
+        return 2;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "metadata", 8))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of RunStartParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_run_start_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->assistant_id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_run_start_params_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_run_start_params_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of RunStartParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2058,42 +2706,36 @@ static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "assistantId", 11, "assistant_id", 12)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->assistant_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_run_start_params_config_type, p, &out->config)) == NULL)
-            return -1;
-        out->has_config = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_run_start_params_metadata_type, p, &out->metadata)) == NULL)
-            return -1;
-        out->has_metadata = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_run_start_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_run_start_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of RunStartParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_run_start_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_start_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"assistantId\":", 14, "\"assistant_id\":", 15)) != NULL &&
+        ((p = ap_run_start_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"input\":", 8, "\"input\":", 8)) != NULL &&
+        ((p = ap_run_start_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"config\":", 9, "\"config\":", 9)) != NULL &&
+        ((p = ap_run_start_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"metadata\":", 11, "\"metadata\":", 11)) != NULL &&
+        ((p = ap_run_start_params_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2108,6 +2750,8 @@ static const char *ap_run_start_params_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_run_start_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2133,6 +2777,39 @@ static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of subscription.subscribe that the name k names: its number, or -1. */
+static int ap_subscription_subscribe_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of subscription.subscribe, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_subscription_subscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_subscribe_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "subscription.subscribe", 22)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_subscribe_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of subscription.subscribe, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2140,24 +2817,30 @@ static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "subscription.subscribe", 22)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_subscribe_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_subscription_subscribe_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_subscription_subscribe_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of subscription.subscribe as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_subscription_subscribe_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_subscribe_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_subscription_subscribe_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_subscription_subscribe_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2172,6 +2855,8 @@ static const char *ap_subscription_subscribe_fast_body(apr_fast_ctx *c, const ch
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_subscription_subscribe_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2197,6 +2882,47 @@ static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/* The member of SubscribeParams that the name k names: its number, or -1. */
+static int ap_subscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "channels", 8))
+        return 0;
+    if (k.len == 10 && apr_fast_bytes_equal(k.ptr, "namespaces", 10))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "depth", 5))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of SubscribeParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_subscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_subscribe_params_channels_fast(c, p, &out->channels)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_subscribe_params_namespaces_fast(c, p, &out->namespaces)) == NULL)
+            return NULL;
+        out->has_namespaces = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+            return NULL;
+        out->has_depth = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of SubscribeParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2204,34 +2930,33 @@ static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p
 static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "channels", 8, "channels", 8)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_subscribe_params_channels_fast(c, p, &out->channels)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "namespaces", 10, "namespaces", 10)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_subscribe_params_namespaces_fast(c, p, &out->namespaces)) == NULL)
-            return -1;
-        out->has_namespaces = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
-            return -1;
-        out->has_depth = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_subscribe_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_subscribe_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of SubscribeParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_subscribe_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscribe_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"channels\":", 11, "\"channels\":", 11)) != NULL &&
+        ((p = ap_subscribe_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespaces\":", 13, "\"namespaces\":", 13)) != NULL &&
+        ((p = ap_subscribe_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"depth\":", 8, "\"depth\":", 8)) != NULL &&
+        ((p = ap_subscribe_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2247,6 +2972,8 @@ static const char *ap_subscribe_params_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_subscribe_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2274,6 +3001,39 @@ static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of subscription.unsubscribe that the name k names: its number, or -1. */
+static int ap_subscription_unsubscribe_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of subscription.unsubscribe, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_subscription_unsubscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_unsubscribe_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "subscription.unsubscribe", 24)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_unsubscribe_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of subscription.unsubscribe, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2281,24 +3041,30 @@ static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "subscription.unsubscribe", 24)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_unsubscribe_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_subscription_unsubscribe_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_subscription_unsubscribe_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of subscription.unsubscribe as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_subscription_unsubscribe_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_unsubscribe_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_subscription_unsubscribe_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_subscription_unsubscribe_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2313,6 +3079,8 @@ static const char *ap_subscription_unsubscribe_fast_body(apr_fast_ctx *c, const 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_subscription_unsubscribe_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2338,6 +3106,32 @@ static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char 
     return p;
 }
 
+/* The member of UnsubscribeParams that the name k names: its number, or -1. */
+static int ap_unsubscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of UnsubscribeParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_unsubscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_unsubscribe_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->subscription_id)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of UnsubscribeParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2345,16 +3139,27 @@ static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char 
 static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->subscription_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_unsubscribe_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_unsubscribe_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of UnsubscribeParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_unsubscribe_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_unsubscribe_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"subscriptionId\":", 17, "\"subscription_id\":", 18)) != NULL &&
+        ((p = ap_unsubscribe_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2370,6 +3175,8 @@ static const char *ap_unsubscribe_params_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_unsubscribe_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2397,6 +3204,39 @@ static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of subscription.reconnect that the name k names: its number, or -1. */
+static int ap_subscription_reconnect_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of subscription.reconnect, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_subscription_reconnect_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_reconnect_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "subscription.reconnect", 22)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_reconnect_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of subscription.reconnect, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2404,24 +3244,30 @@ static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "subscription.reconnect", 22)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_reconnect_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_subscription_reconnect_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_subscription_reconnect_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of subscription.reconnect as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_subscription_reconnect_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_reconnect_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_subscription_reconnect_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_subscription_reconnect_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2436,6 +3282,8 @@ static const char *ap_subscription_reconnect_fast_body(apr_fast_ctx *c, const ch
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_subscription_reconnect_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2461,6 +3309,46 @@ static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/* The member of ReconnectParams that the name k names: its number, or -1. */
+static int ap_reconnect_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6))
+        return 0;
+    if (apr_fast_named(c, k, "lastEventId", 11, "last_event_id", 13))
+        return 1;
+    if (k.len == 13 && apr_fast_bytes_equal(k.ptr, "subscriptions", 13))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ReconnectParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_reconnect_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->last_event_id)) == NULL)
+            return NULL;
+        out->has_last_event_id = true;
+        return p;
+    case 2:
+        if ((p = ap_reconnect_params_subscriptions_fast(c, p, &out->subscriptions)) == NULL)
+            return NULL;
+        out->has_subscriptions = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ReconnectParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2468,34 +3356,33 @@ static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p
 static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "lastEventId", 11, "last_event_id", 13)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->last_event_id)) == NULL)
-            return -1;
-        out->has_last_event_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "subscriptions", 13, "subscriptions", 13)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_reconnect_params_subscriptions_fast(c, p, &out->subscriptions)) == NULL)
-            return -1;
-        out->has_subscriptions = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_reconnect_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_reconnect_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ReconnectParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_reconnect_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reconnect_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"runId\":", 8, "\"run_id\":", 9)) != NULL &&
+        ((p = ap_reconnect_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"lastEventId\":", 14, "\"last_event_id\":", 16)) != NULL &&
+        ((p = ap_reconnect_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"subscriptions\":", 16, "\"subscriptions\":", 16)) != NULL &&
+        ((p = ap_reconnect_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2511,6 +3398,8 @@ static const char *ap_reconnect_params_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_reconnect_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2538,6 +3427,39 @@ static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of agent.getTree that the name k names: its number, or -1. */
+static int ap_agent_get_tree_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of agent.getTree, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_agent_get_tree_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "agent.getTree", 13)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_agent_get_tree_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of agent.getTree, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2545,24 +3467,30 @@ static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "agent.getTree", 13)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_agent_get_tree_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_agent_get_tree_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_agent_get_tree_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of agent.getTree as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_agent_get_tree_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_get_tree_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_agent_get_tree_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_agent_get_tree_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2577,6 +3505,8 @@ static const char *ap_agent_get_tree_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_agent_get_tree_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2602,6 +3532,33 @@ static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of AgentGetTreeParams that the name k names: its number, or -1. */
+static int ap_agent_get_tree_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of AgentGetTreeParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_agent_get_tree_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of AgentGetTreeParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2609,17 +3566,27 @@ static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
-            return -1;
-        out->has_run_id = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_agent_get_tree_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_agent_get_tree_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of AgentGetTreeParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_agent_get_tree_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_get_tree_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"runId\":", 8, "\"run_id\":", 9)) != NULL &&
+        ((p = ap_agent_get_tree_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2634,6 +3601,8 @@ static const char *ap_agent_get_tree_params_fast_body(apr_fast_ctx *c, const cha
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_agent_get_tree_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2658,6 +3627,39 @@ static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p,
     return p;
 }
 
+/* The member of input.respond that the name k names: its number, or -1. */
+static int ap_input_respond_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of input.respond, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_respond_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "input.respond", 13)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_input_respond_params_type, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of input.respond, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2665,24 +3667,30 @@ static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p,
 static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "input.respond", 13)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_params_type, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_respond_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_respond_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of input.respond as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_respond_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_input_respond_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_input_respond_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2697,6 +3705,8 @@ static const char *ap_input_respond_fast_body(apr_fast_ctx *c, const char *p, in
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_respond_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2722,6 +3732,72 @@ static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/* The member of InputRespondOne that the name k names: its number, or -1. */
+static int ap_input_respond_one_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12))
+        return 1;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "response", 8))
+        return 2;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "update", 6))
+        return 3;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "goto", 4))
+        return 4;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "config", 6))
+        return 5;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "metadata", 8))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputRespondOne, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_respond_one_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_one_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_any(c, p, &out->response)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_input_respond_one_update_type, p, &out->update)) == NULL)
+            return NULL;
+        out->has_update = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
+            return NULL;
+        out->has_goto_ = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_value(c, &ap_input_respond_one_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_value(c, &ap_input_respond_one_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputRespondOne, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2729,68 +3805,45 @@ static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "response", 8, "response", 8)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->response)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "update", 6, "update", 6)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_one_update_type, p, &out->update)) == NULL)
-            return -1;
-        out->has_update = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "goto", 4, "goto", 4)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
-            return -1;
-        out->has_goto_ = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_one_config_type, p, &out->config)) == NULL)
-            return -1;
-        out->has_config = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_one_metadata_type, p, &out->metadata)) == NULL)
-            return -1;
-        out->has_metadata = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_respond_one_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_respond_one_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputRespondOne as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_respond_one_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_one_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"response\":", 11, "\"response\":", 11)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"update\":", 9, "\"update\":", 9)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"goto\":", 7, "\"goto\":", 7)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"config\":", 9, "\"config\":", 9)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"metadata\":", 11, "\"metadata\":", 11)) != NULL &&
+        ((p = ap_input_respond_one_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2805,6 +3858,8 @@ static const char *ap_input_respond_one_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_respond_one_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2830,6 +3885,40 @@ static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/* The member of RunSend that the name k names: its number, or -1. */
+static int ap_run_send_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "node", 4))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "input", 5))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of RunSend, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_run_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_send_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        out->has_input = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of RunSend, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2837,25 +3926,30 @@ static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
-            return -1;
-        out->has_input = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_run_send_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_run_send_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of RunSend as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_run_send_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_send_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"node\":", 7, "\"node\":", 7)) != NULL &&
+        ((p = ap_run_send_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"input\":", 8, "\"input\":", 8)) != NULL &&
+        ((p = ap_run_send_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2870,6 +3964,8 @@ static const char *ap_run_send_fast_body(apr_fast_ctx *c, const char *p, int clo
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_run_send_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2895,6 +3991,61 @@ static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of InputRespondMany that the name k names: its number, or -1. */
+static int ap_input_respond_many_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "responses", 9))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "update", 6))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "goto", 4))
+        return 2;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "config", 6))
+        return 3;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "metadata", 8))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputRespondMany, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_respond_many_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_many_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_input_respond_many_responses_fast(c, p, &out->responses)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_input_respond_many_update_type, p, &out->update)) == NULL)
+            return NULL;
+        out->has_update = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
+            return NULL;
+        out->has_goto_ = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_input_respond_many_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_input_respond_many_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputRespondMany, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2902,52 +4053,39 @@ static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "responses", 9, "responses", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_input_respond_many_responses_fast(c, p, &out->responses)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "update", 6, "update", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_many_update_type, p, &out->update)) == NULL)
-            return -1;
-        out->has_update = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "goto", 4, "goto", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
-            return -1;
-        out->has_goto_ = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_many_config_type, p, &out->config)) == NULL)
-            return -1;
-        out->has_config = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_respond_many_metadata_type, p, &out->metadata)) == NULL)
-            return -1;
-        out->has_metadata = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_respond_many_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_respond_many_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputRespondMany as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_respond_many_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_many_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"responses\":", 12, "\"responses\":", 12)) != NULL &&
+        ((p = ap_input_respond_many_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"update\":", 9, "\"update\":", 9)) != NULL &&
+        ((p = ap_input_respond_many_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"goto\":", 7, "\"goto\":", 7)) != NULL &&
+        ((p = ap_input_respond_many_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"config\":", 9, "\"config\":", 9)) != NULL &&
+        ((p = ap_input_respond_many_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"metadata\":", 11, "\"metadata\":", 11)) != NULL &&
+        ((p = ap_input_respond_many_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -2962,6 +4100,8 @@ static const char *ap_input_respond_many_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_respond_many_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -2987,6 +4127,44 @@ static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of InputRespondEntry that the name k names: its number, or -1. */
+static int ap_input_respond_entry_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12))
+        return 1;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "response", 8))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputRespondEntry, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_respond_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_entry_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_any(c, p, &out->response)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputRespondEntry, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -2994,32 +4172,33 @@ static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "response", 8, "response", 8)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->response)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_respond_entry_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_respond_entry_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputRespondEntry as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_respond_entry_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_entry_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_input_respond_entry_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != NULL &&
+        ((p = ap_input_respond_entry_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"response\":", 11, "\"response\":", 11)) != NULL &&
+        ((p = ap_input_respond_entry_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3034,6 +4213,8 @@ static const char *ap_input_respond_entry_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_respond_entry_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3059,6 +4240,39 @@ static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of input.inject that the name k names: its number, or -1. */
+static int ap_input_inject_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of input.inject, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_inject_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "input.inject", 12)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_input_inject_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of input.inject, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3066,24 +4280,30 @@ static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, v
 static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "input.inject", 12)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_input_inject_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_inject_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_inject_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of input.inject as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_inject_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_inject_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_input_inject_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_input_inject_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3098,6 +4318,8 @@ static const char *ap_input_inject_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_inject_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3123,6 +4345,39 @@ static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of InputInjectParams that the name k names: its number, or -1. */
+static int ap_input_inject_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "message", 7))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputInjectParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_inject_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_input_message_fast(c, p, &out->message)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputInjectParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3130,24 +4385,30 @@ static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_input_message_fast(c, p, &out->message)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_inject_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_inject_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputInjectParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_inject_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_inject_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_input_inject_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"message\":", 10, "\"message\":", 10)) != NULL &&
+        ((p = ap_input_inject_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3162,6 +4423,8 @@ static const char *ap_input_inject_params_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_inject_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3187,6 +4450,46 @@ static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of InputMessage that the name k names: its number, or -1. */
+static int ap_input_message_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "role", 4))
+        return 0;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "content", 7))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputMessage, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_message_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_message_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_value(c, &ap_input_message_role_type, p, &out->role)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->content)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        out->has_name = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputMessage, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3194,33 +4497,33 @@ static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, v
 static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "role", 4, "role", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_input_message_role_type, p, &out->role)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "content", 7, "content", 7)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->content)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        out->has_name = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_message_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_message_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputMessage as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_message_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_message_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"role\":", 7, "\"role\":", 7)) != NULL &&
+        ((p = ap_input_message_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"content\":", 10, "\"content\":", 10)) != NULL &&
+        ((p = ap_input_message_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_input_message_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3236,6 +4539,8 @@ static const char *ap_input_message_fast_body(apr_fast_ctx *c, const char *p, in
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_message_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3263,6 +4568,39 @@ static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/* The member of state.get that the name k names: its number, or -1. */
+static int ap_state_get_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of state.get, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_get_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "state.get", 9)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_state_get_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of state.get, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3270,24 +4608,30 @@ static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "state.get", 9)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_state_get_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_get_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_get_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of state.get as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_get_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_state_get_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_state_get_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3302,6 +4646,8 @@ static const char *ap_state_get_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_get_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3327,6 +4673,40 @@ static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of StateGetParams that the name k names: its number, or -1. */
+static int ap_state_get_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "keys", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of StateGetParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_get_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_state_get_params_keys_fast(c, p, &out->keys)) == NULL)
+            return NULL;
+        out->has_keys = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of StateGetParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3334,25 +4714,30 @@ static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "keys", 4, "keys", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_state_get_params_keys_fast(c, p, &out->keys)) == NULL)
-            return -1;
-        out->has_keys = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_get_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_get_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of StateGetParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_get_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_state_get_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"keys\":", 7, "\"keys\":", 7)) != NULL &&
+        ((p = ap_state_get_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3367,6 +4752,8 @@ static const char *ap_state_get_params_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_get_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3392,6 +4779,39 @@ static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of state.listCheckpoints that the name k names: its number, or -1. */
+static int ap_state_list_checkpoints_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of state.listCheckpoints, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_list_checkpoints_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_list_checkpoints_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "state.listCheckpoints", 21)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_list_checkpoints_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of state.listCheckpoints, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3399,24 +4819,30 @@ static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void
 static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "state.listCheckpoints", 21)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_list_checkpoints_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_list_checkpoints_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_list_checkpoints_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of state.listCheckpoints as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_list_checkpoints_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_list_checkpoints_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_state_list_checkpoints_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_state_list_checkpoints_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3431,6 +4857,8 @@ static const char *ap_state_list_checkpoints_fast_body(apr_fast_ctx *c, const ch
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_list_checkpoints_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3456,6 +4884,48 @@ static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/* The member of ListCheckpointsParams that the name k names: its number, or -1. */
+static int ap_list_checkpoints_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "limit", 5))
+        return 1;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "before", 6))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ListCheckpointsParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_list_checkpoints_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        out->has_namespace_ = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->limit)) == NULL)
+            return NULL;
+        out->has_limit = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->before)) == NULL)
+            return NULL;
+        out->has_before = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ListCheckpointsParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3463,35 +4933,33 @@ static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p
 static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        out->has_namespace_ = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "limit", 5, "limit", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->limit)) == NULL)
-            return -1;
-        out->has_limit = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "before", 6, "before", 6)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->before)) == NULL)
-            return -1;
-        out->has_before = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_list_checkpoints_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_list_checkpoints_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ListCheckpointsParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_list_checkpoints_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_list_checkpoints_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_list_checkpoints_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"limit\":", 8, "\"limit\":", 8)) != NULL &&
+        ((p = ap_list_checkpoints_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"before\":", 9, "\"before\":", 9)) != NULL &&
+        ((p = ap_list_checkpoints_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3506,6 +4974,8 @@ static const char *ap_list_checkpoints_params_fast_body(apr_fast_ctx *c, const c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_list_checkpoints_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3530,6 +5000,39 @@ static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *
     return p;
 }
 
+/* The member of state.fork that the name k names: its number, or -1. */
+static int ap_state_fork_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of state.fork, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_fork_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "state.fork", 10)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_state_fork_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of state.fork, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3537,24 +5040,30 @@ static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *
 static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "state.fork", 10)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_state_fork_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_fork_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_fork_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of state.fork as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_fork_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_state_fork_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_state_fork_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3569,6 +5078,8 @@ static const char *ap_state_fork_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_fork_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3594,6 +5105,46 @@ static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of StateForkParams that the name k names: its number, or -1. */
+static int ap_state_fork_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "checkpointId", 12, "checkpoint_id", 13))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "input", 5))
+        return 1;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "config", 6))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of StateForkParams, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_fork_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->checkpoint_id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        out->has_input = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_state_fork_params_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of StateForkParams, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3601,34 +5152,33 @@ static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "checkpointId", 12, "checkpoint_id", 13)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->checkpoint_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
-            return -1;
-        out->has_input = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "config", 6, "config", 6)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_state_fork_params_config_type, p, &out->config)) == NULL)
-            return -1;
-        out->has_config = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_fork_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_fork_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of StateForkParams as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_fork_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"checkpointId\":", 15, "\"checkpoint_id\":", 16)) != NULL &&
+        ((p = ap_state_fork_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"input\":", 8, "\"input\":", 8)) != NULL &&
+        ((p = ap_state_fork_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"config\":", 9, "\"config\":", 9)) != NULL &&
+        ((p = ap_state_fork_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3643,6 +5193,8 @@ static const char *ap_state_fork_params_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_fork_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3668,6 +5220,52 @@ static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/* The member of CommandResponse that the name k names: its number, or -1. */
+static int ap_command_response_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "result", 6))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "meta", 4))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CommandResponse, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_command_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_response_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "success", 7)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_result_data_type, p, &out->result)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = ap_response_meta_fast(c, p, &out->meta)) == NULL)
+            return NULL;
+        out->has_meta = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CommandResponse, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3675,41 +5273,36 @@ static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "success", 7)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "result", 6, "result", 6)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_result_data_type, p, &out->result)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "meta", 4, "meta", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = ap_response_meta_fast(c, p, &out->meta)) == NULL)
-            return -1;
-        out->has_meta = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_command_response_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_command_response_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CommandResponse as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_command_response_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_response_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_command_response_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_command_response_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"result\":", 9, "\"result\":", 9)) != NULL &&
+        ((p = ap_command_response_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"meta\":", 7, "\"meta\":", 7)) != NULL &&
+        ((p = ap_command_response_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3725,6 +5318,8 @@ static const char *ap_command_response_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_command_response_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3752,6 +5347,33 @@ static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of RunResult that the name k names: its number, or -1. */
+static int ap_run_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of RunResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_run_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of RunResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3759,17 +5381,27 @@ static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void
 static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
-            return -1;
-        out->has_run_id = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_run_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_run_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of RunResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_run_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"runId\":", 8, "\"run_id\":", 9)) != NULL &&
+        ((p = ap_run_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3784,6 +5416,8 @@ static const char *ap_run_result_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_run_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3808,6 +5442,39 @@ static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of SubscribeResult that the name k names: its number, or -1. */
+static int ap_subscribe_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15))
+        return 0;
+    if (apr_fast_named(c, k, "replayedEvents", 14, "replayed_events", 15))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of SubscribeResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_subscribe_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->subscription_id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
+            return NULL;
+        out->has_replayed_events = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of SubscribeResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3815,25 +5482,30 @@ static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "subscriptionId", 14, "subscription_id", 15)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->subscription_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "replayedEvents", 14, "replayed_events", 15)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
-            return -1;
-        out->has_replayed_events = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_subscribe_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_subscribe_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of SubscribeResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_subscribe_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscribe_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"subscriptionId\":", 17, "\"subscription_id\":", 18)) != NULL &&
+        ((p = ap_subscribe_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"replayedEvents\":", 17, "\"replayed_events\":", 18)) != NULL &&
+        ((p = ap_subscribe_result_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3849,6 +5521,8 @@ static const char *ap_subscribe_result_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_subscribe_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3876,6 +5550,46 @@ static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of ReconnectResult that the name k names: its number, or -1. */
+static int ap_reconnect_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "restored", 8))
+        return 0;
+    if (apr_fast_named(c, k, "missedEvents", 12, "missed_events", 13))
+        return 1;
+    if (apr_fast_named(c, k, "currentNamespaces", 17, "current_namespaces", 18))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ReconnectResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_reconnect_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_bool(c, p, &out->restored)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
+            return NULL;
+        out->has_missed_events = true;
+        return p;
+    case 2:
+        if ((p = ap_reconnect_result_current_namespaces_fast(c, p, &out->current_namespaces)) == NULL)
+            return NULL;
+        out->has_current_namespaces = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ReconnectResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3883,34 +5597,33 @@ static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void
 static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "restored", 8, "restored", 8)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_bool(c, p, &out->restored)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "missedEvents", 12, "missed_events", 13)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
-            return -1;
-        out->has_missed_events = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "currentNamespaces", 17, "current_namespaces", 18)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_reconnect_result_current_namespaces_fast(c, p, &out->current_namespaces)) == NULL)
-            return -1;
-        out->has_current_namespaces = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_reconnect_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_reconnect_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ReconnectResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_reconnect_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reconnect_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"restored\":", 11, "\"restored\":", 11)) != NULL &&
+        ((p = ap_reconnect_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"missedEvents\":", 15, "\"missed_events\":", 16)) != NULL &&
+        ((p = ap_reconnect_result_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"currentNamespaces\":", 20, "\"current_namespaces\":", 21)) != NULL &&
+        ((p = ap_reconnect_result_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3926,6 +5639,8 @@ static const char *ap_reconnect_result_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_reconnect_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -3953,6 +5668,39 @@ static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of AgentStatusEntry that the name k names: its number, or -1. */
+static int ap_agent_status_entry_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "status", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of AgentStatusEntry, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_agent_status_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_status_entry_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of AgentStatusEntry, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -3960,24 +5708,30 @@ static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void
 static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "status", 6, "status", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_agent_status_entry_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_agent_status_entry_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of AgentStatusEntry as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_agent_status_entry_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_status_entry_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_agent_status_entry_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"status\":", 9, "\"status\":", 9)) != NULL &&
+        ((p = ap_agent_status_entry_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -3993,6 +5747,8 @@ static const char *ap_agent_status_entry_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_agent_status_entry_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4020,6 +5776,29 @@ static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of EmptyResult that the name k names: its number, or -1. */
+static int ap_empty_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c;
+    (void)k;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of EmptyResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_empty_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_empty_result_t *out,
+    uint64_t *seen)
+{
+    (void)c;
+    (void)i;
+    (void)p;
+    (void)out;
+    (void)seen;
+    return NULL;
+}
+
 /*
  * One member of EmptyResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4027,13 +5806,29 @@ static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
+    int i = ap_empty_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_empty_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of EmptyResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_empty_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_empty_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
     (void)c;
-    (void)k;
-    (void)p;
+    (void)closed;
     (void)out;
     (void)seen;
-    return 0;
+    (void)q;
+    return p;
 }
 
 /*
@@ -4049,6 +5844,8 @@ static const char *ap_empty_result_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_empty_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4075,6 +5872,33 @@ static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of AgentResult that the name k names: its number, or -1. */
+static int ap_agent_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "tree", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of AgentResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_agent_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_agent_tree_node_fast(c, p, &out->tree)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of AgentResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4082,16 +5906,27 @@ static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "tree", 4, "tree", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_agent_tree_node_fast(c, p, &out->tree)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_agent_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_agent_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of AgentResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_agent_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"tree\":", 7, "\"tree\":", 7)) != NULL &&
+        ((p = ap_agent_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4106,6 +5941,8 @@ static const char *ap_agent_result_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_agent_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4131,6 +5968,58 @@ static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of AgentTreeNode that the name k names: its number, or -1. */
+static int ap_agent_tree_node_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "status", 6))
+        return 1;
+    if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10))
+        return 2;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "children", 8))
+        return 3;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "metadata", 8))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of AgentTreeNode, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_agent_tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_tree_node_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->graph_name)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = ap_agent_tree_node_children_fast(c, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_agent_tree_node_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of AgentTreeNode, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4138,50 +6027,39 @@ static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "status", 6, "status", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->graph_name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "children", 8, "children", 8)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = ap_agent_tree_node_children_fast(c, p, &out->children)) == NULL)
-            return -1;
-        out->has_children = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_agent_tree_node_metadata_type, p, &out->metadata)) == NULL)
-            return -1;
-        out->has_metadata = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_agent_tree_node_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_agent_tree_node_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of AgentTreeNode as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_agent_tree_node_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_tree_node_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_agent_tree_node_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"status\":", 9, "\"status\":", 9)) != NULL &&
+        ((p = ap_agent_tree_node_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"graphName\":", 12, "\"graph_name\":", 13)) != NULL &&
+        ((p = ap_agent_tree_node_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"children\":", 11, "\"children\":", 11)) != NULL &&
+        ((p = ap_agent_tree_node_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"metadata\":", 11, "\"metadata\":", 11)) != NULL &&
+        ((p = ap_agent_tree_node_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4196,6 +6074,8 @@ static const char *ap_agent_tree_node_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_agent_tree_node_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4221,6 +6101,40 @@ static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of StateGetResult that the name k names: its number, or -1. */
+static int ap_state_get_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "values", 6))
+        return 0;
+    if (k.len == 10 && apr_fast_bytes_equal(k.ptr, "checkpoint", 10))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of StateGetResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_get_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_value(c, &ap_state_get_result_values_type, p, &out->values)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_checkpoint_ref_fast(c, p, &out->checkpoint)) == NULL)
+            return NULL;
+        out->has_checkpoint = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of StateGetResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4228,25 +6142,30 @@ static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "values", 6, "values", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_state_get_result_values_type, p, &out->values)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "checkpoint", 10, "checkpoint", 10)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_checkpoint_ref_fast(c, p, &out->checkpoint)) == NULL)
-            return -1;
-        out->has_checkpoint = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_get_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_get_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of StateGetResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_get_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"values\":", 9, "\"values\":", 9)) != NULL &&
+        ((p = ap_state_get_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"checkpoint\":", 13, "\"checkpoint\":", 13)) != NULL &&
+        ((p = ap_state_get_result_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4261,6 +6180,8 @@ static const char *ap_state_get_result_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_get_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4286,6 +6207,40 @@ static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of CheckpointRef that the name k names: its number, or -1. */
+static int ap_checkpoint_ref_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "ns", 2))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CheckpointRef, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_checkpoint_ref_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_ref_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->ns)) == NULL)
+            return NULL;
+        out->has_ns = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CheckpointRef, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4293,25 +6248,30 @@ static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void
 static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "ns", 2, "ns", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->ns)) == NULL)
-            return -1;
-        out->has_ns = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_checkpoint_ref_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_checkpoint_ref_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CheckpointRef as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_checkpoint_ref_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_ref_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_checkpoint_ref_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"ns\":", 5, "\"ns\":", 5)) != NULL &&
+        ((p = ap_checkpoint_ref_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4326,6 +6286,8 @@ static const char *ap_checkpoint_ref_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_checkpoint_ref_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4351,6 +6313,33 @@ static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of ListCheckpointsResult that the name k names: its number, or -1. */
+static int ap_list_checkpoints_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 11 && apr_fast_bytes_equal(k.ptr, "checkpoints", 11))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ListCheckpointsResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_list_checkpoints_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_list_checkpoints_result_checkpoints_fast(c, p, &out->checkpoints)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ListCheckpointsResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4358,16 +6347,27 @@ static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "checkpoints", 11, "checkpoints", 11)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_list_checkpoints_result_checkpoints_fast(c, p, &out->checkpoints)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_list_checkpoints_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_list_checkpoints_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ListCheckpointsResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_list_checkpoints_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_list_checkpoints_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"checkpoints\":", 14, "\"checkpoints\":", 14)) != NULL &&
+        ((p = ap_list_checkpoints_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4382,6 +6382,8 @@ static const char *ap_list_checkpoints_result_fast_body(apr_fast_ctx *c, const c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_list_checkpoints_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4407,6 +6409,58 @@ static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *
     return p;
 }
 
+/* The member of CheckpointSummary that the name k names: its number, or -1. */
+static int ap_checkpoint_summary_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "step", 4))
+        return 2;
+    if (apr_fast_named(c, k, "nodeName", 8, "node_name", 9))
+        return 3;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "metadata", 8))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CheckpointSummary, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_checkpoint_summary_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_summary_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->node_name)) == NULL)
+            return NULL;
+        out->has_node_name = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_checkpoint_summary_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CheckpointSummary, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4414,50 +6468,39 @@ static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *
 static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "step", 4, "step", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "nodeName", 8, "node_name", 9)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->node_name)) == NULL)
-            return -1;
-        out->has_node_name = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_checkpoint_summary_metadata_type, p, &out->metadata)) == NULL)
-            return -1;
-        out->has_metadata = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_checkpoint_summary_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_checkpoint_summary_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CheckpointSummary as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_checkpoint_summary_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_summary_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_checkpoint_summary_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_checkpoint_summary_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"step\":", 7, "\"step\":", 7)) != NULL &&
+        ((p = ap_checkpoint_summary_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"nodeName\":", 11, "\"node_name\":", 12)) != NULL &&
+        ((p = ap_checkpoint_summary_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"metadata\":", 11, "\"metadata\":", 11)) != NULL &&
+        ((p = ap_checkpoint_summary_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4472,6 +6515,8 @@ static const char *ap_checkpoint_summary_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_checkpoint_summary_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4497,6 +6542,38 @@ static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of StateForkResult that the name k names: its number, or -1. */
+static int ap_state_fork_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6))
+        return 0;
+    if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of StateForkResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_state_fork_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->thread_id)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of StateForkResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4504,24 +6581,30 @@ static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->thread_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_state_fork_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_state_fork_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of StateForkResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_state_fork_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"runId\":", 8, "\"run_id\":", 9)) != NULL &&
+        ((p = ap_state_fork_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"threadId\":", 11, "\"thread_id\":", 12)) != NULL &&
+        ((p = ap_state_fork_result_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4536,6 +6619,8 @@ static const char *ap_state_fork_result_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_state_fork_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4561,6 +6646,33 @@ static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/* The member of ResponseMeta that the name k names: its number, or -1. */
+static int ap_response_meta_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "appliedThroughSeq", 17, "applied_through_seq", 19))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ResponseMeta, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_response_meta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_response_meta_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
+            return NULL;
+        out->has_applied_through_seq = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ResponseMeta, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4568,17 +6680,27 @@ static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "appliedThroughSeq", 17, "applied_through_seq", 19)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
-            return -1;
-        out->has_applied_through_seq = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_response_meta_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_response_meta_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ResponseMeta as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_response_meta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_response_meta_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"appliedThroughSeq\":", 20, "\"applied_through_seq\":", 22)) != NULL &&
+        ((p = ap_response_meta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4594,6 +6716,8 @@ static const char *ap_response_meta_fast_body(apr_fast_ctx *c, const char *p, in
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_response_meta_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4620,6 +6744,70 @@ static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/* The member of ErrorResponse that the name k names: its number, or -1. */
+static int ap_error_response_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "error", 5))
+        return 2;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "message", 7))
+        return 3;
+    if (k.len == 10 && apr_fast_bytes_equal(k.ptr, "stacktrace", 10))
+        return 4;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "meta", 4))
+        return 5;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ErrorResponse, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_error_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_error_response_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "error", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_error_code_type, p, &out->error)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
+            return NULL;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->stacktrace)) == NULL)
+            return NULL;
+        out->has_stacktrace = true;
+        return p;
+    case 5:
+        if ((p = ap_response_meta_fast(c, p, &out->meta)) == NULL)
+            return NULL;
+        out->has_meta = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ErrorResponse, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4627,63 +6815,42 @@ static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "error", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->id_is_null = true;
-        } else
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "error", 5, "error", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_error_code_type, p, &out->error)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "stacktrace", 10, "stacktrace", 10)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->stacktrace)) == NULL)
-            return -1;
-        out->has_stacktrace = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "meta", 4, "meta", 4)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = ap_response_meta_fast(c, p, &out->meta)) == NULL)
-            return -1;
-        out->has_meta = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_error_response_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_error_response_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ErrorResponse as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_error_response_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_error_response_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_error_response_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_error_response_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"error\":", 8, "\"error\":", 8)) != NULL &&
+        ((p = ap_error_response_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"message\":", 10, "\"message\":", 10)) != NULL &&
+        ((p = ap_error_response_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"stacktrace\":", 13, "\"stacktrace\":", 13)) != NULL &&
+        ((p = ap_error_response_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"meta\":", 7, "\"meta\":", 7)) != NULL &&
+        ((p = ap_error_response_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4699,6 +6866,8 @@ static const char *ap_error_response_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_error_response_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4726,6 +6895,53 @@ static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of Event that the name k names: its number, or -1. */
+static int ap_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (apr_fast_named(c, k, "eventId", 7, "event_id", 8))
+        return 1;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "seq", 3))
+        return 2;
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Event, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "event", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->event_id)) == NULL)
+            return NULL;
+        out->has_event_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
+            return NULL;
+        out->has_seq = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Event, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4733,43 +6949,36 @@ static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "event", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "eventId", 7, "event_id", 8)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->event_id)) == NULL)
-            return -1;
-        out->has_event_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "seq", 3, "seq", 3)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
-            return -1;
-        out->has_seq = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
-            return -1;
-        out->has_run_id = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Event as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"eventId\":", 10, "\"event_id\":", 11)) != NULL &&
+        ((p = ap_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"seq\":", 6, "\"seq\":", 6)) != NULL &&
+        ((p = ap_event_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"runId\":", 8, "\"run_id\":", 9)) != NULL &&
+        ((p = ap_event_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4785,6 +6994,10 @@ static const char *ap_event_fast_body(apr_fast_ctx *c, const char *p, int closed
     size_t xcap = 0;
     apr_slice k;
     int r;
+    if ((p = ap_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
+    if ((p = ap_event_data_fast_ordered(c, p, &closed, &out->event_data, &vseen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4818,6 +7031,39 @@ static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of LifecycleEvent that the name k names: its number, or -1. */
+static int ap_lifecycle_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of LifecycleEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_lifecycle_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "lifecycle", 9)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_lifecycle_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of LifecycleEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4825,24 +7071,30 @@ static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "lifecycle", 9)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_lifecycle_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_lifecycle_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_lifecycle_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of LifecycleEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_lifecycle_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_lifecycle_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_lifecycle_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4857,6 +7109,8 @@ static const char *ap_lifecycle_event_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_lifecycle_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4882,6 +7136,45 @@ static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of LifecycleEvent.params that the name k names: its number, or -1. */
+static int ap_lifecycle_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of LifecycleEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_lifecycle_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_lifecycle_data_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of LifecycleEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4889,32 +7182,33 @@ static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_lifecycle_data_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_lifecycle_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_lifecycle_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of LifecycleEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_lifecycle_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_lifecycle_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_lifecycle_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_lifecycle_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -4929,6 +7223,8 @@ static const char *ap_lifecycle_event_params_fast_body(apr_fast_ctx *c, const ch
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_lifecycle_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -4954,6 +7250,60 @@ static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/* The member of LifecycleData that the name k names: its number, or -1. */
+static int ap_lifecycle_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "cause", 5))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "error", 5))
+        return 3;
+    if (k.len == 10 && apr_fast_bytes_equal(k.ptr, "checkpoint", 10))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of LifecycleData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_lifecycle_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->event)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->graph_name)) == NULL)
+            return NULL;
+        out->has_graph_name = true;
+        return p;
+    case 2:
+        if ((p = ap_lifecycle_cause_fast(c, p, &out->cause)) == NULL)
+            return NULL;
+        out->has_cause = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->error)) == NULL)
+            return NULL;
+        out->has_error = true;
+        return p;
+    case 4:
+        if ((p = ap_checkpoint_ref_fast(c, p, &out->checkpoint)) == NULL)
+            return NULL;
+        out->has_checkpoint = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of LifecycleData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -4961,52 +7311,39 @@ static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p
 static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_agent_status_type, p, &out->event)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "graphName", 9, "graph_name", 10)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->graph_name)) == NULL)
-            return -1;
-        out->has_graph_name = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "cause", 5, "cause", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_lifecycle_cause_fast(c, p, &out->cause)) == NULL)
-            return -1;
-        out->has_cause = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "error", 5, "error", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->error)) == NULL)
-            return -1;
-        out->has_error = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "checkpoint", 10, "checkpoint", 10)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = ap_checkpoint_ref_fast(c, p, &out->checkpoint)) == NULL)
-            return -1;
-        out->has_checkpoint = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_lifecycle_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_lifecycle_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of LifecycleData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_lifecycle_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_lifecycle_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"graphName\":", 12, "\"graph_name\":", 13)) != NULL &&
+        ((p = ap_lifecycle_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"cause\":", 8, "\"cause\":", 8)) != NULL &&
+        ((p = ap_lifecycle_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"error\":", 8, "\"error\":", 8)) != NULL &&
+        ((p = ap_lifecycle_data_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"checkpoint\":", 13, "\"checkpoint\":", 13)) != NULL &&
+        ((p = ap_lifecycle_data_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5021,6 +7358,8 @@ static const char *ap_lifecycle_data_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_lifecycle_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5046,6 +7385,38 @@ static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of LifecycleCauseToolCall that the name k names: its number, or -1. */
+static int ap_lifecycle_cause_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of LifecycleCauseToolCall, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_lifecycle_cause_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "toolCall", 8)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of LifecycleCauseToolCall, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5053,24 +7424,30 @@ static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "toolCall", 8)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_lifecycle_cause_tool_call_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_lifecycle_cause_tool_call_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of LifecycleCauseToolCall as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_lifecycle_cause_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_tool_call_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_lifecycle_cause_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
+        ((p = ap_lifecycle_cause_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5085,6 +7462,8 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(apr_fast_ctx *c, const
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_lifecycle_cause_tool_call_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5110,6 +7489,38 @@ static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char
     return p;
 }
 
+/* The member of LifecycleCauseSend that the name k names: its number, or -1. */
+static int ap_lifecycle_cause_send_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of LifecycleCauseSend, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_lifecycle_cause_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_send_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "send", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->from_node)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of LifecycleCauseSend, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5117,24 +7528,30 @@ static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char
 static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "send", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->from_node)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_lifecycle_cause_send_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_lifecycle_cause_send_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of LifecycleCauseSend as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_lifecycle_cause_send_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_send_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_lifecycle_cause_send_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fromNode\":", 11, "\"from_node\":", 12)) != NULL &&
+        ((p = ap_lifecycle_cause_send_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5149,6 +7566,8 @@ static const char *ap_lifecycle_cause_send_fast_body(apr_fast_ctx *c, const char
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_lifecycle_cause_send_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5174,6 +7593,38 @@ static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/* The member of LifecycleCauseEdge that the name k names: its number, or -1. */
+static int ap_lifecycle_cause_edge_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of LifecycleCauseEdge, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_lifecycle_cause_edge_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_edge_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "edge", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->from_node)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of LifecycleCauseEdge, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5181,24 +7632,30 @@ static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, 
 static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "edge", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fromNode", 8, "from_node", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->from_node)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_lifecycle_cause_edge_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_lifecycle_cause_edge_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of LifecycleCauseEdge as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_lifecycle_cause_edge_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_edge_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_lifecycle_cause_edge_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fromNode\":", 11, "\"from_node\":", 12)) != NULL &&
+        ((p = ap_lifecycle_cause_edge_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5213,6 +7670,8 @@ static const char *ap_lifecycle_cause_edge_fast_body(apr_fast_ctx *c, const char
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_lifecycle_cause_edge_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5238,6 +7697,39 @@ static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/* The member of MessagesEvent that the name k names: its number, or -1. */
+static int ap_messages_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of MessagesEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_messages_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "messages", 8)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_messages_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of MessagesEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5245,24 +7737,30 @@ static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, 
 static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "messages", 8)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_messages_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_messages_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_messages_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of MessagesEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_messages_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_messages_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_messages_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_messages_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5277,6 +7775,8 @@ static const char *ap_messages_event_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_messages_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5302,6 +7802,52 @@ static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of MessagesEvent.params that the name k names: its number, or -1. */
+static int ap_messages_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "node", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of MessagesEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_messages_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        out->has_node = true;
+        return p;
+    case 3:
+        if ((p = ap_messages_data_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of MessagesEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5309,41 +7855,36 @@ static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *
 static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
-            return -1;
-        out->has_node = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = ap_messages_data_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_messages_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_messages_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of MessagesEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_messages_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_messages_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_messages_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_messages_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"node\":", 7, "\"node\":", 7)) != NULL &&
+        ((p = ap_messages_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_messages_event_params_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5358,6 +7899,8 @@ static const char *ap_messages_event_params_fast_body(apr_fast_ctx *c, const cha
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_messages_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5383,6 +7926,52 @@ static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p,
     return p;
 }
 
+/* The member of MessageStartData that the name k names: its number, or -1. */
+static int ap_message_start_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "role", 4))
+        return 1;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 2;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "metadata", 8))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of MessageStartData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_message_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_start_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "message-start", 13)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_message_role_type, p, &out->role)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = ap_message_metadata_fast(c, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of MessageStartData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5390,41 +7979,36 @@ static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p,
 static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "message-start", 13)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "role", 4, "role", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_message_role_type, p, &out->role)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "metadata", 8, "metadata", 8)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = ap_message_metadata_fast(c, p, &out->metadata)) == NULL)
-            return -1;
-        out->has_metadata = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_message_start_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_message_start_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of MessageStartData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_message_start_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_start_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_message_start_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"role\":", 7, "\"role\":", 7)) != NULL &&
+        ((p = ap_message_start_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_message_start_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"metadata\":", 11, "\"metadata\":", 11)) != NULL &&
+        ((p = ap_message_start_data_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5440,6 +8024,8 @@ static const char *ap_message_start_data_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_message_start_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5467,6 +8053,75 @@ static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of MessageMetadata that the name k names: its number, or -1. */
+static int ap_message_metadata_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "provider", 8))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "model", 5))
+        return 1;
+    if (apr_fast_named(c, k, "modelType", 9, "model_type", 10))
+        return 2;
+    if (apr_fast_named(c, k, "runId", 5, "run_id", 6))
+        return 3;
+    if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9))
+        return 4;
+    if (apr_fast_named(c, k, "systemFingerprint", 17, "system_fingerprint", 18))
+        return 5;
+    if (apr_fast_named(c, k, "serviceTier", 11, "service_tier", 12))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of MessageMetadata, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_message_metadata_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_metadata_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->provider)) == NULL)
+            return NULL;
+        out->has_provider = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->model)) == NULL)
+            return NULL;
+        out->has_model = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->model_type)) == NULL)
+            return NULL;
+        out->has_model_type = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->thread_id)) == NULL)
+            return NULL;
+        out->has_thread_id = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_string(c, p, &out->system_fingerprint)) == NULL)
+            return NULL;
+        out->has_system_fingerprint = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_string(c, p, &out->service_tier)) == NULL)
+            return NULL;
+        out->has_service_tier = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of MessageMetadata, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5474,71 +8129,45 @@ static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "provider", 8, "provider", 8)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->provider)) == NULL)
-            return -1;
-        out->has_provider = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "model", 5, "model", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->model)) == NULL)
-            return -1;
-        out->has_model = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "modelType", 9, "model_type", 10)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->model_type)) == NULL)
-            return -1;
-        out->has_model_type = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "runId", 5, "run_id", 6)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->run_id)) == NULL)
-            return -1;
-        out->has_run_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "threadId", 8, "thread_id", 9)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->thread_id)) == NULL)
-            return -1;
-        out->has_thread_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "systemFingerprint", 17, "system_fingerprint", 18)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->system_fingerprint)) == NULL)
-            return -1;
-        out->has_system_fingerprint = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "serviceTier", 11, "service_tier", 12)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->service_tier)) == NULL)
-            return -1;
-        out->has_service_tier = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_message_metadata_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_message_metadata_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of MessageMetadata as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_message_metadata_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_metadata_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"provider\":", 11, "\"provider\":", 11)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"model\":", 8, "\"model\":", 8)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"modelType\":", 12, "\"model_type\":", 13)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"runId\":", 8, "\"run_id\":", 9)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"threadId\":", 11, "\"thread_id\":", 12)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"systemFingerprint\":", 20, "\"system_fingerprint\":", 21)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"serviceTier\":", 14, "\"service_tier\":", 15)) != NULL &&
+        ((p = ap_message_metadata_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5554,6 +8183,8 @@ static const char *ap_message_metadata_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_message_metadata_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5580,6 +8211,45 @@ static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of ContentBlockStartData that the name k names: its number, or -1. */
+static int ap_content_block_start_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 1;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "content", 7))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ContentBlockStartData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_content_block_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_start_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "content-block-start", 19)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_content_block_fast(c, p, &out->content)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ContentBlockStartData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5587,32 +8257,33 @@ static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void
 static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "content-block-start", 19)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "content", 7, "content", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_content_block_fast(c, p, &out->content)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_content_block_start_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_content_block_start_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ContentBlockStartData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_content_block_start_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_start_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_content_block_start_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_content_block_start_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"content\":", 10, "\"content\":", 10)) != NULL &&
+        ((p = ap_content_block_start_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5628,6 +8299,8 @@ static const char *ap_content_block_start_data_fast_body(apr_fast_ctx *c, const 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_content_block_start_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5655,6 +8328,60 @@ static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char 
     return p;
 }
 
+/* The member of TextContentBlock that the name k names: its number, or -1. */
+static int ap_text_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "text", 4))
+        return 1;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 3;
+    if (k.len == 11 && apr_fast_bytes_equal(k.ptr, "annotations", 11))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of TextContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_text_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "text", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->text)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    case 4:
+        if ((p = ap_text_content_block_annotations_fast(c, p, &out->annotations)) == NULL)
+            return NULL;
+        out->has_annotations = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of TextContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5662,51 +8389,39 @@ static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char 
 static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "text", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "text", 4, "text", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->text)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "annotations", 11, "annotations", 11)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = ap_text_content_block_annotations_fast(c, p, &out->annotations)) == NULL)
-            return -1;
-        out->has_annotations = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_text_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_text_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of TextContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_text_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_text_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_text_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"text\":", 7, "\"text\":", 7)) != NULL &&
+        ((p = ap_text_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_text_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_text_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"annotations\":", 14, "\"annotations\":", 14)) != NULL &&
+        ((p = ap_text_content_block_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5722,6 +8437,8 @@ static const char *ap_text_content_block_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_text_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5749,6 +8466,74 @@ static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of Citation that the name k names: its number, or -1. */
+static int ap_citation_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "url", 3))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "title", 5))
+        return 3;
+    if (apr_fast_named(c, k, "startIndex", 10, "start_index", 11))
+        return 4;
+    if (apr_fast_named(c, k, "endIndex", 8, "end_index", 9))
+        return 5;
+    if (apr_fast_named(c, k, "citedText", 9, "cited_text", 10))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Citation, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_citation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_citation_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "citation", 8)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->title)) == NULL)
+            return NULL;
+        out->has_title = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
+            return NULL;
+        out->has_start_index = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
+            return NULL;
+        out->has_end_index = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_string(c, p, &out->cited_text)) == NULL)
+            return NULL;
+        out->has_cited_text = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Citation, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5756,70 +8541,45 @@ static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "citation", 8)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
-            return -1;
-        out->has_url = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "title", 5, "title", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->title)) == NULL)
-            return -1;
-        out->has_title = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "startIndex", 10, "start_index", 11)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
-            return -1;
-        out->has_start_index = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "endIndex", 8, "end_index", 9)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
-            return -1;
-        out->has_end_index = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "citedText", 9, "cited_text", 10)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->cited_text)) == NULL)
-            return -1;
-        out->has_cited_text = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_citation_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_citation_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Citation as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_citation_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_citation_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_citation_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_citation_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"url\":", 6, "\"url\":", 6)) != NULL &&
+        ((p = ap_citation_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"title\":", 8, "\"title\":", 8)) != NULL &&
+        ((p = ap_citation_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"startIndex\":", 13, "\"start_index\":", 14)) != NULL &&
+        ((p = ap_citation_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"endIndex\":", 11, "\"end_index\":", 12)) != NULL &&
+        ((p = ap_citation_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"citedText\":", 12, "\"cited_text\":", 13)) != NULL &&
+        ((p = ap_citation_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5835,6 +8595,8 @@ static const char *ap_citation_fast_body(apr_fast_ctx *c, const char *p, int clo
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_citation_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5862,6 +8624,46 @@ static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of NonStandardAnnotation that the name k names: its number, or -1. */
+static int ap_non_standard_annotation_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "value", 5))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of NonStandardAnnotation, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_non_standard_annotation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_annotation_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "non_standard_annotation", 23)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_non_standard_annotation_value_type, p, &out->value)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of NonStandardAnnotation, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5869,33 +8671,33 @@ static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "non_standard_annotation", 23)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_non_standard_annotation_value_type, p, &out->value)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_non_standard_annotation_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_non_standard_annotation_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of NonStandardAnnotation as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_non_standard_annotation_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_non_standard_annotation_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_non_standard_annotation_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_non_standard_annotation_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
+        ((p = ap_non_standard_annotation_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -5911,6 +8713,8 @@ static const char *ap_non_standard_annotation_fast_body(apr_fast_ctx *c, const c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_non_standard_annotation_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -5938,6 +8742,84 @@ static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *
     return p;
 }
 
+/* The member of InvalidToolCall that the name k names: its number, or -1. */
+static int ap_invalid_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "args", 4))
+        return 3;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "error", 5))
+        return 4;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 5;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InvalidToolCall, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_invalid_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_invalid_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "invalid_tool_call", 17)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->name_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->args_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+        return p;
+    case 4:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->error_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->error)) == NULL)
+            return NULL;
+        return p;
+    case 5:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InvalidToolCall, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -5945,77 +8827,42 @@ static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *
 static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "invalid_tool_call", 17)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->id_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->name_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->args_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "error", 5, "error", 5)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->error_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->error)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_invalid_tool_call_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_invalid_tool_call_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InvalidToolCall as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_invalid_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_invalid_tool_call_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_invalid_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_invalid_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_invalid_tool_call_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
+        ((p = ap_invalid_tool_call_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"error\":", 8, "\"error\":", 8)) != NULL &&
+        ((p = ap_invalid_tool_call_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_invalid_tool_call_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6031,6 +8878,8 @@ static const char *ap_invalid_tool_call_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_invalid_tool_call_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6058,6 +8907,54 @@ static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/* The member of ReasoningContentBlock that the name k names: its number, or -1. */
+static int ap_reasoning_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "reasoning", 9))
+        return 1;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ReasoningContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_reasoning_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "reasoning", 9)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->reasoning)) == NULL)
+            return NULL;
+        out->has_reasoning = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ReasoningContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6065,43 +8962,36 @@ static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "reasoning", 9)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->reasoning)) == NULL)
-            return -1;
-        out->has_reasoning = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_reasoning_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_reasoning_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ReasoningContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_reasoning_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reasoning_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_reasoning_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
+        ((p = ap_reasoning_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_reasoning_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_reasoning_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6117,6 +9007,8 @@ static const char *ap_reasoning_content_block_fast_body(apr_fast_ctx *c, const c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_reasoning_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6144,6 +9036,53 @@ static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *
     return p;
 }
 
+/* The member of NonStandardContentBlock that the name k names: its number, or -1. */
+static int ap_non_standard_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "value", 5))
+        return 1;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of NonStandardContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_non_standard_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "non_standard", 12)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_non_standard_content_block_value_type, p, &out->value)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of NonStandardContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6151,42 +9090,36 @@ static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *
 static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "non_standard", 12)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_non_standard_content_block_value_type, p, &out->value)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_non_standard_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_non_standard_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of NonStandardContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_non_standard_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_non_standard_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_non_standard_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
+        ((p = ap_non_standard_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_non_standard_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_non_standard_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6202,6 +9135,8 @@ static const char *ap_non_standard_content_block_fast_body(apr_fast_ctx *c, cons
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_non_standard_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6229,6 +9164,74 @@ static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const cha
     return p;
 }
 
+/* The member of ImageContentBlock that the name k names: its number, or -1. */
+static int ap_image_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7))
+        return 2;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "url", 3))
+        return 3;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "base64", 6))
+        return 4;
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9))
+        return 5;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ImageContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_image_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_image_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "image", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ImageContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6236,70 +9239,45 @@ static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const cha
 static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "image", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
-            return -1;
-        out->has_file_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
-            return -1;
-        out->has_url = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
-            return -1;
-        out->has_base64 = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
-            return -1;
-        out->has_mime_type = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_image_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_image_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ImageContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_image_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_image_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fileId\":", 9, "\"file_id\":", 10)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"url\":", 6, "\"url\":", 6)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"base64\":", 9, "\"base64\":", 9)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"mimeType\":", 11, "\"mime_type\":", 12)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_image_content_block_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6315,6 +9293,8 @@ static const char *ap_image_content_block_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_image_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6342,6 +9322,74 @@ static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of VideoContentBlock that the name k names: its number, or -1. */
+static int ap_video_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7))
+        return 2;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "url", 3))
+        return 3;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "base64", 6))
+        return 4;
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9))
+        return 5;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of VideoContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_video_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_video_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "video", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of VideoContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6349,70 +9397,45 @@ static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, v
 static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "video", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
-            return -1;
-        out->has_file_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
-            return -1;
-        out->has_url = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
-            return -1;
-        out->has_base64 = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
-            return -1;
-        out->has_mime_type = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_video_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_video_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of VideoContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_video_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_video_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fileId\":", 9, "\"file_id\":", 10)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"url\":", 6, "\"url\":", 6)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"base64\":", 9, "\"base64\":", 9)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"mimeType\":", 11, "\"mime_type\":", 12)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_video_content_block_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6428,6 +9451,8 @@ static const char *ap_video_content_block_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_video_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6455,6 +9480,74 @@ static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of AudioContentBlock that the name k names: its number, or -1. */
+static int ap_audio_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7))
+        return 2;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "url", 3))
+        return 3;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "base64", 6))
+        return 4;
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9))
+        return 5;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of AudioContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_audio_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_audio_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "audio", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of AudioContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6462,70 +9555,45 @@ static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, v
 static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "audio", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
-            return -1;
-        out->has_file_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
-            return -1;
-        out->has_url = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
-            return -1;
-        out->has_base64 = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
-            return -1;
-        out->has_mime_type = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_audio_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_audio_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of AudioContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_audio_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_audio_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fileId\":", 9, "\"file_id\":", 10)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"url\":", 6, "\"url\":", 6)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"base64\":", 9, "\"base64\":", 9)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"mimeType\":", 11, "\"mime_type\":", 12)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_audio_content_block_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6541,6 +9609,8 @@ static const char *ap_audio_content_block_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_audio_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6568,6 +9638,74 @@ static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of FileContentBlock that the name k names: its number, or -1. */
+static int ap_file_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7))
+        return 2;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "url", 3))
+        return 3;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "base64", 6))
+        return 4;
+    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9))
+        return 5;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 6;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of FileContentBlock, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_file_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_file_content_block_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "file", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of FileContentBlock, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6575,70 +9713,45 @@ static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, v
 static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "file", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fileId", 6, "file_id", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->file_id)) == NULL)
-            return -1;
-        out->has_file_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "url", 3, "url", 3)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->url)) == NULL)
-            return -1;
-        out->has_url = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "base64", 6, "base64", 6)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->base64)) == NULL)
-            return -1;
-        out->has_base64 = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "mimeType", 8, "mime_type", 9)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->mime_type)) == NULL)
-            return -1;
-        out->has_mime_type = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_file_content_block_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_file_content_block_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of FileContentBlock as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_file_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_file_content_block_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fileId\":", 9, "\"file_id\":", 10)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"url\":", 6, "\"url\":", 6)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"base64\":", 9, "\"base64\":", 9)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"mimeType\":", 11, "\"mime_type\":", 12)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_file_content_block_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6654,6 +9767,8 @@ static const char *ap_file_content_block_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_file_content_block_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6681,6 +9796,63 @@ static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of ToolCall that the name k names: its number, or -1. */
+static int ap_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "args", 4))
+        return 3;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolCall, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool_call", 9)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_tool_call_args_type, p, &out->args)) == NULL)
+            return NULL;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolCall, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6688,54 +9860,39 @@ static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool_call", 9)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->id_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_tool_call_args_type, p, &out->args)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_call_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_call_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolCall as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_tool_call_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
+        ((p = ap_tool_call_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_tool_call_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6751,6 +9908,8 @@ static const char *ap_tool_call_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_call_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6778,6 +9937,73 @@ static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of ToolCallChunk that the name k names: its number, or -1. */
+static int ap_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "args", 4))
+        return 3;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolCallChunk, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_chunk_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool_call_chunk", 15)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->name_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->args_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolCallChunk, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6785,64 +10011,39 @@ static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool_call_chunk", 15)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->id_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->name_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->args_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_call_chunk_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_call_chunk_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolCallChunk as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_chunk_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_tool_call_chunk_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_tool_call_chunk_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_tool_call_chunk_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
+        ((p = ap_tool_call_chunk_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_tool_call_chunk_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6858,6 +10059,8 @@ static const char *ap_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_call_chunk_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6885,6 +10088,58 @@ static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of ServerToolCall that the name k names: its number, or -1. */
+static int ap_server_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "args", 4))
+        return 3;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ServerToolCall, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_server_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "server_tool_call", 16)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_server_tool_call_args_type, p, &out->args)) == NULL)
+            return NULL;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ServerToolCall, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6892,49 +10147,39 @@ static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "server_tool_call", 16)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_server_tool_call_args_type, p, &out->args)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_server_tool_call_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_server_tool_call_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ServerToolCall as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_server_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_call_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_server_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_server_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_server_tool_call_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
+        ((p = ap_server_tool_call_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_server_tool_call_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -6950,6 +10195,8 @@ static const char *ap_server_tool_call_fast_body(apr_fast_ctx *c, const char *p,
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_server_tool_call_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -6977,6 +10224,61 @@ static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/* The member of ServerToolCallChunk that the name k names: its number, or -1. */
+static int ap_server_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "args", 4))
+        return 3;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ServerToolCallChunk, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_server_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_chunk_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "server_tool_call_chunk", 22)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        out->has_name = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+        out->has_args = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ServerToolCallChunk, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -6984,52 +10286,39 @@ static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void
 static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "server_tool_call_chunk", 22)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        out->has_name = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
-            return -1;
-        out->has_args = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_server_tool_call_chunk_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_server_tool_call_chunk_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ServerToolCallChunk as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_server_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_call_chunk_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_server_tool_call_chunk_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_server_tool_call_chunk_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_server_tool_call_chunk_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
+        ((p = ap_server_tool_call_chunk_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_server_tool_call_chunk_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7045,6 +10334,8 @@ static const char *ap_server_tool_call_chunk_fast_body(apr_fast_ctx *c, const ch
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_server_tool_call_chunk_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7072,6 +10363,65 @@ static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/* The member of ServerToolResult that the name k names: its number, or -1. */
+static int ap_server_tool_result_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12))
+        return 1;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "status", 6))
+        return 2;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 3;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "output", 6))
+        return 4;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 5;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ServerToolResult, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_server_tool_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_result_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "server_tool_result", 18)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &ap_server_tool_result_status_type, p, &out->status)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_any(c, p, &out->output)) == NULL)
+            return NULL;
+        out->has_output = true;
+        return p;
+    case 5:
+        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ServerToolResult, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7079,59 +10429,42 @@ static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p
 static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "server_tool_result", 18)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "status", 6, "status", 6)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_server_tool_result_status_type, p, &out->status)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        out->has_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "output", 6, "output", 6)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->output)) == NULL)
-            return -1;
-        out->has_output = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
-            return -1;
-        out->has_index = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_server_tool_result_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_server_tool_result_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ServerToolResult as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_server_tool_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_result_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_server_tool_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
+        ((p = ap_server_tool_result_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"status\":", 9, "\"status\":", 9)) != NULL &&
+        ((p = ap_server_tool_result_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_server_tool_result_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"output\":", 9, "\"output\":", 9)) != NULL &&
+        ((p = ap_server_tool_result_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_server_tool_result_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7147,6 +10480,8 @@ static const char *ap_server_tool_result_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_server_tool_result_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7174,6 +10509,45 @@ static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of ContentBlockDeltaData that the name k names: its number, or -1. */
+static int ap_content_block_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "delta", 5))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ContentBlockDeltaData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_content_block_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_delta_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "content-block-delta", 19)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_content_block_delta_fast(c, p, &out->delta)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ContentBlockDeltaData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7181,32 +10555,33 @@ static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "content-block-delta", 19)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "delta", 5, "delta", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_content_block_delta_fast(c, p, &out->delta)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_content_block_delta_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_content_block_delta_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ContentBlockDeltaData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_content_block_delta_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_delta_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_content_block_delta_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_content_block_delta_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"delta\":", 8, "\"delta\":", 8)) != NULL &&
+        ((p = ap_content_block_delta_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7222,6 +10597,8 @@ static const char *ap_content_block_delta_data_fast_body(apr_fast_ctx *c, const 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_content_block_delta_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7249,6 +10626,39 @@ static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char 
     return p;
 }
 
+/* The member of TextDelta that the name k names: its number, or -1. */
+static int ap_text_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "text", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of TextDelta, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_text_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_delta_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "text-delta", 10)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->text)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of TextDelta, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7256,24 +10666,30 @@ static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char 
 static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "text-delta", 10)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "text", 4, "text", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->text)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_text_delta_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_text_delta_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of TextDelta as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_text_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_text_delta_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_text_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"text\":", 7, "\"text\":", 7)) != NULL &&
+        ((p = ap_text_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7289,6 +10705,8 @@ static const char *ap_text_delta_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_text_delta_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7316,6 +10734,39 @@ static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of ReasoningDelta that the name k names: its number, or -1. */
+static int ap_reasoning_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "reasoning", 9))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ReasoningDelta, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_reasoning_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_delta_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "reasoning-delta", 15)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->reasoning)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ReasoningDelta, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7323,24 +10774,30 @@ static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "reasoning-delta", 15)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->reasoning)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_reasoning_delta_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_reasoning_delta_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ReasoningDelta as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_reasoning_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reasoning_delta_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_reasoning_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
+        ((p = ap_reasoning_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7356,6 +10813,8 @@ static const char *ap_reasoning_delta_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_reasoning_delta_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7383,6 +10842,46 @@ static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of DataDelta that the name k names: its number, or -1. */
+static int ap_data_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 1;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "encoding", 8))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of DataDelta, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_data_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_data_delta_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "data-delta", 10)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_literal(c, p, "base64", 6)) == NULL)
+            return NULL;
+        out->has_encoding = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of DataDelta, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7390,33 +10889,33 @@ static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "data-delta", 10)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "encoding", 8, "encoding", 8)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "base64", 6)) == NULL)
-            return -1;
-        out->has_encoding = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_data_delta_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_data_delta_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of DataDelta as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_data_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_data_delta_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_data_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_data_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"encoding\":", 11, "\"encoding\":", 11)) != NULL &&
+        ((p = ap_data_delta_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7432,6 +10931,8 @@ static const char *ap_data_delta_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_data_delta_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7459,6 +10960,39 @@ static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of BlockDelta that the name k names: its number, or -1. */
+static int ap_block_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "fields", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of BlockDelta, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_block_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "block-delta", 11)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_block_delta_fields_fast(c, p, &out->fields)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of BlockDelta, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7466,24 +11000,30 @@ static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "block-delta", 11)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "fields", 6, "fields", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_block_delta_fields_fast(c, p, &out->fields)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_block_delta_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_block_delta_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of BlockDelta as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_block_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_block_delta_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_block_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"fields\":", 9, "\"fields\":", 9)) != NULL &&
+        ((p = ap_block_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7499,6 +11039,8 @@ static const char *ap_block_delta_fast_body(apr_fast_ctx *c, const char *p, int 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_block_delta_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7526,6 +11068,33 @@ static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/* The member of BlockDeltaFields that the name k names: its number, or -1. */
+static int ap_block_delta_fields_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of BlockDeltaFields, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_block_delta_fields_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_fields_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->type)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of BlockDeltaFields, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7533,16 +11102,27 @@ static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->type)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_block_delta_fields_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_block_delta_fields_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of BlockDeltaFields as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_block_delta_fields_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_block_delta_fields_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_block_delta_fields_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7558,6 +11138,8 @@ static const char *ap_block_delta_fields_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_block_delta_fields_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7585,6 +11167,39 @@ static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of ToolCallDelta that the name k names: its number, or -1. */
+static int ap_tool_call_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "args", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolCallDelta, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_call_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_delta_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool-call-delta", 15)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolCallDelta, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7592,24 +11207,30 @@ static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool-call-delta", 15)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "args", 4, "args", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->args)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_call_delta_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_call_delta_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolCallDelta as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_call_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_delta_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = ap_tool_call_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
+        ((p = ap_tool_call_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7625,6 +11246,8 @@ static const char *ap_tool_call_delta_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_call_delta_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7652,6 +11275,45 @@ static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of ContentBlockFinishData that the name k names: its number, or -1. */
+static int ap_content_block_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "index", 5))
+        return 1;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "content", 7))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ContentBlockFinishData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_content_block_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_finish_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "content-block-finish", 20)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_finalized_content_block_fast(c, p, &out->content)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ContentBlockFinishData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7659,32 +11321,33 @@ static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "content-block-finish", 20)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "index", 5, "index", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "content", 7, "content", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_finalized_content_block_fast(c, p, &out->content)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_content_block_finish_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_content_block_finish_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ContentBlockFinishData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_content_block_finish_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_finish_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_content_block_finish_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
+        ((p = ap_content_block_finish_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"content\":", 10, "\"content\":", 10)) != NULL &&
+        ((p = ap_content_block_finish_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7700,6 +11363,8 @@ static const char *ap_content_block_finish_data_fast_body(apr_fast_ctx *c, const
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_content_block_finish_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7727,6 +11392,40 @@ static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char
     return p;
 }
 
+/* The member of MessageFinishData that the name k names: its number, or -1. */
+static int ap_message_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "usage", 5))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of MessageFinishData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_message_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_finish_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "message-finish", 14)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_usage_info_fast(c, p, &out->usage)) == NULL)
+            return NULL;
+        out->has_usage = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of MessageFinishData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7734,25 +11433,30 @@ static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char
 static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "message-finish", 14)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "usage", 5, "usage", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_usage_info_fast(c, p, &out->usage)) == NULL)
-            return -1;
-        out->has_usage = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_message_finish_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_message_finish_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of MessageFinishData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_message_finish_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_finish_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_message_finish_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"usage\":", 8, "\"usage\":", 8)) != NULL &&
+        ((p = ap_message_finish_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7768,6 +11472,8 @@ static const char *ap_message_finish_data_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_message_finish_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7795,6 +11501,61 @@ static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of UsageInfo that the name k names: its number, or -1. */
+static int ap_usage_info_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "inputTokens", 11, "input_tokens", 12))
+        return 0;
+    if (apr_fast_named(c, k, "outputTokens", 12, "output_tokens", 13))
+        return 1;
+    if (apr_fast_named(c, k, "totalTokens", 11, "total_tokens", 12))
+        return 2;
+    if (apr_fast_named(c, k, "inputTokenDetails", 17, "input_token_details", 19))
+        return 3;
+    if (apr_fast_named(c, k, "outputTokenDetails", 18, "output_token_details", 20))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of UsageInfo, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_usage_info_fast_field(apr_fast_ctx *c, int i, const char *p, ap_usage_info_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
+            return NULL;
+        out->has_input_tokens = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
+            return NULL;
+        out->has_output_tokens = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
+            return NULL;
+        out->has_total_tokens = true;
+        return p;
+    case 3:
+        if ((p = ap_input_token_details_fast(c, p, &out->input_token_details)) == NULL)
+            return NULL;
+        out->has_input_token_details = true;
+        return p;
+    case 4:
+        if ((p = ap_output_token_details_fast(c, p, &out->output_token_details)) == NULL)
+            return NULL;
+        out->has_output_token_details = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of UsageInfo, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7802,53 +11563,39 @@ static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, v
 static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "inputTokens", 11, "input_tokens", 12)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
-            return -1;
-        out->has_input_tokens = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "outputTokens", 12, "output_tokens", 13)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
-            return -1;
-        out->has_output_tokens = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "totalTokens", 11, "total_tokens", 12)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
-            return -1;
-        out->has_total_tokens = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "inputTokenDetails", 17, "input_token_details", 19)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = ap_input_token_details_fast(c, p, &out->input_token_details)) == NULL)
-            return -1;
-        out->has_input_token_details = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "outputTokenDetails", 18, "output_token_details", 20)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = ap_output_token_details_fast(c, p, &out->output_token_details)) == NULL)
-            return -1;
-        out->has_output_token_details = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_usage_info_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_usage_info_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of UsageInfo as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_usage_info_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_usage_info_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"inputTokens\":", 14, "\"input_tokens\":", 15)) != NULL &&
+        ((p = ap_usage_info_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"outputTokens\":", 15, "\"output_tokens\":", 16)) != NULL &&
+        ((p = ap_usage_info_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"totalTokens\":", 14, "\"total_tokens\":", 15)) != NULL &&
+        ((p = ap_usage_info_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"inputTokenDetails\":", 20, "\"input_token_details\":", 22)) != NULL &&
+        ((p = ap_usage_info_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"outputTokenDetails\":", 21, "\"output_token_details\":", 23)) != NULL &&
+        ((p = ap_usage_info_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7864,6 +11611,8 @@ static const char *ap_usage_info_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_usage_info_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7890,6 +11639,47 @@ static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of InputTokenDetails that the name k names: its number, or -1. */
+static int ap_input_token_details_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "audio", 5))
+        return 0;
+    if (apr_fast_named(c, k, "cacheCreation", 13, "cache_creation", 14))
+        return 1;
+    if (apr_fast_named(c, k, "cacheRead", 9, "cache_read", 10))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputTokenDetails, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_token_details_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+            return NULL;
+        out->has_audio = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
+            return NULL;
+        out->has_cache_creation = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
+            return NULL;
+        out->has_cache_read = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputTokenDetails, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7897,35 +11687,33 @@ static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "audio", 5, "audio", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
-            return -1;
-        out->has_audio = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "cacheCreation", 13, "cache_creation", 14)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
-            return -1;
-        out->has_cache_creation = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "cacheRead", 9, "cache_read", 10)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
-            return -1;
-        out->has_cache_read = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_token_details_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_token_details_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputTokenDetails as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_token_details_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_token_details_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"audio\":", 8, "\"audio\":", 8)) != NULL &&
+        ((p = ap_input_token_details_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"cacheCreation\":", 16, "\"cache_creation\":", 17)) != NULL &&
+        ((p = ap_input_token_details_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"cacheRead\":", 12, "\"cache_read\":", 13)) != NULL &&
+        ((p = ap_input_token_details_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -7941,6 +11729,8 @@ static const char *ap_input_token_details_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_token_details_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -7967,6 +11757,41 @@ static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of OutputTokenDetails that the name k names: its number, or -1. */
+static int ap_output_token_details_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "audio", 5))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "reasoning", 9))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of OutputTokenDetails, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_output_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_output_token_details_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+            return NULL;
+        out->has_audio = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->reasoning)) == NULL)
+            return NULL;
+        out->has_reasoning = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of OutputTokenDetails, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -7974,26 +11799,30 @@ static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, v
 static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "audio", 5, "audio", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
-            return -1;
-        out->has_audio = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "reasoning", 9, "reasoning", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->reasoning)) == NULL)
-            return -1;
-        out->has_reasoning = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_output_token_details_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_output_token_details_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of OutputTokenDetails as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_output_token_details_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_output_token_details_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"audio\":", 8, "\"audio\":", 8)) != NULL &&
+        ((p = ap_output_token_details_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
+        ((p = ap_output_token_details_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8009,6 +11838,8 @@ static const char *ap_output_token_details_fast_body(apr_fast_ctx *c, const char
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_output_token_details_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8035,6 +11866,46 @@ static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/* The member of MessageErrorData that the name k names: its number, or -1. */
+static int ap_message_error_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "message", 7))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "code", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of MessageErrorData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_message_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_error_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "error", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->code)) == NULL)
+            return NULL;
+        out->has_code = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of MessageErrorData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8042,33 +11913,33 @@ static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, 
 static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "error", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "code", 4, "code", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->code)) == NULL)
-            return -1;
-        out->has_code = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_message_error_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_message_error_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of MessageErrorData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_message_error_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_error_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_message_error_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"message\":", 10, "\"message\":", 10)) != NULL &&
+        ((p = ap_message_error_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"code\":", 7, "\"code\":", 7)) != NULL &&
+        ((p = ap_message_error_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8084,6 +11955,8 @@ static const char *ap_message_error_data_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_message_error_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8111,6 +11984,39 @@ static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of ToolsEvent that the name k names: its number, or -1. */
+static int ap_tools_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolsEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tools_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tools", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_tools_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolsEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8118,24 +12024,30 @@ static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tools", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_tools_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tools_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tools_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolsEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tools_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tools_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_tools_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_tools_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8150,6 +12062,8 @@ static const char *ap_tools_event_fast_body(apr_fast_ctx *c, const char *p, int 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tools_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8175,6 +12089,52 @@ static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/* The member of ToolsEvent.params that the name k names: its number, or -1. */
+static int ap_tools_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "node", 4))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolsEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tools_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        out->has_node = true;
+        return p;
+    case 3:
+        if ((p = ap_tools_data_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolsEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8182,41 +12142,36 @@ static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
-            return -1;
-        out->has_node = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = ap_tools_data_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tools_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tools_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolsEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tools_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tools_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_tools_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_tools_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"node\":", 7, "\"node\":", 7)) != NULL &&
+        ((p = ap_tools_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_tools_event_params_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8231,6 +12186,8 @@ static const char *ap_tools_event_params_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tools_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8256,6 +12213,51 @@ static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of ToolStartedData that the name k names: its number, or -1. */
+static int ap_tool_started_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12))
+        return 1;
+    if (apr_fast_named(c, k, "toolName", 8, "tool_name", 9))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "input", 5))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolStartedData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_started_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_started_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool-started", 12)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->tool_name)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        out->has_input = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolStartedData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8263,41 +12265,36 @@ static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool-started", 12)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolName", 8, "tool_name", 9)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "input", 5, "input", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->input)) == NULL)
-            return -1;
-        out->has_input = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_started_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_started_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolStartedData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_started_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_started_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_tool_started_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
+        ((p = ap_tool_started_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolName\":", 11, "\"tool_name\":", 12)) != NULL &&
+        ((p = ap_tool_started_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"input\":", 8, "\"input\":", 8)) != NULL &&
+        ((p = ap_tool_started_data_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8313,6 +12310,8 @@ static const char *ap_tool_started_data_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_started_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8340,6 +12339,44 @@ static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/* The member of ToolOutputDeltaData that the name k names: its number, or -1. */
+static int ap_tool_output_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "delta", 5))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolOutputDeltaData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_output_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_output_delta_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool-output-delta", 17)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->delta)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolOutputDeltaData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8347,32 +12384,33 @@ static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool-output-delta", 17)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "delta", 5, "delta", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->delta)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_output_delta_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_output_delta_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolOutputDeltaData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_output_delta_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_output_delta_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_tool_output_delta_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
+        ((p = ap_tool_output_delta_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"delta\":", 8, "\"delta\":", 8)) != NULL &&
+        ((p = ap_tool_output_delta_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8388,6 +12426,8 @@ static const char *ap_tool_output_delta_data_fast_body(apr_fast_ctx *c, const ch
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_output_delta_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8415,6 +12455,44 @@ static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/* The member of ToolFinishedData that the name k names: its number, or -1. */
+static int ap_tool_finished_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12))
+        return 1;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "output", 6))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolFinishedData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_finished_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_finished_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool-finished", 13)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_any(c, p, &out->output)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolFinishedData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8422,32 +12500,33 @@ static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p
 static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool-finished", 13)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "output", 6, "output", 6)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->output)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_finished_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_finished_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolFinishedData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_finished_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_finished_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_tool_finished_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
+        ((p = ap_tool_finished_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"output\":", 9, "\"output\":", 9)) != NULL &&
+        ((p = ap_tool_finished_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8463,6 +12542,8 @@ static const char *ap_tool_finished_data_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_finished_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8490,6 +12571,51 @@ static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of ToolErrorData that the name k names: its number, or -1. */
+static int ap_tool_error_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "event", 5))
+        return 0;
+    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12))
+        return 1;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "message", 7))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "code", 4))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ToolErrorData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tool_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_error_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tool-error", 10)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->code)) == NULL)
+            return NULL;
+        out->has_code = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ToolErrorData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8497,41 +12623,36 @@ static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tool-error", 10)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "toolCallId", 10, "tool_call_id", 12)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->tool_call_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "message", 7, "message", 7)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->message)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "code", 4, "code", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->code)) == NULL)
-            return -1;
-        out->has_code = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tool_error_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tool_error_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ToolErrorData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tool_error_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_error_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+        ((p = ap_tool_error_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
+        ((p = ap_tool_error_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"message\":", 10, "\"message\":", 10)) != NULL &&
+        ((p = ap_tool_error_data_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"code\":", 7, "\"code\":", 7)) != NULL &&
+        ((p = ap_tool_error_data_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8547,6 +12668,8 @@ static const char *ap_tool_error_data_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tool_error_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8574,6 +12697,39 @@ static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of InputEvent that the name k names: its number, or -1. */
+static int ap_input_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "input.requested", 15)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_input_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8581,24 +12737,30 @@ static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void 
 static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "input.requested", 15)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_input_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_input_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_input_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8613,6 +12775,8 @@ static const char *ap_input_event_fast_body(apr_fast_ctx *c, const char *p, int 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8638,6 +12802,45 @@ static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/* The member of InputEvent.params that the name k names: its number, or -1. */
+static int ap_input_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_input_requested_data_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8645,32 +12848,33 @@ static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_input_requested_data_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_input_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_input_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_input_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8685,6 +12889,8 @@ static const char *ap_input_event_params_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8710,6 +12916,38 @@ static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of InputRequestedData that the name k names: its number, or -1. */
+static int ap_input_requested_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12))
+        return 0;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "payload", 7))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of InputRequestedData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_input_requested_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_requested_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_any(c, p, &out->payload)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of InputRequestedData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8717,24 +12955,30 @@ static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "interruptId", 11, "interrupt_id", 12)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->interrupt_id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "payload", 7, "payload", 7)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->payload)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_input_requested_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_input_requested_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of InputRequestedData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_input_requested_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_requested_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != NULL &&
+        ((p = ap_input_requested_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"payload\":", 10, "\"payload\":", 10)) != NULL &&
+        ((p = ap_input_requested_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8750,6 +12994,8 @@ static const char *ap_input_requested_data_fast_body(apr_fast_ctx *c, const char
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_input_requested_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8777,6 +13023,39 @@ static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/* The member of ValuesEvent that the name k names: its number, or -1. */
+static int ap_values_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ValuesEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_values_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "values", 6)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_values_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ValuesEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8784,24 +13063,30 @@ static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, 
 static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "values", 6)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_values_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_values_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_values_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ValuesEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_values_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_values_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_values_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_values_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8816,6 +13101,8 @@ static const char *ap_values_event_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_values_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8841,6 +13128,45 @@ static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of ValuesEvent.params that the name k names: its number, or -1. */
+static int ap_values_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of ValuesEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_values_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_any(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of ValuesEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8848,32 +13174,33 @@ static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_values_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_values_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of ValuesEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_values_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_values_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_values_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_values_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_values_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8888,6 +13215,8 @@ static const char *ap_values_event_params_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_values_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8913,6 +13242,39 @@ static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of UpdatesEvent that the name k names: its number, or -1. */
+static int ap_updates_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of UpdatesEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_updates_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "updates", 7)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_updates_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of UpdatesEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8920,24 +13282,30 @@ static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, v
 static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "updates", 7)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_updates_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_updates_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_updates_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of UpdatesEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_updates_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_updates_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_updates_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -8952,6 +13320,8 @@ static const char *ap_updates_event_fast_body(apr_fast_ctx *c, const char *p, in
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_updates_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -8977,6 +13347,45 @@ static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/* The member of UpdatesEvent.params that the name k names: its number, or -1. */
+static int ap_updates_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of UpdatesEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_updates_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_updates_data_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of UpdatesEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -8984,32 +13393,33 @@ static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *o
 static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_updates_data_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_updates_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_updates_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of UpdatesEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_updates_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_updates_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_updates_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_updates_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9024,6 +13434,8 @@ static const char *ap_updates_event_params_fast_body(apr_fast_ctx *c, const char
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_updates_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9049,6 +13461,40 @@ static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/* The member of UpdatesData that the name k names: its number, or -1. */
+static int ap_updates_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "node", 4))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "values", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of UpdatesData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_updates_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        out->has_node = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &ap_updates_data_values_type, p, &out->values)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of UpdatesData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9056,25 +13502,30 @@ static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, 
 static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "node", 4, "node", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->node)) == NULL)
-            return -1;
-        out->has_node = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "values", 6, "values", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_updates_data_values_type, p, &out->values)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_updates_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_updates_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of UpdatesData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_updates_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"node\":", 7, "\"node\":", 7)) != NULL &&
+        ((p = ap_updates_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"values\":", 9, "\"values\":", 9)) != NULL &&
+        ((p = ap_updates_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9090,6 +13541,8 @@ static const char *ap_updates_data_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_updates_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9117,6 +13570,39 @@ static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of CheckpointsEvent that the name k names: its number, or -1. */
+static int ap_checkpoints_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CheckpointsEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_checkpoints_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "checkpoints", 11)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_checkpoints_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CheckpointsEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9124,24 +13610,30 @@ static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "checkpoints", 11)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_checkpoints_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_checkpoints_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_checkpoints_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CheckpointsEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_checkpoints_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoints_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_checkpoints_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_checkpoints_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9156,6 +13648,8 @@ static const char *ap_checkpoints_event_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_checkpoints_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9181,6 +13675,45 @@ static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/* The member of CheckpointsEvent.params that the name k names: its number, or -1. */
+static int ap_checkpoints_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CheckpointsEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_checkpoints_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_checkpoint_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CheckpointsEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9188,32 +13721,33 @@ static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, voi
 static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_checkpoint_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_checkpoints_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_checkpoints_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CheckpointsEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_checkpoints_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoints_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_checkpoints_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_checkpoints_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_checkpoints_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9228,6 +13762,8 @@ static const char *ap_checkpoints_event_params_fast_body(apr_fast_ctx *c, const 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_checkpoints_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9253,6 +13789,51 @@ static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char 
     return p;
 }
 
+/* The member of Checkpoint that the name k names: its number, or -1. */
+static int ap_checkpoint_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 0;
+    if (apr_fast_named(c, k, "parentId", 8, "parent_id", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "step", 4))
+        return 2;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "source", 6))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Checkpoint, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_checkpoint_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->parent_id)) == NULL)
+            return NULL;
+        out->has_parent_id = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &ap_checkpoint_source_type, p, &out->source)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Checkpoint, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9260,41 +13841,36 @@ static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char 
 static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "parentId", 8, "parent_id", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->parent_id)) == NULL)
-            return -1;
-        out->has_parent_id = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "step", 4, "step", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "source", 6, "source", 6)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &ap_checkpoint_source_type, p, &out->source)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_checkpoint_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_checkpoint_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Checkpoint as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_checkpoint_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = ap_checkpoint_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"parentId\":", 11, "\"parent_id\":", 12)) != NULL &&
+        ((p = ap_checkpoint_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"step\":", 7, "\"step\":", 7)) != NULL &&
+        ((p = ap_checkpoint_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"source\":", 9, "\"source\":", 9)) != NULL &&
+        ((p = ap_checkpoint_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9310,6 +13886,8 @@ static const char *ap_checkpoint_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_checkpoint_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9337,6 +13915,39 @@ static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of CustomEvent that the name k names: its number, or -1. */
+static int ap_custom_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CustomEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_custom_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "custom", 6)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_custom_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CustomEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9344,24 +13955,30 @@ static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out)
 static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "custom", 6)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_custom_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_custom_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_custom_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CustomEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_custom_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_custom_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_custom_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9376,6 +13993,8 @@ static const char *ap_custom_event_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_custom_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9401,6 +14020,45 @@ static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of CustomEvent.params that the name k names: its number, or -1. */
+static int ap_custom_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CustomEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_custom_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = ap_custom_data_fast(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CustomEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9408,32 +14066,33 @@ static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *ou
 static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = ap_custom_data_fast(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_custom_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_custom_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CustomEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_custom_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_custom_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_custom_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_custom_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9448,6 +14107,8 @@ static const char *ap_custom_event_params_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_custom_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9473,6 +14134,40 @@ static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of CustomData that the name k names: its number, or -1. */
+static int ap_custom_data_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "payload", 7))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of CustomData, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_custom_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_data_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        out->has_name = true;
+        return p;
+    case 1:
+        if ((p = apr_fast_any(c, p, &out->payload)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of CustomData, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9480,25 +14175,30 @@ static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, v
 static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        out->has_name = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "payload", 7, "payload", 7)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->payload)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_custom_data_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_custom_data_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of CustomData as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_custom_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = ap_custom_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"payload\":", 10, "\"payload\":", 10)) != NULL &&
+        ((p = ap_custom_data_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9514,6 +14214,8 @@ static const char *ap_custom_data_fast_body(apr_fast_ctx *c, const char *p, int 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_custom_data_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9541,6 +14243,39 @@ static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/* The member of TasksEvent that the name k names: its number, or -1. */
+static int ap_tasks_event_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "method", 6))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "params", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of TasksEvent, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tasks_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "tasks", 5)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_tasks_event_params_fast(c, p, &out->params)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of TasksEvent, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9548,24 +14283,30 @@ static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "tasks", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "params", 6, "params", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_tasks_event_params_fast(c, p, &out->params)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tasks_event_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tasks_event_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of TasksEvent as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tasks_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tasks_event_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+        ((p = ap_tasks_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
+        ((p = ap_tasks_event_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9580,6 +14321,8 @@ static const char *ap_tasks_event_fast_body(apr_fast_ctx *c, const char *p, int 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tasks_event_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9605,6 +14348,45 @@ static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/* The member of TasksEvent.params that the name k names: its number, or -1. */
+static int ap_tasks_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "namespace", 9))
+        return 0;
+    if (k.len == 9 && apr_fast_bytes_equal(k.ptr, "timestamp", 9))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "data", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of TasksEvent.params, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_tasks_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_params_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_any(c, p, &out->data)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of TasksEvent.params, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9612,32 +14394,33 @@ static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out
 static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "namespace", 9, "namespace", 9)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "timestamp", 9, "timestamp", 9)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "data", 4, "data", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->data)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_tasks_event_params_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_tasks_event_params_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of TasksEvent.params as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_tasks_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tasks_event_params_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespace\":", 12, "\"namespace\":", 12)) != NULL &&
+        ((p = ap_tasks_event_params_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"timestamp\":", 12, "\"timestamp\":", 12)) != NULL &&
+        ((p = ap_tasks_event_params_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
+        ((p = ap_tasks_event_params_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9652,6 +14435,8 @@ static const char *ap_tasks_event_params_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_tasks_event_params_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -9677,6 +14462,60 @@ static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/* The member of EventStreamRequest that the name k names: its number, or -1. */
+static int ap_event_stream_request_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "channels", 8))
+        return 0;
+    if (k.len == 10 && apr_fast_bytes_equal(k.ptr, "namespaces", 10))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "depth", 5))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "since", 5))
+        return 3;
+    if (apr_fast_named(c, k, "sinceEventId", 12, "since_event_id", 14))
+        return 4;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of EventStreamRequest, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *ap_event_stream_request_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_stream_request_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = ap_event_stream_request_channels_fast(c, p, &out->channels)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = ap_event_stream_request_namespaces_fast(c, p, &out->namespaces)) == NULL)
+            return NULL;
+        out->has_namespaces = true;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+            return NULL;
+        out->has_depth = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
+            return NULL;
+        out->has_since = true;
+        return p;
+    case 4:
+        if ((p = apr_fast_string(c, p, &out->since_event_id)) == NULL)
+            return NULL;
+        out->has_since_event_id = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of EventStreamRequest, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -9684,52 +14523,39 @@ static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, vo
 static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "channels", 8, "channels", 8)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = ap_event_stream_request_channels_fast(c, p, &out->channels)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "namespaces", 10, "namespaces", 10)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = ap_event_stream_request_namespaces_fast(c, p, &out->namespaces)) == NULL)
-            return -1;
-        out->has_namespaces = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
-            return -1;
-        out->has_depth = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "since", 5, "since", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
-            return -1;
-        out->has_since = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "sinceEventId", 12, "since_event_id", 14)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->since_event_id)) == NULL)
-            return -1;
-        out->has_since_event_id = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = ap_event_stream_request_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = ap_event_stream_request_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of EventStreamRequest as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *ap_event_stream_request_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_stream_request_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"channels\":", 11, "\"channels\":", 11)) != NULL &&
+        ((p = ap_event_stream_request_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"namespaces\":", 13, "\"namespaces\":", 13)) != NULL &&
+        ((p = ap_event_stream_request_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"depth\":", 8, "\"depth\":", 8)) != NULL &&
+        ((p = ap_event_stream_request_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"since\":", 8, "\"since\":", 8)) != NULL &&
+        ((p = ap_event_stream_request_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"sinceEventId\":", 15, "\"since_event_id\":", 17)) != NULL &&
+        ((p = ap_event_stream_request_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -9745,6 +14571,8 @@ static const char *ap_event_stream_request_fast_body(apr_fast_ctx *c, const char
     apr_slice k;
     int r;
     (void)start;
+    if ((p = ap_event_stream_request_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -10231,6 +15059,36 @@ static int ap_command_data_fast_member(apr_fast_ctx *c, apr_slice k, const char 
     return ap_command_data_fast_member(c, k, pp, out, seen);
 }
 
+/*
+ * The discriminant of the CommandData alternatives inlined into an object,
+ * when it is the member at p, then the chosen alternative's members in
+ * their schema order (as a struct's _ordered function reads them).
+ */
+static const char *ap_command_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (out->kind == AP_COMMAND_DATA_UNKNOWN) {
+        if (*closed || (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL)
+            return p;
+        if (!ap_command_data_fast_pick(c, &q, out, seen) || (p = apr_fast_scan_next(q, c->end, '}', closed)) == NULL)
+            return NULL;
+    }
+    switch (out->kind) {
+    case AP_COMMAND_DATA_RUN_START: return ap_run_start_fast_ordered(c, p, closed, &out->u.run_start, seen);
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_ordered(c, p, closed, &out->u.subscription_subscribe, seen);
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_ordered(c, p, closed, &out->u.subscription_unsubscribe, seen);
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_ordered(c, p, closed, &out->u.subscription_reconnect, seen);
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return ap_agent_get_tree_fast_ordered(c, p, closed, &out->u.agent_get_tree, seen);
+    case AP_COMMAND_DATA_INPUT_RESPOND: return ap_input_respond_fast_ordered(c, p, closed, &out->u.input_respond, seen);
+    case AP_COMMAND_DATA_INPUT_INJECT: return ap_input_inject_fast_ordered(c, p, closed, &out->u.input_inject, seen);
+    case AP_COMMAND_DATA_STATE_GET: return ap_state_get_fast_ordered(c, p, closed, &out->u.state_get, seen);
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_ordered(c, p, closed, &out->u.state_list_checkpoints, seen);
+    case AP_COMMAND_DATA_STATE_FORK: return ap_state_fork_fast_ordered(c, p, closed, &out->u.state_fork, seen);
+    default: return p;
+    }
+}
+
 /* Was an alternative of CommandData chosen, with all its required members? */
 static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t seen)
 {
@@ -10635,6 +15493,35 @@ static int ap_event_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **
             return -1;
     }
     return ap_event_data_fast_member(c, k, pp, out, seen);
+}
+
+/*
+ * The discriminant of the EventData alternatives inlined into an object,
+ * when it is the member at p, then the chosen alternative's members in
+ * their schema order (as a struct's _ordered function reads them).
+ */
+static const char *ap_event_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_data_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (out->kind == AP_EVENT_DATA_UNKNOWN) {
+        if (*closed || (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL)
+            return p;
+        if (!ap_event_data_fast_pick(c, &q, out, seen) || (p = apr_fast_scan_next(q, c->end, '}', closed)) == NULL)
+            return NULL;
+    }
+    switch (out->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return ap_lifecycle_event_fast_ordered(c, p, closed, &out->u.lifecycle_event, seen);
+    case AP_EVENT_DATA_MESSAGES_EVENT: return ap_messages_event_fast_ordered(c, p, closed, &out->u.messages_event, seen);
+    case AP_EVENT_DATA_TOOLS_EVENT: return ap_tools_event_fast_ordered(c, p, closed, &out->u.tools_event, seen);
+    case AP_EVENT_DATA_INPUT_EVENT: return ap_input_event_fast_ordered(c, p, closed, &out->u.input_event, seen);
+    case AP_EVENT_DATA_VALUES_EVENT: return ap_values_event_fast_ordered(c, p, closed, &out->u.values_event, seen);
+    case AP_EVENT_DATA_UPDATES_EVENT: return ap_updates_event_fast_ordered(c, p, closed, &out->u.updates_event, seen);
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return ap_checkpoints_event_fast_ordered(c, p, closed, &out->u.checkpoints_event, seen);
+    case AP_EVENT_DATA_CUSTOM_EVENT: return ap_custom_event_fast_ordered(c, p, closed, &out->u.custom_event, seen);
+    case AP_EVENT_DATA_TASKS_EVENT: return ap_tasks_event_fast_ordered(c, p, closed, &out->u.tasks_event, seen);
+    default: return p;
+    }
 }
 
 /* Was an alternative of EventData chosen, with all its required members? */

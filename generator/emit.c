@@ -284,11 +284,13 @@ static bool fast_fields_ok(const ir_type *t)
 #define FAST_MAX_NESTING 16
 
 static bool fast_struct_ok_at(const ir_type *t, int depth);
+static const ir_field *disc_field(const ir_type *u);
+static bool plain_name(const ir_field *f);
 
 /*
  * A discriminated union whose alternatives are structs with generated
  * decoders, each with the discriminant as a member, picked by plain text
- * literals.
+ * literals; the discriminant's name is plain too (it is compared as bytes).
  */
 static bool fast_union_ok_at(const ir_type *u, int depth)
 {
@@ -301,7 +303,7 @@ static bool fast_union_ok_at(const ir_type *u, int depth)
             field_index(a, u->disc_key) < 0 || u->disc[i].kind != IR_LIT_TEXT || !plain_text(&u->disc[i].text))
             return false;
     }
-    return true;
+    return plain_name(disc_field(u));
 }
 
 /* The discriminant member of union u (its first alternative's, as the runtime takes it). */
@@ -313,23 +315,31 @@ static const ir_field *disc_field(const ir_type *u)
 
 /*
  * Does struct t get a generated decoder? Its members, and with variants,
- * a readable union whose discriminant no member of t is spelled like
- * (while no alternative is chosen, the runtime takes such a name for the
- * discriminant; t's decoder would take it for the member).
+ * a readable union whose discriminant and alternatives' members no member
+ * of t is spelled like (the runtime gives such a name to the discriminant
+ * while none is chosen, to t's member after; a generated decoder reading
+ * members in schema order could give it to the alternative).
  */
 static bool fast_struct_ok_at(const ir_type *t, int depth)
 {
     const ir_type *v;
-    size_t i;
+    size_t i, j, k;
     if (!fast_fields_ok(t))
         return false;
     if (t->variants == NULL)
         return true;
     if (!fast_union_ok_at(v = resolved(t->variants), depth + 1))
         return false;
-    for (i = 0; i < t->nfields; i++)
+    for (i = 0; i < t->nfields; i++) {
         if (fields_clash(&t->fields[i], disc_field(v)))
             return false;
+        for (j = 0; j < v->nalts; j++) {
+            const ir_type *a = resolved(v->alts[j]);
+            for (k = 0; k < a->nfields; k++)
+                if (fields_clash(&t->fields[i], &a->fields[k]))
+                    return false;
+        }
+    }
     return true;
 }
 
@@ -424,12 +434,33 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, const char 
     }
 }
 
+/* Can member f's names be recognised by comparing bytes (apr_fast_key)? */
+static bool plain_name(const ir_field *f)
+{
+    ast_str snake;
+    snake.ptr = f->snake;
+    snake.len = strlen(f->snake);
+    return plain_text(&f->key) && plain_text(&snake);
+}
+
+/* `"key":` and `"snake":` of member f as C strings: PREFIXtoken, PREFIXstoken and their lengths. */
+static void set_tokens(emitter *E, tmpl_value *v, const char *prefix, const ir_field *f)
+{
+    cddl_ctx *C = E->ctx;
+    const char *key = cddl_fmt(C, "\"%.*s\":", (int)f->key.len, f->key.ptr);
+    const char *snake = cddl_fmt(C, "\"%s\":", f->snake);
+    tmpl_set(C, v, cddl_fmt(C, "%stoken", prefix), c_string(E, key, strlen(key)));
+    tmpl_setf(C, v, cddl_fmt(C, "%stoken_len", prefix), "%zu", strlen(key));
+    tmpl_set(C, v, cddl_fmt(C, "%sstoken", prefix), c_string(E, snake, strlen(snake)));
+    tmpl_setf(C, v, cddl_fmt(C, "%sstoken_len", prefix), "%zu", strlen(snake));
+}
+
 /* Template data of struct t's generated decoder (templates/fast_struct.c.tmpl). */
 static tmpl_value *fast_struct(emitter *E, const ir_type *t)
 {
     cddl_ctx *C = E->ctx;
-    tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C);
-    bool stores = false;
+    tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C), *ordered = tmpl_list(C);
+    bool stores = false, one_spelling_only = true;
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
@@ -444,14 +475,24 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
         tmpl_setf(C, v, "snake_len", "%zu", strlen(f->snake));
         tmpl_set(C, v, "member", f->c_name);
         tmpl_setf(C, v, "bit", "%zu", i);
+        tmpl_flag(C, v, "one_spelling", same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake)));
+        one_spelling_only &= same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake));
         tmpl_flag(C, v, "optional", (f->flags & IR_F_OPTIONAL) != 0);
         tmpl_flag(C, v, "nullable", (f->flags & IR_F_NULLABLE) != 0);
         fast_read(E, f->type, (f->flags & IR_F_LITERAL) != 0, cddl_fmt(C, "&out->%s", f->c_name), v);
         stores |= (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE)) != 0 || !(f->flags & IR_F_LITERAL);
         tmpl_append(C, fields, v);
+        if (plain_name(f)) {
+            tmpl_value *o = tmpl_object(C);
+            tmpl_setf(C, o, "bit", "%zu", i);
+            set_tokens(E, o, "", f);
+            tmpl_append(C, ordered, o);
+        }
     }
     tmpl_put(C, d, "fields", fields);
+    tmpl_put(C, d, "ordered", ordered);
     tmpl_flag(C, d, "no_fields", t->nfields == 0);
+    tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);
     tmpl_flag(C, d, "open", t->open);
     tmpl_set(C, d, "required", required_mask(E, t));
@@ -498,6 +539,9 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
     tmpl_set(C, d, "dsnake", c_string(E, df->snake, strlen(df->snake)));
     tmpl_setf(C, d, "dsnake_len", "%zu", strlen(df->snake));
     tmpl_flag(C, d, "as_variants", as_variants);
+    tmpl_set(C, d, "PREFIX", upper(E, E->opt->prefix));
+    tmpl_set(C, d, "NAME", NAME);
+    set_tokens(E, d, "d", df);
     for (i = 0; i < u->nalts; i++) {
         const ir_type *a = resolved(u->alts[i]);
         tmpl_value *v = tmpl_object(C);

@@ -309,6 +309,23 @@ APR_FAST_INLINE bool apr_fast_named(const apr_fast_ctx *c, apr_slice k, const ch
     return c->key_case != APR_CASE_SCHEMA && k.len == snake_len && apr_fast_bytes_equal(k.ptr, snake, snake_len);
 }
 
+/*
+ * Is the member at p, compact, the one whose `"name":` in the schema's
+ * spelling is `key` (n bytes) and in snake_case `snake` (sn bytes), under
+ * the key case of the decode? Then returns its value's position, else
+ * NULL (the caller reads the name the long way). The names must be plain
+ * printable ASCII, so that equal bytes mean an equal name.
+ */
+APR_FAST_INLINE const char *apr_fast_key(const apr_fast_ctx *c, const char *p, const char *key, size_t n,
+                                         const char *snake, size_t sn)
+{
+    if (c->key_case != APR_CASE_SNAKE && (size_t)(c->end - p) >= n && apr_fast_bytes_equal(p, key, n))
+        return apr_fast_ws(p + n, c->end);
+    if (c->key_case != APR_CASE_SCHEMA && (size_t)(c->end - p) >= sn && apr_fast_bytes_equal(p, snake, sn))
+        return apr_fast_ws(p + sn, c->end);
+    return NULL;
+}
+
 /* Marks member number `bit` seen; false if it was seen already (a duplicate). */
 APR_FAST_INLINE bool apr_fast_see(uint64_t *seen, unsigned bit)
 {

@@ -11,7 +11,12 @@
 #include "comments.h"
 #include "apr_fast.h"
 
+static int comments_person_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *comments_person_fast_field(apr_fast_ctx *c, int i, const char *p, comments_person_t *out,
+    uint64_t *seen);
 static int comments_person_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, comments_person_t *out,
+    uint64_t *seen);
+static const char *comments_person_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, comments_person_t *out,
     uint64_t *seen);
 static const char *comments_person_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, comments_person_t *out,
     uint64_t seen);
@@ -38,6 +43,52 @@ const apr_type comments_label_type = { APR_K_TEXT, "Label", sizeof(comments_labe
 
 const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_orphan_t), { .i = { 0, 0 } }, NULL };
 
+/* The member of Person that the name k names: its number, or -1. */
+static int comments_person_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    if (k.len == 3 && apr_fast_bytes_equal(k.ptr, "age", 3))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "email", 5))
+        return 2;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "nick", 4))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Person, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *comments_person_fast_field(apr_fast_ctx *c, int i, const char *p, comments_person_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->email)) == NULL)
+            return NULL;
+        out->has_email = true;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->nick)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Person, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -45,41 +96,36 @@ const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_or
 static int comments_person_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, comments_person_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "age", 3, "age", 3)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "email", 5, "email", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->email)) == NULL)
-            return -1;
-        out->has_email = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "nick", 4, "nick", 4)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->nick)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = comments_person_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = comments_person_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Person as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *comments_person_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, comments_person_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = comments_person_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"age\":", 6, "\"age\":", 6)) != NULL &&
+        ((p = comments_person_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"email\":", 8, "\"email\":", 8)) != NULL &&
+        ((p = comments_person_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"nick\":", 7, "\"nick\":", 7)) != NULL &&
+        ((p = comments_person_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -94,6 +140,8 @@ static const char *comments_person_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = comments_person_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

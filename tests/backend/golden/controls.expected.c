@@ -14,7 +14,12 @@
 static const apr_type controls_limits_count_type;
 static const apr_type controls_limits_name_type;
 static const apr_type controls_limits_depth_type;
+static int controls_limits_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *controls_limits_fast_field(apr_fast_ctx *c, int i, const char *p, controls_limits_t *out,
+    uint64_t *seen);
 static int controls_limits_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, controls_limits_t *out,
+    uint64_t *seen);
+static const char *controls_limits_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, controls_limits_t *out,
     uint64_t *seen);
 static const char *controls_limits_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, controls_limits_t *out,
     uint64_t seen);
@@ -49,6 +54,46 @@ static const apr_field controls_limits_type_fields[] = {
 };
 const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } }, controls_limits_fast };
 
+/* The member of Limits that the name k names: its number, or -1. */
+static int controls_limits_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "count", 5))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 1;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "depth", 5))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Limits, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *controls_limits_fast_field(apr_fast_ctx *c, int i, const char *p, controls_limits_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(1), UINT64_C(1000), &out->count)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_text(c, &controls_limits_name_type, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
+            return NULL;
+        out->has_depth = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Limits, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -56,33 +101,33 @@ const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_
 static int controls_limits_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, controls_limits_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "count", 5, "count", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(1), UINT64_C(1000), &out->count)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_text(c, &controls_limits_name_type, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "depth", 5, "depth", 5)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
-            return -1;
-        out->has_depth = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = controls_limits_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = controls_limits_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Limits as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *controls_limits_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, controls_limits_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"count\":", 8, "\"count\":", 8)) != NULL &&
+        ((p = controls_limits_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = controls_limits_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"depth\":", 8, "\"depth\":", 8)) != NULL &&
+        ((p = controls_limits_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -97,6 +142,8 @@ static const char *controls_limits_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = controls_limits_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

@@ -17,32 +17,62 @@ static const apr_type disc_triangle_type_type;
 static const apr_type disc_hexagon_type_type;
 static const apr_type disc_command_alt1_op_type;
 static const apr_type disc_command_alt2_op_type;
+static int disc_circle_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *disc_circle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_circle_t *out,
+    uint64_t *seen);
 static int disc_circle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_circle_t *out,
+    uint64_t *seen);
+static const char *disc_circle_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_circle_t *out,
     uint64_t *seen);
 static const char *disc_circle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_circle_t *out,
     uint64_t seen);
 static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_square_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *disc_square_fast_field(apr_fast_ctx *c, int i, const char *p, disc_square_t *out,
+    uint64_t *seen);
 static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
+    uint64_t *seen);
+static const char *disc_square_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_square_t *out,
     uint64_t *seen);
 static const char *disc_square_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_square_t *out,
     uint64_t seen);
 static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_triangle_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *disc_triangle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_triangle_t *out,
+    uint64_t *seen);
 static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
+    uint64_t *seen);
+static const char *disc_triangle_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_triangle_t *out,
     uint64_t *seen);
 static const char *disc_triangle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_triangle_t *out,
     uint64_t seen);
 static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_hexagon_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *disc_hexagon_fast_field(apr_fast_ctx *c, int i, const char *p, disc_hexagon_t *out,
+    uint64_t *seen);
 static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
+    uint64_t *seen);
+static const char *disc_hexagon_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_hexagon_t *out,
     uint64_t *seen);
 static const char *disc_hexagon_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_hexagon_t *out,
     uint64_t seen);
 static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_command_alt1_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *disc_command_alt1_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt1_t *out,
+    uint64_t *seen);
 static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
+    uint64_t *seen);
+static const char *disc_command_alt1_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_command_alt1_t *out,
     uint64_t *seen);
 static const char *disc_command_alt1_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt1_t *out,
     uint64_t seen);
 static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *out);
+static int disc_command_alt2_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *disc_command_alt2_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt2_t *out,
+    uint64_t *seen);
 static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
+    uint64_t *seen);
+static const char *disc_command_alt2_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_command_alt2_t *out,
     uint64_t *seen);
 static const char *disc_command_alt2_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt2_t *out,
     uint64_t seen);
@@ -137,6 +167,39 @@ static const apr_literal disc_command_type_disc[] = {
 };
 const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command_t), { .un = { APR_U_DISCRIMINATED, disc_command_type_alts, 2, "op", disc_command_type_disc, offsetof(disc_command_t, kind), offsetof(disc_command_t, u), offsetof(disc_command_t, raw) } }, disc_command_fast };
 
+/* The member of Circle that the name k names: its number, or -1. */
+static int disc_circle_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "radius", 6))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Circle, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *disc_circle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_circle_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "circle", 6)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->radius)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Circle, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -144,24 +207,30 @@ const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command
 static int disc_circle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_circle_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "circle", 6)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "radius", 6, "radius", 6)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->radius)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = disc_circle_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = disc_circle_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Circle as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *disc_circle_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_circle_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = disc_circle_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"radius\":", 9, "\"radius\":", 9)) != NULL &&
+        ((p = disc_circle_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -176,6 +245,8 @@ static const char *disc_circle_fast_body(apr_fast_ctx *c, const char *p, int clo
     apr_slice k;
     int r;
     (void)start;
+    if ((p = disc_circle_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -201,6 +272,39 @@ static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Square that the name k names: its number, or -1. */
+static int disc_square_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "side", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Square, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *disc_square_fast_field(apr_fast_ctx *c, int i, const char *p, disc_square_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "square", 6)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->side)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Square, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -208,24 +312,30 @@ static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "square", 6)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "side", 4, "side", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->side)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = disc_square_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = disc_square_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Square as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *disc_square_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_square_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = disc_square_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"side\":", 7, "\"side\":", 7)) != NULL &&
+        ((p = disc_square_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -240,6 +350,8 @@ static const char *disc_square_fast_body(apr_fast_ctx *c, const char *p, int clo
     apr_slice k;
     int r;
     (void)start;
+    if ((p = disc_square_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -265,6 +377,51 @@ static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Triangle that the name k names: its number, or -1. */
+static int disc_triangle_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 1 && apr_fast_bytes_equal(k.ptr, "a", 1))
+        return 1;
+    if (k.len == 1 && apr_fast_bytes_equal(k.ptr, "b", 1))
+        return 2;
+    if (k.len == 1 && apr_fast_bytes_equal(k.ptr, "c", 1))
+        return 3;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Triangle, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *disc_triangle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_triangle_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "triangle", 8)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->a)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->b)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->c)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Triangle, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -272,40 +429,36 @@ static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "triangle", 8)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "a", 1, "a", 1)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->a)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "b", 1, "b", 1)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->b)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "c", 1, "c", 1)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->c)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = disc_triangle_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = disc_triangle_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Triangle as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *disc_triangle_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_triangle_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = disc_triangle_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"a\":", 4, "\"a\":", 4)) != NULL &&
+        ((p = disc_triangle_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"b\":", 4, "\"b\":", 4)) != NULL &&
+        ((p = disc_triangle_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"c\":", 4, "\"c\":", 4)) != NULL &&
+        ((p = disc_triangle_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -320,6 +473,8 @@ static const char *disc_triangle_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = disc_triangle_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -345,6 +500,39 @@ static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Hexagon that the name k names: its number, or -1. */
+static int disc_hexagon_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "type", 4))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "side", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Hexagon, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *disc_hexagon_fast_field(apr_fast_ctx *c, int i, const char *p, disc_hexagon_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "hexagon", 7)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->side)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Hexagon, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -352,24 +540,30 @@ static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "hexagon", 7)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "side", 4, "side", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->side)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = disc_hexagon_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = disc_hexagon_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Hexagon as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *disc_hexagon_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_hexagon_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+        ((p = disc_hexagon_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"side\":", 7, "\"side\":", 7)) != NULL &&
+        ((p = disc_hexagon_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -384,6 +578,8 @@ static const char *disc_hexagon_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = disc_hexagon_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -409,6 +605,39 @@ static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Command/1 that the name k names: its number, or -1. */
+static int disc_command_alt1_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "op", 2))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "value", 5))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Command/1, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *disc_command_alt1_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt1_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "add", 3)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Command/1, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -416,24 +645,30 @@ static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out)
 static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "op", 2, "op", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "add", 3)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = disc_command_alt1_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = disc_command_alt1_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Command/1 as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *disc_command_alt1_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_command_alt1_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
+        ((p = disc_command_alt1_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
+        ((p = disc_command_alt1_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -448,6 +683,8 @@ static const char *disc_command_alt1_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = disc_command_alt1_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -473,6 +710,34 @@ static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of Command/2 that the name k names: its number, or -1. */
+static int disc_command_alt2_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "op", 2))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Command/2, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *disc_command_alt2_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt2_t *out,
+    uint64_t *seen)
+{
+    (void)out;
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "clear", 5)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Command/2, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -480,17 +745,27 @@ static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *
 static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    (void)out;
-    if (apr_fast_named(c, k, "op", 2, "op", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "clear", 5)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = disc_command_alt2_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = disc_command_alt2_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Command/2 as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *disc_command_alt2_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_command_alt2_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
+        ((p = disc_command_alt2_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -505,6 +780,8 @@ static const char *disc_command_alt2_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = disc_command_alt2_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

@@ -11,17 +11,32 @@
 #include "generic.h"
 #include "apr_fast.h"
 
+static int generic_user_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *generic_user_fast_field(apr_fast_ctx *c, int i, const char *p, generic_user_t *out,
+    uint64_t *seen);
 static int generic_user_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_user_t *out,
+    uint64_t *seen);
+static const char *generic_user_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_user_t *out,
     uint64_t *seen);
 static const char *generic_user_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_user_t *out,
     uint64_t seen);
 static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out);
+static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *generic_page_user_text_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_user_text_t *out,
+    uint64_t *seen);
 static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
+    uint64_t *seen);
+static const char *generic_page_user_text_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_user_text_t *out,
     uint64_t *seen);
 static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_user_text_t *out,
     uint64_t seen);
 static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, void *out);
+static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *generic_page_uint_int_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_uint_int_t *out,
+    uint64_t *seen);
 static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
+    uint64_t *seen);
+static const char *generic_page_uint_int_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_uint_int_t *out,
     uint64_t *seen);
 static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_uint_int_t *out,
     uint64_t seen);
@@ -50,6 +65,33 @@ static const apr_field generic_page_uint_int_type_fields[] = {
 };
 const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast };
 
+/* The member of User that the name k names: its number, or -1. */
+static int generic_user_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of User, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *generic_user_fast_field(apr_fast_ctx *c, int i, const char *p, generic_user_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of User, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -57,16 +99,27 @@ const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(gener
 static int generic_user_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_user_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = generic_user_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = generic_user_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of User as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *generic_user_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_user_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = generic_user_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -81,6 +134,8 @@ static const char *generic_user_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = generic_user_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -106,6 +161,40 @@ static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Page that the name k names: its number, or -1. */
+static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "items", 5))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "next", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Page, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *generic_page_user_text_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_user_text_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = generic_page_user_text_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->next)) == NULL)
+            return NULL;
+        out->has_next = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Page, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -113,25 +202,30 @@ static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out)
 static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "items", 5, "items", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = generic_page_user_text_items_fast(c, p, &out->items)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "next", 4, "next", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->next)) == NULL)
-            return -1;
-        out->has_next = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = generic_page_user_text_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = generic_page_user_text_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Page as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *generic_page_user_text_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_user_text_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"items\":", 8, "\"items\":", 8)) != NULL &&
+        ((p = generic_page_user_text_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"next\":", 7, "\"next\":", 7)) != NULL &&
+        ((p = generic_page_user_text_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -146,6 +240,8 @@ static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = generic_page_user_text_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -171,6 +267,40 @@ static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/* The member of Page that the name k names: its number, or -1. */
+static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "items", 5))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "next", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Page, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *generic_page_uint_int_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_uint_int_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = generic_page_uint_int_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
+            return NULL;
+        out->has_next = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Page, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -178,25 +308,30 @@ static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, v
 static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "items", 5, "items", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = generic_page_uint_int_items_fast(c, p, &out->items)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "next", 4, "next", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
-            return -1;
-        out->has_next = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = generic_page_uint_int_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = generic_page_uint_int_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Page as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *generic_page_uint_int_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_uint_int_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"items\":", 8, "\"items\":", 8)) != NULL &&
+        ((p = generic_page_uint_int_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"next\":", 7, "\"next\":", 7)) != NULL &&
+        ((p = generic_page_uint_int_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -211,6 +346,8 @@ static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *
     apr_slice k;
     int r;
     (void)start;
+    if ((p = generic_page_uint_int_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

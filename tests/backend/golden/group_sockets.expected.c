@@ -11,7 +11,12 @@
 #include "group_sockets.h"
 #include "apr_fast.h"
 
+static int group_sockets_header_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *group_sockets_header_fast_field(apr_fast_ctx *c, int i, const char *p, group_sockets_header_t *out,
+    uint64_t *seen);
 static int group_sockets_header_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, group_sockets_header_t *out,
+    uint64_t *seen);
+static const char *group_sockets_header_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, group_sockets_header_t *out,
     uint64_t *seen);
 static const char *group_sockets_header_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, group_sockets_header_t *out,
     uint64_t seen);
@@ -24,6 +29,46 @@ static const apr_field group_sockets_header_type_fields[] = {
 };
 const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } }, group_sockets_header_fast };
 
+/* The member of Header that the name k names: its number, or -1. */
+static int group_sockets_header_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "version", 7))
+        return 0;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "trace", 5))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "span", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Header, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *group_sockets_header_fast_field(apr_fast_ctx *c, int i, const char *p, group_sockets_header_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->version)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_string(c, p, &out->trace)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_string(c, p, &out->span)) == NULL)
+            return NULL;
+        out->has_span = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Header, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -31,33 +76,33 @@ const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(grou
 static int group_sockets_header_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, group_sockets_header_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "version", 7, "version", 7)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->version)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "trace", 5, "trace", 5)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->trace)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "span", 4, "span", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->span)) == NULL)
-            return -1;
-        out->has_span = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = group_sockets_header_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = group_sockets_header_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Header as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *group_sockets_header_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, group_sockets_header_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"version\":", 10, "\"version\":", 10)) != NULL &&
+        ((p = group_sockets_header_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"trace\":", 8, "\"trace\":", 8)) != NULL &&
+        ((p = group_sockets_header_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"span\":", 7, "\"span\":", 7)) != NULL &&
+        ((p = group_sockets_header_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -72,6 +117,8 @@ static const char *group_sockets_header_fast_body(apr_fast_ctx *c, const char *p
     apr_slice k;
     int r;
     (void)start;
+    if ((p = group_sockets_header_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

@@ -11,12 +11,22 @@
 #include "kind.h"
 #include "apr_fast.h"
 
+static int kind_spec_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *kind_spec_fast_field(apr_fast_ctx *c, int i, const char *p, kind_spec_t *out,
+    uint64_t *seen);
 static int kind_spec_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_spec_t *out,
+    uint64_t *seen);
+static const char *kind_spec_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, kind_spec_t *out,
     uint64_t *seen);
 static const char *kind_spec_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_spec_t *out,
     uint64_t seen);
 static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out);
+static int kind_reading_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *kind_reading_fast_field(apr_fast_ctx *c, int i, const char *p, kind_reading_t *out,
+    uint64_t *seen);
 static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
+    uint64_t *seen);
+static const char *kind_reading_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, kind_reading_t *out,
     uint64_t *seen);
 static const char *kind_reading_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_reading_t *out,
     uint64_t seen);
@@ -62,6 +72,33 @@ static const apr_field kind_reading_type_fields[] = {
 };
 const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } }, kind_reading_fast };
 
+/* The member of Spec that the name k names: its number, or -1. */
+static int kind_spec_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Spec, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *kind_spec_fast_field(apr_fast_ctx *c, int i, const char *p, kind_spec_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Spec, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -69,16 +106,27 @@ const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_readin
 static int kind_spec_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_spec_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = kind_spec_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = kind_spec_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Spec as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *kind_spec_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, kind_spec_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = kind_spec_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -93,6 +141,8 @@ static const char *kind_spec_fast_body(apr_fast_ctx *c, const char *p, int close
     apr_slice k;
     int r;
     (void)start;
+    if ((p = kind_spec_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -118,6 +168,61 @@ static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Reading that the name k names: its number, or -1. */
+static int kind_reading_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "value", 5))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "note", 4))
+        return 1;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "unit", 4))
+        return 2;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Reading, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *kind_reading_fast_field(apr_fast_ctx *c, int i, const char *p, kind_reading_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->value_is_null = true;
+        } else
+        if ((p = apr_fast_value(c, &apr_float_type, p, &out->value)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->note_is_null = true;
+        } else
+        if ((p = apr_fast_value(c, &kind_reading_note_type, p, &out->note)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->unit_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->unit)) == NULL)
+            return NULL;
+        out->has_unit = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Reading, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -125,48 +230,33 @@ static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out)
 static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "value", 5, "value", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->value_is_null = true;
-        } else
-        if ((p = apr_fast_value(c, &apr_float_type, p, &out->value)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "note", 4, "note", 4)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->note_is_null = true;
-        } else
-        if ((p = apr_fast_value(c, &kind_reading_note_type, p, &out->note)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "unit", 4, "unit", 4)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->unit_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->unit)) == NULL)
-            return -1;
-        out->has_unit = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = kind_reading_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = kind_reading_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Reading as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *kind_reading_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, kind_reading_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
+        ((p = kind_reading_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"note\":", 7, "\"note\":", 7)) != NULL &&
+        ((p = kind_reading_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"unit\":", 7, "\"unit\":", 7)) != NULL &&
+        ((p = kind_reading_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -181,6 +271,8 @@ static const char *kind_reading_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = kind_reading_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

@@ -13,7 +13,12 @@
 
 static const apr_type members_item_kind__type;
 static const apr_type members_item_version_type;
+static int members_item_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *members_item_fast_field(apr_fast_ctx *c, int i, const char *p, members_item_t *out,
+    uint64_t *seen);
 static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, members_item_t *out,
+    uint64_t *seen);
+static const char *members_item_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, members_item_t *out,
     uint64_t *seen);
 static const char *members_item_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, members_item_t *out,
     uint64_t seen);
@@ -43,6 +48,100 @@ static const apr_field members_item_type_fields[] = {
 };
 const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } }, members_item_fast };
 
+/* The member of Item that the name k names: its number, or -1. */
+static int members_item_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "kind", 4))
+        return 0;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "version", 7))
+        return 1;
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 2;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "label", 5))
+        return 3;
+    if (k.len == 6 && apr_fast_bytes_equal(k.ptr, "parent", 6))
+        return 4;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "owner", 5))
+        return 5;
+    if (k.len == 7 && apr_fast_bytes_equal(k.ptr, "enabled", 7))
+        return 6;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "tags", 4))
+        return 7;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "flags", 5))
+        return 8;
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "extra", 5))
+        return 9;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Item, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *members_item_fast_field(apr_fast_ctx *c, int i, const char *p, members_item_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "item", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_value(c, &members_item_version_type, p, NULL)) == NULL)
+            return NULL;
+        return p;
+    case 2:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+        return p;
+    case 3:
+        if ((p = apr_fast_string(c, p, &out->label)) == NULL)
+            return NULL;
+        out->has_label = true;
+        return p;
+    case 4:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->parent_is_null = true;
+        } else
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->parent)) == NULL)
+            return NULL;
+        return p;
+    case 5:
+        if (p < c->end && *p == 'n') {
+            if ((p = apr_fast_null(c, p)) == NULL)
+                return NULL;
+            out->owner_is_null = true;
+        } else
+        if ((p = apr_fast_string(c, p, &out->owner)) == NULL)
+            return NULL;
+        out->has_owner = true;
+        return p;
+    case 6:
+        if ((p = apr_fast_bool(c, p, &out->enabled)) == NULL)
+            return NULL;
+        return p;
+    case 7:
+        if ((p = members_item_tags_fast(c, p, &out->tags)) == NULL)
+            return NULL;
+        return p;
+    case 8:
+        if ((p = members_item_flags_fast(c, p, &out->flags)) == NULL)
+            return NULL;
+        out->has_flags = true;
+        return p;
+    case 9:
+        if ((p = apr_fast_any(c, p, &out->extra)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Item, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -50,101 +149,54 @@ const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t
 static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, members_item_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "item", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "version", 7, "version", 7)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_value(c, &members_item_version_type, p, NULL)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 2))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "label", 5, "label", 5)) {
-        if (!apr_fast_see(seen, 3))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->label)) == NULL)
-            return -1;
-        out->has_label = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "parent", 6, "parent", 6)) {
-        if (!apr_fast_see(seen, 4))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->parent_is_null = true;
-        } else
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->parent)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "owner", 5, "owner", 5)) {
-        if (!apr_fast_see(seen, 5))
-            return -1;
-        if (p < c->end && *p == 'n') {
-            if ((p = apr_fast_null(c, p)) == NULL)
-                return -1;
-            out->owner_is_null = true;
-        } else
-        if ((p = apr_fast_string(c, p, &out->owner)) == NULL)
-            return -1;
-        out->has_owner = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "enabled", 7, "enabled", 7)) {
-        if (!apr_fast_see(seen, 6))
-            return -1;
-        if ((p = apr_fast_bool(c, p, &out->enabled)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "tags", 4, "tags", 4)) {
-        if (!apr_fast_see(seen, 7))
-            return -1;
-        if ((p = members_item_tags_fast(c, p, &out->tags)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "flags", 5, "flags", 5)) {
-        if (!apr_fast_see(seen, 8))
-            return -1;
-        if ((p = members_item_flags_fast(c, p, &out->flags)) == NULL)
-            return -1;
-        out->has_flags = true;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "extra", 5, "extra", 5)) {
-        if (!apr_fast_see(seen, 9))
-            return -1;
-        if ((p = apr_fast_any(c, p, &out->extra)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = members_item_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = members_item_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Item as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *members_item_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, members_item_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
+        ((p = members_item_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"version\":", 10, "\"version\":", 10)) != NULL &&
+        ((p = members_item_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = members_item_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"label\":", 8, "\"label\":", 8)) != NULL &&
+        ((p = members_item_fast_field(c, 3, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"parent\":", 9, "\"parent\":", 9)) != NULL &&
+        ((p = members_item_fast_field(c, 4, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"owner\":", 8, "\"owner\":", 8)) != NULL &&
+        ((p = members_item_fast_field(c, 5, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"enabled\":", 10, "\"enabled\":", 10)) != NULL &&
+        ((p = members_item_fast_field(c, 6, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"tags\":", 7, "\"tags\":", 7)) != NULL &&
+        ((p = members_item_fast_field(c, 7, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"flags\":", 8, "\"flags\":", 8)) != NULL &&
+        ((p = members_item_fast_field(c, 8, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"extra\":", 8, "\"extra\":", 8)) != NULL &&
+        ((p = members_item_fast_field(c, 9, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -159,6 +211,8 @@ static const char *members_item_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = members_item_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

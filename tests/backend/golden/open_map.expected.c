@@ -11,22 +11,42 @@
 #include "open_map.h"
 #include "apr_fast.h"
 
+static int open_map_open_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *open_map_open_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_open_t *out,
+    uint64_t *seen);
 static int open_map_open_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_open_t *out,
+    uint64_t *seen);
+static const char *open_map_open_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_open_t *out,
     uint64_t *seen);
 static const char *open_map_open_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_open_t *out,
     uint64_t seen);
 static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out);
+static int open_map_closed_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *open_map_closed_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_closed_t *out,
+    uint64_t *seen);
 static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
+    uint64_t *seen);
+static const char *open_map_closed_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_closed_t *out,
     uint64_t *seen);
 static const char *open_map_closed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_closed_t *out,
     uint64_t seen);
 static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *out);
+static int open_map_described_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *open_map_described_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_described_t *out,
+    uint64_t *seen);
 static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
+    uint64_t *seen);
+static const char *open_map_described_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_described_t *out,
     uint64_t *seen);
 static const char *open_map_described_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_described_t *out,
     uint64_t seen);
 static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void *out);
+static int open_map_labels_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *open_map_labels_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_labels_t *out,
+    uint64_t *seen);
 static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
+    uint64_t *seen);
+static const char *open_map_labels_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_labels_t *out,
     uint64_t *seen);
 static const char *open_map_labels_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_labels_t *out,
     uint64_t seen);
@@ -52,6 +72,33 @@ static const apr_field open_map_labels_type_fields[] = {
 };
 const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &apr_text_type, NULL, 0 } }, open_map_labels_fast };
 
+/* The member of Open that the name k names: its number, or -1. */
+static int open_map_open_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Open, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *open_map_open_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_open_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Open, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -59,16 +106,27 @@ const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_
 static int open_map_open_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_open_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = open_map_open_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = open_map_open_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Open as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *open_map_open_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_open_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = open_map_open_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -84,6 +142,8 @@ static const char *open_map_open_fast_body(apr_fast_ctx *c, const char *p, int c
     apr_slice k;
     int r;
     (void)start;
+    if ((p = open_map_open_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -111,6 +171,33 @@ static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Closed that the name k names: its number, or -1. */
+static int open_map_closed_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Closed, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *open_map_closed_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_closed_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Closed, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -118,16 +205,27 @@ static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out)
 static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = open_map_closed_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = open_map_closed_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Closed as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *open_map_closed_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_closed_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = open_map_closed_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -142,6 +240,8 @@ static const char *open_map_closed_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = open_map_closed_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -167,6 +267,33 @@ static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of Described that the name k names: its number, or -1. */
+static int open_map_described_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "title", 5))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Described, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *open_map_described_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_described_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->title)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Described, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -174,16 +301,27 @@ static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *ou
 static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "title", 5, "title", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->title)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = open_map_described_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = open_map_described_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Described as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *open_map_described_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_described_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"title\":", 8, "\"title\":", 8)) != NULL &&
+        ((p = open_map_described_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -199,6 +337,8 @@ static const char *open_map_described_fast_body(apr_fast_ctx *c, const char *p, 
     apr_slice k;
     int r;
     (void)start;
+    if ((p = open_map_described_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -226,6 +366,33 @@ static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/* The member of Labels that the name k names: its number, or -1. */
+static int open_map_labels_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Labels, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *open_map_labels_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_labels_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Labels, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -233,16 +400,27 @@ static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void 
 static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = open_map_labels_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = open_map_labels_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Labels as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *open_map_labels_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_labels_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = open_map_labels_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -258,6 +436,8 @@ static const char *open_map_labels_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = open_map_labels_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

@@ -11,12 +11,22 @@
 #include "roots.h"
 #include "apr_fast.h"
 
+static int roots_wanted_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *roots_wanted_fast_field(apr_fast_ctx *c, int i, const char *p, roots_wanted_t *out,
+    uint64_t *seen);
 static int roots_wanted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_wanted_t *out,
+    uint64_t *seen);
+static const char *roots_wanted_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, roots_wanted_t *out,
     uint64_t *seen);
 static const char *roots_wanted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_wanted_t *out,
     uint64_t seen);
 static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out);
+static int roots_part_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *roots_part_fast_field(apr_fast_ctx *c, int i, const char *p, roots_part_t *out,
+    uint64_t *seen);
 static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
+    uint64_t *seen);
+static const char *roots_part_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, roots_part_t *out,
     uint64_t *seen);
 static const char *roots_part_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_part_t *out,
     uint64_t seen);
@@ -32,6 +42,33 @@ static const apr_field roots_wanted_type_fields[] = {
 };
 const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_wanted_fast };
 
+/* The member of Wanted that the name k names: its number, or -1. */
+static int roots_wanted_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "part", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Wanted, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *roots_wanted_fast_field(apr_fast_ctx *c, int i, const char *p, roots_wanted_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = roots_part_fast(c, p, &out->part)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Wanted, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -39,16 +76,27 @@ const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted
 static int roots_wanted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_wanted_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "part", 4, "part", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = roots_part_fast(c, p, &out->part)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = roots_wanted_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = roots_wanted_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Wanted as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *roots_wanted_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, roots_wanted_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"part\":", 7, "\"part\":", 7)) != NULL &&
+        ((p = roots_wanted_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -63,6 +111,8 @@ static const char *roots_wanted_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = roots_wanted_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -88,6 +138,33 @@ static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Part that the name k names: its number, or -1. */
+static int roots_part_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "size", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Part, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *roots_part_fast_field(apr_fast_ctx *c, int i, const char *p, roots_part_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->size)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Part, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -95,16 +172,27 @@ static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out)
 static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "size", 4, "size", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->size)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = roots_part_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = roots_part_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Part as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *roots_part_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, roots_part_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"size\":", 7, "\"size\":", 7)) != NULL &&
+        ((p = roots_part_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -119,6 +207,8 @@ static const char *roots_part_fast_body(apr_fast_ctx *c, const char *p, int clos
     apr_slice k;
     int r;
     (void)start;
+    if ((p = roots_part_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

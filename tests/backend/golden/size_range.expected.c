@@ -12,7 +12,12 @@
 #include "apr_fast.h"
 
 static const apr_type size_range_name_name_type;
+static int size_range_name_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *size_range_name_fast_field(apr_fast_ctx *c, int i, const char *p, size_range_name_t *out,
+    uint64_t *seen);
 static int size_range_name_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, size_range_name_t *out,
+    uint64_t *seen);
+static const char *size_range_name_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, size_range_name_t *out,
     uint64_t *seen);
 static const char *size_range_name_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, size_range_name_t *out,
     uint64_t seen);
@@ -27,6 +32,33 @@ static const apr_field size_range_name_type_fields[] = {
 };
 const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } }, size_range_name_fast };
 
+/* The member of Name that the name k names: its number, or -1. */
+static int size_range_name_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Name, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *size_range_name_fast_field(apr_fast_ctx *c, int i, const char *p, size_range_name_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_text(c, &size_range_name_name_type, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Name, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -34,16 +66,27 @@ const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_
 static int size_range_name_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, size_range_name_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_text(c, &size_range_name_name_type, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = size_range_name_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = size_range_name_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Name as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *size_range_name_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, size_range_name_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = size_range_name_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -58,6 +101,8 @@ static const char *size_range_name_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = size_range_name_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

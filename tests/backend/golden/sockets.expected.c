@@ -13,12 +13,22 @@
 
 static const apr_type sockets_ping_kind__type;
 static const apr_type sockets_pong_kind__type;
+static int sockets_ping_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *sockets_ping_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_ping_t *out,
+    uint64_t *seen);
 static int sockets_ping_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_ping_t *out,
+    uint64_t *seen);
+static const char *sockets_ping_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, sockets_ping_t *out,
     uint64_t *seen);
 static const char *sockets_ping_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_ping_t *out,
     uint64_t seen);
 static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out);
+static int sockets_pong_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *sockets_pong_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_pong_t *out,
+    uint64_t *seen);
 static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
+    uint64_t *seen);
+static const char *sockets_pong_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, sockets_pong_t *out,
     uint64_t *seen);
 static const char *sockets_pong_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_pong_t *out,
     uint64_t seen);
@@ -52,6 +62,39 @@ static const apr_literal sockets_message_type_disc[] = {
 };
 const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_message_t), { .un = { APR_U_DISCRIMINATED, sockets_message_type_alts, 2, "kind", sockets_message_type_disc, offsetof(sockets_message_t, kind), offsetof(sockets_message_t, u), offsetof(sockets_message_t, raw) } }, sockets_message_fast };
 
+/* The member of Ping that the name k names: its number, or -1. */
+static int sockets_ping_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "kind", 4))
+        return 0;
+    if (k.len == 1 && apr_fast_bytes_equal(k.ptr, "n", 1))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Ping, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *sockets_ping_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_ping_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "ping", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Ping, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -59,24 +102,30 @@ const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_
 static int sockets_ping_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_ping_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "ping", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "n", 1, "n", 1)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = sockets_ping_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = sockets_ping_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Ping as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *sockets_ping_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, sockets_ping_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
+        ((p = sockets_ping_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"n\":", 4, "\"n\":", 4)) != NULL &&
+        ((p = sockets_ping_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -91,6 +140,8 @@ static const char *sockets_ping_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = sockets_ping_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -116,6 +167,39 @@ static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/* The member of Pong that the name k names: its number, or -1. */
+static int sockets_pong_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "kind", 4))
+        return 0;
+    if (k.len == 1 && apr_fast_bytes_equal(k.ptr, "n", 1))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Pong, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *sockets_pong_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_pong_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_literal(c, p, "pong", 4)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Pong, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -123,24 +207,30 @@ static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out)
 static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_literal(c, p, "pong", 4)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "n", 1, "n", 1)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = sockets_pong_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = sockets_pong_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Pong as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *sockets_pong_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, sockets_pong_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
+        ((p = sockets_pong_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"n\":", 4, "\"n\":", 4)) != NULL &&
+        ((p = sockets_pong_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -155,6 +245,8 @@ static const char *sockets_pong_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = sockets_pong_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

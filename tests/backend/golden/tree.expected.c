@@ -11,7 +11,12 @@
 #include "tree.h"
 #include "apr_fast.h"
 
+static int tree_node_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, tree_node_t *out,
+    uint64_t *seen);
 static int tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, tree_node_t *out,
+    uint64_t *seen);
+static const char *tree_node_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, tree_node_t *out,
     uint64_t *seen);
 static const char *tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, tree_node_t *out,
     uint64_t seen);
@@ -26,6 +31,40 @@ static const apr_field tree_node_type_fields[] = {
 };
 const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } }, tree_node_fast };
 
+/* The member of Node that the name k names: its number, or -1. */
+static int tree_node_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    if (k.len == 8 && apr_fast_bytes_equal(k.ptr, "children", 8))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Node, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, tree_node_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = tree_node_children_fast(c, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Node, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -33,25 +72,30 @@ const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .
 static int tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, tree_node_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "name", 4, "name", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->name)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    if (apr_fast_named(c, k, "children", 8, "children", 8)) {
-        if (!apr_fast_see(seen, 1))
-            return -1;
-        if ((p = tree_node_children_fast(c, p, &out->children)) == NULL)
-            return -1;
-        out->has_children = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = tree_node_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = tree_node_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Node as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *tree_node_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, tree_node_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = tree_node_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"children\":", 11, "\"children\":", 11)) != NULL &&
+        ((p = tree_node_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -66,6 +110,8 @@ static const char *tree_node_fast_body(apr_fast_ctx *c, const char *p, int close
     apr_slice k;
     int r;
     (void)start;
+    if ((p = tree_node_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

@@ -11,27 +11,52 @@
 #include "untagged.h"
 #include "apr_fast.h"
 
+static int untagged_created_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *untagged_created_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_created_t *out,
+    uint64_t *seen);
 static int untagged_created_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_created_t *out,
+    uint64_t *seen);
+static const char *untagged_created_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_created_t *out,
     uint64_t *seen);
 static const char *untagged_created_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_created_t *out,
     uint64_t seen);
 static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_listed_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *untagged_listed_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_listed_t *out,
+    uint64_t *seen);
 static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
+    uint64_t *seen);
+static const char *untagged_listed_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_listed_t *out,
     uint64_t *seen);
 static const char *untagged_listed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_listed_t *out,
     uint64_t seen);
 static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_deleted_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *untagged_deleted_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_deleted_t *out,
+    uint64_t *seen);
 static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
+    uint64_t *seen);
+static const char *untagged_deleted_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_deleted_t *out,
     uint64_t *seen);
 static const char *untagged_deleted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_deleted_t *out,
     uint64_t seen);
 static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_anything_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *untagged_anything_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_anything_t *out,
+    uint64_t *seen);
 static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
+    uint64_t *seen);
+static const char *untagged_anything_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_anything_t *out,
     uint64_t *seen);
 static const char *untagged_anything_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_anything_t *out,
     uint64_t seen);
 static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *out);
+static int untagged_ack_fast_index(const apr_fast_ctx *c, apr_slice k);
+static const char *untagged_ack_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_ack_t *out,
+    uint64_t *seen);
 static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
+    uint64_t *seen);
+static const char *untagged_ack_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_ack_t *out,
     uint64_t *seen);
 static const char *untagged_ack_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_ack_t *out,
     uint64_t seen);
@@ -86,6 +111,33 @@ static const apr_type *const untagged_reply_type_alts[] = {
 };
 const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_reply_t), { .un = { APR_U_UNTAGGED, untagged_reply_type_alts, 2, NULL, NULL, offsetof(untagged_reply_t, kind), offsetof(untagged_reply_t, u), offsetof(untagged_reply_t, raw) } }, NULL };
 
+/* The member of Created that the name k names: its number, or -1. */
+static int untagged_created_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "id", 2))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Created, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *untagged_created_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_created_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Created, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -93,16 +145,27 @@ const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_rep
 static int untagged_created_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_created_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "id", 2, "id", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_string(c, p, &out->id)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = untagged_created_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = untagged_created_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Created as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *untagged_created_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_created_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
+        ((p = untagged_created_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -117,6 +180,8 @@ static const char *untagged_created_fast_body(apr_fast_ctx *c, const char *p, in
     apr_slice k;
     int r;
     (void)start;
+    if ((p = untagged_created_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -142,6 +207,33 @@ static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/* The member of Listed that the name k names: its number, or -1. */
+static int untagged_listed_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "items", 5))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Listed, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *untagged_listed_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_listed_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = untagged_listed_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Listed, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -149,16 +241,27 @@ static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *o
 static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "items", 5, "items", 5)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = untagged_listed_items_fast(c, p, &out->items)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = untagged_listed_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = untagged_listed_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Listed as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *untagged_listed_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_listed_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"items\":", 8, "\"items\":", 8)) != NULL &&
+        ((p = untagged_listed_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -173,6 +276,8 @@ static const char *untagged_listed_fast_body(apr_fast_ctx *c, const char *p, int
     apr_slice k;
     int r;
     (void)start;
+    if ((p = untagged_listed_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -198,6 +303,34 @@ static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/* The member of Deleted that the name k names: its number, or -1. */
+static int untagged_deleted_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "gone", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Deleted, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *untagged_deleted_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_deleted_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_bool(c, p, &out->gone)) == NULL)
+            return NULL;
+        out->has_gone = true;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Deleted, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -205,17 +338,27 @@ static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *ou
 static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "gone", 4, "gone", 4)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_bool(c, p, &out->gone)) == NULL)
-            return -1;
-        out->has_gone = true;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = untagged_deleted_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = untagged_deleted_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Deleted as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *untagged_deleted_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_deleted_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"gone\":", 7, "\"gone\":", 7)) != NULL &&
+        ((p = untagged_deleted_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -230,6 +373,8 @@ static const char *untagged_deleted_fast_body(apr_fast_ctx *c, const char *p, in
     apr_slice k;
     int r;
     (void)start;
+    if ((p = untagged_deleted_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -254,6 +399,29 @@ static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/* The member of Anything that the name k names: its number, or -1. */
+static int untagged_anything_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c;
+    (void)k;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Anything, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *untagged_anything_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_anything_t *out,
+    uint64_t *seen)
+{
+    (void)c;
+    (void)i;
+    (void)p;
+    (void)out;
+    (void)seen;
+    return NULL;
+}
+
 /*
  * One member of Anything, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -261,13 +429,29 @@ static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *o
 static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
+    int i = untagged_anything_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = untagged_anything_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Anything as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *untagged_anything_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_anything_t *out,
+    uint64_t *seen)
+{
+    const char *q;
     (void)c;
-    (void)k;
-    (void)p;
+    (void)closed;
     (void)out;
     (void)seen;
-    return 0;
+    (void)q;
+    return p;
 }
 
 /*
@@ -283,6 +467,8 @@ static const char *untagged_anything_fast_body(apr_fast_ctx *c, const char *p, i
     apr_slice k;
     int r;
     (void)start;
+    if ((p = untagged_anything_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;
@@ -309,6 +495,33 @@ static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/* The member of Ack that the name k names: its number, or -1. */
+static int untagged_ack_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 2 && apr_fast_bytes_equal(k.ptr, "ok", 2))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Ack, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ */
+static const char *untagged_ack_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_ack_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = apr_fast_bool(c, p, &out->ok)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
 /*
  * One member of Ack, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
@@ -316,16 +529,27 @@ static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *
 static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
     uint64_t *seen)
 {
-    const char *p = *pp;
-    if (apr_fast_named(c, k, "ok", 2, "ok", 2)) {
-        if (!apr_fast_see(seen, 0))
-            return -1;
-        if ((p = apr_fast_bool(c, p, &out->ok)) == NULL)
-            return -1;
-        *pp = p;
-        return 1;
-    }
-    return 0;
+    int i = untagged_ack_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = untagged_ack_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Ack as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *untagged_ack_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_ack_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"ok\":", 5, "\"ok\":", 5)) != NULL &&
+        ((p = untagged_ack_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
 }
 
 /*
@@ -340,6 +564,8 @@ static const char *untagged_ack_fast_body(apr_fast_ctx *c, const char *p, int cl
     apr_slice k;
     int r;
     (void)start;
+    if ((p = untagged_ack_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
     while (!closed) {
         if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
             return NULL;

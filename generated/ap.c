@@ -69,8 +69,6 @@ static const apr_type ap_checkpoints_event_method_type;
 static const apr_type ap_custom_event_method_type;
 static const apr_type ap_tasks_event_method_type;
 static int ap_command_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_command_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_t *out,
-    uint64_t *seen);
 static int ap_command_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_t *out,
     uint64_t *seen);
 static const char *ap_command_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_t *out,
@@ -79,8 +77,6 @@ static const char *ap_command_fast_body(apr_fast_ctx *c, const char *p, int clos
     uint64_t seen);
 static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_run_start_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_run_start_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_t *out,
-    uint64_t *seen);
 static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
     uint64_t *seen);
 static const char *ap_run_start_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_start_t *out,
@@ -89,8 +85,6 @@ static const char *ap_run_start_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_run_start_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_run_start_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_params_t *out,
-    uint64_t *seen);
 static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
     uint64_t *seen);
 static const char *ap_run_start_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_start_params_t *out,
@@ -99,8 +93,6 @@ static const char *ap_run_start_params_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_subscription_subscribe_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_subscription_subscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_subscribe_t *out,
-    uint64_t *seen);
 static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
     uint64_t *seen);
 static const char *ap_subscription_subscribe_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_subscribe_t *out,
@@ -109,8 +101,6 @@ static const char *ap_subscription_subscribe_fast_body(apr_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_subscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_subscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_params_t *out,
-    uint64_t *seen);
 static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
     uint64_t *seen);
 static const char *ap_subscribe_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscribe_params_t *out,
@@ -119,8 +109,6 @@ static const char *ap_subscribe_params_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_subscription_unsubscribe_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_subscription_unsubscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_unsubscribe_t *out,
-    uint64_t *seen);
 static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
     uint64_t *seen);
 static const char *ap_subscription_unsubscribe_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_unsubscribe_t *out,
@@ -129,8 +117,6 @@ static const char *ap_subscription_unsubscribe_fast_body(apr_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_unsubscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_unsubscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_unsubscribe_params_t *out,
-    uint64_t *seen);
 static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
     uint64_t *seen);
 static const char *ap_unsubscribe_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_unsubscribe_params_t *out,
@@ -139,8 +125,6 @@ static const char *ap_unsubscribe_params_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_subscription_reconnect_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_subscription_reconnect_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_reconnect_t *out,
-    uint64_t *seen);
 static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
     uint64_t *seen);
 static const char *ap_subscription_reconnect_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscription_reconnect_t *out,
@@ -149,8 +133,6 @@ static const char *ap_subscription_reconnect_fast_body(apr_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_reconnect_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_reconnect_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_params_t *out,
-    uint64_t *seen);
 static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
     uint64_t *seen);
 static const char *ap_reconnect_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reconnect_params_t *out,
@@ -159,8 +141,6 @@ static const char *ap_reconnect_params_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_agent_get_tree_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_agent_get_tree_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_t *out,
-    uint64_t *seen);
 static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
     uint64_t *seen);
 static const char *ap_agent_get_tree_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_get_tree_t *out,
@@ -169,8 +149,6 @@ static const char *ap_agent_get_tree_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_agent_get_tree_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_agent_get_tree_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_params_t *out,
-    uint64_t *seen);
 static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
     uint64_t *seen);
 static const char *ap_agent_get_tree_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_get_tree_params_t *out,
@@ -179,8 +157,6 @@ static const char *ap_agent_get_tree_params_fast_body(apr_fast_ctx *c, const cha
     uint64_t seen);
 static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_respond_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_respond_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_t *out,
-    uint64_t *seen);
 static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_t *out,
@@ -189,8 +165,6 @@ static const char *ap_input_respond_fast_body(apr_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_respond_one_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_respond_one_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_one_t *out,
-    uint64_t *seen);
 static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_one_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_one_t *out,
@@ -199,8 +173,6 @@ static const char *ap_input_respond_one_fast_body(apr_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_run_send_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_run_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_send_t *out,
-    uint64_t *seen);
 static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
     uint64_t *seen);
 static const char *ap_run_send_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_send_t *out,
@@ -209,8 +181,6 @@ static const char *ap_run_send_fast_body(apr_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_respond_many_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_respond_many_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_many_t *out,
-    uint64_t *seen);
 static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_many_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_many_t *out,
@@ -219,8 +189,6 @@ static const char *ap_input_respond_many_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_respond_entry_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_respond_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_entry_t *out,
-    uint64_t *seen);
 static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
     uint64_t *seen);
 static const char *ap_input_respond_entry_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_respond_entry_t *out,
@@ -229,8 +197,6 @@ static const char *ap_input_respond_entry_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_inject_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_inject_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_t *out,
-    uint64_t *seen);
 static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
     uint64_t *seen);
 static const char *ap_input_inject_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_inject_t *out,
@@ -239,8 +205,6 @@ static const char *ap_input_inject_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_inject_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_inject_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_params_t *out,
-    uint64_t *seen);
 static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
     uint64_t *seen);
 static const char *ap_input_inject_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_inject_params_t *out,
@@ -249,8 +213,6 @@ static const char *ap_input_inject_params_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_message_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_message_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_message_t *out,
-    uint64_t *seen);
 static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
     uint64_t *seen);
 static const char *ap_input_message_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_message_t *out,
@@ -259,8 +221,6 @@ static const char *ap_input_message_fast_body(apr_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_get_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_get_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_t *out,
-    uint64_t *seen);
 static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
     uint64_t *seen);
 static const char *ap_state_get_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_t *out,
@@ -269,8 +229,6 @@ static const char *ap_state_get_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_get_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_get_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_params_t *out,
-    uint64_t *seen);
 static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
     uint64_t *seen);
 static const char *ap_state_get_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_params_t *out,
@@ -279,8 +237,6 @@ static const char *ap_state_get_params_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_list_checkpoints_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_list_checkpoints_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_list_checkpoints_t *out,
-    uint64_t *seen);
 static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
     uint64_t *seen);
 static const char *ap_state_list_checkpoints_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_list_checkpoints_t *out,
@@ -289,8 +245,6 @@ static const char *ap_state_list_checkpoints_fast_body(apr_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_list_checkpoints_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_list_checkpoints_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_params_t *out,
-    uint64_t *seen);
 static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
     uint64_t *seen);
 static const char *ap_list_checkpoints_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_list_checkpoints_params_t *out,
@@ -299,8 +253,6 @@ static const char *ap_list_checkpoints_params_fast_body(apr_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_fork_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_fork_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_t *out,
-    uint64_t *seen);
 static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
     uint64_t *seen);
 static const char *ap_state_fork_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_t *out,
@@ -309,8 +261,6 @@ static const char *ap_state_fork_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_fork_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_fork_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_params_t *out,
-    uint64_t *seen);
 static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
     uint64_t *seen);
 static const char *ap_state_fork_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_params_t *out,
@@ -319,8 +269,6 @@ static const char *ap_state_fork_params_fast_body(apr_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_command_response_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_command_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_response_t *out,
-    uint64_t *seen);
 static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
     uint64_t *seen);
 static const char *ap_command_response_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_response_t *out,
@@ -329,8 +277,6 @@ static const char *ap_command_response_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_run_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_run_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_result_t *out,
-    uint64_t *seen);
 static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
     uint64_t *seen);
 static const char *ap_run_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_run_result_t *out,
@@ -339,8 +285,6 @@ static const char *ap_run_result_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_subscribe_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_subscribe_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_result_t *out,
-    uint64_t *seen);
 static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
     uint64_t *seen);
 static const char *ap_subscribe_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_subscribe_result_t *out,
@@ -349,8 +293,6 @@ static const char *ap_subscribe_result_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_reconnect_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_reconnect_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_result_t *out,
-    uint64_t *seen);
 static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
     uint64_t *seen);
 static const char *ap_reconnect_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reconnect_result_t *out,
@@ -359,8 +301,6 @@ static const char *ap_reconnect_result_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_agent_status_entry_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_agent_status_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_status_entry_t *out,
-    uint64_t *seen);
 static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
     uint64_t *seen);
 static const char *ap_agent_status_entry_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_status_entry_t *out,
@@ -369,8 +309,6 @@ static const char *ap_agent_status_entry_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_empty_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_empty_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_empty_result_t *out,
-    uint64_t *seen);
 static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
     uint64_t *seen);
 static const char *ap_empty_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_empty_result_t *out,
@@ -379,8 +317,6 @@ static const char *ap_empty_result_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_agent_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_agent_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_result_t *out,
-    uint64_t *seen);
 static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
     uint64_t *seen);
 static const char *ap_agent_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_result_t *out,
@@ -389,8 +325,6 @@ static const char *ap_agent_result_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_agent_tree_node_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_agent_tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_tree_node_t *out,
-    uint64_t *seen);
 static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
     uint64_t *seen);
 static const char *ap_agent_tree_node_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_agent_tree_node_t *out,
@@ -399,8 +333,6 @@ static const char *ap_agent_tree_node_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_get_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_get_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_result_t *out,
-    uint64_t *seen);
 static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
     uint64_t *seen);
 static const char *ap_state_get_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_get_result_t *out,
@@ -409,8 +341,6 @@ static const char *ap_state_get_result_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_checkpoint_ref_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_checkpoint_ref_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_ref_t *out,
-    uint64_t *seen);
 static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
     uint64_t *seen);
 static const char *ap_checkpoint_ref_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_ref_t *out,
@@ -419,8 +349,6 @@ static const char *ap_checkpoint_ref_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_list_checkpoints_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_list_checkpoints_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_result_t *out,
-    uint64_t *seen);
 static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
     uint64_t *seen);
 static const char *ap_list_checkpoints_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_list_checkpoints_result_t *out,
@@ -429,8 +357,6 @@ static const char *ap_list_checkpoints_result_fast_body(apr_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_checkpoint_summary_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_checkpoint_summary_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_summary_t *out,
-    uint64_t *seen);
 static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
     uint64_t *seen);
 static const char *ap_checkpoint_summary_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_summary_t *out,
@@ -439,8 +365,6 @@ static const char *ap_checkpoint_summary_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_state_fork_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_state_fork_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_result_t *out,
-    uint64_t *seen);
 static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
     uint64_t *seen);
 static const char *ap_state_fork_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_state_fork_result_t *out,
@@ -449,8 +373,6 @@ static const char *ap_state_fork_result_fast_body(apr_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_response_meta_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_response_meta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_response_meta_t *out,
-    uint64_t *seen);
 static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
     uint64_t *seen);
 static const char *ap_response_meta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_response_meta_t *out,
@@ -459,8 +381,6 @@ static const char *ap_response_meta_fast_body(apr_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_error_response_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_error_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_error_response_t *out,
-    uint64_t *seen);
 static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
     uint64_t *seen);
 static const char *ap_error_response_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_error_response_t *out,
@@ -469,8 +389,6 @@ static const char *ap_error_response_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_t *out,
-    uint64_t *seen);
 static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
     uint64_t *seen);
 static const char *ap_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_t *out,
@@ -479,8 +397,6 @@ static const char *ap_event_fast_body(apr_fast_ctx *c, const char *p, int closed
     uint64_t seen);
 static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_lifecycle_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_lifecycle_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_t *out,
-    uint64_t *seen);
 static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_event_t *out,
@@ -489,8 +405,6 @@ static const char *ap_lifecycle_event_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_lifecycle_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_lifecycle_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_params_t *out,
-    uint64_t *seen);
 static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_event_params_t *out,
@@ -499,8 +413,6 @@ static const char *ap_lifecycle_event_params_fast_body(apr_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_lifecycle_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_lifecycle_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_data_t *out,
-    uint64_t *seen);
 static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_data_t *out,
@@ -509,8 +421,6 @@ static const char *ap_lifecycle_data_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_lifecycle_cause_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_lifecycle_cause_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_tool_call_t *out,
-    uint64_t *seen);
 static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_cause_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_tool_call_t *out,
@@ -519,8 +429,6 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(apr_fast_ctx *c, const
     uint64_t seen);
 static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_lifecycle_cause_send_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_lifecycle_cause_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_send_t *out,
-    uint64_t *seen);
 static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_cause_send_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_send_t *out,
@@ -529,8 +437,6 @@ static const char *ap_lifecycle_cause_send_fast_body(apr_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_lifecycle_cause_edge_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_lifecycle_cause_edge_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_edge_t *out,
-    uint64_t *seen);
 static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen);
 static const char *ap_lifecycle_cause_edge_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_lifecycle_cause_edge_t *out,
@@ -539,8 +445,6 @@ static const char *ap_lifecycle_cause_edge_fast_body(apr_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_messages_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_messages_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_t *out,
-    uint64_t *seen);
 static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
     uint64_t *seen);
 static const char *ap_messages_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_messages_event_t *out,
@@ -549,8 +453,6 @@ static const char *ap_messages_event_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_messages_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_messages_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_params_t *out,
-    uint64_t *seen);
 static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
     uint64_t *seen);
 static const char *ap_messages_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_messages_event_params_t *out,
@@ -559,8 +461,6 @@ static const char *ap_messages_event_params_fast_body(apr_fast_ctx *c, const cha
     uint64_t seen);
 static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_message_start_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_message_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_start_data_t *out,
-    uint64_t *seen);
 static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
     uint64_t *seen);
 static const char *ap_message_start_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_start_data_t *out,
@@ -569,8 +469,6 @@ static const char *ap_message_start_data_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_message_metadata_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_message_metadata_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_metadata_t *out,
-    uint64_t *seen);
 static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
     uint64_t *seen);
 static const char *ap_message_metadata_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_metadata_t *out,
@@ -579,8 +477,6 @@ static const char *ap_message_metadata_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_content_block_start_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_content_block_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_start_data_t *out,
-    uint64_t *seen);
 static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
     uint64_t *seen);
 static const char *ap_content_block_start_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_start_data_t *out,
@@ -589,8 +485,6 @@ static const char *ap_content_block_start_data_fast_body(apr_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_text_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_text_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_content_block_t *out,
-    uint64_t *seen);
 static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
     uint64_t *seen);
 static const char *ap_text_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_text_content_block_t *out,
@@ -599,8 +493,6 @@ static const char *ap_text_content_block_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_citation_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_citation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_citation_t *out,
-    uint64_t *seen);
 static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
     uint64_t *seen);
 static const char *ap_citation_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_citation_t *out,
@@ -609,8 +501,6 @@ static const char *ap_citation_fast_body(apr_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_non_standard_annotation_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_non_standard_annotation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_annotation_t *out,
-    uint64_t *seen);
 static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
     uint64_t *seen);
 static const char *ap_non_standard_annotation_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_non_standard_annotation_t *out,
@@ -619,8 +509,6 @@ static const char *ap_non_standard_annotation_fast_body(apr_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_invalid_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_invalid_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_invalid_tool_call_t *out,
-    uint64_t *seen);
 static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_invalid_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_invalid_tool_call_t *out,
@@ -629,8 +517,6 @@ static const char *ap_invalid_tool_call_fast_body(apr_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_reasoning_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_reasoning_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_content_block_t *out,
-    uint64_t *seen);
 static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
     uint64_t *seen);
 static const char *ap_reasoning_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reasoning_content_block_t *out,
@@ -639,8 +525,6 @@ static const char *ap_reasoning_content_block_fast_body(apr_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_non_standard_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_non_standard_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_content_block_t *out,
-    uint64_t *seen);
 static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
     uint64_t *seen);
 static const char *ap_non_standard_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_non_standard_content_block_t *out,
@@ -649,8 +533,6 @@ static const char *ap_non_standard_content_block_fast_body(apr_fast_ctx *c, cons
     uint64_t seen);
 static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_image_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_image_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_image_content_block_t *out,
-    uint64_t *seen);
 static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
     uint64_t *seen);
 static const char *ap_image_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_image_content_block_t *out,
@@ -659,8 +541,6 @@ static const char *ap_image_content_block_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_video_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_video_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_video_content_block_t *out,
-    uint64_t *seen);
 static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
     uint64_t *seen);
 static const char *ap_video_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_video_content_block_t *out,
@@ -669,8 +549,6 @@ static const char *ap_video_content_block_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_audio_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_audio_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_audio_content_block_t *out,
-    uint64_t *seen);
 static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
     uint64_t *seen);
 static const char *ap_audio_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_audio_content_block_t *out,
@@ -679,8 +557,6 @@ static const char *ap_audio_content_block_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_file_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_file_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_file_content_block_t *out,
-    uint64_t *seen);
 static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
     uint64_t *seen);
 static const char *ap_file_content_block_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_file_content_block_t *out,
@@ -689,8 +565,6 @@ static const char *ap_file_content_block_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_t *out,
-    uint64_t *seen);
 static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_t *out,
@@ -699,8 +573,6 @@ static const char *ap_tool_call_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_chunk_t *out,
-    uint64_t *seen);
 static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
     uint64_t *seen);
 static const char *ap_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_chunk_t *out,
@@ -709,8 +581,6 @@ static const char *ap_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_server_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_server_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_t *out,
-    uint64_t *seen);
 static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
     uint64_t *seen);
 static const char *ap_server_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_call_t *out,
@@ -719,8 +589,6 @@ static const char *ap_server_tool_call_fast_body(apr_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_server_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_server_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_chunk_t *out,
-    uint64_t *seen);
 static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
     uint64_t *seen);
 static const char *ap_server_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_call_chunk_t *out,
@@ -729,8 +597,6 @@ static const char *ap_server_tool_call_chunk_fast_body(apr_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_server_tool_result_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_server_tool_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_result_t *out,
-    uint64_t *seen);
 static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
     uint64_t *seen);
 static const char *ap_server_tool_result_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_server_tool_result_t *out,
@@ -739,8 +605,6 @@ static const char *ap_server_tool_result_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_content_block_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_content_block_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_delta_data_t *out,
-    uint64_t *seen);
 static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
     uint64_t *seen);
 static const char *ap_content_block_delta_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_delta_data_t *out,
@@ -749,8 +613,6 @@ static const char *ap_content_block_delta_data_fast_body(apr_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_text_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_text_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_delta_t *out,
-    uint64_t *seen);
 static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
     uint64_t *seen);
 static const char *ap_text_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_text_delta_t *out,
@@ -759,8 +621,6 @@ static const char *ap_text_delta_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_reasoning_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_reasoning_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_delta_t *out,
-    uint64_t *seen);
 static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
     uint64_t *seen);
 static const char *ap_reasoning_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_reasoning_delta_t *out,
@@ -769,8 +629,6 @@ static const char *ap_reasoning_delta_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_data_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_data_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_data_delta_t *out,
-    uint64_t *seen);
 static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
     uint64_t *seen);
 static const char *ap_data_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_data_delta_t *out,
@@ -779,8 +637,6 @@ static const char *ap_data_delta_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_block_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_block_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_t *out,
-    uint64_t *seen);
 static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
     uint64_t *seen);
 static const char *ap_block_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_block_delta_t *out,
@@ -789,8 +645,6 @@ static const char *ap_block_delta_fast_body(apr_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_block_delta_fields_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_block_delta_fields_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_fields_t *out,
-    uint64_t *seen);
 static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
     uint64_t *seen);
 static const char *ap_block_delta_fields_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_block_delta_fields_t *out,
@@ -799,8 +653,6 @@ static const char *ap_block_delta_fields_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_call_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_call_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_delta_t *out,
-    uint64_t *seen);
 static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
     uint64_t *seen);
 static const char *ap_tool_call_delta_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_call_delta_t *out,
@@ -809,8 +661,6 @@ static const char *ap_tool_call_delta_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_content_block_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_content_block_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_finish_data_t *out,
-    uint64_t *seen);
 static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
     uint64_t *seen);
 static const char *ap_content_block_finish_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_content_block_finish_data_t *out,
@@ -819,8 +669,6 @@ static const char *ap_content_block_finish_data_fast_body(apr_fast_ctx *c, const
     uint64_t seen);
 static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_message_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_message_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_finish_data_t *out,
-    uint64_t *seen);
 static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
     uint64_t *seen);
 static const char *ap_message_finish_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_finish_data_t *out,
@@ -829,8 +677,6 @@ static const char *ap_message_finish_data_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_usage_info_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_usage_info_fast_field(apr_fast_ctx *c, int i, const char *p, ap_usage_info_t *out,
-    uint64_t *seen);
 static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
     uint64_t *seen);
 static const char *ap_usage_info_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_usage_info_t *out,
@@ -839,8 +685,6 @@ static const char *ap_usage_info_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_token_details_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_token_details_t *out,
-    uint64_t *seen);
 static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
     uint64_t *seen);
 static const char *ap_input_token_details_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_token_details_t *out,
@@ -849,8 +693,6 @@ static const char *ap_input_token_details_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_output_token_details_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_output_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_output_token_details_t *out,
-    uint64_t *seen);
 static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
     uint64_t *seen);
 static const char *ap_output_token_details_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_output_token_details_t *out,
@@ -859,8 +701,6 @@ static const char *ap_output_token_details_fast_body(apr_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_message_error_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_message_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_error_data_t *out,
-    uint64_t *seen);
 static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
     uint64_t *seen);
 static const char *ap_message_error_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_message_error_data_t *out,
@@ -869,8 +709,6 @@ static const char *ap_message_error_data_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tools_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tools_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_t *out,
-    uint64_t *seen);
 static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
     uint64_t *seen);
 static const char *ap_tools_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tools_event_t *out,
@@ -879,8 +717,6 @@ static const char *ap_tools_event_fast_body(apr_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tools_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tools_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_params_t *out,
-    uint64_t *seen);
 static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
     uint64_t *seen);
 static const char *ap_tools_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tools_event_params_t *out,
@@ -889,8 +725,6 @@ static const char *ap_tools_event_params_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_started_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_started_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_started_data_t *out,
-    uint64_t *seen);
 static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_started_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_started_data_t *out,
@@ -899,8 +733,6 @@ static const char *ap_tool_started_data_fast_body(apr_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_output_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_output_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_output_delta_data_t *out,
-    uint64_t *seen);
 static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_output_delta_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_output_delta_data_t *out,
@@ -909,8 +741,6 @@ static const char *ap_tool_output_delta_data_fast_body(apr_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_finished_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_finished_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_finished_data_t *out,
-    uint64_t *seen);
 static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_finished_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_finished_data_t *out,
@@ -919,8 +749,6 @@ static const char *ap_tool_finished_data_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tool_error_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tool_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_error_data_t *out,
-    uint64_t *seen);
 static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
     uint64_t *seen);
 static const char *ap_tool_error_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tool_error_data_t *out,
@@ -929,8 +757,6 @@ static const char *ap_tool_error_data_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_t *out,
-    uint64_t *seen);
 static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
     uint64_t *seen);
 static const char *ap_input_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_event_t *out,
@@ -939,8 +765,6 @@ static const char *ap_input_event_fast_body(apr_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_params_t *out,
-    uint64_t *seen);
 static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
     uint64_t *seen);
 static const char *ap_input_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_event_params_t *out,
@@ -949,8 +773,6 @@ static const char *ap_input_event_params_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_input_requested_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_input_requested_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_requested_data_t *out,
-    uint64_t *seen);
 static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
     uint64_t *seen);
 static const char *ap_input_requested_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_input_requested_data_t *out,
@@ -959,8 +781,6 @@ static const char *ap_input_requested_data_fast_body(apr_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_values_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_values_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_t *out,
-    uint64_t *seen);
 static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
     uint64_t *seen);
 static const char *ap_values_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_values_event_t *out,
@@ -969,8 +789,6 @@ static const char *ap_values_event_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_values_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_values_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_params_t *out,
-    uint64_t *seen);
 static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
     uint64_t *seen);
 static const char *ap_values_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_values_event_params_t *out,
@@ -979,8 +797,6 @@ static const char *ap_values_event_params_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_updates_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_updates_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_t *out,
-    uint64_t *seen);
 static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
     uint64_t *seen);
 static const char *ap_updates_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_event_t *out,
@@ -989,8 +805,6 @@ static const char *ap_updates_event_fast_body(apr_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_updates_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_updates_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_params_t *out,
-    uint64_t *seen);
 static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
     uint64_t *seen);
 static const char *ap_updates_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_event_params_t *out,
@@ -999,8 +813,6 @@ static const char *ap_updates_event_params_fast_body(apr_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_updates_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_updates_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_data_t *out,
-    uint64_t *seen);
 static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
     uint64_t *seen);
 static const char *ap_updates_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_updates_data_t *out,
@@ -1009,8 +821,6 @@ static const char *ap_updates_data_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_checkpoints_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_checkpoints_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_t *out,
-    uint64_t *seen);
 static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
     uint64_t *seen);
 static const char *ap_checkpoints_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoints_event_t *out,
@@ -1019,8 +829,6 @@ static const char *ap_checkpoints_event_fast_body(apr_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_checkpoints_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_checkpoints_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_params_t *out,
-    uint64_t *seen);
 static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
     uint64_t *seen);
 static const char *ap_checkpoints_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoints_event_params_t *out,
@@ -1029,8 +837,6 @@ static const char *ap_checkpoints_event_params_fast_body(apr_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_checkpoint_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_checkpoint_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_t *out,
-    uint64_t *seen);
 static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
     uint64_t *seen);
 static const char *ap_checkpoint_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_checkpoint_t *out,
@@ -1039,8 +845,6 @@ static const char *ap_checkpoint_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_custom_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_custom_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_t *out,
-    uint64_t *seen);
 static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
     uint64_t *seen);
 static const char *ap_custom_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_event_t *out,
@@ -1049,8 +853,6 @@ static const char *ap_custom_event_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_custom_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_custom_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_params_t *out,
-    uint64_t *seen);
 static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
     uint64_t *seen);
 static const char *ap_custom_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_event_params_t *out,
@@ -1059,8 +861,6 @@ static const char *ap_custom_event_params_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_custom_data_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_custom_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_data_t *out,
-    uint64_t *seen);
 static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
     uint64_t *seen);
 static const char *ap_custom_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_custom_data_t *out,
@@ -1069,8 +869,6 @@ static const char *ap_custom_data_fast_body(apr_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tasks_event_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tasks_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_t *out,
-    uint64_t *seen);
 static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
     uint64_t *seen);
 static const char *ap_tasks_event_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tasks_event_t *out,
@@ -1079,8 +877,6 @@ static const char *ap_tasks_event_fast_body(apr_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_tasks_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_tasks_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_params_t *out,
-    uint64_t *seen);
 static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
     uint64_t *seen);
 static const char *ap_tasks_event_params_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_tasks_event_params_t *out,
@@ -1089,8 +885,6 @@ static const char *ap_tasks_event_params_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
 static int ap_event_stream_request_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *ap_event_stream_request_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_stream_request_t *out,
-    uint64_t *seen);
 static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
     uint64_t *seen);
 static const char *ap_event_stream_request_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_stream_request_t *out,
@@ -2453,8 +2247,9 @@ static int ap_command_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Command, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_command_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_t *out,
+APR_FAST_INLINE const char *ap_command_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -2562,8 +2357,9 @@ static int ap_run_start_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of run.start, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_run_start_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_t *out,
+APR_FAST_INLINE const char *ap_run_start_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -2670,8 +2466,9 @@ static int ap_run_start_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of RunStartParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_run_start_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_params_t *out,
+APR_FAST_INLINE const char *ap_run_start_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_start_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -2791,8 +2588,9 @@ static int ap_subscription_subscribe_fast_index(const apr_fast_ctx *c, apr_slice
 /*
  * Reads the value of member i of subscription.subscribe, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_subscription_subscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_subscribe_t *out,
+APR_FAST_INLINE const char *ap_subscription_subscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_subscribe_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -2898,8 +2696,9 @@ static int ap_subscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of SubscribeParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_subscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_params_t *out,
+APR_FAST_INLINE const char *ap_subscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3015,8 +2814,9 @@ static int ap_subscription_unsubscribe_fast_index(const apr_fast_ctx *c, apr_sli
 /*
  * Reads the value of member i of subscription.unsubscribe, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_subscription_unsubscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_unsubscribe_t *out,
+APR_FAST_INLINE const char *ap_subscription_unsubscribe_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_unsubscribe_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3117,8 +2917,9 @@ static int ap_unsubscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of UnsubscribeParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_unsubscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_unsubscribe_params_t *out,
+APR_FAST_INLINE const char *ap_unsubscribe_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_unsubscribe_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3218,8 +3019,9 @@ static int ap_subscription_reconnect_fast_index(const apr_fast_ctx *c, apr_slice
 /*
  * Reads the value of member i of subscription.reconnect, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_subscription_reconnect_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_reconnect_t *out,
+APR_FAST_INLINE const char *ap_subscription_reconnect_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscription_reconnect_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3324,8 +3126,9 @@ static int ap_reconnect_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ReconnectParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_reconnect_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_params_t *out,
+APR_FAST_INLINE const char *ap_reconnect_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3441,8 +3244,9 @@ static int ap_agent_get_tree_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of agent.getTree, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_agent_get_tree_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_t *out,
+APR_FAST_INLINE const char *ap_agent_get_tree_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3543,8 +3347,9 @@ static int ap_agent_get_tree_params_fast_index(const apr_fast_ctx *c, apr_slice 
 /*
  * Reads the value of member i of AgentGetTreeParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_agent_get_tree_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_params_t *out,
+APR_FAST_INLINE const char *ap_agent_get_tree_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_get_tree_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3641,8 +3446,9 @@ static int ap_input_respond_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of input.respond, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_respond_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_t *out,
+APR_FAST_INLINE const char *ap_input_respond_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3755,8 +3561,9 @@ static int ap_input_respond_one_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputRespondOne, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_respond_one_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_one_t *out,
+APR_FAST_INLINE const char *ap_input_respond_one_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_one_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -3899,8 +3706,9 @@ static int ap_run_send_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of RunSend, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_run_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_send_t *out,
+APR_FAST_INLINE const char *ap_run_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_send_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4011,8 +3819,9 @@ static int ap_input_respond_many_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputRespondMany, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_respond_many_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_many_t *out,
+APR_FAST_INLINE const char *ap_input_respond_many_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_many_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4142,8 +3951,9 @@ static int ap_input_respond_entry_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputRespondEntry, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_respond_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_entry_t *out,
+APR_FAST_INLINE const char *ap_input_respond_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_respond_entry_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4254,8 +4064,9 @@ static int ap_input_inject_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of input.inject, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_inject_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_t *out,
+APR_FAST_INLINE const char *ap_input_inject_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4359,8 +4170,9 @@ static int ap_input_inject_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputInjectParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_inject_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_params_t *out,
+APR_FAST_INLINE const char *ap_input_inject_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_inject_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4466,8 +4278,9 @@ static int ap_input_message_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputMessage, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_message_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_message_t *out,
+APR_FAST_INLINE const char *ap_input_message_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_message_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4582,8 +4395,9 @@ static int ap_state_get_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of state.get, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_get_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_t *out,
+APR_FAST_INLINE const char *ap_state_get_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4687,8 +4501,9 @@ static int ap_state_get_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of StateGetParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_get_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_params_t *out,
+APR_FAST_INLINE const char *ap_state_get_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4793,8 +4608,9 @@ static int ap_state_list_checkpoints_fast_index(const apr_fast_ctx *c, apr_slice
 /*
  * Reads the value of member i of state.listCheckpoints, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_list_checkpoints_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_list_checkpoints_t *out,
+APR_FAST_INLINE const char *ap_state_list_checkpoints_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_list_checkpoints_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -4900,8 +4716,9 @@ static int ap_list_checkpoints_params_fast_index(const apr_fast_ctx *c, apr_slic
 /*
  * Reads the value of member i of ListCheckpointsParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_list_checkpoints_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_params_t *out,
+APR_FAST_INLINE const char *ap_list_checkpoints_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5014,8 +4831,9 @@ static int ap_state_fork_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of state.fork, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_fork_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_t *out,
+APR_FAST_INLINE const char *ap_state_fork_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5120,8 +4938,9 @@ static int ap_state_fork_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of StateForkParams, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_fork_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_params_t *out,
+APR_FAST_INLINE const char *ap_state_fork_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5238,8 +5057,9 @@ static int ap_command_response_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CommandResponse, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_command_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_response_t *out,
+APR_FAST_INLINE const char *ap_command_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_command_response_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5358,8 +5178,9 @@ static int ap_run_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of RunResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_run_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_result_t *out,
+APR_FAST_INLINE const char *ap_run_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_run_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5455,8 +5276,9 @@ static int ap_subscribe_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of SubscribeResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_subscribe_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_result_t *out,
+APR_FAST_INLINE const char *ap_subscribe_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_subscribe_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5565,8 +5387,9 @@ static int ap_reconnect_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ReconnectResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_reconnect_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_result_t *out,
+APR_FAST_INLINE const char *ap_reconnect_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reconnect_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5682,8 +5505,9 @@ static int ap_agent_status_entry_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of AgentStatusEntry, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_agent_status_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_status_entry_t *out,
+APR_FAST_INLINE const char *ap_agent_status_entry_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_status_entry_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5787,8 +5611,9 @@ static int ap_empty_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of EmptyResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_empty_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_empty_result_t *out,
+APR_FAST_INLINE const char *ap_empty_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_empty_result_t *out,
     uint64_t *seen)
 {
     (void)c;
@@ -5884,8 +5709,9 @@ static int ap_agent_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of AgentResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_agent_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_result_t *out,
+APR_FAST_INLINE const char *ap_agent_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -5987,8 +5813,9 @@ static int ap_agent_tree_node_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of AgentTreeNode, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_agent_tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_tree_node_t *out,
+APR_FAST_INLINE const char *ap_agent_tree_node_fast_field(apr_fast_ctx *c, int i, const char *p, ap_agent_tree_node_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6115,8 +5942,9 @@ static int ap_state_get_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of StateGetResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_get_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_result_t *out,
+APR_FAST_INLINE const char *ap_state_get_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_get_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6221,8 +6049,9 @@ static int ap_checkpoint_ref_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CheckpointRef, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_checkpoint_ref_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_ref_t *out,
+APR_FAST_INLINE const char *ap_checkpoint_ref_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_ref_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6325,8 +6154,9 @@ static int ap_list_checkpoints_result_fast_index(const apr_fast_ctx *c, apr_slic
 /*
  * Reads the value of member i of ListCheckpointsResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_list_checkpoints_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_result_t *out,
+APR_FAST_INLINE const char *ap_list_checkpoints_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_list_checkpoints_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6428,8 +6258,9 @@ static int ap_checkpoint_summary_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CheckpointSummary, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_checkpoint_summary_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_summary_t *out,
+APR_FAST_INLINE const char *ap_checkpoint_summary_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_summary_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6555,8 +6386,9 @@ static int ap_state_fork_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of StateForkResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_state_fork_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_result_t *out,
+APR_FAST_INLINE const char *ap_state_fork_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_state_fork_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6657,8 +6489,9 @@ static int ap_response_meta_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ResponseMeta, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_response_meta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_response_meta_t *out,
+APR_FAST_INLINE const char *ap_response_meta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_response_meta_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6766,8 +6599,9 @@ static int ap_error_response_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ErrorResponse, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_error_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_error_response_t *out,
+APR_FAST_INLINE const char *ap_error_response_fast_field(apr_fast_ctx *c, int i, const char *p, ap_error_response_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -6912,8 +6746,9 @@ static int ap_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Event, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_t *out,
+APR_FAST_INLINE const char *ap_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7045,8 +6880,9 @@ static int ap_lifecycle_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of LifecycleEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_lifecycle_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_t *out,
+APR_FAST_INLINE const char *ap_lifecycle_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7152,8 +6988,9 @@ static int ap_lifecycle_event_params_fast_index(const apr_fast_ctx *c, apr_slice
 /*
  * Reads the value of member i of LifecycleEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_lifecycle_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_params_t *out,
+APR_FAST_INLINE const char *ap_lifecycle_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7269,8 +7106,9 @@ static int ap_lifecycle_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of LifecycleData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_lifecycle_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_data_t *out,
+APR_FAST_INLINE const char *ap_lifecycle_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7398,8 +7236,9 @@ static int ap_lifecycle_cause_tool_call_fast_index(const apr_fast_ctx *c, apr_sl
 /*
  * Reads the value of member i of LifecycleCauseToolCall, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_lifecycle_cause_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_tool_call_t *out,
+APR_FAST_INLINE const char *ap_lifecycle_cause_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7502,8 +7341,9 @@ static int ap_lifecycle_cause_send_fast_index(const apr_fast_ctx *c, apr_slice k
 /*
  * Reads the value of member i of LifecycleCauseSend, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_lifecycle_cause_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_send_t *out,
+APR_FAST_INLINE const char *ap_lifecycle_cause_send_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_send_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7606,8 +7446,9 @@ static int ap_lifecycle_cause_edge_fast_index(const apr_fast_ctx *c, apr_slice k
 /*
  * Reads the value of member i of LifecycleCauseEdge, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_lifecycle_cause_edge_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_edge_t *out,
+APR_FAST_INLINE const char *ap_lifecycle_cause_edge_fast_field(apr_fast_ctx *c, int i, const char *p, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7711,8 +7552,9 @@ static int ap_messages_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of MessagesEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_messages_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_t *out,
+APR_FAST_INLINE const char *ap_messages_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7820,8 +7662,9 @@ static int ap_messages_event_params_fast_index(const apr_fast_ctx *c, apr_slice 
 /*
  * Reads the value of member i of MessagesEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_messages_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_params_t *out,
+APR_FAST_INLINE const char *ap_messages_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_messages_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -7944,8 +7787,9 @@ static int ap_message_start_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of MessageStartData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_message_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_start_data_t *out,
+APR_FAST_INLINE const char *ap_message_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_start_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8076,8 +7920,9 @@ static int ap_message_metadata_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of MessageMetadata, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_message_metadata_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_metadata_t *out,
+APR_FAST_INLINE const char *ap_message_metadata_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_metadata_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8227,8 +8072,9 @@ static int ap_content_block_start_data_fast_index(const apr_fast_ctx *c, apr_sli
 /*
  * Reads the value of member i of ContentBlockStartData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_content_block_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_start_data_t *out,
+APR_FAST_INLINE const char *ap_content_block_start_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_start_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8348,8 +8194,9 @@ static int ap_text_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of TextContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_text_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_content_block_t *out,
+APR_FAST_INLINE const char *ap_text_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8489,8 +8336,9 @@ static int ap_citation_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Citation, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_citation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_citation_t *out,
+APR_FAST_INLINE const char *ap_citation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_citation_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8640,8 +8488,9 @@ static int ap_non_standard_annotation_fast_index(const apr_fast_ctx *c, apr_slic
 /*
  * Reads the value of member i of NonStandardAnnotation, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_non_standard_annotation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_annotation_t *out,
+APR_FAST_INLINE const char *ap_non_standard_annotation_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_annotation_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8764,8 +8613,9 @@ static int ap_invalid_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InvalidToolCall, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_invalid_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_invalid_tool_call_t *out,
+APR_FAST_INLINE const char *ap_invalid_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_invalid_tool_call_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -8925,8 +8775,9 @@ static int ap_reasoning_content_block_fast_index(const apr_fast_ctx *c, apr_slic
 /*
  * Reads the value of member i of ReasoningContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_reasoning_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_content_block_t *out,
+APR_FAST_INLINE const char *ap_reasoning_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9054,8 +8905,9 @@ static int ap_non_standard_content_block_fast_index(const apr_fast_ctx *c, apr_s
 /*
  * Reads the value of member i of NonStandardContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_non_standard_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_content_block_t *out,
+APR_FAST_INLINE const char *ap_non_standard_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_non_standard_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9187,8 +9039,9 @@ static int ap_image_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ImageContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_image_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_image_content_block_t *out,
+APR_FAST_INLINE const char *ap_image_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_image_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9345,8 +9198,9 @@ static int ap_video_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of VideoContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_video_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_video_content_block_t *out,
+APR_FAST_INLINE const char *ap_video_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_video_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9503,8 +9357,9 @@ static int ap_audio_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of AudioContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_audio_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_audio_content_block_t *out,
+APR_FAST_INLINE const char *ap_audio_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_audio_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9661,8 +9516,9 @@ static int ap_file_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of FileContentBlock, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_file_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_file_content_block_t *out,
+APR_FAST_INLINE const char *ap_file_content_block_fast_field(apr_fast_ctx *c, int i, const char *p, ap_file_content_block_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9816,8 +9672,9 @@ static int ap_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolCall, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_t *out,
+APR_FAST_INLINE const char *ap_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -9957,8 +9814,9 @@ static int ap_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolCallChunk, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_chunk_t *out,
+APR_FAST_INLINE const char *ap_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_chunk_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10108,8 +9966,9 @@ static int ap_server_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ServerToolCall, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_server_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_t *out,
+APR_FAST_INLINE const char *ap_server_tool_call_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10244,8 +10103,9 @@ static int ap_server_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice
 /*
  * Reads the value of member i of ServerToolCallChunk, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_server_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_chunk_t *out,
+APR_FAST_INLINE const char *ap_server_tool_call_chunk_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_call_chunk_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10384,8 +10244,9 @@ static int ap_server_tool_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ServerToolResult, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_server_tool_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_result_t *out,
+APR_FAST_INLINE const char *ap_server_tool_result_fast_field(apr_fast_ctx *c, int i, const char *p, ap_server_tool_result_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10525,8 +10386,9 @@ static int ap_content_block_delta_data_fast_index(const apr_fast_ctx *c, apr_sli
 /*
  * Reads the value of member i of ContentBlockDeltaData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_content_block_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_delta_data_t *out,
+APR_FAST_INLINE const char *ap_content_block_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_delta_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10640,8 +10502,9 @@ static int ap_text_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of TextDelta, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_text_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_delta_t *out,
+APR_FAST_INLINE const char *ap_text_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_text_delta_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10748,8 +10611,9 @@ static int ap_reasoning_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ReasoningDelta, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_reasoning_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_delta_t *out,
+APR_FAST_INLINE const char *ap_reasoning_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_reasoning_delta_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10858,8 +10722,9 @@ static int ap_data_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of DataDelta, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_data_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_data_delta_t *out,
+APR_FAST_INLINE const char *ap_data_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_data_delta_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -10974,8 +10839,9 @@ static int ap_block_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of BlockDelta, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_block_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_t *out,
+APR_FAST_INLINE const char *ap_block_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11080,8 +10946,9 @@ static int ap_block_delta_fields_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of BlockDeltaFields, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_block_delta_fields_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_fields_t *out,
+APR_FAST_INLINE const char *ap_block_delta_fields_fast_field(apr_fast_ctx *c, int i, const char *p, ap_block_delta_fields_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11181,8 +11048,9 @@ static int ap_tool_call_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolCallDelta, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_call_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_delta_t *out,
+APR_FAST_INLINE const char *ap_tool_call_delta_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_call_delta_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11291,8 +11159,9 @@ static int ap_content_block_finish_data_fast_index(const apr_fast_ctx *c, apr_sl
 /*
  * Reads the value of member i of ContentBlockFinishData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_content_block_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_finish_data_t *out,
+APR_FAST_INLINE const char *ap_content_block_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_content_block_finish_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11406,8 +11275,9 @@ static int ap_message_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of MessageFinishData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_message_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_finish_data_t *out,
+APR_FAST_INLINE const char *ap_message_finish_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_finish_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11520,8 +11390,9 @@ static int ap_usage_info_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of UsageInfo, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_usage_info_fast_field(apr_fast_ctx *c, int i, const char *p, ap_usage_info_t *out,
+APR_FAST_INLINE const char *ap_usage_info_fast_field(apr_fast_ctx *c, int i, const char *p, ap_usage_info_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11654,8 +11525,9 @@ static int ap_input_token_details_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputTokenDetails, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_token_details_t *out,
+APR_FAST_INLINE const char *ap_input_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_token_details_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11771,8 +11643,9 @@ static int ap_output_token_details_fast_index(const apr_fast_ctx *c, apr_slice k
 /*
  * Reads the value of member i of OutputTokenDetails, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_output_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_output_token_details_t *out,
+APR_FAST_INLINE const char *ap_output_token_details_fast_field(apr_fast_ctx *c, int i, const char *p, ap_output_token_details_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11882,8 +11755,9 @@ static int ap_message_error_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of MessageErrorData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_message_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_error_data_t *out,
+APR_FAST_INLINE const char *ap_message_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_message_error_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -11998,8 +11872,9 @@ static int ap_tools_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolsEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tools_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_t *out,
+APR_FAST_INLINE const char *ap_tools_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12107,8 +11982,9 @@ static int ap_tools_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolsEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tools_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_params_t *out,
+APR_FAST_INLINE const char *ap_tools_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tools_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12230,8 +12106,9 @@ static int ap_tool_started_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolStartedData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_started_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_started_data_t *out,
+APR_FAST_INLINE const char *ap_tool_started_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_started_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12354,8 +12231,9 @@ static int ap_tool_output_delta_data_fast_index(const apr_fast_ctx *c, apr_slice
 /*
  * Reads the value of member i of ToolOutputDeltaData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_output_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_output_delta_data_t *out,
+APR_FAST_INLINE const char *ap_tool_output_delta_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_output_delta_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12470,8 +12348,9 @@ static int ap_tool_finished_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolFinishedData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_finished_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_finished_data_t *out,
+APR_FAST_INLINE const char *ap_tool_finished_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_finished_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12588,8 +12467,9 @@ static int ap_tool_error_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ToolErrorData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tool_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_error_data_t *out,
+APR_FAST_INLINE const char *ap_tool_error_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tool_error_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12711,8 +12591,9 @@ static int ap_input_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_t *out,
+APR_FAST_INLINE const char *ap_input_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12818,8 +12699,9 @@ static int ap_input_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of InputEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_params_t *out,
+APR_FAST_INLINE const char *ap_input_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -12929,8 +12811,9 @@ static int ap_input_requested_data_fast_index(const apr_fast_ctx *c, apr_slice k
 /*
  * Reads the value of member i of InputRequestedData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_input_requested_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_requested_data_t *out,
+APR_FAST_INLINE const char *ap_input_requested_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_input_requested_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13037,8 +12920,9 @@ static int ap_values_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ValuesEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_values_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_t *out,
+APR_FAST_INLINE const char *ap_values_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13144,8 +13028,9 @@ static int ap_values_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of ValuesEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_values_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_params_t *out,
+APR_FAST_INLINE const char *ap_values_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_values_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13256,8 +13141,9 @@ static int ap_updates_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of UpdatesEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_updates_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_t *out,
+APR_FAST_INLINE const char *ap_updates_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13363,8 +13249,9 @@ static int ap_updates_event_params_fast_index(const apr_fast_ctx *c, apr_slice k
 /*
  * Reads the value of member i of UpdatesEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_updates_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_params_t *out,
+APR_FAST_INLINE const char *ap_updates_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13475,8 +13362,9 @@ static int ap_updates_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of UpdatesData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_updates_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_data_t *out,
+APR_FAST_INLINE const char *ap_updates_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_updates_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13584,8 +13472,9 @@ static int ap_checkpoints_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CheckpointsEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_checkpoints_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_t *out,
+APR_FAST_INLINE const char *ap_checkpoints_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13691,8 +13580,9 @@ static int ap_checkpoints_event_params_fast_index(const apr_fast_ctx *c, apr_sli
 /*
  * Reads the value of member i of CheckpointsEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_checkpoints_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_params_t *out,
+APR_FAST_INLINE const char *ap_checkpoints_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoints_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13806,8 +13696,9 @@ static int ap_checkpoint_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Checkpoint, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_checkpoint_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_t *out,
+APR_FAST_INLINE const char *ap_checkpoint_fast_field(apr_fast_ctx *c, int i, const char *p, ap_checkpoint_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -13929,8 +13820,9 @@ static int ap_custom_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CustomEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_custom_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_t *out,
+APR_FAST_INLINE const char *ap_custom_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -14036,8 +13928,9 @@ static int ap_custom_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CustomEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_custom_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_params_t *out,
+APR_FAST_INLINE const char *ap_custom_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -14148,8 +14041,9 @@ static int ap_custom_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of CustomData, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_custom_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_data_t *out,
+APR_FAST_INLINE const char *ap_custom_data_fast_field(apr_fast_ctx *c, int i, const char *p, ap_custom_data_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -14257,8 +14151,9 @@ static int ap_tasks_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of TasksEvent, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tasks_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_t *out,
+APR_FAST_INLINE const char *ap_tasks_event_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -14364,8 +14259,9 @@ static int ap_tasks_event_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of TasksEvent.params, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_tasks_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_params_t *out,
+APR_FAST_INLINE const char *ap_tasks_event_params_fast_field(apr_fast_ctx *c, int i, const char *p, ap_tasks_event_params_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -14481,8 +14377,9 @@ static int ap_event_stream_request_fast_index(const apr_fast_ctx *c, apr_slice k
 /*
  * Reads the value of member i of EventStreamRequest, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *ap_event_stream_request_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_stream_request_t *out,
+APR_FAST_INLINE const char *ap_event_stream_request_fast_field(apr_fast_ctx *c, int i, const char *p, ap_event_stream_request_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -166,6 +166,45 @@ APR_FAST_INLINE const char *apr_fast_ws(const char *p, const char *end)
     return p;
 }
 
+/*
+ * The first byte in [s, end) that plain ASCII string content cannot hold:
+ * '"', '\\', a control character or a byte past ASCII (end when none).
+ * Sixteen bytes a step with SSE2, then eight with word tricks (on
+ * little-endian machines), then one: short strings at the end of a message
+ * are the usual case, so none of it is out of line.
+ */
+APR_FAST_INLINE const char *apr_fast_find_stop(const char *s, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    while (end - s >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        /* max(v, 0x1F) == 0x1F exactly for the bytes <= 0x1F, unsigned; movemask(v): bytes past ASCII */
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop) | (unsigned)_mm_movemask_epi8(v);
+        if (m != 0)
+            return s + __builtin_ctz(m);
+        s += 16;
+    }
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - s >= 8) {
+        const uint64_t ones = 0x0101010101010101ull;
+        uint64_t w = apr_fast_load64(s), q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* A zero byte of q or b, a byte below 0x20 or past 0x7F in w sets its high bit;
+         * false flags only sit above a true one, so the lowest flag is exact. */
+        uint64_t t = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & (ones * 0x80);
+        if (t != 0)
+            return s + __builtin_ctzll(t) / 8;
+        s += 8;
+    }
+#endif
+    while (s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' && *s != '\\')
+        s++;
+    return s;
+}
+
 /* apr_fast_scan_string for strings with escapes or bytes past ASCII. */
 const char *apr_fast_scan_string_slow(const char *p, const char *end, int *escaped);
 
@@ -177,9 +216,8 @@ const char *apr_fast_scan_string_slow(const char *p, const char *end, int *escap
  */
 APR_FAST_INLINE const char *apr_fast_scan_string(const char *p, const char *end, int *escaped)
 {
-    unsigned high = 0;
-    const char *s = apr_fast_find_special(p + 1, end, &high);
-    if (s < end && *s == '"' && !(high & 0x80u)) {
+    const char *s = apr_fast_find_stop(p + 1, end);
+    if (s < end && *s == '"') {
         *escaped = 0;
         return s + 1;
     }

@@ -15,8 +15,6 @@ static const apr_type controls_limits_count_type;
 static const apr_type controls_limits_name_type;
 static const apr_type controls_limits_depth_type;
 static int controls_limits_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *controls_limits_fast_field(apr_fast_ctx *c, int i, const char *p, controls_limits_t *out,
-    uint64_t *seen);
 static int controls_limits_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, controls_limits_t *out,
     uint64_t *seen);
 static const char *controls_limits_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, controls_limits_t *out,
@@ -70,8 +68,9 @@ static int controls_limits_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Limits, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *controls_limits_fast_field(apr_fast_ctx *c, int i, const char *p, controls_limits_t *out,
+APR_FAST_INLINE const char *controls_limits_fast_field(apr_fast_ctx *c, int i, const char *p, controls_limits_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -18,8 +18,6 @@ static const apr_type disc_hexagon_type_type;
 static const apr_type disc_command_alt1_op_type;
 static const apr_type disc_command_alt2_op_type;
 static int disc_circle_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *disc_circle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_circle_t *out,
-    uint64_t *seen);
 static int disc_circle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_circle_t *out,
     uint64_t *seen);
 static const char *disc_circle_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_circle_t *out,
@@ -28,8 +26,6 @@ static const char *disc_circle_fast_body(apr_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out);
 static int disc_square_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *disc_square_fast_field(apr_fast_ctx *c, int i, const char *p, disc_square_t *out,
-    uint64_t *seen);
 static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
     uint64_t *seen);
 static const char *disc_square_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_square_t *out,
@@ -38,8 +34,6 @@ static const char *disc_square_fast_body(apr_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out);
 static int disc_triangle_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *disc_triangle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_triangle_t *out,
-    uint64_t *seen);
 static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
     uint64_t *seen);
 static const char *disc_triangle_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_triangle_t *out,
@@ -48,8 +42,6 @@ static const char *disc_triangle_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out);
 static int disc_hexagon_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *disc_hexagon_fast_field(apr_fast_ctx *c, int i, const char *p, disc_hexagon_t *out,
-    uint64_t *seen);
 static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
     uint64_t *seen);
 static const char *disc_hexagon_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_hexagon_t *out,
@@ -58,8 +50,6 @@ static const char *disc_hexagon_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out);
 static int disc_command_alt1_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *disc_command_alt1_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt1_t *out,
-    uint64_t *seen);
 static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
     uint64_t *seen);
 static const char *disc_command_alt1_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_command_alt1_t *out,
@@ -68,8 +58,6 @@ static const char *disc_command_alt1_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *out);
 static int disc_command_alt2_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *disc_command_alt2_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt2_t *out,
-    uint64_t *seen);
 static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
     uint64_t *seen);
 static const char *disc_command_alt2_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, disc_command_alt2_t *out,
@@ -181,8 +169,9 @@ static int disc_circle_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Circle, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *disc_circle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_circle_t *out,
+APR_FAST_INLINE const char *disc_circle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_circle_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -286,8 +275,9 @@ static int disc_square_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Square, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *disc_square_fast_field(apr_fast_ctx *c, int i, const char *p, disc_square_t *out,
+APR_FAST_INLINE const char *disc_square_fast_field(apr_fast_ctx *c, int i, const char *p, disc_square_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -395,8 +385,9 @@ static int disc_triangle_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Triangle, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *disc_triangle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_triangle_t *out,
+APR_FAST_INLINE const char *disc_triangle_fast_field(apr_fast_ctx *c, int i, const char *p, disc_triangle_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -514,8 +505,9 @@ static int disc_hexagon_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Hexagon, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *disc_hexagon_fast_field(apr_fast_ctx *c, int i, const char *p, disc_hexagon_t *out,
+APR_FAST_INLINE const char *disc_hexagon_fast_field(apr_fast_ctx *c, int i, const char *p, disc_hexagon_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -619,8 +611,9 @@ static int disc_command_alt1_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Command/1, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *disc_command_alt1_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt1_t *out,
+APR_FAST_INLINE const char *disc_command_alt1_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt1_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -722,8 +715,9 @@ static int disc_command_alt2_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Command/2, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *disc_command_alt2_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt2_t *out,
+APR_FAST_INLINE const char *disc_command_alt2_fast_field(apr_fast_ctx *c, int i, const char *p, disc_command_alt2_t *out,
     uint64_t *seen)
 {
     (void)out;

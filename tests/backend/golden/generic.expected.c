@@ -12,8 +12,6 @@
 #include "apr_fast.h"
 
 static int generic_user_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *generic_user_fast_field(apr_fast_ctx *c, int i, const char *p, generic_user_t *out,
-    uint64_t *seen);
 static int generic_user_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_user_t *out,
     uint64_t *seen);
 static const char *generic_user_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_user_t *out,
@@ -22,8 +20,6 @@ static const char *generic_user_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out);
 static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *generic_page_user_text_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_user_text_t *out,
-    uint64_t *seen);
 static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
     uint64_t *seen);
 static const char *generic_page_user_text_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_user_text_t *out,
@@ -32,8 +28,6 @@ static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char 
     uint64_t seen);
 static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, void *out);
 static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *generic_page_uint_int_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_uint_int_t *out,
-    uint64_t *seen);
 static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
     uint64_t *seen);
 static const char *generic_page_uint_int_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_uint_int_t *out,
@@ -77,8 +71,9 @@ static int generic_user_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of User, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *generic_user_fast_field(apr_fast_ctx *c, int i, const char *p, generic_user_t *out,
+APR_FAST_INLINE const char *generic_user_fast_field(apr_fast_ctx *c, int i, const char *p, generic_user_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -175,8 +170,9 @@ static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Page, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *generic_page_user_text_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_user_text_t *out,
+APR_FAST_INLINE const char *generic_page_user_text_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_user_text_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -281,8 +277,9 @@ static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Page, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *generic_page_uint_int_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_uint_int_t *out,
+APR_FAST_INLINE const char *generic_page_uint_int_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_uint_int_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

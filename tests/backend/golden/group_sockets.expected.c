@@ -12,8 +12,6 @@
 #include "apr_fast.h"
 
 static int group_sockets_header_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *group_sockets_header_fast_field(apr_fast_ctx *c, int i, const char *p, group_sockets_header_t *out,
-    uint64_t *seen);
 static int group_sockets_header_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, group_sockets_header_t *out,
     uint64_t *seen);
 static const char *group_sockets_header_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, group_sockets_header_t *out,
@@ -45,8 +43,9 @@ static int group_sockets_header_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Header, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *group_sockets_header_fast_field(apr_fast_ctx *c, int i, const char *p, group_sockets_header_t *out,
+APR_FAST_INLINE const char *group_sockets_header_fast_field(apr_fast_ctx *c, int i, const char *p, group_sockets_header_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -12,8 +12,6 @@
 #include "apr_fast.h"
 
 static int kind_spec_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *kind_spec_fast_field(apr_fast_ctx *c, int i, const char *p, kind_spec_t *out,
-    uint64_t *seen);
 static int kind_spec_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_spec_t *out,
     uint64_t *seen);
 static const char *kind_spec_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, kind_spec_t *out,
@@ -22,8 +20,6 @@ static const char *kind_spec_fast_body(apr_fast_ctx *c, const char *p, int close
     uint64_t seen);
 static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out);
 static int kind_reading_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *kind_reading_fast_field(apr_fast_ctx *c, int i, const char *p, kind_reading_t *out,
-    uint64_t *seen);
 static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
     uint64_t *seen);
 static const char *kind_reading_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, kind_reading_t *out,
@@ -84,8 +80,9 @@ static int kind_spec_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Spec, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *kind_spec_fast_field(apr_fast_ctx *c, int i, const char *p, kind_spec_t *out,
+APR_FAST_INLINE const char *kind_spec_fast_field(apr_fast_ctx *c, int i, const char *p, kind_spec_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -184,8 +181,9 @@ static int kind_reading_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Reading, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *kind_reading_fast_field(apr_fast_ctx *c, int i, const char *p, kind_reading_t *out,
+APR_FAST_INLINE const char *kind_reading_fast_field(apr_fast_ctx *c, int i, const char *p, kind_reading_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -14,8 +14,6 @@
 static const apr_type members_item_kind__type;
 static const apr_type members_item_version_type;
 static int members_item_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *members_item_fast_field(apr_fast_ctx *c, int i, const char *p, members_item_t *out,
-    uint64_t *seen);
 static int members_item_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, members_item_t *out,
     uint64_t *seen);
 static const char *members_item_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, members_item_t *out,
@@ -78,8 +76,9 @@ static int members_item_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Item, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *members_item_fast_field(apr_fast_ctx *c, int i, const char *p, members_item_t *out,
+APR_FAST_INLINE const char *members_item_fast_field(apr_fast_ctx *c, int i, const char *p, members_item_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

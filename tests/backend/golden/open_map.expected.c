@@ -12,8 +12,6 @@
 #include "apr_fast.h"
 
 static int open_map_open_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *open_map_open_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_open_t *out,
-    uint64_t *seen);
 static int open_map_open_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_open_t *out,
     uint64_t *seen);
 static const char *open_map_open_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_open_t *out,
@@ -22,8 +20,6 @@ static const char *open_map_open_fast_body(apr_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out);
 static int open_map_closed_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *open_map_closed_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_closed_t *out,
-    uint64_t *seen);
 static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
     uint64_t *seen);
 static const char *open_map_closed_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_closed_t *out,
@@ -32,8 +28,6 @@ static const char *open_map_closed_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *out);
 static int open_map_described_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *open_map_described_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_described_t *out,
-    uint64_t *seen);
 static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
     uint64_t *seen);
 static const char *open_map_described_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_described_t *out,
@@ -42,8 +36,6 @@ static const char *open_map_described_fast_body(apr_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void *out);
 static int open_map_labels_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *open_map_labels_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_labels_t *out,
-    uint64_t *seen);
 static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
     uint64_t *seen);
 static const char *open_map_labels_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, open_map_labels_t *out,
@@ -84,8 +76,9 @@ static int open_map_open_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Open, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *open_map_open_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_open_t *out,
+APR_FAST_INLINE const char *open_map_open_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_open_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -183,8 +176,9 @@ static int open_map_closed_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Closed, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *open_map_closed_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_closed_t *out,
+APR_FAST_INLINE const char *open_map_closed_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_closed_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -279,8 +273,9 @@ static int open_map_described_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Described, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *open_map_described_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_described_t *out,
+APR_FAST_INLINE const char *open_map_described_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_described_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -378,8 +373,9 @@ static int open_map_labels_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Labels, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *open_map_labels_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_labels_t *out,
+APR_FAST_INLINE const char *open_map_labels_fast_field(apr_fast_ctx *c, int i, const char *p, open_map_labels_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

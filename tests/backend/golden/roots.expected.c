@@ -12,8 +12,6 @@
 #include "apr_fast.h"
 
 static int roots_wanted_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *roots_wanted_fast_field(apr_fast_ctx *c, int i, const char *p, roots_wanted_t *out,
-    uint64_t *seen);
 static int roots_wanted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_wanted_t *out,
     uint64_t *seen);
 static const char *roots_wanted_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, roots_wanted_t *out,
@@ -22,8 +20,6 @@ static const char *roots_wanted_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out);
 static int roots_part_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *roots_part_fast_field(apr_fast_ctx *c, int i, const char *p, roots_part_t *out,
-    uint64_t *seen);
 static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
     uint64_t *seen);
 static const char *roots_part_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, roots_part_t *out,
@@ -54,8 +50,9 @@ static int roots_wanted_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Wanted, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *roots_wanted_fast_field(apr_fast_ctx *c, int i, const char *p, roots_wanted_t *out,
+APR_FAST_INLINE const char *roots_wanted_fast_field(apr_fast_ctx *c, int i, const char *p, roots_wanted_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -150,8 +147,9 @@ static int roots_part_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Part, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *roots_part_fast_field(apr_fast_ctx *c, int i, const char *p, roots_part_t *out,
+APR_FAST_INLINE const char *roots_part_fast_field(apr_fast_ctx *c, int i, const char *p, roots_part_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -13,8 +13,6 @@
 
 static const apr_type size_range_name_name_type;
 static int size_range_name_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *size_range_name_fast_field(apr_fast_ctx *c, int i, const char *p, size_range_name_t *out,
-    uint64_t *seen);
 static int size_range_name_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, size_range_name_t *out,
     uint64_t *seen);
 static const char *size_range_name_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, size_range_name_t *out,
@@ -44,8 +42,9 @@ static int size_range_name_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Name, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *size_range_name_fast_field(apr_fast_ctx *c, int i, const char *p, size_range_name_t *out,
+APR_FAST_INLINE const char *size_range_name_fast_field(apr_fast_ctx *c, int i, const char *p, size_range_name_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -14,8 +14,6 @@
 static const apr_type sockets_ping_kind__type;
 static const apr_type sockets_pong_kind__type;
 static int sockets_ping_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *sockets_ping_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_ping_t *out,
-    uint64_t *seen);
 static int sockets_ping_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_ping_t *out,
     uint64_t *seen);
 static const char *sockets_ping_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, sockets_ping_t *out,
@@ -24,8 +22,6 @@ static const char *sockets_ping_fast_body(apr_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out);
 static int sockets_pong_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *sockets_pong_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_pong_t *out,
-    uint64_t *seen);
 static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
     uint64_t *seen);
 static const char *sockets_pong_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, sockets_pong_t *out,
@@ -76,8 +72,9 @@ static int sockets_ping_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Ping, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *sockets_ping_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_ping_t *out,
+APR_FAST_INLINE const char *sockets_ping_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_ping_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -181,8 +178,9 @@ static int sockets_pong_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Pong, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *sockets_pong_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_pong_t *out,
+APR_FAST_INLINE const char *sockets_pong_fast_field(apr_fast_ctx *c, int i, const char *p, sockets_pong_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

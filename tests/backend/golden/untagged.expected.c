@@ -12,8 +12,6 @@
 #include "apr_fast.h"
 
 static int untagged_created_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *untagged_created_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_created_t *out,
-    uint64_t *seen);
 static int untagged_created_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_created_t *out,
     uint64_t *seen);
 static const char *untagged_created_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_created_t *out,
@@ -22,8 +20,6 @@ static const char *untagged_created_fast_body(apr_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *out);
 static int untagged_listed_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *untagged_listed_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_listed_t *out,
-    uint64_t *seen);
 static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
     uint64_t *seen);
 static const char *untagged_listed_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_listed_t *out,
@@ -32,8 +28,6 @@ static const char *untagged_listed_fast_body(apr_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *out);
 static int untagged_deleted_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *untagged_deleted_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_deleted_t *out,
-    uint64_t *seen);
 static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
     uint64_t *seen);
 static const char *untagged_deleted_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_deleted_t *out,
@@ -42,8 +36,6 @@ static const char *untagged_deleted_fast_body(apr_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *out);
 static int untagged_anything_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *untagged_anything_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_anything_t *out,
-    uint64_t *seen);
 static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
     uint64_t *seen);
 static const char *untagged_anything_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_anything_t *out,
@@ -52,8 +44,6 @@ static const char *untagged_anything_fast_body(apr_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *out);
 static int untagged_ack_fast_index(const apr_fast_ctx *c, apr_slice k);
-static const char *untagged_ack_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_ack_t *out,
-    uint64_t *seen);
 static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
     uint64_t *seen);
 static const char *untagged_ack_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, untagged_ack_t *out,
@@ -123,8 +113,9 @@ static int untagged_created_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Created, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *untagged_created_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_created_t *out,
+APR_FAST_INLINE const char *untagged_created_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_created_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -219,8 +210,9 @@ static int untagged_listed_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Listed, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *untagged_listed_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_listed_t *out,
+APR_FAST_INLINE const char *untagged_listed_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_listed_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -315,8 +307,9 @@ static int untagged_deleted_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Deleted, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *untagged_deleted_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_deleted_t *out,
+APR_FAST_INLINE const char *untagged_deleted_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_deleted_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))
@@ -410,8 +403,9 @@ static int untagged_anything_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Anything, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *untagged_anything_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_anything_t *out,
+APR_FAST_INLINE const char *untagged_anything_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_anything_t *out,
     uint64_t *seen)
 {
     (void)c;
@@ -507,8 +501,9 @@ static int untagged_ack_fast_index(const apr_fast_ctx *c, apr_slice k)
 /*
  * Reads the value of member i of Ack, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
  */
-static const char *untagged_ack_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_ack_t *out,
+APR_FAST_INLINE const char *untagged_ack_fast_field(apr_fast_ctx *c, int i, const char *p, untagged_ack_t *out,
     uint64_t *seen)
 {
     if (!apr_fast_see(seen, (unsigned)i))

@@ -480,12 +480,27 @@ const char *apr_fast_value(apr_fast_ctx *c, const apr_type *t, const char *p, vo
 int apr_fast_extra(apr_fast_ctx *c, const apr_type *owner, void *base, apr_slice name, const char **pp,
                    size_t *cap);
 
+/* apr_fast_grow when the array is full: doubles it in the arena (out of line: rare). */
+void *apr_fast_grow_full(apr_fast_ctx *c, void *items, size_t *cap, size_t size);
+
 /*
  * Makes room for item n (of `size` bytes, zeroed) in the arena array
- * `items` of *cap items, growing it by doubling; returns the array (moved
- * perhaps), or NULL when memory runs out.
+ * `items` of *cap items; returns the array (moved perhaps when it grew),
+ * or NULL when memory runs out. The first room, for four items, is taken
+ * here: most arrays in messages are short.
  */
-void *apr_fast_grow(apr_fast_ctx *c, void *items, size_t n, size_t *cap, size_t size);
+APR_FAST_INLINE void *apr_fast_grow(apr_fast_ctx *c, void *items, size_t n, size_t *cap, size_t size)
+{
+    if (*cap == 0) {
+        if ((items = apr_arena_alloc(c->arena, 4 * size)) == NULL)
+            return NULL;
+        *cap = 4;
+    } else if (n == *cap && (items = apr_fast_grow_full(c, items, cap, size)) == NULL) {
+        return NULL;
+    }
+    memset((char *)items + n * size, 0, size);
+    return items;
+}
 
 #ifdef __cplusplus
 }

@@ -1114,9 +1114,9 @@ apr_status apr_schema_decode(const apr_type *type, const char *json, size_t len,
         if (apr_schema_priv_decode_fast(type, json, len, arena, out, options, true))
             return APR_OK;
         apr_arena_rollback(arena, mark);
-        /* Generated decoders give up on what only the table-driven fast
-         * path does (a discriminant after the members it decides): it gets
-         * its own try before the exact decoder. */
+        /* Generated decoders give up on a few things the table-driven
+         * fast path reads (a discriminant value spelled with escapes): it
+         * gets its own try before the exact decoder. */
         if (type->fast != NULL && apr_schema_priv_decode_fast(type, json, len, arena, out, options, false))
             return APR_OK;
         apr_arena_rollback(arena, mark);

@@ -221,16 +221,13 @@ static const char *fast_literal(fast_ctx *c, const apr_literal *lit, const char 
 
 /* ---- arrays and maps ------------------------------------------------------------ */
 
-void *apr_fast_grow(fast_ctx *c, void *items, size_t n, size_t *cap, size_t size)
+void *apr_fast_grow_full(fast_ctx *c, void *items, size_t *cap, size_t size)
 {
-    if (n == *cap) {
-        size_t ncap = *cap != 0 ? *cap * 2 : 4;
-        if (ncap > SIZE_MAX / size ||
-            (items = apr_arena_realloc(c->arena, items, *cap * size, ncap * size, APR_ARENA_ALIGN)) == NULL)
-            return NULL;
-        *cap = ncap;
-    }
-    memset((char *)items + n * size, 0, size);
+    size_t ncap = *cap * 2;
+    if (ncap > SIZE_MAX / size ||
+        (items = apr_arena_realloc(c->arena, items, *cap * size, ncap * size, APR_ARENA_ALIGN)) == NULL)
+        return NULL;
+    *cap = ncap;
     return items;
 }
 
@@ -956,6 +953,7 @@ bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t 
     c.generated = generated;
     if (type->size != 0)
         memset(out, 0, type->size);
-    p = fast_value(&c, type, apr_fast_ws(json, c.end), out);
+    p = apr_fast_ws(json, c.end);
+    p = generated && type->fast != NULL ? type->fast(&c, p, out) : fast_value(&c, type, p, out);
     return p != NULL && apr_fast_ws(p, c.end) == c.end;
 }

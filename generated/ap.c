@@ -76,6 +76,7 @@ static const char *ap_command_fast_ordered(apr_fast_ctx *c, const char *p, int *
 static const char *ap_command_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_t *out,
     uint64_t seen);
 static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_command_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_run_start_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_run_start_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_t *out,
     uint64_t *seen);
@@ -84,6 +85,7 @@ static const char *ap_run_start_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *ap_run_start_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_t *out,
     uint64_t seen);
 static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_run_start_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_run_start_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_run_start_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_start_params_t *out,
     uint64_t *seen);
@@ -92,6 +94,7 @@ static const char *ap_run_start_params_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_run_start_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_start_params_t *out,
     uint64_t seen);
 static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_run_start_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_subscription_subscribe_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_subscription_subscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_subscribe_t *out,
     uint64_t *seen);
@@ -100,6 +103,7 @@ static const char *ap_subscription_subscribe_fast_ordered(apr_fast_ctx *c, const
 static const char *ap_subscription_subscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_subscribe_t *out,
     uint64_t seen);
 static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_subscription_subscribe_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_subscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_subscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_params_t *out,
     uint64_t *seen);
@@ -108,6 +112,7 @@ static const char *ap_subscribe_params_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_subscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_params_t *out,
     uint64_t seen);
 static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_subscribe_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_subscription_unsubscribe_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_subscription_unsubscribe_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
     uint64_t *seen);
@@ -116,6 +121,7 @@ static const char *ap_subscription_unsubscribe_fast_ordered(apr_fast_ctx *c, con
 static const char *ap_subscription_unsubscribe_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_unsubscribe_t *out,
     uint64_t seen);
 static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_subscription_unsubscribe_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_unsubscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_unsubscribe_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_unsubscribe_params_t *out,
     uint64_t *seen);
@@ -124,6 +130,7 @@ static const char *ap_unsubscribe_params_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_unsubscribe_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_unsubscribe_params_t *out,
     uint64_t seen);
 static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_unsubscribe_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_subscription_reconnect_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_subscription_reconnect_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscription_reconnect_t *out,
     uint64_t *seen);
@@ -132,6 +139,7 @@ static const char *ap_subscription_reconnect_fast_ordered(apr_fast_ctx *c, const
 static const char *ap_subscription_reconnect_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscription_reconnect_t *out,
     uint64_t seen);
 static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_subscription_reconnect_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_reconnect_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_reconnect_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_params_t *out,
     uint64_t *seen);
@@ -140,6 +148,7 @@ static const char *ap_reconnect_params_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_reconnect_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_params_t *out,
     uint64_t seen);
 static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_reconnect_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_agent_get_tree_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_agent_get_tree_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_t *out,
     uint64_t *seen);
@@ -148,6 +157,7 @@ static const char *ap_agent_get_tree_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *ap_agent_get_tree_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_t *out,
     uint64_t seen);
 static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_agent_get_tree_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_agent_get_tree_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_agent_get_tree_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_get_tree_params_t *out,
     uint64_t *seen);
@@ -156,6 +166,7 @@ static const char *ap_agent_get_tree_params_fast_ordered(apr_fast_ctx *c, const 
 static const char *ap_agent_get_tree_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_get_tree_params_t *out,
     uint64_t seen);
 static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_agent_get_tree_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_respond_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_respond_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_t *out,
     uint64_t *seen);
@@ -164,6 +175,7 @@ static const char *ap_input_respond_fast_ordered(apr_fast_ctx *c, const char *p,
 static const char *ap_input_respond_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_t *out,
     uint64_t seen);
 static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_respond_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_respond_one_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_respond_one_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_one_t *out,
     uint64_t *seen);
@@ -172,6 +184,7 @@ static const char *ap_input_respond_one_fast_ordered(apr_fast_ctx *c, const char
 static const char *ap_input_respond_one_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_one_t *out,
     uint64_t seen);
 static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_respond_one_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_run_send_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_run_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_send_t *out,
     uint64_t *seen);
@@ -180,6 +193,7 @@ static const char *ap_run_send_fast_ordered(apr_fast_ctx *c, const char *p, int 
 static const char *ap_run_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_send_t *out,
     uint64_t seen);
 static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_run_send_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_respond_many_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_respond_many_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_many_t *out,
     uint64_t *seen);
@@ -188,6 +202,7 @@ static const char *ap_input_respond_many_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_input_respond_many_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_many_t *out,
     uint64_t seen);
 static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_respond_many_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_respond_entry_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_respond_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_respond_entry_t *out,
     uint64_t *seen);
@@ -196,6 +211,7 @@ static const char *ap_input_respond_entry_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_input_respond_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_respond_entry_t *out,
     uint64_t seen);
 static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_respond_entry_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_inject_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_inject_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_t *out,
     uint64_t *seen);
@@ -204,6 +220,7 @@ static const char *ap_input_inject_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *ap_input_inject_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_t *out,
     uint64_t seen);
 static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_inject_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_inject_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_inject_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_inject_params_t *out,
     uint64_t *seen);
@@ -212,6 +229,7 @@ static const char *ap_input_inject_params_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_input_inject_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_inject_params_t *out,
     uint64_t seen);
 static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_inject_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_message_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_message_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_message_t *out,
     uint64_t *seen);
@@ -220,6 +238,7 @@ static const char *ap_input_message_fast_ordered(apr_fast_ctx *c, const char *p,
 static const char *ap_input_message_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_message_t *out,
     uint64_t seen);
 static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_message_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_get_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_get_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_t *out,
     uint64_t *seen);
@@ -228,6 +247,7 @@ static const char *ap_state_get_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *ap_state_get_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_t *out,
     uint64_t seen);
 static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_get_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_get_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_get_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_params_t *out,
     uint64_t *seen);
@@ -236,6 +256,7 @@ static const char *ap_state_get_params_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_state_get_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_params_t *out,
     uint64_t seen);
 static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_get_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_list_checkpoints_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_list_checkpoints_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_list_checkpoints_t *out,
     uint64_t *seen);
@@ -244,6 +265,7 @@ static const char *ap_state_list_checkpoints_fast_ordered(apr_fast_ctx *c, const
 static const char *ap_state_list_checkpoints_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_list_checkpoints_t *out,
     uint64_t seen);
 static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_list_checkpoints_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_list_checkpoints_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_list_checkpoints_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_params_t *out,
     uint64_t *seen);
@@ -252,6 +274,7 @@ static const char *ap_list_checkpoints_params_fast_ordered(apr_fast_ctx *c, cons
 static const char *ap_list_checkpoints_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_params_t *out,
     uint64_t seen);
 static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_list_checkpoints_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_fork_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_fork_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_t *out,
     uint64_t *seen);
@@ -260,6 +283,7 @@ static const char *ap_state_fork_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *ap_state_fork_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_t *out,
     uint64_t seen);
 static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_fork_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_fork_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_fork_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_params_t *out,
     uint64_t *seen);
@@ -268,6 +292,7 @@ static const char *ap_state_fork_params_fast_ordered(apr_fast_ctx *c, const char
 static const char *ap_state_fork_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_params_t *out,
     uint64_t seen);
 static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_fork_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_command_response_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_command_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_response_t *out,
     uint64_t *seen);
@@ -276,6 +301,7 @@ static const char *ap_command_response_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_command_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_command_response_t *out,
     uint64_t seen);
 static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_command_response_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_run_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_run_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_run_result_t *out,
     uint64_t *seen);
@@ -284,6 +310,7 @@ static const char *ap_run_result_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *ap_run_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_run_result_t *out,
     uint64_t seen);
 static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_run_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_subscribe_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_subscribe_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_subscribe_result_t *out,
     uint64_t *seen);
@@ -292,6 +319,7 @@ static const char *ap_subscribe_result_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_subscribe_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_subscribe_result_t *out,
     uint64_t seen);
 static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_subscribe_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_reconnect_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_reconnect_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reconnect_result_t *out,
     uint64_t *seen);
@@ -300,6 +328,7 @@ static const char *ap_reconnect_result_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_reconnect_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reconnect_result_t *out,
     uint64_t seen);
 static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_reconnect_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_agent_status_entry_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_agent_status_entry_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_status_entry_t *out,
     uint64_t *seen);
@@ -308,6 +337,7 @@ static const char *ap_agent_status_entry_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_agent_status_entry_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_status_entry_t *out,
     uint64_t seen);
 static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_agent_status_entry_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_empty_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_empty_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_empty_result_t *out,
     uint64_t *seen);
@@ -316,6 +346,7 @@ static const char *ap_empty_result_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *ap_empty_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_empty_result_t *out,
     uint64_t seen);
 static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_empty_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_agent_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_agent_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_result_t *out,
     uint64_t *seen);
@@ -324,6 +355,7 @@ static const char *ap_agent_result_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *ap_agent_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_result_t *out,
     uint64_t seen);
 static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_agent_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_agent_tree_node_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_agent_tree_node_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_agent_tree_node_t *out,
     uint64_t *seen);
@@ -332,6 +364,7 @@ static const char *ap_agent_tree_node_fast_ordered(apr_fast_ctx *c, const char *
 static const char *ap_agent_tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_agent_tree_node_t *out,
     uint64_t seen);
 static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_agent_tree_node_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_get_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_get_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_get_result_t *out,
     uint64_t *seen);
@@ -340,6 +373,7 @@ static const char *ap_state_get_result_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_state_get_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_get_result_t *out,
     uint64_t seen);
 static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_get_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_checkpoint_ref_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_checkpoint_ref_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_ref_t *out,
     uint64_t *seen);
@@ -348,6 +382,7 @@ static const char *ap_checkpoint_ref_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *ap_checkpoint_ref_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_ref_t *out,
     uint64_t seen);
 static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_checkpoint_ref_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_list_checkpoints_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_list_checkpoints_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_list_checkpoints_result_t *out,
     uint64_t *seen);
@@ -356,6 +391,7 @@ static const char *ap_list_checkpoints_result_fast_ordered(apr_fast_ctx *c, cons
 static const char *ap_list_checkpoints_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_list_checkpoints_result_t *out,
     uint64_t seen);
 static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_list_checkpoints_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_checkpoint_summary_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_checkpoint_summary_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_summary_t *out,
     uint64_t *seen);
@@ -364,6 +400,7 @@ static const char *ap_checkpoint_summary_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_checkpoint_summary_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_summary_t *out,
     uint64_t seen);
 static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_checkpoint_summary_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_state_fork_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_state_fork_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_state_fork_result_t *out,
     uint64_t *seen);
@@ -372,6 +409,7 @@ static const char *ap_state_fork_result_fast_ordered(apr_fast_ctx *c, const char
 static const char *ap_state_fork_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_state_fork_result_t *out,
     uint64_t seen);
 static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_state_fork_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_response_meta_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_response_meta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_response_meta_t *out,
     uint64_t *seen);
@@ -380,6 +418,7 @@ static const char *ap_response_meta_fast_ordered(apr_fast_ctx *c, const char *p,
 static const char *ap_response_meta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_response_meta_t *out,
     uint64_t seen);
 static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_response_meta_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_error_response_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_error_response_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_error_response_t *out,
     uint64_t *seen);
@@ -388,6 +427,7 @@ static const char *ap_error_response_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *ap_error_response_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_error_response_t *out,
     uint64_t seen);
 static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_error_response_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_t *out,
     uint64_t *seen);
@@ -396,6 +436,7 @@ static const char *ap_event_fast_ordered(apr_fast_ctx *c, const char *p, int *cl
 static const char *ap_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_t *out,
     uint64_t seen);
 static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_lifecycle_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_lifecycle_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_t *out,
     uint64_t *seen);
@@ -404,6 +445,7 @@ static const char *ap_lifecycle_event_fast_ordered(apr_fast_ctx *c, const char *
 static const char *ap_lifecycle_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_lifecycle_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_lifecycle_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_lifecycle_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_event_params_t *out,
     uint64_t *seen);
@@ -412,6 +454,7 @@ static const char *ap_lifecycle_event_params_fast_ordered(apr_fast_ctx *c, const
 static const char *ap_lifecycle_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_event_params_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_lifecycle_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_lifecycle_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_lifecycle_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_data_t *out,
     uint64_t *seen);
@@ -420,6 +463,7 @@ static const char *ap_lifecycle_data_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *ap_lifecycle_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_data_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_lifecycle_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_lifecycle_cause_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_lifecycle_cause_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen);
@@ -428,6 +472,7 @@ static const char *ap_lifecycle_cause_tool_call_fast_ordered(apr_fast_ctx *c, co
 static const char *ap_lifecycle_cause_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_tool_call_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_lifecycle_cause_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_lifecycle_cause_send_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_lifecycle_cause_send_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
     uint64_t *seen);
@@ -436,6 +481,7 @@ static const char *ap_lifecycle_cause_send_fast_ordered(apr_fast_ctx *c, const c
 static const char *ap_lifecycle_cause_send_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_send_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_lifecycle_cause_send_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_lifecycle_cause_edge_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_lifecycle_cause_edge_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen);
@@ -444,6 +490,7 @@ static const char *ap_lifecycle_cause_edge_fast_ordered(apr_fast_ctx *c, const c
 static const char *ap_lifecycle_cause_edge_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_lifecycle_cause_edge_t *out,
     uint64_t seen);
 static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_lifecycle_cause_edge_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_messages_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_messages_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_t *out,
     uint64_t *seen);
@@ -452,6 +499,7 @@ static const char *ap_messages_event_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *ap_messages_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_t *out,
     uint64_t seen);
 static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_messages_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_messages_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_messages_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_messages_event_params_t *out,
     uint64_t *seen);
@@ -460,6 +508,7 @@ static const char *ap_messages_event_params_fast_ordered(apr_fast_ctx *c, const 
 static const char *ap_messages_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_messages_event_params_t *out,
     uint64_t seen);
 static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_messages_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_message_start_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_message_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_start_data_t *out,
     uint64_t *seen);
@@ -468,6 +517,7 @@ static const char *ap_message_start_data_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_message_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_start_data_t *out,
     uint64_t seen);
 static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_message_start_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_message_metadata_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_message_metadata_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_metadata_t *out,
     uint64_t *seen);
@@ -476,6 +526,7 @@ static const char *ap_message_metadata_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_message_metadata_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_metadata_t *out,
     uint64_t seen);
 static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_message_metadata_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_content_block_start_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_content_block_start_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_start_data_t *out,
     uint64_t *seen);
@@ -484,6 +535,7 @@ static const char *ap_content_block_start_data_fast_ordered(apr_fast_ctx *c, con
 static const char *ap_content_block_start_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_start_data_t *out,
     uint64_t seen);
 static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_content_block_start_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_text_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_text_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_content_block_t *out,
     uint64_t *seen);
@@ -492,6 +544,7 @@ static const char *ap_text_content_block_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_text_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_content_block_t *out,
     uint64_t seen);
 static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_text_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_citation_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_citation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_citation_t *out,
     uint64_t *seen);
@@ -500,6 +553,7 @@ static const char *ap_citation_fast_ordered(apr_fast_ctx *c, const char *p, int 
 static const char *ap_citation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_citation_t *out,
     uint64_t seen);
 static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_citation_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_non_standard_annotation_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_non_standard_annotation_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_annotation_t *out,
     uint64_t *seen);
@@ -508,6 +562,7 @@ static const char *ap_non_standard_annotation_fast_ordered(apr_fast_ctx *c, cons
 static const char *ap_non_standard_annotation_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_annotation_t *out,
     uint64_t seen);
 static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_non_standard_annotation_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_invalid_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_invalid_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_invalid_tool_call_t *out,
     uint64_t *seen);
@@ -516,6 +571,7 @@ static const char *ap_invalid_tool_call_fast_ordered(apr_fast_ctx *c, const char
 static const char *ap_invalid_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_invalid_tool_call_t *out,
     uint64_t seen);
 static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_invalid_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_reasoning_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_reasoning_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_content_block_t *out,
     uint64_t *seen);
@@ -524,6 +580,7 @@ static const char *ap_reasoning_content_block_fast_ordered(apr_fast_ctx *c, cons
 static const char *ap_reasoning_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_content_block_t *out,
     uint64_t seen);
 static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_reasoning_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_non_standard_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_non_standard_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_non_standard_content_block_t *out,
     uint64_t *seen);
@@ -532,6 +589,7 @@ static const char *ap_non_standard_content_block_fast_ordered(apr_fast_ctx *c, c
 static const char *ap_non_standard_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_non_standard_content_block_t *out,
     uint64_t seen);
 static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_non_standard_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_image_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_image_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_image_content_block_t *out,
     uint64_t *seen);
@@ -540,6 +598,7 @@ static const char *ap_image_content_block_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_image_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_image_content_block_t *out,
     uint64_t seen);
 static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_image_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_video_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_video_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_video_content_block_t *out,
     uint64_t *seen);
@@ -548,6 +607,7 @@ static const char *ap_video_content_block_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_video_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_video_content_block_t *out,
     uint64_t seen);
 static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_video_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_audio_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_audio_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_audio_content_block_t *out,
     uint64_t *seen);
@@ -556,6 +616,7 @@ static const char *ap_audio_content_block_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_audio_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_audio_content_block_t *out,
     uint64_t seen);
 static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_audio_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_file_content_block_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_file_content_block_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_file_content_block_t *out,
     uint64_t *seen);
@@ -564,6 +625,7 @@ static const char *ap_file_content_block_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_file_content_block_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_file_content_block_t *out,
     uint64_t seen);
 static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_file_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_t *out,
     uint64_t *seen);
@@ -572,6 +634,7 @@ static const char *ap_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *ap_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_t *out,
     uint64_t seen);
 static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_chunk_t *out,
     uint64_t *seen);
@@ -580,6 +643,7 @@ static const char *ap_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *
 static const char *ap_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_chunk_t *out,
     uint64_t seen);
 static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_server_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_server_tool_call_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_t *out,
     uint64_t *seen);
@@ -588,6 +652,7 @@ static const char *ap_server_tool_call_fast_ordered(apr_fast_ctx *c, const char 
 static const char *ap_server_tool_call_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_t *out,
     uint64_t seen);
 static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_server_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_server_tool_call_chunk_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_server_tool_call_chunk_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
     uint64_t *seen);
@@ -596,6 +661,7 @@ static const char *ap_server_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const
 static const char *ap_server_tool_call_chunk_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_call_chunk_t *out,
     uint64_t seen);
 static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_server_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_server_tool_result_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_server_tool_result_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_server_tool_result_t *out,
     uint64_t *seen);
@@ -604,6 +670,7 @@ static const char *ap_server_tool_result_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_server_tool_result_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_server_tool_result_t *out,
     uint64_t seen);
 static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_server_tool_result_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_content_block_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_content_block_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_delta_data_t *out,
     uint64_t *seen);
@@ -612,6 +679,7 @@ static const char *ap_content_block_delta_data_fast_ordered(apr_fast_ctx *c, con
 static const char *ap_content_block_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_delta_data_t *out,
     uint64_t seen);
 static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_content_block_delta_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_text_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_text_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_text_delta_t *out,
     uint64_t *seen);
@@ -620,6 +688,7 @@ static const char *ap_text_delta_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *ap_text_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_text_delta_t *out,
     uint64_t seen);
 static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_text_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_reasoning_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_reasoning_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_reasoning_delta_t *out,
     uint64_t *seen);
@@ -628,6 +697,7 @@ static const char *ap_reasoning_delta_fast_ordered(apr_fast_ctx *c, const char *
 static const char *ap_reasoning_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_reasoning_delta_t *out,
     uint64_t seen);
 static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_reasoning_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_data_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_data_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_data_delta_t *out,
     uint64_t *seen);
@@ -636,6 +706,7 @@ static const char *ap_data_delta_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *ap_data_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_data_delta_t *out,
     uint64_t seen);
 static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_data_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_block_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_block_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_t *out,
     uint64_t *seen);
@@ -644,6 +715,7 @@ static const char *ap_block_delta_fast_ordered(apr_fast_ctx *c, const char *p, i
 static const char *ap_block_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_t *out,
     uint64_t seen);
 static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_block_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_block_delta_fields_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_block_delta_fields_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_block_delta_fields_t *out,
     uint64_t *seen);
@@ -652,6 +724,7 @@ static const char *ap_block_delta_fields_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_block_delta_fields_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_block_delta_fields_t *out,
     uint64_t seen);
 static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_block_delta_fields_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_call_delta_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_call_delta_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_call_delta_t *out,
     uint64_t *seen);
@@ -660,6 +733,7 @@ static const char *ap_tool_call_delta_fast_ordered(apr_fast_ctx *c, const char *
 static const char *ap_tool_call_delta_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_call_delta_t *out,
     uint64_t seen);
 static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_call_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_content_block_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_content_block_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_content_block_finish_data_t *out,
     uint64_t *seen);
@@ -668,6 +742,7 @@ static const char *ap_content_block_finish_data_fast_ordered(apr_fast_ctx *c, co
 static const char *ap_content_block_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_content_block_finish_data_t *out,
     uint64_t seen);
 static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_content_block_finish_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_message_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_message_finish_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_finish_data_t *out,
     uint64_t *seen);
@@ -676,6 +751,7 @@ static const char *ap_message_finish_data_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_message_finish_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_finish_data_t *out,
     uint64_t seen);
 static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_message_finish_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_usage_info_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_usage_info_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_usage_info_t *out,
     uint64_t *seen);
@@ -684,6 +760,7 @@ static const char *ap_usage_info_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *ap_usage_info_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_usage_info_t *out,
     uint64_t seen);
 static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_usage_info_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_token_details_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_token_details_t *out,
     uint64_t *seen);
@@ -692,6 +769,7 @@ static const char *ap_input_token_details_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_input_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_token_details_t *out,
     uint64_t seen);
 static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_token_details_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_output_token_details_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_output_token_details_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_output_token_details_t *out,
     uint64_t *seen);
@@ -700,6 +778,7 @@ static const char *ap_output_token_details_fast_ordered(apr_fast_ctx *c, const c
 static const char *ap_output_token_details_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_output_token_details_t *out,
     uint64_t seen);
 static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_output_token_details_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_message_error_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_message_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_message_error_data_t *out,
     uint64_t *seen);
@@ -708,6 +787,7 @@ static const char *ap_message_error_data_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_message_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_message_error_data_t *out,
     uint64_t seen);
 static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_message_error_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tools_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tools_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_t *out,
     uint64_t *seen);
@@ -716,6 +796,7 @@ static const char *ap_tools_event_fast_ordered(apr_fast_ctx *c, const char *p, i
 static const char *ap_tools_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_t *out,
     uint64_t seen);
 static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tools_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tools_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tools_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tools_event_params_t *out,
     uint64_t *seen);
@@ -724,6 +805,7 @@ static const char *ap_tools_event_params_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_tools_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tools_event_params_t *out,
     uint64_t seen);
 static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tools_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_started_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_started_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_started_data_t *out,
     uint64_t *seen);
@@ -732,6 +814,7 @@ static const char *ap_tool_started_data_fast_ordered(apr_fast_ctx *c, const char
 static const char *ap_tool_started_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_started_data_t *out,
     uint64_t seen);
 static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_started_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_output_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_output_delta_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_output_delta_data_t *out,
     uint64_t *seen);
@@ -740,6 +823,7 @@ static const char *ap_tool_output_delta_data_fast_ordered(apr_fast_ctx *c, const
 static const char *ap_tool_output_delta_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_output_delta_data_t *out,
     uint64_t seen);
 static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_output_delta_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_finished_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_finished_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_finished_data_t *out,
     uint64_t *seen);
@@ -748,6 +832,7 @@ static const char *ap_tool_finished_data_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_tool_finished_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_finished_data_t *out,
     uint64_t seen);
 static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_finished_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tool_error_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tool_error_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tool_error_data_t *out,
     uint64_t *seen);
@@ -756,6 +841,7 @@ static const char *ap_tool_error_data_fast_ordered(apr_fast_ctx *c, const char *
 static const char *ap_tool_error_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tool_error_data_t *out,
     uint64_t seen);
 static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tool_error_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_t *out,
     uint64_t *seen);
@@ -764,6 +850,7 @@ static const char *ap_input_event_fast_ordered(apr_fast_ctx *c, const char *p, i
 static const char *ap_input_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_t *out,
     uint64_t seen);
 static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_event_params_t *out,
     uint64_t *seen);
@@ -772,6 +859,7 @@ static const char *ap_input_event_params_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_input_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_event_params_t *out,
     uint64_t seen);
 static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_input_requested_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_input_requested_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_input_requested_data_t *out,
     uint64_t *seen);
@@ -780,6 +868,7 @@ static const char *ap_input_requested_data_fast_ordered(apr_fast_ctx *c, const c
 static const char *ap_input_requested_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_input_requested_data_t *out,
     uint64_t seen);
 static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_input_requested_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_values_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_values_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_t *out,
     uint64_t *seen);
@@ -788,6 +877,7 @@ static const char *ap_values_event_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *ap_values_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_t *out,
     uint64_t seen);
 static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_values_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_values_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_values_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_values_event_params_t *out,
     uint64_t *seen);
@@ -796,6 +886,7 @@ static const char *ap_values_event_params_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_values_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_values_event_params_t *out,
     uint64_t seen);
 static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_values_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_updates_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_updates_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_t *out,
     uint64_t *seen);
@@ -804,6 +895,7 @@ static const char *ap_updates_event_fast_ordered(apr_fast_ctx *c, const char *p,
 static const char *ap_updates_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_t *out,
     uint64_t seen);
 static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_updates_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_updates_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_updates_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_event_params_t *out,
     uint64_t *seen);
@@ -812,6 +904,7 @@ static const char *ap_updates_event_params_fast_ordered(apr_fast_ctx *c, const c
 static const char *ap_updates_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_event_params_t *out,
     uint64_t seen);
 static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_updates_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_updates_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_updates_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_updates_data_t *out,
     uint64_t *seen);
@@ -820,6 +913,7 @@ static const char *ap_updates_data_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *ap_updates_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_updates_data_t *out,
     uint64_t seen);
 static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_updates_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_checkpoints_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_checkpoints_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_t *out,
     uint64_t *seen);
@@ -828,6 +922,7 @@ static const char *ap_checkpoints_event_fast_ordered(apr_fast_ctx *c, const char
 static const char *ap_checkpoints_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_t *out,
     uint64_t seen);
 static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_checkpoints_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_checkpoints_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_checkpoints_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoints_event_params_t *out,
     uint64_t *seen);
@@ -836,6 +931,7 @@ static const char *ap_checkpoints_event_params_fast_ordered(apr_fast_ctx *c, con
 static const char *ap_checkpoints_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoints_event_params_t *out,
     uint64_t seen);
 static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_checkpoints_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_checkpoint_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_checkpoint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_checkpoint_t *out,
     uint64_t *seen);
@@ -844,6 +940,7 @@ static const char *ap_checkpoint_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *ap_checkpoint_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_checkpoint_t *out,
     uint64_t seen);
 static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_checkpoint_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_custom_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_custom_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_t *out,
     uint64_t *seen);
@@ -852,6 +949,7 @@ static const char *ap_custom_event_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *ap_custom_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_t *out,
     uint64_t seen);
 static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_custom_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_custom_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_custom_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_event_params_t *out,
     uint64_t *seen);
@@ -860,6 +958,7 @@ static const char *ap_custom_event_params_fast_ordered(apr_fast_ctx *c, const ch
 static const char *ap_custom_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_event_params_t *out,
     uint64_t seen);
 static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_custom_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_custom_data_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_custom_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_custom_data_t *out,
     uint64_t *seen);
@@ -868,6 +967,7 @@ static const char *ap_custom_data_fast_ordered(apr_fast_ctx *c, const char *p, i
 static const char *ap_custom_data_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_custom_data_t *out,
     uint64_t seen);
 static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_custom_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tasks_event_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tasks_event_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_t *out,
     uint64_t *seen);
@@ -876,6 +976,7 @@ static const char *ap_tasks_event_fast_ordered(apr_fast_ctx *c, const char *p, i
 static const char *ap_tasks_event_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_t *out,
     uint64_t seen);
 static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tasks_event_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_tasks_event_params_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_tasks_event_params_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_tasks_event_params_t *out,
     uint64_t *seen);
@@ -884,6 +985,7 @@ static const char *ap_tasks_event_params_fast_ordered(apr_fast_ctx *c, const cha
 static const char *ap_tasks_event_params_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_tasks_event_params_t *out,
     uint64_t seen);
 static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_tasks_event_params_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_event_stream_request_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int ap_event_stream_request_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_stream_request_t *out,
     uint64_t *seen);
@@ -892,21 +994,36 @@ static const char *ap_event_stream_request_fast_ordered(apr_fast_ctx *c, const c
 static const char *ap_event_stream_request_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, ap_event_stream_request_t *out,
     uint64_t seen);
 static const char *ap_event_stream_request_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool ap_event_stream_request_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_namespace_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_namespace_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_subscribe_params_channels_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_subscribe_params_channels_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_subscribe_params_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_subscribe_params_namespaces_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_reconnect_params_subscriptions_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_reconnect_params_subscriptions_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_goto_alt3_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_goto_alt3_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_input_respond_many_responses_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_input_respond_many_responses_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_state_get_params_keys_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_state_get_params_keys_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_reconnect_result_current_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_reconnect_result_current_namespaces_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_agent_tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_agent_tree_node_children_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_list_checkpoints_result_checkpoints_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_list_checkpoints_result_checkpoints_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_text_content_block_annotations_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_text_content_block_annotations_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_event_stream_request_channels_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_event_stream_request_channels_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_event_stream_request_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_event_stream_request_namespaces_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_command_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_command_data_t *out, uint64_t *seen);
 static const char *ap_command_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_command_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_command_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_command_data_t *out,
     uint64_t *seen);
 static const char *ap_command_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_command_data_t *out,
@@ -914,14 +1031,19 @@ static const char *ap_command_data_fast_ordered(apr_fast_ctx *c, const char *p, 
 static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t seen);
 static bool ap_subscription_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_subscription_command_t *out, uint64_t *seen);
 static const char *ap_subscription_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_subscription_command_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_input_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_input_command_t *out, uint64_t *seen);
 static const char *ap_input_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_input_command_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_state_command_fast_pick(apr_fast_ctx *c, const char **pp, ap_state_command_t *out, uint64_t *seen);
 static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_state_command_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_message_fast_pick(apr_fast_ctx *c, const char **pp, ap_message_t *out, uint64_t *seen);
 static const char *ap_message_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_message_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_event_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_event_data_t *out, uint64_t *seen);
 static const char *ap_event_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_event_data_fast_valid(const void *value, bool strict, unsigned depth);
 static int ap_event_data_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, ap_event_data_t *out,
     uint64_t *seen);
 static const char *ap_event_data_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, ap_event_data_t *out,
@@ -929,30 +1051,39 @@ static const char *ap_event_data_fast_ordered(apr_fast_ctx *c, const char *p, in
 static bool ap_event_data_fast_complete(const ap_event_data_t *out, uint64_t seen);
 static bool ap_lifecycle_cause_fast_pick(apr_fast_ctx *c, const char **pp, ap_lifecycle_cause_t *out, uint64_t *seen);
 static const char *ap_lifecycle_cause_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_lifecycle_cause_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_messages_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_messages_data_t *out, uint64_t *seen);
 static const char *ap_messages_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_messages_data_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_content_block_t *out, uint64_t *seen);
 static const char *ap_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_annotation_fast_pick(apr_fast_ctx *c, const char **pp, ap_annotation_t *out, uint64_t *seen);
 static const char *ap_annotation_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_annotation_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_content_block_delta_fast_pick(apr_fast_ctx *c, const char **pp, ap_content_block_delta_t *out, uint64_t *seen);
 static const char *ap_content_block_delta_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_content_block_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_finalized_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_finalized_content_block_t *out, uint64_t *seen);
 static const char *ap_finalized_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_finalized_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_tools_data_fast_pick(apr_fast_ctx *c, const char **pp, ap_tools_data_t *out, uint64_t *seen);
 static const char *ap_tools_data_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_tools_data_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_data_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_data_content_block_t *out, uint64_t *seen);
 static const char *ap_data_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_data_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static bool ap_tool_content_block_fast_pick(apr_fast_ctx *c, const char **pp, ap_tool_content_block_t *out, uint64_t *seen);
 static const char *ap_tool_content_block_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool ap_tool_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 
-const apr_type ap_js_int_type = { APR_K_INT, "js-int", sizeof(ap_js_int_t), { .i = { INT64_C(-9007199254740991), INT64_C(9007199254740991) } }, NULL };
+const apr_type ap_js_int_type = { APR_K_INT, "js-int", sizeof(ap_js_int_t), { .i = { INT64_C(-9007199254740991), INT64_C(9007199254740991) } }, NULL, NULL };
 
-const apr_type ap_js_uint_type = { APR_K_UINT, "js-uint", sizeof(ap_js_uint_t), { .u = { UINT64_C(0), UINT64_C(9007199254740991) } }, NULL };
+const apr_type ap_js_uint_type = { APR_K_UINT, "js-uint", sizeof(ap_js_uint_t), { .u = { UINT64_C(0), UINT64_C(9007199254740991) } }, NULL, NULL };
 
-const apr_type ap_namespace_type = { APR_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_namespace_fast };
+const apr_type ap_namespace_type = { APR_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_namespace_fast, ap_namespace_fast_valid };
 
-const apr_type ap_timestamp_type = { APR_K_UINT, "Timestamp", sizeof(ap_timestamp_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL };
+const apr_type ap_timestamp_type = { APR_K_UINT, "Timestamp", sizeof(ap_timestamp_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL, NULL };
 
 static const apr_type *const ap_metadata_scalar_type_alts[] = {
     &apr_null_type,
@@ -961,13 +1092,13 @@ static const apr_type *const ap_metadata_scalar_type_alts[] = {
     &apr_float_type,
     &apr_text_type,
 };
-const apr_type ap_metadata_scalar_type = { APR_K_UNION, "MetadataScalar", sizeof(ap_metadata_scalar_t), { .un = { APR_U_KIND, ap_metadata_scalar_type_alts, 5, NULL, NULL, offsetof(ap_metadata_scalar_t, kind), offsetof(ap_metadata_scalar_t, u), offsetof(ap_metadata_scalar_t, raw) } }, NULL };
+const apr_type ap_metadata_scalar_type = { APR_K_UNION, "MetadataScalar", sizeof(ap_metadata_scalar_t), { .un = { APR_U_KIND, ap_metadata_scalar_type_alts, 5, NULL, NULL, offsetof(ap_metadata_scalar_t, kind), offsetof(ap_metadata_scalar_t, u), offsetof(ap_metadata_scalar_t, raw) } }, NULL, NULL };
 
-static const apr_type ap_run_start_method_type = { APR_K_LITERAL, "run.start.method", 0, { .lit = { APR_LIT_TEXT, "run.start", 9, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_run_start_method_type = { APR_K_LITERAL, "run.start.method", 0, { .lit = { APR_LIT_TEXT, "run.start", 9, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_run_start_params_config_type = { APR_K_MAP, "RunStartParams.config", sizeof(ap_run_start_params_config_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_config_entry_t), offsetof(ap_run_start_params_config_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_run_start_params_config_type = { APR_K_MAP, "RunStartParams.config", sizeof(ap_run_start_params_config_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_config_entry_t), offsetof(ap_run_start_params_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
-const apr_type ap_run_start_params_metadata_type = { APR_K_MAP, "RunStartParams.metadata", sizeof(ap_run_start_params_metadata_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_metadata_entry_t), offsetof(ap_run_start_params_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_run_start_params_metadata_type = { APR_K_MAP, "RunStartParams.metadata", sizeof(ap_run_start_params_metadata_t), { .map = { &apr_any_type, sizeof(ap_run_start_params_metadata_entry_t), offsetof(ap_run_start_params_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_run_start_params_type_fields[] = {
     { "assistantId", 11, "assistant_id", 12, &apr_text_type, offsetof(ap_run_start_params_t, assistant_id), 0, 0, APR_F_PLAIN_NAMES },
@@ -975,17 +1106,17 @@ static const apr_field ap_run_start_params_type_fields[] = {
     { "config", 6, "config", 6, &ap_run_start_params_config_type, offsetof(ap_run_start_params_t, config), offsetof(ap_run_start_params_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_run_start_params_metadata_type, offsetof(ap_run_start_params_t, metadata), offsetof(ap_run_start_params_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_start_params_type = { APR_K_STRUCT, "RunStartParams", sizeof(ap_run_start_params_t), { .st = { ap_run_start_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_run_start_params_fast };
+const apr_type ap_run_start_params_type = { APR_K_STRUCT, "RunStartParams", sizeof(ap_run_start_params_t), { .st = { ap_run_start_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_run_start_params_fast, ap_run_start_params_fast_valid };
 
 static const apr_field ap_run_start_type_fields[] = {
     { "method", 6, "method", 6, &ap_run_start_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_run_start_params_type, offsetof(ap_run_start_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_start_type = { APR_K_STRUCT, "run.start", sizeof(ap_run_start_t), { .st = { ap_run_start_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_start_fast };
+const apr_type ap_run_start_type = { APR_K_STRUCT, "run.start", sizeof(ap_run_start_t), { .st = { ap_run_start_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_start_fast, ap_run_start_fast_valid };
 
-static const apr_type ap_subscription_subscribe_method_type = { APR_K_LITERAL, "subscription.subscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_subscription_subscribe_method_type = { APR_K_LITERAL, "subscription.subscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_channel_other_type = { APR_K_TEXT, "Channel(other)", sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL };
+static const apr_type ap_channel_other_type = { APR_K_TEXT, "Channel(other)", sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL };
 
 static const apr_literal ap_channel_type_values[] = {
     { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 },
@@ -998,96 +1129,96 @@ static const apr_literal ap_channel_type_values[] = {
     { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 },
 };
-const apr_type ap_channel_type = { APR_K_ENUM, "Channel", sizeof(ap_channel_t), { .enm = { ap_channel_type_values, 9, &ap_channel_other_type, offsetof(ap_channel_t, other) } }, NULL };
+const apr_type ap_channel_type = { APR_K_ENUM, "Channel", sizeof(ap_channel_t), { .enm = { ap_channel_type_values, 9, &ap_channel_other_type, offsetof(ap_channel_t, other) } }, NULL, NULL };
 
-const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_subscribe_params_channels_fast };
+const apr_type ap_subscribe_params_channels_type = { APR_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_subscribe_params_channels_fast, ap_subscribe_params_channels_fast_valid };
 
-const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_subscribe_params_namespaces_fast };
+const apr_type ap_subscribe_params_namespaces_type = { APR_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_subscribe_params_namespaces_fast, ap_subscribe_params_namespaces_fast_valid };
 
 static const apr_field ap_subscribe_params_type_fields[] = {
     { "channels", 8, "channels", 8, &ap_subscribe_params_channels_type, offsetof(ap_subscribe_params_t, channels), 0, 0, APR_F_PLAIN_NAMES },
     { "namespaces", 10, "namespaces", 10, &ap_subscribe_params_namespaces_type, offsetof(ap_subscribe_params_t, namespaces), offsetof(ap_subscribe_params_t, has_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "depth", 5, "depth", 5, &apr_uint_type, offsetof(ap_subscribe_params_t, depth), offsetof(ap_subscribe_params_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscribe_params_type = { APR_K_STRUCT, "SubscribeParams", sizeof(ap_subscribe_params_t), { .st = { ap_subscribe_params_type_fields, 3, true, offsetof(ap_subscribe_params_t, extras), NULL, NULL, 0 } }, ap_subscribe_params_fast };
+const apr_type ap_subscribe_params_type = { APR_K_STRUCT, "SubscribeParams", sizeof(ap_subscribe_params_t), { .st = { ap_subscribe_params_type_fields, 3, true, offsetof(ap_subscribe_params_t, extras), NULL, NULL, 0 } }, ap_subscribe_params_fast, ap_subscribe_params_fast_valid };
 
 static const apr_field ap_subscription_subscribe_type_fields[] = {
     { "method", 6, "method", 6, &ap_subscription_subscribe_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_subscribe_params_type, offsetof(ap_subscription_subscribe_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscription_subscribe_type = { APR_K_STRUCT, "subscription.subscribe", sizeof(ap_subscription_subscribe_t), { .st = { ap_subscription_subscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_subscribe_fast };
+const apr_type ap_subscription_subscribe_type = { APR_K_STRUCT, "subscription.subscribe", sizeof(ap_subscription_subscribe_t), { .st = { ap_subscription_subscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_subscribe_fast, ap_subscription_subscribe_fast_valid };
 
-static const apr_type ap_subscription_unsubscribe_method_type = { APR_K_LITERAL, "subscription.unsubscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_subscription_unsubscribe_method_type = { APR_K_LITERAL, "subscription.unsubscribe.method", 0, { .lit = { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_unsubscribe_params_type_fields[] = {
     { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_unsubscribe_params_t, subscription_id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_unsubscribe_params_type = { APR_K_STRUCT, "UnsubscribeParams", sizeof(ap_unsubscribe_params_t), { .st = { ap_unsubscribe_params_type_fields, 1, true, offsetof(ap_unsubscribe_params_t, extras), NULL, NULL, 0 } }, ap_unsubscribe_params_fast };
+const apr_type ap_unsubscribe_params_type = { APR_K_STRUCT, "UnsubscribeParams", sizeof(ap_unsubscribe_params_t), { .st = { ap_unsubscribe_params_type_fields, 1, true, offsetof(ap_unsubscribe_params_t, extras), NULL, NULL, 0 } }, ap_unsubscribe_params_fast, ap_unsubscribe_params_fast_valid };
 
 static const apr_field ap_subscription_unsubscribe_type_fields[] = {
     { "method", 6, "method", 6, &ap_subscription_unsubscribe_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_unsubscribe_params_type, offsetof(ap_subscription_unsubscribe_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscription_unsubscribe_type = { APR_K_STRUCT, "subscription.unsubscribe", sizeof(ap_subscription_unsubscribe_t), { .st = { ap_subscription_unsubscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_unsubscribe_fast };
+const apr_type ap_subscription_unsubscribe_type = { APR_K_STRUCT, "subscription.unsubscribe", sizeof(ap_subscription_unsubscribe_t), { .st = { ap_subscription_unsubscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_unsubscribe_fast, ap_subscription_unsubscribe_fast_valid };
 
-static const apr_type ap_subscription_reconnect_method_type = { APR_K_LITERAL, "subscription.reconnect.method", 0, { .lit = { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_subscription_reconnect_method_type = { APR_K_LITERAL, "subscription.reconnect.method", 0, { .lit = { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_reconnect_params_subscriptions_fast };
+const apr_type ap_reconnect_params_subscriptions_type = { APR_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_reconnect_params_subscriptions_fast, ap_reconnect_params_subscriptions_fast_valid };
 
 static const apr_field ap_reconnect_params_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_reconnect_params_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
     { "lastEventId", 11, "last_event_id", 13, &apr_text_type, offsetof(ap_reconnect_params_t, last_event_id), offsetof(ap_reconnect_params_t, has_last_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "subscriptions", 13, "subscriptions", 13, &ap_reconnect_params_subscriptions_type, offsetof(ap_reconnect_params_t, subscriptions), offsetof(ap_reconnect_params_t, has_subscriptions), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reconnect_params_type = { APR_K_STRUCT, "ReconnectParams", sizeof(ap_reconnect_params_t), { .st = { ap_reconnect_params_type_fields, 3, true, offsetof(ap_reconnect_params_t, extras), NULL, NULL, 0 } }, ap_reconnect_params_fast };
+const apr_type ap_reconnect_params_type = { APR_K_STRUCT, "ReconnectParams", sizeof(ap_reconnect_params_t), { .st = { ap_reconnect_params_type_fields, 3, true, offsetof(ap_reconnect_params_t, extras), NULL, NULL, 0 } }, ap_reconnect_params_fast, ap_reconnect_params_fast_valid };
 
 static const apr_field ap_subscription_reconnect_type_fields[] = {
     { "method", 6, "method", 6, &ap_subscription_reconnect_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_reconnect_params_type, offsetof(ap_subscription_reconnect_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscription_reconnect_type = { APR_K_STRUCT, "subscription.reconnect", sizeof(ap_subscription_reconnect_t), { .st = { ap_subscription_reconnect_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_reconnect_fast };
+const apr_type ap_subscription_reconnect_type = { APR_K_STRUCT, "subscription.reconnect", sizeof(ap_subscription_reconnect_t), { .st = { ap_subscription_reconnect_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_reconnect_fast, ap_subscription_reconnect_fast_valid };
 
-static const apr_type ap_agent_get_tree_method_type = { APR_K_LITERAL, "agent.getTree.method", 0, { .lit = { APR_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_agent_get_tree_method_type = { APR_K_LITERAL, "agent.getTree.method", 0, { .lit = { APR_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_agent_get_tree_params_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_agent_get_tree_params_t, run_id), offsetof(ap_agent_get_tree_params_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_get_tree_params_type = { APR_K_STRUCT, "AgentGetTreeParams", sizeof(ap_agent_get_tree_params_t), { .st = { ap_agent_get_tree_params_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_params_fast };
+const apr_type ap_agent_get_tree_params_type = { APR_K_STRUCT, "AgentGetTreeParams", sizeof(ap_agent_get_tree_params_t), { .st = { ap_agent_get_tree_params_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_params_fast, ap_agent_get_tree_params_fast_valid };
 
 static const apr_field ap_agent_get_tree_type_fields[] = {
     { "method", 6, "method", 6, &ap_agent_get_tree_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_agent_get_tree_params_type, offsetof(ap_agent_get_tree_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_get_tree_type = { APR_K_STRUCT, "agent.getTree", sizeof(ap_agent_get_tree_t), { .st = { ap_agent_get_tree_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_fast };
+const apr_type ap_agent_get_tree_type = { APR_K_STRUCT, "agent.getTree", sizeof(ap_agent_get_tree_t), { .st = { ap_agent_get_tree_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_fast, ap_agent_get_tree_fast_valid };
 
-static const apr_type ap_input_respond_method_type = { APR_K_LITERAL, "input.respond.method", 0, { .lit = { APR_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_input_respond_method_type = { APR_K_LITERAL, "input.respond.method", 0, { .lit = { APR_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_input_respond_one_update_type = { APR_K_MAP, "InputRespondOne.update", sizeof(ap_input_respond_one_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_update_entry_t), offsetof(ap_input_respond_one_update_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_one_update_type = { APR_K_MAP, "InputRespondOne.update", sizeof(ap_input_respond_one_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_update_entry_t), offsetof(ap_input_respond_one_update_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_run_send_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_run_send_t, node), 0, 0, APR_F_PLAIN_NAMES },
     { "input", 5, "input", 5, &apr_any_type, offsetof(ap_run_send_t, input), offsetof(ap_run_send_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_send_type = { APR_K_STRUCT, "RunSend", sizeof(ap_run_send_t), { .st = { ap_run_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_send_fast };
+const apr_type ap_run_send_type = { APR_K_STRUCT, "RunSend", sizeof(ap_run_send_t), { .st = { ap_run_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_send_fast, ap_run_send_fast_valid };
 
 static const apr_type *const ap_goto_alt3_item_type_alts[] = {
     &apr_text_type,
     &ap_run_send_type,
 };
-const apr_type ap_goto_alt3_item_type = { APR_K_UNION, "Goto/3[]", sizeof(ap_goto_alt3_item_t), { .un = { APR_U_KIND, ap_goto_alt3_item_type_alts, 2, NULL, NULL, offsetof(ap_goto_alt3_item_t, kind), offsetof(ap_goto_alt3_item_t, u), offsetof(ap_goto_alt3_item_t, raw) } }, NULL };
+const apr_type ap_goto_alt3_item_type = { APR_K_UNION, "Goto/3[]", sizeof(ap_goto_alt3_item_t), { .un = { APR_U_KIND, ap_goto_alt3_item_type_alts, 2, NULL, NULL, offsetof(ap_goto_alt3_item_t, kind), offsetof(ap_goto_alt3_item_t, u), offsetof(ap_goto_alt3_item_t, raw) } }, NULL, NULL };
 
-const apr_type ap_goto_alt3_type = { APR_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } }, ap_goto_alt3_fast };
+const apr_type ap_goto_alt3_type = { APR_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } }, ap_goto_alt3_fast, ap_goto_alt3_fast_valid };
 
 static const apr_type *const ap_goto_type_alts[] = {
     &apr_text_type,
     &ap_run_send_type,
     &ap_goto_alt3_type,
 };
-const apr_type ap_goto_type = { APR_K_UNION, "Goto", sizeof(ap_goto_t), { .un = { APR_U_KIND, ap_goto_type_alts, 3, NULL, NULL, offsetof(ap_goto_t, kind), offsetof(ap_goto_t, u), offsetof(ap_goto_t, raw) } }, NULL };
+const apr_type ap_goto_type = { APR_K_UNION, "Goto", sizeof(ap_goto_t), { .un = { APR_U_KIND, ap_goto_type_alts, 3, NULL, NULL, offsetof(ap_goto_t, kind), offsetof(ap_goto_t, u), offsetof(ap_goto_t, raw) } }, NULL, NULL };
 
-const apr_type ap_input_respond_one_config_type = { APR_K_MAP, "InputRespondOne.config", sizeof(ap_input_respond_one_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_config_entry_t), offsetof(ap_input_respond_one_config_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_one_config_type = { APR_K_MAP, "InputRespondOne.config", sizeof(ap_input_respond_one_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_config_entry_t), offsetof(ap_input_respond_one_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
-const apr_type ap_input_respond_one_metadata_type = { APR_K_MAP, "InputRespondOne.metadata", sizeof(ap_input_respond_one_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_metadata_entry_t), offsetof(ap_input_respond_one_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_one_metadata_type = { APR_K_MAP, "InputRespondOne.metadata", sizeof(ap_input_respond_one_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_one_metadata_entry_t), offsetof(ap_input_respond_one_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_input_respond_one_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_one_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -1098,22 +1229,22 @@ static const apr_field ap_input_respond_one_type_fields[] = {
     { "config", 6, "config", 6, &ap_input_respond_one_config_type, offsetof(ap_input_respond_one_t, config), offsetof(ap_input_respond_one_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_input_respond_one_metadata_type, offsetof(ap_input_respond_one_t, metadata), offsetof(ap_input_respond_one_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_one_type = { APR_K_STRUCT, "InputRespondOne", sizeof(ap_input_respond_one_t), { .st = { ap_input_respond_one_type_fields, 7, false, 0, NULL, NULL, 0 } }, ap_input_respond_one_fast };
+const apr_type ap_input_respond_one_type = { APR_K_STRUCT, "InputRespondOne", sizeof(ap_input_respond_one_t), { .st = { ap_input_respond_one_type_fields, 7, false, 0, NULL, NULL, 0 } }, ap_input_respond_one_fast, ap_input_respond_one_fast_valid };
 
 static const apr_field ap_input_respond_entry_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_entry_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_respond_entry_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
     { "response", 8, "response", 8, &apr_any_type, offsetof(ap_input_respond_entry_t, response), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_entry_type = { APR_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_respond_entry_fast };
+const apr_type ap_input_respond_entry_type = { APR_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_respond_entry_fast, ap_input_respond_entry_fast_valid };
 
-const apr_type ap_input_respond_many_responses_type = { APR_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } }, ap_input_respond_many_responses_fast };
+const apr_type ap_input_respond_many_responses_type = { APR_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } }, ap_input_respond_many_responses_fast, ap_input_respond_many_responses_fast_valid };
 
-const apr_type ap_input_respond_many_update_type = { APR_K_MAP, "InputRespondMany.update", sizeof(ap_input_respond_many_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_update_entry_t), offsetof(ap_input_respond_many_update_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_many_update_type = { APR_K_MAP, "InputRespondMany.update", sizeof(ap_input_respond_many_update_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_update_entry_t), offsetof(ap_input_respond_many_update_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
-const apr_type ap_input_respond_many_config_type = { APR_K_MAP, "InputRespondMany.config", sizeof(ap_input_respond_many_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_config_entry_t), offsetof(ap_input_respond_many_config_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_many_config_type = { APR_K_MAP, "InputRespondMany.config", sizeof(ap_input_respond_many_config_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_config_entry_t), offsetof(ap_input_respond_many_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
-const apr_type ap_input_respond_many_metadata_type = { APR_K_MAP, "InputRespondMany.metadata", sizeof(ap_input_respond_many_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_metadata_entry_t), offsetof(ap_input_respond_many_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_input_respond_many_metadata_type = { APR_K_MAP, "InputRespondMany.metadata", sizeof(ap_input_respond_many_metadata_t), { .map = { &apr_any_type, sizeof(ap_input_respond_many_metadata_entry_t), offsetof(ap_input_respond_many_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_input_respond_many_type_fields[] = {
     { "responses", 9, "responses", 9, &ap_input_respond_many_responses_type, offsetof(ap_input_respond_many_t, responses), 0, 0, APR_F_PLAIN_NAMES },
@@ -1122,94 +1253,94 @@ static const apr_field ap_input_respond_many_type_fields[] = {
     { "config", 6, "config", 6, &ap_input_respond_many_config_type, offsetof(ap_input_respond_many_t, config), offsetof(ap_input_respond_many_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_input_respond_many_metadata_type, offsetof(ap_input_respond_many_t, metadata), offsetof(ap_input_respond_many_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_many_type = { APR_K_STRUCT, "InputRespondMany", sizeof(ap_input_respond_many_t), { .st = { ap_input_respond_many_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_input_respond_many_fast };
+const apr_type ap_input_respond_many_type = { APR_K_STRUCT, "InputRespondMany", sizeof(ap_input_respond_many_t), { .st = { ap_input_respond_many_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_input_respond_many_fast, ap_input_respond_many_fast_valid };
 
 static const apr_type *const ap_input_respond_params_type_alts[] = {
     &ap_input_respond_one_type,
     &ap_input_respond_many_type,
 };
-const apr_type ap_input_respond_params_type = { APR_K_UNION, "InputRespondParams", sizeof(ap_input_respond_params_t), { .un = { APR_U_UNTAGGED, ap_input_respond_params_type_alts, 2, NULL, NULL, offsetof(ap_input_respond_params_t, kind), offsetof(ap_input_respond_params_t, u), offsetof(ap_input_respond_params_t, raw) } }, NULL };
+const apr_type ap_input_respond_params_type = { APR_K_UNION, "InputRespondParams", sizeof(ap_input_respond_params_t), { .un = { APR_U_UNTAGGED, ap_input_respond_params_type_alts, 2, NULL, NULL, offsetof(ap_input_respond_params_t, kind), offsetof(ap_input_respond_params_t, u), offsetof(ap_input_respond_params_t, raw) } }, NULL, NULL };
 
 static const apr_field ap_input_respond_type_fields[] = {
     { "method", 6, "method", 6, &ap_input_respond_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_input_respond_params_type, offsetof(ap_input_respond_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_respond_type = { APR_K_STRUCT, "input.respond", sizeof(ap_input_respond_t), { .st = { ap_input_respond_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_respond_fast };
+const apr_type ap_input_respond_type = { APR_K_STRUCT, "input.respond", sizeof(ap_input_respond_t), { .st = { ap_input_respond_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_respond_fast, ap_input_respond_fast_valid };
 
-static const apr_type ap_input_inject_method_type = { APR_K_LITERAL, "input.inject.method", 0, { .lit = { APR_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_input_inject_method_type = { APR_K_LITERAL, "input.inject.method", 0, { .lit = { APR_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_literal ap_input_message_role_type_values[] = {
     { APR_LIT_TEXT, "user", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "system", 6, 0, 0, 0.0 },
 };
-const apr_type ap_input_message_role_type = { APR_K_ENUM, "InputMessage.role", sizeof(ap_input_message_role_t), { .enm = { ap_input_message_role_type_values, 2, NULL, 0 } }, NULL };
+const apr_type ap_input_message_role_type = { APR_K_ENUM, "InputMessage.role", sizeof(ap_input_message_role_t), { .enm = { ap_input_message_role_type_values, 2, NULL, 0 } }, NULL, NULL };
 
 static const apr_field ap_input_message_type_fields[] = {
     { "role", 4, "role", 4, &ap_input_message_role_type, offsetof(ap_input_message_t, role), 0, 0, APR_F_PLAIN_NAMES },
     { "content", 7, "content", 7, &apr_text_type, offsetof(ap_input_message_t, content), 0, 0, APR_F_PLAIN_NAMES },
     { "name", 4, "name", 4, &apr_text_type, offsetof(ap_input_message_t, name), offsetof(ap_input_message_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_message_type = { APR_K_STRUCT, "InputMessage", sizeof(ap_input_message_t), { .st = { ap_input_message_type_fields, 3, true, offsetof(ap_input_message_t, extras), NULL, NULL, 0 } }, ap_input_message_fast };
+const apr_type ap_input_message_type = { APR_K_STRUCT, "InputMessage", sizeof(ap_input_message_t), { .st = { ap_input_message_type_fields, 3, true, offsetof(ap_input_message_t, extras), NULL, NULL, 0 } }, ap_input_message_fast, ap_input_message_fast_valid };
 
 static const apr_field ap_input_inject_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_inject_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "message", 7, "message", 7, &ap_input_message_type, offsetof(ap_input_inject_params_t, message), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_inject_params_type = { APR_K_STRUCT, "InputInjectParams", sizeof(ap_input_inject_params_t), { .st = { ap_input_inject_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_params_fast };
+const apr_type ap_input_inject_params_type = { APR_K_STRUCT, "InputInjectParams", sizeof(ap_input_inject_params_t), { .st = { ap_input_inject_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_params_fast, ap_input_inject_params_fast_valid };
 
 static const apr_field ap_input_inject_type_fields[] = {
     { "method", 6, "method", 6, &ap_input_inject_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_input_inject_params_type, offsetof(ap_input_inject_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_inject_type = { APR_K_STRUCT, "input.inject", sizeof(ap_input_inject_t), { .st = { ap_input_inject_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_fast };
+const apr_type ap_input_inject_type = { APR_K_STRUCT, "input.inject", sizeof(ap_input_inject_t), { .st = { ap_input_inject_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_fast, ap_input_inject_fast_valid };
 
-static const apr_type ap_state_get_method_type = { APR_K_LITERAL, "state.get.method", 0, { .lit = { APR_LIT_TEXT, "state.get", 9, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_state_get_method_type = { APR_K_LITERAL, "state.get.method", 0, { .lit = { APR_LIT_TEXT, "state.get", 9, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_state_get_params_keys_fast };
+const apr_type ap_state_get_params_keys_type = { APR_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, ap_state_get_params_keys_fast, ap_state_get_params_keys_fast_valid };
 
 static const apr_field ap_state_get_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_state_get_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "keys", 4, "keys", 4, &ap_state_get_params_keys_type, offsetof(ap_state_get_params_t, keys), offsetof(ap_state_get_params_t, has_keys), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_get_params_type = { APR_K_STRUCT, "StateGetParams", sizeof(ap_state_get_params_t), { .st = { ap_state_get_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_params_fast };
+const apr_type ap_state_get_params_type = { APR_K_STRUCT, "StateGetParams", sizeof(ap_state_get_params_t), { .st = { ap_state_get_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_params_fast, ap_state_get_params_fast_valid };
 
 static const apr_field ap_state_get_type_fields[] = {
     { "method", 6, "method", 6, &ap_state_get_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_state_get_params_type, offsetof(ap_state_get_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_get_type = { APR_K_STRUCT, "state.get", sizeof(ap_state_get_t), { .st = { ap_state_get_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_fast };
+const apr_type ap_state_get_type = { APR_K_STRUCT, "state.get", sizeof(ap_state_get_t), { .st = { ap_state_get_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_fast, ap_state_get_fast_valid };
 
-static const apr_type ap_state_list_checkpoints_method_type = { APR_K_LITERAL, "state.listCheckpoints.method", 0, { .lit = { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_state_list_checkpoints_method_type = { APR_K_LITERAL, "state.listCheckpoints.method", 0, { .lit = { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_list_checkpoints_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_list_checkpoints_params_t, namespace_), offsetof(ap_list_checkpoints_params_t, has_namespace_), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "limit", 5, "limit", 5, &apr_uint_type, offsetof(ap_list_checkpoints_params_t, limit), offsetof(ap_list_checkpoints_params_t, has_limit), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "before", 6, "before", 6, &apr_text_type, offsetof(ap_list_checkpoints_params_t, before), offsetof(ap_list_checkpoints_params_t, has_before), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_list_checkpoints_params_type = { APR_K_STRUCT, "ListCheckpointsParams", sizeof(ap_list_checkpoints_params_t), { .st = { ap_list_checkpoints_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_params_fast };
+const apr_type ap_list_checkpoints_params_type = { APR_K_STRUCT, "ListCheckpointsParams", sizeof(ap_list_checkpoints_params_t), { .st = { ap_list_checkpoints_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_params_fast, ap_list_checkpoints_params_fast_valid };
 
 static const apr_field ap_state_list_checkpoints_type_fields[] = {
     { "method", 6, "method", 6, &ap_state_list_checkpoints_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_list_checkpoints_params_type, offsetof(ap_state_list_checkpoints_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_list_checkpoints_type = { APR_K_STRUCT, "state.listCheckpoints", sizeof(ap_state_list_checkpoints_t), { .st = { ap_state_list_checkpoints_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_list_checkpoints_fast };
+const apr_type ap_state_list_checkpoints_type = { APR_K_STRUCT, "state.listCheckpoints", sizeof(ap_state_list_checkpoints_t), { .st = { ap_state_list_checkpoints_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_list_checkpoints_fast, ap_state_list_checkpoints_fast_valid };
 
-static const apr_type ap_state_fork_method_type = { APR_K_LITERAL, "state.fork.method", 0, { .lit = { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_state_fork_method_type = { APR_K_LITERAL, "state.fork.method", 0, { .lit = { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_state_fork_params_config_type = { APR_K_MAP, "StateForkParams.config", sizeof(ap_state_fork_params_config_t), { .map = { &apr_any_type, sizeof(ap_state_fork_params_config_entry_t), offsetof(ap_state_fork_params_config_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_state_fork_params_config_type = { APR_K_MAP, "StateForkParams.config", sizeof(ap_state_fork_params_config_t), { .map = { &apr_any_type, sizeof(ap_state_fork_params_config_entry_t), offsetof(ap_state_fork_params_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_state_fork_params_type_fields[] = {
     { "checkpointId", 12, "checkpoint_id", 13, &apr_text_type, offsetof(ap_state_fork_params_t, checkpoint_id), 0, 0, APR_F_PLAIN_NAMES },
     { "input", 5, "input", 5, &apr_any_type, offsetof(ap_state_fork_params_t, input), offsetof(ap_state_fork_params_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "config", 6, "config", 6, &ap_state_fork_params_config_type, offsetof(ap_state_fork_params_t, config), offsetof(ap_state_fork_params_t, has_config), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_fork_params_type = { APR_K_STRUCT, "StateForkParams", sizeof(ap_state_fork_params_t), { .st = { ap_state_fork_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_state_fork_params_fast };
+const apr_type ap_state_fork_params_type = { APR_K_STRUCT, "StateForkParams", sizeof(ap_state_fork_params_t), { .st = { ap_state_fork_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_state_fork_params_fast, ap_state_fork_params_fast_valid };
 
 static const apr_field ap_state_fork_type_fields[] = {
     { "method", 6, "method", 6, &ap_state_fork_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_state_fork_params_type, offsetof(ap_state_fork_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_fork_type = { APR_K_STRUCT, "state.fork", sizeof(ap_state_fork_t), { .st = { ap_state_fork_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_fast };
+const apr_type ap_state_fork_type = { APR_K_STRUCT, "state.fork", sizeof(ap_state_fork_t), { .st = { ap_state_fork_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_fast, ap_state_fork_fast_valid };
 
 static const apr_type *const ap_command_data_type_alts[] = {
     &ap_run_start_type,
@@ -1235,12 +1366,12 @@ static const apr_literal ap_command_data_type_disc[] = {
     { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 },
     { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 },
 };
-const apr_type ap_command_data_type = { APR_K_UNION, "CommandData", sizeof(ap_command_data_t), { .un = { APR_U_DISCRIMINATED, ap_command_data_type_alts, 10, "method", ap_command_data_type_disc, offsetof(ap_command_data_t, kind), offsetof(ap_command_data_t, u), offsetof(ap_command_data_t, raw) } }, ap_command_data_fast };
+const apr_type ap_command_data_type = { APR_K_UNION, "CommandData", sizeof(ap_command_data_t), { .un = { APR_U_DISCRIMINATED, ap_command_data_type_alts, 10, "method", ap_command_data_type_disc, offsetof(ap_command_data_t, kind), offsetof(ap_command_data_t, u), offsetof(ap_command_data_t, raw) } }, ap_command_data_fast, ap_command_data_fast_valid };
 
 static const apr_field ap_command_type_fields[] = {
     { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_command_type = { APR_K_STRUCT, "Command", sizeof(ap_command_t), { .st = { ap_command_type_fields, 1, true, offsetof(ap_command_t, extras), NULL, &ap_command_data_type, offsetof(ap_command_t, command_data) } }, ap_command_fast };
+const apr_type ap_command_type = { APR_K_STRUCT, "Command", sizeof(ap_command_t), { .st = { ap_command_type_fields, 1, true, offsetof(ap_command_t, extras), NULL, &ap_command_data_type, offsetof(ap_command_t, command_data) } }, ap_command_fast, ap_command_fast_valid };
 
 static const apr_type *const ap_subscription_command_type_alts[] = {
     &ap_subscription_subscribe_type,
@@ -1252,7 +1383,7 @@ static const apr_literal ap_subscription_command_type_disc[] = {
     { APR_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 },
     { APR_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 },
 };
-const apr_type ap_subscription_command_type = { APR_K_UNION, "SubscriptionCommand", sizeof(ap_subscription_command_t), { .un = { APR_U_DISCRIMINATED, ap_subscription_command_type_alts, 3, "method", ap_subscription_command_type_disc, offsetof(ap_subscription_command_t, kind), offsetof(ap_subscription_command_t, u), offsetof(ap_subscription_command_t, raw) } }, ap_subscription_command_fast };
+const apr_type ap_subscription_command_type = { APR_K_UNION, "SubscriptionCommand", sizeof(ap_subscription_command_t), { .un = { APR_U_DISCRIMINATED, ap_subscription_command_type_alts, 3, "method", ap_subscription_command_type_disc, offsetof(ap_subscription_command_t, kind), offsetof(ap_subscription_command_t, u), offsetof(ap_subscription_command_t, raw) } }, ap_subscription_command_fast, ap_subscription_command_fast_valid };
 
 static const apr_type *const ap_input_command_type_alts[] = {
     &ap_input_respond_type,
@@ -1262,7 +1393,7 @@ static const apr_literal ap_input_command_type_disc[] = {
     { APR_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 },
     { APR_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 },
 };
-const apr_type ap_input_command_type = { APR_K_UNION, "InputCommand", sizeof(ap_input_command_t), { .un = { APR_U_DISCRIMINATED, ap_input_command_type_alts, 2, "method", ap_input_command_type_disc, offsetof(ap_input_command_t, kind), offsetof(ap_input_command_t, u), offsetof(ap_input_command_t, raw) } }, ap_input_command_fast };
+const apr_type ap_input_command_type = { APR_K_UNION, "InputCommand", sizeof(ap_input_command_t), { .un = { APR_U_DISCRIMINATED, ap_input_command_type_alts, 2, "method", ap_input_command_type_disc, offsetof(ap_input_command_t, kind), offsetof(ap_input_command_t, u), offsetof(ap_input_command_t, raw) } }, ap_input_command_fast, ap_input_command_fast_valid };
 
 static const apr_type *const ap_state_command_type_alts[] = {
     &ap_state_get_type,
@@ -1274,20 +1405,20 @@ static const apr_literal ap_state_command_type_disc[] = {
     { APR_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 },
     { APR_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 },
 };
-const apr_type ap_state_command_type = { APR_K_UNION, "StateCommand", sizeof(ap_state_command_t), { .un = { APR_U_DISCRIMINATED, ap_state_command_type_alts, 3, "method", ap_state_command_type_disc, offsetof(ap_state_command_t, kind), offsetof(ap_state_command_t, u), offsetof(ap_state_command_t, raw) } }, ap_state_command_fast };
+const apr_type ap_state_command_type = { APR_K_UNION, "StateCommand", sizeof(ap_state_command_t), { .un = { APR_U_DISCRIMINATED, ap_state_command_type_alts, 3, "method", ap_state_command_type_disc, offsetof(ap_state_command_t, kind), offsetof(ap_state_command_t, u), offsetof(ap_state_command_t, raw) } }, ap_state_command_fast, ap_state_command_fast_valid };
 
-static const apr_type ap_command_response_type_type = { APR_K_LITERAL, "CommandResponse.type", 0, { .lit = { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_command_response_type_type = { APR_K_LITERAL, "CommandResponse.type", 0, { .lit = { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_run_result_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_run_result_t, run_id), offsetof(ap_run_result_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_run_result_type = { APR_K_STRUCT, "RunResult", sizeof(ap_run_result_t), { .st = { ap_run_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_run_result_fast };
+const apr_type ap_run_result_type = { APR_K_STRUCT, "RunResult", sizeof(ap_run_result_t), { .st = { ap_run_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_run_result_fast, ap_run_result_fast_valid };
 
 static const apr_field ap_subscribe_result_type_fields[] = {
     { "subscriptionId", 14, "subscription_id", 15, &apr_text_type, offsetof(ap_subscribe_result_t, subscription_id), 0, 0, APR_F_PLAIN_NAMES },
     { "replayedEvents", 14, "replayed_events", 15, &apr_uint_type, offsetof(ap_subscribe_result_t, replayed_events), offsetof(ap_subscribe_result_t, has_replayed_events), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_subscribe_result_type = { APR_K_STRUCT, "SubscribeResult", sizeof(ap_subscribe_result_t), { .st = { ap_subscribe_result_type_fields, 2, true, offsetof(ap_subscribe_result_t, extras), NULL, NULL, 0 } }, ap_subscribe_result_fast };
+const apr_type ap_subscribe_result_type = { APR_K_STRUCT, "SubscribeResult", sizeof(ap_subscribe_result_t), { .st = { ap_subscribe_result_type_fields, 2, true, offsetof(ap_subscribe_result_t, extras), NULL, NULL, 0 } }, ap_subscribe_result_fast, ap_subscribe_result_fast_valid };
 
 static const apr_literal ap_agent_status_type_values[] = {
     { APR_LIT_TEXT, "started", 7, 0, 0, 0.0 },
@@ -1296,35 +1427,35 @@ static const apr_literal ap_agent_status_type_values[] = {
     { APR_LIT_TEXT, "failed", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "interrupted", 11, 0, 0, 0.0 },
 };
-const apr_type ap_agent_status_type = { APR_K_ENUM, "AgentStatus", sizeof(ap_agent_status_t), { .enm = { ap_agent_status_type_values, 5, NULL, 0 } }, NULL };
+const apr_type ap_agent_status_type = { APR_K_ENUM, "AgentStatus", sizeof(ap_agent_status_t), { .enm = { ap_agent_status_type_values, 5, NULL, 0 } }, NULL, NULL };
 
 static const apr_field ap_agent_status_entry_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_status_entry_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_status_entry_t, status), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_status_entry_type = { APR_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } }, ap_agent_status_entry_fast };
+const apr_type ap_agent_status_entry_type = { APR_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } }, ap_agent_status_entry_fast, ap_agent_status_entry_fast_valid };
 
-const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } }, ap_reconnect_result_current_namespaces_fast };
+const apr_type ap_reconnect_result_current_namespaces_type = { APR_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } }, ap_reconnect_result_current_namespaces_fast, ap_reconnect_result_current_namespaces_fast_valid };
 
 static const apr_field ap_reconnect_result_type_fields[] = {
     { "restored", 8, "restored", 8, &apr_bool_type, offsetof(ap_reconnect_result_t, restored), 0, 0, APR_F_PLAIN_NAMES },
     { "missedEvents", 12, "missed_events", 13, &apr_uint_type, offsetof(ap_reconnect_result_t, missed_events), offsetof(ap_reconnect_result_t, has_missed_events), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "currentNamespaces", 17, "current_namespaces", 18, &ap_reconnect_result_current_namespaces_type, offsetof(ap_reconnect_result_t, current_namespaces), offsetof(ap_reconnect_result_t, has_current_namespaces), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reconnect_result_type = { APR_K_STRUCT, "ReconnectResult", sizeof(ap_reconnect_result_t), { .st = { ap_reconnect_result_type_fields, 3, true, offsetof(ap_reconnect_result_t, extras), NULL, NULL, 0 } }, ap_reconnect_result_fast };
+const apr_type ap_reconnect_result_type = { APR_K_STRUCT, "ReconnectResult", sizeof(ap_reconnect_result_t), { .st = { ap_reconnect_result_type_fields, 3, true, offsetof(ap_reconnect_result_t, extras), NULL, NULL, 0 } }, ap_reconnect_result_fast, ap_reconnect_result_fast_valid };
 
-const apr_type ap_empty_result_type = { APR_K_STRUCT, "EmptyResult", sizeof(ap_empty_result_t), { .st = { NULL, 0, true, offsetof(ap_empty_result_t, extras), NULL, NULL, 0 } }, ap_empty_result_fast };
+const apr_type ap_empty_result_type = { APR_K_STRUCT, "EmptyResult", sizeof(ap_empty_result_t), { .st = { NULL, 0, true, offsetof(ap_empty_result_t, extras), NULL, NULL, 0 } }, ap_empty_result_fast, ap_empty_result_fast_valid };
 
 static const apr_type *const ap_subscription_result_type_alts[] = {
     &ap_subscribe_result_type,
     &ap_reconnect_result_type,
     &ap_empty_result_type,
 };
-const apr_type ap_subscription_result_type = { APR_K_UNION, "SubscriptionResult", sizeof(ap_subscription_result_t), { .un = { APR_U_UNTAGGED, ap_subscription_result_type_alts, 3, NULL, NULL, offsetof(ap_subscription_result_t, kind), offsetof(ap_subscription_result_t, u), offsetof(ap_subscription_result_t, raw) } }, NULL };
+const apr_type ap_subscription_result_type = { APR_K_UNION, "SubscriptionResult", sizeof(ap_subscription_result_t), { .un = { APR_U_UNTAGGED, ap_subscription_result_type_alts, 3, NULL, NULL, offsetof(ap_subscription_result_t, kind), offsetof(ap_subscription_result_t, u), offsetof(ap_subscription_result_t, raw) } }, NULL, NULL };
 
-const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } }, ap_agent_tree_node_children_fast };
+const apr_type ap_agent_tree_node_children_type = { APR_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } }, ap_agent_tree_node_children_fast, ap_agent_tree_node_children_fast_valid };
 
-const apr_type ap_agent_tree_node_metadata_type = { APR_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &apr_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_agent_tree_node_metadata_type = { APR_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &apr_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_agent_tree_node_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_tree_node_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -1333,28 +1464,28 @@ static const apr_field ap_agent_tree_node_type_fields[] = {
     { "children", 8, "children", 8, &ap_agent_tree_node_children_type, offsetof(ap_agent_tree_node_t, children), offsetof(ap_agent_tree_node_t, has_children), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_agent_tree_node_metadata_type, offsetof(ap_agent_tree_node_t, metadata), offsetof(ap_agent_tree_node_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_tree_node_type = { APR_K_STRUCT, "AgentTreeNode", sizeof(ap_agent_tree_node_t), { .st = { ap_agent_tree_node_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_agent_tree_node_fast };
+const apr_type ap_agent_tree_node_type = { APR_K_STRUCT, "AgentTreeNode", sizeof(ap_agent_tree_node_t), { .st = { ap_agent_tree_node_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_agent_tree_node_fast, ap_agent_tree_node_fast_valid };
 
 static const apr_field ap_agent_result_type_fields[] = {
     { "tree", 4, "tree", 4, &ap_agent_tree_node_type, offsetof(ap_agent_result_t, tree), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_agent_result_type = { APR_K_STRUCT, "AgentResult", sizeof(ap_agent_result_t), { .st = { ap_agent_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_result_fast };
+const apr_type ap_agent_result_type = { APR_K_STRUCT, "AgentResult", sizeof(ap_agent_result_t), { .st = { ap_agent_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_result_fast, ap_agent_result_fast_valid };
 
-const apr_type ap_state_get_result_values_type = { APR_K_MAP, "StateGetResult.values", sizeof(ap_state_get_result_values_t), { .map = { &apr_any_type, sizeof(ap_state_get_result_values_entry_t), offsetof(ap_state_get_result_values_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_state_get_result_values_type = { APR_K_MAP, "StateGetResult.values", sizeof(ap_state_get_result_values_t), { .map = { &apr_any_type, sizeof(ap_state_get_result_values_entry_t), offsetof(ap_state_get_result_values_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_checkpoint_ref_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, id), 0, 0, APR_F_PLAIN_NAMES },
     { "ns", 2, "ns", 2, &apr_text_type, offsetof(ap_checkpoint_ref_t, ns), offsetof(ap_checkpoint_ref_t, has_ns), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoint_ref_type = { APR_K_STRUCT, "CheckpointRef", sizeof(ap_checkpoint_ref_t), { .st = { ap_checkpoint_ref_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoint_ref_fast };
+const apr_type ap_checkpoint_ref_type = { APR_K_STRUCT, "CheckpointRef", sizeof(ap_checkpoint_ref_t), { .st = { ap_checkpoint_ref_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoint_ref_fast, ap_checkpoint_ref_fast_valid };
 
 static const apr_field ap_state_get_result_type_fields[] = {
     { "values", 6, "values", 6, &ap_state_get_result_values_type, offsetof(ap_state_get_result_t, values), 0, 0, APR_F_PLAIN_NAMES },
     { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_state_get_result_t, checkpoint), offsetof(ap_state_get_result_t, has_checkpoint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_get_result_type = { APR_K_STRUCT, "StateGetResult", sizeof(ap_state_get_result_t), { .st = { ap_state_get_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_result_fast };
+const apr_type ap_state_get_result_type = { APR_K_STRUCT, "StateGetResult", sizeof(ap_state_get_result_t), { .st = { ap_state_get_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_result_fast, ap_state_get_result_fast_valid };
 
-const apr_type ap_checkpoint_summary_metadata_type = { APR_K_MAP, "CheckpointSummary.metadata", sizeof(ap_checkpoint_summary_metadata_t), { .map = { &apr_any_type, sizeof(ap_checkpoint_summary_metadata_entry_t), offsetof(ap_checkpoint_summary_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_checkpoint_summary_metadata_type = { APR_K_MAP, "CheckpointSummary.metadata", sizeof(ap_checkpoint_summary_metadata_t), { .map = { &apr_any_type, sizeof(ap_checkpoint_summary_metadata_entry_t), offsetof(ap_checkpoint_summary_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_checkpoint_summary_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_summary_t, id), 0, 0, APR_F_PLAIN_NAMES },
@@ -1363,20 +1494,20 @@ static const apr_field ap_checkpoint_summary_type_fields[] = {
     { "nodeName", 8, "node_name", 9, &apr_text_type, offsetof(ap_checkpoint_summary_t, node_name), offsetof(ap_checkpoint_summary_t, has_node_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_checkpoint_summary_metadata_type, offsetof(ap_checkpoint_summary_t, metadata), offsetof(ap_checkpoint_summary_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoint_summary_type = { APR_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_checkpoint_summary_fast };
+const apr_type ap_checkpoint_summary_type = { APR_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_checkpoint_summary_fast, ap_checkpoint_summary_fast_valid };
 
-const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } }, ap_list_checkpoints_result_checkpoints_fast };
+const apr_type ap_list_checkpoints_result_checkpoints_type = { APR_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } }, ap_list_checkpoints_result_checkpoints_fast, ap_list_checkpoints_result_checkpoints_fast_valid };
 
 static const apr_field ap_list_checkpoints_result_type_fields[] = {
     { "checkpoints", 11, "checkpoints", 11, &ap_list_checkpoints_result_checkpoints_type, offsetof(ap_list_checkpoints_result_t, checkpoints), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_list_checkpoints_result_type = { APR_K_STRUCT, "ListCheckpointsResult", sizeof(ap_list_checkpoints_result_t), { .st = { ap_list_checkpoints_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_result_fast };
+const apr_type ap_list_checkpoints_result_type = { APR_K_STRUCT, "ListCheckpointsResult", sizeof(ap_list_checkpoints_result_t), { .st = { ap_list_checkpoints_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_result_fast, ap_list_checkpoints_result_fast_valid };
 
 static const apr_field ap_state_fork_result_type_fields[] = {
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_state_fork_result_t, run_id), 0, 0, APR_F_PLAIN_NAMES },
     { "threadId", 8, "thread_id", 9, &apr_text_type, offsetof(ap_state_fork_result_t, thread_id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_state_fork_result_type = { APR_K_STRUCT, "StateForkResult", sizeof(ap_state_fork_result_t), { .st = { ap_state_fork_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_result_fast };
+const apr_type ap_state_fork_result_type = { APR_K_STRUCT, "StateForkResult", sizeof(ap_state_fork_result_t), { .st = { ap_state_fork_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_result_fast, ap_state_fork_result_fast_valid };
 
 static const apr_type *const ap_state_result_type_alts[] = {
     &ap_state_get_result_type,
@@ -1384,7 +1515,7 @@ static const apr_type *const ap_state_result_type_alts[] = {
     &ap_state_fork_result_type,
     &ap_empty_result_type,
 };
-const apr_type ap_state_result_type = { APR_K_UNION, "StateResult", sizeof(ap_state_result_t), { .un = { APR_U_UNTAGGED, ap_state_result_type_alts, 4, NULL, NULL, offsetof(ap_state_result_t, kind), offsetof(ap_state_result_t, u), offsetof(ap_state_result_t, raw) } }, NULL };
+const apr_type ap_state_result_type = { APR_K_UNION, "StateResult", sizeof(ap_state_result_t), { .un = { APR_U_UNTAGGED, ap_state_result_type_alts, 4, NULL, NULL, offsetof(ap_state_result_t, kind), offsetof(ap_state_result_t, u), offsetof(ap_state_result_t, raw) } }, NULL, NULL };
 
 static const apr_type *const ap_result_data_type_alts[] = {
     &ap_run_result_type,
@@ -1394,12 +1525,12 @@ static const apr_type *const ap_result_data_type_alts[] = {
     &ap_state_result_type,
     &ap_empty_result_type,
 };
-const apr_type ap_result_data_type = { APR_K_UNION, "ResultData", sizeof(ap_result_data_t), { .un = { APR_U_UNTAGGED, ap_result_data_type_alts, 6, NULL, NULL, offsetof(ap_result_data_t, kind), offsetof(ap_result_data_t, u), offsetof(ap_result_data_t, raw) } }, NULL };
+const apr_type ap_result_data_type = { APR_K_UNION, "ResultData", sizeof(ap_result_data_t), { .un = { APR_U_UNTAGGED, ap_result_data_type_alts, 6, NULL, NULL, offsetof(ap_result_data_t, kind), offsetof(ap_result_data_t, u), offsetof(ap_result_data_t, raw) } }, NULL, NULL };
 
 static const apr_field ap_response_meta_type_fields[] = {
     { "appliedThroughSeq", 17, "applied_through_seq", 19, &ap_js_uint_type, offsetof(ap_response_meta_t, applied_through_seq), offsetof(ap_response_meta_t, has_applied_through_seq), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_response_meta_type = { APR_K_STRUCT, "ResponseMeta", sizeof(ap_response_meta_t), { .st = { ap_response_meta_type_fields, 1, true, offsetof(ap_response_meta_t, extras), NULL, NULL, 0 } }, ap_response_meta_fast };
+const apr_type ap_response_meta_type = { APR_K_STRUCT, "ResponseMeta", sizeof(ap_response_meta_t), { .st = { ap_response_meta_type_fields, 1, true, offsetof(ap_response_meta_t, extras), NULL, NULL, 0 } }, ap_response_meta_fast, ap_response_meta_fast_valid };
 
 static const apr_field ap_command_response_type_fields[] = {
     { "type", 4, "type", 4, &ap_command_response_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1407,9 +1538,9 @@ static const apr_field ap_command_response_type_fields[] = {
     { "result", 6, "result", 6, &ap_result_data_type, offsetof(ap_command_response_t, result), 0, 0, APR_F_PLAIN_NAMES },
     { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_command_response_t, meta), offsetof(ap_command_response_t, has_meta), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_command_response_type = { APR_K_STRUCT, "CommandResponse", sizeof(ap_command_response_t), { .st = { ap_command_response_type_fields, 4, true, offsetof(ap_command_response_t, extras), NULL, NULL, 0 } }, ap_command_response_fast };
+const apr_type ap_command_response_type = { APR_K_STRUCT, "CommandResponse", sizeof(ap_command_response_t), { .st = { ap_command_response_type_fields, 4, true, offsetof(ap_command_response_t, extras), NULL, NULL, 0 } }, ap_command_response_fast, ap_command_response_fast_valid };
 
-static const apr_type ap_error_response_type_type = { APR_K_LITERAL, "ErrorResponse.type", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_error_response_type_type = { APR_K_LITERAL, "ErrorResponse.type", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_literal ap_error_code_type_values[] = {
     { APR_LIT_TEXT, "invalid_argument", 16, 0, 0, 0.0 },
@@ -1423,7 +1554,7 @@ static const apr_literal ap_error_code_type_values[] = {
     { APR_LIT_TEXT, "permission_denied", 17, 0, 0, 0.0 },
     { APR_LIT_TEXT, "not_supported", 13, 0, 0, 0.0 },
 };
-const apr_type ap_error_code_type = { APR_K_ENUM, "ErrorCode", sizeof(ap_error_code_t), { .enm = { ap_error_code_type_values, 10, NULL, 0 } }, NULL };
+const apr_type ap_error_code_type = { APR_K_ENUM, "ErrorCode", sizeof(ap_error_code_t), { .enm = { ap_error_code_type_values, 10, NULL, 0 } }, NULL, NULL };
 
 static const apr_field ap_error_response_type_fields[] = {
     { "type", 4, "type", 4, &ap_error_response_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1433,35 +1564,35 @@ static const apr_field ap_error_response_type_fields[] = {
     { "stacktrace", 10, "stacktrace", 10, &apr_text_type, offsetof(ap_error_response_t, stacktrace), offsetof(ap_error_response_t, has_stacktrace), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_error_response_t, meta), offsetof(ap_error_response_t, has_meta), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_error_response_type = { APR_K_STRUCT, "ErrorResponse", sizeof(ap_error_response_t), { .st = { ap_error_response_type_fields, 6, true, offsetof(ap_error_response_t, extras), NULL, NULL, 0 } }, ap_error_response_fast };
+const apr_type ap_error_response_type = { APR_K_STRUCT, "ErrorResponse", sizeof(ap_error_response_t), { .st = { ap_error_response_type_fields, 6, true, offsetof(ap_error_response_t, extras), NULL, NULL, 0 } }, ap_error_response_fast, ap_error_response_fast_valid };
 
-static const apr_type ap_event_type_type = { APR_K_LITERAL, "Event.type", 0, { .lit = { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_event_type_type = { APR_K_LITERAL, "Event.type", 0, { .lit = { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_lifecycle_event_method_type = { APR_K_LITERAL, "LifecycleEvent.method", 0, { .lit = { APR_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_lifecycle_event_method_type = { APR_K_LITERAL, "LifecycleEvent.method", 0, { .lit = { APR_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_lifecycle_cause_tool_call_type_type = { APR_K_LITERAL, "LifecycleCauseToolCall.type", 0, { .lit = { APR_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_lifecycle_cause_tool_call_type_type = { APR_K_LITERAL, "LifecycleCauseToolCall.type", 0, { .lit = { APR_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_lifecycle_cause_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_lifecycle_cause_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_lifecycle_cause_tool_call_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_cause_tool_call_type = { APR_K_STRUCT, "LifecycleCauseToolCall", sizeof(ap_lifecycle_cause_tool_call_t), { .st = { ap_lifecycle_cause_tool_call_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_tool_call_fast };
+const apr_type ap_lifecycle_cause_tool_call_type = { APR_K_STRUCT, "LifecycleCauseToolCall", sizeof(ap_lifecycle_cause_tool_call_t), { .st = { ap_lifecycle_cause_tool_call_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_tool_call_fast, ap_lifecycle_cause_tool_call_fast_valid };
 
-static const apr_type ap_lifecycle_cause_send_type_type = { APR_K_LITERAL, "LifecycleCauseSend.type", 0, { .lit = { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_lifecycle_cause_send_type_type = { APR_K_LITERAL, "LifecycleCauseSend.type", 0, { .lit = { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_lifecycle_cause_send_type_fields[] = {
     { "type", 4, "type", 4, &ap_lifecycle_cause_send_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_send_t, from_node), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_cause_send_type = { APR_K_STRUCT, "LifecycleCauseSend", sizeof(ap_lifecycle_cause_send_t), { .st = { ap_lifecycle_cause_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_send_fast };
+const apr_type ap_lifecycle_cause_send_type = { APR_K_STRUCT, "LifecycleCauseSend", sizeof(ap_lifecycle_cause_send_t), { .st = { ap_lifecycle_cause_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_send_fast, ap_lifecycle_cause_send_fast_valid };
 
-static const apr_type ap_lifecycle_cause_edge_type_type = { APR_K_LITERAL, "LifecycleCauseEdge.type", 0, { .lit = { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_lifecycle_cause_edge_type_type = { APR_K_LITERAL, "LifecycleCauseEdge.type", 0, { .lit = { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_lifecycle_cause_edge_type_fields[] = {
     { "type", 4, "type", 4, &ap_lifecycle_cause_edge_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "fromNode", 8, "from_node", 9, &apr_text_type, offsetof(ap_lifecycle_cause_edge_t, from_node), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_cause_edge_type = { APR_K_STRUCT, "LifecycleCauseEdge", sizeof(ap_lifecycle_cause_edge_t), { .st = { ap_lifecycle_cause_edge_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_edge_fast };
+const apr_type ap_lifecycle_cause_edge_type = { APR_K_STRUCT, "LifecycleCauseEdge", sizeof(ap_lifecycle_cause_edge_t), { .st = { ap_lifecycle_cause_edge_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_edge_fast, ap_lifecycle_cause_edge_fast_valid };
 
 static const apr_type *const ap_lifecycle_cause_type_alts[] = {
     &ap_lifecycle_cause_tool_call_type,
@@ -1473,7 +1604,7 @@ static const apr_literal ap_lifecycle_cause_type_disc[] = {
     { APR_LIT_TEXT, "send", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "edge", 4, 0, 0, 0.0 },
 };
-const apr_type ap_lifecycle_cause_type = { APR_K_UNION, "LifecycleCause", sizeof(ap_lifecycle_cause_t), { .un = { APR_U_DISCRIMINATED, ap_lifecycle_cause_type_alts, 3, "type", ap_lifecycle_cause_type_disc, offsetof(ap_lifecycle_cause_t, kind), offsetof(ap_lifecycle_cause_t, u), offsetof(ap_lifecycle_cause_t, raw) } }, ap_lifecycle_cause_fast };
+const apr_type ap_lifecycle_cause_type = { APR_K_UNION, "LifecycleCause", sizeof(ap_lifecycle_cause_t), { .un = { APR_U_DISCRIMINATED, ap_lifecycle_cause_type_alts, 3, "type", ap_lifecycle_cause_type_disc, offsetof(ap_lifecycle_cause_t, kind), offsetof(ap_lifecycle_cause_t, u), offsetof(ap_lifecycle_cause_t, raw) } }, ap_lifecycle_cause_fast, ap_lifecycle_cause_fast_valid };
 
 static const apr_field ap_lifecycle_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_agent_status_type, offsetof(ap_lifecycle_data_t, event), 0, 0, APR_F_PLAIN_NAMES },
@@ -1482,31 +1613,31 @@ static const apr_field ap_lifecycle_data_type_fields[] = {
     { "error", 5, "error", 5, &apr_text_type, offsetof(ap_lifecycle_data_t, error), offsetof(ap_lifecycle_data_t, has_error), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_lifecycle_data_t, checkpoint), offsetof(ap_lifecycle_data_t, has_checkpoint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_data_type = { APR_K_STRUCT, "LifecycleData", sizeof(ap_lifecycle_data_t), { .st = { ap_lifecycle_data_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_lifecycle_data_fast };
+const apr_type ap_lifecycle_data_type = { APR_K_STRUCT, "LifecycleData", sizeof(ap_lifecycle_data_t), { .st = { ap_lifecycle_data_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_lifecycle_data_fast, ap_lifecycle_data_fast_valid };
 
 static const apr_field ap_lifecycle_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_lifecycle_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_lifecycle_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_lifecycle_data_type, offsetof(ap_lifecycle_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_event_params_type = { APR_K_STRUCT, "LifecycleEvent.params", sizeof(ap_lifecycle_event_params_t), { .st = { ap_lifecycle_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_params_fast };
+const apr_type ap_lifecycle_event_params_type = { APR_K_STRUCT, "LifecycleEvent.params", sizeof(ap_lifecycle_event_params_t), { .st = { ap_lifecycle_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_params_fast, ap_lifecycle_event_params_fast_valid };
 
 static const apr_field ap_lifecycle_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_lifecycle_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_lifecycle_event_params_type, offsetof(ap_lifecycle_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_lifecycle_event_type = { APR_K_STRUCT, "LifecycleEvent", sizeof(ap_lifecycle_event_t), { .st = { ap_lifecycle_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_fast };
+const apr_type ap_lifecycle_event_type = { APR_K_STRUCT, "LifecycleEvent", sizeof(ap_lifecycle_event_t), { .st = { ap_lifecycle_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_fast, ap_lifecycle_event_fast_valid };
 
-static const apr_type ap_messages_event_method_type = { APR_K_LITERAL, "MessagesEvent.method", 0, { .lit = { APR_LIT_TEXT, "messages", 8, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_messages_event_method_type = { APR_K_LITERAL, "MessagesEvent.method", 0, { .lit = { APR_LIT_TEXT, "messages", 8, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_message_start_data_event_type = { APR_K_LITERAL, "MessageStartData.event", 0, { .lit = { APR_LIT_TEXT, "message-start", 13, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_message_start_data_event_type = { APR_K_LITERAL, "MessageStartData.event", 0, { .lit = { APR_LIT_TEXT, "message-start", 13, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_literal ap_message_role_type_values[] = {
     { APR_LIT_TEXT, "ai", 2, 0, 0, 0.0 },
     { APR_LIT_TEXT, "human", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "system", 6, 0, 0, 0.0 },
 };
-const apr_type ap_message_role_type = { APR_K_ENUM, "MessageRole", sizeof(ap_message_role_t), { .enm = { ap_message_role_type_values, 3, NULL, 0 } }, NULL };
+const apr_type ap_message_role_type = { APR_K_ENUM, "MessageRole", sizeof(ap_message_role_t), { .enm = { ap_message_role_type_values, 3, NULL, 0 } }, NULL, NULL };
 
 static const apr_field ap_message_metadata_type_fields[] = {
     { "provider", 8, "provider", 8, &apr_text_type, offsetof(ap_message_metadata_t, provider), offsetof(ap_message_metadata_t, has_provider), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
@@ -1517,7 +1648,7 @@ static const apr_field ap_message_metadata_type_fields[] = {
     { "systemFingerprint", 17, "system_fingerprint", 18, &apr_text_type, offsetof(ap_message_metadata_t, system_fingerprint), offsetof(ap_message_metadata_t, has_system_fingerprint), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "serviceTier", 11, "service_tier", 12, &apr_text_type, offsetof(ap_message_metadata_t, service_tier), offsetof(ap_message_metadata_t, has_service_tier), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_metadata_type = { APR_K_STRUCT, "MessageMetadata", sizeof(ap_message_metadata_t), { .st = { ap_message_metadata_type_fields, 7, true, offsetof(ap_message_metadata_t, extras), &ap_metadata_scalar_type, NULL, 0 } }, ap_message_metadata_fast };
+const apr_type ap_message_metadata_type = { APR_K_STRUCT, "MessageMetadata", sizeof(ap_message_metadata_t), { .st = { ap_message_metadata_type_fields, 7, true, offsetof(ap_message_metadata_t, extras), &ap_metadata_scalar_type, NULL, 0 } }, ap_message_metadata_fast, ap_message_metadata_fast_valid };
 
 static const apr_field ap_message_start_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_message_start_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1525,19 +1656,19 @@ static const apr_field ap_message_start_data_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_message_start_data_t, id), 0, 0, APR_F_PLAIN_NAMES },
     { "metadata", 8, "metadata", 8, &ap_message_metadata_type, offsetof(ap_message_start_data_t, metadata), offsetof(ap_message_start_data_t, has_metadata), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_start_data_type = { APR_K_STRUCT, "MessageStartData", sizeof(ap_message_start_data_t), { .st = { ap_message_start_data_type_fields, 4, true, offsetof(ap_message_start_data_t, extras), NULL, NULL, 0 } }, ap_message_start_data_fast };
+const apr_type ap_message_start_data_type = { APR_K_STRUCT, "MessageStartData", sizeof(ap_message_start_data_t), { .st = { ap_message_start_data_type_fields, 4, true, offsetof(ap_message_start_data_t, extras), NULL, NULL, 0 } }, ap_message_start_data_fast, ap_message_start_data_fast_valid };
 
-static const apr_type ap_content_block_start_data_event_type = { APR_K_LITERAL, "ContentBlockStartData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-start", 19, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_content_block_start_data_event_type = { APR_K_LITERAL, "ContentBlockStartData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-start", 19, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_text_content_block_type_type = { APR_K_LITERAL, "TextContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "text", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_text_content_block_type_type = { APR_K_LITERAL, "TextContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "text", 4, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_type *const ap_block_index_type_alts[] = {
     &ap_js_int_type,
     &apr_text_type,
 };
-const apr_type ap_block_index_type = { APR_K_UNION, "BlockIndex", sizeof(ap_block_index_t), { .un = { APR_U_KIND, ap_block_index_type_alts, 2, NULL, NULL, offsetof(ap_block_index_t, kind), offsetof(ap_block_index_t, u), offsetof(ap_block_index_t, raw) } }, NULL };
+const apr_type ap_block_index_type = { APR_K_UNION, "BlockIndex", sizeof(ap_block_index_t), { .un = { APR_U_KIND, ap_block_index_type_alts, 2, NULL, NULL, offsetof(ap_block_index_t, kind), offsetof(ap_block_index_t, u), offsetof(ap_block_index_t, raw) } }, NULL, NULL };
 
-static const apr_type ap_citation_type_type = { APR_K_LITERAL, "Citation.type", 0, { .lit = { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_citation_type_type = { APR_K_LITERAL, "Citation.type", 0, { .lit = { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_citation_type_fields[] = {
     { "type", 4, "type", 4, &ap_citation_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1548,18 +1679,18 @@ static const apr_field ap_citation_type_fields[] = {
     { "endIndex", 8, "end_index", 9, &apr_uint_type, offsetof(ap_citation_t, end_index), offsetof(ap_citation_t, has_end_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "citedText", 9, "cited_text", 10, &apr_text_type, offsetof(ap_citation_t, cited_text), offsetof(ap_citation_t, has_cited_text), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_citation_type = { APR_K_STRUCT, "Citation", sizeof(ap_citation_t), { .st = { ap_citation_type_fields, 7, true, offsetof(ap_citation_t, extras), NULL, NULL, 0 } }, ap_citation_fast };
+const apr_type ap_citation_type = { APR_K_STRUCT, "Citation", sizeof(ap_citation_t), { .st = { ap_citation_type_fields, 7, true, offsetof(ap_citation_t, extras), NULL, NULL, 0 } }, ap_citation_fast, ap_citation_fast_valid };
 
-static const apr_type ap_non_standard_annotation_type_type = { APR_K_LITERAL, "NonStandardAnnotation.type", 0, { .lit = { APR_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_non_standard_annotation_type_type = { APR_K_LITERAL, "NonStandardAnnotation.type", 0, { .lit = { APR_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_non_standard_annotation_value_type = { APR_K_MAP, "NonStandardAnnotation.value", sizeof(ap_non_standard_annotation_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_annotation_value_entry_t), offsetof(ap_non_standard_annotation_value_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_non_standard_annotation_value_type = { APR_K_MAP, "NonStandardAnnotation.value", sizeof(ap_non_standard_annotation_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_annotation_value_entry_t), offsetof(ap_non_standard_annotation_value_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_non_standard_annotation_type_fields[] = {
     { "type", 4, "type", 4, &ap_non_standard_annotation_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_annotation_t, id), offsetof(ap_non_standard_annotation_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "value", 5, "value", 5, &ap_non_standard_annotation_value_type, offsetof(ap_non_standard_annotation_t, value), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_non_standard_annotation_type = { APR_K_STRUCT, "NonStandardAnnotation", sizeof(ap_non_standard_annotation_t), { .st = { ap_non_standard_annotation_type_fields, 3, true, offsetof(ap_non_standard_annotation_t, extras), NULL, NULL, 0 } }, ap_non_standard_annotation_fast };
+const apr_type ap_non_standard_annotation_type = { APR_K_STRUCT, "NonStandardAnnotation", sizeof(ap_non_standard_annotation_t), { .st = { ap_non_standard_annotation_type_fields, 3, true, offsetof(ap_non_standard_annotation_t, extras), NULL, NULL, 0 } }, ap_non_standard_annotation_fast, ap_non_standard_annotation_fast_valid };
 
 static const apr_type *const ap_annotation_type_alts[] = {
     &ap_citation_type,
@@ -1569,9 +1700,9 @@ static const apr_literal ap_annotation_type_disc[] = {
     { APR_LIT_TEXT, "citation", 8, 0, 0, 0.0 },
     { APR_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 },
 };
-const apr_type ap_annotation_type = { APR_K_UNION, "Annotation", sizeof(ap_annotation_t), { .un = { APR_U_DISCRIMINATED, ap_annotation_type_alts, 2, "type", ap_annotation_type_disc, offsetof(ap_annotation_t, kind), offsetof(ap_annotation_t, u), offsetof(ap_annotation_t, raw) } }, ap_annotation_fast };
+const apr_type ap_annotation_type = { APR_K_UNION, "Annotation", sizeof(ap_annotation_t), { .un = { APR_U_DISCRIMINATED, ap_annotation_type_alts, 2, "type", ap_annotation_type_disc, offsetof(ap_annotation_t, kind), offsetof(ap_annotation_t, u), offsetof(ap_annotation_t, raw) } }, ap_annotation_fast, ap_annotation_fast_valid };
 
-const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } }, ap_text_content_block_annotations_fast };
+const apr_type ap_text_content_block_annotations_type = { APR_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } }, ap_text_content_block_annotations_fast, ap_text_content_block_annotations_fast_valid };
 
 static const apr_field ap_text_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_text_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1580,9 +1711,9 @@ static const apr_field ap_text_content_block_type_fields[] = {
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_text_content_block_t, index), offsetof(ap_text_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "annotations", 11, "annotations", 11, &ap_text_content_block_annotations_type, offsetof(ap_text_content_block_t, annotations), offsetof(ap_text_content_block_t, has_annotations), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_text_content_block_type = { APR_K_STRUCT, "TextContentBlock", sizeof(ap_text_content_block_t), { .st = { ap_text_content_block_type_fields, 5, true, offsetof(ap_text_content_block_t, extras), NULL, NULL, 0 } }, ap_text_content_block_fast };
+const apr_type ap_text_content_block_type = { APR_K_STRUCT, "TextContentBlock", sizeof(ap_text_content_block_t), { .st = { ap_text_content_block_type_fields, 5, true, offsetof(ap_text_content_block_t, extras), NULL, NULL, 0 } }, ap_text_content_block_fast, ap_text_content_block_fast_valid };
 
-static const apr_type ap_invalid_tool_call_type_type = { APR_K_LITERAL, "InvalidToolCall.type", 0, { .lit = { APR_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_invalid_tool_call_type_type = { APR_K_LITERAL, "InvalidToolCall.type", 0, { .lit = { APR_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_invalid_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_invalid_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1592,9 +1723,9 @@ static const apr_field ap_invalid_tool_call_type_fields[] = {
     { "error", 5, "error", 5, &apr_text_type, offsetof(ap_invalid_tool_call_t, error), 0, offsetof(ap_invalid_tool_call_t, error_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_invalid_tool_call_t, index), offsetof(ap_invalid_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_invalid_tool_call_type = { APR_K_STRUCT, "InvalidToolCall", sizeof(ap_invalid_tool_call_t), { .st = { ap_invalid_tool_call_type_fields, 6, true, offsetof(ap_invalid_tool_call_t, extras), NULL, NULL, 0 } }, ap_invalid_tool_call_fast };
+const apr_type ap_invalid_tool_call_type = { APR_K_STRUCT, "InvalidToolCall", sizeof(ap_invalid_tool_call_t), { .st = { ap_invalid_tool_call_type_fields, 6, true, offsetof(ap_invalid_tool_call_t, extras), NULL, NULL, 0 } }, ap_invalid_tool_call_fast, ap_invalid_tool_call_fast_valid };
 
-static const apr_type ap_reasoning_content_block_type_type = { APR_K_LITERAL, "ReasoningContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_reasoning_content_block_type_type = { APR_K_LITERAL, "ReasoningContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_reasoning_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_reasoning_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1602,11 +1733,11 @@ static const apr_field ap_reasoning_content_block_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_reasoning_content_block_t, id), offsetof(ap_reasoning_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_reasoning_content_block_t, index), offsetof(ap_reasoning_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reasoning_content_block_type = { APR_K_STRUCT, "ReasoningContentBlock", sizeof(ap_reasoning_content_block_t), { .st = { ap_reasoning_content_block_type_fields, 4, true, offsetof(ap_reasoning_content_block_t, extras), NULL, NULL, 0 } }, ap_reasoning_content_block_fast };
+const apr_type ap_reasoning_content_block_type = { APR_K_STRUCT, "ReasoningContentBlock", sizeof(ap_reasoning_content_block_t), { .st = { ap_reasoning_content_block_type_fields, 4, true, offsetof(ap_reasoning_content_block_t, extras), NULL, NULL, 0 } }, ap_reasoning_content_block_fast, ap_reasoning_content_block_fast_valid };
 
-static const apr_type ap_non_standard_content_block_type_type = { APR_K_LITERAL, "NonStandardContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_non_standard_content_block_type_type = { APR_K_LITERAL, "NonStandardContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_non_standard_content_block_value_type = { APR_K_MAP, "NonStandardContentBlock.value", sizeof(ap_non_standard_content_block_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_content_block_value_entry_t), offsetof(ap_non_standard_content_block_value_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_non_standard_content_block_value_type = { APR_K_MAP, "NonStandardContentBlock.value", sizeof(ap_non_standard_content_block_value_t), { .map = { &apr_any_type, sizeof(ap_non_standard_content_block_value_entry_t), offsetof(ap_non_standard_content_block_value_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_non_standard_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_non_standard_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1614,9 +1745,9 @@ static const apr_field ap_non_standard_content_block_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_non_standard_content_block_t, id), offsetof(ap_non_standard_content_block_t, has_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_non_standard_content_block_t, index), offsetof(ap_non_standard_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_non_standard_content_block_type = { APR_K_STRUCT, "NonStandardContentBlock", sizeof(ap_non_standard_content_block_t), { .st = { ap_non_standard_content_block_type_fields, 4, true, offsetof(ap_non_standard_content_block_t, extras), NULL, NULL, 0 } }, ap_non_standard_content_block_fast };
+const apr_type ap_non_standard_content_block_type = { APR_K_STRUCT, "NonStandardContentBlock", sizeof(ap_non_standard_content_block_t), { .st = { ap_non_standard_content_block_type_fields, 4, true, offsetof(ap_non_standard_content_block_t, extras), NULL, NULL, 0 } }, ap_non_standard_content_block_fast, ap_non_standard_content_block_fast_valid };
 
-static const apr_type ap_image_content_block_type_type = { APR_K_LITERAL, "ImageContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "image", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_image_content_block_type_type = { APR_K_LITERAL, "ImageContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "image", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_image_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_image_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1627,9 +1758,9 @@ static const apr_field ap_image_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_image_content_block_t, mime_type), offsetof(ap_image_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_image_content_block_t, index), offsetof(ap_image_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_image_content_block_type = { APR_K_STRUCT, "ImageContentBlock", sizeof(ap_image_content_block_t), { .st = { ap_image_content_block_type_fields, 7, true, offsetof(ap_image_content_block_t, extras), NULL, NULL, 0 } }, ap_image_content_block_fast };
+const apr_type ap_image_content_block_type = { APR_K_STRUCT, "ImageContentBlock", sizeof(ap_image_content_block_t), { .st = { ap_image_content_block_type_fields, 7, true, offsetof(ap_image_content_block_t, extras), NULL, NULL, 0 } }, ap_image_content_block_fast, ap_image_content_block_fast_valid };
 
-static const apr_type ap_video_content_block_type_type = { APR_K_LITERAL, "VideoContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "video", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_video_content_block_type_type = { APR_K_LITERAL, "VideoContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "video", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_video_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_video_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1640,9 +1771,9 @@ static const apr_field ap_video_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_video_content_block_t, mime_type), offsetof(ap_video_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_video_content_block_t, index), offsetof(ap_video_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_video_content_block_type = { APR_K_STRUCT, "VideoContentBlock", sizeof(ap_video_content_block_t), { .st = { ap_video_content_block_type_fields, 7, true, offsetof(ap_video_content_block_t, extras), NULL, NULL, 0 } }, ap_video_content_block_fast };
+const apr_type ap_video_content_block_type = { APR_K_STRUCT, "VideoContentBlock", sizeof(ap_video_content_block_t), { .st = { ap_video_content_block_type_fields, 7, true, offsetof(ap_video_content_block_t, extras), NULL, NULL, 0 } }, ap_video_content_block_fast, ap_video_content_block_fast_valid };
 
-static const apr_type ap_audio_content_block_type_type = { APR_K_LITERAL, "AudioContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_audio_content_block_type_type = { APR_K_LITERAL, "AudioContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_audio_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_audio_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1653,9 +1784,9 @@ static const apr_field ap_audio_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_audio_content_block_t, mime_type), offsetof(ap_audio_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_audio_content_block_t, index), offsetof(ap_audio_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_audio_content_block_type = { APR_K_STRUCT, "AudioContentBlock", sizeof(ap_audio_content_block_t), { .st = { ap_audio_content_block_type_fields, 7, true, offsetof(ap_audio_content_block_t, extras), NULL, NULL, 0 } }, ap_audio_content_block_fast };
+const apr_type ap_audio_content_block_type = { APR_K_STRUCT, "AudioContentBlock", sizeof(ap_audio_content_block_t), { .st = { ap_audio_content_block_type_fields, 7, true, offsetof(ap_audio_content_block_t, extras), NULL, NULL, 0 } }, ap_audio_content_block_fast, ap_audio_content_block_fast_valid };
 
-static const apr_type ap_file_content_block_type_type = { APR_K_LITERAL, "FileContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_file_content_block_type_type = { APR_K_LITERAL, "FileContentBlock.type", 0, { .lit = { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_file_content_block_type_fields[] = {
     { "type", 4, "type", 4, &ap_file_content_block_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1666,11 +1797,11 @@ static const apr_field ap_file_content_block_type_fields[] = {
     { "mimeType", 8, "mime_type", 9, &apr_text_type, offsetof(ap_file_content_block_t, mime_type), offsetof(ap_file_content_block_t, has_mime_type), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_file_content_block_t, index), offsetof(ap_file_content_block_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_file_content_block_type = { APR_K_STRUCT, "FileContentBlock", sizeof(ap_file_content_block_t), { .st = { ap_file_content_block_type_fields, 7, true, offsetof(ap_file_content_block_t, extras), NULL, NULL, 0 } }, ap_file_content_block_fast };
+const apr_type ap_file_content_block_type = { APR_K_STRUCT, "FileContentBlock", sizeof(ap_file_content_block_t), { .st = { ap_file_content_block_type_fields, 7, true, offsetof(ap_file_content_block_t, extras), NULL, NULL, 0 } }, ap_file_content_block_fast, ap_file_content_block_fast_valid };
 
-static const apr_type ap_tool_call_type_type = { APR_K_LITERAL, "ToolCall.type", 0, { .lit = { APR_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_call_type_type = { APR_K_LITERAL, "ToolCall.type", 0, { .lit = { APR_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_tool_call_args_type = { APR_K_MAP, "ToolCall.args", sizeof(ap_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_tool_call_args_entry_t), offsetof(ap_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_tool_call_args_type = { APR_K_MAP, "ToolCall.args", sizeof(ap_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_tool_call_args_entry_t), offsetof(ap_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1679,9 +1810,9 @@ static const apr_field ap_tool_call_type_fields[] = {
     { "args", 4, "args", 4, &ap_tool_call_args_type, offsetof(ap_tool_call_t, args), 0, 0, APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_t, index), offsetof(ap_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_call_type = { APR_K_STRUCT, "ToolCall", sizeof(ap_tool_call_t), { .st = { ap_tool_call_type_fields, 5, true, offsetof(ap_tool_call_t, extras), NULL, NULL, 0 } }, ap_tool_call_fast };
+const apr_type ap_tool_call_type = { APR_K_STRUCT, "ToolCall", sizeof(ap_tool_call_t), { .st = { ap_tool_call_type_fields, 5, true, offsetof(ap_tool_call_t, extras), NULL, NULL, 0 } }, ap_tool_call_fast, ap_tool_call_fast_valid };
 
-static const apr_type ap_tool_call_chunk_type_type = { APR_K_LITERAL, "ToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_call_chunk_type_type = { APR_K_LITERAL, "ToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tool_call_chunk_type_fields[] = {
     { "type", 4, "type", 4, &ap_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1690,11 +1821,11 @@ static const apr_field ap_tool_call_chunk_type_fields[] = {
     { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_chunk_t, args), 0, offsetof(ap_tool_call_chunk_t, args_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_chunk_t, index), offsetof(ap_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_call_chunk_type = { APR_K_STRUCT, "ToolCallChunk", sizeof(ap_tool_call_chunk_t), { .st = { ap_tool_call_chunk_type_fields, 5, true, offsetof(ap_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_tool_call_chunk_fast };
+const apr_type ap_tool_call_chunk_type = { APR_K_STRUCT, "ToolCallChunk", sizeof(ap_tool_call_chunk_t), { .st = { ap_tool_call_chunk_type_fields, 5, true, offsetof(ap_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_tool_call_chunk_fast, ap_tool_call_chunk_fast_valid };
 
-static const apr_type ap_server_tool_call_type_type = { APR_K_LITERAL, "ServerToolCall.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_server_tool_call_type_type = { APR_K_LITERAL, "ServerToolCall.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_server_tool_call_args_type = { APR_K_MAP, "ServerToolCall.args", sizeof(ap_server_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_server_tool_call_args_entry_t), offsetof(ap_server_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_server_tool_call_args_type = { APR_K_MAP, "ServerToolCall.args", sizeof(ap_server_tool_call_args_t), { .map = { &apr_any_type, sizeof(ap_server_tool_call_args_entry_t), offsetof(ap_server_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_server_tool_call_type_fields[] = {
     { "type", 4, "type", 4, &ap_server_tool_call_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1703,9 +1834,9 @@ static const apr_field ap_server_tool_call_type_fields[] = {
     { "args", 4, "args", 4, &ap_server_tool_call_args_type, offsetof(ap_server_tool_call_t, args), 0, 0, APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_t, index), offsetof(ap_server_tool_call_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_server_tool_call_type = { APR_K_STRUCT, "ServerToolCall", sizeof(ap_server_tool_call_t), { .st = { ap_server_tool_call_type_fields, 5, true, offsetof(ap_server_tool_call_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_fast };
+const apr_type ap_server_tool_call_type = { APR_K_STRUCT, "ServerToolCall", sizeof(ap_server_tool_call_t), { .st = { ap_server_tool_call_type_fields, 5, true, offsetof(ap_server_tool_call_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_fast, ap_server_tool_call_fast_valid };
 
-static const apr_type ap_server_tool_call_chunk_type_type = { APR_K_LITERAL, "ServerToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_server_tool_call_chunk_type_type = { APR_K_LITERAL, "ServerToolCallChunk.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_server_tool_call_chunk_type_fields[] = {
     { "type", 4, "type", 4, &ap_server_tool_call_chunk_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1714,15 +1845,15 @@ static const apr_field ap_server_tool_call_chunk_type_fields[] = {
     { "args", 4, "args", 4, &apr_text_type, offsetof(ap_server_tool_call_chunk_t, args), offsetof(ap_server_tool_call_chunk_t, has_args), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_chunk_t, index), offsetof(ap_server_tool_call_chunk_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_server_tool_call_chunk_type = { APR_K_STRUCT, "ServerToolCallChunk", sizeof(ap_server_tool_call_chunk_t), { .st = { ap_server_tool_call_chunk_type_fields, 5, true, offsetof(ap_server_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_chunk_fast };
+const apr_type ap_server_tool_call_chunk_type = { APR_K_STRUCT, "ServerToolCallChunk", sizeof(ap_server_tool_call_chunk_t), { .st = { ap_server_tool_call_chunk_type_fields, 5, true, offsetof(ap_server_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_chunk_fast, ap_server_tool_call_chunk_fast_valid };
 
-static const apr_type ap_server_tool_result_type_type = { APR_K_LITERAL, "ServerToolResult.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_server_tool_result_type_type = { APR_K_LITERAL, "ServerToolResult.type", 0, { .lit = { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_literal ap_server_tool_result_status_type_values[] = {
     { APR_LIT_TEXT, "success", 7, 0, 0, 0.0 },
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
 };
-const apr_type ap_server_tool_result_status_type = { APR_K_ENUM, "ServerToolResult.status", sizeof(ap_server_tool_result_status_t), { .enm = { ap_server_tool_result_status_type_values, 2, NULL, 0 } }, NULL };
+const apr_type ap_server_tool_result_status_type = { APR_K_ENUM, "ServerToolResult.status", sizeof(ap_server_tool_result_status_t), { .enm = { ap_server_tool_result_status_type_values, 2, NULL, 0 } }, NULL, NULL };
 
 static const apr_field ap_server_tool_result_type_fields[] = {
     { "type", 4, "type", 4, &ap_server_tool_result_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1732,7 +1863,7 @@ static const apr_field ap_server_tool_result_type_fields[] = {
     { "output", 6, "output", 6, &apr_any_type, offsetof(ap_server_tool_result_t, output), offsetof(ap_server_tool_result_t, has_output), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_result_t, index), offsetof(ap_server_tool_result_t, has_index), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_server_tool_result_type = { APR_K_STRUCT, "ServerToolResult", sizeof(ap_server_tool_result_t), { .st = { ap_server_tool_result_type_fields, 6, true, offsetof(ap_server_tool_result_t, extras), NULL, NULL, 0 } }, ap_server_tool_result_fast };
+const apr_type ap_server_tool_result_type = { APR_K_STRUCT, "ServerToolResult", sizeof(ap_server_tool_result_t), { .st = { ap_server_tool_result_type_fields, 6, true, offsetof(ap_server_tool_result_t, extras), NULL, NULL, 0 } }, ap_server_tool_result_fast, ap_server_tool_result_fast_valid };
 
 static const apr_type *const ap_content_block_type_alts[] = {
     &ap_text_content_block_type,
@@ -1764,64 +1895,64 @@ static const apr_literal ap_content_block_type_disc[] = {
     { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 },
     { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
 };
-const apr_type ap_content_block_type = { APR_K_UNION, "ContentBlock", sizeof(ap_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_type_alts, 13, "type", ap_content_block_type_disc, offsetof(ap_content_block_t, kind), offsetof(ap_content_block_t, u), offsetof(ap_content_block_t, raw) } }, ap_content_block_fast };
+const apr_type ap_content_block_type = { APR_K_UNION, "ContentBlock", sizeof(ap_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_type_alts, 13, "type", ap_content_block_type_disc, offsetof(ap_content_block_t, kind), offsetof(ap_content_block_t, u), offsetof(ap_content_block_t, raw) } }, ap_content_block_fast, ap_content_block_fast_valid };
 
 static const apr_field ap_content_block_start_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_content_block_start_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_start_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
     { "content", 7, "content", 7, &ap_content_block_type, offsetof(ap_content_block_start_data_t, content), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_content_block_start_data_type = { APR_K_STRUCT, "ContentBlockStartData", sizeof(ap_content_block_start_data_t), { .st = { ap_content_block_start_data_type_fields, 3, true, offsetof(ap_content_block_start_data_t, extras), NULL, NULL, 0 } }, ap_content_block_start_data_fast };
+const apr_type ap_content_block_start_data_type = { APR_K_STRUCT, "ContentBlockStartData", sizeof(ap_content_block_start_data_t), { .st = { ap_content_block_start_data_type_fields, 3, true, offsetof(ap_content_block_start_data_t, extras), NULL, NULL, 0 } }, ap_content_block_start_data_fast, ap_content_block_start_data_fast_valid };
 
-static const apr_type ap_content_block_delta_data_event_type = { APR_K_LITERAL, "ContentBlockDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-delta", 19, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_content_block_delta_data_event_type = { APR_K_LITERAL, "ContentBlockDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-delta", 19, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_text_delta_type_type = { APR_K_LITERAL, "TextDelta.type", 0, { .lit = { APR_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_text_delta_type_type = { APR_K_LITERAL, "TextDelta.type", 0, { .lit = { APR_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_text_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_text_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "text", 4, "text", 4, &apr_text_type, offsetof(ap_text_delta_t, text), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_text_delta_type = { APR_K_STRUCT, "TextDelta", sizeof(ap_text_delta_t), { .st = { ap_text_delta_type_fields, 2, true, offsetof(ap_text_delta_t, extras), NULL, NULL, 0 } }, ap_text_delta_fast };
+const apr_type ap_text_delta_type = { APR_K_STRUCT, "TextDelta", sizeof(ap_text_delta_t), { .st = { ap_text_delta_type_fields, 2, true, offsetof(ap_text_delta_t, extras), NULL, NULL, 0 } }, ap_text_delta_fast, ap_text_delta_fast_valid };
 
-static const apr_type ap_reasoning_delta_type_type = { APR_K_LITERAL, "ReasoningDelta.type", 0, { .lit = { APR_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_reasoning_delta_type_type = { APR_K_LITERAL, "ReasoningDelta.type", 0, { .lit = { APR_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_reasoning_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_reasoning_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "reasoning", 9, "reasoning", 9, &apr_text_type, offsetof(ap_reasoning_delta_t, reasoning), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_reasoning_delta_type = { APR_K_STRUCT, "ReasoningDelta", sizeof(ap_reasoning_delta_t), { .st = { ap_reasoning_delta_type_fields, 2, true, offsetof(ap_reasoning_delta_t, extras), NULL, NULL, 0 } }, ap_reasoning_delta_fast };
+const apr_type ap_reasoning_delta_type = { APR_K_STRUCT, "ReasoningDelta", sizeof(ap_reasoning_delta_t), { .st = { ap_reasoning_delta_type_fields, 2, true, offsetof(ap_reasoning_delta_t, extras), NULL, NULL, 0 } }, ap_reasoning_delta_fast, ap_reasoning_delta_fast_valid };
 
-static const apr_type ap_data_delta_type_type = { APR_K_LITERAL, "DataDelta.type", 0, { .lit = { APR_LIT_TEXT, "data-delta", 10, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_data_delta_type_type = { APR_K_LITERAL, "DataDelta.type", 0, { .lit = { APR_LIT_TEXT, "data-delta", 10, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_data_delta_encoding_type = { APR_K_LITERAL, "DataDelta.encoding", 0, { .lit = { APR_LIT_TEXT, "base64", 6, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_data_delta_encoding_type = { APR_K_LITERAL, "DataDelta.encoding", 0, { .lit = { APR_LIT_TEXT, "base64", 6, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_data_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_data_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &apr_text_type, offsetof(ap_data_delta_t, data), 0, 0, APR_F_PLAIN_NAMES },
     { "encoding", 8, "encoding", 8, &ap_data_delta_encoding_type, 0, offsetof(ap_data_delta_t, has_encoding), 0, APR_F_OPTIONAL | APR_F_LITERAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_data_delta_type = { APR_K_STRUCT, "DataDelta", sizeof(ap_data_delta_t), { .st = { ap_data_delta_type_fields, 3, true, offsetof(ap_data_delta_t, extras), NULL, NULL, 0 } }, ap_data_delta_fast };
+const apr_type ap_data_delta_type = { APR_K_STRUCT, "DataDelta", sizeof(ap_data_delta_t), { .st = { ap_data_delta_type_fields, 3, true, offsetof(ap_data_delta_t, extras), NULL, NULL, 0 } }, ap_data_delta_fast, ap_data_delta_fast_valid };
 
-static const apr_type ap_block_delta_type_type = { APR_K_LITERAL, "BlockDelta.type", 0, { .lit = { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_block_delta_type_type = { APR_K_LITERAL, "BlockDelta.type", 0, { .lit = { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_block_delta_fields_type_fields[] = {
     { "type", 4, "type", 4, &apr_text_type, offsetof(ap_block_delta_fields_t, type), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_block_delta_fields_type = { APR_K_STRUCT, "BlockDeltaFields", sizeof(ap_block_delta_fields_t), { .st = { ap_block_delta_fields_type_fields, 1, true, offsetof(ap_block_delta_fields_t, extras), NULL, NULL, 0 } }, ap_block_delta_fields_fast };
+const apr_type ap_block_delta_fields_type = { APR_K_STRUCT, "BlockDeltaFields", sizeof(ap_block_delta_fields_t), { .st = { ap_block_delta_fields_type_fields, 1, true, offsetof(ap_block_delta_fields_t, extras), NULL, NULL, 0 } }, ap_block_delta_fields_fast, ap_block_delta_fields_fast_valid };
 
 static const apr_field ap_block_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_block_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "fields", 6, "fields", 6, &ap_block_delta_fields_type, offsetof(ap_block_delta_t, fields), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_block_delta_type = { APR_K_STRUCT, "BlockDelta", sizeof(ap_block_delta_t), { .st = { ap_block_delta_type_fields, 2, true, offsetof(ap_block_delta_t, extras), NULL, NULL, 0 } }, ap_block_delta_fast };
+const apr_type ap_block_delta_type = { APR_K_STRUCT, "BlockDelta", sizeof(ap_block_delta_t), { .st = { ap_block_delta_type_fields, 2, true, offsetof(ap_block_delta_t, extras), NULL, NULL, 0 } }, ap_block_delta_fast, ap_block_delta_fast_valid };
 
-static const apr_type ap_tool_call_delta_type_type = { APR_K_LITERAL, "ToolCallDelta.type", 0, { .lit = { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_call_delta_type_type = { APR_K_LITERAL, "ToolCallDelta.type", 0, { .lit = { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tool_call_delta_type_fields[] = {
     { "type", 4, "type", 4, &ap_tool_call_delta_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "args", 4, "args", 4, &apr_text_type, offsetof(ap_tool_call_delta_t, args), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_call_delta_type = { APR_K_STRUCT, "ToolCallDelta", sizeof(ap_tool_call_delta_t), { .st = { ap_tool_call_delta_type_fields, 2, true, offsetof(ap_tool_call_delta_t, extras), NULL, NULL, 0 } }, ap_tool_call_delta_fast };
+const apr_type ap_tool_call_delta_type = { APR_K_STRUCT, "ToolCallDelta", sizeof(ap_tool_call_delta_t), { .st = { ap_tool_call_delta_type_fields, 2, true, offsetof(ap_tool_call_delta_t, extras), NULL, NULL, 0 } }, ap_tool_call_delta_fast, ap_tool_call_delta_fast_valid };
 
 static const apr_type *const ap_content_block_delta_type_alts[] = {
     &ap_text_delta_type,
@@ -1837,16 +1968,16 @@ static const apr_literal ap_content_block_delta_type_disc[] = {
     { APR_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 },
     { APR_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 },
 };
-const apr_type ap_content_block_delta_type = { APR_K_UNION, "ContentBlockDelta", sizeof(ap_content_block_delta_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_delta_type_alts, 5, "type", ap_content_block_delta_type_disc, offsetof(ap_content_block_delta_t, kind), offsetof(ap_content_block_delta_t, u), offsetof(ap_content_block_delta_t, raw) } }, ap_content_block_delta_fast };
+const apr_type ap_content_block_delta_type = { APR_K_UNION, "ContentBlockDelta", sizeof(ap_content_block_delta_t), { .un = { APR_U_DISCRIMINATED, ap_content_block_delta_type_alts, 5, "type", ap_content_block_delta_type_disc, offsetof(ap_content_block_delta_t, kind), offsetof(ap_content_block_delta_t, u), offsetof(ap_content_block_delta_t, raw) } }, ap_content_block_delta_fast, ap_content_block_delta_fast_valid };
 
 static const apr_field ap_content_block_delta_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_content_block_delta_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_delta_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
     { "delta", 5, "delta", 5, &ap_content_block_delta_type, offsetof(ap_content_block_delta_data_t, delta), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_content_block_delta_data_type = { APR_K_STRUCT, "ContentBlockDeltaData", sizeof(ap_content_block_delta_data_t), { .st = { ap_content_block_delta_data_type_fields, 3, true, offsetof(ap_content_block_delta_data_t, extras), NULL, NULL, 0 } }, ap_content_block_delta_data_fast };
+const apr_type ap_content_block_delta_data_type = { APR_K_STRUCT, "ContentBlockDeltaData", sizeof(ap_content_block_delta_data_t), { .st = { ap_content_block_delta_data_type_fields, 3, true, offsetof(ap_content_block_delta_data_t, extras), NULL, NULL, 0 } }, ap_content_block_delta_data_fast, ap_content_block_delta_data_fast_valid };
 
-static const apr_type ap_content_block_finish_data_event_type = { APR_K_LITERAL, "ContentBlockFinishData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-finish", 20, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_content_block_finish_data_event_type = { APR_K_LITERAL, "ContentBlockFinishData.event", 0, { .lit = { APR_LIT_TEXT, "content-block-finish", 20, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_type *const ap_finalized_content_block_type_alts[] = {
     &ap_text_content_block_type,
@@ -1874,29 +2005,29 @@ static const apr_literal ap_finalized_content_block_type_disc[] = {
     { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 },
 };
-const apr_type ap_finalized_content_block_type = { APR_K_UNION, "FinalizedContentBlock", sizeof(ap_finalized_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_finalized_content_block_type_alts, 11, "type", ap_finalized_content_block_type_disc, offsetof(ap_finalized_content_block_t, kind), offsetof(ap_finalized_content_block_t, u), offsetof(ap_finalized_content_block_t, raw) } }, ap_finalized_content_block_fast };
+const apr_type ap_finalized_content_block_type = { APR_K_UNION, "FinalizedContentBlock", sizeof(ap_finalized_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_finalized_content_block_type_alts, 11, "type", ap_finalized_content_block_type_disc, offsetof(ap_finalized_content_block_t, kind), offsetof(ap_finalized_content_block_t, u), offsetof(ap_finalized_content_block_t, raw) } }, ap_finalized_content_block_fast, ap_finalized_content_block_fast_valid };
 
 static const apr_field ap_content_block_finish_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_content_block_finish_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "index", 5, "index", 5, &apr_uint_type, offsetof(ap_content_block_finish_data_t, index), 0, 0, APR_F_PLAIN_NAMES },
     { "content", 7, "content", 7, &ap_finalized_content_block_type, offsetof(ap_content_block_finish_data_t, content), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_content_block_finish_data_type = { APR_K_STRUCT, "ContentBlockFinishData", sizeof(ap_content_block_finish_data_t), { .st = { ap_content_block_finish_data_type_fields, 3, true, offsetof(ap_content_block_finish_data_t, extras), NULL, NULL, 0 } }, ap_content_block_finish_data_fast };
+const apr_type ap_content_block_finish_data_type = { APR_K_STRUCT, "ContentBlockFinishData", sizeof(ap_content_block_finish_data_t), { .st = { ap_content_block_finish_data_type_fields, 3, true, offsetof(ap_content_block_finish_data_t, extras), NULL, NULL, 0 } }, ap_content_block_finish_data_fast, ap_content_block_finish_data_fast_valid };
 
-static const apr_type ap_message_finish_data_event_type = { APR_K_LITERAL, "MessageFinishData.event", 0, { .lit = { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_message_finish_data_event_type = { APR_K_LITERAL, "MessageFinishData.event", 0, { .lit = { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_input_token_details_type_fields[] = {
     { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_input_token_details_t, audio), offsetof(ap_input_token_details_t, has_audio), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "cacheCreation", 13, "cache_creation", 14, &apr_uint_type, offsetof(ap_input_token_details_t, cache_creation), offsetof(ap_input_token_details_t, has_cache_creation), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "cacheRead", 9, "cache_read", 10, &apr_uint_type, offsetof(ap_input_token_details_t, cache_read), offsetof(ap_input_token_details_t, has_cache_read), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_token_details_type = { APR_K_STRUCT, "InputTokenDetails", sizeof(ap_input_token_details_t), { .st = { ap_input_token_details_type_fields, 3, true, offsetof(ap_input_token_details_t, extras), NULL, NULL, 0 } }, ap_input_token_details_fast };
+const apr_type ap_input_token_details_type = { APR_K_STRUCT, "InputTokenDetails", sizeof(ap_input_token_details_t), { .st = { ap_input_token_details_type_fields, 3, true, offsetof(ap_input_token_details_t, extras), NULL, NULL, 0 } }, ap_input_token_details_fast, ap_input_token_details_fast_valid };
 
 static const apr_field ap_output_token_details_type_fields[] = {
     { "audio", 5, "audio", 5, &apr_uint_type, offsetof(ap_output_token_details_t, audio), offsetof(ap_output_token_details_t, has_audio), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "reasoning", 9, "reasoning", 9, &apr_uint_type, offsetof(ap_output_token_details_t, reasoning), offsetof(ap_output_token_details_t, has_reasoning), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_output_token_details_type = { APR_K_STRUCT, "OutputTokenDetails", sizeof(ap_output_token_details_t), { .st = { ap_output_token_details_type_fields, 2, true, offsetof(ap_output_token_details_t, extras), NULL, NULL, 0 } }, ap_output_token_details_fast };
+const apr_type ap_output_token_details_type = { APR_K_STRUCT, "OutputTokenDetails", sizeof(ap_output_token_details_t), { .st = { ap_output_token_details_type_fields, 2, true, offsetof(ap_output_token_details_t, extras), NULL, NULL, 0 } }, ap_output_token_details_fast, ap_output_token_details_fast_valid };
 
 static const apr_field ap_usage_info_type_fields[] = {
     { "inputTokens", 11, "input_tokens", 12, &apr_uint_type, offsetof(ap_usage_info_t, input_tokens), offsetof(ap_usage_info_t, has_input_tokens), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
@@ -1905,22 +2036,22 @@ static const apr_field ap_usage_info_type_fields[] = {
     { "inputTokenDetails", 17, "input_token_details", 19, &ap_input_token_details_type, offsetof(ap_usage_info_t, input_token_details), offsetof(ap_usage_info_t, has_input_token_details), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "outputTokenDetails", 18, "output_token_details", 20, &ap_output_token_details_type, offsetof(ap_usage_info_t, output_token_details), offsetof(ap_usage_info_t, has_output_token_details), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_usage_info_type = { APR_K_STRUCT, "UsageInfo", sizeof(ap_usage_info_t), { .st = { ap_usage_info_type_fields, 5, true, offsetof(ap_usage_info_t, extras), NULL, NULL, 0 } }, ap_usage_info_fast };
+const apr_type ap_usage_info_type = { APR_K_STRUCT, "UsageInfo", sizeof(ap_usage_info_t), { .st = { ap_usage_info_type_fields, 5, true, offsetof(ap_usage_info_t, extras), NULL, NULL, 0 } }, ap_usage_info_fast, ap_usage_info_fast_valid };
 
 static const apr_field ap_message_finish_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_message_finish_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "usage", 5, "usage", 5, &ap_usage_info_type, offsetof(ap_message_finish_data_t, usage), offsetof(ap_message_finish_data_t, has_usage), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_finish_data_type = { APR_K_STRUCT, "MessageFinishData", sizeof(ap_message_finish_data_t), { .st = { ap_message_finish_data_type_fields, 2, true, offsetof(ap_message_finish_data_t, extras), NULL, NULL, 0 } }, ap_message_finish_data_fast };
+const apr_type ap_message_finish_data_type = { APR_K_STRUCT, "MessageFinishData", sizeof(ap_message_finish_data_t), { .st = { ap_message_finish_data_type_fields, 2, true, offsetof(ap_message_finish_data_t, extras), NULL, NULL, 0 } }, ap_message_finish_data_fast, ap_message_finish_data_fast_valid };
 
-static const apr_type ap_message_error_data_event_type = { APR_K_LITERAL, "MessageErrorData.event", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_message_error_data_event_type = { APR_K_LITERAL, "MessageErrorData.event", 0, { .lit = { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_message_error_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_message_error_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "message", 7, "message", 7, &apr_text_type, offsetof(ap_message_error_data_t, message), 0, 0, APR_F_PLAIN_NAMES },
     { "code", 4, "code", 4, &apr_text_type, offsetof(ap_message_error_data_t, code), offsetof(ap_message_error_data_t, has_code), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_message_error_data_type = { APR_K_STRUCT, "MessageErrorData", sizeof(ap_message_error_data_t), { .st = { ap_message_error_data_type_fields, 3, true, offsetof(ap_message_error_data_t, extras), NULL, NULL, 0 } }, ap_message_error_data_fast };
+const apr_type ap_message_error_data_type = { APR_K_STRUCT, "MessageErrorData", sizeof(ap_message_error_data_t), { .st = { ap_message_error_data_type_fields, 3, true, offsetof(ap_message_error_data_t, extras), NULL, NULL, 0 } }, ap_message_error_data_fast, ap_message_error_data_fast_valid };
 
 static const apr_type *const ap_messages_data_type_alts[] = {
     &ap_message_start_data_type,
@@ -1938,7 +2069,7 @@ static const apr_literal ap_messages_data_type_disc[] = {
     { APR_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 },
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
 };
-const apr_type ap_messages_data_type = { APR_K_UNION, "MessagesData", sizeof(ap_messages_data_t), { .un = { APR_U_DISCRIMINATED, ap_messages_data_type_alts, 6, "event", ap_messages_data_type_disc, offsetof(ap_messages_data_t, kind), offsetof(ap_messages_data_t, u), offsetof(ap_messages_data_t, raw) } }, ap_messages_data_fast };
+const apr_type ap_messages_data_type = { APR_K_UNION, "MessagesData", sizeof(ap_messages_data_t), { .un = { APR_U_DISCRIMINATED, ap_messages_data_type_alts, 6, "event", ap_messages_data_type_disc, offsetof(ap_messages_data_t, kind), offsetof(ap_messages_data_t, u), offsetof(ap_messages_data_t, raw) } }, ap_messages_data_fast, ap_messages_data_fast_valid };
 
 static const apr_field ap_messages_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_messages_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -1946,17 +2077,17 @@ static const apr_field ap_messages_event_params_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_messages_event_params_t, node), offsetof(ap_messages_event_params_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_messages_data_type, offsetof(ap_messages_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_messages_event_params_type = { APR_K_STRUCT, "MessagesEvent.params", sizeof(ap_messages_event_params_t), { .st = { ap_messages_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_messages_event_params_fast };
+const apr_type ap_messages_event_params_type = { APR_K_STRUCT, "MessagesEvent.params", sizeof(ap_messages_event_params_t), { .st = { ap_messages_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_messages_event_params_fast, ap_messages_event_params_fast_valid };
 
 static const apr_field ap_messages_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_messages_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_messages_event_params_type, offsetof(ap_messages_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_messages_event_type = { APR_K_STRUCT, "MessagesEvent", sizeof(ap_messages_event_t), { .st = { ap_messages_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_messages_event_fast };
+const apr_type ap_messages_event_type = { APR_K_STRUCT, "MessagesEvent", sizeof(ap_messages_event_t), { .st = { ap_messages_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_messages_event_fast, ap_messages_event_fast_valid };
 
-static const apr_type ap_tools_event_method_type = { APR_K_LITERAL, "ToolsEvent.method", 0, { .lit = { APR_LIT_TEXT, "tools", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tools_event_method_type = { APR_K_LITERAL, "ToolsEvent.method", 0, { .lit = { APR_LIT_TEXT, "tools", 5, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type ap_tool_started_data_event_type = { APR_K_LITERAL, "ToolStartedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_started_data_event_type = { APR_K_LITERAL, "ToolStartedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tool_started_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_started_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1964,27 +2095,27 @@ static const apr_field ap_tool_started_data_type_fields[] = {
     { "toolName", 8, "tool_name", 9, &apr_text_type, offsetof(ap_tool_started_data_t, tool_name), 0, 0, APR_F_PLAIN_NAMES },
     { "input", 5, "input", 5, &apr_any_type, offsetof(ap_tool_started_data_t, input), offsetof(ap_tool_started_data_t, has_input), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_started_data_type = { APR_K_STRUCT, "ToolStartedData", sizeof(ap_tool_started_data_t), { .st = { ap_tool_started_data_type_fields, 4, true, offsetof(ap_tool_started_data_t, extras), NULL, NULL, 0 } }, ap_tool_started_data_fast };
+const apr_type ap_tool_started_data_type = { APR_K_STRUCT, "ToolStartedData", sizeof(ap_tool_started_data_t), { .st = { ap_tool_started_data_type_fields, 4, true, offsetof(ap_tool_started_data_t, extras), NULL, NULL, 0 } }, ap_tool_started_data_fast, ap_tool_started_data_fast_valid };
 
-static const apr_type ap_tool_output_delta_data_event_type = { APR_K_LITERAL, "ToolOutputDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_output_delta_data_event_type = { APR_K_LITERAL, "ToolOutputDeltaData.event", 0, { .lit = { APR_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tool_output_delta_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_output_delta_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_output_delta_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
     { "delta", 5, "delta", 5, &apr_text_type, offsetof(ap_tool_output_delta_data_t, delta), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_output_delta_data_type = { APR_K_STRUCT, "ToolOutputDeltaData", sizeof(ap_tool_output_delta_data_t), { .st = { ap_tool_output_delta_data_type_fields, 3, true, offsetof(ap_tool_output_delta_data_t, extras), NULL, NULL, 0 } }, ap_tool_output_delta_data_fast };
+const apr_type ap_tool_output_delta_data_type = { APR_K_STRUCT, "ToolOutputDeltaData", sizeof(ap_tool_output_delta_data_t), { .st = { ap_tool_output_delta_data_type_fields, 3, true, offsetof(ap_tool_output_delta_data_t, extras), NULL, NULL, 0 } }, ap_tool_output_delta_data_fast, ap_tool_output_delta_data_fast_valid };
 
-static const apr_type ap_tool_finished_data_event_type = { APR_K_LITERAL, "ToolFinishedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_finished_data_event_type = { APR_K_LITERAL, "ToolFinishedData.event", 0, { .lit = { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tool_finished_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_finished_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "toolCallId", 10, "tool_call_id", 12, &apr_text_type, offsetof(ap_tool_finished_data_t, tool_call_id), 0, 0, APR_F_PLAIN_NAMES },
     { "output", 6, "output", 6, &apr_any_type, offsetof(ap_tool_finished_data_t, output), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_finished_data_type = { APR_K_STRUCT, "ToolFinishedData", sizeof(ap_tool_finished_data_t), { .st = { ap_tool_finished_data_type_fields, 3, true, offsetof(ap_tool_finished_data_t, extras), NULL, NULL, 0 } }, ap_tool_finished_data_fast };
+const apr_type ap_tool_finished_data_type = { APR_K_STRUCT, "ToolFinishedData", sizeof(ap_tool_finished_data_t), { .st = { ap_tool_finished_data_type_fields, 3, true, offsetof(ap_tool_finished_data_t, extras), NULL, NULL, 0 } }, ap_tool_finished_data_fast, ap_tool_finished_data_fast_valid };
 
-static const apr_type ap_tool_error_data_event_type = { APR_K_LITERAL, "ToolErrorData.event", 0, { .lit = { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tool_error_data_event_type = { APR_K_LITERAL, "ToolErrorData.event", 0, { .lit = { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tool_error_data_type_fields[] = {
     { "event", 5, "event", 5, &ap_tool_error_data_event_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -1992,7 +2123,7 @@ static const apr_field ap_tool_error_data_type_fields[] = {
     { "message", 7, "message", 7, &apr_text_type, offsetof(ap_tool_error_data_t, message), 0, 0, APR_F_PLAIN_NAMES },
     { "code", 4, "code", 4, &apr_text_type, offsetof(ap_tool_error_data_t, code), offsetof(ap_tool_error_data_t, has_code), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tool_error_data_type = { APR_K_STRUCT, "ToolErrorData", sizeof(ap_tool_error_data_t), { .st = { ap_tool_error_data_type_fields, 4, true, offsetof(ap_tool_error_data_t, extras), NULL, NULL, 0 } }, ap_tool_error_data_fast };
+const apr_type ap_tool_error_data_type = { APR_K_STRUCT, "ToolErrorData", sizeof(ap_tool_error_data_t), { .st = { ap_tool_error_data_type_fields, 4, true, offsetof(ap_tool_error_data_t, extras), NULL, NULL, 0 } }, ap_tool_error_data_fast, ap_tool_error_data_fast_valid };
 
 static const apr_type *const ap_tools_data_type_alts[] = {
     &ap_tool_started_data_type,
@@ -2006,7 +2137,7 @@ static const apr_literal ap_tools_data_type_disc[] = {
     { APR_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 },
     { APR_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 },
 };
-const apr_type ap_tools_data_type = { APR_K_UNION, "ToolsData", sizeof(ap_tools_data_t), { .un = { APR_U_DISCRIMINATED, ap_tools_data_type_alts, 4, "event", ap_tools_data_type_disc, offsetof(ap_tools_data_t, kind), offsetof(ap_tools_data_t, u), offsetof(ap_tools_data_t, raw) } }, ap_tools_data_fast };
+const apr_type ap_tools_data_type = { APR_K_UNION, "ToolsData", sizeof(ap_tools_data_t), { .un = { APR_U_DISCRIMINATED, ap_tools_data_type_alts, 4, "event", ap_tools_data_type_disc, offsetof(ap_tools_data_t, kind), offsetof(ap_tools_data_t, u), offsetof(ap_tools_data_t, raw) } }, ap_tools_data_fast, ap_tools_data_fast_valid };
 
 static const apr_field ap_tools_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tools_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
@@ -2014,74 +2145,74 @@ static const apr_field ap_tools_event_params_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_tools_event_params_t, node), offsetof(ap_tools_event_params_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_tools_data_type, offsetof(ap_tools_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tools_event_params_type = { APR_K_STRUCT, "ToolsEvent.params", sizeof(ap_tools_event_params_t), { .st = { ap_tools_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_tools_event_params_fast };
+const apr_type ap_tools_event_params_type = { APR_K_STRUCT, "ToolsEvent.params", sizeof(ap_tools_event_params_t), { .st = { ap_tools_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_tools_event_params_fast, ap_tools_event_params_fast_valid };
 
 static const apr_field ap_tools_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_tools_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_tools_event_params_type, offsetof(ap_tools_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tools_event_type = { APR_K_STRUCT, "ToolsEvent", sizeof(ap_tools_event_t), { .st = { ap_tools_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tools_event_fast };
+const apr_type ap_tools_event_type = { APR_K_STRUCT, "ToolsEvent", sizeof(ap_tools_event_t), { .st = { ap_tools_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tools_event_fast, ap_tools_event_fast_valid };
 
-static const apr_type ap_input_event_method_type = { APR_K_LITERAL, "InputEvent.method", 0, { .lit = { APR_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_input_event_method_type = { APR_K_LITERAL, "InputEvent.method", 0, { .lit = { APR_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_input_requested_data_type_fields[] = {
     { "interruptId", 11, "interrupt_id", 12, &apr_text_type, offsetof(ap_input_requested_data_t, interrupt_id), 0, 0, APR_F_PLAIN_NAMES },
     { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_input_requested_data_t, payload), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_requested_data_type = { APR_K_STRUCT, "InputRequestedData", sizeof(ap_input_requested_data_t), { .st = { ap_input_requested_data_type_fields, 2, true, offsetof(ap_input_requested_data_t, extras), NULL, NULL, 0 } }, ap_input_requested_data_fast };
+const apr_type ap_input_requested_data_type = { APR_K_STRUCT, "InputRequestedData", sizeof(ap_input_requested_data_t), { .st = { ap_input_requested_data_type_fields, 2, true, offsetof(ap_input_requested_data_t, extras), NULL, NULL, 0 } }, ap_input_requested_data_fast, ap_input_requested_data_fast_valid };
 
 static const apr_field ap_input_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_input_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_input_requested_data_type, offsetof(ap_input_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_event_params_type = { APR_K_STRUCT, "InputEvent.params", sizeof(ap_input_event_params_t), { .st = { ap_input_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_event_params_fast };
+const apr_type ap_input_event_params_type = { APR_K_STRUCT, "InputEvent.params", sizeof(ap_input_event_params_t), { .st = { ap_input_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_event_params_fast, ap_input_event_params_fast_valid };
 
 static const apr_field ap_input_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_input_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_input_event_params_type, offsetof(ap_input_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_input_event_type = { APR_K_STRUCT, "InputEvent", sizeof(ap_input_event_t), { .st = { ap_input_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_event_fast };
+const apr_type ap_input_event_type = { APR_K_STRUCT, "InputEvent", sizeof(ap_input_event_t), { .st = { ap_input_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_event_fast, ap_input_event_fast_valid };
 
-static const apr_type ap_values_event_method_type = { APR_K_LITERAL, "ValuesEvent.method", 0, { .lit = { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_values_event_method_type = { APR_K_LITERAL, "ValuesEvent.method", 0, { .lit = { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_values_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_values_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_values_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &apr_any_type, offsetof(ap_values_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_values_event_params_type = { APR_K_STRUCT, "ValuesEvent.params", sizeof(ap_values_event_params_t), { .st = { ap_values_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_values_event_params_fast };
+const apr_type ap_values_event_params_type = { APR_K_STRUCT, "ValuesEvent.params", sizeof(ap_values_event_params_t), { .st = { ap_values_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_values_event_params_fast, ap_values_event_params_fast_valid };
 
 static const apr_field ap_values_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_values_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_values_event_params_type, offsetof(ap_values_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_values_event_type = { APR_K_STRUCT, "ValuesEvent", sizeof(ap_values_event_t), { .st = { ap_values_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_values_event_fast };
+const apr_type ap_values_event_type = { APR_K_STRUCT, "ValuesEvent", sizeof(ap_values_event_t), { .st = { ap_values_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_values_event_fast, ap_values_event_fast_valid };
 
-static const apr_type ap_updates_event_method_type = { APR_K_LITERAL, "UpdatesEvent.method", 0, { .lit = { APR_LIT_TEXT, "updates", 7, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_updates_event_method_type = { APR_K_LITERAL, "UpdatesEvent.method", 0, { .lit = { APR_LIT_TEXT, "updates", 7, 0, 0, 0.0 } }, NULL, NULL };
 
-const apr_type ap_updates_data_values_type = { APR_K_MAP, "UpdatesData.values", sizeof(ap_updates_data_values_t), { .map = { &apr_any_type, sizeof(ap_updates_data_values_entry_t), offsetof(ap_updates_data_values_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type ap_updates_data_values_type = { APR_K_MAP, "UpdatesData.values", sizeof(ap_updates_data_values_t), { .map = { &apr_any_type, sizeof(ap_updates_data_values_entry_t), offsetof(ap_updates_data_values_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field ap_updates_data_type_fields[] = {
     { "node", 4, "node", 4, &apr_text_type, offsetof(ap_updates_data_t, node), offsetof(ap_updates_data_t, has_node), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "values", 6, "values", 6, &ap_updates_data_values_type, offsetof(ap_updates_data_t, values), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_updates_data_type = { APR_K_STRUCT, "UpdatesData", sizeof(ap_updates_data_t), { .st = { ap_updates_data_type_fields, 2, true, offsetof(ap_updates_data_t, extras), NULL, NULL, 0 } }, ap_updates_data_fast };
+const apr_type ap_updates_data_type = { APR_K_STRUCT, "UpdatesData", sizeof(ap_updates_data_t), { .st = { ap_updates_data_type_fields, 2, true, offsetof(ap_updates_data_t, extras), NULL, NULL, 0 } }, ap_updates_data_fast, ap_updates_data_fast_valid };
 
 static const apr_field ap_updates_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_updates_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_updates_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_updates_data_type, offsetof(ap_updates_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_updates_event_params_type = { APR_K_STRUCT, "UpdatesEvent.params", sizeof(ap_updates_event_params_t), { .st = { ap_updates_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_updates_event_params_fast };
+const apr_type ap_updates_event_params_type = { APR_K_STRUCT, "UpdatesEvent.params", sizeof(ap_updates_event_params_t), { .st = { ap_updates_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_updates_event_params_fast, ap_updates_event_params_fast_valid };
 
 static const apr_field ap_updates_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_updates_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_updates_event_params_type, offsetof(ap_updates_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_updates_event_type = { APR_K_STRUCT, "UpdatesEvent", sizeof(ap_updates_event_t), { .st = { ap_updates_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_updates_event_fast };
+const apr_type ap_updates_event_type = { APR_K_STRUCT, "UpdatesEvent", sizeof(ap_updates_event_t), { .st = { ap_updates_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_updates_event_fast, ap_updates_event_fast_valid };
 
-static const apr_type ap_checkpoints_event_method_type = { APR_K_LITERAL, "CheckpointsEvent.method", 0, { .lit = { APR_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_checkpoints_event_method_type = { APR_K_LITERAL, "CheckpointsEvent.method", 0, { .lit = { APR_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_literal ap_checkpoint_source_type_values[] = {
     { APR_LIT_TEXT, "input", 5, 0, 0, 0.0 },
@@ -2089,7 +2220,7 @@ static const apr_literal ap_checkpoint_source_type_values[] = {
     { APR_LIT_TEXT, "update", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "fork", 4, 0, 0, 0.0 },
 };
-const apr_type ap_checkpoint_source_type = { APR_K_ENUM, "CheckpointSource", sizeof(ap_checkpoint_source_t), { .enm = { ap_checkpoint_source_type_values, 4, NULL, 0 } }, NULL };
+const apr_type ap_checkpoint_source_type = { APR_K_ENUM, "CheckpointSource", sizeof(ap_checkpoint_source_t), { .enm = { ap_checkpoint_source_type_values, 4, NULL, 0 } }, NULL, NULL };
 
 static const apr_field ap_checkpoint_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(ap_checkpoint_t, id), 0, 0, APR_F_PLAIN_NAMES },
@@ -2097,56 +2228,56 @@ static const apr_field ap_checkpoint_type_fields[] = {
     { "step", 4, "step", 4, &apr_int_type, offsetof(ap_checkpoint_t, step), 0, 0, APR_F_PLAIN_NAMES },
     { "source", 6, "source", 6, &ap_checkpoint_source_type, offsetof(ap_checkpoint_t, source), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoint_type = { APR_K_STRUCT, "Checkpoint", sizeof(ap_checkpoint_t), { .st = { ap_checkpoint_type_fields, 4, true, offsetof(ap_checkpoint_t, extras), NULL, NULL, 0 } }, ap_checkpoint_fast };
+const apr_type ap_checkpoint_type = { APR_K_STRUCT, "Checkpoint", sizeof(ap_checkpoint_t), { .st = { ap_checkpoint_type_fields, 4, true, offsetof(ap_checkpoint_t, extras), NULL, NULL, 0 } }, ap_checkpoint_fast, ap_checkpoint_fast_valid };
 
 static const apr_field ap_checkpoints_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_checkpoints_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_checkpoints_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_checkpoint_type, offsetof(ap_checkpoints_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoints_event_params_type = { APR_K_STRUCT, "CheckpointsEvent.params", sizeof(ap_checkpoints_event_params_t), { .st = { ap_checkpoints_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_params_fast };
+const apr_type ap_checkpoints_event_params_type = { APR_K_STRUCT, "CheckpointsEvent.params", sizeof(ap_checkpoints_event_params_t), { .st = { ap_checkpoints_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_params_fast, ap_checkpoints_event_params_fast_valid };
 
 static const apr_field ap_checkpoints_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_checkpoints_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_checkpoints_event_params_type, offsetof(ap_checkpoints_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_checkpoints_event_type = { APR_K_STRUCT, "CheckpointsEvent", sizeof(ap_checkpoints_event_t), { .st = { ap_checkpoints_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_fast };
+const apr_type ap_checkpoints_event_type = { APR_K_STRUCT, "CheckpointsEvent", sizeof(ap_checkpoints_event_t), { .st = { ap_checkpoints_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_fast, ap_checkpoints_event_fast_valid };
 
-static const apr_type ap_custom_event_method_type = { APR_K_LITERAL, "CustomEvent.method", 0, { .lit = { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_custom_event_method_type = { APR_K_LITERAL, "CustomEvent.method", 0, { .lit = { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_custom_data_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(ap_custom_data_t, name), offsetof(ap_custom_data_t, has_name), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "payload", 7, "payload", 7, &apr_any_type, offsetof(ap_custom_data_t, payload), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_custom_data_type = { APR_K_STRUCT, "CustomData", sizeof(ap_custom_data_t), { .st = { ap_custom_data_type_fields, 2, true, offsetof(ap_custom_data_t, extras), NULL, NULL, 0 } }, ap_custom_data_fast };
+const apr_type ap_custom_data_type = { APR_K_STRUCT, "CustomData", sizeof(ap_custom_data_t), { .st = { ap_custom_data_type_fields, 2, true, offsetof(ap_custom_data_t, extras), NULL, NULL, 0 } }, ap_custom_data_fast, ap_custom_data_fast_valid };
 
 static const apr_field ap_custom_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_custom_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_custom_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &ap_custom_data_type, offsetof(ap_custom_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_custom_event_params_type = { APR_K_STRUCT, "CustomEvent.params", sizeof(ap_custom_event_params_t), { .st = { ap_custom_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_custom_event_params_fast };
+const apr_type ap_custom_event_params_type = { APR_K_STRUCT, "CustomEvent.params", sizeof(ap_custom_event_params_t), { .st = { ap_custom_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_custom_event_params_fast, ap_custom_event_params_fast_valid };
 
 static const apr_field ap_custom_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_custom_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_custom_event_params_type, offsetof(ap_custom_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_custom_event_type = { APR_K_STRUCT, "CustomEvent", sizeof(ap_custom_event_t), { .st = { ap_custom_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_custom_event_fast };
+const apr_type ap_custom_event_type = { APR_K_STRUCT, "CustomEvent", sizeof(ap_custom_event_t), { .st = { ap_custom_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_custom_event_fast, ap_custom_event_fast_valid };
 
-static const apr_type ap_tasks_event_method_type = { APR_K_LITERAL, "TasksEvent.method", 0, { .lit = { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type ap_tasks_event_method_type = { APR_K_LITERAL, "TasksEvent.method", 0, { .lit = { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field ap_tasks_event_params_type_fields[] = {
     { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tasks_event_params_t, namespace_), 0, 0, APR_F_PLAIN_NAMES },
     { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tasks_event_params_t, timestamp), 0, 0, APR_F_PLAIN_NAMES },
     { "data", 4, "data", 4, &apr_any_type, offsetof(ap_tasks_event_params_t, data), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tasks_event_params_type = { APR_K_STRUCT, "TasksEvent.params", sizeof(ap_tasks_event_params_t), { .st = { ap_tasks_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_tasks_event_params_fast };
+const apr_type ap_tasks_event_params_type = { APR_K_STRUCT, "TasksEvent.params", sizeof(ap_tasks_event_params_t), { .st = { ap_tasks_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_tasks_event_params_fast, ap_tasks_event_params_fast_valid };
 
 static const apr_field ap_tasks_event_type_fields[] = {
     { "method", 6, "method", 6, &ap_tasks_event_method_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "params", 6, "params", 6, &ap_tasks_event_params_type, offsetof(ap_tasks_event_t, params), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type ap_tasks_event_type = { APR_K_STRUCT, "TasksEvent", sizeof(ap_tasks_event_t), { .st = { ap_tasks_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tasks_event_fast };
+const apr_type ap_tasks_event_type = { APR_K_STRUCT, "TasksEvent", sizeof(ap_tasks_event_t), { .st = { ap_tasks_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tasks_event_fast, ap_tasks_event_fast_valid };
 
 static const apr_type *const ap_event_data_type_alts[] = {
     &ap_lifecycle_event_type,
@@ -2170,7 +2301,7 @@ static const apr_literal ap_event_data_type_disc[] = {
     { APR_LIT_TEXT, "custom", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "tasks", 5, 0, 0, 0.0 },
 };
-const apr_type ap_event_data_type = { APR_K_UNION, "EventData", sizeof(ap_event_data_t), { .un = { APR_U_DISCRIMINATED, ap_event_data_type_alts, 9, "method", ap_event_data_type_disc, offsetof(ap_event_data_t, kind), offsetof(ap_event_data_t, u), offsetof(ap_event_data_t, raw) } }, ap_event_data_fast };
+const apr_type ap_event_data_type = { APR_K_UNION, "EventData", sizeof(ap_event_data_t), { .un = { APR_U_DISCRIMINATED, ap_event_data_type_alts, 9, "method", ap_event_data_type_disc, offsetof(ap_event_data_t, kind), offsetof(ap_event_data_t, u), offsetof(ap_event_data_t, raw) } }, ap_event_data_fast, ap_event_data_fast_valid };
 
 static const apr_field ap_event_type_fields[] = {
     { "type", 4, "type", 4, &ap_event_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -2178,7 +2309,7 @@ static const apr_field ap_event_type_fields[] = {
     { "seq", 3, "seq", 3, &ap_js_uint_type, offsetof(ap_event_t, seq), offsetof(ap_event_t, has_seq), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "runId", 5, "run_id", 6, &apr_text_type, offsetof(ap_event_t, run_id), offsetof(ap_event_t, has_run_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_event_type = { APR_K_STRUCT, "Event", sizeof(ap_event_t), { .st = { ap_event_type_fields, 4, true, offsetof(ap_event_t, extras), NULL, &ap_event_data_type, offsetof(ap_event_t, event_data) } }, ap_event_fast };
+const apr_type ap_event_type = { APR_K_STRUCT, "Event", sizeof(ap_event_t), { .st = { ap_event_type_fields, 4, true, offsetof(ap_event_t, extras), NULL, &ap_event_data_type, offsetof(ap_event_t, event_data) } }, ap_event_fast, ap_event_fast_valid };
 
 static const apr_type *const ap_message_type_alts[] = {
     &ap_command_response_type,
@@ -2190,7 +2321,7 @@ static const apr_literal ap_message_type_disc[] = {
     { APR_LIT_TEXT, "error", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "event", 5, 0, 0, 0.0 },
 };
-const apr_type ap_message_type = { APR_K_UNION, "Message", sizeof(ap_message_t), { .un = { APR_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } }, ap_message_fast };
+const apr_type ap_message_type = { APR_K_UNION, "Message", sizeof(ap_message_t), { .un = { APR_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } }, ap_message_fast, ap_message_fast_valid };
 
 static const apr_type *const ap_data_content_block_type_alts[] = {
     &ap_image_content_block_type,
@@ -2204,7 +2335,7 @@ static const apr_literal ap_data_content_block_type_disc[] = {
     { APR_LIT_TEXT, "audio", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "file", 4, 0, 0, 0.0 },
 };
-const apr_type ap_data_content_block_type = { APR_K_UNION, "DataContentBlock", sizeof(ap_data_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_data_content_block_type_alts, 4, "type", ap_data_content_block_type_disc, offsetof(ap_data_content_block_t, kind), offsetof(ap_data_content_block_t, u), offsetof(ap_data_content_block_t, raw) } }, ap_data_content_block_fast };
+const apr_type ap_data_content_block_type = { APR_K_UNION, "DataContentBlock", sizeof(ap_data_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_data_content_block_type_alts, 4, "type", ap_data_content_block_type_disc, offsetof(ap_data_content_block_t, kind), offsetof(ap_data_content_block_t, u), offsetof(ap_data_content_block_t, raw) } }, ap_data_content_block_fast, ap_data_content_block_fast_valid };
 
 static const apr_type *const ap_tool_content_block_type_alts[] = {
     &ap_tool_call_type,
@@ -2220,11 +2351,11 @@ static const apr_literal ap_tool_content_block_type_disc[] = {
     { APR_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 },
     { APR_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
 };
-const apr_type ap_tool_content_block_type = { APR_K_UNION, "ToolContentBlock", sizeof(ap_tool_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_tool_content_block_type_alts, 5, "type", ap_tool_content_block_type_disc, offsetof(ap_tool_content_block_t, kind), offsetof(ap_tool_content_block_t, u), offsetof(ap_tool_content_block_t, raw) } }, ap_tool_content_block_fast };
+const apr_type ap_tool_content_block_type = { APR_K_UNION, "ToolContentBlock", sizeof(ap_tool_content_block_t), { .un = { APR_U_DISCRIMINATED, ap_tool_content_block_type_alts, 5, "type", ap_tool_content_block_type_disc, offsetof(ap_tool_content_block_t, kind), offsetof(ap_tool_content_block_t, u), offsetof(ap_tool_content_block_t, raw) } }, ap_tool_content_block_fast, ap_tool_content_block_fast_valid };
 
-const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_event_stream_request_channels_fast };
+const apr_type ap_event_stream_request_channels_type = { APR_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_event_stream_request_channels_fast, ap_event_stream_request_channels_fast_valid };
 
-const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_event_stream_request_namespaces_fast };
+const apr_type ap_event_stream_request_namespaces_type = { APR_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_event_stream_request_namespaces_fast, ap_event_stream_request_namespaces_fast_valid };
 
 static const apr_field ap_event_stream_request_type_fields[] = {
     { "channels", 8, "channels", 8, &ap_event_stream_request_channels_type, offsetof(ap_event_stream_request_t, channels), 0, 0, APR_F_PLAIN_NAMES },
@@ -2233,7 +2364,7 @@ static const apr_field ap_event_stream_request_type_fields[] = {
     { "since", 5, "since", 5, &ap_js_uint_type, offsetof(ap_event_stream_request_t, since), offsetof(ap_event_stream_request_t, has_since), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "sinceEventId", 12, "since_event_id", 14, &apr_text_type, offsetof(ap_event_stream_request_t, since_event_id), offsetof(ap_event_stream_request_t, has_since_event_id), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } }, ap_event_stream_request_fast };
+const apr_type ap_event_stream_request_type = { APR_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } }, ap_event_stream_request_fast, ap_event_stream_request_fast_valid };
 
 /* The member of Command that the name k names: its number, or -1. */
 static int ap_command_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -2343,6 +2474,24 @@ static const char *ap_command_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Command, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_command_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_command_t *v = (const ap_command_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0)
+        return false; /* unknown members, whose names the chosen alternative's must not be: the tables' */
+    if (v->id > UINT64_C(9007199254740991))
+        return false;
+    return ap_command_data_fast_valid(&v->command_data, strict, depth);
+}
+
 /* The member of run.start that the name k names: its number, or -1. */
 static int ap_run_start_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -2447,6 +2596,22 @@ static const char *ap_run_start_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of run.start, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_run_start_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_run_start_t *v = (const ap_run_start_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_run_start_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of RunStartParams that the name k names: its number, or -1. */
@@ -2574,6 +2739,28 @@ static const char *ap_run_start_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of RunStartParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_run_start_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_run_start_params_t *v = (const ap_run_start_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->assistant_id))
+        return false;
+    if (!apr_fast_any_ok(&v->input))
+        return false;
+    if (v->has_config && !apr_fast_valid(&ap_run_start_params_config_type, &v->config, strict, depth + 1))
+        return false;
+    if (v->has_metadata && !apr_fast_valid(&ap_run_start_params_metadata_type, &v->metadata, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of subscription.subscribe that the name k names: its number, or -1. */
 static int ap_subscription_subscribe_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -2678,6 +2865,22 @@ static const char *ap_subscription_subscribe_fast(apr_fast_ctx *c, const char *p
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of subscription.subscribe, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscription_subscribe_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscription_subscribe_t *v = (const ap_subscription_subscribe_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_subscribe_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of SubscribeParams that the name k names: its number, or -1. */
@@ -2800,6 +3003,26 @@ static const char *ap_subscribe_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of SubscribeParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscribe_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscribe_params_t *v = (const ap_subscribe_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_subscribe_params_type, &v->extras))
+        return false;
+    if (!ap_subscribe_params_channels_fast_valid(&v->channels, strict, depth + 1))
+        return false;
+    if (v->has_namespaces && !ap_subscribe_params_namespaces_fast_valid(&v->namespaces, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of subscription.unsubscribe that the name k names: its number, or -1. */
 static int ap_subscription_unsubscribe_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -2906,6 +3129,22 @@ static const char *ap_subscription_unsubscribe_fast(apr_fast_ctx *c, const char 
     return p;
 }
 
+/*
+ * Is a value of subscription.unsubscribe, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscription_unsubscribe_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscription_unsubscribe_t *v = (const ap_subscription_unsubscribe_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_unsubscribe_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of UnsubscribeParams that the name k names: its number, or -1. */
 static int ap_unsubscribe_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -3003,6 +3242,24 @@ static const char *ap_unsubscribe_params_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of UnsubscribeParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_unsubscribe_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_unsubscribe_params_t *v = (const ap_unsubscribe_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_unsubscribe_params_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->subscription_id))
+        return false;
+    return true;
 }
 
 /* The member of subscription.reconnect that the name k names: its number, or -1. */
@@ -3109,6 +3366,22 @@ static const char *ap_subscription_reconnect_fast(apr_fast_ctx *c, const char *p
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of subscription.reconnect, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscription_reconnect_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscription_reconnect_t *v = (const ap_subscription_reconnect_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_reconnect_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ReconnectParams that the name k names: its number, or -1. */
@@ -3230,6 +3503,28 @@ static const char *ap_reconnect_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of ReconnectParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_reconnect_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_reconnect_params_t *v = (const ap_reconnect_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_reconnect_params_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->run_id))
+        return false;
+    if (v->has_last_event_id && !apr_fast_string_ok(&v->last_event_id))
+        return false;
+    if (v->has_subscriptions && !ap_reconnect_params_subscriptions_fast_valid(&v->subscriptions, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of agent.getTree that the name k names: its number, or -1. */
 static int ap_agent_get_tree_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -3336,6 +3631,22 @@ static const char *ap_agent_get_tree_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/*
+ * Is a value of agent.getTree, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_agent_get_tree_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_agent_get_tree_t *v = (const ap_agent_get_tree_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_agent_get_tree_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of AgentGetTreeParams that the name k names: its number, or -1. */
 static int ap_agent_get_tree_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -3430,6 +3741,22 @@ static const char *ap_agent_get_tree_params_fast(apr_fast_ctx *c, const char *p,
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of AgentGetTreeParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_agent_get_tree_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_agent_get_tree_params_t *v = (const ap_agent_get_tree_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->has_run_id && !apr_fast_string_ok(&v->run_id))
+        return false;
+    return true;
 }
 
 /* The member of input.respond that the name k names: its number, or -1. */
@@ -3536,6 +3863,22 @@ static const char *ap_input_respond_fast(apr_fast_ctx *c, const char *p, void *o
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of input.respond, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_respond_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_respond_t *v = (const ap_input_respond_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&ap_input_respond_params_type, &v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of InputRespondOne that the name k names: its number, or -1. */
@@ -3692,6 +4035,34 @@ static const char *ap_input_respond_one_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/*
+ * Is a value of InputRespondOne, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_respond_one_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_respond_one_t *v = (const ap_input_respond_one_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!apr_fast_string_ok(&v->interrupt_id))
+        return false;
+    if (!apr_fast_any_ok(&v->response))
+        return false;
+    if (v->has_update && !apr_fast_valid(&ap_input_respond_one_update_type, &v->update, strict, depth + 1))
+        return false;
+    if (v->has_goto_ && !apr_fast_valid(&ap_goto_type, &v->goto_, strict, depth + 1))
+        return false;
+    if (v->has_config && !apr_fast_valid(&ap_input_respond_one_config_type, &v->config, strict, depth + 1))
+        return false;
+    if (v->has_metadata && !apr_fast_valid(&ap_input_respond_one_metadata_type, &v->metadata, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of RunSend that the name k names: its number, or -1. */
 static int ap_run_send_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -3797,6 +4168,24 @@ static const char *ap_run_send_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of RunSend, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_run_send_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_run_send_t *v = (const ap_run_send_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->node))
+        return false;
+    if (v->has_input && !apr_fast_any_ok(&v->input))
+        return false;
+    return true;
 }
 
 /* The member of InputRespondMany that the name k names: its number, or -1. */
@@ -3936,6 +4325,30 @@ static const char *ap_input_respond_many_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of InputRespondMany, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_respond_many_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_respond_many_t *v = (const ap_input_respond_many_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_input_respond_many_responses_fast_valid(&v->responses, strict, depth + 1))
+        return false;
+    if (v->has_update && !apr_fast_valid(&ap_input_respond_many_update_type, &v->update, strict, depth + 1))
+        return false;
+    if (v->has_goto_ && !apr_fast_valid(&ap_goto_type, &v->goto_, strict, depth + 1))
+        return false;
+    if (v->has_config && !apr_fast_valid(&ap_input_respond_many_config_type, &v->config, strict, depth + 1))
+        return false;
+    if (v->has_metadata && !apr_fast_valid(&ap_input_respond_many_metadata_type, &v->metadata, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of InputRespondEntry that the name k names: its number, or -1. */
 static int ap_input_respond_entry_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -4050,6 +4463,26 @@ static const char *ap_input_respond_entry_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of InputRespondEntry, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_respond_entry_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_respond_entry_t *v = (const ap_input_respond_entry_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!apr_fast_string_ok(&v->interrupt_id))
+        return false;
+    if (!apr_fast_any_ok(&v->response))
+        return false;
+    return true;
+}
+
 /* The member of input.inject that the name k names: its number, or -1. */
 static int ap_input_inject_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -4156,6 +4589,22 @@ static const char *ap_input_inject_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/*
+ * Is a value of input.inject, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_inject_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_inject_t *v = (const ap_input_inject_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_input_inject_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of InputInjectParams that the name k names: its number, or -1. */
 static int ap_input_inject_params_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -4260,6 +4709,24 @@ static const char *ap_input_inject_params_fast(apr_fast_ctx *c, const char *p, v
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of InputInjectParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_inject_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_inject_params_t *v = (const ap_input_inject_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!ap_input_message_fast_valid(&v->message, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of InputMessage that the name k names: its number, or -1. */
@@ -4381,6 +4848,28 @@ static const char *ap_input_message_fast(apr_fast_ctx *c, const char *p, void *o
     return p;
 }
 
+/*
+ * Is a value of InputMessage, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_message_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_message_t *v = (const ap_input_message_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_input_message_type, &v->extras))
+        return false;
+    if (!apr_fast_valid(&ap_input_message_role_type, &v->role, strict, depth + 1))
+        return false;
+    if (!apr_fast_string_ok(&v->content))
+        return false;
+    if (v->has_name && !apr_fast_string_ok(&v->name))
+        return false;
+    return true;
+}
+
 /* The member of state.get that the name k names: its number, or -1. */
 static int ap_state_get_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -4485,6 +4974,22 @@ static const char *ap_state_get_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of state.get, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_get_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_get_t *v = (const ap_state_get_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_state_get_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of StateGetParams that the name k names: its number, or -1. */
@@ -4594,6 +5099,24 @@ static const char *ap_state_get_params_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of StateGetParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_get_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_get_params_t *v = (const ap_state_get_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (v->has_keys && !ap_state_get_params_keys_fast_valid(&v->keys, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of state.listCheckpoints that the name k names: its number, or -1. */
 static int ap_state_list_checkpoints_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -4698,6 +5221,22 @@ static const char *ap_state_list_checkpoints_fast(apr_fast_ctx *c, const char *p
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of state.listCheckpoints, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_list_checkpoints_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_list_checkpoints_t *v = (const ap_state_list_checkpoints_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_list_checkpoints_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ListCheckpointsParams that the name k names: its number, or -1. */
@@ -4817,6 +5356,24 @@ static const char *ap_list_checkpoints_params_fast(apr_fast_ctx *c, const char *
     return p;
 }
 
+/*
+ * Is a value of ListCheckpointsParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_list_checkpoints_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_list_checkpoints_params_t *v = (const ap_list_checkpoints_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->has_namespace_ && !ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (v->has_before && !apr_fast_string_ok(&v->before))
+        return false;
+    return true;
+}
+
 /* The member of state.fork that the name k names: its number, or -1. */
 static int ap_state_fork_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -4921,6 +5478,22 @@ static const char *ap_state_fork_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of state.fork, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_fork_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_fork_t *v = (const ap_state_fork_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_state_fork_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of StateForkParams that the name k names: its number, or -1. */
@@ -5037,6 +5610,26 @@ static const char *ap_state_fork_params_fast(apr_fast_ctx *c, const char *p, voi
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of StateForkParams, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_fork_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_fork_params_t *v = (const ap_state_fork_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->checkpoint_id))
+        return false;
+    if (v->has_input && !apr_fast_any_ok(&v->input))
+        return false;
+    if (v->has_config && !apr_fast_valid(&ap_state_fork_params_config_type, &v->config, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of CommandResponse that the name k names: its number, or -1. */
@@ -5167,6 +5760,28 @@ static const char *ap_command_response_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of CommandResponse, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_command_response_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_command_response_t *v = (const ap_command_response_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_command_response_type, &v->extras))
+        return false;
+    if (v->id > UINT64_C(9007199254740991))
+        return false;
+    if (!apr_fast_valid(&ap_result_data_type, &v->result, strict, depth + 1))
+        return false;
+    if (v->has_meta && !ap_response_meta_fast_valid(&v->meta, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of RunResult that the name k names: its number, or -1. */
 static int ap_run_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -5261,6 +5876,22 @@ static const char *ap_run_result_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of RunResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_run_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_run_result_t *v = (const ap_run_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->has_run_id && !apr_fast_string_ok(&v->run_id))
+        return false;
+    return true;
 }
 
 /* The member of SubscribeResult that the name k names: its number, or -1. */
@@ -5370,6 +6001,24 @@ static const char *ap_subscribe_result_fast(apr_fast_ctx *c, const char *p, void
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of SubscribeResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscribe_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscribe_result_t *v = (const ap_subscribe_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_subscribe_result_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->subscription_id))
+        return false;
+    return true;
 }
 
 /* The member of ReconnectResult that the name k names: its number, or -1. */
@@ -5491,6 +6140,24 @@ static const char *ap_reconnect_result_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of ReconnectResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_reconnect_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_reconnect_result_t *v = (const ap_reconnect_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_reconnect_result_type, &v->extras))
+        return false;
+    if (v->has_current_namespaces && !ap_reconnect_result_current_namespaces_fast_valid(&v->current_namespaces, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of AgentStatusEntry that the name k names: its number, or -1. */
 static int ap_agent_status_entry_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -5600,6 +6267,26 @@ static const char *ap_agent_status_entry_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of AgentStatusEntry, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_agent_status_entry_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_agent_status_entry_t *v = (const ap_agent_status_entry_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_agent_status_entry_type, &v->extras))
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!apr_fast_valid(&ap_agent_status_type, &v->status, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of EmptyResult that the name k names: its number, or -1. */
 static int ap_empty_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -5697,6 +6384,22 @@ static const char *ap_empty_result_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/*
+ * Is a value of EmptyResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_empty_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_empty_result_t *v = (const ap_empty_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_empty_result_type, &v->extras))
+        return false;
+    return true;
+}
+
 /* The member of AgentResult that the name k names: its number, or -1. */
 static int ap_agent_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -5792,6 +6495,22 @@ static const char *ap_agent_result_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of AgentResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_agent_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_agent_result_t *v = (const ap_agent_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_agent_tree_node_fast_valid(&v->tree, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of AgentTreeNode that the name k names: its number, or -1. */
@@ -5928,6 +6647,30 @@ static const char *ap_agent_tree_node_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/*
+ * Is a value of AgentTreeNode, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_agent_tree_node_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_agent_tree_node_t *v = (const ap_agent_tree_node_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!apr_fast_valid(&ap_agent_status_type, &v->status, strict, depth + 1))
+        return false;
+    if (!apr_fast_string_ok(&v->graph_name))
+        return false;
+    if (v->has_children && !ap_agent_tree_node_children_fast_valid(&v->children, strict, depth + 1))
+        return false;
+    if (v->has_metadata && !apr_fast_valid(&ap_agent_tree_node_metadata_type, &v->metadata, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of StateGetResult that the name k names: its number, or -1. */
 static int ap_state_get_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -6033,6 +6776,24 @@ static const char *ap_state_get_result_fast(apr_fast_ctx *c, const char *p, void
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of StateGetResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_get_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_get_result_t *v = (const ap_state_get_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&ap_state_get_result_values_type, &v->values, strict, depth + 1))
+        return false;
+    if (v->has_checkpoint && !ap_checkpoint_ref_fast_valid(&v->checkpoint, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of CheckpointRef that the name k names: its number, or -1. */
@@ -6142,6 +6903,24 @@ static const char *ap_checkpoint_ref_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/*
+ * Is a value of CheckpointRef, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_checkpoint_ref_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_checkpoint_ref_t *v = (const ap_checkpoint_ref_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_ns && !apr_fast_string_ok(&v->ns))
+        return false;
+    return true;
+}
+
 /* The member of ListCheckpointsResult that the name k names: its number, or -1. */
 static int ap_list_checkpoints_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -6237,6 +7016,22 @@ static const char *ap_list_checkpoints_result_fast(apr_fast_ctx *c, const char *
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ListCheckpointsResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_list_checkpoints_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_list_checkpoints_result_t *v = (const ap_list_checkpoints_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_list_checkpoints_result_checkpoints_fast_valid(&v->checkpoints, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of CheckpointSummary that the name k names: its number, or -1. */
@@ -6373,6 +7168,28 @@ static const char *ap_checkpoint_summary_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of CheckpointSummary, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_checkpoint_summary_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_checkpoint_summary_t *v = (const ap_checkpoint_summary_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->id))
+        return false;
+    if (!apr_fast_string_ok(&v->timestamp))
+        return false;
+    if (v->has_node_name && !apr_fast_string_ok(&v->node_name))
+        return false;
+    if (v->has_metadata && !apr_fast_valid(&ap_checkpoint_summary_metadata_type, &v->metadata, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of StateForkResult that the name k names: its number, or -1. */
 static int ap_state_fork_result_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -6478,6 +7295,24 @@ static const char *ap_state_fork_result_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/*
+ * Is a value of StateForkResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_fork_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_fork_result_t *v = (const ap_state_fork_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->run_id))
+        return false;
+    if (!apr_fast_string_ok(&v->thread_id))
+        return false;
+    return true;
+}
+
 /* The member of ResponseMeta that the name k names: its number, or -1. */
 static int ap_response_meta_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -6575,6 +7410,24 @@ static const char *ap_response_meta_fast(apr_fast_ctx *c, const char *p, void *o
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ResponseMeta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_response_meta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_response_meta_t *v = (const ap_response_meta_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_response_meta_type, &v->extras))
+        return false;
+    if (v->has_applied_through_seq && v->applied_through_seq > UINT64_C(9007199254740991))
+        return false;
+    return true;
 }
 
 /* The member of ErrorResponse that the name k names: its number, or -1. */
@@ -6729,6 +7582,32 @@ static const char *ap_error_response_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/*
+ * Is a value of ErrorResponse, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_error_response_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_error_response_t *v = (const ap_error_response_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_error_response_type, &v->extras))
+        return false;
+    if (!v->id_is_null && v->id > UINT64_C(9007199254740991))
+        return false;
+    if (!apr_fast_valid(&ap_error_code_type, &v->error, strict, depth + 1))
+        return false;
+    if (!apr_fast_string_ok(&v->message))
+        return false;
+    if (v->has_stacktrace && !apr_fast_string_ok(&v->stacktrace))
+        return false;
+    if (v->has_meta && !ap_response_meta_fast_valid(&v->meta, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of Event that the name k names: its number, or -1. */
 static int ap_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -6866,6 +7745,28 @@ static const char *ap_event_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Event, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_event_t *v = (const ap_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0)
+        return false; /* unknown members, whose names the chosen alternative's must not be: the tables' */
+    if (v->has_event_id && !apr_fast_string_ok(&v->event_id))
+        return false;
+    if (v->has_seq && v->seq > UINT64_C(9007199254740991))
+        return false;
+    if (v->has_run_id && !apr_fast_string_ok(&v->run_id))
+        return false;
+    return ap_event_data_fast_valid(&v->event_data, strict, depth);
+}
+
 /* The member of LifecycleEvent that the name k names: its number, or -1. */
 static int ap_lifecycle_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -6970,6 +7871,22 @@ static const char *ap_lifecycle_event_fast(apr_fast_ctx *c, const char *p, void 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of LifecycleEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_lifecycle_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_event_t *v = (const ap_lifecycle_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_lifecycle_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of LifecycleEvent.params that the name k names: its number, or -1. */
@@ -7085,6 +8002,24 @@ static const char *ap_lifecycle_event_params_fast(apr_fast_ctx *c, const char *p
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of LifecycleEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_lifecycle_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_event_params_t *v = (const ap_lifecycle_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!ap_lifecycle_data_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of LifecycleData that the name k names: its number, or -1. */
@@ -7223,6 +8158,30 @@ static const char *ap_lifecycle_data_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/*
+ * Is a value of LifecycleData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_lifecycle_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_data_t *v = (const ap_lifecycle_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&ap_agent_status_type, &v->event, strict, depth + 1))
+        return false;
+    if (v->has_graph_name && !apr_fast_string_ok(&v->graph_name))
+        return false;
+    if (v->has_cause && !ap_lifecycle_cause_fast_valid(&v->cause, strict, depth + 1))
+        return false;
+    if (v->has_error && !apr_fast_string_ok(&v->error))
+        return false;
+    if (v->has_checkpoint && !ap_checkpoint_ref_fast_valid(&v->checkpoint, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of LifecycleCauseToolCall that the name k names: its number, or -1. */
 static int ap_lifecycle_cause_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -7326,6 +8285,22 @@ static const char *ap_lifecycle_cause_tool_call_fast(apr_fast_ctx *c, const char
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of LifecycleCauseToolCall, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_lifecycle_cause_tool_call_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_cause_tool_call_t *v = (const ap_lifecycle_cause_tool_call_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->tool_call_id))
+        return false;
+    return true;
 }
 
 /* The member of LifecycleCauseSend that the name k names: its number, or -1. */
@@ -7433,6 +8408,22 @@ static const char *ap_lifecycle_cause_send_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/*
+ * Is a value of LifecycleCauseSend, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_lifecycle_cause_send_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_cause_send_t *v = (const ap_lifecycle_cause_send_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->from_node))
+        return false;
+    return true;
+}
+
 /* The member of LifecycleCauseEdge that the name k names: its number, or -1. */
 static int ap_lifecycle_cause_edge_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -7536,6 +8527,22 @@ static const char *ap_lifecycle_cause_edge_fast(apr_fast_ctx *c, const char *p, 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of LifecycleCauseEdge, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_lifecycle_cause_edge_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_cause_edge_t *v = (const ap_lifecycle_cause_edge_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->from_node))
+        return false;
+    return true;
 }
 
 /* The member of MessagesEvent that the name k names: its number, or -1. */
@@ -7642,6 +8649,22 @@ static const char *ap_messages_event_fast(apr_fast_ctx *c, const char *p, void *
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of MessagesEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_messages_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_messages_event_t *v = (const ap_messages_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_messages_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of MessagesEvent.params that the name k names: its number, or -1. */
@@ -7767,6 +8790,26 @@ static const char *ap_messages_event_params_fast(apr_fast_ctx *c, const char *p,
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of MessagesEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_messages_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_messages_event_params_t *v = (const ap_messages_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (v->has_node && !apr_fast_string_ok(&v->node))
+        return false;
+    if (!ap_messages_data_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of MessageStartData that the name k names: its number, or -1. */
@@ -7895,6 +8938,28 @@ static const char *ap_message_start_data_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of MessageStartData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_message_start_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_message_start_data_t *v = (const ap_message_start_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_message_start_data_type, &v->extras))
+        return false;
+    if (!apr_fast_valid(&ap_message_role_type, &v->role, strict, depth + 1))
+        return false;
+    if (!apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_metadata && !ap_message_metadata_fast_valid(&v->metadata, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of MessageMetadata that the name k names: its number, or -1. */
@@ -8056,6 +9121,36 @@ static const char *ap_message_metadata_fast(apr_fast_ctx *c, const char *p, void
     return p;
 }
 
+/*
+ * Is a value of MessageMetadata, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_message_metadata_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_message_metadata_t *v = (const ap_message_metadata_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_message_metadata_type, &v->extras))
+        return false;
+    if (v->has_provider && !apr_fast_string_ok(&v->provider))
+        return false;
+    if (v->has_model && !apr_fast_string_ok(&v->model))
+        return false;
+    if (v->has_model_type && !apr_fast_string_ok(&v->model_type))
+        return false;
+    if (v->has_run_id && !apr_fast_string_ok(&v->run_id))
+        return false;
+    if (v->has_thread_id && !apr_fast_string_ok(&v->thread_id))
+        return false;
+    if (v->has_system_fingerprint && !apr_fast_string_ok(&v->system_fingerprint))
+        return false;
+    if (v->has_service_tier && !apr_fast_string_ok(&v->service_tier))
+        return false;
+    return true;
+}
+
 /* The member of ContentBlockStartData that the name k names: its number, or -1. */
 static int ap_content_block_start_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -8172,6 +9267,24 @@ static const char *ap_content_block_start_data_fast(apr_fast_ctx *c, const char 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ContentBlockStartData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_content_block_start_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_content_block_start_data_t *v = (const ap_content_block_start_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_content_block_start_data_type, &v->extras))
+        return false;
+    if (!ap_content_block_fast_valid(&v->content, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of TextContentBlock that the name k names: its number, or -1. */
@@ -8311,6 +9424,30 @@ static const char *ap_text_content_block_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of TextContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_text_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_text_content_block_t *v = (const ap_text_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_text_content_block_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->text))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    if (v->has_annotations && !ap_text_content_block_annotations_fast_valid(&v->annotations, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of Citation that the name k names: its number, or -1. */
@@ -8472,6 +9609,30 @@ static const char *ap_citation_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Citation, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_citation_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_citation_t *v = (const ap_citation_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_citation_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_url && !apr_fast_string_ok(&v->url))
+        return false;
+    if (v->has_title && !apr_fast_string_ok(&v->title))
+        return false;
+    if (v->has_cited_text && !apr_fast_string_ok(&v->cited_text))
+        return false;
+    return true;
+}
+
 /* The member of NonStandardAnnotation that the name k names: its number, or -1. */
 static int ap_non_standard_annotation_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -8589,6 +9750,26 @@ static const char *ap_non_standard_annotation_fast(apr_fast_ctx *c, const char *
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of NonStandardAnnotation, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_non_standard_annotation_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_non_standard_annotation_t *v = (const ap_non_standard_annotation_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_non_standard_annotation_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (!apr_fast_valid(&ap_non_standard_annotation_value_type, &v->value, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of InvalidToolCall that the name k names: its number, or -1. */
@@ -8757,6 +9938,32 @@ static const char *ap_invalid_tool_call_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/*
+ * Is a value of InvalidToolCall, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_invalid_tool_call_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_invalid_tool_call_t *v = (const ap_invalid_tool_call_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_invalid_tool_call_type, &v->extras))
+        return false;
+    if (!v->id_is_null && !apr_fast_string_ok(&v->id))
+        return false;
+    if (!v->name_is_null && !apr_fast_string_ok(&v->name))
+        return false;
+    if (!v->args_is_null && !apr_fast_string_ok(&v->args))
+        return false;
+    if (!v->error_is_null && !apr_fast_string_ok(&v->error))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of ReasoningContentBlock that the name k names: its number, or -1. */
 static int ap_reasoning_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -8887,6 +10094,28 @@ static const char *ap_reasoning_content_block_fast(apr_fast_ctx *c, const char *
     return p;
 }
 
+/*
+ * Is a value of ReasoningContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_reasoning_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_reasoning_content_block_t *v = (const ap_reasoning_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_reasoning_content_block_type, &v->extras))
+        return false;
+    if (v->has_reasoning && !apr_fast_string_ok(&v->reasoning))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of NonStandardContentBlock that the name k names: its number, or -1. */
 static int ap_non_standard_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -9014,6 +10243,28 @@ static const char *ap_non_standard_content_block_fast(apr_fast_ctx *c, const cha
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of NonStandardContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_non_standard_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_non_standard_content_block_t *v = (const ap_non_standard_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_non_standard_content_block_type, &v->extras))
+        return false;
+    if (!apr_fast_valid(&ap_non_standard_content_block_value_type, &v->value, strict, depth + 1))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ImageContentBlock that the name k names: its number, or -1. */
@@ -9175,6 +10426,34 @@ static const char *ap_image_content_block_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of ImageContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_image_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_image_content_block_t *v = (const ap_image_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_image_content_block_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_file_id && !apr_fast_string_ok(&v->file_id))
+        return false;
+    if (v->has_url && !apr_fast_string_ok(&v->url))
+        return false;
+    if (v->has_base64 && !apr_fast_string_ok(&v->base64))
+        return false;
+    if (v->has_mime_type && !apr_fast_string_ok(&v->mime_type))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of VideoContentBlock that the name k names: its number, or -1. */
 static int ap_video_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -9332,6 +10611,34 @@ static const char *ap_video_content_block_fast(apr_fast_ctx *c, const char *p, v
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of VideoContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_video_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_video_content_block_t *v = (const ap_video_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_video_content_block_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_file_id && !apr_fast_string_ok(&v->file_id))
+        return false;
+    if (v->has_url && !apr_fast_string_ok(&v->url))
+        return false;
+    if (v->has_base64 && !apr_fast_string_ok(&v->base64))
+        return false;
+    if (v->has_mime_type && !apr_fast_string_ok(&v->mime_type))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of AudioContentBlock that the name k names: its number, or -1. */
@@ -9493,6 +10800,34 @@ static const char *ap_audio_content_block_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of AudioContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_audio_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_audio_content_block_t *v = (const ap_audio_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_audio_content_block_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_file_id && !apr_fast_string_ok(&v->file_id))
+        return false;
+    if (v->has_url && !apr_fast_string_ok(&v->url))
+        return false;
+    if (v->has_base64 && !apr_fast_string_ok(&v->base64))
+        return false;
+    if (v->has_mime_type && !apr_fast_string_ok(&v->mime_type))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of FileContentBlock that the name k names: its number, or -1. */
 static int ap_file_content_block_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -9652,6 +10987,34 @@ static const char *ap_file_content_block_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of FileContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_file_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_file_content_block_t *v = (const ap_file_content_block_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_file_content_block_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_file_id && !apr_fast_string_ok(&v->file_id))
+        return false;
+    if (v->has_url && !apr_fast_string_ok(&v->url))
+        return false;
+    if (v->has_base64 && !apr_fast_string_ok(&v->base64))
+        return false;
+    if (v->has_mime_type && !apr_fast_string_ok(&v->mime_type))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of ToolCall that the name k names: its number, or -1. */
 static int ap_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -9792,6 +11155,30 @@ static const char *ap_tool_call_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ToolCall, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_call_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_call_t *v = (const ap_tool_call_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_call_type, &v->extras))
+        return false;
+    if (!v->id_is_null && !apr_fast_string_ok(&v->id))
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    if (!apr_fast_valid(&ap_tool_call_args_type, &v->args, strict, depth + 1))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ToolCallChunk that the name k names: its number, or -1. */
@@ -9946,6 +11333,30 @@ static const char *ap_tool_call_chunk_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/*
+ * Is a value of ToolCallChunk, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_call_chunk_t *v = (const ap_tool_call_chunk_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_call_chunk_type, &v->extras))
+        return false;
+    if (!v->id_is_null && !apr_fast_string_ok(&v->id))
+        return false;
+    if (!v->name_is_null && !apr_fast_string_ok(&v->name))
+        return false;
+    if (!v->args_is_null && !apr_fast_string_ok(&v->args))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of ServerToolCall that the name k names: its number, or -1. */
 static int ap_server_tool_call_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -10081,6 +11492,30 @@ static const char *ap_server_tool_call_fast(apr_fast_ctx *c, const char *p, void
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ServerToolCall, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_server_tool_call_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_server_tool_call_t *v = (const ap_server_tool_call_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_server_tool_call_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->id))
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    if (!apr_fast_valid(&ap_server_tool_call_args_type, &v->args, strict, depth + 1))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ServerToolCallChunk that the name k names: its number, or -1. */
@@ -10221,6 +11656,30 @@ static const char *ap_server_tool_call_chunk_fast(apr_fast_ctx *c, const char *p
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ServerToolCallChunk, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_server_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_server_tool_call_chunk_t *v = (const ap_server_tool_call_chunk_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_server_tool_call_chunk_type, &v->extras))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_name && !apr_fast_string_ok(&v->name))
+        return false;
+    if (v->has_args && !apr_fast_string_ok(&v->args))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ServerToolResult that the name k names: its number, or -1. */
@@ -10370,6 +11829,32 @@ static const char *ap_server_tool_result_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of ServerToolResult, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_server_tool_result_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_server_tool_result_t *v = (const ap_server_tool_result_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_server_tool_result_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->tool_call_id))
+        return false;
+    if (!apr_fast_valid(&ap_server_tool_result_status_type, &v->status, strict, depth + 1))
+        return false;
+    if (v->has_id && !apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_output && !apr_fast_any_ok(&v->output))
+        return false;
+    if (v->has_index && !apr_fast_valid(&ap_block_index_type, &v->index, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of ContentBlockDeltaData that the name k names: its number, or -1. */
 static int ap_content_block_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -10488,6 +11973,24 @@ static const char *ap_content_block_delta_data_fast(apr_fast_ctx *c, const char 
     return p;
 }
 
+/*
+ * Is a value of ContentBlockDeltaData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_content_block_delta_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_content_block_delta_data_t *v = (const ap_content_block_delta_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_content_block_delta_data_type, &v->extras))
+        return false;
+    if (!ap_content_block_delta_fast_valid(&v->delta, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of TextDelta that the name k names: its number, or -1. */
 static int ap_text_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -10597,6 +12100,24 @@ static const char *ap_text_delta_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of TextDelta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_text_delta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_text_delta_t *v = (const ap_text_delta_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_text_delta_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->text))
+        return false;
+    return true;
+}
+
 /* The member of ReasoningDelta that the name k names: its number, or -1. */
 static int ap_reasoning_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -10704,6 +12225,24 @@ static const char *ap_reasoning_delta_fast(apr_fast_ctx *c, const char *p, void 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ReasoningDelta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_reasoning_delta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_reasoning_delta_t *v = (const ap_reasoning_delta_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_reasoning_delta_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->reasoning))
+        return false;
+    return true;
 }
 
 /* The member of DataDelta that the name k names: its number, or -1. */
@@ -10825,6 +12364,24 @@ static const char *ap_data_delta_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of DataDelta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_data_delta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_data_delta_t *v = (const ap_data_delta_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_data_delta_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->data))
+        return false;
+    return true;
+}
+
 /* The member of BlockDelta that the name k names: its number, or -1. */
 static int ap_block_delta_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -10934,6 +12491,24 @@ static const char *ap_block_delta_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/*
+ * Is a value of BlockDelta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_block_delta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_block_delta_t *v = (const ap_block_delta_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_block_delta_type, &v->extras))
+        return false;
+    if (!ap_block_delta_fields_fast_valid(&v->fields, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of BlockDeltaFields that the name k names: its number, or -1. */
 static int ap_block_delta_fields_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -11032,6 +12607,24 @@ static const char *ap_block_delta_fields_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of BlockDeltaFields, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_block_delta_fields_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_block_delta_fields_t *v = (const ap_block_delta_fields_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_block_delta_fields_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->type))
+        return false;
+    return true;
 }
 
 /* The member of ToolCallDelta that the name k names: its number, or -1. */
@@ -11141,6 +12734,24 @@ static const char *ap_tool_call_delta_fast(apr_fast_ctx *c, const char *p, void 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ToolCallDelta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_call_delta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_call_delta_t *v = (const ap_tool_call_delta_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_call_delta_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->args))
+        return false;
+    return true;
 }
 
 /* The member of ContentBlockFinishData that the name k names: its number, or -1. */
@@ -11261,6 +12872,24 @@ static const char *ap_content_block_finish_data_fast(apr_fast_ctx *c, const char
     return p;
 }
 
+/*
+ * Is a value of ContentBlockFinishData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_content_block_finish_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_content_block_finish_data_t *v = (const ap_content_block_finish_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_content_block_finish_data_type, &v->extras))
+        return false;
+    if (!ap_finalized_content_block_fast_valid(&v->content, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of MessageFinishData that the name k names: its number, or -1. */
 static int ap_message_finish_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -11369,6 +12998,24 @@ static const char *ap_message_finish_data_fast(apr_fast_ctx *c, const char *p, v
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of MessageFinishData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_message_finish_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_message_finish_data_t *v = (const ap_message_finish_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_message_finish_data_type, &v->extras))
+        return false;
+    if (v->has_usage && !ap_usage_info_fast_valid(&v->usage, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of UsageInfo that the name k names: its number, or -1. */
@@ -11510,6 +13157,26 @@ static const char *ap_usage_info_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of UsageInfo, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_usage_info_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_usage_info_t *v = (const ap_usage_info_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_usage_info_type, &v->extras))
+        return false;
+    if (v->has_input_token_details && !ap_input_token_details_fast_valid(&v->input_token_details, strict, depth + 1))
+        return false;
+    if (v->has_output_token_details && !ap_output_token_details_fast_valid(&v->output_token_details, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of InputTokenDetails that the name k names: its number, or -1. */
 static int ap_input_token_details_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -11629,6 +13296,22 @@ static const char *ap_input_token_details_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of InputTokenDetails, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_token_details_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_token_details_t *v = (const ap_input_token_details_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_input_token_details_type, &v->extras))
+        return false;
+    return true;
+}
+
 /* The member of OutputTokenDetails that the name k names: its number, or -1. */
 static int ap_output_token_details_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -11737,6 +13420,22 @@ static const char *ap_output_token_details_fast(apr_fast_ctx *c, const char *p, 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of OutputTokenDetails, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_output_token_details_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_output_token_details_t *v = (const ap_output_token_details_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_output_token_details_type, &v->extras))
+        return false;
+    return true;
 }
 
 /* The member of MessageErrorData that the name k names: its number, or -1. */
@@ -11858,6 +13557,26 @@ static const char *ap_message_error_data_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of MessageErrorData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_message_error_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_message_error_data_t *v = (const ap_message_error_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_message_error_data_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->message))
+        return false;
+    if (v->has_code && !apr_fast_string_ok(&v->code))
+        return false;
+    return true;
+}
+
 /* The member of ToolsEvent that the name k names: its number, or -1. */
 static int ap_tools_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -11962,6 +13681,22 @@ static const char *ap_tools_event_fast(apr_fast_ctx *c, const char *p, void *out
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ToolsEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tools_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tools_event_t *v = (const ap_tools_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_tools_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ToolsEvent.params that the name k names: its number, or -1. */
@@ -12087,6 +13822,26 @@ static const char *ap_tools_event_params_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ToolsEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tools_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tools_event_params_t *v = (const ap_tools_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (v->has_node && !apr_fast_string_ok(&v->node))
+        return false;
+    if (!ap_tools_data_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ToolStartedData that the name k names: its number, or -1. */
@@ -12216,6 +13971,28 @@ static const char *ap_tool_started_data_fast(apr_fast_ctx *c, const char *p, voi
     return p;
 }
 
+/*
+ * Is a value of ToolStartedData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_started_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_started_data_t *v = (const ap_tool_started_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_started_data_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->tool_call_id))
+        return false;
+    if (!apr_fast_string_ok(&v->tool_name))
+        return false;
+    if (v->has_input && !apr_fast_any_ok(&v->input))
+        return false;
+    return true;
+}
+
 /* The member of ToolOutputDeltaData that the name k names: its number, or -1. */
 static int ap_tool_output_delta_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -12333,6 +14110,26 @@ static const char *ap_tool_output_delta_data_fast(apr_fast_ctx *c, const char *p
     return p;
 }
 
+/*
+ * Is a value of ToolOutputDeltaData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_output_delta_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_output_delta_data_t *v = (const ap_tool_output_delta_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_output_delta_data_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->tool_call_id))
+        return false;
+    if (!apr_fast_string_ok(&v->delta))
+        return false;
+    return true;
+}
+
 /* The member of ToolFinishedData that the name k names: its number, or -1. */
 static int ap_tool_finished_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -12448,6 +14245,26 @@ static const char *ap_tool_finished_data_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ToolFinishedData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_finished_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_finished_data_t *v = (const ap_tool_finished_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_finished_data_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->tool_call_id))
+        return false;
+    if (!apr_fast_any_ok(&v->output))
+        return false;
+    return true;
 }
 
 /* The member of ToolErrorData that the name k names: its number, or -1. */
@@ -12577,6 +14394,28 @@ static const char *ap_tool_error_data_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/*
+ * Is a value of ToolErrorData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tool_error_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_error_data_t *v = (const ap_tool_error_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_tool_error_data_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->tool_call_id))
+        return false;
+    if (!apr_fast_string_ok(&v->message))
+        return false;
+    if (v->has_code && !apr_fast_string_ok(&v->code))
+        return false;
+    return true;
+}
+
 /* The member of InputEvent that the name k names: its number, or -1. */
 static int ap_input_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -12681,6 +14520,22 @@ static const char *ap_input_event_fast(apr_fast_ctx *c, const char *p, void *out
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of InputEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_event_t *v = (const ap_input_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_input_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of InputEvent.params that the name k names: its number, or -1. */
@@ -12798,6 +14653,24 @@ static const char *ap_input_event_params_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of InputEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_event_params_t *v = (const ap_input_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!ap_input_requested_data_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of InputRequestedData that the name k names: its number, or -1. */
 static int ap_input_requested_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -12906,6 +14779,26 @@ static const char *ap_input_requested_data_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/*
+ * Is a value of InputRequestedData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_requested_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_requested_data_t *v = (const ap_input_requested_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_input_requested_data_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->interrupt_id))
+        return false;
+    if (!apr_fast_any_ok(&v->payload))
+        return false;
+    return true;
+}
+
 /* The member of ValuesEvent that the name k names: its number, or -1. */
 static int ap_values_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -13010,6 +14903,22 @@ static const char *ap_values_event_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ValuesEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_values_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_values_event_t *v = (const ap_values_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_values_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of ValuesEvent.params that the name k names: its number, or -1. */
@@ -13127,6 +15036,24 @@ static const char *ap_values_event_params_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of ValuesEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_values_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_values_event_params_t *v = (const ap_values_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!apr_fast_any_ok(&v->data))
+        return false;
+    return true;
+}
+
 /* The member of UpdatesEvent that the name k names: its number, or -1. */
 static int ap_updates_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -13231,6 +15158,22 @@ static const char *ap_updates_event_fast(apr_fast_ctx *c, const char *p, void *o
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of UpdatesEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_updates_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_updates_event_t *v = (const ap_updates_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_updates_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of UpdatesEvent.params that the name k names: its number, or -1. */
@@ -13348,6 +15291,24 @@ static const char *ap_updates_event_params_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/*
+ * Is a value of UpdatesEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_updates_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_updates_event_params_t *v = (const ap_updates_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!ap_updates_data_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of UpdatesData that the name k names: its number, or -1. */
 static int ap_updates_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -13458,6 +15419,26 @@ static const char *ap_updates_data_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/*
+ * Is a value of UpdatesData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_updates_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_updates_data_t *v = (const ap_updates_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_updates_data_type, &v->extras))
+        return false;
+    if (v->has_node && !apr_fast_string_ok(&v->node))
+        return false;
+    if (!apr_fast_valid(&ap_updates_data_values_type, &v->values, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of CheckpointsEvent that the name k names: its number, or -1. */
 static int ap_checkpoints_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -13562,6 +15543,22 @@ static const char *ap_checkpoints_event_fast(apr_fast_ctx *c, const char *p, voi
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of CheckpointsEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_checkpoints_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_checkpoints_event_t *v = (const ap_checkpoints_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_checkpoints_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of CheckpointsEvent.params that the name k names: its number, or -1. */
@@ -13677,6 +15674,24 @@ static const char *ap_checkpoints_event_params_fast(apr_fast_ctx *c, const char 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of CheckpointsEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_checkpoints_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_checkpoints_event_params_t *v = (const ap_checkpoints_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!ap_checkpoint_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of Checkpoint that the name k names: its number, or -1. */
@@ -13806,6 +15821,28 @@ static const char *ap_checkpoint_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Checkpoint, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_checkpoint_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_checkpoint_t *v = (const ap_checkpoint_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_checkpoint_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->id))
+        return false;
+    if (v->has_parent_id && !apr_fast_string_ok(&v->parent_id))
+        return false;
+    if (!apr_fast_valid(&ap_checkpoint_source_type, &v->source, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of CustomEvent that the name k names: its number, or -1. */
 static int ap_custom_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -13910,6 +15947,22 @@ static const char *ap_custom_event_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of CustomEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_custom_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_custom_event_t *v = (const ap_custom_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_custom_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of CustomEvent.params that the name k names: its number, or -1. */
@@ -14027,6 +16080,24 @@ static const char *ap_custom_event_params_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of CustomEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_custom_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_custom_event_params_t *v = (const ap_custom_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!ap_custom_data_fast_valid(&v->data, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of CustomData that the name k names: its number, or -1. */
 static int ap_custom_data_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -14137,6 +16208,26 @@ static const char *ap_custom_data_fast(apr_fast_ctx *c, const char *p, void *out
     return p;
 }
 
+/*
+ * Is a value of CustomData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_custom_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_custom_data_t *v = (const ap_custom_data_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_custom_data_type, &v->extras))
+        return false;
+    if (v->has_name && !apr_fast_string_ok(&v->name))
+        return false;
+    if (!apr_fast_any_ok(&v->payload))
+        return false;
+    return true;
+}
+
 /* The member of TasksEvent that the name k names: its number, or -1. */
 static int ap_tasks_event_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -14241,6 +16332,22 @@ static const char *ap_tasks_event_fast(apr_fast_ctx *c, const char *p, void *out
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of TasksEvent, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tasks_event_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tasks_event_t *v = (const ap_tasks_event_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_tasks_event_params_fast_valid(&v->params, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of TasksEvent.params that the name k names: its number, or -1. */
@@ -14356,6 +16463,24 @@ static const char *ap_tasks_event_params_fast(apr_fast_ctx *c, const char *p, vo
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of TasksEvent.params, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_tasks_event_params_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tasks_event_params_t *v = (const ap_tasks_event_params_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!ap_namespace_fast_valid(&v->namespace_, strict, depth + 1))
+        return false;
+    if (!apr_fast_any_ok(&v->data))
+        return false;
+    return true;
 }
 
 /* The member of EventStreamRequest that the name k names: its number, or -1. */
@@ -14497,6 +16622,30 @@ static const char *ap_event_stream_request_fast(apr_fast_ctx *c, const char *p, 
     return p;
 }
 
+/*
+ * Is a value of EventStreamRequest, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_event_stream_request_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_event_stream_request_t *v = (const ap_event_stream_request_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&ap_event_stream_request_type, &v->extras))
+        return false;
+    if (!ap_event_stream_request_channels_fast_valid(&v->channels, strict, depth + 1))
+        return false;
+    if (v->has_namespaces && !ap_event_stream_request_namespaces_fast_valid(&v->namespaces, strict, depth + 1))
+        return false;
+    if (v->has_since && v->since > UINT64_C(9007199254740991))
+        return false;
+    if (v->has_since_event_id && !apr_fast_string_ok(&v->since_event_id))
+        return false;
+    return true;
+}
+
 /* An array of Namespace. */
 static const char *ap_namespace_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14519,6 +16668,24 @@ static const char *ap_namespace_fast(apr_fast_ctx *c, const char *p, void *vout)
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Namespace, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_namespace_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_namespace_t *v = (const ap_namespace_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
+    }
+    return true;
 }
 
 /* An array of SubscribeParams.channels. */
@@ -14547,6 +16714,26 @@ static const char *ap_subscribe_params_channels_fast(apr_fast_ctx *c, const char
     return p;
 }
 
+/*
+ * Is a value of SubscribeParams.channels, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscribe_params_channels_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscribe_params_channels_t *v = (const ap_subscribe_params_channels_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (v->count < 1)
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_valid(&ap_channel_type, &v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* An array of SubscribeParams.namespaces. */
 static const char *ap_subscribe_params_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14569,6 +16756,24 @@ static const char *ap_subscribe_params_namespaces_fast(apr_fast_ctx *c, const ch
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of SubscribeParams.namespaces, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_subscribe_params_namespaces_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscribe_params_namespaces_t *v = (const ap_subscribe_params_namespaces_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_namespace_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 /* An array of ReconnectParams.subscriptions. */
@@ -14595,6 +16800,24 @@ static const char *ap_reconnect_params_subscriptions_fast(apr_fast_ctx *c, const
     return p;
 }
 
+/*
+ * Is a value of ReconnectParams.subscriptions, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_reconnect_params_subscriptions_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_reconnect_params_subscriptions_t *v = (const ap_reconnect_params_subscriptions_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
+    }
+    return true;
+}
+
 /* An array of Goto/3. */
 static const char *ap_goto_alt3_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14617,6 +16840,24 @@ static const char *ap_goto_alt3_fast(apr_fast_ctx *c, const char *p, void *vout)
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Goto/3, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_goto_alt3_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_goto_alt3_t *v = (const ap_goto_alt3_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_valid(&ap_goto_alt3_item_type, &v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 /* An array of InputRespondMany.responses. */
@@ -14645,6 +16886,26 @@ static const char *ap_input_respond_many_responses_fast(apr_fast_ctx *c, const c
     return p;
 }
 
+/*
+ * Is a value of InputRespondMany.responses, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_input_respond_many_responses_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_respond_many_responses_t *v = (const ap_input_respond_many_responses_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (v->count < 1)
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_input_respond_entry_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* An array of StateGetParams.keys. */
 static const char *ap_state_get_params_keys_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14667,6 +16928,24 @@ static const char *ap_state_get_params_keys_fast(apr_fast_ctx *c, const char *p,
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of StateGetParams.keys, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_state_get_params_keys_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_get_params_keys_t *v = (const ap_state_get_params_keys_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
+    }
+    return true;
 }
 
 /* An array of ReconnectResult.currentNamespaces. */
@@ -14693,6 +16972,24 @@ static const char *ap_reconnect_result_current_namespaces_fast(apr_fast_ctx *c, 
     return p;
 }
 
+/*
+ * Is a value of ReconnectResult.currentNamespaces, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_reconnect_result_current_namespaces_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_reconnect_result_current_namespaces_t *v = (const ap_reconnect_result_current_namespaces_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_agent_status_entry_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* An array of AgentTreeNode.children. */
 static const char *ap_agent_tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14715,6 +17012,24 @@ static const char *ap_agent_tree_node_children_fast(apr_fast_ctx *c, const char 
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of AgentTreeNode.children, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_agent_tree_node_children_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_agent_tree_node_children_t *v = (const ap_agent_tree_node_children_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_agent_tree_node_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 /* An array of ListCheckpointsResult.checkpoints. */
@@ -14741,6 +17056,24 @@ static const char *ap_list_checkpoints_result_checkpoints_fast(apr_fast_ctx *c, 
     return p;
 }
 
+/*
+ * Is a value of ListCheckpointsResult.checkpoints, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_list_checkpoints_result_checkpoints_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_list_checkpoints_result_checkpoints_t *v = (const ap_list_checkpoints_result_checkpoints_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_checkpoint_summary_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* An array of TextContentBlock.annotations. */
 static const char *ap_text_content_block_annotations_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14763,6 +17096,24 @@ static const char *ap_text_content_block_annotations_fast(apr_fast_ctx *c, const
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of TextContentBlock.annotations, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_text_content_block_annotations_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_text_content_block_annotations_t *v = (const ap_text_content_block_annotations_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_annotation_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 /* An array of EventStreamRequest.channels. */
@@ -14791,6 +17142,26 @@ static const char *ap_event_stream_request_channels_fast(apr_fast_ctx *c, const 
     return p;
 }
 
+/*
+ * Is a value of EventStreamRequest.channels, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_event_stream_request_channels_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_event_stream_request_channels_t *v = (const ap_event_stream_request_channels_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (v->count < 1)
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_valid(&ap_channel_type, &v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* An array of EventStreamRequest.namespaces. */
 static const char *ap_event_stream_request_namespaces_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -14813,6 +17184,24 @@ static const char *ap_event_stream_request_namespaces_fast(apr_fast_ctx *c, cons
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of EventStreamRequest.namespaces, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool ap_event_stream_request_namespaces_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_event_stream_request_namespaces_t *v = (const ap_event_stream_request_namespaces_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!ap_namespace_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 /*
@@ -15005,6 +17394,29 @@ static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t
 }
 
 /*
+ * Is a value of CommandData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_command_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_command_data_t *v = (const ap_command_data_t *)value;
+    switch (v->kind) {
+    case AP_COMMAND_DATA_RUN_START: return ap_run_start_fast_valid(&v->u.run_start, strict, depth + 1);
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_valid(&v->u.subscription_subscribe, strict, depth + 1);
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_valid(&v->u.subscription_unsubscribe, strict, depth + 1);
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_valid(&v->u.subscription_reconnect, strict, depth + 1);
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return ap_agent_get_tree_fast_valid(&v->u.agent_get_tree, strict, depth + 1);
+    case AP_COMMAND_DATA_INPUT_RESPOND: return ap_input_respond_fast_valid(&v->u.input_respond, strict, depth + 1);
+    case AP_COMMAND_DATA_INPUT_INJECT: return ap_input_inject_fast_valid(&v->u.input_inject, strict, depth + 1);
+    case AP_COMMAND_DATA_STATE_GET: return ap_state_get_fast_valid(&v->u.state_get, strict, depth + 1);
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_valid(&v->u.state_list_checkpoints, strict, depth + 1);
+    case AP_COMMAND_DATA_STATE_FORK: return ap_state_fork_fast_valid(&v->u.state_fork, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of SubscriptionCommand by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -15070,6 +17482,22 @@ static const char *ap_subscription_command_fast(apr_fast_ctx *c, const char *p, 
 }
 
 /*
+ * Is a value of SubscriptionCommand, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_subscription_command_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_subscription_command_t *v = (const ap_subscription_command_t *)value;
+    switch (v->kind) {
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_valid(&v->u.subscription_subscribe, strict, depth + 1);
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_valid(&v->u.subscription_unsubscribe, strict, depth + 1);
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_valid(&v->u.subscription_reconnect, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of InputCommand by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -15126,6 +17554,21 @@ static const char *ap_input_command_fast(apr_fast_ctx *c, const char *p, void *v
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of InputCommand, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_input_command_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_input_command_t *v = (const ap_input_command_t *)value;
+    switch (v->kind) {
+    case AP_INPUT_COMMAND_INPUT_RESPOND: return ap_input_respond_fast_valid(&v->u.input_respond, strict, depth + 1);
+    case AP_INPUT_COMMAND_INPUT_INJECT: return ap_input_inject_fast_valid(&v->u.input_inject, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -15194,6 +17637,22 @@ static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *v
 }
 
 /*
+ * Is a value of StateCommand, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_state_command_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_state_command_t *v = (const ap_state_command_t *)value;
+    switch (v->kind) {
+    case AP_STATE_COMMAND_STATE_GET: return ap_state_get_fast_valid(&v->u.state_get, strict, depth + 1);
+    case AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_valid(&v->u.state_list_checkpoints, strict, depth + 1);
+    case AP_STATE_COMMAND_STATE_FORK: return ap_state_fork_fast_valid(&v->u.state_fork, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of Message by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -15256,6 +17715,22 @@ static const char *ap_message_fast(apr_fast_ctx *c, const char *p, void *vout)
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Message, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_message_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_message_t *v = (const ap_message_t *)value;
+    switch (v->kind) {
+    case AP_MESSAGE_COMMAND_RESPONSE: return ap_command_response_fast_valid(&v->u.command_response, strict, depth + 1);
+    case AP_MESSAGE_ERROR_RESPONSE: return ap_error_response_fast_valid(&v->u.error_response, strict, depth + 1);
+    case AP_MESSAGE_EVENT: return ap_event_fast_valid(&v->u.event, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -15439,6 +17914,28 @@ static bool ap_event_data_fast_complete(const ap_event_data_t *out, uint64_t see
 }
 
 /*
+ * Is a value of EventData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_event_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_event_data_t *v = (const ap_event_data_t *)value;
+    switch (v->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return ap_lifecycle_event_fast_valid(&v->u.lifecycle_event, strict, depth + 1);
+    case AP_EVENT_DATA_MESSAGES_EVENT: return ap_messages_event_fast_valid(&v->u.messages_event, strict, depth + 1);
+    case AP_EVENT_DATA_TOOLS_EVENT: return ap_tools_event_fast_valid(&v->u.tools_event, strict, depth + 1);
+    case AP_EVENT_DATA_INPUT_EVENT: return ap_input_event_fast_valid(&v->u.input_event, strict, depth + 1);
+    case AP_EVENT_DATA_VALUES_EVENT: return ap_values_event_fast_valid(&v->u.values_event, strict, depth + 1);
+    case AP_EVENT_DATA_UPDATES_EVENT: return ap_updates_event_fast_valid(&v->u.updates_event, strict, depth + 1);
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return ap_checkpoints_event_fast_valid(&v->u.checkpoints_event, strict, depth + 1);
+    case AP_EVENT_DATA_CUSTOM_EVENT: return ap_custom_event_fast_valid(&v->u.custom_event, strict, depth + 1);
+    case AP_EVENT_DATA_TASKS_EVENT: return ap_tasks_event_fast_valid(&v->u.tasks_event, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of LifecycleCause by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -15501,6 +17998,22 @@ static const char *ap_lifecycle_cause_fast(apr_fast_ctx *c, const char *p, void 
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of LifecycleCause, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_lifecycle_cause_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_lifecycle_cause_t *v = (const ap_lifecycle_cause_t *)value;
+    switch (v->kind) {
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL: return ap_lifecycle_cause_tool_call_fast_valid(&v->u.lifecycle_cause_tool_call, strict, depth + 1);
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND: return ap_lifecycle_cause_send_fast_valid(&v->u.lifecycle_cause_send, strict, depth + 1);
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE: return ap_lifecycle_cause_edge_fast_valid(&v->u.lifecycle_cause_edge, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -15584,6 +18097,25 @@ static const char *ap_messages_data_fast(apr_fast_ctx *c, const char *p, void *v
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of MessagesData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_messages_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_messages_data_t *v = (const ap_messages_data_t *)value;
+    switch (v->kind) {
+    case AP_MESSAGES_DATA_MESSAGE_START_DATA: return ap_message_start_data_fast_valid(&v->u.message_start_data, strict, depth + 1);
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA: return ap_content_block_start_data_fast_valid(&v->u.content_block_start_data, strict, depth + 1);
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: return ap_content_block_delta_data_fast_valid(&v->u.content_block_delta_data, strict, depth + 1);
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA: return ap_content_block_finish_data_fast_valid(&v->u.content_block_finish_data, strict, depth + 1);
+    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA: return ap_message_finish_data_fast_valid(&v->u.message_finish_data, strict, depth + 1);
+    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA: return ap_message_error_data_fast_valid(&v->u.message_error_data, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -15712,6 +18244,32 @@ static const char *ap_content_block_fast(apr_fast_ctx *c, const char *p, void *v
 }
 
 /*
+ * Is a value of ContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_content_block_t *v = (const ap_content_block_t *)value;
+    switch (v->kind) {
+    case AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return ap_text_content_block_fast_valid(&v->u.text_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_INVALID_TOOL_CALL: return ap_invalid_tool_call_fast_valid(&v->u.invalid_tool_call, strict, depth + 1);
+    case AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return ap_reasoning_content_block_fast_valid(&v->u.reasoning_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return ap_non_standard_content_block_fast_valid(&v->u.non_standard_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return ap_image_content_block_fast_valid(&v->u.image_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return ap_video_content_block_fast_valid(&v->u.video_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return ap_audio_content_block_fast_valid(&v->u.audio_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return ap_file_content_block_fast_valid(&v->u.file_content_block, strict, depth + 1);
+    case AP_CONTENT_BLOCK_TOOL_CALL: return ap_tool_call_fast_valid(&v->u.tool_call, strict, depth + 1);
+    case AP_CONTENT_BLOCK_TOOL_CALL_CHUNK: return ap_tool_call_chunk_fast_valid(&v->u.tool_call_chunk, strict, depth + 1);
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL: return ap_server_tool_call_fast_valid(&v->u.server_tool_call, strict, depth + 1);
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return ap_server_tool_call_chunk_fast_valid(&v->u.server_tool_call_chunk, strict, depth + 1);
+    case AP_CONTENT_BLOCK_SERVER_TOOL_RESULT: return ap_server_tool_result_fast_valid(&v->u.server_tool_result, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of Annotation by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -15768,6 +18326,21 @@ static const char *ap_annotation_fast(apr_fast_ctx *c, const char *p, void *vout
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Annotation, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_annotation_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_annotation_t *v = (const ap_annotation_t *)value;
+    switch (v->kind) {
+    case AP_ANNOTATION_CITATION: return ap_citation_fast_valid(&v->u.citation, strict, depth + 1);
+    case AP_ANNOTATION_NON_STANDARD_ANNOTATION: return ap_non_standard_annotation_fast_valid(&v->u.non_standard_annotation, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -15845,6 +18418,24 @@ static const char *ap_content_block_delta_fast(apr_fast_ctx *c, const char *p, v
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ContentBlockDelta, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_content_block_delta_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_content_block_delta_t *v = (const ap_content_block_delta_t *)value;
+    switch (v->kind) {
+    case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA: return ap_text_delta_fast_valid(&v->u.text_delta, strict, depth + 1);
+    case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA: return ap_reasoning_delta_fast_valid(&v->u.reasoning_delta, strict, depth + 1);
+    case AP_CONTENT_BLOCK_DELTA_DATA_DELTA: return ap_data_delta_fast_valid(&v->u.data_delta, strict, depth + 1);
+    case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA: return ap_block_delta_fast_valid(&v->u.block_delta, strict, depth + 1);
+    case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA: return ap_tool_call_delta_fast_valid(&v->u.tool_call_delta, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -15961,6 +18552,30 @@ static const char *ap_finalized_content_block_fast(apr_fast_ctx *c, const char *
 }
 
 /*
+ * Is a value of FinalizedContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_finalized_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_finalized_content_block_t *v = (const ap_finalized_content_block_t *)value;
+    switch (v->kind) {
+    case AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return ap_text_content_block_fast_valid(&v->u.text_content_block, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return ap_reasoning_content_block_fast_valid(&v->u.reasoning_content_block, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL: return ap_tool_call_fast_valid(&v->u.tool_call, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL: return ap_invalid_tool_call_fast_valid(&v->u.invalid_tool_call, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL: return ap_server_tool_call_fast_valid(&v->u.server_tool_call, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT: return ap_server_tool_result_fast_valid(&v->u.server_tool_result, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return ap_image_content_block_fast_valid(&v->u.image_content_block, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return ap_video_content_block_fast_valid(&v->u.video_content_block, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return ap_audio_content_block_fast_valid(&v->u.audio_content_block, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return ap_file_content_block_fast_valid(&v->u.file_content_block, strict, depth + 1);
+    case AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return ap_non_standard_content_block_fast_valid(&v->u.non_standard_content_block, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of ToolsData by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -16032,6 +18647,23 @@ static const char *ap_tools_data_fast(apr_fast_ctx *c, const char *p, void *vout
 }
 
 /*
+ * Is a value of ToolsData, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_tools_data_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tools_data_t *v = (const ap_tools_data_t *)value;
+    switch (v->kind) {
+    case AP_TOOLS_DATA_TOOL_STARTED_DATA: return ap_tool_started_data_fast_valid(&v->u.tool_started_data, strict, depth + 1);
+    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA: return ap_tool_output_delta_data_fast_valid(&v->u.tool_output_delta_data, strict, depth + 1);
+    case AP_TOOLS_DATA_TOOL_FINISHED_DATA: return ap_tool_finished_data_fast_valid(&v->u.tool_finished_data, strict, depth + 1);
+    case AP_TOOLS_DATA_TOOL_ERROR_DATA: return ap_tool_error_data_fast_valid(&v->u.tool_error_data, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of DataContentBlock by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -16100,6 +18732,23 @@ static const char *ap_data_content_block_fast(apr_fast_ctx *c, const char *p, vo
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of DataContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_data_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_data_content_block_t *v = (const ap_data_content_block_t *)value;
+    switch (v->kind) {
+    case AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return ap_image_content_block_fast_valid(&v->u.image_content_block, strict, depth + 1);
+    case AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return ap_video_content_block_fast_valid(&v->u.video_content_block, strict, depth + 1);
+    case AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return ap_audio_content_block_fast_valid(&v->u.audio_content_block, strict, depth + 1);
+    case AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return ap_file_content_block_fast_valid(&v->u.file_content_block, strict, depth + 1);
+    default: return false;
+    }
 }
 
 /*
@@ -16177,6 +18826,24 @@ static const char *ap_tool_content_block_fast(apr_fast_ctx *c, const char *p, vo
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of ToolContentBlock, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool ap_tool_content_block_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const ap_tool_content_block_t *v = (const ap_tool_content_block_t *)value;
+    switch (v->kind) {
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL: return ap_tool_call_fast_valid(&v->u.tool_call, strict, depth + 1);
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK: return ap_tool_call_chunk_fast_valid(&v->u.tool_call_chunk, strict, depth + 1);
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL: return ap_server_tool_call_fast_valid(&v->u.server_tool_call, strict, depth + 1);
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return ap_server_tool_call_chunk_fast_valid(&v->u.server_tool_call_chunk, strict, depth + 1);
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT: return ap_server_tool_result_fast_valid(&v->u.server_tool_result, strict, depth + 1);
+    default: return false;
+    }
 }
 
 apr_status ap_js_int_decode(const char *json, size_t len, apr_arena *arena,

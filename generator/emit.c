@@ -434,6 +434,45 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, const char 
     }
 }
 
+/*
+ * How a value of type `type` at `target` (a C lvalue) is validated: one
+ * flag section of templates/fast_check.c.tmpl, indented by `indent`.
+ * Returns false when nothing needs checking (booleans, literals).
+ */
+static bool fast_check(emitter *E, const ir_type *type, const char *target, const char *indent, tmpl_value *v)
+{
+    cddl_ctx *C = E->ctx;
+    const ir_type *t = resolved(type);
+    bool lo, hi;
+    tmpl_set(C, v, "desc", desc_of(E, type));
+    tmpl_set(C, v, "target", target);
+    tmpl_set(C, v, "indent", indent);
+    switch (t->kind) {
+    case IR_BOOL:
+    case IR_LITERAL: return false;
+    case IR_TEXT:
+        tmpl_flag(C, v, t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX ? "check_string" : "check_text", 1);
+        return true;
+    case IR_INT:
+    case IR_UINT:
+        lo = t->kind == IR_INT ? t->imin > INT64_MIN : t->umin > 0;
+        hi = t->kind == IR_INT ? t->imax < INT64_MAX : t->umax < UINT64_MAX;
+        tmpl_set(C, v, "min", t->kind == IR_INT ? int_lit(E, t->imin) : uint_lit(E, t->umin));
+        tmpl_set(C, v, "max", t->kind == IR_INT ? int_lit(E, t->imax) : uint_lit(E, t->umax));
+        tmpl_flag(C, v, lo && hi ? "check_min_max" : lo ? "check_min" : "check_max", lo || hi);
+        return lo || hi;
+    case IR_ANY: tmpl_flag(C, v, "check_any", 1); return true;
+    default:
+        if (has_fast(t)) {
+            tmpl_flag(C, v, "check_generated", 1);
+            tmpl_set(C, v, "read_fn", fast_fn(E, t));
+        } else {
+            tmpl_flag(C, v, "check_table", 1);
+        }
+        return true;
+    }
+}
+
 /* Can member f's names be recognised by comparing bytes (apr_fast_key)? */
 static bool plain_name(const ir_field *f)
 {
@@ -459,7 +498,7 @@ static void set_tokens(emitter *E, tmpl_value *v, const char *prefix, const ir_f
 static tmpl_value *fast_struct(emitter *E, const ir_type *t)
 {
     cddl_ctx *C = E->ctx;
-    tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C), *ordered = tmpl_list(C);
+    tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C), *ordered = tmpl_list(C), *checks = tmpl_list(C);
     bool stores = false, one_spelling_only = true;
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
@@ -482,6 +521,14 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
         fast_read(E, f->type, (f->flags & IR_F_LITERAL) != 0, cddl_fmt(C, "&out->%s", f->c_name), v);
         stores |= (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE)) != 0 || !(f->flags & IR_F_LITERAL);
         tmpl_append(C, fields, v);
+        if (!(f->flags & IR_F_LITERAL)) {
+            tmpl_value *k = tmpl_object(C);
+            tmpl_set(C, k, "member", f->c_name);
+            tmpl_flag(C, k, "optional", (f->flags & IR_F_OPTIONAL) != 0);
+            tmpl_flag(C, k, "nullable", (f->flags & IR_F_NULLABLE) != 0);
+            if (fast_check(E, f->type, cddl_fmt(C, "v->%s", f->c_name), "    ", k))
+                tmpl_append(C, checks, k);
+        }
         if (plain_name(f)) {
             tmpl_value *o = tmpl_object(C);
             tmpl_setf(C, o, "bit", "%zu", i);
@@ -491,6 +538,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     }
     tmpl_put(C, d, "fields", fields);
     tmpl_put(C, d, "ordered", ordered);
+    tmpl_put(C, d, "checks", checks);
     tmpl_flag(C, d, "no_fields", t->nfields == 0);
     tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);
@@ -520,6 +568,12 @@ static tmpl_value *fast_array(emitter *E, const ir_type *t)
     tmpl_flag(C, d, "has_min", t->occ_min > 0);
     tmpl_set(C, d, "occ_min", size_lit(E, t->occ_min));
     fast_read(E, t->elem, false, "&out->items[out->count]", d);
+    {
+        tmpl_value *checks = tmpl_list(C), *k = tmpl_object(C);
+        if (fast_check(E, t->elem, "v->items[i]", "        ", k))
+            tmpl_append(C, checks, k);
+        tmpl_put(C, d, "checks", checks);
+    }
     return d;
 }
 
@@ -570,6 +624,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
     tmpl_flag(C, d, "external", t->named);
     tmpl_set(C, d, "fast", has_fast(t) ? fast_fn(E, t) : "NULL");
+    tmpl_set(C, d, "valid", has_fast(t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "NULL");
     switch (t->kind) {
     case IR_ANY: case IR_BOOL:
         tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APR_K_ANY" : "APR_K_BOOL");

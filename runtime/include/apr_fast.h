@@ -502,6 +502,60 @@ APR_FAST_INLINE void *apr_fast_grow(apr_fast_ctx *c, void *items, size_t n, size
     return items;
 }
 
+/* ---- what generated validators call ------------------------------------------------ */
+
+/* Is [s, s + n) valid UTF-8? (apr_fast_utf8_ok past ASCII.) */
+bool apr_fast_utf8_check(const char *s, size_t n);
+
+/* Are the n bytes at s valid UTF-8? ASCII is checked here, 16 or 8 bytes a step. */
+APR_FAST_INLINE bool apr_fast_utf8_ok(const char *s, size_t n)
+{
+    const char *end = s + n, *p = s;
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+        if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)p)) != 0)
+            return apr_fast_utf8_check(s, n);
+        p += 16;
+    }
+#endif
+    while (end - p >= 8) {
+        if (apr_fast_load64(p) & 0x8080808080808080ull)
+            return apr_fast_utf8_check(s, n);
+        p += 8;
+    }
+    while (p < end) {
+        if ((unsigned char)*p++ & 0x80u)
+            return apr_fast_utf8_check(s, n);
+    }
+    return true;
+}
+
+/* A text value as the validator checks it: a pointer if not empty, UTF-8, and no constraint. */
+APR_FAST_INLINE bool apr_fast_string_ok(const apr_slice *s)
+{
+    return (s->ptr != NULL || s->len == 0) && apr_fast_utf8_ok(s->ptr, s->len);
+}
+
+/* A text value of type t: apr_fast_string_ok and t's size bounds and pattern. */
+bool apr_fast_text_ok(const apr_type *t, const apr_slice *s);
+
+/* An `any` value: one valid JSON text. */
+bool apr_fast_any_ok(const apr_json_raw *raw);
+
+/*
+ * The unknown members of a value of struct t (which has no variants):
+ * names that are valid UTF-8 and no field's, values that are valid JSON
+ * (of t's typed tail, if any).
+ */
+bool apr_fast_extras_ok(const apr_type *t, const apr_json_members *x);
+
+/*
+ * A value of type t, inside `depth` typed values, checked by the
+ * table-driven validator without a message: for what a generated validator
+ * leaves to it.
+ */
+bool apr_fast_valid(const apr_type *t, const void *value, bool strict, unsigned depth);
+
 #ifdef __cplusplus
 }
 #endif

@@ -90,6 +90,13 @@ typedef struct apr_type apr_type;
 typedef struct apr_fast_ctx apr_fast_ctx;
 typedef const char *(*apr_fast_decoder)(apr_fast_ctx *c, const char *p, void *out);
 
+/*
+ * A validator that cddlgen generated for one type: true when the value at
+ * `value`, inside `depth` typed values, is certainly valid; false when it
+ * may not be, and the table-driven validator decides and says where.
+ */
+typedef bool (*apr_fast_validator)(const void *value, bool strict, unsigned depth);
+
 /* Flags of a struct member. */
 enum {
     APR_F_OPTIONAL = 1, /* `? key: T`: a `bool` at present_offset says whether it was given */
@@ -174,6 +181,7 @@ struct apr_type {
         } un;
     } u;
     apr_fast_decoder fast;        /* the generated decoder of this type, tried first; NULL: none */
+    apr_fast_validator valid;     /* the generated validator of this type, tried first; NULL: none */
 };
 
 /* ---- options --------------------------------------------------------------- */

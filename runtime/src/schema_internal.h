@@ -93,6 +93,13 @@ bool apr_schema_priv_decode_fast(const apr_type *type, const char *json, size_t 
                                  bool generated);
 
 /*
+ * apr_schema_validate by the descriptors alone, never a generated
+ * validator: for tests that compare the two. Arguments are checked by the
+ * caller.
+ */
+apr_status apr_schema_priv_validate_tables(const apr_type *type, const void *value, bool strict, apr_error *err);
+
+/*
  * apr_schema_decode without the fast path: the decoder that reads through
  * the pull reader and reports every error located. Arguments are checked
  * by the caller.

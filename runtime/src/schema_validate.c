@@ -569,12 +569,42 @@ static APR_NOINLINE apr_status check_union(vctx *v, const apr_type *t, const cha
     return check(v, t->u.un.alts[kind - 1], base + t->u.un.payload_offset, depth);
 }
 
-apr_status apr_schema_validate(const apr_type *type, const void *value, bool strict, apr_error *err)
+bool apr_fast_utf8_check(const char *s, size_t n)
+{
+    return apr_utf8_check((const uint8_t *)s, n) == SIZE_MAX;
+}
+
+bool apr_fast_text_ok(const apr_type *t, const apr_slice *s)
+{
+    vctx v;
+    memset(&v, 0, offsetof(vctx, seg));
+    return check_text(&v, t, s) == APR_OK;
+}
+
+bool apr_fast_any_ok(const apr_json_raw *raw)
+{
+    return raw->ptr != NULL && raw->len != 0 && apr_json_validate(raw->ptr, raw->len, NULL, NULL) == APR_OK;
+}
+
+bool apr_fast_extras_ok(const apr_type *t, const apr_json_members *x)
+{
+    vctx v;
+    memset(&v, 0, offsetof(vctx, seg));
+    return check_extras(&v, t, NULL, x) == APR_OK;
+}
+
+bool apr_fast_valid(const apr_type *t, const void *value, bool strict, unsigned depth)
+{
+    vctx v;
+    memset(&v, 0, offsetof(vctx, seg));
+    v.strict = strict;
+    return check(&v, t, value, depth) == APR_OK;
+}
+
+apr_status apr_schema_priv_validate_tables(const apr_type *type, const void *value, bool strict, apr_error *err)
 {
     vctx v;
     apr_status st;
-    if (type == NULL || (value == NULL && type->size != 0))
-        return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no type or value");
     v.err = err;
     v.strict = strict;
     v.failed = false;
@@ -586,4 +616,15 @@ apr_status apr_schema_validate(const apr_type *type, const void *value, bool str
         apr_error_set_pointer(err, path);
     }
     return st;
+}
+
+apr_status apr_schema_validate(const apr_type *type, const void *value, bool strict, apr_error *err)
+{
+    if (type == NULL || (value == NULL && type->size != 0))
+        return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no type or value");
+    /* A generated validator answers "valid" in one pass; anything else is
+     * the tables' to decide, with the message and the JSON Pointer. */
+    if (type->valid != NULL && type->valid(value, strict, 0))
+        return APR_OK;
+    return apr_schema_priv_validate_tables(type, value, strict, err);
 }

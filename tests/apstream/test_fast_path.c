@@ -2,7 +2,8 @@
  * test_fast_path.c - which inputs the decoder's fast paths take (the
  * generated decoders of generated/ap.c, then the table-driven one of
  * runtime/src/schema_fast.c), and that the full decode gives the same
- * answer either way.
+ * answer either way; and that the generated validators pass decoded
+ * traffic and leave what is wrong to the tables' located errors.
  *
  * The fast path is a performance promise: the messages a server usually
  * sends (compact or not, names in either spelling, escapes and non-ASCII in
@@ -294,7 +295,7 @@ static void test_corpus(const char *dir)
 /* The recorded trace, snake_case: every line the exact decoder accepts strictly. */
 static void test_trace(const char *file)
 {
-    size_t len, taken = 0, accepted = 0;
+    size_t len, taken = 0, accepted = 0, passed = 0;
     char *all = read_all(file, &len), *line, *next;
     CHECK(all != NULL, file);
     if (all == NULL)
@@ -314,10 +315,62 @@ static void test_trace(const char *file)
             continue;
         accepted++;
         taken += fast_takes(&ap_message_type, line, n, APR_CASE_SNAKE, true, "trace line") == TAKES_GENERATED;
+        passed += ap_message_type.valid(&v.message, true, 0);
     }
-    printf("trace: %zu of %zu strictly valid lines took the generated decoders\n", taken, accepted);
+    printf("trace: %zu of %zu strictly valid lines took the generated decoders; the generated validator "
+           "passed %zu\n", taken, accepted, passed);
     CHECK(accepted > 0 && taken == accepted, "every strictly valid trace line takes the generated decoders");
+    CHECK(passed == accepted, "the generated validator passes every strictly valid trace line");
     free(all);
+}
+
+/*
+ * The generated validators: they pass what the decoders produce from usual
+ * traffic, and whatever they do not pass, the tables judge, with the same
+ * error and JSON Pointer as ever.
+ */
+static void expect_invalid(const ap_message_t *m, apr_status code, const char *pointer, const char *what)
+{
+    apr_error e = APR_ERROR_INIT, t = APR_ERROR_INIT;
+    CHECK(!ap_message_type.valid(m, true, 0), what);
+    CHECK(ap_message_validate(m, true, &e) == code, what);
+    CHECK(apr_schema_priv_validate_tables(&ap_message_type, m, true, &t) == code, what);
+    CHECK(strcmp(e.pointer, pointer) == 0 && strcmp(t.pointer, pointer) == 0, what);
+    CHECK(strcmp(e.message, t.message) == 0, what);
+}
+
+static void test_validators(void)
+{
+    char buf[1024];
+    ap_message_t m;
+    ap_messages_event_params_t *params;
+    apr_decode_options o;
+    memset(&o, 0, sizeof o);
+    o.strict = true;
+    snprintf(buf, sizeof buf, DELTA, "caf\\u00e9 \xE2\x82\xAC");
+    apr_arena_reset(&arena);
+    CHECK(ap_message_decode_opts(buf, strlen(buf), &arena, &m, &o, NULL) == APR_OK, "delta decodes");
+    CHECK(ap_message_type.valid(&m, true, 0), "a decoded delta passes the generated validator");
+    params = &m.u.event.event_data.u.messages_event.params;
+    params->data.u.content_block_delta_data.delta.u.text_delta.text.ptr = "\xC3(";
+    params->data.u.content_block_delta_data.delta.u.text_delta.text.len = 2;
+    expect_invalid(&m, APR_E_UTF8, "/params/data/delta/text", "invalid UTF-8 in a text");
+    params->data.u.content_block_delta_data.delta.u.text_delta.text.ptr = NULL;
+    expect_invalid(&m, APR_E_ARGUMENT, "/params/data/delta/text", "a text without its bytes");
+    params->data.u.content_block_delta_data.delta.u.text_delta.text.len = 0;
+    CHECK(ap_message_type.valid(&m, true, 0), "an empty text");
+    m.u.event.seq = (uint64_t)1 << 53;
+    expect_invalid(&m, APR_E_RANGE, "/seq", "seq past js-uint");
+    m.u.event.seq = 7;
+    params->namespace_.items[0].ptr = "\xFF";
+    params->namespace_.items[0].len = 1;
+    expect_invalid(&m, APR_E_UTF8, "/params/namespace/0", "invalid UTF-8 in an array item");
+    params->namespace_.count = 0;
+    CHECK(ap_message_type.valid(&m, true, 0), "an empty namespace");
+    params->data.u.content_block_delta_data.delta.kind = AP_CONTENT_BLOCK_DELTA_UNKNOWN;
+    expect_invalid(&m, APR_E_UNKNOWN, "/params/data/delta/type", "an unknown variant, strictly");
+    params->data.kind = (ap_messages_data_kind)99;
+    expect_invalid(&m, APR_E_ARGUMENT, "/params/data", "a kind out of range");
 }
 
 /* The reader alone, as apr_json_validate was before its fast path. */
@@ -402,6 +455,7 @@ int main(int argc, char **argv)
     }
     apr_arena_init(&arena, NULL);
     test_inline();
+    test_validators();
     test_corpus(argv[1]);
     test_trace(argv[2]);
     apr_arena_deinit(&arena);

@@ -9,6 +9,14 @@
  * encode to the same bytes (in the spelling decoded, the union raw texts
  * included through unknown-free encoding). Anything else aborts.
  *
+ * Both fast paths are held to it: the generated decoders of ap.c (with
+ * the table-driven path under them) and the table-driven path alone.
+ *
+ * Generated validators have a rule of the same kind: when one says a value
+ * is valid, the table-driven validator agrees. Each decoded value is
+ * checked, then checked again after bytes of the input its strings and
+ * `any` values point into are spoiled.
+ *
  * The same rule holds for the validating skip under both (runtime/src/
  * json_fast.c, the fast path of `any` values and of apr_json_validate):
  * what it accepts the pull reader accepts, under every option set, and
@@ -29,6 +37,8 @@ typedef struct fuzz_state {
     int ready;
     apr_arena fast_arena, exact_arena;
     apr_json_writer fast_out, exact_out;
+    char *copy; /* the input, spoiled bit by bit for the validators */
+    size_t copy_cap;
 } fuzz_state;
 
 typedef union any_value {
@@ -46,7 +56,48 @@ static void encode_or_abort(const apr_type *t, const any_value *v, apr_json_writ
         abort();
 }
 
-static void check(fuzz_state *s, const apr_type *t, const char *json, size_t len, bool strict, apr_key_case kc)
+/* A generated validator's "valid" must be the tables' too. */
+static void check_valid(const apr_type *t, const any_value *v, bool strict)
+{
+    if (t->valid != NULL && t->valid(v, strict, 0) && apr_schema_priv_validate_tables(t, v, strict, NULL) != APR_OK)
+        abort();
+}
+
+/*
+ * Decodes a copy of the input, then spoils bytes of the copy (the strings
+ * and `any` values of the decoded value point into it), checking the
+ * validators agree at every step.
+ */
+static void check_validators(fuzz_state *s, const apr_type *t, const char *json, size_t len, bool strict,
+                             const apr_decode_options *o)
+{
+    any_value v;
+    size_t i, h = len;
+    if (len == 0)
+        return;
+    if (len > s->copy_cap) {
+        char *grown = (char *)realloc(s->copy, len);
+        if (grown == NULL)
+            return;
+        s->copy = grown;
+        s->copy_cap = len;
+    }
+    memcpy(s->copy, json, len);
+    apr_arena_reset(&s->fast_arena);
+    if (apr_schema_decode(t, s->copy, len, &s->fast_arena, &v, o, NULL) != APR_OK)
+        return;
+    check_valid(t, &v, strict);
+    check_valid(t, &v, !strict);
+    for (i = 0; i < 4; i++) {
+        static const unsigned char spoil[] = { 0x80, 0xFF, 0xC3, '"' };
+        h = h * 31u + (unsigned char)json[(h >> 3) % len];
+        s->copy[h % len] = (char)spoil[i];
+        check_valid(t, &v, strict);
+    }
+}
+
+static void check(fuzz_state *s, const apr_type *t, const char *json, size_t len, bool strict, apr_key_case kc,
+                  bool generated)
 {
     any_value fast, exact;
     apr_decode_options o;
@@ -56,7 +107,7 @@ static void check(fuzz_state *s, const apr_type *t, const char *json, size_t len
     o.strict = strict;
     apr_arena_reset(&s->fast_arena);
     apr_arena_reset(&s->exact_arena);
-    if (!apr_schema_priv_decode_fast(t, json, len, &s->fast_arena, &fast, &o, true))
+    if (!apr_schema_priv_decode_fast(t, json, len, &s->fast_arena, &fast, &o, generated))
         return;
     if (apr_schema_priv_decode_exact(t, json, len, &s->exact_arena, &exact, &o, NULL) != APR_OK)
         abort();
@@ -103,11 +154,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (i = 0; i < sizeof validate_options / sizeof *validate_options; i++)
         check_validate(&s, (const char *)data, size, &validate_options[i]);
+    for (i = 0; i < 6; i++) {
+        bool generated = i < 3;
+        check(&s, &ap_message_type, (const char *)data, size, true, cases[i % 3], generated);
+        check(&s, &ap_message_type, (const char *)data, size, false, cases[i % 3], generated);
+        check(&s, &ap_command_type, (const char *)data, size, true, cases[i % 3], generated);
+        check(&s, &ap_command_type, (const char *)data, size, false, cases[i % 3], generated);
+    }
     for (i = 0; i < 3; i++) {
-        check(&s, &ap_message_type, (const char *)data, size, true, cases[i]);
-        check(&s, &ap_message_type, (const char *)data, size, false, cases[i]);
-        check(&s, &ap_command_type, (const char *)data, size, true, cases[i]);
-        check(&s, &ap_command_type, (const char *)data, size, false, cases[i]);
+        apr_decode_options o;
+        memset(&o, 0, sizeof o);
+        o.key_case = cases[i];
+        check_validators(&s, &ap_message_type, (const char *)data, size, true, &o);
+        check_validators(&s, &ap_command_type, (const char *)data, size, false, &o);
     }
     return 0;
 }

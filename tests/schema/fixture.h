@@ -17,7 +17,7 @@
 
 #define TXT(s) { APR_LIT_TEXT, s, sizeof(s) - 1, 0, 0, 0 }
 #define LITERAL(name, s) \
-    static const apr_type name = { APR_K_LITERAL, NULL, 0, { .lit = TXT(s) }, NULL }
+    static const apr_type name = { APR_K_LITERAL, NULL, 0, { .lit = TXT(s) }, NULL, NULL }
 /* A wire name and its length, as cddlgen emits them. */
 #define KEY(k) k, sizeof(k) - 1
 #define F(S, key, snake, type, m) { KEY(key), KEY(snake), &type, offsetof(S, m), 0, 0, APR_F_PLAIN_NAMES }
@@ -30,27 +30,27 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define STRUCT(name, S, fields, open, xoff, xtype, variants, voff)                                 \
     static const apr_type name = { APR_K_STRUCT, #S, sizeof(S),                                    \
-                                   { .st = { fields, N(fields), open, xoff, xtype, variants, voff } }, NULL }
+                                   { .st = { fields, N(fields), open, xoff, xtype, variants, voff } }, NULL, NULL }
 #define CLOSED(name, S, fields) STRUCT(name, S, fields, false, 0, NULL, NULL, 0)
 #define OPEN(name, S, fields) STRUCT(name, S, fields, true, offsetof(S, extras), NULL, NULL, 0)
 
 /* ---- basic types ------------------------------------------------------------ */
 
-static const apr_type T_text = { APR_K_TEXT, "text", sizeof(apr_slice), { .text = { 0, SIZE_MAX, NULL } }, NULL };
-static const apr_type T_uint = { APR_K_UINT, "uint", sizeof(uint64_t), { .u = { 0, UINT64_MAX } }, NULL };
-static const apr_type T_int = { APR_K_INT, "int", sizeof(int64_t), { .i = { INT64_MIN, INT64_MAX } }, NULL };
+static const apr_type T_text = { APR_K_TEXT, "text", sizeof(apr_slice), { .text = { 0, SIZE_MAX, NULL } }, NULL, NULL };
+static const apr_type T_uint = { APR_K_UINT, "uint", sizeof(uint64_t), { .u = { 0, UINT64_MAX } }, NULL, NULL };
+static const apr_type T_int = { APR_K_INT, "int", sizeof(int64_t), { .i = { INT64_MIN, INT64_MAX } }, NULL, NULL };
 static const apr_type T_js_uint = { APR_K_UINT, "js-uint", sizeof(uint64_t),
-                                    { .u = { 0, 9007199254740991ull } }, NULL };
+                                    { .u = { 0, 9007199254740991ull } }, NULL, NULL };
 static const apr_type T_js_int = { APR_K_INT, "js-int", sizeof(int64_t),
-                                   { .i = { -9007199254740991ll, 9007199254740991ll } }, NULL };
-static const apr_type T_float = { APR_K_FLOAT, "float", sizeof(double), { .f = { 0, 0, false, false, false, false } }, NULL };
-static const apr_type T_bool = { APR_K_BOOL, "bool", sizeof(bool), { .i = { 0, 0 } }, NULL };
-static const apr_type T_any = { APR_K_ANY, "any", sizeof(apr_json_raw), { .i = { 0, 0 } }, NULL };
-static const apr_type T_null = { APR_K_LITERAL, "null", 0, { .lit = { APR_LIT_NULL, NULL, 0, 0, 0, 0 } }, NULL };
+                                   { .i = { -9007199254740991ll, 9007199254740991ll } }, NULL, NULL };
+static const apr_type T_float = { APR_K_FLOAT, "float", sizeof(double), { .f = { 0, 0, false, false, false, false } }, NULL, NULL };
+static const apr_type T_bool = { APR_K_BOOL, "bool", sizeof(bool), { .i = { 0, 0 } }, NULL, NULL };
+static const apr_type T_any = { APR_K_ANY, "any", sizeof(apr_json_raw), { .i = { 0, 0 } }, NULL, NULL };
+static const apr_type T_null = { APR_K_LITERAL, "null", 0, { .lit = { APR_LIT_NULL, NULL, 0, 0, 0, 0 } }, NULL, NULL };
 
 /* Namespace = [* text] */
 static const apr_type T_Namespace = { APR_K_ARRAY, "Namespace", sizeof(apr_array),
-                                      { .arr = { &T_text, 0, SIZE_MAX } }, NULL };
+                                      { .arr = { &T_text, 0, SIZE_MAX } }, NULL, NULL };
 
 /* {* text => any} */
 typedef struct AnyEntry {
@@ -58,7 +58,7 @@ typedef struct AnyEntry {
     apr_json_raw value;
 } AnyEntry;
 static const apr_type T_AnyMap = { APR_K_MAP, NULL, sizeof(apr_array),
-                                   { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 0, SIZE_MAX } }, NULL };
+                                   { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 0, SIZE_MAX } }, NULL, NULL };
 
 /* MetadataScalar = null / bool / int / float / text (by JSON kind) */
 typedef struct MetadataScalar {
@@ -75,7 +75,7 @@ static const apr_type *const MetadataScalar_alts[] = { &T_null, &T_bool, &T_int,
 static const apr_type T_MetadataScalar = {
     APR_K_UNION, "MetadataScalar", sizeof(MetadataScalar),
     { .un = { APR_U_KIND, MetadataScalar_alts, 5, NULL, NULL, offsetof(MetadataScalar, kind),
-              offsetof(MetadataScalar, u), offsetof(MetadataScalar, raw) } }, NULL };
+              offsetof(MetadataScalar, u), offsetof(MetadataScalar, raw) } }, NULL, NULL };
 
 /* BlockIndex = js-int / text */
 typedef struct BlockIndex {
@@ -90,7 +90,7 @@ static const apr_type *const BlockIndex_alts[] = { &T_js_int, &T_text };
 static const apr_type T_BlockIndex = {
     APR_K_UNION, "BlockIndex", sizeof(BlockIndex),
     { .un = { APR_U_KIND, BlockIndex_alts, 2, NULL, NULL, offsetof(BlockIndex, kind),
-              offsetof(BlockIndex, u), offsetof(BlockIndex, raw) } }, NULL };
+              offsetof(BlockIndex, u), offsetof(BlockIndex, raw) } }, NULL, NULL };
 
 /* ---- content block deltas ------------------------------------------------- */
 
@@ -168,14 +168,14 @@ static const apr_literal ContentBlockDelta_disc[] = { TXT("text-delta"), TXT("re
 static const apr_type T_ContentBlockDelta = {
     APR_K_UNION, "ContentBlockDelta", sizeof(ContentBlockDelta),
     { .un = { APR_U_DISCRIMINATED, ContentBlockDelta_alts, 5, "type", ContentBlockDelta_disc,
-              offsetof(ContentBlockDelta, kind), offsetof(ContentBlockDelta, u), offsetof(ContentBlockDelta, raw) } }, NULL };
+              offsetof(ContentBlockDelta, kind), offsetof(ContentBlockDelta, u), offsetof(ContentBlockDelta, raw) } }, NULL, NULL };
 
 /* ---- messages data -------------------------------------------------------- */
 
 /* MessageRole = "ai" / "human" / "system" */
 static const apr_literal MessageRole_values[] = { TXT("ai"), TXT("human"), TXT("system") };
 static const apr_type T_MessageRole = { APR_K_ENUM, "MessageRole", sizeof(int),
-                                        { .enm = { MessageRole_values, 3, NULL, 0 } }, NULL };
+                                        { .enm = { MessageRole_values, 3, NULL, 0 } }, NULL, NULL };
 
 /* MessageMetadata = { ? provider: text, ? model: text, ? modelType: text, * text => MetadataScalar } */
 typedef struct MessageMetadata {
@@ -237,7 +237,7 @@ static const apr_literal MessagesData_disc[] = { TXT("message-start"), TXT("cont
 static const apr_type T_MessagesData = {
     APR_K_UNION, "MessagesData", sizeof(MessagesData),
     { .un = { APR_U_DISCRIMINATED, MessagesData_alts, 2, "event", MessagesData_disc, offsetof(MessagesData, kind),
-              offsetof(MessagesData, u), offsetof(MessagesData, raw) } }, NULL };
+              offsetof(MessagesData, u), offsetof(MessagesData, raw) } }, NULL, NULL };
 
 /* ---- events: an envelope with inlined variants ------------------------------ */
 
@@ -297,7 +297,7 @@ static const apr_literal EventData_disc[] = { TXT("messages"), TXT("values") };
 static const apr_type T_EventData = {
     APR_K_UNION, "EventData", sizeof(EventData),
     { .un = { APR_U_DISCRIMINATED, EventData_alts, 2, "method", EventData_disc, offsetof(EventData, kind),
-              offsetof(EventData, u), offsetof(EventData, raw) } }, NULL };
+              offsetof(EventData, u), offsetof(EventData, raw) } }, NULL, NULL };
 
 LITERAL(L_event, "event");
 typedef struct Event {
@@ -321,7 +321,7 @@ STRUCT(T_Event, Event, Event_fields, true, offsetof(Event, extras), NULL, &T_Eve
 /* ErrorCode (a few of them) */
 static const apr_literal ErrorCode_values[] = { TXT("invalid_argument"), TXT("unknown_command"), TXT("unknown_error"),
                                                 TXT("no_such_run") };
-static const apr_type T_ErrorCode = { APR_K_ENUM, "ErrorCode", sizeof(int), { .enm = { ErrorCode_values, 4, NULL, 0 } }, NULL };
+static const apr_type T_ErrorCode = { APR_K_ENUM, "ErrorCode", sizeof(int), { .enm = { ErrorCode_values, 4, NULL, 0 } }, NULL, NULL };
 
 /* RunResult = { ? runId: text } ; AgentResult = { tree: any } ; EmptyResult = { Extensible } */
 typedef struct RunResult {
@@ -339,7 +339,7 @@ typedef struct EmptyResult {
     apr_json_members extras;
 } EmptyResult;
 static const apr_type T_EmptyResult = { APR_K_STRUCT, "EmptyResult", sizeof(EmptyResult),
-                                        { .st = { NULL, 0, true, offsetof(EmptyResult, extras), NULL, NULL, 0 } }, NULL };
+                                        { .st = { NULL, 0, true, offsetof(EmptyResult, extras), NULL, NULL, 0 } }, NULL, NULL };
 
 /* ResultData = RunResult // AgentResult // EmptyResult (untagged) */
 typedef struct ResultData {
@@ -355,7 +355,7 @@ static const apr_type *const ResultData_alts[] = { &T_RunResult, &T_AgentResult,
 static const apr_type T_ResultData = {
     APR_K_UNION, "ResultData", sizeof(ResultData),
     { .un = { APR_U_UNTAGGED, ResultData_alts, 3, NULL, NULL, offsetof(ResultData, kind), offsetof(ResultData, u),
-              offsetof(ResultData, raw) } }, NULL };
+              offsetof(ResultData, raw) } }, NULL, NULL };
 
 LITERAL(L_success, "success");
 LITERAL(L_error, "error");
@@ -401,12 +401,12 @@ static const apr_literal Message_disc[] = { TXT("success"), TXT("error"), TXT("e
 static const apr_type T_Message = {
     APR_K_UNION, "Message", sizeof(Message),
     { .un = { APR_U_DISCRIMINATED, Message_alts, 3, "type", Message_disc, offsetof(Message, kind),
-              offsetof(Message, u), offsetof(Message, raw) } }, NULL };
+              offsetof(Message, u), offsetof(Message, raw) } }, NULL, NULL };
 
 /* ---- commands ----------------------------------------------------------------- */
 
 /* Channel = "values" / ... / tstr .regexp "custom:.+" */
-static const apr_type T_ChannelCustom = { APR_K_TEXT, NULL, sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL };
+static const apr_type T_ChannelCustom = { APR_K_TEXT, NULL, sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL };
 static const apr_literal Channel_values[] = { TXT("values"), TXT("updates"), TXT("messages"), TXT("tools"),
                                               TXT("lifecycle"), TXT("input"), TXT("checkpoints"), TXT("tasks"),
                                               TXT("custom") };
@@ -415,8 +415,8 @@ typedef struct Channel {
     apr_slice other;
 } Channel;
 static const apr_type T_Channel = { APR_K_ENUM, "Channel", sizeof(Channel),
-                                    { .enm = { Channel_values, 9, &T_ChannelCustom, offsetof(Channel, other) } }, NULL };
-static const apr_type T_Channels = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_Channel, 1, SIZE_MAX } }, NULL };
+                                    { .enm = { Channel_values, 9, &T_ChannelCustom, offsetof(Channel, other) } }, NULL, NULL };
+static const apr_type T_Channels = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_Channel, 1, SIZE_MAX } }, NULL, NULL };
 
 typedef struct SubscribeParams {
     apr_array channels;
@@ -463,8 +463,8 @@ typedef struct GotoItem {
 static const apr_type *const GotoItem_alts[] = { &T_text, &T_RunSend };
 static const apr_type T_GotoItem = { APR_K_UNION, NULL, sizeof(GotoItem),
                                      { .un = { APR_U_KIND, GotoItem_alts, 2, NULL, NULL, offsetof(GotoItem, kind),
-                                               offsetof(GotoItem, u), offsetof(GotoItem, raw) } }, NULL };
-static const apr_type T_GotoList = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_GotoItem, 0, SIZE_MAX } }, NULL };
+                                               offsetof(GotoItem, u), offsetof(GotoItem, raw) } }, NULL, NULL };
+static const apr_type T_GotoList = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_GotoItem, 0, SIZE_MAX } }, NULL, NULL };
 typedef struct Goto {
     int kind;
     apr_json_raw raw;
@@ -477,7 +477,7 @@ typedef struct Goto {
 static const apr_type *const Goto_alts[] = { &T_text, &T_RunSend, &T_GotoList };
 static const apr_type T_Goto = { APR_K_UNION, "Goto", sizeof(Goto),
                                  { .un = { APR_U_KIND, Goto_alts, 3, NULL, NULL, offsetof(Goto, kind),
-                                           offsetof(Goto, u), offsetof(Goto, raw) } }, NULL };
+                                           offsetof(Goto, u), offsetof(Goto, raw) } }, NULL, NULL };
 
 typedef struct InputRespondEntry {
     apr_array namespace_;
@@ -490,7 +490,7 @@ static const apr_field InputRespondEntry_fields[] = {
     F(InputRespondEntry, "response", "response", T_any, response),
 };
 CLOSED(T_InputRespondEntry, InputRespondEntry, InputRespondEntry_fields);
-static const apr_type T_Entries = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_InputRespondEntry, 1, SIZE_MAX } }, NULL };
+static const apr_type T_Entries = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_InputRespondEntry, 1, SIZE_MAX } }, NULL, NULL };
 
 typedef struct InputRespondOne {
     apr_array namespace_;
@@ -528,7 +528,7 @@ static const apr_type *const InputRespondParams_alts[] = { &T_InputRespondOne, &
 static const apr_type T_InputRespondParams = {
     APR_K_UNION, "InputRespondParams", sizeof(InputRespondParams),
     { .un = { APR_U_UNTAGGED, InputRespondParams_alts, 2, NULL, NULL, offsetof(InputRespondParams, kind),
-              offsetof(InputRespondParams, u), offsetof(InputRespondParams, raw) } }, NULL };
+              offsetof(InputRespondParams, u), offsetof(InputRespondParams, raw) } }, NULL, NULL };
 
 LITERAL(L_run_start, "run.start");
 LITERAL(L_subscribe, "subscription.subscribe");
@@ -567,7 +567,7 @@ static const apr_literal CommandData_disc[] = { TXT("run.start"), TXT("subscript
 static const apr_type T_CommandData = {
     APR_K_UNION, "CommandData", sizeof(CommandData),
     { .un = { APR_U_DISCRIMINATED, CommandData_alts, 3, "method", CommandData_disc, offsetof(CommandData, kind),
-              offsetof(CommandData, u), offsetof(CommandData, raw) } }, NULL };
+              offsetof(CommandData, u), offsetof(CommandData, raw) } }, NULL, NULL };
 
 typedef struct Command {
     uint64_t id;
@@ -586,10 +586,10 @@ typedef struct TreeNode {
     apr_array children;
 } TreeNode;
 static const apr_type T_TreeNode;
-static const apr_type T_TreeNodes = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_TreeNode, 0, SIZE_MAX } }, NULL };
+static const apr_type T_TreeNodes = { APR_K_ARRAY, NULL, sizeof(apr_array), { .arr = { &T_TreeNode, 0, SIZE_MAX } }, NULL, NULL };
 static const apr_field TreeNode_fields[] = { F(TreeNode, "graphName", "graph_name", T_text, graph_name),
                                              OPT(TreeNode, "children", "children", T_TreeNodes, children) };
 static const apr_type T_TreeNode = { APR_K_STRUCT, "TreeNode", sizeof(TreeNode),
-                                     { .st = { TreeNode_fields, 2, false, 0, NULL, NULL, 0 } }, NULL };
+                                     { .st = { TreeNode_fields, 2, false, 0, NULL, NULL, 0 } }, NULL, NULL };
 
 #endif

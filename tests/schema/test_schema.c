@@ -370,13 +370,13 @@ static void test_scalars(void)
     apr_slice s;
     apr_json_raw raw;
     apr_status st;
-    static const apr_type small = { APR_K_INT, "small", 8, { .i = { -5, 10 } }, NULL };
-    static const apr_type ranged = { APR_K_FLOAT, "ratio", 8, { .f = { 0, 1, true, true, false, true } }, NULL };
-    static const apr_type sized = { APR_K_TEXT, "id", sizeof(apr_slice), { .text = { 1, 4, NULL } }, NULL };
-    static const apr_type lit1 = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_INT, NULL, 0, 1, 0, 0 } }, NULL };
-    static const apr_type litm = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_INT, NULL, 0, -7, 0, 0 } }, NULL };
-    static const apr_type litf = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_FLOAT, NULL, 0, 0, 0, 1.5 } }, NULL };
-    static const apr_type litb = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_BOOL, NULL, 0, 1, 0, 0 } }, NULL };
+    static const apr_type small = { APR_K_INT, "small", 8, { .i = { -5, 10 } }, NULL, NULL };
+    static const apr_type ranged = { APR_K_FLOAT, "ratio", 8, { .f = { 0, 1, true, true, false, true } }, NULL, NULL };
+    static const apr_type sized = { APR_K_TEXT, "id", sizeof(apr_slice), { .text = { 1, 4, NULL } }, NULL, NULL };
+    static const apr_type lit1 = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_INT, NULL, 0, 1, 0, 0 } }, NULL, NULL };
+    static const apr_type litm = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_INT, NULL, 0, -7, 0, 0 } }, NULL, NULL };
+    static const apr_type litf = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_FLOAT, NULL, 0, 0, 0, 1.5 } }, NULL, NULL };
+    static const apr_type litb = { APR_K_LITERAL, NULL, 0, { .lit = { APR_LIT_BOOL, NULL, 0, 1, 0, 0 } }, NULL, NULL };
 
     CHECK_INT(decode(&T_uint, "18446744073709551615", &u), APR_OK);
     CHECK(u == UINT64_MAX);
@@ -568,8 +568,8 @@ static void test_kind_union(void)
 }
 
 /* A kind union with literal alternatives of one kind: "auto" / "none" / text. */
-static const apr_type L_auto = { APR_K_LITERAL, NULL, 0, { .lit = TXT("auto") }, NULL };
-static const apr_type L_none = { APR_K_LITERAL, NULL, 0, { .lit = TXT("none") }, NULL };
+static const apr_type L_auto = { APR_K_LITERAL, NULL, 0, { .lit = TXT("auto") }, NULL, NULL };
+static const apr_type L_none = { APR_K_LITERAL, NULL, 0, { .lit = TXT("none") }, NULL, NULL };
 static const apr_type *const Choice_alts[] = { &L_auto, &L_none, &T_ChannelCustom };
 typedef struct Choice {
     int kind;
@@ -578,7 +578,7 @@ typedef struct Choice {
 } Choice;
 static const apr_type T_Choice = { APR_K_UNION, "Choice", sizeof(Choice),
                                    { .un = { APR_U_KIND, Choice_alts, 3, NULL, NULL, offsetof(Choice, kind),
-                                             offsetof(Choice, s), offsetof(Choice, raw) } }, NULL };
+                                             offsetof(Choice, s), offsetof(Choice, raw) } }, NULL, NULL };
 
 static void test_kind_literals(void)
 {
@@ -709,7 +709,7 @@ static void test_open_typed(void)
 static void test_map(void)
 {
     static const apr_type bounded = { APR_K_MAP, NULL, sizeof(apr_array),
-                                      { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 1, 2 } }, NULL };
+                                      { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 1, 2 } }, NULL, NULL };
     apr_array a;
     apr_status st;
     CHECK_INT(decode(&T_AnyMap, "{}", &a), APR_OK);

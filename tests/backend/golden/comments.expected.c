@@ -19,6 +19,7 @@ static const char *comments_person_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *comments_person_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, comments_person_t *out,
     uint64_t seen);
 static const char *comments_person_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool comments_person_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field comments_person_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(comments_person_t, name), 0, 0, APR_F_PLAIN_NAMES },
@@ -26,20 +27,20 @@ static const apr_field comments_person_type_fields[] = {
     { "email", 5, "email", 5, &apr_text_type, offsetof(comments_person_t, email), offsetof(comments_person_t, has_email), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "nick", 4, "nick", 4, &apr_text_type, offsetof(comments_person_t, nick), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type comments_person_type = { APR_K_STRUCT, "Person", sizeof(comments_person_t), { .st = { comments_person_type_fields, 4, false, 0, NULL, NULL, 0 } }, comments_person_fast };
+const apr_type comments_person_type = { APR_K_STRUCT, "Person", sizeof(comments_person_t), { .st = { comments_person_type_fields, 4, false, 0, NULL, NULL, 0 } }, comments_person_fast, comments_person_fast_valid };
 
 static const apr_literal comments_level_type_values[] = {
     { APR_LIT_TEXT, "low", 3, 0, 0, 0.0 },
     { APR_LIT_TEXT, "medium", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "high", 4, 0, 0, 0.0 },
 };
-const apr_type comments_level_type = { APR_K_ENUM, "Level", sizeof(comments_level_t), { .enm = { comments_level_type_values, 3, NULL, 0 } }, NULL };
+const apr_type comments_level_type = { APR_K_ENUM, "Level", sizeof(comments_level_t), { .enm = { comments_level_type_values, 3, NULL, 0 } }, NULL, NULL };
 
-const apr_type comments_count_type = { APR_K_UINT, "Count", sizeof(comments_count_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL };
+const apr_type comments_count_type = { APR_K_UINT, "Count", sizeof(comments_count_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL, NULL };
 
-const apr_type comments_label_type = { APR_K_TEXT, "Label", sizeof(comments_label_t), { .text = { 0, SIZE_MAX, NULL } }, NULL };
+const apr_type comments_label_type = { APR_K_TEXT, "Label", sizeof(comments_label_t), { .text = { 0, SIZE_MAX, NULL } }, NULL, NULL };
 
-const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_orphan_t), { .i = { 0, 0 } }, NULL };
+const apr_type comments_orphan_type = { APR_K_BOOL, "Orphan", sizeof(comments_orphan_t), { .i = { 0, 0 } }, NULL, NULL };
 
 /* The member of Person that the name k names: its number, or -1. */
 static int comments_person_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -164,6 +165,26 @@ static const char *comments_person_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Person, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool comments_person_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const comments_person_t *v = (const comments_person_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    if (v->has_email && !apr_fast_string_ok(&v->email))
+        return false;
+    if (!apr_fast_string_ok(&v->nick))
+        return false;
+    return true;
 }
 
 apr_status comments_person_decode(const char *json, size_t len, apr_arena *arena,

@@ -22,35 +22,36 @@ static const char *controls_limits_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *controls_limits_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, controls_limits_t *out,
     uint64_t seen);
 static const char *controls_limits_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool controls_limits_fast_valid(const void *value, bool strict, unsigned depth);
 
-const apr_type controls_percent_type = { APR_K_UINT, "Percent", sizeof(controls_percent_t), { .u = { UINT64_C(0), UINT64_C(100) } }, NULL };
+const apr_type controls_percent_type = { APR_K_UINT, "Percent", sizeof(controls_percent_t), { .u = { UINT64_C(0), UINT64_C(100) } }, NULL, NULL };
 
-const apr_type controls_offset_type = { APR_K_INT, "Offset", sizeof(controls_offset_t), { .i = { INT64_C(-10), INT64_C(9) } }, NULL };
+const apr_type controls_offset_type = { APR_K_INT, "Offset", sizeof(controls_offset_t), { .i = { INT64_C(-10), INT64_C(9) } }, NULL, NULL };
 
-const apr_type controls_ratio_type = { APR_K_FLOAT, "Ratio", sizeof(controls_ratio_t), { .f = { 0, 1, true, true, false, false } }, NULL };
+const apr_type controls_ratio_type = { APR_K_FLOAT, "Ratio", sizeof(controls_ratio_t), { .f = { 0, 1, true, true, false, false } }, NULL, NULL };
 
-const apr_type controls_code_type = { APR_K_TEXT, "Code", sizeof(controls_code_t), { .text = { 3, 3, NULL } }, NULL };
+const apr_type controls_code_type = { APR_K_TEXT, "Code", sizeof(controls_code_t), { .text = { 3, 3, NULL } }, NULL, NULL };
 
-const apr_type controls_byte_type = { APR_K_UINT, "Byte", sizeof(controls_byte_t), { .u = { UINT64_C(0), UINT64_C(255) } }, NULL };
+const apr_type controls_byte_type = { APR_K_UINT, "Byte", sizeof(controls_byte_t), { .u = { UINT64_C(0), UINT64_C(255) } }, NULL, NULL };
 
-const apr_type controls_slug_type = { APR_K_TEXT, "Slug", sizeof(controls_slug_t), { .text = { 0, SIZE_MAX, "[a-z][a-z0-9-]*" } }, NULL };
+const apr_type controls_slug_type = { APR_K_TEXT, "Slug", sizeof(controls_slug_t), { .text = { 0, SIZE_MAX, "[a-z][a-z0-9-]*" } }, NULL, NULL };
 
-const apr_type controls_small_type = { APR_K_UINT, "Small", sizeof(controls_small_t), { .u = { UINT64_C(0), UINT64_C(9) } }, NULL };
+const apr_type controls_small_type = { APR_K_UINT, "Small", sizeof(controls_small_t), { .u = { UINT64_C(0), UINT64_C(9) } }, NULL, NULL };
 
-const apr_type controls_positive_type = { APR_K_FLOAT, "Positive", sizeof(controls_positive_t), { .f = { 0, 0, true, false, true, false } }, NULL };
+const apr_type controls_positive_type = { APR_K_FLOAT, "Positive", sizeof(controls_positive_t), { .f = { 0, 0, true, false, true, false } }, NULL, NULL };
 
-static const apr_type controls_limits_count_type = { APR_K_UINT, "Limits.count", sizeof(uint64_t), { .u = { UINT64_C(1), UINT64_C(1000) } }, NULL };
+static const apr_type controls_limits_count_type = { APR_K_UINT, "Limits.count", sizeof(uint64_t), { .u = { UINT64_C(1), UINT64_C(1000) } }, NULL, NULL };
 
-static const apr_type controls_limits_name_type = { APR_K_TEXT, "Limits.name", sizeof(apr_slice), { .text = { 8, 8, NULL } }, NULL };
+static const apr_type controls_limits_name_type = { APR_K_TEXT, "Limits.name", sizeof(apr_slice), { .text = { 8, 8, NULL } }, NULL, NULL };
 
-static const apr_type controls_limits_depth_type = { APR_K_UINT, "Limits.depth", sizeof(uint64_t), { .u = { UINT64_C(0), UINT64_C(32) } }, NULL };
+static const apr_type controls_limits_depth_type = { APR_K_UINT, "Limits.depth", sizeof(uint64_t), { .u = { UINT64_C(0), UINT64_C(32) } }, NULL, NULL };
 
 static const apr_field controls_limits_type_fields[] = {
     { "count", 5, "count", 5, &controls_limits_count_type, offsetof(controls_limits_t, count), 0, 0, APR_F_PLAIN_NAMES },
     { "name", 4, "name", 4, &controls_limits_name_type, offsetof(controls_limits_t, name), 0, 0, APR_F_PLAIN_NAMES },
     { "depth", 5, "depth", 5, &controls_limits_depth_type, offsetof(controls_limits_t, depth), offsetof(controls_limits_t, has_depth), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } }, controls_limits_fast };
+const apr_type controls_limits_type = { APR_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } }, controls_limits_fast, controls_limits_fast_valid };
 
 /* The member of Limits that the name k names: its number, or -1. */
 static int controls_limits_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -166,6 +167,26 @@ static const char *controls_limits_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Limits, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool controls_limits_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const controls_limits_t *v = (const controls_limits_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if ((v->count < UINT64_C(1) || v->count > UINT64_C(1000)))
+        return false;
+    if (!apr_fast_text_ok(&controls_limits_name_type, &v->name))
+        return false;
+    if (v->has_depth && v->depth > UINT64_C(32))
+        return false;
+    return true;
 }
 
 apr_status controls_percent_decode(const char *json, size_t len, apr_arena *arena,

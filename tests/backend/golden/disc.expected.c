@@ -25,6 +25,7 @@ static const char *disc_circle_fast_ordered(apr_fast_ctx *c, const char *p, int 
 static const char *disc_circle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_circle_t *out,
     uint64_t seen);
 static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_circle_fast_valid(const void *value, bool strict, unsigned depth);
 static int disc_square_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int disc_square_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_square_t *out,
     uint64_t *seen);
@@ -33,6 +34,7 @@ static const char *disc_square_fast_ordered(apr_fast_ctx *c, const char *p, int 
 static const char *disc_square_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_square_t *out,
     uint64_t seen);
 static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_square_fast_valid(const void *value, bool strict, unsigned depth);
 static int disc_triangle_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int disc_triangle_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_triangle_t *out,
     uint64_t *seen);
@@ -41,6 +43,7 @@ static const char *disc_triangle_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *disc_triangle_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_triangle_t *out,
     uint64_t seen);
 static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_triangle_fast_valid(const void *value, bool strict, unsigned depth);
 static int disc_hexagon_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int disc_hexagon_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_hexagon_t *out,
     uint64_t *seen);
@@ -49,6 +52,7 @@ static const char *disc_hexagon_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *disc_hexagon_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_hexagon_t *out,
     uint64_t seen);
 static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_hexagon_fast_valid(const void *value, bool strict, unsigned depth);
 static int disc_command_alt1_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int disc_command_alt1_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt1_t *out,
     uint64_t *seen);
@@ -57,6 +61,7 @@ static const char *disc_command_alt1_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *disc_command_alt1_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt1_t *out,
     uint64_t seen);
 static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_command_alt1_fast_valid(const void *value, bool strict, unsigned depth);
 static int disc_command_alt2_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int disc_command_alt2_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, disc_command_alt2_t *out,
     uint64_t *seen);
@@ -65,30 +70,34 @@ static const char *disc_command_alt2_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *disc_command_alt2_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt2_t *out,
     uint64_t seen);
 static const char *disc_command_alt2_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool disc_command_alt2_fast_valid(const void *value, bool strict, unsigned depth);
 static bool disc_shape_fast_pick(apr_fast_ctx *c, const char **pp, disc_shape_t *out, uint64_t *seen);
 static const char *disc_shape_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool disc_shape_fast_valid(const void *value, bool strict, unsigned depth);
 static bool disc_polygon_fast_pick(apr_fast_ctx *c, const char **pp, disc_polygon_t *out, uint64_t *seen);
 static const char *disc_polygon_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool disc_polygon_fast_valid(const void *value, bool strict, unsigned depth);
 static bool disc_command_fast_pick(apr_fast_ctx *c, const char **pp, disc_command_t *out, uint64_t *seen);
 static const char *disc_command_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool disc_command_fast_valid(const void *value, bool strict, unsigned depth);
 
-static const apr_type disc_circle_type_type = { APR_K_LITERAL, "Circle.type", 0, { .lit = { APR_LIT_TEXT, "circle", 6, 0, 0, 0.0 } }, NULL };
+static const apr_type disc_circle_type_type = { APR_K_LITERAL, "Circle.type", 0, { .lit = { APR_LIT_TEXT, "circle", 6, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field disc_circle_type_fields[] = {
     { "type", 4, "type", 4, &disc_circle_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "radius", 6, "radius", 6, &apr_float_type, offsetof(disc_circle_t, radius), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_circle_type = { APR_K_STRUCT, "Circle", sizeof(disc_circle_t), { .st = { disc_circle_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_circle_fast };
+const apr_type disc_circle_type = { APR_K_STRUCT, "Circle", sizeof(disc_circle_t), { .st = { disc_circle_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_circle_fast, disc_circle_fast_valid };
 
-static const apr_type disc_square_type_type = { APR_K_LITERAL, "Square.type", 0, { .lit = { APR_LIT_TEXT, "square", 6, 0, 0, 0.0 } }, NULL };
+static const apr_type disc_square_type_type = { APR_K_LITERAL, "Square.type", 0, { .lit = { APR_LIT_TEXT, "square", 6, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field disc_square_type_fields[] = {
     { "type", 4, "type", 4, &disc_square_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "side", 4, "side", 4, &apr_float_type, offsetof(disc_square_t, side), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_square_type = { APR_K_STRUCT, "Square", sizeof(disc_square_t), { .st = { disc_square_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_square_fast };
+const apr_type disc_square_type = { APR_K_STRUCT, "Square", sizeof(disc_square_t), { .st = { disc_square_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_square_fast, disc_square_fast_valid };
 
-static const apr_type disc_triangle_type_type = { APR_K_LITERAL, "Triangle.type", 0, { .lit = { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 } }, NULL };
+static const apr_type disc_triangle_type_type = { APR_K_LITERAL, "Triangle.type", 0, { .lit = { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field disc_triangle_type_fields[] = {
     { "type", 4, "type", 4, &disc_triangle_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -96,15 +105,15 @@ static const apr_field disc_triangle_type_fields[] = {
     { "b", 1, "b", 1, &apr_float_type, offsetof(disc_triangle_t, b), 0, 0, APR_F_PLAIN_NAMES },
     { "c", 1, "c", 1, &apr_float_type, offsetof(disc_triangle_t, c), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_triangle_type = { APR_K_STRUCT, "Triangle", sizeof(disc_triangle_t), { .st = { disc_triangle_type_fields, 4, false, 0, NULL, NULL, 0 } }, disc_triangle_fast };
+const apr_type disc_triangle_type = { APR_K_STRUCT, "Triangle", sizeof(disc_triangle_t), { .st = { disc_triangle_type_fields, 4, false, 0, NULL, NULL, 0 } }, disc_triangle_fast, disc_triangle_fast_valid };
 
-static const apr_type disc_hexagon_type_type = { APR_K_LITERAL, "Hexagon.type", 0, { .lit = { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 } }, NULL };
+static const apr_type disc_hexagon_type_type = { APR_K_LITERAL, "Hexagon.type", 0, { .lit = { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field disc_hexagon_type_fields[] = {
     { "type", 4, "type", 4, &disc_hexagon_type_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "side", 4, "side", 4, &apr_float_type, offsetof(disc_hexagon_t, side), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_hexagon_type = { APR_K_STRUCT, "Hexagon", sizeof(disc_hexagon_t), { .st = { disc_hexagon_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_hexagon_fast };
+const apr_type disc_hexagon_type = { APR_K_STRUCT, "Hexagon", sizeof(disc_hexagon_t), { .st = { disc_hexagon_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_hexagon_fast, disc_hexagon_fast_valid };
 
 static const apr_type *const disc_shape_type_alts[] = {
     &disc_circle_type,
@@ -118,7 +127,7 @@ static const apr_literal disc_shape_type_disc[] = {
     { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 },
     { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 },
 };
-const apr_type disc_shape_type = { APR_K_UNION, "Shape", sizeof(disc_shape_t), { .un = { APR_U_DISCRIMINATED, disc_shape_type_alts, 4, "type", disc_shape_type_disc, offsetof(disc_shape_t, kind), offsetof(disc_shape_t, u), offsetof(disc_shape_t, raw) } }, disc_shape_fast };
+const apr_type disc_shape_type = { APR_K_UNION, "Shape", sizeof(disc_shape_t), { .un = { APR_U_DISCRIMINATED, disc_shape_type_alts, 4, "type", disc_shape_type_disc, offsetof(disc_shape_t, kind), offsetof(disc_shape_t, u), offsetof(disc_shape_t, raw) } }, disc_shape_fast, disc_shape_fast_valid };
 
 static const apr_type *const disc_polygon_type_alts[] = {
     &disc_triangle_type,
@@ -128,22 +137,22 @@ static const apr_literal disc_polygon_type_disc[] = {
     { APR_LIT_TEXT, "triangle", 8, 0, 0, 0.0 },
     { APR_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 },
 };
-const apr_type disc_polygon_type = { APR_K_UNION, "Polygon", sizeof(disc_polygon_t), { .un = { APR_U_DISCRIMINATED, disc_polygon_type_alts, 2, "type", disc_polygon_type_disc, offsetof(disc_polygon_t, kind), offsetof(disc_polygon_t, u), offsetof(disc_polygon_t, raw) } }, disc_polygon_fast };
+const apr_type disc_polygon_type = { APR_K_UNION, "Polygon", sizeof(disc_polygon_t), { .un = { APR_U_DISCRIMINATED, disc_polygon_type_alts, 2, "type", disc_polygon_type_disc, offsetof(disc_polygon_t, kind), offsetof(disc_polygon_t, u), offsetof(disc_polygon_t, raw) } }, disc_polygon_fast, disc_polygon_fast_valid };
 
-static const apr_type disc_command_alt1_op_type = { APR_K_LITERAL, "Command/1.op", 0, { .lit = { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 } }, NULL };
+static const apr_type disc_command_alt1_op_type = { APR_K_LITERAL, "Command/1.op", 0, { .lit = { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field disc_command_alt1_type_fields[] = {
     { "op", 2, "op", 2, &disc_command_alt1_op_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "value", 5, "value", 5, &apr_int_type, offsetof(disc_command_alt1_t, value), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type disc_command_alt1_type = { APR_K_STRUCT, "Command/1", sizeof(disc_command_alt1_t), { .st = { disc_command_alt1_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_command_alt1_fast };
+const apr_type disc_command_alt1_type = { APR_K_STRUCT, "Command/1", sizeof(disc_command_alt1_t), { .st = { disc_command_alt1_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_command_alt1_fast, disc_command_alt1_fast_valid };
 
-static const apr_type disc_command_alt2_op_type = { APR_K_LITERAL, "Command/2.op", 0, { .lit = { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 } }, NULL };
+static const apr_type disc_command_alt2_op_type = { APR_K_LITERAL, "Command/2.op", 0, { .lit = { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field disc_command_alt2_type_fields[] = {
     { "op", 2, "op", 2, &disc_command_alt2_op_type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
 };
-const apr_type disc_command_alt2_type = { APR_K_STRUCT, "Command/2", sizeof(disc_command_alt2_t), { .st = { disc_command_alt2_type_fields, 1, false, 0, NULL, NULL, 0 } }, disc_command_alt2_fast };
+const apr_type disc_command_alt2_type = { APR_K_STRUCT, "Command/2", sizeof(disc_command_alt2_t), { .st = { disc_command_alt2_type_fields, 1, false, 0, NULL, NULL, 0 } }, disc_command_alt2_fast, disc_command_alt2_fast_valid };
 
 static const apr_type *const disc_command_type_alts[] = {
     &disc_command_alt1_type,
@@ -153,7 +162,7 @@ static const apr_literal disc_command_type_disc[] = {
     { APR_LIT_TEXT, "add", 3, 0, 0, 0.0 },
     { APR_LIT_TEXT, "clear", 5, 0, 0, 0.0 },
 };
-const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command_t), { .un = { APR_U_DISCRIMINATED, disc_command_type_alts, 2, "op", disc_command_type_disc, offsetof(disc_command_t, kind), offsetof(disc_command_t, u), offsetof(disc_command_t, raw) } }, disc_command_fast };
+const apr_type disc_command_type = { APR_K_UNION, "Command", sizeof(disc_command_t), { .un = { APR_U_DISCRIMINATED, disc_command_type_alts, 2, "op", disc_command_type_disc, offsetof(disc_command_t, kind), offsetof(disc_command_t, u), offsetof(disc_command_t, raw) } }, disc_command_fast, disc_command_fast_valid };
 
 /* The member of Circle that the name k names: its number, or -1. */
 static int disc_circle_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -261,6 +270,22 @@ static const char *disc_circle_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Circle, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool disc_circle_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_circle_t *v = (const disc_circle_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&apr_float_type, &v->radius, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of Square that the name k names: its number, or -1. */
 static int disc_square_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -365,6 +390,22 @@ static const char *disc_square_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Square, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool disc_square_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_square_t *v = (const disc_square_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&apr_float_type, &v->side, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of Triangle that the name k names: its number, or -1. */
@@ -491,6 +532,26 @@ static const char *disc_triangle_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Triangle, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool disc_triangle_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_triangle_t *v = (const disc_triangle_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&apr_float_type, &v->a, strict, depth + 1))
+        return false;
+    if (!apr_fast_valid(&apr_float_type, &v->b, strict, depth + 1))
+        return false;
+    if (!apr_fast_valid(&apr_float_type, &v->c, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of Hexagon that the name k names: its number, or -1. */
 static int disc_hexagon_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -595,6 +656,22 @@ static const char *disc_hexagon_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Hexagon, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool disc_hexagon_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_hexagon_t *v = (const disc_hexagon_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_valid(&apr_float_type, &v->side, strict, depth + 1))
+        return false;
+    return true;
 }
 
 /* The member of Command/1 that the name k names: its number, or -1. */
@@ -703,6 +780,20 @@ static const char *disc_command_alt1_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/*
+ * Is a value of Command/1, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool disc_command_alt1_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_command_alt1_t *v = (const disc_command_alt1_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
+}
+
 /* The member of Command/2 that the name k names: its number, or -1. */
 static int disc_command_alt2_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -802,6 +893,20 @@ static const char *disc_command_alt2_fast(apr_fast_ctx *c, const char *p, void *
 }
 
 /*
+ * Is a value of Command/2, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool disc_command_alt2_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_command_alt2_t *v = (const disc_command_alt2_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
+}
+
+/*
  * Picks the alternative of Shape by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -873,6 +978,23 @@ static const char *disc_shape_fast(apr_fast_ctx *c, const char *p, void *vout)
 }
 
 /*
+ * Is a value of Shape, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool disc_shape_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_shape_t *v = (const disc_shape_t *)value;
+    switch (v->kind) {
+    case DISC_SHAPE_CIRCLE: return disc_circle_fast_valid(&v->u.circle, strict, depth + 1);
+    case DISC_SHAPE_SQUARE: return disc_square_fast_valid(&v->u.square, strict, depth + 1);
+    case DISC_SHAPE_TRIANGLE: return disc_triangle_fast_valid(&v->u.triangle, strict, depth + 1);
+    case DISC_SHAPE_HEXAGON: return disc_hexagon_fast_valid(&v->u.hexagon, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of Polygon by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -932,6 +1054,21 @@ static const char *disc_polygon_fast(apr_fast_ctx *c, const char *p, void *vout)
 }
 
 /*
+ * Is a value of Polygon, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool disc_polygon_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_polygon_t *v = (const disc_polygon_t *)value;
+    switch (v->kind) {
+    case DISC_POLYGON_TRIANGLE: return disc_triangle_fast_valid(&v->u.triangle, strict, depth + 1);
+    case DISC_POLYGON_HEXAGON: return disc_hexagon_fast_valid(&v->u.hexagon, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
  * Picks the alternative of Command by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -988,6 +1125,21 @@ static const char *disc_command_fast(apr_fast_ctx *c, const char *p, void *vout)
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Command, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool disc_command_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const disc_command_t *v = (const disc_command_t *)value;
+    switch (v->kind) {
+    case DISC_COMMAND_COMMAND_ALT1: return disc_command_alt1_fast_valid(&v->u.command_alt1, strict, depth + 1);
+    case DISC_COMMAND_COMMAND_ALT2: return disc_command_alt2_fast_valid(&v->u.command_alt2, strict, depth + 1);
+    default: return false;
+    }
 }
 
 apr_status disc_shape_decode(const char *json, size_t len, apr_arena *arena,

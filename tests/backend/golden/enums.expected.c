@@ -18,15 +18,15 @@ static const apr_literal enums_colour_type_values[] = {
     { APR_LIT_TEXT, "amber", 5, 0, 0, 0.0 },
     { APR_LIT_TEXT, "green", 5, 0, 0, 0.0 },
 };
-const apr_type enums_colour_type = { APR_K_ENUM, "Colour", sizeof(enums_colour_t), { .enm = { enums_colour_type_values, 3, NULL, 0 } }, NULL };
+const apr_type enums_colour_type = { APR_K_ENUM, "Colour", sizeof(enums_colour_t), { .enm = { enums_colour_type_values, 3, NULL, 0 } }, NULL, NULL };
 
-static const apr_type enums_stream_other_type = { APR_K_TEXT, "Stream(other)", sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL };
+static const apr_type enums_stream_other_type = { APR_K_TEXT, "Stream(other)", sizeof(apr_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL };
 
 static const apr_literal enums_stream_type_values[] = {
     { APR_LIT_TEXT, "values", 6, 0, 0, 0.0 },
     { APR_LIT_TEXT, "updates", 7, 0, 0, 0.0 },
 };
-const apr_type enums_stream_type = { APR_K_ENUM, "Stream", sizeof(enums_stream_t), { .enm = { enums_stream_type_values, 2, &enums_stream_other_type, offsetof(enums_stream_t, other) } }, NULL };
+const apr_type enums_stream_type = { APR_K_ENUM, "Stream", sizeof(enums_stream_t), { .enm = { enums_stream_type_values, 2, &enums_stream_other_type, offsetof(enums_stream_t, other) } }, NULL, NULL };
 
 static const apr_literal enums_mode_type_values[] = {
     { APR_LIT_TEXT, "read-only", 9, 0, 0, 0.0 },
@@ -34,7 +34,7 @@ static const apr_literal enums_mode_type_values[] = {
     { APR_LIT_TEXT, "2fa", 3, 0, 0, 0.0 },
     { APR_LIT_TEXT, "", 0, 0, 0, 0.0 },
 };
-const apr_type enums_mode_type = { APR_K_ENUM, "Mode", sizeof(enums_mode_t), { .enm = { enums_mode_type_values, 4, NULL, 0 } }, NULL };
+const apr_type enums_mode_type = { APR_K_ENUM, "Mode", sizeof(enums_mode_t), { .enm = { enums_mode_type_values, 4, NULL, 0 } }, NULL, NULL };
 
 apr_status enums_colour_decode(const char *json, size_t len, apr_arena *arena,
     enums_colour_t *out, apr_error *err)

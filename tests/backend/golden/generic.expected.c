@@ -19,6 +19,7 @@ static const char *generic_user_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *generic_user_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_user_t *out,
     uint64_t seen);
 static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool generic_user_fast_valid(const void *value, bool strict, unsigned depth);
 static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
     uint64_t *seen);
@@ -27,6 +28,7 @@ static const char *generic_page_user_text_fast_ordered(apr_fast_ctx *c, const ch
 static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_user_text_t *out,
     uint64_t seen);
 static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool generic_page_user_text_fast_valid(const void *value, bool strict, unsigned depth);
 static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
     uint64_t *seen);
@@ -35,29 +37,32 @@ static const char *generic_page_uint_int_fast_ordered(apr_fast_ctx *c, const cha
 static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_uint_int_t *out,
     uint64_t seen);
 static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool generic_page_uint_int_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool generic_page_user_text_items_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool generic_page_uint_int_items_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field generic_user_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(generic_user_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_user_fast };
+const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_user_fast, generic_user_fast_valid };
 
-const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, generic_page_user_text_items_fast };
+const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, generic_page_user_text_items_fast, generic_page_user_text_items_fast_valid };
 
 static const apr_field generic_page_user_text_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, APR_F_PLAIN_NAMES },
     { "next", 4, "next", 4, &apr_text_type, offsetof(generic_page_user_text_t, next), offsetof(generic_page_user_text_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast };
+const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast, generic_page_user_text_fast_valid };
 
-const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, generic_page_uint_int_items_fast };
+const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, generic_page_uint_int_items_fast, generic_page_uint_int_items_fast_valid };
 
 static const apr_field generic_page_uint_int_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, APR_F_PLAIN_NAMES },
     { "next", 4, "next", 4, &apr_int_type, offsetof(generic_page_uint_int_t, next), offsetof(generic_page_uint_int_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast };
+const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast, generic_page_uint_int_fast_valid };
 
 /* The member of User that the name k names: its number, or -1. */
 static int generic_user_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -154,6 +159,22 @@ static const char *generic_user_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of User, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_user_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_user_t *v = (const generic_user_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    return true;
 }
 
 /* The member of Page that the name k names: its number, or -1. */
@@ -263,6 +284,24 @@ static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, v
     return p;
 }
 
+/*
+ * Is a value of Page, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_page_user_text_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_page_user_text_t *v = (const generic_page_user_text_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!generic_page_user_text_items_fast_valid(&v->items, strict, depth + 1))
+        return false;
+    if (v->has_next && !apr_fast_string_ok(&v->next))
+        return false;
+    return true;
+}
+
 /* The member of Page that the name k names: its number, or -1. */
 static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -370,6 +409,22 @@ static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, vo
     return p;
 }
 
+/*
+ * Is a value of Page, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_page_uint_int_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_page_uint_int_t *v = (const generic_page_uint_int_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!generic_page_uint_int_items_fast_valid(&v->items, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* An array of Page.items. */
 static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -394,6 +449,24 @@ static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char
     return p;
 }
 
+/*
+ * Is a value of Page.items, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_page_user_text_items_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_page_user_text_items_t *v = (const generic_page_user_text_items_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!generic_user_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 /* An array of Page.items. */
 static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -416,6 +489,22 @@ static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char 
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Page.items, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_page_uint_int_items_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_page_uint_int_items_t *v = (const generic_page_uint_int_items_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+    }
+    return true;
 }
 
 apr_status generic_user_decode(const char *json, size_t len, apr_arena *arena,

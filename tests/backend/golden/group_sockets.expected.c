@@ -19,13 +19,14 @@ static const char *group_sockets_header_fast_ordered(apr_fast_ctx *c, const char
 static const char *group_sockets_header_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, group_sockets_header_t *out,
     uint64_t seen);
 static const char *group_sockets_header_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool group_sockets_header_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field group_sockets_header_type_fields[] = {
     { "version", 7, "version", 7, &apr_uint_type, offsetof(group_sockets_header_t, version), 0, 0, APR_F_PLAIN_NAMES },
     { "trace", 5, "trace", 5, &apr_text_type, offsetof(group_sockets_header_t, trace), 0, 0, APR_F_PLAIN_NAMES },
     { "span", 4, "span", 4, &apr_text_type, offsetof(group_sockets_header_t, span), offsetof(group_sockets_header_t, has_span), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } }, group_sockets_header_fast };
+const apr_type group_sockets_header_type = { APR_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } }, group_sockets_header_fast, group_sockets_header_fast_valid };
 
 /* The member of Header that the name k names: its number, or -1. */
 static int group_sockets_header_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -141,6 +142,24 @@ static const char *group_sockets_header_fast(apr_fast_ctx *c, const char *p, voi
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Header, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool group_sockets_header_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const group_sockets_header_t *v = (const group_sockets_header_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->trace))
+        return false;
+    if (v->has_span && !apr_fast_string_ok(&v->span))
+        return false;
+    return true;
 }
 
 apr_status group_sockets_header_decode(const char *json, size_t len, apr_arena *arena,

@@ -19,6 +19,7 @@ static const char *kind_spec_fast_ordered(apr_fast_ctx *c, const char *p, int *c
 static const char *kind_spec_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_spec_t *out,
     uint64_t seen);
 static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool kind_spec_fast_valid(const void *value, bool strict, unsigned depth);
 static int kind_reading_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int kind_reading_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, kind_reading_t *out,
     uint64_t *seen);
@@ -27,46 +28,48 @@ static const char *kind_reading_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *kind_reading_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, kind_reading_t *out,
     uint64_t seen);
 static const char *kind_reading_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool kind_reading_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *kind_target_alt2_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool kind_target_alt2_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_type *const kind_ref_type_alts[] = {
     &apr_int_type,
     &apr_text_type,
 };
-const apr_type kind_ref_type = { APR_K_UNION, "Ref", sizeof(kind_ref_t), { .un = { APR_U_KIND, kind_ref_type_alts, 2, NULL, NULL, offsetof(kind_ref_t, kind), offsetof(kind_ref_t, u), offsetof(kind_ref_t, raw) } }, NULL };
+const apr_type kind_ref_type = { APR_K_UNION, "Ref", sizeof(kind_ref_t), { .un = { APR_U_KIND, kind_ref_type_alts, 2, NULL, NULL, offsetof(kind_ref_t, kind), offsetof(kind_ref_t, u), offsetof(kind_ref_t, raw) } }, NULL, NULL };
 
 static const apr_type *const kind_amount_type_alts[] = {
     &apr_int_type,
     &apr_float_type,
 };
-const apr_type kind_amount_type = { APR_K_UNION, "Amount", sizeof(kind_amount_t), { .un = { APR_U_KIND, kind_amount_type_alts, 2, NULL, NULL, offsetof(kind_amount_t, kind), offsetof(kind_amount_t, u), offsetof(kind_amount_t, raw) } }, NULL };
+const apr_type kind_amount_type = { APR_K_UNION, "Amount", sizeof(kind_amount_t), { .un = { APR_U_KIND, kind_amount_type_alts, 2, NULL, NULL, offsetof(kind_amount_t, kind), offsetof(kind_amount_t, u), offsetof(kind_amount_t, raw) } }, NULL, NULL };
 
 static const apr_field kind_spec_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(kind_spec_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type kind_spec_type = { APR_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } }, kind_spec_fast };
+const apr_type kind_spec_type = { APR_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } }, kind_spec_fast, kind_spec_fast_valid };
 
-const apr_type kind_target_alt2_type = { APR_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, kind_target_alt2_fast };
+const apr_type kind_target_alt2_type = { APR_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, kind_target_alt2_fast, kind_target_alt2_fast_valid };
 
 static const apr_type *const kind_target_type_alts[] = {
     &kind_spec_type,
     &kind_target_alt2_type,
     &apr_bool_type,
 };
-const apr_type kind_target_type = { APR_K_UNION, "Target", sizeof(kind_target_t), { .un = { APR_U_KIND, kind_target_type_alts, 3, NULL, NULL, offsetof(kind_target_t, kind), offsetof(kind_target_t, u), offsetof(kind_target_t, raw) } }, NULL };
+const apr_type kind_target_type = { APR_K_UNION, "Target", sizeof(kind_target_t), { .un = { APR_U_KIND, kind_target_type_alts, 3, NULL, NULL, offsetof(kind_target_t, kind), offsetof(kind_target_t, u), offsetof(kind_target_t, raw) } }, NULL, NULL };
 
 static const apr_type *const kind_reading_note_type_alts[] = {
     &apr_int_type,
     &apr_text_type,
 };
-const apr_type kind_reading_note_type = { APR_K_UNION, "Reading.note", sizeof(kind_reading_note_t), { .un = { APR_U_KIND, kind_reading_note_type_alts, 2, NULL, NULL, offsetof(kind_reading_note_t, kind), offsetof(kind_reading_note_t, u), offsetof(kind_reading_note_t, raw) } }, NULL };
+const apr_type kind_reading_note_type = { APR_K_UNION, "Reading.note", sizeof(kind_reading_note_t), { .un = { APR_U_KIND, kind_reading_note_type_alts, 2, NULL, NULL, offsetof(kind_reading_note_t, kind), offsetof(kind_reading_note_t, u), offsetof(kind_reading_note_t, raw) } }, NULL, NULL };
 
 static const apr_field kind_reading_type_fields[] = {
     { "value", 5, "value", 5, &apr_float_type, offsetof(kind_reading_t, value), 0, offsetof(kind_reading_t, value_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "note", 4, "note", 4, &kind_reading_note_type, offsetof(kind_reading_t, note), 0, offsetof(kind_reading_t, note_is_null), APR_F_NULLABLE | APR_F_PLAIN_NAMES },
     { "unit", 4, "unit", 4, &apr_text_type, offsetof(kind_reading_t, unit), offsetof(kind_reading_t, has_unit), offsetof(kind_reading_t, unit_is_null), APR_F_OPTIONAL | APR_F_NULLABLE | APR_F_PLAIN_NAMES },
 };
-const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } }, kind_reading_fast };
+const apr_type kind_reading_type = { APR_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } }, kind_reading_fast, kind_reading_fast_valid };
 
 /* The member of Spec that the name k names: its number, or -1. */
 static int kind_spec_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -163,6 +166,22 @@ static const char *kind_spec_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Spec, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool kind_spec_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const kind_spec_t *v = (const kind_spec_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    return true;
 }
 
 /* The member of Reading that the name k names: its number, or -1. */
@@ -296,6 +315,26 @@ static const char *kind_reading_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Reading, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool kind_reading_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const kind_reading_t *v = (const kind_reading_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!v->value_is_null && !apr_fast_valid(&apr_float_type, &v->value, strict, depth + 1))
+        return false;
+    if (!v->note_is_null && !apr_fast_valid(&kind_reading_note_type, &v->note, strict, depth + 1))
+        return false;
+    if (v->has_unit && !v->unit_is_null && !apr_fast_string_ok(&v->unit))
+        return false;
+    return true;
+}
+
 /* An array of Target/2. */
 static const char *kind_target_alt2_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -318,6 +357,24 @@ static const char *kind_target_alt2_fast(apr_fast_ctx *c, const char *p, void *v
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Target/2, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool kind_target_alt2_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const kind_target_alt2_t *v = (const kind_target_alt2_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
+    }
+    return true;
 }
 
 apr_status kind_ref_decode(const char *json, size_t len, apr_arena *arena,

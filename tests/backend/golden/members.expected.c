@@ -21,16 +21,19 @@ static const char *members_item_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *members_item_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, members_item_t *out,
     uint64_t seen);
 static const char *members_item_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool members_item_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *members_item_tags_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool members_item_tags_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *members_item_flags_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool members_item_flags_fast_valid(const void *value, bool strict, unsigned depth);
 
-static const apr_type members_item_kind__type = { APR_K_LITERAL, "Item.kind", 0, { .lit = { APR_LIT_TEXT, "item", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type members_item_kind__type = { APR_K_LITERAL, "Item.kind", 0, { .lit = { APR_LIT_TEXT, "item", 4, 0, 0, 0.0 } }, NULL, NULL };
 
-static const apr_type members_item_version_type = { APR_K_LITERAL, "Item.version", 0, { .lit = { APR_LIT_UINT, NULL, 0, 0, UINT64_C(2), 0.0 } }, NULL };
+static const apr_type members_item_version_type = { APR_K_LITERAL, "Item.version", 0, { .lit = { APR_LIT_UINT, NULL, 0, 0, UINT64_C(2), 0.0 } }, NULL, NULL };
 
-const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, members_item_tags_fast };
+const apr_type members_item_tags_type = { APR_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, members_item_tags_fast, members_item_tags_fast_valid };
 
-const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } }, members_item_flags_fast };
+const apr_type members_item_flags_type = { APR_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &apr_bool_type, 1, 4 } }, members_item_flags_fast, members_item_flags_fast_valid };
 
 static const apr_field members_item_type_fields[] = {
     { "kind", 4, "kind", 4, &members_item_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
@@ -44,7 +47,7 @@ static const apr_field members_item_type_fields[] = {
     { "flags", 5, "flags", 5, &members_item_flags_type, offsetof(members_item_t, flags), offsetof(members_item_t, has_flags), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
     { "extra", 5, "extra", 5, &apr_any_type, offsetof(members_item_t, extra), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } }, members_item_fast };
+const apr_type members_item_type = { APR_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } }, members_item_fast, members_item_fast_valid };
 
 /* The member of Item that the name k names: its number, or -1. */
 static int members_item_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -237,6 +240,30 @@ static const char *members_item_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Item, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool members_item_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const members_item_t *v = (const members_item_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->has_label && !apr_fast_string_ok(&v->label))
+        return false;
+    if (v->has_owner && !v->owner_is_null && !apr_fast_string_ok(&v->owner))
+        return false;
+    if (!members_item_tags_fast_valid(&v->tags, strict, depth + 1))
+        return false;
+    if (v->has_flags && !members_item_flags_fast_valid(&v->flags, strict, depth + 1))
+        return false;
+    if (!apr_fast_any_ok(&v->extra))
+        return false;
+    return true;
+}
+
 /* An array of Item.tags. */
 static const char *members_item_tags_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -259,6 +286,24 @@ static const char *members_item_tags_fast(apr_fast_ctx *c, const char *p, void *
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Item.tags, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool members_item_tags_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const members_item_tags_t *v = (const members_item_tags_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
+    }
+    return true;
 }
 
 /* An array of Item.flags. */
@@ -287,6 +332,26 @@ static const char *members_item_flags_fast(apr_fast_ctx *c, const char *p, void 
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Item.flags, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool members_item_flags_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const members_item_flags_t *v = (const members_item_flags_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (v->count > 4)
+        return false;
+    if (v->count < 1)
+        return false;
+    for (i = 0; i < v->count; i++) {
+    }
+    return true;
 }
 
 apr_status members_item_decode(const char *json, size_t len, apr_arena *arena,

@@ -19,7 +19,7 @@ static const apr_field names_options_type_fields[] = {
     { "foo_bar", 7, "foo_bar", 7, &apr_text_type, offsetof(names_options_t, foo_bar_2), 0, 0, APR_F_PLAIN_NAMES },
     { "kind", 4, "kind", 4, &apr_uint_type, offsetof(names_options_t, kind_), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type names_options_type = { APR_K_STRUCT, "Options", sizeof(names_options_t), { .st = { names_options_type_fields, 5, false, 0, NULL, NULL, 0 } }, NULL };
+const apr_type names_options_type = { APR_K_STRUCT, "Options", sizeof(names_options_t), { .st = { names_options_type_fields, 5, false, 0, NULL, NULL, 0 } }, NULL, NULL };
 
 apr_status names_options_decode(const char *json, size_t len, apr_arena *arena,
     names_options_t *out, apr_error *err)

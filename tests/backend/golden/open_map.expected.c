@@ -19,6 +19,7 @@ static const char *open_map_open_fast_ordered(apr_fast_ctx *c, const char *p, in
 static const char *open_map_open_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_open_t *out,
     uint64_t seen);
 static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool open_map_open_fast_valid(const void *value, bool strict, unsigned depth);
 static int open_map_closed_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int open_map_closed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_closed_t *out,
     uint64_t *seen);
@@ -27,6 +28,7 @@ static const char *open_map_closed_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *open_map_closed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_closed_t *out,
     uint64_t seen);
 static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool open_map_closed_fast_valid(const void *value, bool strict, unsigned depth);
 static int open_map_described_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int open_map_described_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_described_t *out,
     uint64_t *seen);
@@ -35,6 +37,7 @@ static const char *open_map_described_fast_ordered(apr_fast_ctx *c, const char *
 static const char *open_map_described_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_described_t *out,
     uint64_t seen);
 static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool open_map_described_fast_valid(const void *value, bool strict, unsigned depth);
 static int open_map_labels_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int open_map_labels_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, open_map_labels_t *out,
     uint64_t *seen);
@@ -43,26 +46,27 @@ static const char *open_map_labels_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *open_map_labels_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, open_map_labels_t *out,
     uint64_t seen);
 static const char *open_map_labels_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool open_map_labels_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field open_map_open_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_open_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_open_type = { APR_K_STRUCT, "Open", sizeof(open_map_open_t), { .st = { open_map_open_type_fields, 1, true, offsetof(open_map_open_t, extras), NULL, NULL, 0 } }, open_map_open_fast };
+const apr_type open_map_open_type = { APR_K_STRUCT, "Open", sizeof(open_map_open_t), { .st = { open_map_open_type_fields, 1, true, offsetof(open_map_open_t, extras), NULL, NULL, 0 } }, open_map_open_fast, open_map_open_fast_valid };
 
 static const apr_field open_map_closed_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(open_map_closed_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_closed_type = { APR_K_STRUCT, "Closed", sizeof(open_map_closed_t), { .st = { open_map_closed_type_fields, 1, false, 0, NULL, NULL, 0 } }, open_map_closed_fast };
+const apr_type open_map_closed_type = { APR_K_STRUCT, "Closed", sizeof(open_map_closed_t), { .st = { open_map_closed_type_fields, 1, false, 0, NULL, NULL, 0 } }, open_map_closed_fast, open_map_closed_fast_valid };
 
 static const apr_field open_map_described_type_fields[] = {
     { "title", 5, "title", 5, &apr_text_type, offsetof(open_map_described_t, title), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_described_type = { APR_K_STRUCT, "Described", sizeof(open_map_described_t), { .st = { open_map_described_type_fields, 1, true, offsetof(open_map_described_t, extras), NULL, NULL, 0 } }, open_map_described_fast };
+const apr_type open_map_described_type = { APR_K_STRUCT, "Described", sizeof(open_map_described_t), { .st = { open_map_described_type_fields, 1, true, offsetof(open_map_described_t, extras), NULL, NULL, 0 } }, open_map_described_fast, open_map_described_fast_valid };
 
 static const apr_field open_map_labels_type_fields[] = {
     { "id", 2, "id", 2, &apr_uint_type, offsetof(open_map_labels_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &apr_text_type, NULL, 0 } }, open_map_labels_fast };
+const apr_type open_map_labels_type = { APR_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &apr_text_type, NULL, 0 } }, open_map_labels_fast, open_map_labels_fast_valid };
 
 /* The member of Open that the name k names: its number, or -1. */
 static int open_map_open_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -164,6 +168,24 @@ static const char *open_map_open_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Open, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool open_map_open_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const open_map_open_t *v = (const open_map_open_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&open_map_open_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    return true;
+}
+
 /* The member of Closed that the name k names: its number, or -1. */
 static int open_map_closed_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -259,6 +281,22 @@ static const char *open_map_closed_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Closed, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool open_map_closed_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const open_map_closed_t *v = (const open_map_closed_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    return true;
 }
 
 /* The member of Described that the name k names: its number, or -1. */
@@ -361,6 +399,24 @@ static const char *open_map_described_fast(apr_fast_ctx *c, const char *p, void 
     return p;
 }
 
+/*
+ * Is a value of Described, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool open_map_described_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const open_map_described_t *v = (const open_map_described_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&open_map_described_type, &v->extras))
+        return false;
+    if (!apr_fast_string_ok(&v->title))
+        return false;
+    return true;
+}
+
 /* The member of Labels that the name k names: its number, or -1. */
 static int open_map_labels_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -459,6 +515,22 @@ static const char *open_map_labels_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Labels, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool open_map_labels_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const open_map_labels_t *v = (const open_map_labels_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&open_map_labels_type, &v->extras))
+        return false;
+    return true;
 }
 
 apr_status open_map_open_decode(const char *json, size_t len, apr_arena *arena,

@@ -19,6 +19,7 @@ static const char *roots_wanted_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *roots_wanted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_wanted_t *out,
     uint64_t seen);
 static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool roots_wanted_fast_valid(const void *value, bool strict, unsigned depth);
 static int roots_part_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int roots_part_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, roots_part_t *out,
     uint64_t *seen);
@@ -27,16 +28,17 @@ static const char *roots_part_fast_ordered(apr_fast_ctx *c, const char *p, int *
 static const char *roots_part_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, roots_part_t *out,
     uint64_t seen);
 static const char *roots_part_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool roots_part_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field roots_part_type_fields[] = {
     { "size", 4, "size", 4, &apr_uint_type, offsetof(roots_part_t, size), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type roots_part_type = { APR_K_STRUCT, "Part", sizeof(roots_part_t), { .st = { roots_part_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_part_fast };
+const apr_type roots_part_type = { APR_K_STRUCT, "Part", sizeof(roots_part_t), { .st = { roots_part_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_part_fast, roots_part_fast_valid };
 
 static const apr_field roots_wanted_type_fields[] = {
     { "part", 4, "part", 4, &roots_part_type, offsetof(roots_wanted_t, part), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_wanted_fast };
+const apr_type roots_wanted_type = { APR_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_wanted_fast, roots_wanted_fast_valid };
 
 /* The member of Wanted that the name k names: its number, or -1. */
 static int roots_wanted_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -135,6 +137,22 @@ static const char *roots_wanted_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Wanted, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool roots_wanted_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const roots_wanted_t *v = (const roots_wanted_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!roots_part_fast_valid(&v->part, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of Part that the name k names: its number, or -1. */
 static int roots_part_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -230,6 +248,20 @@ static const char *roots_part_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Part, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool roots_part_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const roots_part_t *v = (const roots_part_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
 }
 
 apr_status roots_wanted_decode(const char *json, size_t len, apr_arena *arena,

@@ -20,15 +20,16 @@ static const char *size_range_name_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *size_range_name_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, size_range_name_t *out,
     uint64_t seen);
 static const char *size_range_name_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool size_range_name_fast_valid(const void *value, bool strict, unsigned depth);
 
-const apr_type size_range_short_type = { APR_K_TEXT, "Short", sizeof(size_range_short_t), { .text = { 1, 16, NULL } }, NULL };
+const apr_type size_range_short_type = { APR_K_TEXT, "Short", sizeof(size_range_short_t), { .text = { 1, 16, NULL } }, NULL, NULL };
 
-static const apr_type size_range_name_name_type = { APR_K_TEXT, "Name.name", sizeof(apr_slice), { .text = { 0, 64, NULL } }, NULL };
+static const apr_type size_range_name_name_type = { APR_K_TEXT, "Name.name", sizeof(apr_slice), { .text = { 0, 64, NULL } }, NULL, NULL };
 
 static const apr_field size_range_name_type_fields[] = {
     { "name", 4, "name", 4, &size_range_name_name_type, offsetof(size_range_name_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } }, size_range_name_fast };
+const apr_type size_range_name_type = { APR_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } }, size_range_name_fast, size_range_name_fast_valid };
 
 /* The member of Name that the name k names: its number, or -1. */
 static int size_range_name_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -125,6 +126,22 @@ static const char *size_range_name_fast(apr_fast_ctx *c, const char *p, void *ou
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Name, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool size_range_name_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const size_range_name_t *v = (const size_range_name_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_text_ok(&size_range_name_name_type, &v->name))
+        return false;
+    return true;
 }
 
 apr_status size_range_short_decode(const char *json, size_t len, apr_arena *arena,

@@ -21,6 +21,7 @@ static const char *sockets_ping_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *sockets_ping_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_ping_t *out,
     uint64_t seen);
 static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool sockets_ping_fast_valid(const void *value, bool strict, unsigned depth);
 static int sockets_pong_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int sockets_pong_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, sockets_pong_t *out,
     uint64_t *seen);
@@ -29,24 +30,26 @@ static const char *sockets_pong_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *sockets_pong_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, sockets_pong_t *out,
     uint64_t seen);
 static const char *sockets_pong_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool sockets_pong_fast_valid(const void *value, bool strict, unsigned depth);
 static bool sockets_message_fast_pick(apr_fast_ctx *c, const char **pp, sockets_message_t *out, uint64_t *seen);
 static const char *sockets_message_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool sockets_message_fast_valid(const void *value, bool strict, unsigned depth);
 
-static const apr_type sockets_ping_kind__type = { APR_K_LITERAL, "Ping.kind", 0, { .lit = { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type sockets_ping_kind__type = { APR_K_LITERAL, "Ping.kind", 0, { .lit = { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field sockets_ping_type_fields[] = {
     { "kind", 4, "kind", 4, &sockets_ping_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_ping_t, n), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type sockets_ping_type = { APR_K_STRUCT, "Ping", sizeof(sockets_ping_t), { .st = { sockets_ping_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_ping_fast };
+const apr_type sockets_ping_type = { APR_K_STRUCT, "Ping", sizeof(sockets_ping_t), { .st = { sockets_ping_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_ping_fast, sockets_ping_fast_valid };
 
-static const apr_type sockets_pong_kind__type = { APR_K_LITERAL, "Pong.kind", 0, { .lit = { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 } }, NULL };
+static const apr_type sockets_pong_kind__type = { APR_K_LITERAL, "Pong.kind", 0, { .lit = { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 } }, NULL, NULL };
 
 static const apr_field sockets_pong_type_fields[] = {
     { "kind", 4, "kind", 4, &sockets_pong_kind__type, 0, 0, 0, APR_F_LITERAL | APR_F_PLAIN_NAMES },
     { "n", 1, "n", 1, &apr_uint_type, offsetof(sockets_pong_t, n), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type sockets_pong_type = { APR_K_STRUCT, "Pong", sizeof(sockets_pong_t), { .st = { sockets_pong_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_pong_fast };
+const apr_type sockets_pong_type = { APR_K_STRUCT, "Pong", sizeof(sockets_pong_t), { .st = { sockets_pong_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_pong_fast, sockets_pong_fast_valid };
 
 static const apr_type *const sockets_message_type_alts[] = {
     &sockets_ping_type,
@@ -56,7 +59,7 @@ static const apr_literal sockets_message_type_disc[] = {
     { APR_LIT_TEXT, "ping", 4, 0, 0, 0.0 },
     { APR_LIT_TEXT, "pong", 4, 0, 0, 0.0 },
 };
-const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_message_t), { .un = { APR_U_DISCRIMINATED, sockets_message_type_alts, 2, "kind", sockets_message_type_disc, offsetof(sockets_message_t, kind), offsetof(sockets_message_t, u), offsetof(sockets_message_t, raw) } }, sockets_message_fast };
+const apr_type sockets_message_type = { APR_K_UNION, "$message", sizeof(sockets_message_t), { .un = { APR_U_DISCRIMINATED, sockets_message_type_alts, 2, "kind", sockets_message_type_disc, offsetof(sockets_message_t, kind), offsetof(sockets_message_t, u), offsetof(sockets_message_t, raw) } }, sockets_message_fast, sockets_message_fast_valid };
 
 /* The member of Ping that the name k names: its number, or -1. */
 static int sockets_ping_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -162,6 +165,20 @@ static const char *sockets_ping_fast(apr_fast_ctx *c, const char *p, void *out)
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Ping, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool sockets_ping_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const sockets_ping_t *v = (const sockets_ping_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
 }
 
 /* The member of Pong that the name k names: its number, or -1. */
@@ -271,6 +288,20 @@ static const char *sockets_pong_fast(apr_fast_ctx *c, const char *p, void *out)
 }
 
 /*
+ * Is a value of Pong, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool sockets_pong_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const sockets_pong_t *v = (const sockets_pong_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
+}
+
+/*
  * Picks the alternative of $message by the discriminant value at *pp,
  * moving *pp past it; that alternative's discriminant member is then seen.
  * False (give up) for a value none has, or one spelled with escapes.
@@ -327,6 +358,21 @@ static const char *sockets_message_fast(apr_fast_ctx *c, const char *p, void *vo
     out->raw.len = (size_t)(p - start);
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of $message, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails
+ * (an unknown variant among what it decides).
+ */
+static bool sockets_message_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const sockets_message_t *v = (const sockets_message_t *)value;
+    switch (v->kind) {
+    case SOCKETS_MESSAGE_PING: return sockets_ping_fast_valid(&v->u.ping, strict, depth + 1);
+    case SOCKETS_MESSAGE_PONG: return sockets_pong_fast_valid(&v->u.pong, strict, depth + 1);
+    default: return false;
+    }
 }
 
 apr_status sockets_envelope_decode(const char *json, size_t len, apr_arena *arena,

@@ -19,15 +19,17 @@ static const char *tree_node_fast_ordered(apr_fast_ctx *c, const char *p, int *c
 static const char *tree_node_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, tree_node_t *out,
     uint64_t seen);
 static const char *tree_node_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool tree_node_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool tree_node_children_fast_valid(const void *value, bool strict, unsigned depth);
 
-const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } }, tree_node_children_fast };
+const apr_type tree_node_children_type = { APR_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } }, tree_node_children_fast, tree_node_children_fast_valid };
 
 static const apr_field tree_node_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(tree_node_t, name), 0, 0, APR_F_PLAIN_NAMES },
     { "children", 8, "children", 8, &tree_node_children_type, offsetof(tree_node_t, children), offsetof(tree_node_t, has_children), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } }, tree_node_fast };
+const apr_type tree_node_type = { APR_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } }, tree_node_fast, tree_node_fast_valid };
 
 /* The member of Node that the name k names: its number, or -1. */
 static int tree_node_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -136,6 +138,24 @@ static const char *tree_node_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Node, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool tree_node_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const tree_node_t *v = (const tree_node_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->name))
+        return false;
+    if (v->has_children && !tree_node_children_fast_valid(&v->children, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* An array of Node.children. */
 static const char *tree_node_children_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -158,6 +178,24 @@ static const char *tree_node_children_fast(apr_fast_ctx *c, const char *p, void 
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Node.children, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool tree_node_children_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const tree_node_children_t *v = (const tree_node_children_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!tree_node_fast_valid(&v->items[i], strict, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 apr_status tree_node_decode(const char *json, size_t len, apr_arena *arena,

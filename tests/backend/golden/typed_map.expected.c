@@ -12,7 +12,7 @@
 #include "apr_fast.h"
 
 
-const apr_type typed_map_scores_type = { APR_K_MAP, "Scores", sizeof(typed_map_scores_t), { .map = { &apr_uint_type, sizeof(typed_map_scores_entry_t), offsetof(typed_map_scores_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type typed_map_scores_type = { APR_K_MAP, "Scores", sizeof(typed_map_scores_t), { .map = { &apr_uint_type, sizeof(typed_map_scores_entry_t), offsetof(typed_map_scores_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_type *const typed_map_scalar_type_alts[] = {
     &apr_text_type,
@@ -20,11 +20,11 @@ static const apr_type *const typed_map_scalar_type_alts[] = {
     &apr_bool_type,
     &apr_null_type,
 };
-const apr_type typed_map_scalar_type = { APR_K_UNION, "Scalar", sizeof(typed_map_scalar_t), { .un = { APR_U_KIND, typed_map_scalar_type_alts, 4, NULL, NULL, offsetof(typed_map_scalar_t, kind), offsetof(typed_map_scalar_t, u), offsetof(typed_map_scalar_t, raw) } }, NULL };
+const apr_type typed_map_scalar_type = { APR_K_UNION, "Scalar", sizeof(typed_map_scalar_t), { .un = { APR_U_KIND, typed_map_scalar_type_alts, 4, NULL, NULL, offsetof(typed_map_scalar_t, kind), offsetof(typed_map_scalar_t, u), offsetof(typed_map_scalar_t, raw) } }, NULL, NULL };
 
-const apr_type typed_map_metadata_type = { APR_K_MAP, "Metadata", sizeof(typed_map_metadata_t), { .map = { &typed_map_scalar_type, sizeof(typed_map_metadata_entry_t), offsetof(typed_map_metadata_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type typed_map_metadata_type = { APR_K_MAP, "Metadata", sizeof(typed_map_metadata_t), { .map = { &typed_map_scalar_type, sizeof(typed_map_metadata_entry_t), offsetof(typed_map_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
-const apr_type typed_map_env_type = { APR_K_MAP, "Env", sizeof(typed_map_env_t), { .map = { &apr_text_type, sizeof(typed_map_env_entry_t), offsetof(typed_map_env_entry_t, value), 1, SIZE_MAX } }, NULL };
+const apr_type typed_map_env_type = { APR_K_MAP, "Env", sizeof(typed_map_env_t), { .map = { &apr_text_type, sizeof(typed_map_env_entry_t), offsetof(typed_map_env_entry_t, value), 1, SIZE_MAX } }, NULL, NULL };
 
 apr_status typed_map_scores_decode(const char *json, size_t len, apr_arena *arena,
     typed_map_scores_t *out, apr_error *err)

@@ -19,6 +19,7 @@ static const char *untagged_created_fast_ordered(apr_fast_ctx *c, const char *p,
 static const char *untagged_created_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_created_t *out,
     uint64_t seen);
 static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool untagged_created_fast_valid(const void *value, bool strict, unsigned depth);
 static int untagged_listed_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int untagged_listed_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_listed_t *out,
     uint64_t *seen);
@@ -27,6 +28,7 @@ static const char *untagged_listed_fast_ordered(apr_fast_ctx *c, const char *p, 
 static const char *untagged_listed_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_listed_t *out,
     uint64_t seen);
 static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool untagged_listed_fast_valid(const void *value, bool strict, unsigned depth);
 static int untagged_deleted_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int untagged_deleted_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_deleted_t *out,
     uint64_t *seen);
@@ -35,6 +37,7 @@ static const char *untagged_deleted_fast_ordered(apr_fast_ctx *c, const char *p,
 static const char *untagged_deleted_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_deleted_t *out,
     uint64_t seen);
 static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool untagged_deleted_fast_valid(const void *value, bool strict, unsigned depth);
 static int untagged_anything_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int untagged_anything_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_anything_t *out,
     uint64_t *seen);
@@ -43,6 +46,7 @@ static const char *untagged_anything_fast_ordered(apr_fast_ctx *c, const char *p
 static const char *untagged_anything_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_anything_t *out,
     uint64_t seen);
 static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool untagged_anything_fast_valid(const void *value, bool strict, unsigned depth);
 static int untagged_ack_fast_index(const apr_fast_ctx *c, apr_slice k);
 static int untagged_ack_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, untagged_ack_t *out,
     uint64_t *seen);
@@ -51,26 +55,28 @@ static const char *untagged_ack_fast_ordered(apr_fast_ctx *c, const char *p, int
 static const char *untagged_ack_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, untagged_ack_t *out,
     uint64_t seen);
 static const char *untagged_ack_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool untagged_ack_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *untagged_listed_items_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool untagged_listed_items_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field untagged_created_type_fields[] = {
     { "id", 2, "id", 2, &apr_text_type, offsetof(untagged_created_t, id), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_created_type = { APR_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_created_fast };
+const apr_type untagged_created_type = { APR_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_created_fast, untagged_created_fast_valid };
 
-const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, untagged_listed_items_fast };
+const apr_type untagged_listed_items_type = { APR_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, untagged_listed_items_fast, untagged_listed_items_fast_valid };
 
 static const apr_field untagged_listed_type_fields[] = {
     { "items", 5, "items", 5, &untagged_listed_items_type, offsetof(untagged_listed_t, items), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_listed_type = { APR_K_STRUCT, "Listed", sizeof(untagged_listed_t), { .st = { untagged_listed_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_listed_fast };
+const apr_type untagged_listed_type = { APR_K_STRUCT, "Listed", sizeof(untagged_listed_t), { .st = { untagged_listed_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_listed_fast, untagged_listed_fast_valid };
 
-const apr_type untagged_empty_type = { APR_K_MAP, "Empty", sizeof(untagged_empty_t), { .map = { &apr_any_type, sizeof(untagged_empty_entry_t), offsetof(untagged_empty_entry_t, value), 0, SIZE_MAX } }, NULL };
+const apr_type untagged_empty_type = { APR_K_MAP, "Empty", sizeof(untagged_empty_t), { .map = { &apr_any_type, sizeof(untagged_empty_entry_t), offsetof(untagged_empty_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
 
 static const apr_field untagged_deleted_type_fields[] = {
     { "gone", 4, "gone", 4, &apr_bool_type, offsetof(untagged_deleted_t, gone), offsetof(untagged_deleted_t, has_gone), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_deleted_type = { APR_K_STRUCT, "Deleted", sizeof(untagged_deleted_t), { .st = { untagged_deleted_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_deleted_fast };
+const apr_type untagged_deleted_type = { APR_K_STRUCT, "Deleted", sizeof(untagged_deleted_t), { .st = { untagged_deleted_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_deleted_fast, untagged_deleted_fast_valid };
 
 static const apr_type *const untagged_result_type_alts[] = {
     &untagged_created_type,
@@ -78,28 +84,28 @@ static const apr_type *const untagged_result_type_alts[] = {
     &untagged_empty_type,
     &untagged_deleted_type,
 };
-const apr_type untagged_result_type = { APR_K_UNION, "Result", sizeof(untagged_result_t), { .un = { APR_U_UNTAGGED, untagged_result_type_alts, 4, NULL, NULL, offsetof(untagged_result_t, kind), offsetof(untagged_result_t, u), offsetof(untagged_result_t, raw) } }, NULL };
+const apr_type untagged_result_type = { APR_K_UNION, "Result", sizeof(untagged_result_t), { .un = { APR_U_UNTAGGED, untagged_result_type_alts, 4, NULL, NULL, offsetof(untagged_result_t, kind), offsetof(untagged_result_t, u), offsetof(untagged_result_t, raw) } }, NULL, NULL };
 
-const apr_type untagged_digits_type = { APR_K_TEXT, "Digits", sizeof(untagged_digits_t), { .text = { 0, SIZE_MAX, "[0-9]+" } }, NULL };
+const apr_type untagged_digits_type = { APR_K_TEXT, "Digits", sizeof(untagged_digits_t), { .text = { 0, SIZE_MAX, "[0-9]+" } }, NULL, NULL };
 
 static const apr_type *const untagged_word_type_alts[] = {
     &untagged_digits_type,
     &apr_text_type,
 };
-const apr_type untagged_word_type = { APR_K_UNION, "Word", sizeof(untagged_word_t), { .un = { APR_U_UNTAGGED, untagged_word_type_alts, 2, NULL, NULL, offsetof(untagged_word_t, kind), offsetof(untagged_word_t, u), offsetof(untagged_word_t, raw) } }, NULL };
+const apr_type untagged_word_type = { APR_K_UNION, "Word", sizeof(untagged_word_t), { .un = { APR_U_UNTAGGED, untagged_word_type_alts, 2, NULL, NULL, offsetof(untagged_word_t, kind), offsetof(untagged_word_t, u), offsetof(untagged_word_t, raw) } }, NULL, NULL };
 
-const apr_type untagged_anything_type = { APR_K_STRUCT, "Anything", sizeof(untagged_anything_t), { .st = { NULL, 0, true, offsetof(untagged_anything_t, extras), NULL, NULL, 0 } }, untagged_anything_fast };
+const apr_type untagged_anything_type = { APR_K_STRUCT, "Anything", sizeof(untagged_anything_t), { .st = { NULL, 0, true, offsetof(untagged_anything_t, extras), NULL, NULL, 0 } }, untagged_anything_fast, untagged_anything_fast_valid };
 
 static const apr_field untagged_ack_type_fields[] = {
     { "ok", 2, "ok", 2, &apr_bool_type, offsetof(untagged_ack_t, ok), 0, 0, APR_F_PLAIN_NAMES },
 };
-const apr_type untagged_ack_type = { APR_K_STRUCT, "Ack", sizeof(untagged_ack_t), { .st = { untagged_ack_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_ack_fast };
+const apr_type untagged_ack_type = { APR_K_STRUCT, "Ack", sizeof(untagged_ack_t), { .st = { untagged_ack_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_ack_fast, untagged_ack_fast_valid };
 
 static const apr_type *const untagged_reply_type_alts[] = {
     &untagged_anything_type,
     &untagged_ack_type,
 };
-const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_reply_t), { .un = { APR_U_UNTAGGED, untagged_reply_type_alts, 2, NULL, NULL, offsetof(untagged_reply_t, kind), offsetof(untagged_reply_t, u), offsetof(untagged_reply_t, raw) } }, NULL };
+const apr_type untagged_reply_type = { APR_K_UNION, "Reply", sizeof(untagged_reply_t), { .un = { APR_U_UNTAGGED, untagged_reply_type_alts, 2, NULL, NULL, offsetof(untagged_reply_t, kind), offsetof(untagged_reply_t, u), offsetof(untagged_reply_t, raw) } }, NULL, NULL };
 
 /* The member of Created that the name k names: its number, or -1. */
 static int untagged_created_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -196,6 +202,22 @@ static const char *untagged_created_fast(apr_fast_ctx *c, const char *p, void *o
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Created, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool untagged_created_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const untagged_created_t *v = (const untagged_created_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!apr_fast_string_ok(&v->id))
+        return false;
+    return true;
 }
 
 /* The member of Listed that the name k names: its number, or -1. */
@@ -295,6 +317,22 @@ static const char *untagged_listed_fast(apr_fast_ctx *c, const char *p, void *ou
     return p;
 }
 
+/*
+ * Is a value of Listed, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool untagged_listed_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const untagged_listed_t *v = (const untagged_listed_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!untagged_listed_items_fast_valid(&v->items, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /* The member of Deleted that the name k names: its number, or -1. */
 static int untagged_deleted_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -390,6 +428,20 @@ static const char *untagged_deleted_fast(apr_fast_ctx *c, const char *p, void *o
         return NULL;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Deleted, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool untagged_deleted_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const untagged_deleted_t *v = (const untagged_deleted_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
 }
 
 /* The member of Anything that the name k names: its number, or -1. */
@@ -489,6 +541,22 @@ static const char *untagged_anything_fast(apr_fast_ctx *c, const char *p, void *
     return p;
 }
 
+/*
+ * Is a value of Anything, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool untagged_anything_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const untagged_anything_t *v = (const untagged_anything_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (v->extras.count != 0 && !apr_fast_extras_ok(&untagged_anything_type, &v->extras))
+        return false;
+    return true;
+}
+
 /* The member of Ack that the name k names: its number, or -1. */
 static int untagged_ack_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
@@ -586,6 +654,20 @@ static const char *untagged_ack_fast(apr_fast_ctx *c, const char *p, void *out)
     return p;
 }
 
+/*
+ * Is a value of Ack, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool untagged_ack_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const untagged_ack_t *v = (const untagged_ack_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    return true;
+}
+
 /* An array of Listed.items. */
 static const char *untagged_listed_items_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
@@ -608,6 +690,24 @@ static const char *untagged_listed_items_fast(apr_fast_ctx *c, const char *p, vo
     c->depth--;
     c->typed--;
     return p;
+}
+
+/*
+ * Is a value of Listed.items, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool untagged_listed_items_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const untagged_listed_items_t *v = (const untagged_listed_items_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
+    }
+    return true;
 }
 
 apr_status untagged_result_decode(const char *json, size_t len, apr_arena *arena,

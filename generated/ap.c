@@ -2550,7 +2550,7 @@ static const char *ap_run_start_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_run_start_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -2819,7 +2819,7 @@ static const char *ap_subscription_subscribe_fast_ordered(apr_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_subscription_subscribe_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -3081,7 +3081,7 @@ static const char *ap_subscription_unsubscribe_fast_ordered(apr_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_subscription_unsubscribe_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -3320,7 +3320,7 @@ static const char *ap_subscription_reconnect_fast_ordered(apr_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_subscription_reconnect_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -3583,7 +3583,7 @@ static const char *ap_agent_get_tree_fast_ordered(apr_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_agent_get_tree_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -3817,7 +3817,7 @@ static const char *ap_input_respond_fast_ordered(apr_fast_ctx *c, const char *p,
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_input_respond_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -4541,7 +4541,7 @@ static const char *ap_input_inject_fast_ordered(apr_fast_ctx *c, const char *p, 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_input_inject_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -4928,7 +4928,7 @@ static const char *ap_state_get_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_state_get_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -5175,7 +5175,7 @@ static const char *ap_state_list_checkpoints_fast_ordered(apr_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_state_list_checkpoints_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -5432,7 +5432,7 @@ static const char *ap_state_fork_fast_ordered(apr_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_state_fork_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -5703,7 +5703,7 @@ static const char *ap_command_response_fast_ordered(apr_fast_ctx *c, const char 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_command_response_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -7519,7 +7519,7 @@ static const char *ap_error_response_fast_ordered(apr_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_error_response_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -7680,7 +7680,7 @@ static const char *ap_event_fast_ordered(apr_fast_ctx *c, const char *p, int *cl
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"eventId\":", 10, "\"event_id\":", 11)) != NULL &&
@@ -7825,7 +7825,7 @@ static const char *ap_lifecycle_event_fast_ordered(apr_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_lifecycle_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -8239,7 +8239,7 @@ static const char *ap_lifecycle_cause_tool_call_fast_ordered(apr_fast_ctx *c, co
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_lifecycle_cause_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
@@ -8360,7 +8360,7 @@ static const char *ap_lifecycle_cause_send_fast_ordered(apr_fast_ctx *c, const c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_lifecycle_cause_send_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"fromNode\":", 11, "\"from_node\":", 12)) != NULL &&
@@ -8481,7 +8481,7 @@ static const char *ap_lifecycle_cause_edge_fast_ordered(apr_fast_ctx *c, const c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_lifecycle_cause_edge_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"fromNode\":", 11, "\"from_node\":", 12)) != NULL &&
@@ -8603,7 +8603,7 @@ static const char *ap_messages_event_fast_ordered(apr_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_messages_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -8883,7 +8883,7 @@ static const char *ap_message_start_data_fast_ordered(apr_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_message_start_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"role\":", 7, "\"role\":", 7)) != NULL &&
@@ -9215,7 +9215,7 @@ static const char *ap_content_block_start_data_fast_ordered(apr_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_content_block_start_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
@@ -9366,7 +9366,7 @@ static const char *ap_text_content_block_fast_ordered(apr_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_text_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"text\":", 7, "\"text\":", 7)) != NULL &&
@@ -9543,7 +9543,7 @@ static const char *ap_citation_fast_ordered(apr_fast_ctx *c, const char *p, int 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_citation_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -9698,7 +9698,7 @@ static const char *ap_non_standard_annotation_fast_ordered(apr_fast_ctx *c, cons
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_non_standard_annotation_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -9875,7 +9875,7 @@ static const char *ap_invalid_tool_call_fast_ordered(apr_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_invalid_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -10037,7 +10037,7 @@ static const char *ap_reasoning_content_block_fast_ordered(apr_fast_ctx *c, cons
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_reasoning_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
@@ -10188,7 +10188,7 @@ static const char *ap_non_standard_content_block_fast_ordered(apr_fast_ctx *c, c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_non_standard_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
@@ -10360,7 +10360,7 @@ static const char *ap_image_content_block_fast_ordered(apr_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_image_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -10547,7 +10547,7 @@ static const char *ap_video_content_block_fast_ordered(apr_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_video_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -10734,7 +10734,7 @@ static const char *ap_audio_content_block_fast_ordered(apr_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_audio_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -10921,7 +10921,7 @@ static const char *ap_file_content_block_fast_ordered(apr_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_file_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -11097,7 +11097,7 @@ static const char *ap_tool_call_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -11273,7 +11273,7 @@ static const char *ap_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_tool_call_chunk_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -11434,7 +11434,7 @@ static const char *ap_server_tool_call_fast_ordered(apr_fast_ctx *c, const char 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_server_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -11598,7 +11598,7 @@ static const char *ap_server_tool_call_chunk_fast_ordered(apr_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_server_tool_call_chunk_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
@@ -11766,7 +11766,7 @@ static const char *ap_server_tool_result_fast_ordered(apr_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_server_tool_result_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
@@ -11919,7 +11919,7 @@ static const char *ap_content_block_delta_data_fast_ordered(apr_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_content_block_delta_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
@@ -12049,7 +12049,7 @@ static const char *ap_text_delta_fast_ordered(apr_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_text_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"text\":", 7, "\"text\":", 7)) != NULL &&
@@ -12176,7 +12176,7 @@ static const char *ap_reasoning_delta_fast_ordered(apr_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_reasoning_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
@@ -12310,13 +12310,13 @@ static const char *ap_data_delta_fast_ordered(apr_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_data_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
         ((p = ap_data_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
-    if (!*closed && (q = apr_fast_key(c, p, "\"encoding\":", 11, "\"encoding\":", 11)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x4)) && (q = apr_fast_key(c, p, "\"encoding\":", 11, "\"encoding\":", 11)) != NULL &&
         ((p = ap_data_delta_fast_field(c, 2, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     return p;
@@ -12440,7 +12440,7 @@ static const char *ap_block_delta_fast_ordered(apr_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_block_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"fields\":", 9, "\"fields\":", 9)) != NULL &&
@@ -12685,7 +12685,7 @@ static const char *ap_tool_call_delta_fast_ordered(apr_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = ap_tool_call_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
@@ -12818,7 +12818,7 @@ static const char *ap_content_block_finish_data_fast_ordered(apr_fast_ctx *c, co
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_content_block_finish_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
@@ -12949,7 +12949,7 @@ static const char *ap_message_finish_data_fast_ordered(apr_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_message_finish_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"usage\":", 8, "\"usage\":", 8)) != NULL &&
@@ -13503,7 +13503,7 @@ static const char *ap_message_error_data_fast_ordered(apr_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_message_error_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"message\":", 10, "\"message\":", 10)) != NULL &&
@@ -13635,7 +13635,7 @@ static const char *ap_tools_event_fast_ordered(apr_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_tools_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -13914,7 +13914,7 @@ static const char *ap_tool_started_data_fast_ordered(apr_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_tool_started_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
@@ -14056,7 +14056,7 @@ static const char *ap_tool_output_delta_data_fast_ordered(apr_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_tool_output_delta_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
@@ -14193,7 +14193,7 @@ static const char *ap_tool_finished_data_fast_ordered(apr_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_tool_finished_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
@@ -14337,7 +14337,7 @@ static const char *ap_tool_error_data_fast_ordered(apr_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
         ((p = ap_tool_error_data_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
@@ -14474,7 +14474,7 @@ static const char *ap_input_event_fast_ordered(apr_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_input_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -14857,7 +14857,7 @@ static const char *ap_values_event_fast_ordered(apr_fast_ctx *c, const char *p, 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_values_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -15112,7 +15112,7 @@ static const char *ap_updates_event_fast_ordered(apr_fast_ctx *c, const char *p,
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_updates_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -15497,7 +15497,7 @@ static const char *ap_checkpoints_event_fast_ordered(apr_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_checkpoints_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -15901,7 +15901,7 @@ static const char *ap_custom_event_fast_ordered(apr_fast_ctx *c, const char *p, 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_custom_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -16286,7 +16286,7 @@ static const char *ap_tasks_event_fast_ordered(apr_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
         ((p = ap_tasks_event_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
@@ -17277,18 +17277,19 @@ static const char *ap_command_data_fast(apr_fast_ctx *c, const char *p, void *vo
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!ap_command_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "method", 6, "method", 6))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
             !ap_command_data_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_command_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_COMMAND_DATA_RUN_START: p = ap_run_start_fast_body(c, p, closed, start, &out->u.run_start, seen); break;
@@ -17454,18 +17455,19 @@ static const char *ap_subscription_command_fast(apr_fast_ctx *c, const char *p, 
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!ap_subscription_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "method", 6, "method", 6))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
             !ap_subscription_command_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_subscription_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE: p = ap_subscription_subscribe_fast_body(c, p, closed, start, &out->u.subscription_subscribe, seen); break;
@@ -17530,18 +17532,19 @@ static const char *ap_input_command_fast(apr_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!ap_input_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "method", 6, "method", 6))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
             !ap_input_command_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_input_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_INPUT_COMMAND_INPUT_RESPOND: p = ap_input_respond_fast_body(c, p, closed, start, &out->u.input_respond, seen); break;
@@ -17609,18 +17612,19 @@ static const char *ap_state_command_fast(apr_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!ap_state_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "method", 6, "method", 6))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
             !ap_state_command_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_state_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_STATE_COMMAND_STATE_GET: p = ap_state_get_fast_body(c, p, closed, start, &out->u.state_get, seen); break;
@@ -17690,18 +17694,19 @@ static const char *ap_message_fast(apr_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_message_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_message_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_message_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_MESSAGE_COMMAND_RESPONSE: p = ap_command_response_fast_body(c, p, closed, start, &out->u.command_response, seen); break;
@@ -17801,18 +17806,19 @@ static const char *ap_event_data_fast(apr_fast_ctx *c, const char *p, void *vout
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "method", 6, "method", 6)) {
-        if (!ap_event_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "method", 6, "method", 6))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "method", 6, "method", 6)) == NULL ||
             !ap_event_data_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_event_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_EVENT_DATA_LIFECYCLE_EVENT: p = ap_lifecycle_event_fast_body(c, p, closed, start, &out->u.lifecycle_event, seen); break;
@@ -17973,18 +17979,19 @@ static const char *ap_lifecycle_cause_fast(apr_fast_ctx *c, const char *p, void 
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_lifecycle_cause_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_lifecycle_cause_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_lifecycle_cause_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL: p = ap_lifecycle_cause_tool_call_fast_body(c, p, closed, start, &out->u.lifecycle_cause_tool_call, seen); break;
@@ -18069,18 +18076,19 @@ static const char *ap_messages_data_fast(apr_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!ap_messages_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "event", 5, "event", 5)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "event", 5, "event", 5))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "event", 5, "event", 5)) == NULL ||
             !ap_messages_data_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_messages_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_MESSAGES_DATA_MESSAGE_START_DATA: p = ap_message_start_data_fast_body(c, p, closed, start, &out->u.message_start_data, seen); break;
@@ -18206,18 +18214,19 @@ static const char *ap_content_block_fast(apr_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_content_block_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: p = ap_text_content_block_fast_body(c, p, closed, start, &out->u.text_content_block, seen); break;
@@ -18302,18 +18311,19 @@ static const char *ap_annotation_fast(apr_fast_ctx *c, const char *p, void *vout
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_annotation_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_annotation_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_annotation_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_ANNOTATION_CITATION: p = ap_citation_fast_body(c, p, closed, start, &out->u.citation, seen); break;
@@ -18391,18 +18401,19 @@ static const char *ap_content_block_delta_fast(apr_fast_ctx *c, const char *p, v
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_content_block_delta_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_content_block_delta_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_content_block_delta_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA: p = ap_text_delta_fast_body(c, p, closed, start, &out->u.text_delta, seen); break;
@@ -18516,18 +18527,19 @@ static const char *ap_finalized_content_block_fast(apr_fast_ctx *c, const char *
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_finalized_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_finalized_content_block_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_finalized_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: p = ap_text_content_block_fast_body(c, p, closed, start, &out->u.text_content_block, seen); break;
@@ -18618,18 +18630,19 @@ static const char *ap_tools_data_fast(apr_fast_ctx *c, const char *p, void *vout
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "event", 5, "event", 5)) {
-        if (!ap_tools_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "event", 5, "event", 5)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "event", 5, "event", 5))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "event", 5, "event", 5)) == NULL ||
             !ap_tools_data_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_tools_data_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_TOOLS_DATA_TOOL_STARTED_DATA: p = ap_tool_started_data_fast_body(c, p, closed, start, &out->u.tool_started_data, seen); break;
@@ -18706,18 +18719,19 @@ static const char *ap_data_content_block_fast(apr_fast_ctx *c, const char *p, vo
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_data_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_data_content_block_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_data_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: p = ap_image_content_block_fast_body(c, p, closed, start, &out->u.image_content_block, seen); break;
@@ -18799,18 +18813,19 @@ static const char *ap_tool_content_block_fast(apr_fast_ctx *c, const char *p, vo
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!ap_tool_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !ap_tool_content_block_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!ap_tool_content_block_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case AP_TOOL_CONTENT_BLOCK_TOOL_CALL: p = ap_tool_call_fast_body(c, p, closed, start, &out->u.tool_call, seen); break;

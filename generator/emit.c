@@ -532,6 +532,9 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
         if (plain_name(f)) {
             tmpl_value *o = tmpl_object(C);
             tmpl_setf(C, o, "bit", "%zu", i);
+            /* a literal member may be a discriminant, read before this is called: then no compare */
+            tmpl_flag(C, o, "literal", (f->flags & IR_F_LITERAL) != 0);
+            tmpl_setf(C, o, "mask", "UINT64_C(0x%llx)", 1ull << i);
             set_tokens(E, o, "", f);
             tmpl_append(C, ordered, o);
         }

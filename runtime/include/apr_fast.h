@@ -309,6 +309,16 @@ APR_FAST_INLINE const char *apr_fast_integer(const char *p, const char *end, boo
             v = v * 100000000ull + lo;
             p += 8;
         }
+        /* then four, the same way (the 13 digits of a timestamp are 8 + 4 + 1) */
+        if (end - p >= 4) {
+            uint64_t w = apr_fast_load32(p), lo = w - 0x30303030ull;
+            if (((w & 0xF0F0F0F0ull) | (((w + 0x06060606ull) & 0xF0F0F0F0ull) >> 4)) == 0x33333333ull) {
+                lo = (lo * 2561) >> 8;
+                lo = (((lo & 0x00FF00FFull) * 6553601) >> 16) & 0xFFFFu;
+                v = v * 10000u + lo;
+                p += 4;
+            }
+        }
         while (p < end && (unsigned)(*p - '0') <= 9)
             v = v * 10 + (uint64_t)(*p++ - '0');
     }

@@ -222,7 +222,7 @@ static const char *disc_circle_fast_ordered(apr_fast_ctx *c, const char *p, int 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = disc_circle_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"radius\":", 9, "\"radius\":", 9)) != NULL &&
@@ -344,7 +344,7 @@ static const char *disc_square_fast_ordered(apr_fast_ctx *c, const char *p, int 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = disc_square_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"side\":", 7, "\"side\":", 7)) != NULL &&
@@ -478,7 +478,7 @@ static const char *disc_triangle_fast_ordered(apr_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = disc_triangle_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"a\":", 4, "\"a\":", 4)) != NULL &&
@@ -610,7 +610,7 @@ static const char *disc_hexagon_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
         ((p = disc_hexagon_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"side\":", 7, "\"side\":", 7)) != NULL &&
@@ -732,7 +732,7 @@ static const char *disc_command_alt1_fast_ordered(apr_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
         ((p = disc_command_alt1_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
@@ -847,7 +847,7 @@ static const char *disc_command_alt2_fast_ordered(apr_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
         ((p = disc_command_alt2_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     return p;
@@ -949,18 +949,19 @@ static const char *disc_shape_fast(apr_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!disc_shape_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !disc_shape_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!disc_shape_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case DISC_SHAPE_CIRCLE: p = disc_circle_fast_body(c, p, closed, start, &out->u.circle, seen); break;
@@ -1027,18 +1028,19 @@ static const char *disc_polygon_fast(apr_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "type", 4, "type", 4)) {
-        if (!disc_polygon_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "type", 4, "type", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "type", 4, "type", 4)) == NULL ||
             !disc_polygon_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!disc_polygon_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case DISC_POLYGON_TRIANGLE: p = disc_triangle_fast_body(c, p, closed, start, &out->u.triangle, seen); break;
@@ -1101,18 +1103,19 @@ static const char *disc_command_fast(apr_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "op", 2, "op", 2)) {
-        if (!disc_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "op", 2, "op", 2)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "op", 2, "op", 2))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "op", 2, "op", 2)) == NULL ||
             !disc_command_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!disc_command_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case DISC_COMMAND_COMMAND_ALT1: p = disc_command_alt1_fast_body(c, p, closed, start, &out->u.command_alt1, seen); break;

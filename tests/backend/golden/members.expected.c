@@ -168,10 +168,10 @@ static const char *members_item_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
         ((p = members_item_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
-    if (!*closed && (q = apr_fast_key(c, p, "\"version\":", 10, "\"version\":", 10)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x2)) && (q = apr_fast_key(c, p, "\"version\":", 10, "\"version\":", 10)) != NULL &&
         ((p = members_item_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&

@@ -119,7 +119,7 @@ static const char *sockets_ping_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
         ((p = sockets_ping_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"n\":", 4, "\"n\":", 4)) != NULL &&
@@ -239,7 +239,7 @@ static const char *sockets_pong_fast_ordered(apr_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
+    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
         ((p = sockets_pong_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = apr_fast_key(c, p, "\"n\":", 4, "\"n\":", 4)) != NULL &&
@@ -334,18 +334,19 @@ static const char *sockets_message_fast(apr_fast_ctx *c, const char *p, void *vo
     uint64_t seen = 0;
     apr_slice k;
     int closed;
-    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed ||
-        (q = apr_fast_scan_name(first = p, c->end, &k)) == NULL)
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
-    if (apr_fast_named(c, k, "kind", 4, "kind", 4)) {
-        if (!sockets_message_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL)
-            return NULL;
-    } else {
-        if ((q = apr_fast_look_ahead(c, q, "kind", 4, "kind", 4)) == NULL ||
+    first = p;
+    if ((q = apr_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) == NULL &&
+        ((q = apr_fast_scan_name(p, c->end, &k)) == NULL ||
+         !apr_fast_named(c, k, "kind", 4, "kind", 4))) {
+        if (q == NULL || (q = apr_fast_look_ahead(c, q, "kind", 4, "kind", 4)) == NULL ||
             !sockets_message_fast_pick(c, &q, out, &seen))
             return NULL;
         seen = 0; /* the discriminant is read again in its place */
         p = first;
+    } else if (!sockets_message_fast_pick(c, &q, out, &seen) || (p = apr_fast_scan_next(q, c->end, '}', &closed)) == NULL) {
+        return NULL;
     }
     switch (out->kind) {
     case SOCKETS_MESSAGE_PING: p = sockets_ping_fast_body(c, p, closed, start, &out->u.ping, seen); break;

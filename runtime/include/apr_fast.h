@@ -384,8 +384,11 @@ APR_FAST_INLINE bool apr_fast_see(uint64_t *seen, unsigned bit)
     return true;
 }
 
-/* The content [q, s) of a string with escapes, unescaped into the arena. */
-bool apr_fast_unescape(apr_fast_ctx *c, const char *q, const char *s, apr_slice *out);
+/*
+ * apr_fast_string for strings with escapes or bytes past ASCII: checks
+ * and unescapes them in one pass over the string (out of line).
+ */
+const char *apr_fast_string_slow(apr_fast_ctx *c, const char *p, apr_slice *out);
 
 /*
  * The string at p: *out is its content, a slice of the input without
@@ -393,16 +396,16 @@ bool apr_fast_unescape(apr_fast_ctx *c, const char *q, const char *s, apr_slice 
  */
 APR_FAST_INLINE const char *apr_fast_string(apr_fast_ctx *c, const char *p, apr_slice *out)
 {
-    int escaped;
     const char *s;
-    if (p >= c->end || *p != '"' || (s = apr_fast_scan_string(p, c->end, &escaped)) == NULL)
+    if (p >= c->end || *p != '"')
         return NULL;
-    if (!escaped) {
+    s = apr_fast_find_stop(p + 1, c->end);
+    if (s < c->end && *s == '"') {
         out->ptr = p + 1;
-        out->len = (size_t)(s - p) - 2;
-        return s;
+        out->len = (size_t)(s - p) - 1;
+        return s + 1;
     }
-    return apr_fast_unescape(c, p + 1, s - 1, out) ? s : NULL;
+    return apr_fast_string_slow(c, p, out);
 }
 
 /*

@@ -21,6 +21,7 @@
  *
  * Every function returns the position after what it read, or NULL to give up.
  */
+#include "apr_utf8.h"
 #include "json_internal.h"
 #include "schema_internal.h"
 
@@ -67,16 +68,49 @@ static inline unsigned fast_ctz64(uint64_t x)
 #endif
 }
 
-bool apr_fast_unescape(fast_ctx *c, const char *q, const char *s, apr_slice *out)
+const char *apr_fast_string_slow(fast_ctx *c, const char *p, apr_slice *out)
 {
-    size_t cap = (size_t)(s - q), n;
-    char *buf = (char *)apr_arena_alloc_aligned(c->arena, cap, 1);
-    if (buf == NULL)
-        return false;
-    n = apr_json_priv_unescape(q, s, buf);
-    out->ptr = (const char *)apr_arena_realloc(c->arena, buf, cap, n, 1);
+    const char *q = p + 1, *s = q, *end = c->end, *r, *bad, *why;
+    unsigned high = 0;
+    bool escaped = false;
+    apr_status code;
+    size_t n = 0, k;
+    char *buf;
+    if (p >= end || *p != '"')
+        return NULL;
+    /* Where the string ends: an escape is two bytes at least, checked below. */
+    for (;;) {
+        s = apr_fast_find_special(s, end, &high);
+        if (s >= end || (*s != '"' && (*s != '\\' || end - s < 2)))
+            return NULL; /* unterminated, or a control character */
+        if (*s == '"')
+            break;
+        escaped = true;
+        s += 2;
+    }
+    /* Escapes are ASCII: checking the raw content checks the text's UTF-8. */
+    if ((high & 0x80u) && apr_utf8_check((const uint8_t *)q, (size_t)(s - q)) != SIZE_MAX)
+        return NULL;
+    if (!escaped) {
+        out->ptr = q;
+        out->len = (size_t)(s - q);
+        return s + 1;
+    }
+    /* Unescaped text is never longer than its escaped form. */
+    if ((buf = (char *)apr_arena_alloc_aligned(c->arena, (size_t)(s - q), 1)) == NULL)
+        return NULL;
+    for (r = q; r < s;) {
+        if (*r != '\\') {
+            buf[n++] = *r++;
+        } else if ((r = apr_json_priv_unescape_one(r, s, buf + n, &k, &code, &bad, &why)) == NULL) {
+            return NULL;
+        } else {
+            n += k;
+        }
+    }
+    out->ptr = (const char *)apr_arena_realloc(c->arena, buf, (size_t)(s - q), n, 1);
     out->len = n;
-    return true;
+    return s + 1;
 }
 
 /* Is s the text literal lit? (apr_schema_priv_text_is without a libc call.) */

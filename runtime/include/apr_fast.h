@@ -35,11 +35,16 @@
 extern "C" {
 #endif
 
-/* Forced inline: a call costs more than these bodies. */
+/* Forced inline: a call costs more than these bodies. Branch hints: giving
+ * up is the rare way out, and compact JSON has no whitespace. */
 #if defined(__GNUC__) || defined(__clang__)
 #define APR_FAST_INLINE static inline __attribute__((always_inline))
+#define APR_FAST_LIKELY(x) __builtin_expect(!!(x), 1)
+#define APR_FAST_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define APR_FAST_INLINE static inline
+#define APR_FAST_LIKELY(x) (x)
+#define APR_FAST_UNLIKELY(x) (x)
 #endif
 
 /*
@@ -159,7 +164,7 @@ APR_FAST_INLINE const char *apr_fast_find_special(const char *s, const char *end
 /* Skips JSON whitespace from p. Compact JSON has none: then one test. */
 APR_FAST_INLINE const char *apr_fast_ws(const char *p, const char *end)
 {
-    if (p < end && (unsigned char)*p > ' ')
+    if (APR_FAST_LIKELY(p < end && (unsigned char)*p > ' '))
         return p;
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
@@ -217,7 +222,7 @@ const char *apr_fast_scan_string_slow(const char *p, const char *end, int *escap
 APR_FAST_INLINE const char *apr_fast_scan_string(const char *p, const char *end, int *escaped)
 {
     const char *s = apr_fast_find_stop(p + 1, end);
-    if (s < end && *s == '"') {
+    if (APR_FAST_LIKELY(s < end && *s == '"')) {
         *escaped = 0;
         return s + 1;
     }
@@ -258,9 +263,12 @@ APR_FAST_INLINE const char *apr_fast_scan_name(const char *p, const char *end, a
  */
 APR_FAST_INLINE const char *apr_fast_scan_next(const char *p, const char *end, char closer, int *closed)
 {
-    /* the ',' or closer right after the item, in compact JSON */
-    if (!(p < end && (*p == ',' || *p == closer)))
-        p = apr_fast_ws(p, end);
+    /* the ',' right after the item, in compact JSON */
+    if (APR_FAST_LIKELY(p < end && *p == ',')) {
+        *closed = 0;
+        return apr_fast_ws(p + 1, end);
+    }
+    p = apr_fast_ws(p, end);
     if (p >= end)
         return NULL;
     if (*p == ',') {
@@ -337,7 +345,7 @@ APR_FAST_INLINE const char *apr_fast_integer(const char *p, const char *end, boo
  */
 APR_FAST_INLINE const char *apr_fast_open(apr_fast_ctx *c, const char *p, char open, int *closed)
 {
-    if (p >= c->end || *p != open || ++c->depth > c->max_depth)
+    if (APR_FAST_UNLIKELY(p >= c->end || *p != open || ++c->depth > c->max_depth))
         return NULL;
     p = apr_fast_ws(p + 1, c->end);
     *closed = p < c->end && *p == (open == '{' ? '}' : ']');
@@ -378,7 +386,7 @@ APR_FAST_INLINE const char *apr_fast_key(const apr_fast_ctx *c, const char *p, c
 APR_FAST_INLINE bool apr_fast_see(uint64_t *seen, unsigned bit)
 {
     uint64_t b = (uint64_t)1 << bit;
-    if (*seen & b)
+    if (APR_FAST_UNLIKELY(*seen & b))
         return false;
     *seen |= b;
     return true;
@@ -400,7 +408,7 @@ APR_FAST_INLINE const char *apr_fast_string(apr_fast_ctx *c, const char *p, apr_
     if (p >= c->end || *p != '"')
         return NULL;
     s = apr_fast_find_stop(p + 1, c->end);
-    if (s < c->end && *s == '"') {
+    if (APR_FAST_LIKELY(s < c->end && *s == '"')) {
         out->ptr = p + 1;
         out->len = (size_t)(s - p) - 1;
         return s + 1;

@@ -163,6 +163,12 @@ static const char *ctype(emitter *E, const ir_type *t)
     }
 }
 
+/* A text type without size bounds or pattern: only UTF-8 to check. */
+static bool unconstrained_text(const ir_type *t)
+{
+    return t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX;
+}
+
 /* Is `t` one of lowering's shared primitives? Then the runtime has its descriptor. */
 static const char *runtime_desc(const ir_type *t)
 {
@@ -174,7 +180,7 @@ static const char *runtime_desc(const ir_type *t)
     case IR_INT: return t->imin == INT64_MIN && t->imax == INT64_MAX ? "apr_int_type" : NULL;
     case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX ? "apr_uint_type" : NULL;
     case IR_FLOAT: return !t->has_fmin && !t->has_fmax ? "apr_float_type" : NULL;
-    case IR_TEXT: return t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX ? "apr_text_type" : NULL;
+    case IR_TEXT: return unconstrained_text(t) ? "apr_text_type" : NULL;
     case IR_LITERAL:
         if (t->lit.kind == IR_LIT_NULL)
             return "apr_null_type";
@@ -388,6 +394,21 @@ static const char *required_mask(emitter *E, const ir_type *t)
 }
 
 /*
+ * A value of a type that is neither scalar nor text: by t's generated
+ * function (flag `generated`, its name in "read_fn") when it has one, else
+ * by the tables (flag `table`).
+ */
+static void generated_or_table(emitter *E, const ir_type *t, const char *generated, const char *table, tmpl_value *v)
+{
+    if (has_fast(t)) {
+        tmpl_flag(E->ctx, v, generated, 1);
+        tmpl_set(E->ctx, v, "read_fn", fast_fn(E, t));
+    } else {
+        tmpl_flag(E->ctx, v, table, 1);
+    }
+}
+
+/*
  * How a value of type `type` is read into `target` (a C expression of its
  * address): one flag section of templates/fast_read.c.tmpl, with what it
  * needs. `literal`: the value is checked against the type's literal only.
@@ -409,7 +430,7 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, const char 
     }
     switch (t->kind) {
     case IR_TEXT:
-        tmpl_flag(C, v, t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX ? "read_string" : "read_text", 1);
+        tmpl_flag(C, v, unconstrained_text(t) ? "read_string" : "read_text", 1);
         break;
     case IR_UINT:
         tmpl_flag(C, v, "read_uint", 1);
@@ -423,14 +444,7 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, const char 
         break;
     case IR_BOOL: tmpl_flag(C, v, "read_bool", 1); break;
     case IR_ANY: tmpl_flag(C, v, "read_any", 1); break;
-    default:
-        if (has_fast(t)) {
-            tmpl_flag(C, v, "read_generated", 1);
-            tmpl_set(C, v, "read_fn", fast_fn(E, t));
-        } else {
-            tmpl_flag(C, v, "read_table", 1);
-        }
-        break;
+    default: generated_or_table(E, t, "read_generated", "read_table", v); break;
     }
 }
 
@@ -451,7 +465,7 @@ static bool fast_check(emitter *E, const ir_type *type, const char *target, cons
     case IR_BOOL:
     case IR_LITERAL: return false;
     case IR_TEXT:
-        tmpl_flag(C, v, t->pattern == NULL && t->len_min == 0 && t->len_max == SIZE_MAX ? "check_string" : "check_text", 1);
+        tmpl_flag(C, v, unconstrained_text(t) ? "check_string" : "check_text", 1);
         return true;
     case IR_INT:
     case IR_UINT:
@@ -462,14 +476,7 @@ static bool fast_check(emitter *E, const ir_type *type, const char *target, cons
         tmpl_flag(C, v, lo && hi ? "check_min_max" : lo ? "check_min" : "check_max", lo || hi);
         return lo || hi;
     case IR_ANY: tmpl_flag(C, v, "check_any", 1); return true;
-    default:
-        if (has_fast(t)) {
-            tmpl_flag(C, v, "check_generated", 1);
-            tmpl_set(C, v, "read_fn", fast_fn(E, t));
-        } else {
-            tmpl_flag(C, v, "check_table", 1);
-        }
-        return true;
+    default: generated_or_table(E, t, "check_generated", "check_table", v); return true;
     }
 }
 

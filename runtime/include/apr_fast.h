@@ -139,16 +139,23 @@ const char *apr_fast_find_special_tail(const char *s, const char *end, unsigned 
  * Sixteen bytes a step with SSE2: member names and short values end within
  * one step.
  */
+#if defined(__SSE2__)
+/* The bits of the bytes of v that are '"', '\\' or a control character. */
+APR_FAST_INLINE unsigned apr_fast_special16(__m128i v)
+{
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    /* max(v, 0x1F) == 0x1F exactly for the bytes <= 0x1F, unsigned */
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)));
+}
+#endif
+
 APR_FAST_INLINE const char *apr_fast_find_special(const char *s, const char *end, unsigned *high)
 {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
     while (end - s >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-        /* max(v, 0x1F) == 0x1F exactly for the bytes <= 0x1F, unsigned */
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-        unsigned m = (unsigned)_mm_movemask_epi8(stop), h = (unsigned)_mm_movemask_epi8(v);
+        unsigned m = apr_fast_special16(v), h = (unsigned)_mm_movemask_epi8(v);
         if (m != 0) {
             /* the bytes before the stop: below its bit in the masks */
             *high |= (h & (m ^ (m - 1u)) & ~m) != 0 ? 0x80u : 0u;
@@ -181,13 +188,9 @@ APR_FAST_INLINE const char *apr_fast_ws(const char *p, const char *end)
 APR_FAST_INLINE const char *apr_fast_find_stop(const char *s, const char *end)
 {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
     while (end - s >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-        /* max(v, 0x1F) == 0x1F exactly for the bytes <= 0x1F, unsigned; movemask(v): bytes past ASCII */
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-        unsigned m = (unsigned)_mm_movemask_epi8(stop) | (unsigned)_mm_movemask_epi8(v);
+        unsigned m = apr_fast_special16(v) | (unsigned)_mm_movemask_epi8(v); /* and bytes past ASCII */
         if (m != 0)
             return s + __builtin_ctz(m);
         s += 16;

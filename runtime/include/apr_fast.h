@@ -534,21 +534,19 @@ bool apr_fast_utf8_check(const char *s, size_t n);
 /* Are the n bytes at s valid UTF-8? ASCII is checked here, 16 or 8 bytes a step. */
 APR_FAST_INLINE bool apr_fast_utf8_ok(const char *s, size_t n)
 {
-    const char *end = s + n, *p = s;
+    size_t i = 0; /* indexes, not pointers: s may be NULL when n is 0 */
 #if defined(__SSE2__)
-    while (end - p >= 16) {
-        if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)p)) != 0)
+    for (; n - i >= 16; i += 16) {
+        if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))) != 0)
             return apr_fast_utf8_check(s, n);
-        p += 16;
     }
 #endif
-    while (end - p >= 8) {
-        if (apr_fast_load64(p) & 0x8080808080808080ull)
+    for (; n - i >= 8; i += 8) {
+        if (apr_fast_load64(s + i) & 0x8080808080808080ull)
             return apr_fast_utf8_check(s, n);
-        p += 8;
     }
-    while (p < end) {
-        if ((unsigned char)*p++ & 0x80u)
+    for (; i < n; i++) {
+        if ((unsigned char)s[i] & 0x80u)
             return apr_fast_utf8_check(s, n);
     }
     return true;

@@ -383,13 +383,19 @@ static const char *fast_fn(emitter *E, const ir_type *t)
 }
 
 /* Bits of the members that must be present. */
-static const char *required_mask(emitter *E, const ir_type *t)
+static uint64_t required_bits(const ir_type *t)
 {
     uint64_t m = 0;
     size_t i;
     for (i = 0; i < t->nfields; i++)
         if (!(t->fields[i].flags & IR_F_OPTIONAL))
             m |= (uint64_t)1 << i;
+    return m;
+}
+
+/* A uint64_t mask as a C constant. */
+static const char *mask_lit(emitter *E, uint64_t m)
+{
     return cddl_fmt(E->ctx, "UINT64_C(0x%llx)", (unsigned long long)m);
 }
 
@@ -541,7 +547,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
             tmpl_setf(C, o, "bit", "%zu", i);
             /* a literal member may be a discriminant, read before this is called: then no compare */
             tmpl_flag(C, o, "literal", (f->flags & IR_F_LITERAL) != 0);
-            tmpl_setf(C, o, "mask", "UINT64_C(0x%llx)", 1ull << i);
+            tmpl_set(C, o, "mask", mask_lit(E, (uint64_t)1 << i));
             set_tokens(E, o, "", f);
             tmpl_append(C, ordered, o);
         }
@@ -553,8 +559,8 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);
     tmpl_flag(C, d, "open", t->open);
-    tmpl_set(C, d, "required", required_mask(E, t));
-    tmpl_flag(C, d, "has_required", strcmp(required_mask(E, t), "UINT64_C(0x0)") != 0);
+    tmpl_set(C, d, "required", mask_lit(E, required_bits(t)));
+    tmpl_flag(C, d, "has_required", required_bits(t) != 0);
     if (t->variants != NULL) {
         tmpl_value *v = tmpl_object(C);
         tmpl_set(C, v, "vfn", fast_fn(E, t->variants));
@@ -614,8 +620,8 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
         tmpl_set(C, v, "alt_fn", fast_fn(E, a));
         tmpl_set(C, v, "lit", c_string(E, u->disc[i].text.ptr, u->disc[i].text.len));
         tmpl_setf(C, v, "lit_len", "%zu", u->disc[i].text.len);
-        tmpl_setf(C, v, "disc_bit", "UINT64_C(0x%llx)", 1ull << field_index(a, u->disc_key));
-        tmpl_set(C, v, "alt_required", required_mask(E, a));
+        tmpl_set(C, v, "disc_bit", mask_lit(E, (uint64_t)1 << field_index(a, u->disc_key)));
+        tmpl_set(C, v, "alt_required", mask_lit(E, required_bits(a)));
         tmpl_append(C, alts, v);
     }
     tmpl_put(C, d, "alts", alts);

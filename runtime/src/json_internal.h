@@ -49,16 +49,10 @@ static inline apr_json_kind apr_json_priv_kind_of(char c)
 const char *apr_json_priv_unescape_one(const char *p, const char *end, char *out, size_t *out_len,
                                        apr_status *code, const char **bad, const char **why);
 
-/*
- * Unescapes the string content [q, s), whose escapes are known to be valid,
- * into buf (room for s - q bytes: unescaped text is never longer). Returns
- * the unescaped length.
- */
-size_t apr_json_priv_unescape(const char *q, const char *s, char *buf);
-
 /* ---- fast scans ------------------------------------------------------------
- * Straight from the bytes, for well-formed input: the decoder's fast path
- * (schema_fast.c) and apr_json_validate. No frames, no located errors:
+ * Straight from the bytes, for well-formed input (the byte scans themselves
+ * are in apr_fast.h, shared with generated decoders): the decoder's fast
+ * paths and apr_json_validate. No frames, no located errors:
  * each returns the position after what it read, or NULL to give up (on
  * every error, and past its limits), and the caller then asks the pull
  * reader, which accepts everything these accept and locates the error.

@@ -513,7 +513,12 @@ const char *apr_fast_find_special_tail(const char *s, const char *end, unsigned 
     return s;
 }
 
-size_t apr_json_priv_unescape(const char *q, const char *s, char *buf)
+/*
+ * Unescapes the string content [q, s), whose escapes are known to be valid,
+ * into buf (room for s - q bytes: unescaped text is never longer). Returns
+ * the unescaped length.
+ */
+static size_t unescape(const char *q, const char *s, char *buf)
 {
     size_t n = 0, k;
     apr_status code;
@@ -584,7 +589,7 @@ static apr_status scan_string(apr_json_reader *r, const char **pp, apr_slice *ou
         char *buf = (char *)apr_arena_alloc_aligned(r->arena, cap, 1);
         if (buf == NULL)
             return fail_nomem(r, err, p);
-        n = apr_json_priv_unescape(content, s, buf);
+        n = unescape(content, s, buf);
         out->ptr = apr_arena_realloc(r->arena, buf, cap, n, 1);
         out->len = n;
     }

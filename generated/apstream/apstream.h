@@ -22,7 +22,11 @@ typedef struct apstream_options {
     size_t max_record;  /* longest JSONL line or SSE event accepted */
 } apstream_options;
 
-/* Reads the whole file ("-": stdin). Returns 0, or -1 after printing why. */
+/*
+ * Reads the whole file ("-": stdin). Returns 0, or -1 after printing why.
+ * APR_PADDING readable bytes follow the data, so what is decoded from it
+ * is padded (apr_common.h).
+ */
 int apstream_read_file(const char *path, char **data, size_t *len);
 
 /* The schema type named `name`, or NULL after printing the known names. */

@@ -242,6 +242,7 @@ int apstream_assemble(const apstream_options *o)
 {
     asm_run r;
     apr_asm_callbacks cb;
+    apr_asm_options opt;
     char *data;
     size_t len;
     int rc;
@@ -254,7 +255,14 @@ int apstream_assemble(const apstream_options *o)
     cb.on_tool_done = on_tool_done;
     cb.on_violation = on_violation;
     cb.ctx = &r;
-    apr_asm_init(&r.a, NULL, &cb);
+    /*
+     * Every string an event points to is padded: it lies in the input,
+     * which apstream_read_file pads, in the SSE buffer of apr_records_split,
+     * or in an arena.
+     */
+    memset(&opt, 0, sizeof opt);
+    opt.padded = 1;
+    apr_asm_init(&r.a, &opt, &cb);
     apr_arena_init(&r.arena, NULL);
     apr_json_writer_init(&r.out, NULL);
     apr_json_writer_init(&r.scratch, NULL);

@@ -18,7 +18,8 @@ int apstream_read_file(const char *path, char **data, size_t *len)
     }
     for (;;) {
         size_t got;
-        if (n == cap) {
+        /* Room to read into, and APR_PADDING bytes that stay after the data (apr_common.h). */
+        if (cap - n <= APR_PADDING) {
             size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
             char *grown = realloc(buf, ncap);
             if (grown == NULL) {
@@ -29,7 +30,7 @@ int apstream_read_file(const char *path, char **data, size_t *len)
             buf = grown;
             cap = ncap;
         }
-        got = fread(buf + n, 1, cap - n, f);
+        got = fread(buf + n, 1, cap - n - APR_PADDING, f);
         n += got;
         if (got == 0)
             break;

@@ -60,7 +60,8 @@ typedef struct apr_arena_options {
     size_t chunk_size;       /* 0: APR_ARENA_CHUNK_DEFAULT; bigger requests get a chunk of their own */
     size_t limit;            /* 0: none; else most bytes of chunks the arena may hold (initial buffer excluded) */
     void *initial;           /* optional caller memory used as the first chunk; never freed by the arena */
-    size_t initial_size;     /* bytes at `initial` (ignored when below 64) */
+    size_t initial_size;     /* bytes at `initial` (ignored when below 64, or too small for a
+                                chunk header, APR_PADDING and 16 bytes) */
 } apr_arena_options;
 
 typedef struct apr_arena_chunk apr_arena_chunk;
@@ -134,7 +135,9 @@ void *apr_arena_alloc_slow(apr_arena *a, size_t size, size_t align);
  * APR_ARENA_ALIGN), owned by the arena until its next reset, rollback past
  * it, or deinit. Returns NULL when the allocator fails (apr_arena_failure
  * gives APR_E_NOMEM) or the byte limit would be exceeded (APR_E_LIMIT).
- * A size of 0 returns a valid, unique-enough non-NULL pointer.
+ * A size of 0 returns a valid, unique-enough non-NULL pointer. At least
+ * APR_PADDING readable bytes follow every allocation (their contents are
+ * unspecified), so decoded strings in the arena are padded.
  */
 static inline void *apr_arena_alloc_aligned(apr_arena *a, size_t size, size_t align)
 {

@@ -223,6 +223,16 @@ typedef struct apr_asm_options {
                                  (after that they are reported as having no message / tool) */
     size_t max_link_bytes;    /* bytes of finished tool-call blocks kept for apr_asm_tool_call_block,
                                  oldest dropped first */
+    /*
+     * Nonzero: the caller promises that every string of every event fed
+     * (namespace segments, node, text) is padded, followed by APR_PADDING
+     * readable bytes (apr_common.h), as decoded strings are when the
+     * decoder's input buffer has APR_PADDING bytes after the input. The
+     * fast path then compares short names and copies tokens as whole
+     * 16-byte words. Results are the same either way; a broken promise is
+     * a read out of bounds.
+     */
+    int padded;
 } apr_asm_options;
 
 /* Private: the assembler's index of open, finished and linked items. */
@@ -262,6 +272,7 @@ typedef struct apr_assembler {
     apr_arena scratch;       /* reset per event: unescaped names and strings */
     uint64_t seed;
     uint64_t violations;
+    char sink[16];           /* where the fast path's copy writes what it must not keep */
     char text[256];          /* the violation being reported */
 } apr_assembler;
 

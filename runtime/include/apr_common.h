@@ -48,6 +48,15 @@ typedef enum apr_status {
     APR_E_ARGUMENT    /* a caller passed an invalid argument */
 } apr_status;
 
+/*
+ * Bytes a "padded" string has readable after its end, so that code may load
+ * whole 16-byte words of it (see apr_asm_options.padded). Every arena
+ * allocation is followed by at least this many readable bytes; a decoded
+ * string is padded when it lives in the arena or inside an input buffer
+ * that has APR_PADDING readable bytes after the input's end.
+ */
+#define APR_PADDING 16
+
 /* Size of the JSON Pointer and message buffers inside apr_error. */
 #define APR_ERROR_POINTER_MAX 256
 #define APR_ERROR_MESSAGE_MAX 256

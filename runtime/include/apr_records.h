@@ -53,7 +53,10 @@ apr_record_format apr_records_detect(const char *data, size_t len);
  * `on_record` for each and `on_error` (may be NULL) for framing errors.
  * `max_record`: the longest line or event accepted. Allocates one buffer of
  * max_record bytes with malloc. Returns 0, -1 when out of memory, or the
- * first non-zero value `on_record` returned.
+ * first non-zero value `on_record` returned. Records are padded
+ * (apr_common.h) when `data` has APR_PADDING readable bytes after its end:
+ * JSON and JSONL records point into `data`, SSE records into the buffer,
+ * which is padded.
  */
 int apr_records_split(const char *data, size_t len, apr_record_format format, size_t max_record,
                       apr_record_fn on_record, apr_record_error_fn on_error, void *user);

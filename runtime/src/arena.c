@@ -6,11 +6,13 @@
 /*
  * Chunks form one list. Those up to `a->chunk` hold live allocations; those
  * after it are free and reused before anything new is asked for, which is
- * what makes a reset arena allocation-free.
+ * what makes a reset arena allocation-free. Every chunk has APR_PADDING
+ * bytes after its `size` that are never handed out, so that every
+ * allocation can be read 16 bytes past its end (apr_common.h).
  */
 struct apr_arena_chunk {
     apr_arena_chunk *next;
-    size_t size;  /* bytes of data after the header */
+    size_t size;  /* bytes handed out after the header (APR_PADDING more follow) */
     size_t total; /* bytes obtained from the allocator, 0 for the caller's buffer */
 };
 
@@ -53,10 +55,10 @@ void apr_arena_init(apr_arena *a, const apr_arena_options *options)
     if (options->initial != NULL && options->initial_size >= 64) {
         uintptr_t p = ((uintptr_t)options->initial + APR_ARENA_ALIGN - 1) & ~(uintptr_t)(APR_ARENA_ALIGN - 1);
         size_t skip = (size_t)(p - (uintptr_t)options->initial);
-        if (options->initial_size >= skip + HEADER_SIZE + APR_ARENA_ALIGN) {
+        if (options->initial_size >= skip + HEADER_SIZE + APR_PADDING + APR_ARENA_ALIGN) {
             apr_arena_chunk *c = (apr_arena_chunk *)p;
             c->next = NULL;
-            c->size = options->initial_size - skip - HEADER_SIZE;
+            c->size = options->initial_size - skip - HEADER_SIZE - APR_PADDING;
             c->total = 0;
             a->head = c;
             apr_arena_reset(a);
@@ -146,7 +148,7 @@ void *apr_arena_alloc_slow(apr_arena *a, size_t size, size_t align)
     }
     if (c == NULL) {
         size_t data = size + align > a->chunk_size ? size + align : a->chunk_size;
-        total = HEADER_SIZE + data;
+        total = HEADER_SIZE + data + APR_PADDING;
         if (a->limit != 0 && (a->reserved > a->limit || total > a->limit - a->reserved)) {
             a->failure = APR_E_LIMIT;
             return NULL;

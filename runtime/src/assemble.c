@@ -13,13 +13,16 @@
  * a growing buffer of unescaped text, written escaped when the block is
  * rendered, so appends cost amortised O(1) per byte.
  *
- * Most events are text deltas of a few bytes for a message fed lately, so
- * apr_asm_feed first tries append_fast: it finds the message through two
- * caches of open messages (the last one, and a small table by a hash of
- * the place), checks the place byte for byte and the block lifecycle, and
- * copies the token without a branch on its length. Anything else, or
- * anything it is not sure of, takes the general path, which gives the
- * same result.
+ * Most events are text deltas of a few bytes for the message of the
+ * previous event, so apr_asm_feed first tries feed_last: it checks the
+ * place byte for byte against that message's copy and the block
+ * lifecycle, and appends the token without a branch on its length and
+ * without a call (no register is saved on the way). A delta for another
+ * open message finds it in a small table by a hash of the place
+ * (feed_delta). Anything else, or anything the fast path is not sure of,
+ * takes the general path, which gives the same result. When the caller
+ * promises padded strings (apr_asm_options.padded), short names are
+ * compared and tokens copied as whole 16-byte words.
  */
 #include "apr_assemble.h"
 
@@ -111,6 +114,7 @@ struct apr_asm_message {
      */
     asm_member *hot;
     apr_asm_delta hot_kind;
+    uint64_t hot_index;
 };
 
 struct apr_asm_tool {
@@ -665,6 +669,9 @@ static verdict copy_head(apr_assembler *a, asm_common *c, const apr_asm_event *e
     for (i = 0; i < nr; i++)
         if (!add_size(&size, r[i]->len))
             return APR_ASM_E_LIMIT;
+    /* padded, so that the fast path may read the place 16 bytes at a time */
+    if (!add_size(&size, APR_PADDING))
+        return APR_ASM_E_LIMIT;
     v = item_alloc(a, c, size, (void **)&c->head);
     if (v != APR_ASM_OK)
         return v;
@@ -1172,61 +1179,132 @@ static verdict block_delta(apr_assembler *a, apr_asm_message *m, const apr_asm_e
     }
     m->hot = mb;
     m->hot_kind = ev->delta;
+    m->hot_index = ev->index;
     if (a->cb.on_append)
         a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
     return APR_ASM_OK;
 }
 
-/*
- * Appends a token (n <= 16) at `dst`, which has 16 bytes of room, with no
- * branch on n: token lengths are random, and a mispredicted branch costs
- * more than this whole copy. The token is read with loads that stay inside
- * it: 8-byte words at both ends when n >= 8, 4-byte words at both ends
- * when 4 <= n < 8, bytes 0, (n-1)/2 and n-1 when 1 <= n < 4. A load that
- * would not fit reads a block of zeros instead (picked by indexing, a load,
- * not a branch), and masks keep the words of n's own case. Two 8-byte
- * stores write the token; the bytes they write past n are in the room and
- * are never counted.
- */
-static ASM_INLINE void copy_token(char *dst, const char *src, size_t n)
+/* `p` when `take` is 1, `q` when 0, by arithmetic: compilers turn ?: on pointers into branches. */
+static ASM_INLINE char *pick(size_t take, const char *p, const char *q)
 {
-    static const char zeros[16];
-    const char *from[2];
-    const char *p8, *p4, *p1;
-    size_t w8 = n >= 8, w4 = n >= 4, w1 = n >= 1;
-    /* Offsets of the second load of each case; kept below 4 where they only
-     * matter below 8 (shifts stay in range, loads inside the token). */
-    size_t e8 = (n - 8) & (0 - w8), e4 = (n - 4) & 3 & (0 - w4), e1 = (n - 1) & 3 & (0 - w1);
-    uint64_t m8 = 0 - (uint64_t)w8, m4 = 0 - (uint64_t)(w4 & !w8), m1 = 0 - (uint64_t)!w4;
-    uint64_t w, x4, x1;
-    from[0] = zeros;
-    from[1] = src;
-    p8 = from[w8];
-    p4 = from[w4];
-    p1 = from[w1];
-    /* Overlapping bytes are the same source byte, so OR joins the loads. */
-    x4 = apr_fast_load32(p4) | (uint64_t)apr_fast_load32(p4 + e4) << (8 * e4);
-    x1 = (uint64_t)(unsigned char)p1[0] | (uint64_t)(unsigned char)p1[e1 / 2] << (8 * (e1 / 2)) |
-         (uint64_t)(unsigned char)p1[e1] << (8 * e1);
-    /* Masks, not ?:, which compilers turn back into branches. */
-    w = (apr_fast_load64(p8) & m8) | (x4 & m4) | (x1 & m1);
-    memcpy(dst, &w, 8);
-    w = (apr_fast_load64(p8 + e8) & m8) | (w & ~m8);
-    memcpy(dst + e8, &w, 8);
+    uintptr_t m = (uintptr_t)0 - (uintptr_t)take;
+    return (char *)(((uintptr_t)p & m) | ((uintptr_t)q & ~m));
 }
 
-/* Whether the event is for the (namespace, node) of `c`; 0 for a malformed view too. */
-static ASM_INLINE int same_place(const asm_common *c, const apr_asm_event *ev)
+/*
+ * Appends a token of 1 to 16 bytes at `dst`, which has 16 bytes of room,
+ * with no branch on n: token lengths are random, and a mispredicted branch
+ * costs more than this whole copy. Three steps, each writing with loads
+ * that stay inside the token: bytes 0, n/2 and n-1 (all of a token shorter
+ * than 4), then 4-byte words at both ends (all of one shorter than 8), then
+ * 8-byte words at both ends. A step too wide for n reads a block of zeros
+ * and writes to `sink`, scratch the assembler owns; each later step
+ * rewrites bytes of the earlier ones with the same values.
+ */
+static ASM_INLINE void copy_token(char *dst, const char *src, size_t n, char *sink)
 {
-    const apr_slice *e = ev->ns, *k = c->ns;
-    size_t i;
-    /* One test for the shape: segment count, node length, node present. */
-    if (((c->ns_len ^ ev->ns_len) | (c->node.len ^ ev->node.len) |
-         (size_t)((c->node.ptr == NULL) ^ (ev->node.ptr == NULL))) != 0 ||
-        (e == NULL && ev->ns_len != 0) || !apr_fast_bytes_equal(c->node.ptr, ev->node.ptr, ev->node.len))
+    static const char zeros[16];
+    size_t w4 = n >= 4, w8 = n >= 8;
+    const char *s4 = pick(w4, src, zeros), *s8 = pick(w8, src, zeros);
+    char *d4 = pick(w4, dst, sink), *d8 = pick(w8, dst, sink);
+    size_t e4 = (n - 4) & (0 - w4), e8 = (n - 8) & (0 - w8);
+    uint32_t x4 = apr_fast_load32(s4), y4 = apr_fast_load32(s4 + e4);
+    uint64_t x8 = apr_fast_load64(s8), y8 = apr_fast_load64(s8 + e8);
+    dst[0] = src[0];
+    dst[n >> 1] = src[n >> 1];
+    dst[n - 1] = src[n - 1];
+    memcpy(d4, &x4, 4);
+    memcpy(d4 + e4, &y4, 4);
+    memcpy(d8, &x8, 8);
+    memcpy(d8 + e8, &y8, 8);
+}
+
+/*
+ * x[0..n) == y[0..n) for the short strings of a place, n > 0: `x` is the
+ * message's copy, `y` the event's. Branches on n only, which a stream of
+ * events for one place repeats, so they are predicted.
+ */
+static ASM_INLINE int place_bytes_equal(const char *x, const char *y, size_t n)
+{
+    if (n < 4)
+        return ((x[0] ^ y[0]) | (x[n >> 1] ^ y[n >> 1]) | (x[n - 1] ^ y[n - 1])) == 0;
+    if (n < 8)
+        return ((apr_fast_load32(x) ^ apr_fast_load32(y)) |
+                (apr_fast_load32(x + n - 4) ^ apr_fast_load32(y + n - 4))) == 0;
+    if (n <= 16)
+        return ((apr_fast_load64(x) ^ apr_fast_load64(y)) |
+                (apr_fast_load64(x + n - 8) ^ apr_fast_load64(y + n - 8))) == 0;
+#if defined(__SSE2__)
+    if (n <= 64) { /* "model_request:<uuid>" is 50: four compares, no loop */
+        size_t mid = n <= 32 ? 0 : 16, end = n <= 32 ? n - 16 : n - 32;
+        __m128i eq = _mm_and_si128(
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)x),
+                                         _mm_loadu_si128((const __m128i *)(const void *)y)),
+                          _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + mid)),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(y + mid)))),
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + end)),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(y + end))),
+                          _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + n - 16)),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(y + n - 16)))));
+        return _mm_movemask_epi8(eq) == 0xFFFF;
+    }
+#endif
+    return apr_fast_bytes_equal(x, y, n);
+}
+
+/*
+ * x[0..n) == y[0..n), 0 < n < 16, for padded strings: one 16-byte compare,
+ * the bytes past n masked off. Without SSE2, as place_bytes_equal.
+ */
+static ASM_INLINE int padded_short_equal(const char *x, const char *y, size_t n)
+{
+#if defined(__SSE2__)
+    unsigned same = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+        _mm_loadu_si128((const __m128i *)(const void *)x), _mm_loadu_si128((const __m128i *)(const void *)y)));
+    return ((~same) & ((1u << n) - 1)) == 0;
+#else
+    return place_bytes_equal(x, y, n);
+#endif
+}
+
+/* A string of the place, `x` the message's copy, `y` the event's: equal? n > 0. */
+static ASM_INLINE int place_string_equal(const char *x, const char *y, size_t n, int padded)
+{
+    if (padded && n < 16)
+        return padded_short_equal(x, y, n);
+    return place_bytes_equal(x, y, n);
+}
+
+/* Node of the event equals `node`, the message's (absent and "" differ). */
+static ASM_INLINE int same_node(apr_slice node, const apr_asm_event *ev, int padded)
+{
+    if (APR_FAST_UNLIKELY(ev->node.len != node.len))
         return 0;
-    for (i = 0; i < ev->ns_len; i++)
-        if (e[i].len != k[i].len || e[i].ptr == NULL || !apr_fast_bytes_equal(k[i].ptr, e[i].ptr, e[i].len))
+    if (APR_FAST_LIKELY(node.len != 0))
+        return ev->node.ptr != NULL && place_string_equal(node.ptr, ev->node.ptr, node.len, padded);
+    return (ev->node.ptr == NULL) == (node.ptr == NULL);
+}
+
+/* Segment `e` of the event equals `k`, the message's. */
+static ASM_INLINE int same_segment(apr_slice k, apr_slice e, int padded)
+{
+    return e.len == k.len && (k.len == 0 || (e.ptr != NULL && place_string_equal(k.ptr, e.ptr, k.len, padded)));
+}
+
+/*
+ * Whether the event is for the (namespace, node) of `c`. 0 also for a
+ * malformed view (a NULL pointer with a length), which the general path
+ * then refuses. `padded`: the event's strings are (the message's copies
+ * always are).
+ */
+static ASM_INLINE int same_place(const asm_common *c, const apr_asm_event *ev, int padded)
+{
+    size_t i;
+    if (ev->ns_len != c->ns_len || (ev->ns == NULL && c->ns_len != 0) || !same_node(c->node, ev, padded))
+        return 0;
+    for (i = 0; i < c->ns_len; i++)
+        if (!same_segment(c->ns[i], ev->ns[i], padded))
             return 0;
     return 1;
 }
@@ -1263,15 +1341,15 @@ static ASM_INLINE apr_asm_message **place_set(apr_assembler *a, const apr_slice 
  * a->recent (streams interleaved). This spares most events building the
  * key, hashing it and probing the map.
  */
-static ASM_INLINE apr_asm_message *recent_message(apr_assembler *a, const apr_asm_event *ev)
+static apr_asm_message *cached_message(apr_assembler *a, const apr_asm_event *ev)
 {
     apr_asm_message **set;
-    if (a->last != NULL && same_place(&a->last->c, ev))
+    if (a->last != NULL && same_place(&a->last->c, ev, 0))
         return a->last;
     set = place_set(a, ev->ns, ev->ns_len, ev->node.len);
-    if (set[0] != NULL && same_place(&set[0]->c, ev))
+    if (set[0] != NULL && same_place(&set[0]->c, ev, 0))
         return a->last = set[0];
-    if (set[1] != NULL && same_place(&set[1]->c, ev))
+    if (set[1] != NULL && same_place(&set[1]->c, ev, 0))
         return a->last = set[1];
     return NULL;
 }
@@ -1368,7 +1446,7 @@ static const char *const event_names[] = {
 
 static apr_status message_event(apr_assembler *a, const apr_asm_event *ev)
 {
-    apr_asm_message *m = ev->kind == APR_ASM_MESSAGE_START ? NULL : recent_message(a, ev);
+    apr_asm_message *m = ev->kind == APR_ASM_MESSAGE_START ? NULL : cached_message(a, ev);
     apr_asm_item *it = NULL;
     size_t key_len = 0;
     verdict v;
@@ -1680,43 +1758,118 @@ static ASM_NOINLINE apr_status feed(apr_assembler *a, const apr_asm_event *ev, a
     return st;
 }
 
-/*
- * The common case, one token appended to the open block of a message the
- * caches hold, with room in its buffer: no key, no lookup, no allocation,
- * no scratch. Returns 0 to take the general path, which handles
- * everything else (including malformed views, and `fields` given with a
- * text delta) the same way.
- */
-static ASM_INLINE int append_fast(apr_assembler *a, const apr_asm_event *ev)
+/* Whether `m` takes the event's text by the fast path: the event is the next delta of its hot member. */
+static ASM_INLINE int takes_delta(const apr_asm_message *m, const apr_asm_event *ev)
 {
-    apr_asm_message *m = recent_message(a, ev);
-    asm_member *mb;
-    size_t n, room;
-    if (m == NULL)
-        return 0;
-    /* hot is set only while the last block is open, so its index is nblocks - 1 */
-    mb = m->hot;
-    if (mb == NULL || m->hot_kind != ev->delta || ev->index != m->nblocks - 1 ||
-        ev->fields.len != 0 || ev->text.ptr == NULL)
-        return 0;
-    n = ev->text.len;
-    room = mb->cap - mb->len;
-    if (ASM_LIKELY(n <= 16 && room >= 16))
-        copy_token(mb->val + mb->len, ev->text.ptr, n);
-    else if (n > room)
-        return 0;
-    else if (n != 0) /* a member that took only empty text may have no buffer */
-        memcpy(mb->val + mb->len, ev->text.ptr, n);
-    mb->len += n;
-    if (a->cb.on_append)
-        a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
-    return 1;
+    /* hot is set only while the block it belongs to is open, the last one */
+    return m->hot != NULL && m->hot_kind == ev->delta && ev->index == m->hot_index && ev->fields.len == 0 &&
+           ev->text.ptr != NULL;
 }
 
+/* Tells on_append; out of line, and reached by a tail call, like the rest below. */
+static ASM_NOINLINE apr_status notify_append(apr_assembler *a, const apr_asm_message *m,
+                                             const apr_asm_event *ev)
+{
+    a->cb.on_append(a->cb.ctx, m, ev->index, ev->delta, ev->text);
+    return APR_OK;
+}
+
+/*
+ * Appends the text of an event that takes_delta to the hot member of `m`,
+ * any length, when the member has room for it; else the general path
+ * (which grows the member) takes the event.
+ */
+static ASM_NOINLINE apr_status append_text(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev,
+                                           apr_error *err)
+{
+    asm_member *mb = m->hot;
+    size_t n = ev->text.len;
+    if (n > mb->cap - mb->len)
+        return feed(a, ev, err);
+    if (n != 0) /* a member that took only empty text may have no buffer */
+        memcpy(mb->val + mb->len, ev->text.ptr, n);
+    mb->len += n;
+    a->last = m;
+    return a->cb.on_append != NULL ? notify_append(a, m, ev) : APR_OK;
+}
+
+/*
+ * The common case: a token of 1 to 16 bytes for `m`, which takes_delta,
+ * and room for 16 in its member: no key, no lookup, no allocation, no
+ * scratch, no call. Other lengths go to append_text.
+ */
+static ASM_INLINE apr_status append_token(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev,
+                                          apr_error *err, int padded)
+{
+    asm_member *mb = m->hot;
+    size_t n = ev->text.len;
+    if (APR_FAST_UNLIKELY(n - 1 >= 16 || mb->cap - mb->len < 16))
+        return append_text(a, m, ev, err);
+    if (padded)
+        memcpy(mb->val + mb->len, ev->text.ptr, 16); /* the bytes past n are room */
+    else
+        copy_token(mb->val + mb->len, ev->text.ptr, n, a->sink);
+    mb->len += n;
+    return a->cb.on_append != NULL ? notify_append(a, m, ev) : APR_OK;
+}
+
+/*
+ * A delta for another message than the last one's: streams interleaved.
+ * a->recent, a small table by a hash of the place, spares most of them
+ * building the key, hashing it and probing the map.
+ */
+static ASM_NOINLINE apr_status feed_delta(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    apr_asm_message **set = place_set(a, ev->ns, ev->ns_len, ev->node.len);
+    apr_asm_message *m;
+    int padded = a->opt.padded != 0;
+    if (set[0] != NULL && same_place(&set[0]->c, ev, padded))
+        m = set[0];
+    else if (set[1] != NULL && same_place(&set[1]->c, ev, padded))
+        m = set[1];
+    else
+        return feed(a, ev, err);
+    if (!takes_delta(m, ev))
+        return feed(a, ev, err);
+    a->last = m;
+    return padded ? append_token(a, m, ev, err, 1) : append_token(a, m, ev, err, 0);
+}
+
+/*
+ * The fast path for the message of the previous event, `padded` a
+ * constant where it is inlined. Straight-line for places of at most one
+ * segment (the usual "model_request:<uuid>", or the root); deeper places,
+ * and everything else, leave by a tail call to feed_delta.
+ */
+static ASM_INLINE apr_status feed_last(apr_assembler *a, const apr_asm_event *ev, apr_error *err, int padded)
+{
+    apr_asm_message *m = a->last;
+    if (ASM_LIKELY(m != NULL && m->c.ns_len <= 1 && ev->ns_len == m->c.ns_len && same_node(m->c.node, ev, padded) &&
+                   (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.ns[0], ev->ns[0], padded))) &&
+                   takes_delta(m, ev)))
+        return append_token(a, m, ev, err, padded);
+    return feed_delta(a, ev, err);
+}
+
+/* feed_last for each promise, each its own function, so each keeps its registers to itself. */
+static ASM_NOINLINE apr_status feed_last_padded(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    return feed_last(a, ev, err, 1);
+}
+
+static ASM_NOINLINE apr_status feed_last_plain(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    return feed_last(a, ev, err, 0);
+}
+
+/*
+ * A token for the message of the previous event goes no further than
+ * feed_last; any event leaves by a tail call.
+ */
 apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
 {
-    if (ASM_LIKELY(a != NULL && ev != NULL && ev->kind == APR_ASM_BLOCK_DELTA) && append_fast(a, ev))
-        return APR_OK;
+    if (ASM_LIKELY(a != NULL && ev != NULL && ev->kind == APR_ASM_BLOCK_DELTA))
+        return a->opt.padded ? feed_last_padded(a, ev, err) : feed_last_plain(a, ev, err);
     return feed(a, ev, err);
 }
 

@@ -128,9 +128,11 @@ static int begin_run(apr_asm_coalescer *c, const apr_asm_event *ev)
             return 0;
         names += ev->ns[i].len;
     }
-    if (!reserve(&c->allocator, (void **)&c->text, &c->text_cap, c->max_bytes, 1) ||
+    /* The copies are padded, so merged deltas keep a padded caller's promise (apr_asm_options). */
+    if (names > SIZE_MAX - APR_PADDING || c->max_bytes > SIZE_MAX - APR_PADDING ||
+        !reserve(&c->allocator, (void **)&c->text, &c->text_cap, c->max_bytes + APR_PADDING, 1) ||
         !reserve(&c->allocator, (void **)&c->segs, &c->segs_cap, ev->ns_len, sizeof *c->segs) ||
-        !reserve(&c->allocator, (void **)&c->names, &c->names_cap, names, 1))
+        !reserve(&c->allocator, (void **)&c->names, &c->names_cap, names + APR_PADDING, 1))
         return 0;
     /* An empty name is still present: it must not become a NULL (absent) slice. */
     base = c->names != NULL ? c->names : "";

@@ -117,7 +117,7 @@ int apr_records_split(const char *data, size_t len, apr_record_format format, si
         rec.line = 1;
         return on_record(user, &rec);
     }
-    storage = malloc(max_record + 1);
+    storage = malloc(max_record + 1 + APR_PADDING); /* SSE records are padded (apr_common.h) */
     if (storage == NULL)
         return -1;
     memset(&s, 0, sizeof s);

@@ -7,7 +7,11 @@
  * lands once, in order, in its own message; places that differ in any
  * byte, segment boundary or node presence never share a message; a
  * message stops taking tokens once it closes; malformed views are refused
- * as before.
+ * as before. Everything runs twice: without and with the padded promise
+ * (apr_asm_options.padded), the padding filled with bytes that differ from
+ * one event to the next, so that a compare or copy that let them count
+ * would show. Strings end where their memory (and padding) ends, so the
+ * sanitizer build catches any read past them.
  */
 #include "../test.h"
 #include "asm_test.h"
@@ -19,6 +23,36 @@ static uint64_t rnd(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* Whether the assembler is given the padded promise, which every event below then keeps. */
+static int padded;
+static uint64_t garbage = 12345;
+
+/* Bytes a string of an event gets after it: APR_PADDING when padded, none else. */
+static size_t pad_bytes(void)
+{
+    return padded ? APR_PADDING : 0;
+}
+
+/* Fills the padding after `n` bytes at `p` with bytes that change every time. */
+static void scribble(char *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < pad_bytes(); i++)
+        p[n + i] = (char)rnd(&garbage);
+}
+
+/* A copy of `n` bytes in memory of its own, exactly as long as the promise needs (free it). */
+static char *own_copy(const char *src, size_t n)
+{
+    char *p = (char *)malloc(n + pad_bytes() ? n + pad_bytes() : 1);
+    if (p == NULL)
+        abort();
+    if (n)
+        memcpy(p, src, n);
+    scribble(p, n);
+    return p;
 }
 
 /* One place of a test, and the text its open message should hold. */
@@ -43,20 +77,25 @@ static spot at(const char *seg0, const char *seg1, const char *node)
     return s;
 }
 
-/* Feeds `e` with its place copied to memory of its own, freed after the call. */
+/* Feeds `e` with its place and text copied to memory of their own, freed after the call. */
 static apr_status feed_at(apr_assembler *a, apr_asm_event *e, const spot *s)
 {
     apr_slice ns[3];
-    char *mem;
+    char *mem, *text = NULL;
     size_t i, total = 1, off = 0;
     apr_status st;
     for (i = 0; i < s->ns_len; i++)
         total += strlen(s->ns[i]);
     if (s->node)
         total += strlen(s->node);
-    mem = (char *)malloc(total);
+    mem = (char *)malloc(total + pad_bytes());
     if (mem == NULL)
         abort();
+    scribble(mem, total);
+    if (e->text.ptr != NULL) {
+        text = own_copy(e->text.ptr, e->text.len);
+        e->text.ptr = text;
+    }
     for (i = 0; i < s->ns_len; i++) {
         ns[i].len = strlen(s->ns[i]);
         ns[i].ptr = mem + off;
@@ -74,6 +113,7 @@ static apr_status feed_at(apr_assembler *a, apr_asm_event *e, const spot *s)
     }
     st = apr_asm_feed(a, e, NULL);
     free(mem);
+    free(text);
     return st;
 }
 
@@ -126,16 +166,22 @@ static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, c
     asm_put_violation(&((seen *)ctx)->violations, position, code, text);
 }
 
-static void init(apr_assembler *a, seen *s, const apr_asm_options *o)
+static void init(apr_assembler *a, seen *s, const apr_asm_options *options)
 {
     apr_asm_callbacks cb;
+    apr_asm_options o;
+    if (options != NULL)
+        o = *options;
+    else
+        memset(&o, 0, sizeof o);
+    o.padded = padded;
     memset(s, 0, sizeof *s);
     memset(&cb, 0, sizeof cb);
     cb.on_message_done = on_done;
     cb.on_append = on_append;
     cb.on_violation = on_violation;
     cb.ctx = s;
-    apr_asm_init(a, o, &cb);
+    apr_asm_init(a, &o, &cb);
 }
 
 static void done(apr_assembler *a, seen *s)
@@ -228,15 +274,8 @@ static void test_token_lengths(int hooks)
         size_t n = (size_t)(rnd(&r) % 41);
         for (k = 0; k < n; k++)
             src[k] = chars[rnd(&r) % (sizeof chars - 1)];
-        /* a token that ends where its memory ends: no copy may read past it */
-        {
-            char *own = (char *)malloc(n ? n : 1);
-            if (own == NULL)
-                abort();
-            memcpy(own, src, n);
-            token_at(&a, &sp, own, n, &pos);
-            free(own);
-        }
+        /* feed_at gives the token memory that ends where it (and its padding) ends */
+        token_at(&a, &sp, src, n, &pos);
         tokens++;
     }
     apr_asm_finish(&a);
@@ -487,6 +526,26 @@ static void test_closed_and_rules(void)
     tbuf_free(&sp.text);
 }
 
+/* Strings in memory of their own (own_copy), for views fed directly; freed together. */
+typedef struct owned {
+    char *p[8];
+    int n;
+} owned;
+
+static apr_slice own(owned *o, const char *s)
+{
+    apr_slice r;
+    r.len = strlen(s);
+    r.ptr = o->p[o->n++] = own_copy(s, r.len);
+    return r;
+}
+
+static void owned_free(owned *o)
+{
+    while (o->n > 0)
+        free(o->p[--o->n]);
+}
+
 /*
  * Views a decoder would never give, sent while a message takes tokens
  * fast: each is refused with APR_E_ARGUMENT and changes nothing. A text
@@ -500,10 +559,12 @@ static void test_malformed_while_fast(void)
     spot sp = at("model_request:db60c136-bbdc-5c76-a665-4bd487797692", "sub", "model");
     apr_asm_event e;
     apr_slice ns[2];
+    owned kept;
     tbuf want;
     uint64_t pos = 0;
     int i;
     memset(&want, 0, sizeof want);
+    memset(&kept, 0, sizeof kept);
     init(&a, &s, NULL);
     open_at(&a, &sp, "m", &pos);
     for (i = 0; i < 40; i++)
@@ -516,17 +577,18 @@ static void test_malformed_while_fast(void)
     e.fields.len = 2; /* fields NULL with a length */
     CHECK_INT(feed_at(&a, &e, &sp), APR_E_ARGUMENT);
     e.fields.len = 0;
-    ns[0] = S(sp.ns[0]);
+    e.text = own(&kept, "no");
+    ns[0] = own(&kept, sp.ns[0]);
     ns[1].ptr = NULL; /* a segment NULL with its right length */
     ns[1].len = 3;
     e.ns = ns;
     e.ns_len = 2;
-    e.node = S("model");
+    e.node = own(&kept, "model");
     CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
-    ns[1] = S("sub");
+    ns[1] = own(&kept, "sub");
     e.node.ptr = NULL; /* node NULL with its right length */
     CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
-    e.node = S("model");
+    e.node = own(&kept, "model");
     e.ns = NULL; /* no segments, a count */
     CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
     /* the same view, well formed: it is applied */
@@ -550,16 +612,19 @@ static void test_malformed_while_fast(void)
     done(&a, &s);
     tbuf_free(&want);
     tbuf_free(&sp.text);
+    owned_free(&kept);
 }
 
 int main(void)
 {
-    test_token_lengths(0);
-    test_token_lengths(1);
-    test_room_edges();
-    test_places_apart();
-    test_interleaved_many();
-    test_closed_and_rules();
-    test_malformed_while_fast();
+    for (padded = 0; padded <= 1; padded++) {
+        test_token_lengths(0);
+        test_token_lengths(1);
+        test_room_edges();
+        test_places_apart();
+        test_interleaved_many();
+        test_closed_and_rules();
+        test_malformed_while_fast();
+    }
     return test_report();
 }

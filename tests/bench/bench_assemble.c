@@ -70,12 +70,16 @@ static const char *const ns_names[PLACES] = {
 typedef struct corpus {
     char *json;           /* the events' JSON texts, which the decoded strings borrow from */
     ap_message_t *msgs;   /* EVENTS decoded events */
+    apr_asm_event *views; /* the same described as assembler views (for VIA_VIEWS) */
     apr_arena arena;      /* what the decoder allocated for them */
     apr_slice ns[PLACES];
+    char names[PLACES][64]; /* the namespaces, padded (APR_PADDING bytes after each) */
     size_t places;        /* event i is in namespace i % places */
     uint16_t *order;      /* ORDER indexes into msgs */
     uint64_t order_bytes; /* text bytes of the events in `order` */
 } corpus;
+
+static int event_view(const ap_message_t *msg, apr_asm_event *ev);
 
 /*
  * Writes EVENTS text deltas as JSON, event i in namespace i % places, and
@@ -94,15 +98,16 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
     c->places = places;
     c->json = (char *)malloc(cap);
     c->msgs = (ap_message_t *)calloc(EVENTS, sizeof *c->msgs);
+    c->views = (apr_asm_event *)calloc(EVENTS, sizeof *c->views);
     c->order = (uint16_t *)malloc(ORDER * sizeof *c->order);
     apr_arena_init(&c->arena, NULL);
-    if (start == NULL || c->json == NULL || c->msgs == NULL || c->order == NULL) {
+    if (start == NULL || c->json == NULL || c->msgs == NULL || c->views == NULL || c->order == NULL) {
         free(start);
         return 1;
     }
     for (i = 0; i < PLACES; i++) {
-        c->ns[i].ptr = ns_names[i];
         c->ns[i].len = strlen(ns_names[i]);
+        c->ns[i].ptr = memcpy(c->names[i], ns_names[i], c->ns[i].len);
     }
     for (i = 0; i < EVENTS; i++) {
         size_t len = fixed ? fixed : 1 + (size_t)(bench_rand(&s) % 8);
@@ -125,7 +130,8 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
     start[EVENTS] = at;
     for (i = 0; i < EVENTS && !failed; i++)
         failed = ap_message_decode(c->json + start[i], start[i + 1] - start[i], &c->arena,
-                                   &c->msgs[i], NULL) != APR_OK;
+                                   &c->msgs[i], NULL) != APR_OK ||
+                 !event_view(&c->msgs[i], &c->views[i]);
     for (i = 0; i < ORDER; i++) {
         c->order[i] = (uint16_t)(bench_rand(&s) % EVENTS);
         c->order_bytes += lens[c->order[i]];
@@ -138,6 +144,7 @@ static void corpus_free(corpus *c)
 {
     free(c->json);
     free(c->msgs);
+    free(c->views);
     free(c->order);
     apr_arena_deinit(&c->arena);
 }
@@ -197,10 +204,11 @@ static double cpu_now(void)
 
 static void place_view(const corpus *c, size_t p, apr_asm_event *e)
 {
+    static const char node[5 + APR_PADDING] = "model";
     memset(e, 0, sizeof *e);
     e->ns = &c->ns[p];
     e->ns_len = 1;
-    e->node.ptr = "model";
+    e->node.ptr = node;
     e->node.len = 5;
 }
 
@@ -251,7 +259,13 @@ static apr_status feed_nothing(apr_assembler *a, const apr_asm_event *ev, apr_er
     return ev->kind == APR_ASM_BLOCK_DELTA ? APR_OK : APR_E_ARGUMENT;
 }
 
-typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING } via;
+/*
+ * How each event reaches the assembler: described as a view in the loop
+ * and fed, the same through the coalescer, described and given to a
+ * function that does nothing (the floor), or fed from views described when
+ * the events were decoded (the assembler alone).
+ */
+typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING, VIA_VIEWS } via;
 
 /*
  * Feeds the corpus's events in their order until about `total` bytes of
@@ -259,7 +273,7 @@ typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING } via;
  * new one started.
  */
 static run assemble(const bench_config *cfg, const corpus *c, size_t total,
-                    const apr_asm_callbacks *cb, via how)
+                    const apr_asm_callbacks *cb, via how, int padded)
 {
     apr_status (*volatile nothing)(apr_assembler *, const apr_asm_event *, apr_error *) = feed_nothing;
     run best = { 0, 0, 1e30, 1e30, 0 };
@@ -271,7 +285,10 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
         uint64_t bytes = 0, events = 0, since = 0;
         size_t i = 0, p;
         double t0, c0, t, ct;
-        apr_asm_init(&a, NULL, cb);
+        apr_asm_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.padded = padded;
+        apr_asm_init(&a, &opt, cb);
         apr_asm_coalescer_init(&co, NULL, emit, &a);
         memset(&e, 0, sizeof e);
         for (p = 0; p < c->places; p++)
@@ -282,6 +299,11 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
         while (bytes < total) {
             for (i = 0; i < ORDER; i++) {
                 apr_status st;
+                if (how == VIA_VIEWS) {
+                    if (apr_asm_feed(&a, &c->views[c->order[i]], NULL) != APR_OK)
+                        break;
+                    continue;
+                }
                 if (!event_view(&c->msgs[c->order[i]], &e))
                     break;
                 e.position = events + i;
@@ -358,30 +380,38 @@ int bench_assemble(const bench_config *cfg)
     memset(&cb, 0, sizeof cb);
     memset(&s, 0, sizeof s);
 
-    r = assemble(cfg, &tok, total, NULL, VIA_FEED);
+    r = assemble(cfg, &tok, total, NULL, VIA_FEED, 0);
     report("token deltas (1-8 B), no callbacks", r);
     failed |= r.failed;
 
     cb.on_append = on_append;
     cb.on_message_done = on_done;
     cb.ctx = &s;
-    r = assemble(cfg, &tok, total, &cb, VIA_FEED);
+    r = assemble(cfg, &tok, total, NULL, VIA_FEED, 1);
+    report("token deltas (1-8 B), padded strings", r);
+    failed |= r.failed;
+
+    r = assemble(cfg, &tok, total, &cb, VIA_FEED, 0);
     report("token deltas (1-8 B), callbacks on", r);
     failed |= r.failed || s.appended == 0;
 
-    r = assemble(cfg, &big, total, NULL, VIA_FEED);
+    r = assemble(cfg, &big, total, NULL, VIA_FEED, 0);
     report("64-byte deltas, no callbacks", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &mixed, total, NULL, VIA_FEED);
+    r = assemble(cfg, &mixed, total, NULL, VIA_FEED, 0);
     report("token deltas, 8 messages interleaved", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_COALESCER);
+    r = assemble(cfg, &tok, total, NULL, VIA_COALESCER, 0);
     report("token deltas, coalesced (64 ev, 4 KiB)", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_NOTHING);
+    r = assemble(cfg, &tok, total, NULL, VIA_VIEWS, 1);
+    report("token deltas, padded, views made before", r);
+    failed |= r.failed;
+
+    r = assemble(cfg, &tok, total, NULL, VIA_NOTHING, 0);
     report("floor: view fill + empty call, no work", r);
     failed |= r.failed;
 

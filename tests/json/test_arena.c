@@ -122,8 +122,87 @@ static void test_failures(void)
     }
 }
 
+/* An allocator that records the blocks it handed out, to check what lies inside them. */
+typedef struct recording {
+    char *blocks[1024];
+    size_t sizes[1024];
+    int n;
+} recording;
+
+static void *recording_alloc(void *ctx, size_t size)
+{
+    recording *r = (recording *)ctx;
+    char *p = (char *)malloc(size);
+    if (p != NULL && r->n < 1024) {
+        r->blocks[r->n] = p;
+        r->sizes[r->n++] = size;
+    }
+    return p;
+}
+
+static void recording_free(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    free(ptr);
+}
+
+/* Whether [p, p + n) lies inside one block of `r` or of `initial`. */
+static int inside(const recording *r, const char *initial, size_t initial_size, const char *p, size_t n)
+{
+    int i;
+    if (p >= initial && n <= initial_size && p - initial <= (ptrdiff_t)(initial_size - n))
+        return 1;
+    for (i = 0; i < r->n; i++)
+        if (p >= r->blocks[i] && n <= r->sizes[i] && p - r->blocks[i] <= (ptrdiff_t)(r->sizes[i] - n))
+            return 1;
+    return 0;
+}
+
+/*
+ * Every allocation, of every size and alignment, with an initial buffer,
+ * chunks of their own and grown blocks, is followed by APR_PADDING bytes
+ * of memory the arena holds (apr_common.h): readable, never handed out.
+ */
+static void test_padding(void)
+{
+    union {
+        char b[200];
+        uint64_t align;
+    } buf;
+    recording r;
+    apr_arena_options o;
+    apr_arena a;
+    char *prev = NULL;
+    size_t i, prev_size = 0;
+    memset(&r, 0, sizeof r);
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = recording_alloc;
+    o.allocator.free = recording_free;
+    o.allocator.ctx = &r;
+    o.initial = buf.b;
+    o.initial_size = sizeof buf.b;
+    o.chunk_size = 256;
+    apr_arena_init(&a, &o);
+    for (i = 0; i < 300; i++) {
+        size_t size = (i * 7919) % (i % 10 == 9 ? 1000 : 40);
+        size_t align = (size_t)1 << (i % 5);
+        char *p = (char *)apr_arena_alloc_aligned(&a, size, align);
+        CHECK(p != NULL);
+        CHECK(inside(&r, buf.b, sizeof buf.b, p, size + APR_PADDING));
+        if (i % 3 == 0) {
+            prev = (char *)apr_arena_realloc(&a, prev, prev_size, prev_size + 13, 1);
+            prev_size += 13;
+            CHECK(prev != NULL);
+            CHECK(inside(&r, buf.b, sizeof buf.b, prev, prev_size + APR_PADDING));
+        }
+    }
+    apr_arena_deinit(&a);
+}
+
 int main(void)
 {
+    test_padding();
     test_basics();
     test_initial_and_limit();
     test_failures();

@@ -1851,12 +1851,7 @@ static ASM_INLINE apr_status feed_last(apr_assembler *a, const apr_asm_event *ev
     return feed_delta(a, ev, err);
 }
 
-/* feed_last for each promise, each its own function, so each keeps its registers to itself. */
-static ASM_NOINLINE apr_status feed_last_padded(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
-{
-    return feed_last(a, ev, err, 1);
-}
-
+/* feed_last without the padded promise, a function of its own, so that it keeps its registers to itself. */
 static ASM_NOINLINE apr_status feed_last_plain(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
 {
     return feed_last(a, ev, err, 0);
@@ -1869,7 +1864,7 @@ static ASM_NOINLINE apr_status feed_last_plain(apr_assembler *a, const apr_asm_e
 apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
 {
     if (ASM_LIKELY(a != NULL && ev != NULL && ev->kind == APR_ASM_BLOCK_DELTA))
-        return a->opt.padded ? feed_last_padded(a, ev, err) : feed_last_plain(a, ev, err);
+        return a->opt.padded ? feed_last(a, ev, err, 1) : feed_last_plain(a, ev, err);
     return feed(a, ev, err);
 }
 

@@ -79,7 +79,7 @@ typedef struct corpus {
     uint64_t order_bytes; /* text bytes of the events in `order` */
 } corpus;
 
-static int event_view(const ap_message_t *msg, apr_asm_event *ev);
+static inline int event_view(const ap_message_t *msg, apr_asm_event *ev);
 
 /*
  * Writes EVENTS text deltas as JSON, event i in namespace i % places, and
@@ -155,7 +155,7 @@ static void corpus_free(corpus *c)
  * copied. The view was zeroed once; the members set here are all those of
  * this kind. Returns 0 for an event the assembler does not take.
  */
-static int event_view(const ap_message_t *msg, apr_asm_event *ev)
+static inline int event_view(const ap_message_t *msg, apr_asm_event *ev)
 {
     const ap_messages_event_params_t *p;
     const ap_content_block_delta_t *d;
@@ -297,13 +297,11 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
         c0 = cpu_now();
         /* Whole passes over `order`, so the loop carries no per-event counters but i. */
         while (bytes < total) {
-            for (i = 0; i < ORDER; i++) {
+            for (i = 0; how == VIA_VIEWS && i < ORDER; i++)
+                if (apr_asm_feed(&a, &c->views[c->order[i]], NULL) != APR_OK)
+                    break;
+            for (i = how == VIA_VIEWS ? i : 0; i < ORDER; i++) {
                 apr_status st;
-                if (how == VIA_VIEWS) {
-                    if (apr_asm_feed(&a, &c->views[c->order[i]], NULL) != APR_OK)
-                        break;
-                    continue;
-                }
                 if (!event_view(&c->msgs[c->order[i]], &e))
                     break;
                 e.position = events + i;

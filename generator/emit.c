@@ -690,10 +690,10 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
             const ir_field *f = &t->fields[i];
             tmpl_value *v = tmpl_object(C);
             static const char *const names[] = { "APR_F_OPTIONAL", "APR_F_LITERAL", "APR_F_NULLABLE",
-                                                 "APR_F_PLAIN_NAMES" };
-            char flags[100] = "";
+                                                 "APR_F_PLAIN_NAMES", "APR_F_SHARED_NAME" };
+            char flags[120] = "";
             size_t b;
-            for (b = 0; b < 4; b++)
+            for (b = 0; b < sizeof names / sizeof names[0]; b++)
                 if (f->flags & (1u << b))
                     snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s",
                              flags[0] ? " | " : "", names[b]);

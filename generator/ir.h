@@ -40,7 +40,7 @@ typedef struct ir_literal {
 typedef struct ir_type ir_type;
 
 /* Field flags: the runtime's APR_F_* values. */
-enum { IR_F_OPTIONAL = 1, IR_F_LITERAL = 2, IR_F_NULLABLE = 4, IR_F_PLAIN_NAMES = 8 };
+enum { IR_F_OPTIONAL = 1, IR_F_LITERAL = 2, IR_F_NULLABLE = 4, IR_F_PLAIN_NAMES = 8, IR_F_SHARED_NAME = 16 };
 
 typedef struct ir_field {
     ast_str key;         /* wire key, exactly as in the schema */

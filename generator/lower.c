@@ -759,6 +759,15 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         f.flags |= IR_F_OPTIONAL;
     if (plain_name(key.ptr, key.len) && plain_name(f.snake, strlen(f.snake)))
         f.flags |= IR_F_PLAIN_NAMES;
+    /* A spelling two members share (fooBar and foo_bar in snake_case): the runtime's fast path steps aside. */
+    for (i = 0; i < node->nfields; i++) {
+        ir_field *o = &node->fields[i];
+        if (strcmp(o->snake, f.snake) == 0 || (o->key.len == strlen(f.snake) && memcmp(o->key.ptr, f.snake, o->key.len) == 0) ||
+            (key.len == strlen(o->snake) && memcmp(key.ptr, o->snake, key.len) == 0)) {
+            o->flags |= IR_F_SHARED_NAME;
+            f.flags |= IR_F_SHARED_NAME;
+        }
+    }
     if (field_name_taken(node, f.c_name)) {
         const char *base = f.c_name;
         size_t suffix = 2;

@@ -102,8 +102,12 @@ enum {
     APR_F_OPTIONAL = 1, /* `? key: T`: a `bool` at present_offset says whether it was given */
     APR_F_LITERAL = 2,  /* the value is the member type's literal: checked, never stored */
     APR_F_NULLABLE = 4, /* `T / null`: a `bool` at null_offset says it was null */
-    APR_F_PLAIN_NAMES = 8 /* key and snake are printable ASCII without '"' or '\\': input
-                             bytes equal to one of them, then '"', are that whole name */
+    APR_F_PLAIN_NAMES = 8, /* key and snake are printable ASCII without '"' or '\\': input
+                              bytes equal to one of them, then '"', are that whole name */
+    APR_F_SHARED_NAME = 16 /* another member of the struct shares a spelling of this one's
+                              (fooBar and foo_bar are both "foo_bar" in snake_case), so one
+                              input name can reach either: the fast path leaves the object to
+                              the exact decoder, which finds a name given twice by its text */
 };
 
 /* One named member of a struct. */

@@ -761,6 +761,10 @@ static const char *fast_object_member(fast_ctx *c, fast_object *o, const char *p
         return apr_fast_extra(c, o->st, o->base, k, &p, &o->xcap) > 0 ? p : NULL;
     return NULL;
 known:
+    /* Two members one name could reach: the seen bits would miss the name
+     * given twice, which the exact decoder reports. */
+    if (APR_FAST_UNLIKELY(f->flags & APR_F_SHARED_NAME) && kc != APR_CASE_SCHEMA)
+        return NULL;
     /* One place decodes a known field's value: the code is inlined. */
     return fast_member(c, f, bit, &o->seen, p, base);
 }

@@ -15,8 +15,8 @@
 static const apr_field names_options_type_fields[] = {
     { "default", 7, "default", 7, &apr_int_type, offsetof(names_options_t, default_), 0, 0, APR_F_PLAIN_NAMES },
     { "register", 8, "register", 8, &apr_text_type, offsetof(names_options_t, register_), offsetof(names_options_t, has_register_), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
-    { "fooBar", 6, "foo_bar", 7, &apr_int_type, offsetof(names_options_t, foo_bar), 0, 0, APR_F_PLAIN_NAMES },
-    { "foo_bar", 7, "foo_bar", 7, &apr_text_type, offsetof(names_options_t, foo_bar_2), 0, 0, APR_F_PLAIN_NAMES },
+    { "fooBar", 6, "foo_bar", 7, &apr_int_type, offsetof(names_options_t, foo_bar), 0, 0, APR_F_PLAIN_NAMES | APR_F_SHARED_NAME },
+    { "foo_bar", 7, "foo_bar", 7, &apr_text_type, offsetof(names_options_t, foo_bar_2), 0, 0, APR_F_PLAIN_NAMES | APR_F_SHARED_NAME },
     { "kind", 4, "kind", 4, &apr_uint_type, offsetof(names_options_t, kind_), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type names_options_type = { APR_K_STRUCT, "Options", sizeof(names_options_t), { .st = { names_options_type_fields, 5, false, 0, NULL, NULL, 0 } }, NULL, NULL };

@@ -1,0 +1,543 @@
+/*
+ * golden_differential.c - the generated code of every golden schema, run.
+ *
+ * Each golden schema's committed output (golden/NAME.expected.{h,c}, which
+ * backend-golden-NAME keeps equal to what cddlgen writes) is compiled in,
+ * with its straight-line decoders and validators. The same schema is also
+ * interpreted: descriptors built in memory from the lowered model, which
+ * have no generated code (what `cddlgen validate` runs). For every named
+ * type of every schema, random instances are written from the type's
+ * descriptor (mostly valid: members in schema order or shuffled, optional
+ * ones present or not, both key spellings), and seeded mutations of each.
+ * Both sides must give the same status, JSON Pointer, message and offset,
+ * strict and tolerant, in every key case; a value both decode must encode
+ * to the same bytes and pass validation on both sides. On the generated
+ * side each decode path is also run alone (schema_internal.h): whatever
+ * the generated decoders or the table-driven fast path accept, the exact
+ * decoder accepts with a value that encodes the same; and whatever the
+ * generated validators call valid, the tables do too.
+ *
+ * The table `goldens` (golden_table.h) is written by CMake from the golden
+ * directory, so a new golden schema is tested without editing this file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apr_schema.h"
+#include "apr_types.h"
+#include "schema_internal.h"
+#include "cddl.h"
+#include "interp.h"
+#include "lower.h"
+#include "sema.h"
+#include "test.h"
+
+typedef struct golden {
+    const char *name;             /* the schema's name, also the prefix */
+    const char *path;             /* NAME.cddl */
+    const apr_named_type *types;  /* NAME_types, from the generated code */
+    const size_t *count;
+    const char *roots[4];         /* from NAME.args (`--root R`), NULL-terminated */
+} golden;
+
+#include "golden_table.h"
+
+enum { INSTANCES = 120, MUTATIONS = 16, MAX_DEPTH = 6 };
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int chance(unsigned percent)
+{
+    return next_rand() % 100 < percent;
+}
+
+/* ---- instances --------------------------------------------------------------- */
+
+/* A member name in the spelling `snake` asks for. */
+static void write_name(apr_json_writer *w, const apr_field *f, int snake)
+{
+    if (snake)
+        apr_json_write_key(w, f->snake, f->snake_len);
+    else
+        apr_json_write_key(w, f->key, f->key_len);
+}
+
+static void write_literal(apr_json_writer *w, const apr_literal *l)
+{
+    switch (l->kind) {
+    case APR_LIT_TEXT:
+        apr_json_write_string(w, l->text, l->len);
+        break;
+    case APR_LIT_INT:
+        apr_json_write_int64(w, l->i);
+        break;
+    case APR_LIT_UINT:
+        apr_json_write_uint64(w, l->u);
+        break;
+    case APR_LIT_FLOAT:
+        apr_json_write_double(w, l->f);
+        break;
+    case APR_LIT_BOOL:
+        apr_json_write_bool(w, l->i != 0);
+        break;
+    default:
+        apr_json_write_null(w);
+        break;
+    }
+}
+
+/* A text of `n` bytes: ASCII mostly, some characters to escape, some UTF-8. */
+static void write_text(apr_json_writer *w, size_t n)
+{
+    static const char *const pieces[] = { "a", "b", "Z", "0", "_", "-", ":", " ", "\"", "\\", "\n", "\xc3\xa9" };
+    char buf[64];
+    size_t at = 0;
+    while (at < n && at < sizeof buf) {
+        const char *p = pieces[next_rand() % (sizeof pieces / sizeof pieces[0])];
+        size_t k = strlen(p);
+        if (at + k > n || at + k > sizeof buf)
+            p = "x", k = 1;
+        memcpy(buf + at, p, k);
+        at += k;
+    }
+    apr_json_write_string(w, buf, at);
+}
+
+/* A count in [min, max], small. */
+static size_t some_count(size_t min, size_t max)
+{
+    size_t hi = max - min > 3 ? min + 3 : max;
+    return min + (size_t)(next_rand() % (hi - min + 1));
+}
+
+static void write_value(apr_json_writer *w, const apr_type *t, int snake, int depth);
+
+static void write_any(apr_json_writer *w, int depth)
+{
+    switch (next_rand() % (depth < MAX_DEPTH ? 6 : 4)) {
+    case 0:
+        apr_json_write_null(w);
+        break;
+    case 1:
+        apr_json_write_int64(w, (int64_t)(next_rand() % 2001) - 1000);
+        break;
+    case 2:
+        write_text(w, next_rand() % 6);
+        break;
+    case 3:
+        apr_json_write_bool(w, chance(50));
+        break;
+    case 4:
+        apr_json_write_array_begin(w);
+        write_any(w, depth + 1);
+        apr_json_write_array_end(w);
+        break;
+    default:
+        apr_json_write_object_begin(w);
+        apr_json_write_key(w, "k", 1);
+        write_any(w, depth + 1);
+        apr_json_write_object_end(w);
+        break;
+    }
+}
+
+/* The members of struct `t` (and of a variant inlined into it), in schema order or shuffled. */
+static void write_members(apr_json_writer *w, const apr_type *t, int snake, int depth, int open_object)
+{
+    const apr_field *order[64];
+    size_t n = 0, i;
+    const apr_type *variant = NULL;
+    if (open_object)
+        apr_json_write_object_begin(w);
+    for (i = 0; i < t->u.st.nfields && n < 64; i++) {
+        const apr_field *f = &t->u.st.fields[i];
+        if ((f->flags & APR_F_OPTIONAL) && (depth >= MAX_DEPTH || chance(40)))
+            continue;
+        order[n++] = f;
+    }
+    if (chance(25)) /* members in another order: discriminants late, names out of turn */
+        for (i = n; i > 1; i--) {
+            size_t j = (size_t)(next_rand() % i);
+            const apr_field *tmp = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = tmp;
+        }
+    for (i = 0; i < n; i++) {
+        const apr_field *f = order[i];
+        write_name(w, f, snake);
+        if ((f->flags & APR_F_NULLABLE) && chance(20))
+            apr_json_write_null(w);
+        else
+            write_value(w, f->type, snake, depth + 1);
+    }
+    if (t->u.st.variants != NULL && t->u.st.variants->u.un.nalts != 0) {
+        const apr_type *un = t->u.st.variants;
+        variant = un->u.un.alts[next_rand() % un->u.un.nalts];
+        if (variant->kind == APR_K_STRUCT)
+            write_members(w, variant, snake, depth, 0);
+    }
+    if (t->u.st.open && chance(30)) {
+        apr_json_write_key(w, "zzExtra", 7);
+        if (t->u.st.extras_type != NULL)
+            write_value(w, t->u.st.extras_type, snake, depth + 1);
+        else
+            write_any(w, depth + 1);
+    }
+    if (open_object)
+        apr_json_write_object_end(w);
+}
+
+static void write_value(apr_json_writer *w, const apr_type *t, int snake, int depth)
+{
+    size_t i, n;
+    switch (t->kind) {
+    case APR_K_ANY:
+        write_any(w, depth);
+        break;
+    case APR_K_BOOL:
+        apr_json_write_bool(w, chance(50));
+        break;
+    case APR_K_INT:
+        if (chance(30))
+            apr_json_write_int64(w, chance(50) ? t->u.i.min : t->u.i.max);
+        else if (t->u.i.min <= 0 && t->u.i.max >= 100)
+            apr_json_write_int64(w, (int64_t)(next_rand() % 100));
+        else
+            apr_json_write_int64(w, t->u.i.min);
+        break;
+    case APR_K_UINT:
+        if (chance(30))
+            apr_json_write_uint64(w, chance(50) ? t->u.u.min : t->u.u.max);
+        else
+            apr_json_write_uint64(w, t->u.u.min + next_rand() % 100 <= t->u.u.max ? t->u.u.min + next_rand() % 100
+                                                                                  : t->u.u.min);
+        break;
+    case APR_K_FLOAT:
+        if (t->u.f.has_min && !t->u.f.min_exclusive && chance(30))
+            apr_json_write_double(w, t->u.f.min);
+        else
+            apr_json_write_double(w, t->u.f.has_min ? t->u.f.min + 0.5 : (double)(next_rand() % 1000) / 8.0);
+        break;
+    case APR_K_TEXT: {
+        size_t max = t->u.text.max_len < t->u.text.min_len + 12 ? t->u.text.max_len : t->u.text.min_len + 12;
+        write_text(w, t->u.text.min_len + (size_t)(next_rand() % (max - t->u.text.min_len + 1)));
+        break;
+    }
+    case APR_K_LITERAL:
+        write_literal(w, &t->u.lit);
+        break;
+    case APR_K_ENUM:
+        if (t->u.enm.count == 0 || (t->u.enm.other != NULL && chance(20)))
+            write_text(w, 4);
+        else
+            write_literal(w, &t->u.enm.values[next_rand() % t->u.enm.count]);
+        break;
+    case APR_K_STRUCT:
+        write_members(w, t, snake, depth, 1);
+        break;
+    case APR_K_ARRAY:
+        n = some_count(t->u.arr.min, t->u.arr.max);
+        if (depth >= MAX_DEPTH)
+            n = t->u.arr.min;
+        apr_json_write_array_begin(w);
+        for (i = 0; i < n; i++)
+            write_value(w, t->u.arr.elem, snake, depth + 1);
+        apr_json_write_array_end(w);
+        break;
+    case APR_K_MAP:
+        n = some_count(t->u.map.min, t->u.map.max);
+        if (depth >= MAX_DEPTH)
+            n = t->u.map.min;
+        apr_json_write_object_begin(w);
+        for (i = 0; i < n; i++) {
+            char key[16];
+            int len = snprintf(key, sizeof key, "key%zu", i);
+            apr_json_write_key(w, key, (size_t)len);
+            write_value(w, t->u.map.value, snake, depth + 1);
+        }
+        apr_json_write_object_end(w);
+        break;
+    case APR_K_UNION:
+        if (t->u.un.nalts == 0) {
+            apr_json_write_null(w);
+            break;
+        }
+        write_value(w, t->u.un.alts[next_rand() % t->u.un.nalts], snake, depth + 1);
+        break;
+    default:
+        apr_json_write_null(w);
+        break;
+    }
+}
+
+/* One seeded mutation of `in` into `out` (room for len + 16). Returns the new length. */
+static size_t mutate(const char *in, size_t len, char *out)
+{
+    static const char bytes[] = "{}[]\":,0123456789-.eE tfnul\\\x80\xff";
+    size_t at = len ? (size_t)(next_rand() % len) : 0, span = 1 + (size_t)(next_rand() % 4);
+    memcpy(out, in, len);
+    switch (next_rand() % 3) {
+    case 0: /* replace a byte */
+        if (len)
+            out[at] = bytes[next_rand() % (sizeof bytes - 1)];
+        return len;
+    case 1: /* delete a span */
+        if (at + span > len)
+            span = len - at;
+        memmove(out + at, out + at + span, len - at - span);
+        return len - span;
+    default: /* insert a byte */
+        memmove(out + at + 1, out + at, len - at);
+        out[at] = bytes[next_rand() % (sizeof bytes - 1)];
+        return len + 1;
+    }
+}
+
+/* ---- comparing --------------------------------------------------------------- */
+
+/* The compact JSON of `value` (malloc'd, NULL when it cannot be encoded). */
+static char *encode(const apr_type *t, const void *value, apr_key_case kc, size_t *len)
+{
+    apr_json_writer w;
+    apr_encode_options eo;
+    char *out = NULL;
+    memset(&eo, 0, sizeof eo);
+    eo.key_case = kc == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
+    apr_json_writer_init(&w, NULL);
+    if (apr_schema_encode(t, value, &w, &eo) == APR_OK && apr_json_writer_finish(&w, NULL) == APR_OK) {
+        *len = apr_json_writer_len(&w);
+        out = (char *)malloc(*len + 1);
+        if (out != NULL)
+            memcpy(out, apr_json_writer_data(&w), *len);
+    }
+    apr_json_writer_deinit(&w);
+    return out;
+}
+
+static long generated_taken, table_taken;
+
+/*
+ * The generated type's fast paths alone, against its exact decoder: what a
+ * fast path accepts, the exact decoder accepts, with the same value; what
+ * the generated validator calls valid, the tables call valid.
+ */
+static int paths_agree(const apr_type *t, const char *json, size_t len, const apr_decode_options *opt,
+                       apr_arena *arena)
+{
+    void *exact, *fast;
+    apr_status st;
+    size_t elen = 0, flen = 0;
+    char *e, *f;
+    int pass, ok = 1;
+    apr_arena_reset(arena);
+    exact = apr_arena_alloc(arena, t->size ? t->size : 1);
+    fast = apr_arena_alloc(arena, t->size ? t->size : 1);
+    if (exact == NULL || fast == NULL)
+        return 0;
+    st = apr_schema_priv_decode_exact(t, json, len, arena, exact, opt, NULL);
+    e = st == APR_OK ? encode(t, exact, opt->key_case, &elen) : NULL;
+    for (pass = 0; pass < 2; pass++) {
+        bool generated = pass == 0;
+        if (generated && t->fast == NULL)
+            continue;
+        memset(fast, 0, t->size ? t->size : 1);
+        if (!apr_schema_priv_decode_fast(t, json, len, arena, fast, opt, generated))
+            continue;
+        if (generated)
+            generated_taken++;
+        else
+            table_taken++;
+        f = encode(t, fast, opt->key_case, &flen);
+        if (st != APR_OK || e == NULL || f == NULL || flen != elen || memcmp(e, f, elen) != 0)
+            ok = 0;
+        if (t->valid != NULL && t->valid(fast, opt->strict, 0) &&
+            apr_schema_priv_validate_tables(t, fast, opt->strict, NULL) != APR_OK)
+            ok = 0;
+        free(f);
+    }
+    free(e);
+    return ok;
+}
+
+typedef struct outcome {
+    apr_status status;
+    apr_error err;
+    char *encoded; /* malloc'd, when decoded */
+    size_t encoded_len;
+    apr_status valid;
+} outcome;
+
+static outcome run(const apr_type *t, const char *json, size_t len, const apr_decode_options *opt,
+                   apr_arena *arena)
+{
+    outcome o;
+    void *value;
+    memset(&o, 0, sizeof o);
+    apr_arena_reset(arena);
+    value = apr_arena_alloc(arena, t->size ? t->size : 1);
+    o.status = apr_schema_decode(t, json, len, arena, value, opt, &o.err);
+    if (o.status == APR_OK) {
+        o.valid = apr_schema_validate(t, value, opt->strict, NULL);
+        o.encoded = encode(t, value, opt->key_case, &o.encoded_len);
+    }
+    return o;
+}
+
+static long compared, decoded, differed;
+
+static void compare(const golden *g, const char *type, const apr_type *gen, const apr_type *interp,
+                    const char *json, size_t len, apr_arena *arena)
+{
+    int strict, kc;
+    for (strict = 0; strict < 2; strict++) {
+        for (kc = 0; kc < 3; kc++) {
+            apr_decode_options opt;
+            outcome a, b;
+            memset(&opt, 0, sizeof opt);
+            opt.strict = strict != 0;
+            opt.key_case = (apr_key_case)kc;
+            a = run(gen, json, len, &opt, arena);
+            b = run(interp, json, len, &opt, arena);
+            compared++;
+            decoded += a.status == APR_OK;
+            if (!paths_agree(gen, json, len, &opt, arena) && differed++ < 20)
+                fprintf(stderr, "%s %s (%s, case %d): a fast path disagrees with the exact decoder on %.*s\n",
+                        g->name, type, strict ? "strict" : "tolerant", kc, (int)(len < 300 ? len : 300), json);
+            if (a.status != b.status || strcmp(a.err.pointer, b.err.pointer) != 0 ||
+                strcmp(a.err.message, b.err.message) != 0 || a.err.offset != b.err.offset ||
+                a.valid != b.valid || a.valid != APR_OK || a.encoded_len != b.encoded_len ||
+                (a.encoded_len && memcmp(a.encoded, b.encoded, a.encoded_len) != 0)) {
+                if (differed++ < 20)
+                    fprintf(stderr,
+                            "%s %s (%s, case %d) on %.*s\n  generated:   %s at '%s' [%zu] %s; %.*s\n"
+                            "  interpreted: %s at '%s' [%zu] %s; %.*s\n",
+                            g->name, type, strict ? "strict" : "tolerant", kc, (int)(len < 300 ? len : 300), json,
+                            apr_status_str(a.status), a.err.pointer, a.err.offset, a.err.message,
+                            (int)a.encoded_len, a.encoded ? a.encoded : "", apr_status_str(b.status),
+                            b.err.pointer, b.err.offset, b.err.message, (int)b.encoded_len,
+                            b.encoded ? b.encoded : "");
+            }
+            free(a.encoded);
+            free(b.encoded);
+        }
+    }
+}
+
+/* ---- schemas ------------------------------------------------------------------- */
+
+/*
+ * The interpreted type for entry `i` of the generated table: a generic rule
+ * instantiated twice ("Page" as Page<User, text> and Page<uint, int>) is
+ * listed once per instantiation, in the module's order, so the n-th entry
+ * of a name is the n-th type of the module with that rule.
+ */
+static const apr_type *interpreted(cddl_ctx *ctx, const ir_module *mod, const golden *g, size_t i)
+{
+    ir_module from = *mod;
+    size_t seen = 0, j;
+    for (j = 0; j < i; j++)
+        seen += strcmp(g->types[j].name, g->types[i].name) == 0;
+    for (j = 0; j < mod->count; j++) {
+        if (mod->types[j]->rule == NULL || strcmp(mod->types[j]->rule, g->types[i].name) != 0)
+            continue;
+        if (seen-- == 0) {
+            from.types = mod->types + j;
+            from.count = mod->count - j;
+            return interp_type(ctx, &from, g->types[i].name);
+        }
+    }
+    return NULL;
+}
+
+static int test_schema(const golden *g, apr_arena *arena, long *types_tested)
+{
+    diag_ctx d;
+    cddl_ctx ctx;
+    jmp_buf oom;
+    cddl_source src;
+    ast_document *doc;
+    sema_table table;
+    ir_module mod;
+    volatile size_t nroots = 0;
+    size_t i;
+    int k, m;
+    while (nroots < 4 && g->roots[nroots] != NULL)
+        nroots++;
+    diag_init(&d, stderr);
+    for (k = 0; k < DIAG_W_COUNT; k++)
+        d.enabled[k] = 0; /* the golden stderr files hold the warnings; errors still show */
+    cddl_ctx_init(&ctx, &d);
+    if (setjmp(oom) != 0)
+        return 1;
+    ctx.oom = &oom;
+    if (cddl_source_load(&ctx, &src, g->path) != 0)
+        return 1;
+    doc = cddl_parse(&ctx, &src);
+    if (doc == NULL || sema_check(&ctx, cddl_prelude(&ctx), doc, &table) != 0 ||
+        lower_module(&ctx, &table, doc, g->roots, (size_t)nroots, &mod) != 0) {
+        cddl_source_deinit(&src);
+        cddl_ctx_deinit(&ctx);
+        return 1;
+    }
+    for (i = 0; i < *g->count; i++) {
+        const apr_named_type *nt = &g->types[i];
+        const apr_type *interp = interpreted(&ctx, &mod, g, i);
+        if (interp == NULL)
+            continue; /* a path such as "Event.params", reached through its parent */
+        (*types_tested)++;
+        for (k = 0; k < INSTANCES; k++) {
+            apr_json_writer w;
+            char *mut;
+            int snake = chance(30);
+            apr_json_writer_init(&w, NULL);
+            write_value(&w, interp, snake, 0);
+            if (apr_json_writer_finish(&w, NULL) != APR_OK) {
+                apr_json_writer_deinit(&w);
+                continue;
+            }
+            compare(g, nt->name, nt->type, interp, apr_json_writer_data(&w), apr_json_writer_len(&w), arena);
+            mut = (char *)malloc(apr_json_writer_len(&w) + 16);
+            for (m = 0; mut != NULL && m < MUTATIONS; m++) {
+                size_t n = mutate(apr_json_writer_data(&w), apr_json_writer_len(&w), mut);
+                compare(g, nt->name, nt->type, interp, mut, n, arena);
+            }
+            free(mut);
+            apr_json_writer_deinit(&w);
+        }
+    }
+    cddl_source_deinit(&src);
+    cddl_ctx_deinit(&ctx);
+    return 0;
+}
+
+int main(void)
+{
+    apr_arena arena;
+    size_t i;
+    long types = 0;
+    apr_arena_init(&arena, NULL);
+    for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
+        long before = types;
+        CHECK_INT(test_schema(&goldens[i], &arena, &types), 0);
+        CHECK(types > before); /* every schema has a named type the interpreter knows */
+    }
+    printf("%zu schemas, %ld types, %ld comparisons, %ld decoded (generated decoders took %ld, the "
+           "table-driven fast path %ld), %ld differences\n",
+           sizeof goldens / sizeof goldens[0], types, compared, decoded, generated_taken, table_taken, differed);
+    /* the instances are valid often enough that every path is exercised */
+    CHECK(decoded > compared / 10);
+    CHECK(generated_taken > decoded / 4);
+    CHECK(table_taken > decoded / 4);
+    CHECK(differed == 0);
+    apr_arena_deinit(&arena);
+    return test_report();
+}

@@ -1775,9 +1775,9 @@ static ASM_NOINLINE apr_status notify_append(apr_assembler *a, const apr_asm_mes
 }
 
 /*
- * Appends the text of an event that takes_delta to the hot member of `m`,
- * any length, when the member has room for it; else the general path
- * (which grows the member) takes the event.
+ * Appends the text of an event that takes_delta to the hot member of `m`
+ * (a->last), any length, when the member has room for it; else the
+ * general path (which grows the member) takes the event.
  */
 static ASM_NOINLINE apr_status append_text(apr_assembler *a, apr_asm_message *m, const apr_asm_event *ev,
                                            apr_error *err)
@@ -1789,7 +1789,6 @@ static ASM_NOINLINE apr_status append_text(apr_assembler *a, apr_asm_message *m,
     if (n != 0) /* a member that took only empty text may have no buffer */
         memcpy(mb->val + mb->len, ev->text.ptr, n);
     mb->len += n;
-    a->last = m;
     return a->cb.on_append != NULL ? notify_append(a, m, ev) : APR_OK;
 }
 

@@ -1,0 +1,182 @@
+/*
+ * assemble.c - fuzz target for event sequences: the lenient event reader
+ * (apr_asm_event_from_json) and the assembler behind it, as `apstream
+ * assemble` uses them. The input is a JSON Lines stream of protocol events.
+ * It is assembled three ways that must agree: event by event; the same with
+ * the padded promise (each line copied into a buffer APR_PADDING bytes
+ * longer, the reader's strings being in it or in its arena); and through a
+ * coalescer, which is lossless. Agreeing means the same messages and tools
+ * delivered in the same order with the same contents, and the same
+ * violations. A fourth run with tiny limits (open items, bytes per item,
+ * members per block, remembered items) must only stay in bounds.
+ */
+#include "apr_assemble.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one assembly reported, as text: each message and tool as JSON, each violation, a line each. */
+typedef struct report {
+    char *p;
+    size_t len, cap;
+    apr_json_writer w; /* scratch for one item */
+} report;
+
+static void add(report *r, const char *s, size_t n)
+{
+    if (r->len + n > r->cap) {
+        size_t cap = (r->len + n) * 2;
+        char *p = realloc(r->p, cap);
+        if (p == NULL)
+            abort();
+        r->p = p;
+        r->cap = cap;
+    }
+    memcpy(r->p + r->len, s, n);
+    r->len += n;
+}
+
+static void add_written(report *r)
+{
+    if (apr_json_writer_finish(&r->w, NULL) != APR_OK)
+        abort();
+    add(r, apr_json_writer_data(&r->w), apr_json_writer_len(&r->w));
+    add(r, "\n", 1);
+    apr_json_writer_reset(&r->w);
+}
+
+static void on_message(void *ctx, const apr_asm_message *m)
+{
+    report *r = ctx;
+    apr_asm_message_write(m, &r->w);
+    add_written(r);
+}
+
+static void on_tool(void *ctx, const apr_asm_tool *t)
+{
+    report *r = ctx;
+    apr_asm_tool_write(t, &r->w);
+    add_written(r);
+}
+
+static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+{
+    report *r = ctx;
+    char head[64];
+    int n = snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position, apr_asm_violation_name(code));
+    add(r, head, (size_t)n);
+    add(r, text, strlen(text));
+    add(r, "\n", 1);
+}
+
+enum { DIRECT, PADDED, COALESCED, TINY, WAYS };
+
+typedef struct way {
+    apr_assembler a;
+    apr_asm_coalescer co;
+    report r;
+} way;
+
+static apr_status to_assembler(void *ctx, const apr_asm_event *ev)
+{
+    return apr_asm_feed((apr_assembler *)ctx, ev, NULL);
+}
+
+static void way_init(way *w, int which)
+{
+    apr_asm_options o;
+    apr_asm_callbacks cb;
+    apr_asm_coalesce_options co;
+    memset(&o, 0, sizeof o);
+    memset(&cb, 0, sizeof cb);
+    memset(&co, 0, sizeof co);
+    memset(&w->r, 0, sizeof w->r);
+    apr_json_writer_init(&w->r.w, NULL);
+    cb.on_message_done = on_message;
+    cb.on_tool_done = on_tool;
+    cb.on_violation = on_violation;
+    cb.ctx = &w->r;
+    o.padded = which == PADDED;
+    if (which == TINY) {
+        o.max_open_messages = 2;
+        o.max_open_tools = 2;
+        o.max_item_bytes = 700;
+        o.max_block_members = 3;
+        o.max_closed = 2;
+        o.max_link_bytes = 100;
+    }
+    apr_asm_init(&w->a, &o, &cb);
+    co.max_events = 5; /* small windows: runs end by count and by bytes */
+    co.max_bytes = 24;
+    apr_asm_coalescer_init(&w->co, &co, to_assembler, &w->a);
+}
+
+/* Feeds one event the way `which` does. */
+static void way_feed(way *w, int which, const apr_asm_event *ev)
+{
+    apr_status st = which == COALESCED ? apr_asm_coalescer_push(&w->co, ev) : apr_asm_feed(&w->a, ev, NULL);
+    /* The reader's views are well formed and memory is plentiful. */
+    if (st != APR_OK)
+        abort();
+}
+
+static void way_finish(way *w, int which)
+{
+    if (which == COALESCED && apr_asm_coalescer_flush(&w->co) != APR_OK)
+        abort();
+    apr_asm_finish(&w->a);
+}
+
+static void way_deinit(way *w)
+{
+    apr_asm_coalescer_deinit(&w->co);
+    apr_asm_deinit(&w->a);
+    apr_json_writer_deinit(&w->r.w);
+    free(w->r.p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    way ways[WAYS];
+    apr_asm_reader reader;
+    size_t at = 0, line = 0;
+    int k;
+    for (k = 0; k < WAYS; k++)
+        way_init(&ways[k], k);
+    apr_asm_reader_init(&reader);
+    while (at < size) {
+        const char *nl = memchr(text + at, '\n', size - at);
+        size_t len = nl ? (size_t)(nl - (text + at)) : size - at;
+        char *padded = malloc(len + APR_PADDING);
+        line++;
+        if (padded == NULL)
+            abort();
+        memcpy(padded, text + at, len);
+        memset(padded + len, 'x', APR_PADDING);
+        for (k = 0; k < WAYS; k++) {
+            apr_asm_event ev;
+            /* The padded way reads its padded copy; the others the input itself, which ends where it ends. */
+            const char *src = k == PADDED ? padded : text + at;
+            if (apr_asm_event_from_json(&reader, src, len, line, &ev) == 1)
+                way_feed(&ways[k], k, &ev);
+        }
+        free(padded);
+        at += len + 1;
+    }
+    for (k = 0; k < WAYS; k++)
+        way_finish(&ways[k], k);
+    for (k = PADDED; k <= COALESCED; k++) {
+        const report *a = &ways[DIRECT].r, *b = &ways[k].r;
+        if (a->len != b->len || (a->len != 0 && memcmp(a->p, b->p, a->len) != 0))
+            abort();
+    }
+    for (k = 0; k < WAYS; k++)
+        way_deinit(&ways[k]);
+    apr_asm_reader_deinit(&reader);
+    return 0;
+}

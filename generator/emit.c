@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apr_fast.h"
 #include "tmpl.h"
 
 typedef struct emitter {
@@ -234,8 +235,8 @@ static const char *literal_init(emitter *E, const ir_literal *l)
  * rest is left to that path (fields of such types call apr_fast_value).
  */
 
-/* Most members a generated decoder tracks: one bit each in a uint64_t. */
-#define FAST_MAX_FIELDS 64
+/* Most members a generated decoder tracks, as the runtime's fast path does. */
+#define FAST_MAX_FIELDS APR_FAST_MAX_FIELDS
 
 /* Printable ASCII without '"' or '\\': input bytes equal to it, then '"', are a string with exactly this text. */
 static bool plain_text(const ast_str *s)

@@ -66,6 +66,9 @@ struct apr_fast_ctx {
 
 #define APR_FAST_MAX_TYPED 128
 
+/* Most members one object's seen-set word tracks (its own plus its variant's): a bit each. */
+#define APR_FAST_MAX_FIELDS 64
+
 /* ---- bytes ------------------------------------------------------------------ */
 
 APR_FAST_INLINE uint64_t apr_fast_load64(const char *p)

@@ -45,8 +45,7 @@
 #define FAST_INLINE inline
 #endif
 
-/* Fields one object can track in its seen-set word (own plus its variant's). */
-#define FAST_MAX_FIELDS 64
+#define FAST_MAX_FIELDS APR_FAST_MAX_FIELDS
 
 /* The context shared with generated decoders (apr_fast.h). */
 typedef apr_fast_ctx fast_ctx;

@@ -175,7 +175,7 @@ void apr_json_reader_init(apr_json_reader *r, const char *json, size_t len, apr_
 {
     uint64_t seed;
     r->begin = r->cur = json;
-    r->end = json + len;
+    r->end = len != 0 ? json + len : json; /* an absent value (NULL, 0) reads as empty input, without NULL + 0 */
     r->arena = arena;
     r->depth = 0;
     r->max_depth = options != NULL && options->max_depth != 0 ? options->max_depth

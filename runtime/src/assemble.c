@@ -1817,11 +1817,10 @@ static ASM_INLINE apr_status append_token(apr_assembler *a, apr_asm_message *m, 
  * a->recent, a small table by a hash of the place, spares most of them
  * building the key, hashing it and probing the map.
  */
-static ASM_NOINLINE apr_status feed_delta(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+static ASM_INLINE apr_status feed_delta(apr_assembler *a, const apr_asm_event *ev, apr_error *err, int padded)
 {
     apr_asm_message **set = place_set(a, ev->ns, ev->ns_len, ev->node.len);
     apr_asm_message *m;
-    int padded = a->opt.padded != 0;
     if (set[0] != NULL && same_place(&set[0]->c, ev, padded))
         m = set[0];
     else if (set[1] != NULL && same_place(&set[1]->c, ev, padded))
@@ -1831,7 +1830,18 @@ static ASM_NOINLINE apr_status feed_delta(apr_assembler *a, const apr_asm_event 
     if (!takes_delta(m, ev))
         return feed(a, ev, err);
     a->last = m;
-    return padded ? append_token(a, m, ev, err, 1) : append_token(a, m, ev, err, 0);
+    return append_token(a, m, ev, err, padded);
+}
+
+/* feed_delta for each promise: functions of their own, reached by tail calls. */
+static ASM_NOINLINE apr_status feed_delta_padded(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    return feed_delta(a, ev, err, 1);
+}
+
+static ASM_NOINLINE apr_status feed_delta_plain(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+{
+    return feed_delta(a, ev, err, 0);
 }
 
 /*
@@ -1847,7 +1857,7 @@ static ASM_INLINE apr_status feed_last(apr_assembler *a, const apr_asm_event *ev
                    (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.ns[0], ev->ns[0], padded))) &&
                    takes_delta(m, ev)))
         return append_token(a, m, ev, err, padded);
-    return feed_delta(a, ev, err);
+    return padded ? feed_delta_padded(a, ev, err) : feed_delta_plain(a, ev, err);
 }
 
 /* feed_last without the padded promise, a function of its own, so that it keeps its registers to itself. */

@@ -733,6 +733,15 @@ static int plain_name(const char *s, size_t len)
     return 1;
 }
 
+/* Do members a and b share a spelling, schema or snake_case? (Their keys differ: that is an error.) */
+static int shares_spelling(const ir_field *a, const ir_field *b)
+{
+    size_t as = strlen(a->snake), bs = strlen(b->snake);
+    return (as == bs && memcmp(a->snake, b->snake, as) == 0) ||
+           (a->key.len == bs && memcmp(a->key.ptr, b->snake, bs) == 0) ||
+           (b->key.len == as && memcmp(b->key.ptr, a->snake, as) == 0);
+}
+
 static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
 {
     ir_field f;
@@ -761,10 +770,8 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         f.flags |= IR_F_PLAIN_NAMES;
     /* A spelling two members share (fooBar and foo_bar in snake_case): the runtime's fast path steps aside. */
     for (i = 0; i < node->nfields; i++) {
-        ir_field *o = &node->fields[i];
-        if (strcmp(o->snake, f.snake) == 0 || (o->key.len == strlen(f.snake) && memcmp(o->key.ptr, f.snake, o->key.len) == 0) ||
-            (key.len == strlen(o->snake) && memcmp(key.ptr, o->snake, key.len) == 0)) {
-            o->flags |= IR_F_SHARED_NAME;
+        if (shares_spelling(&node->fields[i], &f)) {
+            node->fields[i].flags |= IR_F_SHARED_NAME;
             f.flags |= IR_F_SHARED_NAME;
         }
     }

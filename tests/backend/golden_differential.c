@@ -108,8 +108,10 @@ static void write_text(apr_json_writer *w, size_t n)
     while (at < n && at < sizeof buf) {
         const char *p = pieces[next_rand() % (sizeof pieces / sizeof pieces[0])];
         size_t k = strlen(p);
-        if (at + k > n || at + k > sizeof buf)
-            p = "x", k = 1;
+        if (at + k > n || at + k > sizeof buf) { /* a piece that does not fit: one ASCII byte instead */
+            p = "x";
+            k = 1;
+        }
         memcpy(buf + at, p, k);
         at += k;
     }

@@ -33,6 +33,7 @@
 #include "cddl.h"
 #include "interp.h"
 #include "lower.h"
+#include "mutate.h"
 #include "sema.h"
 #include "test.h"
 
@@ -48,16 +49,6 @@ typedef struct golden {
 
 /* Instances per type: many for the small golden schemas, fewer for the big ones, whose types nest the small ones. */
 enum { INSTANCES = 120, INSTANCES_BIG = 12, BIG = 50, MUTATIONS = 16, MAX_DEPTH = 6 };
-
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static int chance(unsigned percent)
 {
@@ -285,29 +276,6 @@ static void write_value(apr_json_writer *w, const apr_type *t, int snake, int de
     }
 }
 
-/* One seeded mutation of `in` into `out` (room for len + 16). Returns the new length. */
-static size_t mutate(const char *in, size_t len, char *out)
-{
-    static const char bytes[] = "{}[]\":,0123456789-.eE tfnul\\\x80\xff";
-    size_t at = len ? (size_t)(next_rand() % len) : 0, span = 1 + (size_t)(next_rand() % 4);
-    memcpy(out, in, len);
-    switch (next_rand() % 3) {
-    case 0: /* replace a byte */
-        if (len)
-            out[at] = bytes[next_rand() % (sizeof bytes - 1)];
-        return len;
-    case 1: /* delete a span */
-        if (at + span > len)
-            span = len - at;
-        memmove(out + at, out + at + span, len - at - span);
-        return len - span;
-    default: /* insert a byte */
-        memmove(out + at + 1, out + at, len - at);
-        out[at] = bytes[next_rand() % (sizeof bytes - 1)];
-        return len + 1;
-    }
-}
-
 /* ---- comparing --------------------------------------------------------------- */
 
 /* The compact JSON of `value` (malloc'd, NULL when it cannot be encoded). */
@@ -511,7 +479,7 @@ static int test_schema(const golden *g, apr_arena *arena, long *types_tested)
                 continue;
             }
             compare(g, nt->name, nt->type, interp, apr_json_writer_data(&w), apr_json_writer_len(&w), arena);
-            mut = (char *)malloc(apr_json_writer_len(&w) + 16);
+            mut = (char *)malloc(2 * apr_json_writer_len(&w) + 16);
             for (m = 0; mut != NULL && m < MUTATIONS; m++) {
                 size_t n = mutate(apr_json_writer_data(&w), apr_json_writer_len(&w), mut);
                 compare(g, nt->name, nt->type, interp, mut, n, arena);

@@ -17,6 +17,7 @@
 #include "interp.h"
 #include "lower.h"
 #include "sema.h"
+#include "mutate.h"
 #include "test.h"
 
 typedef struct verdict {
@@ -57,47 +58,6 @@ static void compare(const char *what, const apr_type *gen, const apr_type *inter
                     a.err.message, apr_status_str(b.status), b.err.pointer, b.err.offset, b.err.message);
         }
     }
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* One seeded mutation of `in` into `out` (room for 2 * len + 16). Returns the new length. */
-static size_t mutate(const char *in, size_t len, char *out)
-{
-    size_t n = len, at = len ? (size_t)(next_rand() % len) : 0, span = 1 + (size_t)(next_rand() % 8);
-    static const char bytes[] = "{}[]\":,0123456789-.eE tfnul\\\x80\xff";
-    memcpy(out, in, len);
-    switch (next_rand() % 4) {
-    case 0: /* replace a byte */
-        if (len)
-            out[at] = bytes[next_rand() % (sizeof bytes - 1)];
-        break;
-    case 1: /* delete a span */
-        if (at + span > len)
-            span = len - at;
-        memmove(out + at, out + at + span, len - at - span);
-        n = len - span;
-        break;
-    case 2: /* duplicate a span */
-        if (at + span > len)
-            span = len - at;
-        memmove(out + at + span, out + at, len - at);
-        n = len + span;
-        break;
-    default: /* insert a byte */
-        memmove(out + at + 1, out + at, len - at);
-        out[at] = bytes[next_rand() % (sizeof bytes - 1)];
-        n = len + 1;
-        break;
-    }
-    return n;
 }
 
 static char *slurp(const char *path, size_t *len)

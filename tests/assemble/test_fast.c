@@ -46,7 +46,8 @@ static void scribble(char *p, size_t n)
 /* A copy of `n` bytes in memory of its own, exactly as long as the promise needs (free it). */
 static char *own_copy(const char *src, size_t n)
 {
-    char *p = (char *)malloc(n + pad_bytes() ? n + pad_bytes() : 1);
+    size_t size = n + pad_bytes();
+    char *p = (char *)malloc(size != 0 ? size : 1);
     if (p == NULL)
         abort();
     if (n)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "apr_fast.h"
+#include "lower.h"
 #include "tmpl.h"
 
 typedef struct emitter {
@@ -255,14 +256,6 @@ static bool same_text(const char *a, size_t alen, const char *b, size_t blen)
     return alen == blen && memcmp(a, b, alen) == 0;
 }
 
-/* Do fields a and b share a spelling (schema or snake_case)? Then which one a name means depends on search order. */
-static bool fields_clash(const ir_field *a, const ir_field *b)
-{
-    return same_text(a->key.ptr, a->key.len, b->key.ptr, b->key.len) ||
-           same_text(a->key.ptr, a->key.len, b->snake, strlen(b->snake)) ||
-           same_text(a->snake, strlen(a->snake), b->key.ptr, b->key.len) ||
-           same_text(a->snake, strlen(a->snake), b->snake, strlen(b->snake));
-}
 
 /* Index of the member of struct `alt` named `key`, or -1. */
 static long field_index(const ir_type *alt, ast_str key)
@@ -277,13 +270,12 @@ static long field_index(const ir_type *alt, ast_str key)
 /* A struct's own members: few enough for the seen-set word, no two spelled alike. */
 static bool fast_fields_ok(const ir_type *t)
 {
-    size_t i, j;
+    size_t i;
     if (t->kind != IR_STRUCT || t->nfields > FAST_MAX_FIELDS)
         return false;
     for (i = 0; i < t->nfields; i++)
-        for (j = i + 1; j < t->nfields; j++)
-            if (fields_clash(&t->fields[i], &t->fields[j]))
-                return false;
+        if (t->fields[i].flags & IR_F_SHARED_NAME)
+            return false;
     return true;
 }
 
@@ -338,12 +330,12 @@ static bool fast_struct_ok_at(const ir_type *t, int depth)
     if (!fast_union_ok_at(v = resolved(t->variants), depth + 1))
         return false;
     for (i = 0; i < t->nfields; i++) {
-        if (fields_clash(&t->fields[i], disc_field(v)))
+        if (ir_fields_clash(&t->fields[i], disc_field(v)))
             return false;
         for (j = 0; j < v->nalts; j++) {
             const ir_type *a = resolved(v->alts[j]);
             for (k = 0; k < a->nfields; k++)
-                if (fields_clash(&t->fields[i], &a->fields[k]))
+                if (ir_fields_clash(&t->fields[i], &a->fields[k]))
                     return false;
         }
     }

@@ -733,11 +733,11 @@ static int plain_name(const char *s, size_t len)
     return 1;
 }
 
-/* Do members a and b share a spelling, schema or snake_case? (Their keys differ: that is an error.) */
-static int shares_spelling(const ir_field *a, const ir_field *b)
+int ir_fields_clash(const ir_field *a, const ir_field *b)
 {
     size_t as = strlen(a->snake), bs = strlen(b->snake);
-    return (as == bs && memcmp(a->snake, b->snake, as) == 0) ||
+    return (a->key.len == b->key.len && memcmp(a->key.ptr, b->key.ptr, a->key.len) == 0) ||
+           (as == bs && memcmp(a->snake, b->snake, as) == 0) ||
            (a->key.len == bs && memcmp(a->key.ptr, b->snake, bs) == 0) ||
            (b->key.len == as && memcmp(b->key.ptr, a->snake, as) == 0);
 }
@@ -768,13 +768,6 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         f.flags |= IR_F_OPTIONAL;
     if (plain_name(key.ptr, key.len) && plain_name(f.snake, strlen(f.snake)))
         f.flags |= IR_F_PLAIN_NAMES;
-    /* A spelling two members share (fooBar and foo_bar in snake_case): the runtime's fast path steps aside. */
-    for (i = 0; i < node->nfields; i++) {
-        if (shares_spelling(&node->fields[i], &f)) {
-            node->fields[i].flags |= IR_F_SHARED_NAME;
-            f.flags |= IR_F_SHARED_NAME;
-        }
-    }
     if (field_name_taken(node, f.c_name)) {
         const char *base = f.c_name;
         size_t suffix = 2;
@@ -968,6 +961,24 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
     }
 }
 
+/*
+ * Flags the members of a complete struct (its own and those inlined from
+ * other maps) that share a spelling with another (fooBar and foo_bar in
+ * snake_case): the runtime's fast path and generated decoders step aside.
+ */
+static void mark_shared_names(ir_type *node)
+{
+    size_t i, j;
+    for (i = 0; i < node->nfields; i++)
+        node->fields[i].flags &= ~(unsigned)IR_F_SHARED_NAME; /* an inlined member's flag was for its own map */
+    for (i = 0; i < node->nfields; i++)
+        for (j = i + 1; j < node->nfields; j++)
+            if (ir_fields_clash(&node->fields[i], &node->fields[j])) {
+                node->fields[i].flags |= IR_F_SHARED_NAME;
+                node->fields[j].flags |= IR_F_SHARED_NAME;
+            }
+}
+
 static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env)
 {
     const ast_entry *only = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
@@ -984,6 +995,7 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
         }
     }
     collect_members(L, node, g, env, 0);
+    mark_shared_names(node);
 }
 
 /* ---- choices ---------------------------------------------------------------- */

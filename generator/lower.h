@@ -17,4 +17,11 @@
 int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
                  const char *const *roots, size_t nroots, ir_module *out);
 
+/*
+ * Do members a and b share a spelling, schema or snake_case? Then which one
+ * an input name means depends on search order. Within one struct such
+ * members carry IR_F_SHARED_NAME.
+ */
+int ir_fields_clash(const ir_field *a, const ir_field *b);
+
 #endif

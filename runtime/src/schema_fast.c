@@ -533,18 +533,13 @@ static FAST_INLINE const char *fast_pick(fast_ctx *c, const apr_type *u, const c
  */
 static bool fast_look_ahead(fast_ctx *c, const apr_type *u, const char *p, size_t *alt)
 {
+    const apr_field *f = fast_disc_field(u);
+    const char *key = u->u.un.disc_key, *snake = f != NULL && f->snake != NULL ? f->snake : key;
     unsigned depth = c->depth;
-    apr_slice k;
-    int closed;
-    for (;;) {
-        if ((p = fast_skip(c, p)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL || closed ||
-            (p = apr_fast_scan_name(p, c->end, &k)) == NULL)
-            return false;
-        if (fast_is_disc(u, k, c->key_case)) {
-            c->depth = depth;
-            return fast_pick(c, u, p, alt) != NULL;
-        }
-    }
+    if ((p = apr_fast_look_ahead(c, p, key, strlen(key), snake, strlen(snake))) == NULL)
+        return false;
+    c->depth = depth;
+    return fast_pick(c, u, p, alt) != NULL;
 }
 
 static FAST_INLINE const char *fast_field(fast_ctx *c, const apr_field *f, const char *p, char *base)

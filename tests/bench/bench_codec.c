@@ -269,7 +269,7 @@ int bench_codec(const bench_config *cfg)
         }
     }
     calls = apr_arena_malloc_calls(&b.arena) - calls_before;
-    report("generated decode+validate Message", t_dec, &b);
+    report("generated strict decode Message (validates)", t_dec, &b);
     t_reval = best_of(&b, cfg->repeat, run_decode_revalidate);
     report("  + ap_message_validate again", t_reval, &b);
 #ifdef HAVE_CJSON

@@ -482,10 +482,7 @@ static bool fast_check(emitter *E, const ir_type *type, const char *target, cons
 /* Can member f's names be recognised by comparing bytes (apr_fast_key)? */
 static bool plain_name(const ir_field *f)
 {
-    ast_str snake;
-    snake.ptr = f->snake;
-    snake.len = strlen(f->snake);
-    return plain_text(&f->key) && plain_text(&snake);
+    return (f->flags & IR_F_PLAIN_NAMES) != 0; /* lowering checked both spellings */
 }
 
 /* `"key":` and `"snake":` of member f as C strings: PREFIXtoken, PREFIXstoken and their lengths. */

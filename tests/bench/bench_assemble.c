@@ -268,7 +268,19 @@ static apr_status feed_nothing(apr_assembler *a, const apr_asm_event *ev, apr_er
  * function that does nothing (the floor), or fed from views described when
  * the events were decoded (the assembler alone).
  */
-typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING, VIA_VIEWS } via;
+typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING, VIA_VIEWS, VIA_BATCH, VIA_BATCH_NOTHING } via;
+
+#define BATCH 64u /* events described in an array, then given to apr_asm_feed_batch at once */
+
+/* The floor of batches: a feed_batch that only looks at the events, called where it cannot be inlined. */
+static apr_status feed_batch_nothing(apr_assembler *a, const apr_asm_event *evs, size_t n, size_t *fed,
+                                     apr_error *err)
+{
+    (void)a;
+    (void)err;
+    *fed = n;
+    return evs[0].kind == APR_ASM_BLOCK_DELTA && evs[n - 1].kind == APR_ASM_BLOCK_DELTA ? APR_OK : APR_E_ARGUMENT;
+}
 
 /*
  * Feeds the corpus's events in their order until about `total` bytes of
@@ -279,12 +291,14 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
                     const apr_asm_callbacks *cb, via how, int padded)
 {
     apr_status (*volatile nothing)(apr_assembler *, const apr_asm_event *, apr_error *) = feed_nothing;
+    apr_status (*volatile batch_nothing)(apr_assembler *, const apr_asm_event *, size_t, size_t *, apr_error *) =
+        feed_batch_nothing;
     run best = { 0, 0, 1e30, 1e30, 0 };
     int r;
     for (r = 0; r < cfg->repeat; r++) {
         apr_assembler a;
         apr_asm_coalescer co;
-        apr_asm_event e;
+        apr_asm_event e, batch[BATCH];
         uint64_t bytes = 0, events = 0, since = 0;
         size_t i = 0, p;
         double t0, c0, t, ct;
@@ -294,13 +308,32 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
         apr_asm_init(&a, &opt, cb);
         apr_asm_coalescer_init(&co, NULL, emit, &a);
         memset(&e, 0, sizeof e);
+        memset(batch, 0, sizeof batch);
         for (p = 0; p < c->places; p++)
             best.failed |= open_message(&a, c, p);
         t0 = bench_now();
         c0 = cpu_now();
         /* Whole passes over `order`, so the loop carries no per-event counters but i. */
         while (bytes < total) {
-            if (how == VIA_VIEWS) {
+            if (how == VIA_BATCH || how == VIA_BATCH_NOTHING) {
+                for (i = 0; i < ORDER; i += BATCH) { /* ORDER is a multiple of BATCH */
+                    size_t j, fed = 0;
+                    apr_status st;
+                    for (j = 0; j < BATCH; j++) {
+                        if (!event_view(&c->msgs[c->order[i + j]], &batch[j]))
+                            break;
+                        batch[j].position = events + i + j;
+                    }
+                    if (j < BATCH)
+                        break;
+                    if (how == VIA_BATCH)
+                        st = apr_asm_feed_batch(&a, batch, BATCH, &fed, NULL);
+                    else
+                        st = batch_nothing(&a, batch, BATCH, &fed, NULL);
+                    if (st != APR_OK || fed != BATCH)
+                        break;
+                }
+            } else if (how == VIA_VIEWS) {
                 for (i = 0; i < ORDER; i++)
                     if (apr_asm_feed(&a, &c->views[c->order[i]], NULL) != APR_OK)
                         break;
@@ -411,12 +444,24 @@ int bench_assemble(const bench_config *cfg)
     report("token deltas, coalesced (64 ev, 4 KiB)", r);
     failed |= r.failed;
 
+    r = assemble(cfg, &tok, total, NULL, VIA_BATCH, 0);
+    report("token deltas, batches of 64", r);
+    failed |= r.failed;
+
+    r = assemble(cfg, &tok, total, NULL, VIA_BATCH, 1);
+    report("token deltas, batches of 64, padded", r);
+    failed |= r.failed;
+
     r = assemble(cfg, &tok, total, NULL, VIA_VIEWS, 1);
     report("token deltas, padded, views made before", r);
     failed |= r.failed;
 
     r = assemble(cfg, &tok, total, NULL, VIA_NOTHING, 0);
     report("floor: view fill + empty call, no work", r);
+    failed |= r.failed;
+
+    r = assemble(cfg, &tok, total, NULL, VIA_BATCH_NOTHING, 0);
+    report("floor: batch fill + empty call per 64", r);
     failed |= r.failed;
 
     corpus_free(&tok);

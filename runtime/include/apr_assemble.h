@@ -20,6 +20,8 @@
  *         ev.kind = APR_ASM_BLOCK_DELTA; ev.ns = segs; ev.ns_len = n; ...
  *         if (apr_asm_feed(&a, &ev, &err) != APR_OK) ...  (out of memory)
  *     }
+ *     (or, with several decoded events at hand, views in an array and
+ *     apr_asm_feed_batch, faster for token streams)
  *     apr_asm_finish(&a);        (delivers what is still open)
  *     apr_asm_deinit(&a);
  *

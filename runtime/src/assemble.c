@@ -1882,20 +1882,9 @@ apr_status apr_asm_feed(apr_assembler *a, const apr_asm_event *ev, apr_error *er
 /*
  * A batch takes runs of tokens for the message of the previous event in a
  * loop that holds the message's place and member in registers (SSE2).
- * AVX2 is used when the CPU has it (asked once per run), through functions
- * compiled for it alone, so the library needs no -mavx2; APR_NO_AVX2 turns
- * that off. Without SSE2, a batch is fed event by event.
+ * Without SSE2, a batch is fed event by event.
  */
 #if defined(__SSE2__)
-#define ASM_RUNS 1
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 5)) && \
-    !defined(APR_NO_AVX2)
-#define ASM_AVX2 1
-#include <immintrin.h>
-#endif
-#endif
-
-#if defined(ASM_RUNS)
 
 /*
  * What a run of tokens needs of its message, in locals: the common case of
@@ -1910,7 +1899,7 @@ typedef struct token_run {
     uint64_t index;
     char *val;
     size_t len;
-    size_t room; /* tokens (of at most 16 bytes) that surely fit */
+    size_t room; /* tokens that surely fit: each takes at most 16 bytes, and leaves 16 for the next */
 } token_run;
 
 /* The run's target when a->last is of that shape, has a hot member, and no on_append waits for each token. */
@@ -1925,13 +1914,13 @@ static int token_run_of(apr_assembler *a, token_run *t)
     t->seg_len = m->c.ns[0].len;
     t->node = m->c.node.ptr;
     t->node_len = m->c.node.len;
-    if (t->seg_len <= 16 || t->seg_len > 64 || t->node_len == 0 || t->node_len >= 16 || mb->cap < 16)
-        return 0;
+    if (t->seg_len <= 16 || t->seg_len > 64 || t->node_len == 0 || t->node_len >= 16 || mb->cap - mb->len < 16)
+        return 0; /* the token after a full member is apr_asm_feed's, which grows it */
     t->kind = m->hot_kind;
     t->index = m->hot_index;
     t->val = mb->val;
     t->len = mb->len;
-    t->room = mb->cap - mb->len < 16 ? 0 : (mb->cap - mb->len - 16) / 16 + 1;
+    t->room = (mb->cap - mb->len - 16) / 16 + 1;
     return 1;
 }
 
@@ -1978,10 +1967,11 @@ static ASM_INLINE int run_node_equal(const token_run *t, const char *node, __m12
 
 /*
  * Takes the tokens at the start of evs[0..n) that the run fits, as
- * feed_last would one by one; returns how many. SSE2: the segment, 17 to
- * 64 bytes, as four overlapping 16-byte words held in registers.
+ * feed_last would one by one; returns how many. The segment, 17 to 64
+ * bytes, is compared as four overlapping 16-byte words, the message's held
+ * in registers.
  */
-static ASM_INLINE size_t run_tokens_sse2(token_run *t, const apr_asm_event *evs, size_t n, char *sink, int padded)
+static ASM_INLINE size_t run_tokens(token_run *t, const apr_asm_event *evs, size_t n, char *sink, int padded)
 {
     token_run r = *t; /* in locals: the appends could otherwise write over *t, for all the compiler knows */
     size_t sl = r.seg_len, mid = sl <= 32 ? 0 : 16, end = sl <= 32 ? sl - 16 : sl - 32, i;
@@ -2009,79 +1999,29 @@ static ASM_INLINE size_t run_tokens_sse2(token_run *t, const apr_asm_event *evs,
     return i;
 }
 
-static ASM_NOINLINE size_t run_tokens_sse2_padded(token_run *t, const apr_asm_event *evs, size_t n, char *sink)
+static ASM_NOINLINE size_t run_tokens_padded(token_run *t, const apr_asm_event *evs, size_t n, char *sink)
 {
-    return run_tokens_sse2(t, evs, n, sink, 1);
+    return run_tokens(t, evs, n, sink, 1);
 }
 
-static ASM_NOINLINE size_t run_tokens_sse2_plain(token_run *t, const apr_asm_event *evs, size_t n, char *sink)
+static ASM_NOINLINE size_t run_tokens_plain(token_run *t, const apr_asm_event *evs, size_t n, char *sink)
 {
-    return run_tokens_sse2(t, evs, n, sink, 0);
+    return run_tokens(t, evs, n, sink, 0);
 }
 
-#if defined(ASM_AVX2)
-/*
- * run_tokens_sse2 for a segment of 32 to 64 bytes, as two overlapping
- * 32-byte words. Compiled for AVX2, like the two functions it is inlined
- * into, and called from nothing else.
- */
-__attribute__((target("avx2"))) static ASM_INLINE size_t run_tokens_avx2(token_run *t, const apr_asm_event *evs,
-                                                                       size_t n, char *sink, int padded)
-{
-    token_run r = *t; /* in locals: the appends could otherwise write over *t, for all the compiler knows */
-    size_t tail = r.seg_len - 32, i;
-    __m256i s0 = _mm256_loadu_si256((const __m256i *)(const void *)r.seg);
-    __m256i s1 = _mm256_loadu_si256((const __m256i *)(const void *)(r.seg + tail));
-    __m128i nd = _mm_loadu_si128((const __m128i *)(const void *)r.node); /* the message's copy is padded */
-    unsigned nmask = (1u << r.node_len) - 1;
-    for (i = 0; i < n; i++) {
-        const char *seg, *node;
-        __m256i eq;
-        if (!token_fits(&r, &evs[i], &seg, &node))
-            break;
-        eq = _mm256_and_si256(_mm256_cmpeq_epi8(s0, _mm256_loadu_si256((const __m256i *)(const void *)seg)),
-                              _mm256_cmpeq_epi8(s1, _mm256_loadu_si256((const __m256i *)(const void *)(seg + tail))));
-        if ((unsigned)_mm256_movemask_epi8(eq) != 0xFFFFFFFFu || !run_node_equal(&r, node, nd, nmask, padded))
-            break;
-        token_append(&r, &evs[i], sink, padded);
-    }
-    t->len = r.len;
-    return i;
-}
-
-__attribute__((target("avx2"))) static ASM_NOINLINE size_t run_tokens_avx2_padded(token_run *t,
-                                                                                    const apr_asm_event *evs,
-                                                                                    size_t n, char *sink)
-{
-    return run_tokens_avx2(t, evs, n, sink, 1);
-}
-
-__attribute__((target("avx2"))) static ASM_NOINLINE size_t run_tokens_avx2_plain(token_run *t,
-                                                                                   const apr_asm_event *evs,
-                                                                                   size_t n, char *sink)
-{
-    return run_tokens_avx2(t, evs, n, sink, 0);
-}
-#endif
-
-#endif /* ASM_RUNS */
+#endif /* __SSE2__ */
 
 /* Takes the run of tokens at the start of evs[0..n) for a->last, if any; returns how many. */
 static size_t feed_run(apr_assembler *a, const apr_asm_event *evs, size_t n)
 {
-#if defined(ASM_RUNS)
+#if defined(__SSE2__)
     token_run t;
     size_t took;
     if (!token_run_of(a, &t))
         return 0;
     if (n > t.room)
-        n = t.room; /* the next token may need the member grown: apr_asm_feed's */
-#if defined(ASM_AVX2)
-    if (t.seg_len >= 32 && __builtin_cpu_supports("avx2"))
-        took = a->opt.padded ? run_tokens_avx2_padded(&t, evs, n, a->sink) : run_tokens_avx2_plain(&t, evs, n, a->sink);
-    else
-#endif
-        took = a->opt.padded ? run_tokens_sse2_padded(&t, evs, n, a->sink) : run_tokens_sse2_plain(&t, evs, n, a->sink);
+        n = t.room;
+    took = a->opt.padded ? run_tokens_padded(&t, evs, n, a->sink) : run_tokens_plain(&t, evs, n, a->sink);
     a->last->hot->len = t.len;
     return took;
 #else

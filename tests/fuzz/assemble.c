@@ -2,10 +2,12 @@
  * assemble.c - fuzz target for event sequences: the lenient event reader
  * (apr_asm_event_from_json) and the assembler behind it, as `apstream
  * assemble` uses them. The input is a JSON Lines stream of protocol events.
- * It is assembled three ways that must agree: event by event; the same with
+ * It is assembled four ways that must agree: event by event; the same with
  * the padded promise (each line copied into a buffer APR_PADDING bytes
- * longer, the reader's strings being in it or in its arena); and through a
- * coalescer, which is lossless. Agreeing means the same messages and tools
+ * longer, the reader's strings being in it or in its arena); padded again,
+ * in batches of 1 to BATCH events (apr_asm_feed_batch), each event read by
+ * a reader of its own so that the batch's views live together; and through
+ * a coalescer, which is lossless. Agreeing means the same messages and tools
  * delivered in the same order with the same contents, and the same
  * violations. A fourth run with tiny limits (open items, bytes per item,
  * members per block, remembered items) must only stay in bounds.
@@ -71,7 +73,9 @@ static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, c
     add(r, "\n", 1);
 }
 
-enum { DIRECT, PADDED, COALESCED, TINY, WAYS };
+enum { DIRECT, PADDED, BATCHED, COALESCED, TINY, WAYS };
+
+#define BATCH 8
 
 typedef struct way {
     apr_assembler a;
@@ -98,7 +102,7 @@ static void way_init(way *w, int which)
     cb.on_tool_done = on_tool;
     cb.on_violation = on_violation;
     cb.ctx = &w->r;
-    o.padded = which == PADDED;
+    o.padded = which == PADDED || which == BATCHED;
     if (which == TINY) {
         o.max_open_messages = 2;
         o.max_open_tools = 2;
@@ -111,6 +115,14 @@ static void way_init(way *w, int which)
     co.max_events = 5; /* small windows: runs end by count and by bytes */
     co.max_bytes = 24;
     apr_asm_coalescer_init(&w->co, &co, to_assembler, &w->a);
+}
+
+/* Feeds the events of a batch; they must all be applied. */
+static void way_feed_batch(way *w, const apr_asm_event *evs, size_t n)
+{
+    size_t fed;
+    if (apr_asm_feed_batch(&w->a, evs, n, &fed, NULL) != APR_OK || fed != n)
+        abort();
 }
 
 /* Feeds one event the way `which` does. */
@@ -143,12 +155,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
     way ways[WAYS];
-    apr_asm_reader reader;
-    size_t at = 0, line = 0;
+    apr_asm_reader reader, batch_readers[BATCH];
+    apr_asm_event batch[BATCH];
+    char *batch_lines[BATCH];
+    size_t at = 0, line = 0, held = 0, j;
     int k;
     for (k = 0; k < WAYS; k++)
         way_init(&ways[k], k);
     apr_asm_reader_init(&reader);
+    for (j = 0; j < BATCH; j++)
+        apr_asm_reader_init(&batch_readers[j]);
     while (at < size) {
         const char *nl = memchr(text + at, '\n', size - at);
         size_t len = nl ? (size_t)(nl - (text + at)) : size - at;
@@ -160,14 +176,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(padded + len, 'x', APR_PADDING);
         for (k = 0; k < WAYS; k++) {
             apr_asm_event ev;
-            /* The padded way reads its padded copy; the others the input itself, which ends where it ends. */
+            /* The padded ways read padded copies; the others the input itself, which ends where it ends. */
             const char *src = k == PADDED ? padded : text + at;
+            if (k == BATCHED)
+                continue;
             if (apr_asm_event_from_json(&reader, src, len, line, &ev) == 1)
                 way_feed(&ways[k], k, &ev);
         }
-        free(padded);
+        /* The batch keeps this line's padded copy and its reader until it is fed. */
+        if (apr_asm_event_from_json(&batch_readers[held], padded, len, line, &batch[held]) == 1)
+            batch_lines[held++] = padded;
+        else
+            free(padded);
+        if (held != 0 && held >= 1 + line % BATCH) { /* sizes that vary with the input, at most BATCH */
+            way_feed_batch(&ways[BATCHED], batch, held);
+            while (held != 0)
+                free(batch_lines[--held]);
+        }
         at += len + 1;
     }
+    way_feed_batch(&ways[BATCHED], batch, held);
+    while (held != 0)
+        free(batch_lines[--held]);
     for (k = 0; k < WAYS; k++)
         way_finish(&ways[k], k);
     for (k = PADDED; k <= COALESCED; k++) {
@@ -178,5 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (k = 0; k < WAYS; k++)
         way_deinit(&ways[k]);
     apr_asm_reader_deinit(&reader);
+    for (j = 0; j < BATCH; j++)
+        apr_asm_reader_deinit(&batch_readers[j]);
     return 0;
 }

@@ -15,16 +15,18 @@
  *
  * Timed: for each decoded event, what a caller does, filling an
  * apr_asm_event view from the decoded message (apstream assemble's code for
- * this kind) and apr_asm_feed; one message per 4 MiB of text. Reported:
+ * this kind) and apr_asm_feed, or filling views for 64 events in an array
+ * and apr_asm_feed_batch; one message per 4 MiB of text. Reported:
  * appended text bytes per second and events per second, without callbacks,
  * with the padded promise (apr_asm_options.padded: the decoded strings lie
  * in the JSON buffer, which has room after every event, or in the arena),
  * with callbacks (on_append summing the bytes, as a renderer would see
  * them, and on_message_done), with the same text in 64-byte deltas, with 8
  * messages in 8 namespaces interleaved token by token (in random order),
- * coalesce-then-assemble, padded from views described before the clock
- * (the assembler alone), and the floor: filling the view and calling a
- * function that does nothing, which bounds what any assembler behind this
+ * coalesce-then-assemble, in batches (without and with the promise),
+ * padded from views described before the clock (the assembler alone), and
+ * the floors: filling the view (or a batch of views) and calling a
+ * function that does nothing, which bounds what any assembler behind that
  * API can reach. Each rate is given by wall clock and by the thread's CPU
  * time (on a loaded machine the latter is the steadier one), best of
  * --repeat runs.
@@ -265,8 +267,10 @@ static apr_status feed_nothing(apr_assembler *a, const apr_asm_event *ev, apr_er
 /*
  * How each event reaches the assembler: described as a view in the loop
  * and fed, the same through the coalescer, described and given to a
- * function that does nothing (the floor), or fed from views described when
- * the events were decoded (the assembler alone).
+ * function that does nothing (the floor), fed from views described when
+ * the events were decoded (the assembler alone), or described in an array
+ * of BATCH views and fed as a batch (or the batch given to a function that
+ * does nothing).
  */
 typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING, VIA_VIEWS, VIA_BATCH, VIA_BATCH_NOTHING } via;
 

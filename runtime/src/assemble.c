@@ -1915,7 +1915,7 @@ static int token_run_of(apr_assembler *a, token_run *t)
     t->node = m->c.node.ptr;
     t->node_len = m->c.node.len;
     if (t->seg_len <= 16 || t->seg_len > 64 || t->node_len == 0 || t->node_len >= 16 || mb->cap - mb->len < 16)
-        return 0; /* the token after a full member is apr_asm_feed's, which grows it */
+        return 0; /* another shape, or a member too full for a token: apr_asm_feed's, which grows it */
     t->kind = m->hot_kind;
     t->index = m->hot_index;
     t->val = mb->val;

@@ -2034,11 +2034,15 @@ static size_t feed_run(apr_assembler *a, const apr_asm_event *evs, size_t n)
 
 /*
  * Runs of tokens for the message of the previous event are taken by
- * feed_run, everything else by apr_asm_feed.
+ * feed_run, everything else by apr_asm_feed. A run is tried where one is
+ * likely: at the start, and after an event that went to the same message
+ * as the one before it. Where messages interleave token by token, trying
+ * at every event would cost more than the runs save.
  */
 apr_status apr_asm_feed_batch(apr_assembler *a, const apr_asm_event *evs, size_t n, size_t *fed, apr_error *err)
 {
     size_t i = 0;
+    int try_run = 1;
     apr_status st = APR_OK;
     if (a == NULL || (evs == NULL && n != 0)) {
         if (fed != NULL)
@@ -2046,13 +2050,18 @@ apr_status apr_asm_feed_batch(apr_assembler *a, const apr_asm_event *evs, size_t
         return apr_error_set(err, APR_E_ARGUMENT, SIZE_MAX, "no assembler or events given");
     }
     while (i < n) {
-        i += feed_run(a, evs + i, n - i);
-        if (i == n)
-            break;
+        const apr_asm_message *before;
+        if (try_run) {
+            i += feed_run(a, evs + i, n - i);
+            if (i == n)
+                break;
+        }
+        before = a->last;
         st = apr_asm_feed(a, &evs[i], err);
         if (st != APR_OK)
             break;
         i++;
+        try_run = a->last == before;
     }
     if (fed != NULL)
         *fed = i;

@@ -23,7 +23,8 @@
  * with callbacks (on_append summing the bytes, as a renderer would see
  * them, and on_message_done), with the same text in 64-byte deltas, with 8
  * messages in 8 namespaces interleaved token by token (in random order),
- * coalesce-then-assemble, in batches (without and with the promise),
+ * coalesce-then-assemble, in batches (without and with the promise; and
+ * the 8 interleaved messages, where runs are short),
  * padded from views described before the clock (the assembler alone), and
  * the floors: filling the view (or a batch of views) and calling a
  * function that does nothing, which bounds what any assembler behind that
@@ -442,6 +443,10 @@ int bench_assemble(const bench_config *cfg)
 
     r = assemble(cfg, &mixed, total, NULL, VIA_FEED, 0);
     report("token deltas, 8 messages interleaved", r);
+    failed |= r.failed;
+
+    r = assemble(cfg, &mixed, total, NULL, VIA_BATCH, 0);
+    report("token deltas, 8 interleaved, batches", r);
     failed |= r.failed;
 
     r = assemble(cfg, &tok, total, NULL, VIA_COALESCER, 0);

@@ -23,12 +23,11 @@
  * with callbacks (on_append summing the bytes, as a renderer would see
  * them, and on_message_done), with the same text in 64-byte deltas, with 8
  * messages in 8 namespaces interleaved token by token (in random order),
- * coalesce-then-assemble, in batches (without and with the promise; and
- * the 8 interleaved messages, where runs are short),
- * padded from views described before the clock (the assembler alone), and
- * the floors: filling the view (or a batch of views) and calling a
- * function that does nothing, which bounds what any assembler behind that
- * API can reach. Each rate is given by wall clock and by the thread's CPU
+ * coalesce-then-assemble, in batches (without and with the promise, and
+ * the 8 interleaved messages, whose runs are short), padded from views
+ * described before the clock (the assembler alone), and the floors:
+ * filling the view (or a batch of views) and calling a function that does
+ * nothing, which bounds what any assembler behind that API can reach. Each rate is given by wall clock and by the thread's CPU
  * time (on a loaded machine the latter is the steadier one), best of
  * --repeat runs.
  */

@@ -9,7 +9,7 @@
  * a reader of its own so that the batch's views live together; and through
  * a coalescer, which is lossless. Agreeing means the same messages and tools
  * delivered in the same order with the same contents, and the same
- * violations. A fourth run with tiny limits (open items, bytes per item,
+ * violations. A fifth run with tiny limits (open items, bytes per item,
  * members per block, remembered items) must only stay in bounds.
  */
 #include "apr_assemble.h"

@@ -146,6 +146,14 @@ static inline apr_asm_callbacks col_callbacks(collector *c)
     return cb;
 }
 
+/* Whether two collectors heard the same: items, violations, appended text, links. */
+static inline int col_same(collector *x, collector *y)
+{
+    return strcmp(tbuf_get(&x->out), tbuf_get(&y->out)) == 0 &&
+           strcmp(tbuf_get(&x->violations), tbuf_get(&y->violations)) == 0 &&
+           strcmp(tbuf_get(&x->appended), tbuf_get(&y->appended)) == 0 && x->links == y->links;
+}
+
 static inline void col_free(collector *c)
 {
     tbuf_free(&c->out);

@@ -292,10 +292,7 @@ static void result_free(result *r)
 
 static int same(result *x, result *y)
 {
-    return strcmp(tbuf_get(&x->c.out), tbuf_get(&y->c.out)) == 0 &&
-           strcmp(tbuf_get(&x->c.violations), tbuf_get(&y->c.violations)) == 0 &&
-           strcmp(tbuf_get(&x->c.appended), tbuf_get(&y->c.appended)) == 0 &&
-           strcmp(tbuf_get(&x->statuses), tbuf_get(&y->statuses)) == 0;
+    return col_same(&x->c, &y->c) && strcmp(tbuf_get(&x->statuses), tbuf_get(&y->statuses)) == 0;
 }
 
 static void run_direct(const stream *s, result *r)

@@ -207,10 +207,7 @@ static void result_free(result *r)
 
 static int same(result *x, result *y)
 {
-    return strcmp(tbuf_get(&x->c.out), tbuf_get(&y->c.out)) == 0 &&
-           strcmp(tbuf_get(&x->c.violations), tbuf_get(&y->c.violations)) == 0 &&
-           strcmp(tbuf_get(&x->c.appended), tbuf_get(&y->c.appended)) == 0 &&
-           x->c.links == y->c.links;
+    return col_same(&x->c, &y->c);
 }
 
 static void run_coalesced(const stream *s, const apr_asm_coalesce_options *o, result *out)

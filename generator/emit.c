@@ -114,6 +114,13 @@ static const char *comment_text(emitter *E, const char *s, size_t len)
     return out;
 }
 
+/* A type's schema name, for a C comment: an instance's arguments may be text literals holding "*" "/". */
+static const char *rule_comment(emitter *E, const ir_type *t)
+{
+    const char *rule = t->rule ? t->rule : t->c_name;
+    return comment_text(E, rule, strlen(rule));
+}
+
 /* A literal as the schema spells it, for comments: "text" quoted, numbers as written. */
 static const char *literal_comment(emitter *E, const ir_literal *l)
 {
@@ -506,7 +513,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
-    tmpl_set(C, d, "rule", comment_text(E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
+    tmpl_set(C, d, "rule", rule_comment(E, t));
     tmpl_set(C, d, "desc", desc_of(E, t));
     for (i = 0; i < t->nfields; i++) {
         const ir_field *f = &t->fields[i];
@@ -568,7 +575,7 @@ static tmpl_value *fast_array(emitter *E, const ir_type *t)
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
     tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
-    tmpl_set(C, d, "rule", comment_text(E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
+    tmpl_set(C, d, "rule", rule_comment(E, t));
     tmpl_flag(C, d, "bounded", t->occ_max != AST_OCCUR_INF && t->occ_max != SIZE_MAX);
     tmpl_set(C, d, "occ_max", size_lit(E, t->occ_max));
     tmpl_flag(C, d, "has_min", t->occ_min > 0);
@@ -593,7 +600,7 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, u));
     tmpl_set(C, d, "ctype", ctype(E, u));
-    tmpl_set(C, d, "rule", comment_text(E, u->rule ? u->rule : u->c_name, strlen(u->rule ? u->rule : u->c_name)));
+    tmpl_set(C, d, "rule", rule_comment(E, u));
     tmpl_set(C, d, "dkey", c_string(E, df->key.ptr, df->key.len));
     tmpl_setf(C, d, "dkey_len", "%zu", df->key.len);
     tmpl_set(C, d, "dsnake", c_string(E, df->snake, strlen(df->snake)));
@@ -838,11 +845,11 @@ static const char *schema_ref(emitter *E, const ir_type *t)
     unsigned line = 0, col = 0;
     const char *file;
     if (t->loc.src == NULL)
-        return cddl_fmt(E->ctx, "Schema: `%s`.", t->rule ? t->rule : t->c_name);
+        return cddl_fmt(E->ctx, "Schema: `%s`.", rule_comment(E, t));
     cddl_source_position((cddl_source *)t->loc.src, t->loc.offset, &line, &col);
     file = strrchr(t->loc.src->name, '/');
     file = file ? file + 1 : t->loc.src->name;
-    return cddl_fmt(E->ctx, "Schema: `%s` (%s:%u).", t->rule ? t->rule : t->c_name, file, line);
+    return cddl_fmt(E->ctx, "Schema: `%s` (%s:%u).", rule_comment(E, t), file, line);
 }
 
 static tmpl_value *declaration(emitter *E, const ir_type *t)
@@ -1063,7 +1070,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_value *v = tmpl_object(ctx);
         tmpl_set(ctx, v, "name", t->c_name);
         tmpl_set(ctx, v, "ctype", ctype(&E, t));
-        tmpl_set(ctx, v, "rule", t->rule ? t->rule : t->c_name);
+        tmpl_set(ctx, v, "rule", rule_comment(&E, t));
         tmpl_set(ctx, v, "rule_lit", c_string(&E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
         tmpl_set(ctx, v, "desc", desc_of(&E, t));
         tmpl_flag(ctx, v, "alias", t->kind == IR_ALIAS);

@@ -323,6 +323,124 @@ static const char *arg_stem(lower *L, const ir_type *a)
     return "arg";
 }
 
+/* A growing string for instance_name; truncates silently past its size (names are for people). */
+typedef struct name_buf {
+    char text[512];
+    size_t len;
+} name_buf;
+
+static void name_put(name_buf *b, const char *s, size_t n)
+{
+    if (n > sizeof b->text - 1 - b->len)
+        n = sizeof b->text - 1 - b->len;
+    memcpy(b->text + b->len, s, n);
+    b->len += n;
+}
+
+/* A type's source text, each run of whitespace or comments one space; string literals as written. */
+static void name_put_source(name_buf *b, src_loc loc)
+{
+    const char *p = loc.src->text + loc.offset, *end = loc.src->text + loc.end;
+    int space = 0;
+    while (p < end) {
+        if (*p == '"' || *p == '\'') {
+            const char *q = p + 1;
+            while (q < end && *q != *p)
+                q += *q == '\\' && q + 1 < end ? 2 : 1;
+            if (q < end)
+                q++;
+            if (space)
+                name_put(b, " ", 1);
+            space = 0;
+            name_put(b, p, (size_t)(q - p));
+            p = q;
+        } else if (*p == ';') {
+            while (p < end && *p != '\n')
+                p++;
+            space = 1;
+        } else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            p++;
+            space = 1;
+        } else {
+            if (space)
+                name_put(b, " ", 1);
+            space = 0;
+            name_put(b, p++, 1);
+        }
+    }
+}
+
+static void name_put_args(name_buf *b, const ast_type_list *args, const lower_env *env);
+
+/*
+ * A generic argument as a person would write it once the parameters are
+ * substituted: `T` in an instance made for `Page<User, text>` is spelled
+ * `User`. Other types keep their source text.
+ */
+static void name_put_arg(name_buf *b, const ast_type *t, const lower_env *env)
+{
+    const ast_type *arg;
+    const lower_env *caller;
+    if (t->kind != AST_T_NAME) {
+        name_put_source(b, t->loc);
+        return;
+    }
+    if (t->u.name.args.count == 0 && find_param(env, t->u.name.name, &arg, &caller)) {
+        name_put_arg(b, arg, caller);
+        return;
+    }
+    name_put(b, t->u.name.name.ptr, t->u.name.name.len);
+    if (t->u.name.args.count != 0)
+        name_put_args(b, &t->u.name.args, env);
+}
+
+static void name_put_args(name_buf *b, const ast_type_list *args, const lower_env *env)
+{
+    size_t i;
+    name_put(b, "<", 1);
+    for (i = 0; i < args->count; i++) {
+        if (i != 0)
+            name_put(b, ", ", 2);
+        name_put_arg(b, args->items[i], env);
+    }
+    name_put(b, ">", 1);
+}
+
+/* An argument's spelling: the name of an anonymous argument type (`[* text]`). */
+static const char *arg_spelling(lower *L, const ast_type *t, const lower_env *env)
+{
+    name_buf b;
+    b.len = 0;
+    name_put_arg(&b, t, env);
+    return cddl_strdup(L->ctx, b.text, b.len);
+}
+
+/* Whether a generic argument names a type, once the parameters it stands on are followed. */
+static int names_a_type(const ast_type *t, const lower_env *env)
+{
+    const ast_type *arg;
+    const lower_env *caller;
+    while (t->kind == AST_T_NAME && t->u.name.args.count == 0 && find_param(env, t->u.name.name, &arg, &caller)) {
+        t = arg;
+        env = caller;
+    }
+    return t->kind == AST_T_NAME;
+}
+
+/*
+ * How an instance of a generic rule is named in descriptors, messages and
+ * the named-type table: with its arguments, `Page<User, text>`, so that
+ * two instances of one rule are told apart.
+ */
+static const char *instance_name(lower *L, ast_str rule, const ast_type_list *args, const lower_env *env)
+{
+    name_buf b;
+    b.len = 0;
+    name_put(&b, rule.ptr, rule.len);
+    name_put_args(&b, args, env);
+    return cddl_strdup(L->ctx, b.text, b.len);
+}
+
 static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
 {
     const ast_rule *def = sym->def ? sym->def : sym->alts[0];
@@ -340,24 +458,37 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
         fill_body(L, node, sym, NULL);
         return node;
     }
-    /* A generic instance: named after its arguments, made once per argument list. */
+    /*
+     * A generic instance, named after its arguments. Instances whose
+     * arguments all name types (rules, primitives, other instances) are
+     * made once per argument list; an argument written out (`[* text]`,
+     * `"on"`) makes an instance of its own at each use: its C name is only
+     * `<rule>_argN`, which two different ones share, and it may stand on a
+     * parameter of the rule it is written in.
+     */
     {
         char key[512];
+        int shared = 1;
         size_t n = (size_t)snprintf(key, sizeof key, "%s", c_name);
         for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
-            ir_type *a = lower_type(L, use->u.name.args.items[i], cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1),
-                                    path, env);
+            const ast_type *arg = use->u.name.args.items[i];
+            ir_type *a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1), arg_spelling(L, arg, env),
+                                    env);
             const ir_type *ra = a;
+            shared &= names_a_type(arg, env);
             n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, ra));
         }
-        if (n >= sizeof key)
+        if (n >= sizeof key) {
             n = sizeof key - 1;
-        for (i = 0; i < L->ninstances; i++)
+            shared = 0; /* the key was cut: it could match another's */
+        }
+        for (i = 0; shared && i < L->ninstances; i++)
             if (strcmp(L->instances[i].key, key) == 0)
                 return L->instances[i].type;
-        node = new_type(L, IR_ANY, path, cddl_strdup(L->ctx, key, n), use->loc);
+        node = new_type(L, IR_ANY, instance_name(L, sym->name, &use->u.name.args, env), cddl_strdup(L->ctx, key, n),
+                        use->loc);
         node->doc = def->doc;
-        {
+        if (shared) {
             instance in;
             in.key = node->c_name;
             in.type = node;

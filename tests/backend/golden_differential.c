@@ -409,10 +409,12 @@ static void compare(const golden *g, const char *type, const apr_type *gen, cons
 /* ---- schemas ------------------------------------------------------------------- */
 
 /*
- * The interpreted type for entry `i` of the generated table: a generic rule
- * instantiated twice ("Page" as Page<User, text> and Page<uint, int>) is
- * listed once per instantiation, in the module's order, so the n-th entry
- * of a name is the n-th type of the module with that rule.
+ * The interpreted type for entry `i` of the generated table. Instances of a
+ * generic rule have names of their own (`Page<User, text>`), but a name can
+ * still be listed twice (an anonymous generic argument, `[* text]`, lowered
+ * once for each instance it is passed to); entries are in the module's
+ * order, so the n-th entry of a name is the n-th type of the module with
+ * that rule.
  */
 static const apr_type *interpreted(cddl_ctx *ctx, const ir_module *mod, const golden *g, size_t i)
 {

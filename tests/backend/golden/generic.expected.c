@@ -38,31 +38,64 @@ static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *
     uint64_t seen);
 static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, void *out);
 static bool generic_page_uint_int_fast_valid(const void *value, bool strict, unsigned depth);
+static int generic_envelope_text_fast_index(const apr_fast_ctx *c, apr_slice k);
+static int generic_envelope_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_envelope_text_t *out,
+    uint64_t *seen);
+static const char *generic_envelope_text_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_envelope_text_t *out,
+    uint64_t *seen);
+static const char *generic_envelope_text_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_envelope_text_t *out,
+    uint64_t seen);
+static const char *generic_envelope_text_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool generic_envelope_text_fast_valid(const void *value, bool strict, unsigned depth);
+static int generic_page_text_uint_fast_index(const apr_fast_ctx *c, apr_slice k);
+static int generic_page_text_uint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_text_uint_t *out,
+    uint64_t *seen);
+static const char *generic_page_text_uint_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_text_uint_t *out,
+    uint64_t *seen);
+static const char *generic_page_text_uint_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_text_uint_t *out,
+    uint64_t seen);
+static const char *generic_page_text_uint_fast(apr_fast_ctx *c, const char *p, void *out);
+static bool generic_page_text_uint_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char *p, void *vout);
 static bool generic_page_user_text_items_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char *p, void *vout);
 static bool generic_page_uint_int_items_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_page_text_uint_items_fast(apr_fast_ctx *c, const char *p, void *vout);
+static bool generic_page_text_uint_items_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const apr_field generic_user_type_fields[] = {
     { "name", 4, "name", 4, &apr_text_type, offsetof(generic_user_t, name), 0, 0, APR_F_PLAIN_NAMES },
 };
 const apr_type generic_user_type = { APR_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_user_fast, generic_user_fast_valid };
 
-const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, generic_page_user_text_items_fast, generic_page_user_text_items_fast_valid };
+const apr_type generic_page_user_text_items_type = { APR_K_ARRAY, "Page<User, text>.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, generic_page_user_text_items_fast, generic_page_user_text_items_fast_valid };
 
 static const apr_field generic_page_user_text_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, APR_F_PLAIN_NAMES },
     { "next", 4, "next", 4, &apr_text_type, offsetof(generic_page_user_text_t, next), offsetof(generic_page_user_text_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast, generic_page_user_text_fast_valid };
+const apr_type generic_page_user_text_type = { APR_K_STRUCT, "Page<User, text>", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast, generic_page_user_text_fast_valid };
 
-const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, generic_page_uint_int_items_fast, generic_page_uint_int_items_fast_valid };
+const apr_type generic_page_uint_int_items_type = { APR_K_ARRAY, "Page<uint, int>.items", sizeof(generic_page_uint_int_items_t), { .arr = { &apr_uint_type, 0, SIZE_MAX } }, generic_page_uint_int_items_fast, generic_page_uint_int_items_fast_valid };
 
 static const apr_field generic_page_uint_int_type_fields[] = {
     { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, APR_F_PLAIN_NAMES },
     { "next", 4, "next", 4, &apr_int_type, offsetof(generic_page_uint_int_t, next), offsetof(generic_page_uint_int_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
 };
-const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast, generic_page_uint_int_fast_valid };
+const apr_type generic_page_uint_int_type = { APR_K_STRUCT, "Page<uint, int>", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast, generic_page_uint_int_fast_valid };
+
+const apr_type generic_page_text_uint_items_type = { APR_K_ARRAY, "Page<text, uint>.items", sizeof(generic_page_text_uint_items_t), { .arr = { &apr_text_type, 0, SIZE_MAX } }, generic_page_text_uint_items_fast, generic_page_text_uint_items_fast_valid };
+
+static const apr_field generic_page_text_uint_type_fields[] = {
+    { "items", 5, "items", 5, &generic_page_text_uint_items_type, offsetof(generic_page_text_uint_t, items), 0, 0, APR_F_PLAIN_NAMES },
+    { "next", 4, "next", 4, &apr_uint_type, offsetof(generic_page_text_uint_t, next), offsetof(generic_page_text_uint_t, has_next), 0, APR_F_OPTIONAL | APR_F_PLAIN_NAMES },
+};
+const apr_type generic_page_text_uint_type = { APR_K_STRUCT, "Page<text, uint>", sizeof(generic_page_text_uint_t), { .st = { generic_page_text_uint_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_text_uint_fast, generic_page_text_uint_fast_valid };
+
+static const apr_field generic_envelope_text_type_fields[] = {
+    { "page", 4, "page", 4, &generic_page_text_uint_type, offsetof(generic_envelope_text_t, page), 0, 0, APR_F_PLAIN_NAMES },
+};
+const apr_type generic_envelope_text_type = { APR_K_STRUCT, "Envelope<text>", sizeof(generic_envelope_text_t), { .st = { generic_envelope_text_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_envelope_text_fast, generic_envelope_text_fast_valid };
 
 /* The member of User that the name k names: its number, or -1. */
 static int generic_user_fast_index(const apr_fast_ctx *c, apr_slice k)
@@ -177,7 +210,7 @@ static bool generic_user_fast_valid(const void *value, bool strict, unsigned dep
     return true;
 }
 
-/* The member of Page that the name k names: its number, or -1. */
+/* The member of Page<User, text> that the name k names: its number, or -1. */
 static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
     (void)c; /* every name is spelled alike in either case */
@@ -189,7 +222,7 @@ static int generic_page_user_text_fast_index(const apr_fast_ctx *c, apr_slice k)
 }
 
 /*
- * Reads the value of member i of Page, at p, into out; returns the
+ * Reads the value of member i of Page<User, text>, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
  * Inlined: where i is a constant (_ordered), only its case remains.
  */
@@ -213,7 +246,7 @@ APR_FAST_INLINE const char *generic_page_user_text_fast_field(apr_fast_ctx *c, i
 }
 
 /*
- * One member of Page, named k, value at *pp: reads it and moves *pp
+ * One member of Page<User, text>, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
  */
 static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_user_text_t *out,
@@ -226,7 +259,7 @@ static int generic_page_user_text_fast_member(apr_fast_ctx *c, apr_slice k, cons
 }
 
 /*
- * The members of Page as servers send them, in the schema's order:
+ * The members of Page<User, text> as servers send them, in the schema's order:
  * each is tried once, in turn, where the previous one ended, its name
  * recognised by comparing bytes (a compact `"name":`); members absent or
  * out of order are left to the caller's loop. Returns where it stands
@@ -246,7 +279,7 @@ static const char *generic_page_user_text_fast_ordered(apr_fast_ctx *c, const ch
 }
 
 /*
- * The members of an object of Page whose '{' is at `start`, from p
+ * The members of an object of Page<User, text> whose '{' is at `start`, from p
  * (the next member's name, or after the object when `closed`); `seen`
  * holds the members read already (a discriminant). Returns the position
  * after the object.
@@ -272,7 +305,7 @@ static const char *generic_page_user_text_fast_body(apr_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of Page. */
+/* An object of Page<User, text>. */
 static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
@@ -285,7 +318,7 @@ static const char *generic_page_user_text_fast(apr_fast_ctx *c, const char *p, v
 }
 
 /*
- * Is a value of Page, inside `depth` typed values, certainly valid?
+ * Is a value of Page<User, text>, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
 static bool generic_page_user_text_fast_valid(const void *value, bool strict, unsigned depth)
@@ -302,7 +335,7 @@ static bool generic_page_user_text_fast_valid(const void *value, bool strict, un
     return true;
 }
 
-/* The member of Page that the name k names: its number, or -1. */
+/* The member of Page<uint, int> that the name k names: its number, or -1. */
 static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k)
 {
     (void)c; /* every name is spelled alike in either case */
@@ -314,7 +347,7 @@ static int generic_page_uint_int_fast_index(const apr_fast_ctx *c, apr_slice k)
 }
 
 /*
- * Reads the value of member i of Page, at p, into out; returns the
+ * Reads the value of member i of Page<uint, int>, at p, into out; returns the
  * position after it, or NULL to give up (also when it was read already).
  * Inlined: where i is a constant (_ordered), only its case remains.
  */
@@ -338,7 +371,7 @@ APR_FAST_INLINE const char *generic_page_uint_int_fast_field(apr_fast_ctx *c, in
 }
 
 /*
- * One member of Page, named k, value at *pp: reads it and moves *pp
+ * One member of Page<uint, int>, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
  */
 static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_uint_int_t *out,
@@ -351,7 +384,7 @@ static int generic_page_uint_int_fast_member(apr_fast_ctx *c, apr_slice k, const
 }
 
 /*
- * The members of Page as servers send them, in the schema's order:
+ * The members of Page<uint, int> as servers send them, in the schema's order:
  * each is tried once, in turn, where the previous one ended, its name
  * recognised by comparing bytes (a compact `"name":`); members absent or
  * out of order are left to the caller's loop. Returns where it stands
@@ -371,7 +404,7 @@ static const char *generic_page_uint_int_fast_ordered(apr_fast_ctx *c, const cha
 }
 
 /*
- * The members of an object of Page whose '{' is at `start`, from p
+ * The members of an object of Page<uint, int> whose '{' is at `start`, from p
  * (the next member's name, or after the object when `closed`); `seen`
  * holds the members read already (a discriminant). Returns the position
  * after the object.
@@ -397,7 +430,7 @@ static const char *generic_page_uint_int_fast_body(apr_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of Page. */
+/* An object of Page<uint, int>. */
 static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
@@ -410,7 +443,7 @@ static const char *generic_page_uint_int_fast(apr_fast_ctx *c, const char *p, vo
 }
 
 /*
- * Is a value of Page, inside `depth` typed values, certainly valid?
+ * Is a value of Page<uint, int>, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
 static bool generic_page_uint_int_fast_valid(const void *value, bool strict, unsigned depth)
@@ -425,7 +458,243 @@ static bool generic_page_uint_int_fast_valid(const void *value, bool strict, uns
     return true;
 }
 
-/* An array of Page.items. */
+/* The member of Envelope<text> that the name k names: its number, or -1. */
+static int generic_envelope_text_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "page", 4))
+        return 0;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Envelope<text>, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
+ */
+APR_FAST_INLINE const char *generic_envelope_text_fast_field(apr_fast_ctx *c, int i, const char *p, generic_envelope_text_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = generic_page_text_uint_fast(c, p, &out->page)) == NULL)
+            return NULL;
+        return p;
+    default: return NULL;
+    }
+}
+
+/*
+ * One member of Envelope<text>, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int generic_envelope_text_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_envelope_text_t *out,
+    uint64_t *seen)
+{
+    int i = generic_envelope_text_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = generic_envelope_text_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Envelope<text> as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *generic_envelope_text_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_envelope_text_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"page\":", 7, "\"page\":", 7)) != NULL &&
+        ((p = generic_envelope_text_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
+}
+
+/*
+ * The members of an object of Envelope<text> whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *generic_envelope_text_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_envelope_text_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    if ((p = generic_envelope_text_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = generic_envelope_text_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Envelope<text>. */
+static const char *generic_envelope_text_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = generic_envelope_text_fast_body(c, p, closed, start, (generic_envelope_text_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Is a value of Envelope<text>, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_envelope_text_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_envelope_text_t *v = (const generic_envelope_text_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!generic_page_text_uint_fast_valid(&v->page, strict, depth + 1))
+        return false;
+    return true;
+}
+
+/* The member of Page<text, uint> that the name k names: its number, or -1. */
+static int generic_page_text_uint_fast_index(const apr_fast_ctx *c, apr_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 5 && apr_fast_bytes_equal(k.ptr, "items", 5))
+        return 0;
+    if (k.len == 4 && apr_fast_bytes_equal(k.ptr, "next", 4))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Page<text, uint>, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
+ */
+APR_FAST_INLINE const char *generic_page_text_uint_fast_field(apr_fast_ctx *c, int i, const char *p, generic_page_text_uint_t *out,
+    uint64_t *seen)
+{
+    if (!apr_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = generic_page_text_uint_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = apr_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->next)) == NULL)
+            return NULL;
+        out->has_next = true;
+        return p;
+    default: return NULL;
+    }
+}
+
+/*
+ * One member of Page<text, uint>, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int generic_page_text_uint_fast_member(apr_fast_ctx *c, apr_slice k, const char **pp, generic_page_text_uint_t *out,
+    uint64_t *seen)
+{
+    int i = generic_page_text_uint_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = generic_page_text_uint_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Page<text, uint> as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *generic_page_text_uint_fast_ordered(apr_fast_ctx *c, const char *p, int *closed, generic_page_text_uint_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = apr_fast_key(c, p, "\"items\":", 8, "\"items\":", 8)) != NULL &&
+        ((p = generic_page_text_uint_fast_field(c, 0, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = apr_fast_key(c, p, "\"next\":", 7, "\"next\":", 7)) != NULL &&
+        ((p = generic_page_text_uint_fast_field(c, 1, q, out, seen)) == NULL || (p = apr_fast_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
+}
+
+/*
+ * The members of an object of Page<text, uint> whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *generic_page_text_uint_fast_body(apr_fast_ctx *c, const char *p, int closed, const char *start, generic_page_text_uint_t *out,
+    uint64_t seen)
+{
+    apr_slice k;
+    int r;
+    (void)start;
+    if ((p = generic_page_text_uint_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((p = apr_fast_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = generic_page_text_uint_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = apr_fast_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/* An object of Page<text, uint>. */
+static const char *generic_page_text_uint_fast(apr_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = generic_page_text_uint_fast_body(c, p, closed, start, (generic_page_text_uint_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Is a value of Page<text, uint>, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_page_text_uint_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_page_text_uint_t *v = (const generic_page_text_uint_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED)
+        return false;
+    if (!generic_page_text_uint_items_fast_valid(&v->items, strict, depth + 1))
+        return false;
+    return true;
+}
+
+/* An array of Page<User, text>.items. */
 static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
     generic_page_user_text_items_t *out = (generic_page_user_text_items_t *)vout;
@@ -450,7 +719,7 @@ static const char *generic_page_user_text_items_fast(apr_fast_ctx *c, const char
 }
 
 /*
- * Is a value of Page.items, inside `depth` typed values, certainly valid?
+ * Is a value of Page<User, text>.items, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
 static bool generic_page_user_text_items_fast_valid(const void *value, bool strict, unsigned depth)
@@ -467,7 +736,7 @@ static bool generic_page_user_text_items_fast_valid(const void *value, bool stri
     return true;
 }
 
-/* An array of Page.items. */
+/* An array of Page<uint, int>.items. */
 static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char *p, void *vout)
 {
     generic_page_uint_int_items_t *out = (generic_page_uint_int_items_t *)vout;
@@ -492,7 +761,7 @@ static const char *generic_page_uint_int_items_fast(apr_fast_ctx *c, const char 
 }
 
 /*
- * Is a value of Page.items, inside `depth` typed values, certainly valid?
+ * Is a value of Page<uint, int>.items, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
 static bool generic_page_uint_int_items_fast_valid(const void *value, bool strict, unsigned depth)
@@ -503,6 +772,48 @@ static bool generic_page_uint_int_items_fast_valid(const void *value, bool stric
     if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
         return false;
     for (i = 0; i < v->count; i++) {
+    }
+    return true;
+}
+
+/* An array of Page<text, uint>.items. */
+static const char *generic_page_text_uint_items_fast(apr_fast_ctx *c, const char *p, void *vout)
+{
+    generic_page_text_uint_items_t *out = (generic_page_text_uint_items_t *)vout;
+    size_t cap = 0;
+    void *items;
+    int closed;
+    if (++c->typed > APR_FAST_MAX_TYPED || (p = apr_fast_open(c, p, '[', &closed)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((items = apr_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
+            return NULL;
+        out->items = (apr_slice *)items;
+        if ((p = apr_fast_string(c, p, &out->items[out->count])) == NULL)
+            return NULL;
+        out->count++;
+        if ((p = apr_fast_scan_next(p, c->end, ']', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Is a value of Page<text, uint>.items, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool generic_page_text_uint_items_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const generic_page_text_uint_items_t *v = (const generic_page_text_uint_items_t *)value;
+    size_t i;
+    (void)strict;
+    if (depth >= APR_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if (!apr_fast_string_ok(&v->items[i]))
+            return false;
     }
     return true;
 }
@@ -703,13 +1014,129 @@ apr_status generic_page_uint_int_items_validate(const generic_page_uint_int_item
     return apr_schema_validate(&generic_page_uint_int_items_type, value, strict, err);
 }
 
+apr_status generic_letters_decode(const char *json, size_t len, apr_arena *arena,
+    generic_letters_t *out, apr_error *err)
+{
+    return apr_schema_decode(&generic_envelope_text_type, json, len, arena, out, NULL, err);
+}
+
+apr_status generic_letters_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_letters_t *out, const apr_decode_options *options, apr_error *err)
+{
+    return apr_schema_decode(&generic_envelope_text_type, json, len, arena, out, options, err);
+}
+
+apr_status generic_letters_encode(const generic_letters_t *value, apr_json_writer *w)
+{
+    return apr_schema_encode(&generic_envelope_text_type, value, w, NULL);
+}
+
+apr_status generic_letters_encode_opts(const generic_letters_t *value, apr_json_writer *w,
+    const apr_encode_options *options)
+{
+    return apr_schema_encode(&generic_envelope_text_type, value, w, options);
+}
+
+apr_status generic_letters_validate(const generic_letters_t *value, bool strict, apr_error *err)
+{
+    return apr_schema_validate(&generic_envelope_text_type, value, strict, err);
+}
+
+apr_status generic_envelope_text_decode(const char *json, size_t len, apr_arena *arena,
+    generic_envelope_text_t *out, apr_error *err)
+{
+    return apr_schema_decode(&generic_envelope_text_type, json, len, arena, out, NULL, err);
+}
+
+apr_status generic_envelope_text_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_envelope_text_t *out, const apr_decode_options *options, apr_error *err)
+{
+    return apr_schema_decode(&generic_envelope_text_type, json, len, arena, out, options, err);
+}
+
+apr_status generic_envelope_text_encode(const generic_envelope_text_t *value, apr_json_writer *w)
+{
+    return apr_schema_encode(&generic_envelope_text_type, value, w, NULL);
+}
+
+apr_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, apr_json_writer *w,
+    const apr_encode_options *options)
+{
+    return apr_schema_encode(&generic_envelope_text_type, value, w, options);
+}
+
+apr_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, apr_error *err)
+{
+    return apr_schema_validate(&generic_envelope_text_type, value, strict, err);
+}
+
+apr_status generic_page_text_uint_decode(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_t *out, apr_error *err)
+{
+    return apr_schema_decode(&generic_page_text_uint_type, json, len, arena, out, NULL, err);
+}
+
+apr_status generic_page_text_uint_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_t *out, const apr_decode_options *options, apr_error *err)
+{
+    return apr_schema_decode(&generic_page_text_uint_type, json, len, arena, out, options, err);
+}
+
+apr_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, apr_json_writer *w)
+{
+    return apr_schema_encode(&generic_page_text_uint_type, value, w, NULL);
+}
+
+apr_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, apr_json_writer *w,
+    const apr_encode_options *options)
+{
+    return apr_schema_encode(&generic_page_text_uint_type, value, w, options);
+}
+
+apr_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, apr_error *err)
+{
+    return apr_schema_validate(&generic_page_text_uint_type, value, strict, err);
+}
+
+apr_status generic_page_text_uint_items_decode(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_items_t *out, apr_error *err)
+{
+    return apr_schema_decode(&generic_page_text_uint_items_type, json, len, arena, out, NULL, err);
+}
+
+apr_status generic_page_text_uint_items_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_items_t *out, const apr_decode_options *options, apr_error *err)
+{
+    return apr_schema_decode(&generic_page_text_uint_items_type, json, len, arena, out, options, err);
+}
+
+apr_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, apr_json_writer *w)
+{
+    return apr_schema_encode(&generic_page_text_uint_items_type, value, w, NULL);
+}
+
+apr_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, apr_json_writer *w,
+    const apr_encode_options *options)
+{
+    return apr_schema_encode(&generic_page_text_uint_items_type, value, w, options);
+}
+
+apr_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, apr_error *err)
+{
+    return apr_schema_validate(&generic_page_text_uint_items_type, value, strict, err);
+}
+
 const apr_named_type generic_types[] = {
     { "User", &generic_user_type },
     { "Users", &generic_page_user_text_type },
-    { "Page", &generic_page_user_text_type },
-    { "Page.items", &generic_page_user_text_items_type },
+    { "Page<User, text>", &generic_page_user_text_type },
+    { "Page<User, text>.items", &generic_page_user_text_items_type },
     { "Counts", &generic_page_uint_int_type },
-    { "Page", &generic_page_uint_int_type },
-    { "Page.items", &generic_page_uint_int_items_type },
+    { "Page<uint, int>", &generic_page_uint_int_type },
+    { "Page<uint, int>.items", &generic_page_uint_int_items_type },
+    { "Letters", &generic_envelope_text_type },
+    { "Envelope<text>", &generic_envelope_text_type },
+    { "Page<text, uint>", &generic_page_text_uint_type },
+    { "Page<text, uint>.items", &generic_page_text_uint_items_type },
 };
 const size_t generic_types_count = sizeof generic_types / sizeof generic_types[0];

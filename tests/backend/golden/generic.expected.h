@@ -43,6 +43,9 @@ typedef struct generic_page_user_text generic_page_user_text_t;
 typedef struct generic_page_user_text_items generic_page_user_text_items_t;
 typedef struct generic_page_uint_int generic_page_uint_int_t;
 typedef struct generic_page_uint_int_items generic_page_uint_int_items_t;
+typedef struct generic_envelope_text generic_envelope_text_t;
+typedef struct generic_page_text_uint generic_page_text_uint_t;
+typedef struct generic_page_text_uint_items generic_page_text_uint_items_t;
 
 /**
  * Schema: `User` (generic.cddl:9).
@@ -52,7 +55,7 @@ struct generic_user {
 };
 
 /**
- * Schema: `Page.items` (generic.cddl:5).
+ * Schema: `Page<User, text>.items` (generic.cddl:5).
  */
 struct generic_page_user_text_items {
     generic_user_t *items;
@@ -62,7 +65,7 @@ struct generic_page_user_text_items {
 /**
  * A page of results of any item type.
  *
- * Schema: `Page` (generic.cddl:13).
+ * Schema: `Page<User, text>` (generic.cddl:13).
  */
 struct generic_page_user_text {
     generic_page_user_text_items_t items;
@@ -76,7 +79,7 @@ struct generic_page_user_text {
 typedef generic_page_user_text_t generic_users_t;
 
 /**
- * Schema: `Page.items` (generic.cddl:5).
+ * Schema: `Page<uint, int>.items` (generic.cddl:5).
  */
 struct generic_page_uint_int_items {
     uint64_t *items;
@@ -86,7 +89,7 @@ struct generic_page_uint_int_items {
 /**
  * A page of results of any item type.
  *
- * Schema: `Page` (generic.cddl:14).
+ * Schema: `Page<uint, int>` (generic.cddl:14).
  */
 struct generic_page_uint_int {
     generic_page_uint_int_items_t items;
@@ -98,6 +101,40 @@ struct generic_page_uint_int {
  * Schema: `Counts` (generic.cddl:14).
  */
 typedef generic_page_uint_int_t generic_counts_t;
+
+/**
+ * Schema: `Page<text, uint>.items` (generic.cddl:5).
+ */
+struct generic_page_text_uint_items {
+    apr_slice *items;
+    size_t count;
+};
+
+/**
+ * A page of results of any item type.
+ *
+ * Schema: `Page<text, uint>` (generic.cddl:19).
+ */
+struct generic_page_text_uint {
+    generic_page_text_uint_items_t items;
+    bool has_next; /**< whether "next" was given */
+    uint64_t next;
+};
+
+/**
+ * An instance made inside another: its argument is the outer one's, so it
+ * is named Page<text, uint>.
+ *
+ * Schema: `Envelope<text>` (generic.cddl:22).
+ */
+struct generic_envelope_text {
+    generic_page_text_uint_t page;
+};
+
+/**
+ * Schema: `Letters` (generic.cddl:22).
+ */
+typedef generic_envelope_text_t generic_letters_t;
 
 /* ---- User ---- */
 extern const apr_type generic_user_type;
@@ -121,7 +158,7 @@ APR_NODISCARD apr_status generic_users_encode_opts(const generic_users_t *value,
     const apr_encode_options *options);
 APR_NODISCARD apr_status generic_users_validate(const generic_users_t *value, bool strict, apr_error *err);
 
-/* ---- Page ---- */
+/* ---- Page<User, text> ---- */
 extern const apr_type generic_page_user_text_type;
 APR_NODISCARD apr_status generic_page_user_text_decode(const char *json, size_t len, apr_arena *arena,
     generic_page_user_text_t *out, apr_error *err);
@@ -132,7 +169,7 @@ APR_NODISCARD apr_status generic_page_user_text_encode_opts(const generic_page_u
     const apr_encode_options *options);
 APR_NODISCARD apr_status generic_page_user_text_validate(const generic_page_user_text_t *value, bool strict, apr_error *err);
 
-/* ---- Page.items ---- */
+/* ---- Page<User, text>.items ---- */
 extern const apr_type generic_page_user_text_items_type;
 APR_NODISCARD apr_status generic_page_user_text_items_decode(const char *json, size_t len, apr_arena *arena,
     generic_page_user_text_items_t *out, apr_error *err);
@@ -154,7 +191,7 @@ APR_NODISCARD apr_status generic_counts_encode_opts(const generic_counts_t *valu
     const apr_encode_options *options);
 APR_NODISCARD apr_status generic_counts_validate(const generic_counts_t *value, bool strict, apr_error *err);
 
-/* ---- Page ---- */
+/* ---- Page<uint, int> ---- */
 extern const apr_type generic_page_uint_int_type;
 APR_NODISCARD apr_status generic_page_uint_int_decode(const char *json, size_t len, apr_arena *arena,
     generic_page_uint_int_t *out, apr_error *err);
@@ -165,7 +202,7 @@ APR_NODISCARD apr_status generic_page_uint_int_encode_opts(const generic_page_ui
     const apr_encode_options *options);
 APR_NODISCARD apr_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, bool strict, apr_error *err);
 
-/* ---- Page.items ---- */
+/* ---- Page<uint, int>.items ---- */
 extern const apr_type generic_page_uint_int_items_type;
 APR_NODISCARD apr_status generic_page_uint_int_items_decode(const char *json, size_t len, apr_arena *arena,
     generic_page_uint_int_items_t *out, apr_error *err);
@@ -175,6 +212,50 @@ APR_NODISCARD apr_status generic_page_uint_int_items_encode(const generic_page_u
 APR_NODISCARD apr_status generic_page_uint_int_items_encode_opts(const generic_page_uint_int_items_t *value, apr_json_writer *w,
     const apr_encode_options *options);
 APR_NODISCARD apr_status generic_page_uint_int_items_validate(const generic_page_uint_int_items_t *value, bool strict, apr_error *err);
+
+/* ---- Letters ---- */
+#define generic_letters_type generic_envelope_text_type
+APR_NODISCARD apr_status generic_letters_decode(const char *json, size_t len, apr_arena *arena,
+    generic_letters_t *out, apr_error *err);
+APR_NODISCARD apr_status generic_letters_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_letters_t *out, const apr_decode_options *options, apr_error *err);
+APR_NODISCARD apr_status generic_letters_encode(const generic_letters_t *value, apr_json_writer *w);
+APR_NODISCARD apr_status generic_letters_encode_opts(const generic_letters_t *value, apr_json_writer *w,
+    const apr_encode_options *options);
+APR_NODISCARD apr_status generic_letters_validate(const generic_letters_t *value, bool strict, apr_error *err);
+
+/* ---- Envelope<text> ---- */
+extern const apr_type generic_envelope_text_type;
+APR_NODISCARD apr_status generic_envelope_text_decode(const char *json, size_t len, apr_arena *arena,
+    generic_envelope_text_t *out, apr_error *err);
+APR_NODISCARD apr_status generic_envelope_text_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_envelope_text_t *out, const apr_decode_options *options, apr_error *err);
+APR_NODISCARD apr_status generic_envelope_text_encode(const generic_envelope_text_t *value, apr_json_writer *w);
+APR_NODISCARD apr_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, apr_json_writer *w,
+    const apr_encode_options *options);
+APR_NODISCARD apr_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, apr_error *err);
+
+/* ---- Page<text, uint> ---- */
+extern const apr_type generic_page_text_uint_type;
+APR_NODISCARD apr_status generic_page_text_uint_decode(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_t *out, apr_error *err);
+APR_NODISCARD apr_status generic_page_text_uint_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_t *out, const apr_decode_options *options, apr_error *err);
+APR_NODISCARD apr_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, apr_json_writer *w);
+APR_NODISCARD apr_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, apr_json_writer *w,
+    const apr_encode_options *options);
+APR_NODISCARD apr_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, apr_error *err);
+
+/* ---- Page<text, uint>.items ---- */
+extern const apr_type generic_page_text_uint_items_type;
+APR_NODISCARD apr_status generic_page_text_uint_items_decode(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_items_t *out, apr_error *err);
+APR_NODISCARD apr_status generic_page_text_uint_items_decode_opts(const char *json, size_t len, apr_arena *arena,
+    generic_page_text_uint_items_t *out, const apr_decode_options *options, apr_error *err);
+APR_NODISCARD apr_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, apr_json_writer *w);
+APR_NODISCARD apr_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, apr_json_writer *w,
+    const apr_encode_options *options);
+APR_NODISCARD apr_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, apr_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const apr_named_type generic_types[];

@@ -32,3 +32,13 @@ expect(missing-file 2 cddl/protocol.cddl --type Message does-not-exist.jsonl)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/person.json "{\"name\": \"A\", \"age\": 300}\n{\"name\": \"B\", \"age\": 30}\n")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/person.cddl "person = { name: tstr, age: 0..120 }\n")
 expect(other-schema 1 ${CMAKE_CURRENT_BINARY_DIR}/person.cddl --type person ${CMAKE_CURRENT_BINARY_DIR}/person.json)
+# Generic instances with arguments written out are types of their own: a
+# list of texts is not the text literal of another instance.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/wrapped.cddl
+     "Both = { literal: Wrapped<\"x; y\">, texts: Wrapped<[* text]>, ? uints: Wrapped<[* uint]> }\nWrapped<T> = { value: T }\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/wrapped.json
+     "{\"literal\": {\"value\": \"x; y\"}, \"texts\": {\"value\": [\"a\", \"b\"]}}\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/wrapped-bad.json
+     "{\"literal\": {\"value\": \"x; y\"}, \"texts\": {\"value\": []}, \"uints\": {\"value\": [\"a\"]}}\n")
+expect(generic-written-args 0 ${CMAKE_CURRENT_BINARY_DIR}/wrapped.cddl --type Both ${CMAKE_CURRENT_BINARY_DIR}/wrapped.json)
+expect(generic-written-args-bad 1 ${CMAKE_CURRENT_BINARY_DIR}/wrapped.cddl --type Both ${CMAKE_CURRENT_BINARY_DIR}/wrapped-bad.json)

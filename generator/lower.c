@@ -323,50 +323,91 @@ static const char *arg_stem(lower *L, const ir_type *a)
     return "arg";
 }
 
-/* A growing string for instance_name; truncates silently past its size (names are for people). */
+/* The text of an instance name; one too long is cut, and says so. */
 typedef struct name_buf {
     char text[512];
     size_t len;
+    int cut;
 } name_buf;
 
 static void name_put(name_buf *b, const char *s, size_t n)
 {
-    if (n > sizeof b->text - 1 - b->len)
+    if (n > sizeof b->text - 1 - b->len) {
         n = sizeof b->text - 1 - b->len;
+        b->cut = 1;
+    }
     memcpy(b->text + b->len, s, n);
     b->len += n;
 }
 
-/* A type's source text, each run of whitespace or comments one space; string literals as written. */
-static void name_put_source(name_buf *b, src_loc loc)
+static void name_put_arg(name_buf *b, const ast_type *t, const lower_env *env);
+
+static int ident_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '@' || c == '_' || c == '$';
+}
+
+static int ident_char(char c)
+{
+    return ident_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+/* Whether the identifier ending at p is a member key (`T: int` is the text key "T", not a type). */
+static int bareword_key(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    return p < end && *p == ':';
+}
+
+/*
+ * A type's source text: each run of whitespace or comments one space,
+ * string literals as written, and a parameter of the rule it is written in
+ * replaced by what it stands for (`[* T]` -> `[* uint]`).
+ */
+static void name_put_source(name_buf *b, src_loc loc, const lower_env *env)
 {
     const char *p = loc.src->text + loc.offset, *end = loc.src->text + loc.end;
     int space = 0;
     while (p < end) {
+        const char *q = p + 1;
+        if (*p == ';') {
+            while (p < end && *p != '\n')
+                p++;
+            space = 1;
+            continue;
+        }
+        if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            p++;
+            space = 1;
+            continue;
+        }
+        if (space)
+            name_put(b, " ", 1);
+        space = 0;
         if (*p == '"' || *p == '\'') {
-            const char *q = p + 1;
             while (q < end && *q != *p)
                 q += *q == '\\' && q + 1 < end ? 2 : 1;
             if (q < end)
                 q++;
-            if (space)
-                name_put(b, " ", 1);
-            space = 0;
-            name_put(b, p, (size_t)(q - p));
-            p = q;
-        } else if (*p == ';') {
-            while (p < end && *p != '\n')
-                p++;
-            space = 1;
-        } else if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
-            p++;
-            space = 1;
-        } else {
-            if (space)
-                name_put(b, " ", 1);
-            space = 0;
-            name_put(b, p++, 1);
+        } else if (ident_start(*p)) {
+            ast_str name;
+            const ast_type *arg;
+            const lower_env *caller;
+            while (q < end && ident_char(*q))
+                q++;
+            while (q[-1] == '-' || q[-1] == '.') /* an identifier ends with neither */
+                q--;
+            name.ptr = p;
+            name.len = (size_t)(q - p);
+            if (!bareword_key(q, end) && find_param(env, name, &arg, &caller)) {
+                name_put_arg(b, arg, caller);
+                p = q;
+                continue;
+            }
         }
+        name_put(b, p, (size_t)(q - p));
+        p = q;
     }
 }
 
@@ -375,14 +416,14 @@ static void name_put_args(name_buf *b, const ast_type_list *args, const lower_en
 /*
  * A generic argument as a person would write it once the parameters are
  * substituted: `T` in an instance made for `Page<User, text>` is spelled
- * `User`. Other types keep their source text.
+ * `User`. Other types keep their source text, parameters in it replaced.
  */
 static void name_put_arg(name_buf *b, const ast_type *t, const lower_env *env)
 {
     const ast_type *arg;
     const lower_env *caller;
     if (t->kind != AST_T_NAME) {
-        name_put_source(b, t->loc);
+        name_put_source(b, t->loc, env);
         return;
     }
     if (t->u.name.args.count == 0 && find_param(env, t->u.name.name, &arg, &caller)) {
@@ -411,33 +452,26 @@ static const char *arg_spelling(lower *L, const ast_type *t, const lower_env *en
 {
     name_buf b;
     b.len = 0;
+    b.cut = 0;
     name_put_arg(&b, t, env);
     return cddl_strdup(L->ctx, b.text, b.len);
 }
 
-/* Whether a generic argument names a type, once the parameters it stands on are followed. */
-static int names_a_type(const ast_type *t, const lower_env *env)
-{
-    const ast_type *arg;
-    const lower_env *caller;
-    while (t->kind == AST_T_NAME && t->u.name.args.count == 0 && find_param(env, t->u.name.name, &arg, &caller)) {
-        t = arg;
-        env = caller;
-    }
-    return t->kind == AST_T_NAME;
-}
-
 /*
  * How an instance of a generic rule is named in descriptors, messages and
- * the named-type table: with its arguments, `Page<User, text>`, so that
- * two instances of one rule are told apart.
+ * the named-type table: with its arguments, parameters replaced by what
+ * they stand for, `Page<User, text>`. Names are global in CDDL, so the
+ * name says what the instance is; *cut is set when it was too long to
+ * keep whole.
  */
-static const char *instance_name(lower *L, ast_str rule, const ast_type_list *args, const lower_env *env)
+static const char *instance_name(lower *L, ast_str rule, const ast_type_list *args, const lower_env *env, int *cut)
 {
     name_buf b;
     b.len = 0;
+    b.cut = 0;
     name_put(&b, rule.ptr, rule.len);
     name_put_args(&b, args, env);
+    *cut = b.cut;
     return cddl_strdup(L->ctx, b.text, b.len);
 }
 
@@ -459,38 +493,33 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
         return node;
     }
     /*
-     * A generic instance, named after its arguments. Instances whose
-     * arguments all name types (rules, primitives, other instances) are
-     * made once per argument list; an argument written out (`[* text]`,
-     * `"on"`) makes an instance of its own at each use: its C name is only
-     * `<rule>_argN`, which two different ones share, and it may stand on a
-     * parameter of the rule it is written in.
+     * A generic instance, made once per instance name: the same arguments
+     * spelled the same, after parameters are replaced, are the same type,
+     * and a recursive rule (`Tree<T> = { ? l: Tree<T> }`) meets its own
+     * instance again. Its C name is the rule's with the arguments' stems.
      */
     {
         char key[512];
-        int shared = 1;
+        int cut;
+        const char *name = instance_name(L, sym->name, &use->u.name.args, env, &cut);
         size_t n = (size_t)snprintf(key, sizeof key, "%s", c_name);
+        for (i = 0; !cut && i < L->ninstances; i++)
+            if (strcmp(L->instances[i].key, name) == 0)
+                return L->instances[i].type;
         for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
             const ast_type *arg = use->u.name.args.items[i];
             ir_type *a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1), arg_spelling(L, arg, env),
                                     env);
             const ir_type *ra = a;
-            shared &= names_a_type(arg, env);
             n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, ra));
         }
-        if (n >= sizeof key) {
+        if (n >= sizeof key)
             n = sizeof key - 1;
-            shared = 0; /* the key was cut: it could match another's */
-        }
-        for (i = 0; shared && i < L->ninstances; i++)
-            if (strcmp(L->instances[i].key, key) == 0)
-                return L->instances[i].type;
-        node = new_type(L, IR_ANY, instance_name(L, sym->name, &use->u.name.args, env), cddl_strdup(L->ctx, key, n),
-                        use->loc);
+        node = new_type(L, IR_ANY, name, cddl_strdup(L->ctx, key, n), use->loc);
         node->doc = def->doc;
-        if (shared) {
+        if (!cut) { /* a name cut short could be another's: such an instance is made at each use */
             instance in;
-            in.key = node->c_name;
+            in.key = name;
             in.type = node;
             cddl_push(L->ctx, &L->instances, &L->ninstances, sizeof in, &in);
         }

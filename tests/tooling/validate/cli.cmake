@@ -42,3 +42,8 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/wrapped-bad.json
      "{\"literal\": {\"value\": \"x; y\"}, \"texts\": {\"value\": []}, \"uints\": {\"value\": [\"a\"]}}\n")
 expect(generic-written-args 0 ${CMAKE_CURRENT_BINARY_DIR}/wrapped.cddl --type Both ${CMAKE_CURRENT_BINARY_DIR}/wrapped.json)
 expect(generic-written-args-bad 1 ${CMAKE_CURRENT_BINARY_DIR}/wrapped.cddl --type Both ${CMAKE_CURRENT_BINARY_DIR}/wrapped-bad.json)
+# A recursive generic rule instantiated with a written-out argument meets
+# its own instance again instead of nesting new ones.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tree.cddl "Root = Tree<[* int]>\nTree<T> = [* Tree<T>] / T\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tree.json "[[[1, 2]], [3], []]\n")
+expect(generic-recursive-written-arg 0 ${CMAKE_CURRENT_BINARY_DIR}/tree.cddl --type Root ${CMAKE_CURRENT_BINARY_DIR}/tree.json)

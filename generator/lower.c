@@ -369,7 +369,7 @@ static void name_put_source(name_buf *b, src_loc loc, const lower_env *env)
 {
     const char *p = loc.src->text + loc.offset, *end = loc.src->text + loc.end;
     int space = 0;
-    while (p < end) {
+    while (p < end && !b->cut) {
         const char *q = p + 1;
         if (*p == ';') {
             while (p < end && *p != '\n')
@@ -422,6 +422,8 @@ static void name_put_arg(name_buf *b, const ast_type *t, const lower_env *env)
 {
     const ast_type *arg;
     const lower_env *caller;
+    if (b->cut)
+        return; /* arguments that double at every level must not cost more than the name keeps */
     if (t->kind != AST_T_NAME) {
         name_put_source(b, t->loc, env);
         return;
@@ -439,7 +441,7 @@ static void name_put_args(name_buf *b, const ast_type_list *args, const lower_en
 {
     size_t i;
     name_put(b, "<", 1);
-    for (i = 0; i < args->count; i++) {
+    for (i = 0; i < args->count && !b->cut; i++) {
         if (i != 0)
             name_put(b, ", ", 2);
         name_put_arg(b, args->items[i], env);

@@ -263,7 +263,6 @@ static bool same_text(const char *a, size_t alen, const char *b, size_t blen)
     return alen == blen && memcmp(a, b, alen) == 0;
 }
 
-
 /* Index of the member of struct `alt` named `key`, or -1. */
 static long field_index(const ir_type *alt, ast_str key)
 {

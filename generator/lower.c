@@ -342,6 +342,11 @@ static void name_put(name_buf *b, const char *s, size_t n)
 
 static void name_put_arg(name_buf *b, const ast_type *t, const lower_env *env);
 
+static int blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static int ident_start(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '@' || c == '_' || c == '$';
@@ -355,7 +360,7 @@ static int ident_char(char c)
 /* Whether the identifier ending at p is a member key (`T: int` is the text key "T", not a type). */
 static int bareword_key(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+    while (p < end && blank(*p))
         p++;
     return p < end && *p == ':';
 }
@@ -377,7 +382,7 @@ static void name_put_source(name_buf *b, src_loc loc, const lower_env *env)
             space = 1;
             continue;
         }
-        if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+        if (blank(*p)) {
             p++;
             space = 1;
             continue;
@@ -510,10 +515,9 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
                 return L->instances[i].type;
         for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
             const ast_type *arg = use->u.name.args.items[i];
-            ir_type *a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1), arg_spelling(L, arg, env),
-                                    env);
-            const ir_type *ra = a;
-            n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, ra));
+            const ir_type *a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1),
+                                          arg_spelling(L, arg, env), env);
+            n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, a));
         }
         if (n >= sizeof key)
             n = sizeof key - 1;

@@ -211,6 +211,18 @@ static inline apr_asm_event E(const place *p, apr_asm_kind kind, uint64_t pos)
     return e;
 }
 
+/* Content of a block of each kind, and the delta that fits it: the four that append first. */
+static const struct {
+    const char *content;
+    apr_asm_delta fits;
+} asm_blocks[] = {
+    { "{\"type\":\"text\",\"text\":\"\"}", APR_ASM_DELTA_TEXT },
+    { "{\"type\":\"reasoning\"}", APR_ASM_DELTA_REASONING },
+    { "{\"type\":\"image\",\"mimeType\":\"image/png\"}", APR_ASM_DELTA_DATA },
+    { "{\"type\":\"tool_call_chunk\",\"id\":\"call_1\",\"name\":null,\"args\":null}", APR_ASM_DELTA_TOOL_CALL },
+    { "{\"type\":\"custom\",\"v\":1}", APR_ASM_DELTA_UNKNOWN },
+};
+
 /* ---- a counting allocator that fails on demand ---------------------------- */
 
 typedef struct talloc {

@@ -128,16 +128,6 @@ static void place_event(pool *pl, size_t k, apr_asm_event *e)
     }
 }
 
-/* Content of a block of each kind, and the delta that fits it. */
-static const struct {
-    const char *content;
-    apr_asm_delta fits;
-} blocks[] = {
-    { "{\"type\":\"text\",\"text\":\"\"}", APR_ASM_DELTA_TEXT },
-    { "{\"type\":\"reasoning\"}", APR_ASM_DELTA_REASONING },
-    { "{\"type\":\"image\",\"mimeType\":\"image/png\"}", APR_ASM_DELTA_DATA },
-    { "{\"type\":\"tool_call_chunk\",\"id\":\"call_1\",\"name\":null,\"args\":null}", APR_ASM_DELTA_TOOL_CALL },
-};
 
 typedef struct pstate {
     int open, block_open;
@@ -192,7 +182,7 @@ static void burst(stream *s, size_t k, const pstate *p)
         apr_asm_event *e = next_event(s, k, APR_ASM_BLOCK_DELTA);
         unsigned r = rnd(1000);
         e->index = p->nblocks;
-        e->delta = blocks[p->type].fits;
+        e->delta = asm_blocks[p->type].fits;
         e->text = token(s, token_len());
         if (r < 10)
             e->delta = (apr_asm_delta)(1 + rnd(5)); /* maybe another type */
@@ -234,10 +224,10 @@ static void gen(stream *s, size_t steps)
             p->block_open = 0;
         } else if (!p->block_open) {
             if (rnd(6) != 0) {
-                p->type = rnd(4);
+                p->type = rnd(4); /* the kinds a delta appends to */
                 e = next_event(s, k, APR_ASM_BLOCK_START);
                 e->index = p->nblocks;
-                e->content = R(blocks[p->type].content);
+                e->content = R(asm_blocks[p->type].content);
                 p->block_open = 1;
             } else {
                 e = next_event(s, k, APR_ASM_MESSAGE_FINISH);
@@ -437,8 +427,8 @@ static void test_place_pairs(void)
             rng = i * SPECS + j;
             next_event(&s, i, APR_ASM_MESSAGE_START)->id = own(&s.mem, "a", 1);
             next_event(&s, j, APR_ASM_MESSAGE_START)->id = own(&s.mem, "b", 1);
-            next_event(&s, i, APR_ASM_BLOCK_START)->content = R(blocks[0].content);
-            next_event(&s, j, APR_ASM_BLOCK_START)->content = R(blocks[0].content);
+            next_event(&s, i, APR_ASM_BLOCK_START)->content = R(asm_blocks[0].content);
+            next_event(&s, j, APR_ASM_BLOCK_START)->content = R(asm_blocks[0].content);
             for (k = 0; k < 40; k++) {
                 unsigned n = 1 + rnd(5), t;
                 for (t = 0; t < n; t++) {

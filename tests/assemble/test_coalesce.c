@@ -23,17 +23,6 @@ static const char *const tokens[] = { "a", "bc", "\"", "\n", "\xc3\xa9", "\xe6\x
 static const char *const ids[] = { "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7" };
 static const char *const tool_ids[] = { "call_0", "call_1", "call_2" };
 
-/* Content of a block of each kind, and the delta that fits it. */
-static const struct {
-    const char *content;
-    apr_asm_delta fits;
-} blocks[] = {
-    { "{\"type\":\"text\",\"text\":\"\"}", APR_ASM_DELTA_TEXT },
-    { "{\"type\":\"reasoning\"}", APR_ASM_DELTA_REASONING },
-    { "{\"type\":\"image\",\"mimeType\":\"image/png\"}", APR_ASM_DELTA_DATA },
-    { "{\"type\":\"tool_call_chunk\",\"id\":\"call_1\",\"name\":null,\"args\":null}", APR_ASM_DELTA_TOOL_CALL },
-    { "{\"type\":\"custom\",\"v\":1}", APR_ASM_DELTA_UNKNOWN },
-};
 
 typedef struct pstate {
     int open;       /* message open */
@@ -76,7 +65,7 @@ static void gen(stream *s, size_t steps)
             e.index = rnd(3);
             e.delta = (apr_asm_delta)rnd(6);
             e.text = S(tokens[rnd(12)]);
-            e.content = R(blocks[rnd(5)].content);
+            e.content = R(asm_blocks[rnd(5)].content);
             e.fields = R("{\"type\":\"text\"}");
             push(s, &e);
             continue;
@@ -125,7 +114,7 @@ static void gen(stream *s, size_t steps)
                 p->type = rnd(5);
                 e = E(&places[pi], APR_ASM_BLOCK_START, 0);
                 e.index = p->nblocks;
-                e.content = R(blocks[p->type].content);
+                e.content = R(asm_blocks[p->type].content);
                 push(s, &e);
                 p->block_open = 1;
             } else {
@@ -143,7 +132,7 @@ static void gen(stream *s, size_t steps)
             e = E(&places[pi], APR_ASM_BLOCK_DELTA, 0);
             e.index = p->nblocks;
             if (k < 6) { /* a burst of the fitting delta (sometimes the wrong one) */
-                e.delta = blocks[p->type].fits;
+                e.delta = asm_blocks[p->type].fits;
                 if (e.delta == APR_ASM_DELTA_UNKNOWN || rnd(20) == 0)
                     e.delta = (apr_asm_delta)(1 + rnd(5));
                 if (e.delta == APR_ASM_DELTA_BLOCK)

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   ap_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   ap_T_encode(value, writer) / ap_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   ap_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef AP_H
 #define AP_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -217,7 +217,7 @@ typedef uint64_t ap_js_uint_t;
  * Schema: `Namespace` (protocol.cddl:35).
  */
 struct ap_namespace {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -249,15 +249,15 @@ struct ap_metadata_scalar {
         bool boolean;
         int64_t integer;
         double number;
-        apr_slice text;
+        aps_slice text;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** One member of a value of ap_run_start_params_config_t. */
 typedef struct ap_run_start_params_config_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_run_start_params_config_entry_t;
 
 /**
@@ -270,8 +270,8 @@ struct ap_run_start_params_config {
 
 /** One member of a value of ap_run_start_params_metadata_t. */
 typedef struct ap_run_start_params_metadata_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_run_start_params_metadata_entry_t;
 
 /**
@@ -289,9 +289,9 @@ struct ap_run_start_params_metadata {
  */
 struct ap_run_start_params {
     /** Deployed graph or agent that runs on the thread */
-    apr_slice assistant_id;
+    aps_slice assistant_id;
     /** Initial input, resume value or injected input, as the run state requires */
-    apr_json_raw input;
+    aps_json_raw input;
     /** Configuration overriding the defaults for this run */
     bool has_config; /**< whether "config" was given */
     ap_run_start_params_config_t config;
@@ -343,7 +343,7 @@ struct ap_subscribe_params {
     /** How many levels below a matching namespace are included */
     bool has_depth; /**< whether "depth" was given */
     uint64_t depth;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -363,8 +363,8 @@ struct ap_subscription_subscribe {
  */
 struct ap_unsubscribe_params {
     /** Subscription to end */
-    apr_slice subscription_id;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice subscription_id;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -381,7 +381,7 @@ struct ap_subscription_unsubscribe {
  * Schema: `ReconnectParams.subscriptions` (protocol.cddl:276).
  */
 struct ap_reconnect_params_subscriptions {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -392,14 +392,14 @@ struct ap_reconnect_params_subscriptions {
  */
 struct ap_reconnect_params {
     /** Run whose events are resumed */
-    apr_slice run_id;
+    aps_slice run_id;
     /** `eventId` of the last event processed; replay starts after it */
     bool has_last_event_id; /**< whether "lastEventId" was given */
-    apr_slice last_event_id;
+    aps_slice last_event_id;
     /** Subscription ids to restore */
     bool has_subscriptions; /**< whether "subscriptions" was given */
     ap_reconnect_params_subscriptions_t subscriptions;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -421,7 +421,7 @@ struct ap_subscription_reconnect {
 struct ap_agent_get_tree_params {
     /** Run to describe */
     bool has_run_id; /**< whether "runId" was given */
-    apr_slice run_id;
+    aps_slice run_id;
 };
 
 /**
@@ -436,8 +436,8 @@ struct ap_agent_get_tree {
 
 /** One member of a value of ap_input_respond_one_update_t. */
 typedef struct ap_input_respond_one_update_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_input_respond_one_update_entry_t;
 
 /**
@@ -455,10 +455,10 @@ struct ap_input_respond_one_update {
  */
 struct ap_run_send {
     /** Node to run */
-    apr_slice node;
+    aps_slice node;
     /** Input given to that node */
     bool has_input; /**< whether "input" was given */
-    apr_json_raw input;
+    aps_json_raw input;
 };
 
 /**
@@ -486,17 +486,17 @@ typedef enum ap_goto_kind {
 struct ap_goto {
     ap_goto_kind kind; /**< chosen by the JSON kind of the value */
     union {
-        apr_slice text;
+        aps_slice text;
         ap_run_send_t run_send;
         ap_goto_alt3_t goto_alt3;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** One member of a value of ap_input_respond_one_config_t. */
 typedef struct ap_input_respond_one_config_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_input_respond_one_config_entry_t;
 
 /**
@@ -509,8 +509,8 @@ struct ap_input_respond_one_config {
 
 /** One member of a value of ap_input_respond_one_metadata_t. */
 typedef struct ap_input_respond_one_metadata_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_input_respond_one_metadata_entry_t;
 
 /**
@@ -530,9 +530,9 @@ struct ap_input_respond_one {
     /** Namespace of the interrupt */
     ap_namespace_t namespace_;
     /** `interruptId` of the input.requested event answered */
-    apr_slice interrupt_id;
+    aps_slice interrupt_id;
     /** Resume value */
-    apr_json_raw response;
+    aps_json_raw response;
     /** State update applied in the same step as the resume */
     bool has_update; /**< whether "update" was given */
     ap_input_respond_one_update_t update;
@@ -557,8 +557,8 @@ struct ap_input_respond_many_responses {
 
 /** One member of a value of ap_input_respond_many_update_t. */
 typedef struct ap_input_respond_many_update_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_input_respond_many_update_entry_t;
 
 /**
@@ -571,8 +571,8 @@ struct ap_input_respond_many_update {
 
 /** One member of a value of ap_input_respond_many_config_t. */
 typedef struct ap_input_respond_many_config_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_input_respond_many_config_entry_t;
 
 /**
@@ -585,8 +585,8 @@ struct ap_input_respond_many_config {
 
 /** One member of a value of ap_input_respond_many_metadata_t. */
 typedef struct ap_input_respond_many_metadata_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_input_respond_many_metadata_entry_t;
 
 /**
@@ -640,7 +640,7 @@ struct ap_input_respond_params {
         ap_input_respond_one_t input_respond_one;
         ap_input_respond_many_t input_respond_many;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -671,11 +671,11 @@ struct ap_input_message {
     /** Author of the message */
     ap_input_message_role_t role;
     /** Message text */
-    apr_slice content;
+    aps_slice content;
     /** Name of the author */
     bool has_name; /**< whether "name" was given */
-    apr_slice name;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice name;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -703,7 +703,7 @@ struct ap_input_inject {
  * Schema: `StateGetParams.keys` (protocol.cddl:959).
  */
 struct ap_state_get_params_keys {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -744,7 +744,7 @@ struct ap_list_checkpoints_params {
     uint64_t limit;
     /** Page cursor: list only checkpoints before this one */
     bool has_before; /**< whether "before" was given */
-    apr_slice before;
+    aps_slice before;
 };
 
 /**
@@ -759,8 +759,8 @@ struct ap_state_list_checkpoints {
 
 /** One member of a value of ap_state_fork_params_config_t. */
 typedef struct ap_state_fork_params_config_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_state_fork_params_config_entry_t;
 
 /**
@@ -778,10 +778,10 @@ struct ap_state_fork_params_config {
  */
 struct ap_state_fork_params {
     /** Checkpoint to start from */
-    apr_slice checkpoint_id;
+    aps_slice checkpoint_id;
     /** Input for the new run */
     bool has_input; /**< whether "input" was given */
-    apr_json_raw input;
+    aps_json_raw input;
     /** Configuration overrides for the new run */
     bool has_config; /**< whether "config" was given */
     ap_state_fork_params_config_t config;
@@ -832,7 +832,7 @@ struct ap_command_data {
         ap_state_list_checkpoints_t state_list_checkpoints;
         ap_state_fork_t state_fork;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -845,7 +845,7 @@ struct ap_command_data {
 struct ap_command {
     ap_js_uint_t id;
     ap_command_data_t command_data; /**< the members of whichever alternative this is */
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -877,7 +877,7 @@ struct ap_subscription_command {
         ap_subscription_unsubscribe_t subscription_unsubscribe;
         ap_subscription_reconnect_t subscription_reconnect;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** The named members of ap_channel_t; OTHER when the text is none of them. */
@@ -902,7 +902,7 @@ typedef enum ap_channel_kind {
  */
 struct ap_channel {
     ap_channel_kind kind;
-    apr_slice other; /**< the text when kind is AP_CHANNEL_OTHER */
+    aps_slice other; /**< the text when kind is AP_CHANNEL_OTHER */
 };
 
 /**
@@ -930,7 +930,7 @@ struct ap_input_command {
         ap_input_respond_t input_respond;
         ap_input_inject_t input_inject;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of ap_goto_alt3_item_t holds. */
@@ -946,10 +946,10 @@ typedef enum ap_goto_alt3_item_kind {
 struct ap_goto_alt3_item {
     ap_goto_alt3_item_kind kind; /**< chosen by the JSON kind of the value */
     union {
-        apr_slice text;
+        aps_slice text;
         ap_run_send_t run_send;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -961,9 +961,9 @@ struct ap_input_respond_entry {
     /** Namespace of the interrupt */
     ap_namespace_t namespace_;
     /** Interrupt answered */
-    apr_slice interrupt_id;
+    aps_slice interrupt_id;
     /** Resume value for it */
-    apr_json_raw response;
+    aps_json_raw response;
 };
 
 /** Which alternative a value of ap_state_command_t holds. */
@@ -986,7 +986,7 @@ struct ap_state_command {
         ap_state_list_checkpoints_t state_list_checkpoints;
         ap_state_fork_t state_fork;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -997,7 +997,7 @@ struct ap_state_command {
 struct ap_run_result {
     /** Run started or resumed */
     bool has_run_id; /**< whether "runId" was given */
-    apr_slice run_id;
+    aps_slice run_id;
 };
 
 /**
@@ -1007,11 +1007,11 @@ struct ap_run_result {
  */
 struct ap_subscribe_result {
     /** Handle for unsubscribe and reconnect */
-    apr_slice subscription_id;
+    aps_slice subscription_id;
     /** Number of buffered events sent again on subscribing */
     bool has_replayed_events; /**< whether "replayedEvents" was given */
     uint64_t replayed_events;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1036,7 +1036,7 @@ struct ap_reconnect_result {
     /** Status of each namespace now in the agent tree */
     bool has_current_namespaces; /**< whether "currentNamespaces" was given */
     ap_reconnect_result_current_namespaces_t current_namespaces;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1045,7 +1045,7 @@ struct ap_reconnect_result {
  * Schema: `EmptyResult` (protocol.cddl:142).
  */
 struct ap_empty_result {
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_subscription_result_t holds. */
@@ -1069,7 +1069,7 @@ struct ap_subscription_result {
         ap_reconnect_result_t reconnect_result;
         ap_empty_result_t empty_result;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -1096,8 +1096,8 @@ struct ap_agent_tree_node_children {
 
 /** One member of a value of ap_agent_tree_node_metadata_t. */
 typedef struct ap_agent_tree_node_metadata_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_agent_tree_node_metadata_entry_t;
 
 /**
@@ -1119,7 +1119,7 @@ struct ap_agent_tree_node {
     /** Current status of this node */
     ap_agent_status_t status;
     /** Name of the graph running here */
-    apr_slice graph_name;
+    aps_slice graph_name;
     /** Subgraphs started from this node */
     bool has_children; /**< whether "children" was given */
     ap_agent_tree_node_children_t children;
@@ -1147,8 +1147,8 @@ typedef ap_empty_result_t ap_input_result_t;
 
 /** One member of a value of ap_state_get_result_values_t. */
 typedef struct ap_state_get_result_values_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_state_get_result_values_entry_t;
 
 /**
@@ -1166,10 +1166,10 @@ struct ap_state_get_result_values {
  */
 struct ap_checkpoint_ref {
     /** Checkpoint id */
-    apr_slice id;
+    aps_slice id;
     /** Checkpoint namespace */
     bool has_ns; /**< whether "ns" was given */
-    apr_slice ns;
+    aps_slice ns;
 };
 
 /**
@@ -1209,9 +1209,9 @@ struct ap_list_checkpoints_result {
  */
 struct ap_state_fork_result {
     /** The new run */
-    apr_slice run_id;
+    aps_slice run_id;
     /** Thread the new run is on */
-    apr_slice thread_id;
+    aps_slice thread_id;
 };
 
 /** Which alternative a value of ap_state_result_t holds. */
@@ -1237,7 +1237,7 @@ struct ap_state_result {
         ap_state_fork_result_t state_fork_result;
         ap_empty_result_t empty_result;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of ap_result_data_t holds. */
@@ -1269,7 +1269,7 @@ struct ap_result_data {
         ap_state_result_t state_result;
         ap_empty_result_t empty_result;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -1281,7 +1281,7 @@ struct ap_response_meta {
     /** Event `seq` through which the response applies */
     bool has_applied_through_seq; /**< whether "appliedThroughSeq" was given */
     ap_js_uint_t applied_through_seq;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1299,7 +1299,7 @@ struct ap_command_response {
     /** Ordering information relative to the event stream */
     bool has_meta; /**< whether "meta" was given */
     ap_response_meta_t meta;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1335,14 +1335,14 @@ struct ap_error_response {
     /** Machine-readable failure class */
     ap_error_code_t error;
     /** Human-readable explanation */
-    apr_slice message;
+    aps_slice message;
     /** Server-side trace, for debugging only */
     bool has_stacktrace; /**< whether "stacktrace" was given */
-    apr_slice stacktrace;
+    aps_slice stacktrace;
     /** Ordering information relative to the event stream */
     bool has_meta; /**< whether "meta" was given */
     ap_response_meta_t meta;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1354,7 +1354,7 @@ struct ap_error_response {
 struct ap_lifecycle_cause_tool_call {
     /* "type" is always "toolCall" (checked and written, not stored) */
     /** Id of that tool call: the `toolCallId` of its tool-started event and the `id` of its tool_call content block */
-    apr_slice tool_call_id;
+    aps_slice tool_call_id;
 };
 
 /**
@@ -1366,7 +1366,7 @@ struct ap_lifecycle_cause_tool_call {
 struct ap_lifecycle_cause_send {
     /* "type" is always "send" (checked and written, not stored) */
     /** Parent node that issued the Send; Sends of one node in one step share it */
-    apr_slice from_node;
+    aps_slice from_node;
 };
 
 /**
@@ -1378,7 +1378,7 @@ struct ap_lifecycle_cause_send {
 struct ap_lifecycle_cause_edge {
     /* "type" is always "edge" (checked and written, not stored) */
     /** Parent node the edge leaves */
-    apr_slice from_node;
+    aps_slice from_node;
 };
 
 /** Which alternative a value of ap_lifecycle_cause_t holds. */
@@ -1404,7 +1404,7 @@ struct ap_lifecycle_cause {
         ap_lifecycle_cause_send_t lifecycle_cause_send;
         ap_lifecycle_cause_edge_t lifecycle_cause_edge;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -1416,13 +1416,13 @@ struct ap_lifecycle_data {
     ap_agent_status_t event;
     /** Graph running in this namespace */
     bool has_graph_name; /**< whether "graphName" was given */
-    apr_slice graph_name;
+    aps_slice graph_name;
     /** On "started" of a subgraph: what in the parent namespace started it */
     bool has_cause; /**< whether "cause" was given */
     ap_lifecycle_cause_t cause;
     /** On "failed": what went wrong */
     bool has_error; /**< whether "error" was given */
-    apr_slice error;
+    aps_slice error;
     /** Checkpoint to return to for time travel */
     bool has_checkpoint; /**< whether "checkpoint" was given */
     ap_checkpoint_ref_t checkpoint;
@@ -1469,26 +1469,26 @@ typedef enum ap_message_role {
 struct ap_message_metadata {
     /** Model provider */
     bool has_provider; /**< whether "provider" was given */
-    apr_slice provider;
+    aps_slice provider;
     /** Model name */
     bool has_model; /**< whether "model" was given */
-    apr_slice model;
+    aps_slice model;
     /** Kind of model */
     bool has_model_type; /**< whether "modelType" was given */
-    apr_slice model_type;
+    aps_slice model_type;
     /** Run that produced the message */
     bool has_run_id; /**< whether "runId" was given */
-    apr_slice run_id;
+    aps_slice run_id;
     /** Thread of that run */
     bool has_thread_id; /**< whether "threadId" was given */
-    apr_slice thread_id;
+    aps_slice thread_id;
     /** Provider's backend configuration fingerprint */
     bool has_system_fingerprint; /**< whether "systemFingerprint" was given */
-    apr_slice system_fingerprint;
+    aps_slice system_fingerprint;
     /** Provider service tier used */
     bool has_service_tier; /**< whether "serviceTier" was given */
-    apr_slice service_tier;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice service_tier;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1501,11 +1501,11 @@ struct ap_message_start_data {
     /** Who wrote the message */
     ap_message_role_t role;
     /** Message id */
-    apr_slice id;
+    aps_slice id;
     /** Provider and model facts, for AI messages */
     bool has_metadata; /**< whether "metadata" was given */
     ap_message_metadata_t metadata;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_block_index_t holds. */
@@ -1525,9 +1525,9 @@ struct ap_block_index {
     ap_block_index_kind kind; /**< chosen by the JSON kind of the value */
     union {
         ap_js_int_t js_int;
-        apr_slice text;
+        aps_slice text;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -1546,15 +1546,15 @@ struct ap_text_content_block_annotations {
 struct ap_text_content_block {
     /* "type" is always "text" (checked and written, not stored) */
     /** The text; text-delta appends to it */
-    apr_slice text;
+    aps_slice text;
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
     /** Citations and other notes on the text */
     bool has_annotations; /**< whether "annotations" was given */
     ap_text_content_block_annotations_t annotations;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1566,19 +1566,19 @@ struct ap_invalid_tool_call {
     /* "type" is always "invalid_tool_call" (checked and written, not stored) */
     /** Call id, if any */
     bool id_is_null; /**< "id" was null; id holds nothing */
-    apr_slice id;
+    aps_slice id;
     /** Tool name, if any */
     bool name_is_null; /**< "name" was null; name holds nothing */
-    apr_slice name;
+    aps_slice name;
     /** Argument text as received */
     bool args_is_null; /**< "args" was null; args holds nothing */
-    apr_slice args;
+    aps_slice args;
     /** Why it is invalid */
     bool error_is_null; /**< "error" was null; error holds nothing */
-    apr_slice error;
+    aps_slice error;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1590,18 +1590,18 @@ struct ap_reasoning_content_block {
     /* "type" is always "reasoning" (checked and written, not stored) */
     /** The reasoning text; reasoning-delta appends to it */
     bool has_reasoning; /**< whether "reasoning" was given */
-    apr_slice reasoning;
+    aps_slice reasoning;
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** One member of a value of ap_non_standard_content_block_value_t. */
 typedef struct ap_non_standard_content_block_value_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_non_standard_content_block_value_entry_t;
 
 /**
@@ -1622,10 +1622,10 @@ struct ap_non_standard_content_block {
     /** Provider's own block data */
     ap_non_standard_content_block_value_t value;
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1636,22 +1636,22 @@ struct ap_non_standard_content_block {
 struct ap_image_content_block {
     /* "type" is always "image" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Provider file id */
     bool has_file_id; /**< whether "fileId" was given */
-    apr_slice file_id;
+    aps_slice file_id;
     /** Where the data can be fetched */
     bool has_url; /**< whether "url" was given */
-    apr_slice url;
+    aps_slice url;
     /** Inline data, base64; data-delta appends to it */
     bool has_base64; /**< whether "base64" was given */
-    apr_slice base64;
+    aps_slice base64;
     /** Media type, e.g. "image/png" */
     bool has_mime_type; /**< whether "mimeType" was given */
-    apr_slice mime_type;
+    aps_slice mime_type;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1662,22 +1662,22 @@ struct ap_image_content_block {
 struct ap_video_content_block {
     /* "type" is always "video" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Provider file id */
     bool has_file_id; /**< whether "fileId" was given */
-    apr_slice file_id;
+    aps_slice file_id;
     /** Where the data can be fetched */
     bool has_url; /**< whether "url" was given */
-    apr_slice url;
+    aps_slice url;
     /** Inline data, base64; data-delta appends to it */
     bool has_base64; /**< whether "base64" was given */
-    apr_slice base64;
+    aps_slice base64;
     /** Media type, e.g. "video/mp4" */
     bool has_mime_type; /**< whether "mimeType" was given */
-    apr_slice mime_type;
+    aps_slice mime_type;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1688,22 +1688,22 @@ struct ap_video_content_block {
 struct ap_audio_content_block {
     /* "type" is always "audio" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Provider file id */
     bool has_file_id; /**< whether "fileId" was given */
-    apr_slice file_id;
+    aps_slice file_id;
     /** Where the data can be fetched */
     bool has_url; /**< whether "url" was given */
-    apr_slice url;
+    aps_slice url;
     /** Inline data, base64; data-delta appends to it */
     bool has_base64; /**< whether "base64" was given */
-    apr_slice base64;
+    aps_slice base64;
     /** Media type, e.g. "audio/wav" */
     bool has_mime_type; /**< whether "mimeType" was given */
-    apr_slice mime_type;
+    aps_slice mime_type;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1714,28 +1714,28 @@ struct ap_audio_content_block {
 struct ap_file_content_block {
     /* "type" is always "file" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Provider file id */
     bool has_file_id; /**< whether "fileId" was given */
-    apr_slice file_id;
+    aps_slice file_id;
     /** Where the data can be fetched */
     bool has_url; /**< whether "url" was given */
-    apr_slice url;
+    aps_slice url;
     /** Inline data, base64; data-delta appends to it */
     bool has_base64; /**< whether "base64" was given */
-    apr_slice base64;
+    aps_slice base64;
     /** Media type, e.g. "application/pdf" */
     bool has_mime_type; /**< whether "mimeType" was given */
-    apr_slice mime_type;
+    aps_slice mime_type;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** One member of a value of ap_tool_call_args_t. */
 typedef struct ap_tool_call_args_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_tool_call_args_entry_t;
 
 /**
@@ -1755,14 +1755,14 @@ struct ap_tool_call {
     /* "type" is always "tool_call" (checked and written, not stored) */
     /** Call id, null if the provider gave none */
     bool id_is_null; /**< "id" was null; id holds nothing */
-    apr_slice id;
+    aps_slice id;
     /** Tool to call */
-    apr_slice name;
+    aps_slice name;
     /** Parsed arguments */
     ap_tool_call_args_t args;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1774,22 +1774,22 @@ struct ap_tool_call_chunk {
     /* "type" is always "tool_call_chunk" (checked and written, not stored) */
     /** Call id, null until known */
     bool id_is_null; /**< "id" was null; id holds nothing */
-    apr_slice id;
+    aps_slice id;
     /** Tool name, null until known */
     bool name_is_null; /**< "name" was null; name holds nothing */
-    apr_slice name;
+    aps_slice name;
     /** Argument JSON received so far, possibly incomplete; tool-call-delta appends to it */
     bool args_is_null; /**< "args" was null; args holds nothing */
-    apr_slice args;
+    aps_slice args;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** One member of a value of ap_server_tool_call_args_t. */
 typedef struct ap_server_tool_call_args_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_server_tool_call_args_entry_t;
 
 /**
@@ -1808,14 +1808,14 @@ struct ap_server_tool_call_args {
 struct ap_server_tool_call {
     /* "type" is always "server_tool_call" (checked and written, not stored) */
     /** Call id */
-    apr_slice id;
+    aps_slice id;
     /** Tool called */
-    apr_slice name;
+    aps_slice name;
     /** Parsed arguments */
     ap_server_tool_call_args_t args;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1827,16 +1827,16 @@ struct ap_server_tool_call_chunk {
     /* "type" is always "server_tool_call_chunk" (checked and written, not stored) */
     /** Call id, once known */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Tool name, once known */
     bool has_name; /**< whether "name" was given */
-    apr_slice name;
+    aps_slice name;
     /** Argument JSON received so far */
     bool has_args; /**< whether "args" was given */
-    apr_slice args;
+    aps_slice args;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1856,17 +1856,17 @@ typedef enum ap_server_tool_result_status {
 struct ap_server_tool_result {
     /* "type" is always "server_tool_result" (checked and written, not stored) */
     /** `id` of the ServerToolCall this answers */
-    apr_slice tool_call_id;
+    aps_slice tool_call_id;
     /** Whether the tool succeeded */
     ap_server_tool_result_status_t status;
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** What the tool returned */
     bool has_output; /**< whether "output" was given */
-    apr_json_raw output;
+    aps_json_raw output;
     bool has_index; /**< whether "index" was given */
     ap_block_index_t index;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_content_block_t holds. */
@@ -1911,7 +1911,7 @@ struct ap_content_block {
         ap_server_tool_call_chunk_t server_tool_call_chunk;
         ap_server_tool_result_t server_tool_result;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -1925,7 +1925,7 @@ struct ap_content_block_start_data {
     /** Position of the block in the message, from 0 */
     uint64_t index;
     ap_content_block_t content;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1936,8 +1936,8 @@ struct ap_content_block_start_data {
 struct ap_text_delta {
     /* "type" is always "text-delta" (checked and written, not stored) */
     /** Text to append */
-    apr_slice text;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice text;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1948,8 +1948,8 @@ struct ap_text_delta {
 struct ap_reasoning_delta {
     /* "type" is always "reasoning-delta" (checked and written, not stored) */
     /** Reasoning text to append */
-    apr_slice reasoning;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice reasoning;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1961,10 +1961,10 @@ struct ap_reasoning_delta {
 struct ap_data_delta {
     /* "type" is always "data-delta" (checked and written, not stored) */
     /** Encoded piece to append */
-    apr_slice data;
+    aps_slice data;
     /** Encoding of `data`; absent also means base64 */
     bool has_encoding; /**< whether "encoding" (always "base64") was given */
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1974,8 +1974,8 @@ struct ap_data_delta {
  * Schema: `BlockDeltaFields` (protocol.cddl:765).
  */
 struct ap_block_delta_fields {
-    apr_slice type;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice type;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -1989,7 +1989,7 @@ struct ap_block_delta {
     /* "type" is always "block-delta" (checked and written, not stored) */
     /** Members to set on the block */
     ap_block_delta_fields_t fields;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2002,8 +2002,8 @@ struct ap_block_delta {
 struct ap_tool_call_delta {
     /* "type" is always "tool-call-delta" (checked and written, not stored) */
     /** Piece of argument JSON to append */
-    apr_slice args;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice args;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_content_block_delta_t holds. */
@@ -2031,7 +2031,7 @@ struct ap_content_block_delta {
         ap_block_delta_t block_delta;
         ap_tool_call_delta_t tool_call_delta;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2044,7 +2044,7 @@ struct ap_content_block_delta_data {
     /** Block the delta applies to */
     uint64_t index;
     ap_content_block_delta_t delta;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_finalized_content_block_t holds. */
@@ -2083,7 +2083,7 @@ struct ap_finalized_content_block {
         ap_file_content_block_t file_content_block;
         ap_non_standard_content_block_t non_standard_content_block;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2098,7 +2098,7 @@ struct ap_content_block_finish_data {
     /** Block being closed */
     uint64_t index;
     ap_finalized_content_block_t content;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2117,7 +2117,7 @@ struct ap_input_token_details {
     /** Tokens served from the prompt cache */
     bool has_cache_read; /**< whether "cacheRead" was given */
     uint64_t cache_read;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2133,7 +2133,7 @@ struct ap_output_token_details {
     /** Reasoning tokens */
     bool has_reasoning; /**< whether "reasoning" was given */
     uint64_t reasoning;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2157,7 +2157,7 @@ struct ap_usage_info {
     /** Breakdown of outputTokens */
     bool has_output_token_details; /**< whether "outputTokenDetails" was given */
     ap_output_token_details_t output_token_details;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2170,7 +2170,7 @@ struct ap_message_finish_data {
     /** Tokens used, for AI messages */
     bool has_usage; /**< whether "usage" was given */
     ap_usage_info_t usage;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2181,11 +2181,11 @@ struct ap_message_finish_data {
 struct ap_message_error_data {
     /* "event" is always "error" (checked and written, not stored) */
     /** What went wrong */
-    apr_slice message;
+    aps_slice message;
     /** Machine-readable error code */
     bool has_code; /**< whether "code" was given */
-    apr_slice code;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice code;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_messages_data_t holds. */
@@ -2214,7 +2214,7 @@ struct ap_messages_data {
         ap_message_finish_data_t message_finish_data;
         ap_message_error_data_t message_error_data;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2225,7 +2225,7 @@ struct ap_messages_event_params {
     ap_timestamp_t timestamp;
     /** Graph node that emitted the message */
     bool has_node; /**< whether "node" was given */
-    apr_slice node;
+    aps_slice node;
     ap_messages_data_t data;
 };
 
@@ -2253,13 +2253,13 @@ struct ap_messages_event {
 struct ap_tool_started_data {
     /* "event" is always "tool-started" (checked and written, not stored) */
     /** Call id; equals the `id` of the tool_call content block */
-    apr_slice tool_call_id;
+    aps_slice tool_call_id;
     /** Tool being run */
-    apr_slice tool_name;
+    aps_slice tool_name;
     /** Arguments passed to the tool */
     bool has_input; /**< whether "input" was given */
-    apr_json_raw input;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_raw input;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2270,10 +2270,10 @@ struct ap_tool_started_data {
 struct ap_tool_output_delta_data {
     /* "event" is always "tool-output-delta" (checked and written, not stored) */
     /** Call the output belongs to */
-    apr_slice tool_call_id;
+    aps_slice tool_call_id;
     /** Output to append */
-    apr_slice delta;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice delta;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2284,10 +2284,10 @@ struct ap_tool_output_delta_data {
 struct ap_tool_finished_data {
     /* "event" is always "tool-finished" (checked and written, not stored) */
     /** Call that finished */
-    apr_slice tool_call_id;
+    aps_slice tool_call_id;
     /** What the tool returned */
-    apr_json_raw output;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_raw output;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2298,13 +2298,13 @@ struct ap_tool_finished_data {
 struct ap_tool_error_data {
     /* "event" is always "tool-error" (checked and written, not stored) */
     /** Call that failed */
-    apr_slice tool_call_id;
+    aps_slice tool_call_id;
     /** What went wrong */
-    apr_slice message;
+    aps_slice message;
     /** Machine-readable error code */
     bool has_code; /**< whether "code" was given */
-    apr_slice code;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice code;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_tools_data_t holds. */
@@ -2329,7 +2329,7 @@ struct ap_tools_data {
         ap_tool_finished_data_t tool_finished_data;
         ap_tool_error_data_t tool_error_data;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2340,7 +2340,7 @@ struct ap_tools_event_params {
     ap_timestamp_t timestamp;
     /** Graph node running the tool */
     bool has_node; /**< whether "node" was given */
-    apr_slice node;
+    aps_slice node;
     ap_tools_data_t data;
 };
 
@@ -2364,10 +2364,10 @@ struct ap_tools_event {
  */
 struct ap_input_requested_data {
     /** Id to quote in input.respond */
-    apr_slice interrupt_id;
+    aps_slice interrupt_id;
     /** Interrupt value from the graph; its shape is up to the application */
-    apr_json_raw payload;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_raw payload;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2396,7 +2396,7 @@ struct ap_values_event_params {
     ap_namespace_t namespace_;
     ap_timestamp_t timestamp;
     /** The whole state */
-    apr_json_raw data;
+    aps_json_raw data;
 };
 
 /**
@@ -2412,8 +2412,8 @@ struct ap_values_event {
 
 /** One member of a value of ap_updates_data_values_t. */
 typedef struct ap_updates_data_values_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_updates_data_values_entry_t;
 
 /**
@@ -2432,10 +2432,10 @@ struct ap_updates_data_values {
 struct ap_updates_data {
     /** Node that made the change */
     bool has_node; /**< whether "node" was given */
-    apr_slice node;
+    aps_slice node;
     /** Changed state keys and their new values */
     ap_updates_data_values_t values;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2477,15 +2477,15 @@ typedef enum ap_checkpoint_source {
  */
 struct ap_checkpoint {
     /** Checkpoint id, usable as state.fork's checkpointId */
-    apr_slice id;
+    aps_slice id;
     /** Checkpoint this one follows, linking the history tree */
     bool has_parent_id; /**< whether "parentId" was given */
-    apr_slice parent_id;
+    aps_slice parent_id;
     /** Step number: -1 for the initial input, then 0, 1, ... */
     int64_t step;
     /** What saved the checkpoint */
     ap_checkpoint_source_t source;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2518,10 +2518,10 @@ struct ap_checkpoints_event {
 struct ap_custom_data {
     /** Application event name, for dispatch */
     bool has_name; /**< whether "name" was given */
-    apr_slice name;
+    aps_slice name;
     /** Application data */
-    apr_json_raw payload;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_raw payload;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -2550,7 +2550,7 @@ struct ap_tasks_event_params {
     ap_namespace_t namespace_;
     ap_timestamp_t timestamp;
     /** The task or its result, as the runtime reports it */
-    apr_json_raw data;
+    aps_json_raw data;
 };
 
 /**
@@ -2597,7 +2597,7 @@ struct ap_event_data {
         ap_custom_event_t custom_event;
         ap_tasks_event_t tasks_event;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2611,15 +2611,15 @@ struct ap_event {
     /* "type" is always "event" (checked and written, not stored) */
     /** Durable event id for resumption; SSE sends it as the `id:` field */
     bool has_event_id; /**< whether "eventId" was given */
-    apr_slice event_id;
+    aps_slice event_id;
     /** Increasing order number, scoped to the connection; may restart on reconnect */
     bool has_seq; /**< whether "seq" was given */
     ap_js_uint_t seq;
     /** Run that produced the event; stable across `seq` restarts, so replayed events of earlier runs can be skipped */
     bool has_run_id; /**< whether "runId" was given */
-    apr_slice run_id;
+    aps_slice run_id;
     ap_event_data_t event_data; /**< the members of whichever alternative this is */
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_message_t holds. */
@@ -2643,7 +2643,7 @@ struct ap_message {
         ap_error_response_t error_response;
         ap_event_t event;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2654,13 +2654,13 @@ struct ap_message {
 struct ap_agent_status_entry {
     ap_namespace_t namespace_;
     ap_agent_status_t status;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** One member of a value of ap_checkpoint_summary_metadata_t. */
 typedef struct ap_checkpoint_summary_metadata_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_checkpoint_summary_metadata_entry_t;
 
 /**
@@ -2678,14 +2678,14 @@ struct ap_checkpoint_summary_metadata {
  */
 struct ap_checkpoint_summary {
     /** Checkpoint id */
-    apr_slice id;
+    aps_slice id;
     /** When it was saved, as ISO 8601 text (unlike Timestamp) */
-    apr_slice timestamp;
+    aps_slice timestamp;
     /** Step number */
     uint64_t step;
     /** Node whose step saved it */
     bool has_node_name; /**< whether "nodeName" was given */
-    apr_slice node_name;
+    aps_slice node_name;
     /** Checkpoint metadata */
     bool has_metadata; /**< whether "metadata" was given */
     ap_checkpoint_summary_metadata_t metadata;
@@ -2699,13 +2699,13 @@ struct ap_checkpoint_summary {
 struct ap_citation {
     /* "type" is always "citation" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Where the source is */
     bool has_url; /**< whether "url" was given */
-    apr_slice url;
+    aps_slice url;
     /** Title of the source */
     bool has_title; /**< whether "title" was given */
-    apr_slice title;
+    aps_slice title;
     /** Start of the cited span in the block's text */
     bool has_start_index; /**< whether "startIndex" was given */
     uint64_t start_index;
@@ -2714,14 +2714,14 @@ struct ap_citation {
     uint64_t end_index;
     /** The cited words of the source */
     bool has_cited_text; /**< whether "citedText" was given */
-    apr_slice cited_text;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice cited_text;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** One member of a value of ap_non_standard_annotation_value_t. */
 typedef struct ap_non_standard_annotation_value_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } ap_non_standard_annotation_value_entry_t;
 
 /**
@@ -2740,10 +2740,10 @@ struct ap_non_standard_annotation_value {
 struct ap_non_standard_annotation {
     /* "type" is always "non_standard_annotation" (checked and written, not stored) */
     bool has_id; /**< whether "id" was given */
-    apr_slice id;
+    aps_slice id;
     /** Provider's own annotation data */
     ap_non_standard_annotation_value_t value;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /** Which alternative a value of ap_annotation_t holds. */
@@ -2764,7 +2764,7 @@ struct ap_annotation {
         ap_citation_t citation;
         ap_non_standard_annotation_t non_standard_annotation;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of ap_data_content_block_t holds. */
@@ -2789,7 +2789,7 @@ struct ap_data_content_block {
         ap_audio_content_block_t audio_content_block;
         ap_file_content_block_t file_content_block;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of ap_tool_content_block_t holds. */
@@ -2816,7 +2816,7 @@ struct ap_tool_content_block {
         ap_server_tool_call_chunk_t server_tool_call_chunk;
         ap_server_tool_result_t server_tool_result;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -2857,1883 +2857,1883 @@ struct ap_event_stream_request {
     ap_js_uint_t since;
     /** Replay after this `eventId`; works across reconnects and is preferred (same ids as ReconnectParams.lastEventId) */
     bool has_since_event_id; /**< whether "sinceEventId" was given */
-    apr_slice since_event_id;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice since_event_id;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /* ---- js-int ---- */
-extern const apr_type ap_js_int_type;
-APR_NODISCARD apr_status ap_js_int_decode(const char *json, size_t len, apr_arena *arena,
-    ap_js_int_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_js_int_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_js_int_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_js_int_encode(const ap_js_int_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_js_int_encode_opts(const ap_js_int_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_js_int_validate(const ap_js_int_t *value, bool strict, apr_error *err);
+extern const aps_type ap_js_int_type;
+APS_NODISCARD aps_status ap_js_int_decode(const char *json, size_t len, aps_arena *arena,
+    ap_js_int_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_js_int_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_js_int_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_js_int_encode(const ap_js_int_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_js_int_encode_opts(const ap_js_int_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_js_int_validate(const ap_js_int_t *value, bool strict, aps_error *err);
 
 /* ---- js-uint ---- */
-extern const apr_type ap_js_uint_type;
-APR_NODISCARD apr_status ap_js_uint_decode(const char *json, size_t len, apr_arena *arena,
-    ap_js_uint_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_js_uint_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_js_uint_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_js_uint_encode(const ap_js_uint_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_js_uint_encode_opts(const ap_js_uint_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_js_uint_validate(const ap_js_uint_t *value, bool strict, apr_error *err);
+extern const aps_type ap_js_uint_type;
+APS_NODISCARD aps_status ap_js_uint_decode(const char *json, size_t len, aps_arena *arena,
+    ap_js_uint_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_js_uint_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_js_uint_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_js_uint_encode(const ap_js_uint_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_js_uint_encode_opts(const ap_js_uint_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_js_uint_validate(const ap_js_uint_t *value, bool strict, aps_error *err);
 
 /* ---- Namespace ---- */
-extern const apr_type ap_namespace_type;
-APR_NODISCARD apr_status ap_namespace_decode(const char *json, size_t len, apr_arena *arena,
-    ap_namespace_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_namespace_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_namespace_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_namespace_encode(const ap_namespace_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_namespace_encode_opts(const ap_namespace_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_namespace_validate(const ap_namespace_t *value, bool strict, apr_error *err);
+extern const aps_type ap_namespace_type;
+APS_NODISCARD aps_status ap_namespace_decode(const char *json, size_t len, aps_arena *arena,
+    ap_namespace_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_namespace_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_namespace_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_namespace_encode(const ap_namespace_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_namespace_encode_opts(const ap_namespace_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_namespace_validate(const ap_namespace_t *value, bool strict, aps_error *err);
 
 /* ---- Timestamp ---- */
-extern const apr_type ap_timestamp_type;
-APR_NODISCARD apr_status ap_timestamp_decode(const char *json, size_t len, apr_arena *arena,
-    ap_timestamp_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_timestamp_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_timestamp_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_timestamp_encode(const ap_timestamp_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_timestamp_encode_opts(const ap_timestamp_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_timestamp_validate(const ap_timestamp_t *value, bool strict, apr_error *err);
+extern const aps_type ap_timestamp_type;
+APS_NODISCARD aps_status ap_timestamp_decode(const char *json, size_t len, aps_arena *arena,
+    ap_timestamp_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_timestamp_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_timestamp_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_timestamp_encode(const ap_timestamp_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_timestamp_encode_opts(const ap_timestamp_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_timestamp_validate(const ap_timestamp_t *value, bool strict, aps_error *err);
 
 /* ---- MetadataScalar ---- */
-extern const apr_type ap_metadata_scalar_type;
-APR_NODISCARD apr_status ap_metadata_scalar_decode(const char *json, size_t len, apr_arena *arena,
-    ap_metadata_scalar_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_metadata_scalar_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_metadata_scalar_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_metadata_scalar_encode_opts(const ap_metadata_scalar_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_metadata_scalar_validate(const ap_metadata_scalar_t *value, bool strict, apr_error *err);
+extern const aps_type ap_metadata_scalar_type;
+APS_NODISCARD aps_status ap_metadata_scalar_decode(const char *json, size_t len, aps_arena *arena,
+    ap_metadata_scalar_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_metadata_scalar_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_metadata_scalar_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_metadata_scalar_encode_opts(const ap_metadata_scalar_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_metadata_scalar_validate(const ap_metadata_scalar_t *value, bool strict, aps_error *err);
 
 /* ---- Command ---- */
-extern const apr_type ap_command_type;
-APR_NODISCARD apr_status ap_command_decode(const char *json, size_t len, apr_arena *arena,
-    ap_command_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_command_encode(const ap_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_command_encode_opts(const ap_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_command_validate(const ap_command_t *value, bool strict, apr_error *err);
+extern const aps_type ap_command_type;
+APS_NODISCARD aps_status ap_command_decode(const char *json, size_t len, aps_arena *arena,
+    ap_command_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_command_encode(const ap_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_command_encode_opts(const ap_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_command_validate(const ap_command_t *value, bool strict, aps_error *err);
 
 /* ---- CommandData ---- */
-extern const apr_type ap_command_data_type;
-APR_NODISCARD apr_status ap_command_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_command_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_command_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_command_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_command_data_encode(const ap_command_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_command_data_encode_opts(const ap_command_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_command_data_validate(const ap_command_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_command_data_type;
+APS_NODISCARD aps_status ap_command_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_command_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_command_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_command_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_command_data_encode(const ap_command_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_command_data_encode_opts(const ap_command_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_command_data_validate(const ap_command_data_t *value, bool strict, aps_error *err);
 
 /* ---- RunCommand ---- */
 #define ap_run_command_type ap_run_start_type
-APR_NODISCARD apr_status ap_run_command_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_command_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_command_encode(const ap_run_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_command_encode_opts(const ap_run_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_command_validate(const ap_run_command_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_run_command_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_command_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_command_encode(const ap_run_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_command_encode_opts(const ap_run_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_command_validate(const ap_run_command_t *value, bool strict, aps_error *err);
 
 /* ---- run.start ---- */
-extern const apr_type ap_run_start_type;
-APR_NODISCARD apr_status ap_run_start_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_encode(const ap_run_start_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_start_encode_opts(const ap_run_start_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_start_validate(const ap_run_start_t *value, bool strict, apr_error *err);
+extern const aps_type ap_run_start_type;
+APS_NODISCARD aps_status ap_run_start_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_encode(const ap_run_start_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_encode_opts(const ap_run_start_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_start_validate(const ap_run_start_t *value, bool strict, aps_error *err);
 
 /* ---- RunStartParams ---- */
-extern const apr_type ap_run_start_params_type;
-APR_NODISCARD apr_status ap_run_start_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_params_encode(const ap_run_start_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_start_params_encode_opts(const ap_run_start_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_start_params_validate(const ap_run_start_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_run_start_params_type;
+APS_NODISCARD aps_status ap_run_start_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_params_encode(const ap_run_start_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_params_encode_opts(const ap_run_start_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_start_params_validate(const ap_run_start_params_t *value, bool strict, aps_error *err);
 
 /* ---- RunStartParams.config ---- */
-extern const apr_type ap_run_start_params_config_type;
-APR_NODISCARD apr_status ap_run_start_params_config_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_params_config_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_params_config_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_params_config_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_params_config_encode(const ap_run_start_params_config_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_start_params_config_encode_opts(const ap_run_start_params_config_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_start_params_config_validate(const ap_run_start_params_config_t *value, bool strict, apr_error *err);
+extern const aps_type ap_run_start_params_config_type;
+APS_NODISCARD aps_status ap_run_start_params_config_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_params_config_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_params_config_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_params_config_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_params_config_encode(const ap_run_start_params_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_params_config_encode_opts(const ap_run_start_params_config_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_start_params_config_validate(const ap_run_start_params_config_t *value, bool strict, aps_error *err);
 
 /* ---- RunStartParams.metadata ---- */
-extern const apr_type ap_run_start_params_metadata_type;
-APR_NODISCARD apr_status ap_run_start_params_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_params_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_params_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_start_params_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_start_params_metadata_encode(const ap_run_start_params_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_start_params_metadata_encode_opts(const ap_run_start_params_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_start_params_metadata_validate(const ap_run_start_params_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type ap_run_start_params_metadata_type;
+APS_NODISCARD aps_status ap_run_start_params_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_params_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_params_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_start_params_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_start_params_metadata_encode(const ap_run_start_params_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_params_metadata_encode_opts(const ap_run_start_params_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_start_params_metadata_validate(const ap_run_start_params_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- SubscriptionCommand ---- */
-extern const apr_type ap_subscription_command_type;
-APR_NODISCARD apr_status ap_subscription_command_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_command_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_command_encode(const ap_subscription_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscription_command_encode_opts(const ap_subscription_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscription_command_validate(const ap_subscription_command_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscription_command_type;
+APS_NODISCARD aps_status ap_subscription_command_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_command_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_command_encode(const ap_subscription_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_command_encode_opts(const ap_subscription_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscription_command_validate(const ap_subscription_command_t *value, bool strict, aps_error *err);
 
 /* ---- subscription.subscribe ---- */
-extern const apr_type ap_subscription_subscribe_type;
-APR_NODISCARD apr_status ap_subscription_subscribe_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_subscribe_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_subscribe_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_subscribe_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscription_subscribe_encode_opts(const ap_subscription_subscribe_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscription_subscribe_validate(const ap_subscription_subscribe_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscription_subscribe_type;
+APS_NODISCARD aps_status ap_subscription_subscribe_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_subscribe_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_subscribe_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_subscribe_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_subscribe_encode_opts(const ap_subscription_subscribe_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscription_subscribe_validate(const ap_subscription_subscribe_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeParams ---- */
-extern const apr_type ap_subscribe_params_type;
-APR_NODISCARD apr_status ap_subscribe_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscribe_params_encode_opts(const ap_subscribe_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscribe_params_validate(const ap_subscribe_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscribe_params_type;
+APS_NODISCARD aps_status ap_subscribe_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_params_encode_opts(const ap_subscribe_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscribe_params_validate(const ap_subscribe_params_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeParams.channels ---- */
-extern const apr_type ap_subscribe_params_channels_type;
-APR_NODISCARD apr_status ap_subscribe_params_channels_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_params_channels_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_params_channels_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_params_channels_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscribe_params_channels_encode_opts(const ap_subscribe_params_channels_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscribe_params_channels_validate(const ap_subscribe_params_channels_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscribe_params_channels_type;
+APS_NODISCARD aps_status ap_subscribe_params_channels_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_params_channels_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_params_channels_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_params_channels_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_params_channels_encode_opts(const ap_subscribe_params_channels_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscribe_params_channels_validate(const ap_subscribe_params_channels_t *value, bool strict, aps_error *err);
 
 /* ---- Channel ---- */
-extern const apr_type ap_channel_type;
-APR_NODISCARD apr_status ap_channel_decode(const char *json, size_t len, apr_arena *arena,
-    ap_channel_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_channel_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_channel_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_channel_encode(const ap_channel_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_channel_encode_opts(const ap_channel_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_channel_validate(const ap_channel_t *value, bool strict, apr_error *err);
+extern const aps_type ap_channel_type;
+APS_NODISCARD aps_status ap_channel_decode(const char *json, size_t len, aps_arena *arena,
+    ap_channel_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_channel_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_channel_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_channel_encode(const ap_channel_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_channel_encode_opts(const ap_channel_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_channel_validate(const ap_channel_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeParams.namespaces ---- */
-extern const apr_type ap_subscribe_params_namespaces_type;
-APR_NODISCARD apr_status ap_subscribe_params_namespaces_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_params_namespaces_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_params_namespaces_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_params_namespaces_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscribe_params_namespaces_encode_opts(const ap_subscribe_params_namespaces_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscribe_params_namespaces_validate(const ap_subscribe_params_namespaces_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscribe_params_namespaces_type;
+APS_NODISCARD aps_status ap_subscribe_params_namespaces_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_params_namespaces_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_params_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_params_namespaces_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode_opts(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscribe_params_namespaces_validate(const ap_subscribe_params_namespaces_t *value, bool strict, aps_error *err);
 
 /* ---- subscription.unsubscribe ---- */
-extern const apr_type ap_subscription_unsubscribe_type;
-APR_NODISCARD apr_status ap_subscription_unsubscribe_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_unsubscribe_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_unsubscribe_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_unsubscribe_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscription_unsubscribe_encode_opts(const ap_subscription_unsubscribe_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscription_unsubscribe_validate(const ap_subscription_unsubscribe_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscription_unsubscribe_type;
+APS_NODISCARD aps_status ap_subscription_unsubscribe_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_unsubscribe_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_unsubscribe_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_unsubscribe_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_unsubscribe_encode_opts(const ap_subscription_unsubscribe_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscription_unsubscribe_validate(const ap_subscription_unsubscribe_t *value, bool strict, aps_error *err);
 
 /* ---- UnsubscribeParams ---- */
-extern const apr_type ap_unsubscribe_params_type;
-APR_NODISCARD apr_status ap_unsubscribe_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_unsubscribe_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_unsubscribe_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_unsubscribe_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_unsubscribe_params_encode_opts(const ap_unsubscribe_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_unsubscribe_params_validate(const ap_unsubscribe_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_unsubscribe_params_type;
+APS_NODISCARD aps_status ap_unsubscribe_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_unsubscribe_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_unsubscribe_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_unsubscribe_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_unsubscribe_params_encode_opts(const ap_unsubscribe_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_unsubscribe_params_validate(const ap_unsubscribe_params_t *value, bool strict, aps_error *err);
 
 /* ---- subscription.reconnect ---- */
-extern const apr_type ap_subscription_reconnect_type;
-APR_NODISCARD apr_status ap_subscription_reconnect_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_reconnect_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_reconnect_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_reconnect_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscription_reconnect_encode_opts(const ap_subscription_reconnect_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscription_reconnect_validate(const ap_subscription_reconnect_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscription_reconnect_type;
+APS_NODISCARD aps_status ap_subscription_reconnect_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_reconnect_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_reconnect_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_reconnect_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_reconnect_encode_opts(const ap_subscription_reconnect_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscription_reconnect_validate(const ap_subscription_reconnect_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectParams ---- */
-extern const apr_type ap_reconnect_params_type;
-APR_NODISCARD apr_status ap_reconnect_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_reconnect_params_encode_opts(const ap_reconnect_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_reconnect_params_validate(const ap_reconnect_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_reconnect_params_type;
+APS_NODISCARD aps_status ap_reconnect_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_params_encode_opts(const ap_reconnect_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_reconnect_params_validate(const ap_reconnect_params_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectParams.subscriptions ---- */
-extern const apr_type ap_reconnect_params_subscriptions_type;
-APR_NODISCARD apr_status ap_reconnect_params_subscriptions_decode(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_params_subscriptions_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_params_subscriptions_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_params_subscriptions_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_reconnect_params_subscriptions_encode_opts(const ap_reconnect_params_subscriptions_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_reconnect_params_subscriptions_validate(const ap_reconnect_params_subscriptions_t *value, bool strict, apr_error *err);
+extern const aps_type ap_reconnect_params_subscriptions_type;
+APS_NODISCARD aps_status ap_reconnect_params_subscriptions_decode(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_params_subscriptions_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_params_subscriptions_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_params_subscriptions_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode_opts(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_reconnect_params_subscriptions_validate(const ap_reconnect_params_subscriptions_t *value, bool strict, aps_error *err);
 
 /* ---- AgentCommand ---- */
 #define ap_agent_command_type ap_agent_get_tree_type
-APR_NODISCARD apr_status ap_agent_command_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_command_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_command_encode(const ap_agent_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_command_encode_opts(const ap_agent_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_command_validate(const ap_agent_command_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_agent_command_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_command_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_command_encode(const ap_agent_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_command_encode_opts(const ap_agent_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_command_validate(const ap_agent_command_t *value, bool strict, aps_error *err);
 
 /* ---- agent.getTree ---- */
-extern const apr_type ap_agent_get_tree_type;
-APR_NODISCARD apr_status ap_agent_get_tree_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_get_tree_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_get_tree_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_get_tree_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_get_tree_encode_opts(const ap_agent_get_tree_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_get_tree_validate(const ap_agent_get_tree_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_get_tree_type;
+APS_NODISCARD aps_status ap_agent_get_tree_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_get_tree_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_get_tree_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_get_tree_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_get_tree_encode_opts(const ap_agent_get_tree_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_get_tree_validate(const ap_agent_get_tree_t *value, bool strict, aps_error *err);
 
 /* ---- AgentGetTreeParams ---- */
-extern const apr_type ap_agent_get_tree_params_type;
-APR_NODISCARD apr_status ap_agent_get_tree_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_get_tree_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_get_tree_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_get_tree_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_get_tree_params_encode_opts(const ap_agent_get_tree_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_get_tree_params_validate(const ap_agent_get_tree_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_get_tree_params_type;
+APS_NODISCARD aps_status ap_agent_get_tree_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_get_tree_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_get_tree_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_get_tree_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_get_tree_params_encode_opts(const ap_agent_get_tree_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_get_tree_params_validate(const ap_agent_get_tree_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputCommand ---- */
-extern const apr_type ap_input_command_type;
-APR_NODISCARD apr_status ap_input_command_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_command_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_command_encode(const ap_input_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_command_encode_opts(const ap_input_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_command_validate(const ap_input_command_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_command_type;
+APS_NODISCARD aps_status ap_input_command_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_command_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_command_encode(const ap_input_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_command_encode_opts(const ap_input_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_command_validate(const ap_input_command_t *value, bool strict, aps_error *err);
 
 /* ---- input.respond ---- */
-extern const apr_type ap_input_respond_type;
-APR_NODISCARD apr_status ap_input_respond_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_encode(const ap_input_respond_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_encode_opts(const ap_input_respond_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_validate(const ap_input_respond_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_type;
+APS_NODISCARD aps_status ap_input_respond_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_encode(const ap_input_respond_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_encode_opts(const ap_input_respond_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_validate(const ap_input_respond_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondParams ---- */
-extern const apr_type ap_input_respond_params_type;
-APR_NODISCARD apr_status ap_input_respond_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_params_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type ap_input_respond_params_type;
+APS_NODISCARD aps_status ap_input_respond_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_params_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status ap_input_respond_params_decode_as(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_params_kind alt, ap_input_respond_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_params_encode(const ap_input_respond_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_params_encode_opts(const ap_input_respond_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_params_validate(const ap_input_respond_params_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_input_respond_params_decode_as(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_params_kind alt, ap_input_respond_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_params_encode(const ap_input_respond_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_params_encode_opts(const ap_input_respond_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_params_validate(const ap_input_respond_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne ---- */
-extern const apr_type ap_input_respond_one_type;
-APR_NODISCARD apr_status ap_input_respond_one_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_one_encode_opts(const ap_input_respond_one_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_one_validate(const ap_input_respond_one_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_one_type;
+APS_NODISCARD aps_status ap_input_respond_one_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_encode_opts(const ap_input_respond_one_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_one_validate(const ap_input_respond_one_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne.update ---- */
-extern const apr_type ap_input_respond_one_update_type;
-APR_NODISCARD apr_status ap_input_respond_one_update_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_update_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_update_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_update_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_update_encode(const ap_input_respond_one_update_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_one_update_encode_opts(const ap_input_respond_one_update_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_one_update_validate(const ap_input_respond_one_update_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_one_update_type;
+APS_NODISCARD aps_status ap_input_respond_one_update_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_update_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_update_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_update_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_update_encode(const ap_input_respond_one_update_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_update_encode_opts(const ap_input_respond_one_update_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_one_update_validate(const ap_input_respond_one_update_t *value, bool strict, aps_error *err);
 
 /* ---- Goto ---- */
-extern const apr_type ap_goto_type;
-APR_NODISCARD apr_status ap_goto_decode(const char *json, size_t len, apr_arena *arena,
-    ap_goto_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_goto_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_goto_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_goto_encode(const ap_goto_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_goto_encode_opts(const ap_goto_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_goto_validate(const ap_goto_t *value, bool strict, apr_error *err);
+extern const aps_type ap_goto_type;
+APS_NODISCARD aps_status ap_goto_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_goto_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_goto_encode(const ap_goto_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_goto_encode_opts(const ap_goto_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_goto_validate(const ap_goto_t *value, bool strict, aps_error *err);
 
 /* ---- RunSend ---- */
-extern const apr_type ap_run_send_type;
-APR_NODISCARD apr_status ap_run_send_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_send_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_send_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_send_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_send_encode(const ap_run_send_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_send_encode_opts(const ap_run_send_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_send_validate(const ap_run_send_t *value, bool strict, apr_error *err);
+extern const aps_type ap_run_send_type;
+APS_NODISCARD aps_status ap_run_send_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_send_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_send_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_send_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_send_encode_opts(const ap_run_send_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_error *err);
 
 /* ---- Goto/3 ---- */
-extern const apr_type ap_goto_alt3_type;
-APR_NODISCARD apr_status ap_goto_alt3_decode(const char *json, size_t len, apr_arena *arena,
-    ap_goto_alt3_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_goto_alt3_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_goto_alt3_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, apr_error *err);
+extern const aps_type ap_goto_alt3_type;
+APS_NODISCARD aps_status ap_goto_alt3_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_goto_alt3_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, aps_error *err);
 
 /* ---- Goto/3[] ---- */
-extern const apr_type ap_goto_alt3_item_type;
-APR_NODISCARD apr_status ap_goto_alt3_item_decode(const char *json, size_t len, apr_arena *arena,
-    ap_goto_alt3_item_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_goto_alt3_item_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, apr_error *err);
+extern const aps_type ap_goto_alt3_item_type;
+APS_NODISCARD aps_status ap_goto_alt3_item_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_item_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_item_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne.config ---- */
-extern const apr_type ap_input_respond_one_config_type;
-APR_NODISCARD apr_status ap_input_respond_one_config_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_config_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_config_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_config_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_config_encode(const ap_input_respond_one_config_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_one_config_encode_opts(const ap_input_respond_one_config_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_one_config_validate(const ap_input_respond_one_config_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_one_config_type;
+APS_NODISCARD aps_status ap_input_respond_one_config_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_config_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_config_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_config_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_config_encode(const ap_input_respond_one_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_config_encode_opts(const ap_input_respond_one_config_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_one_config_validate(const ap_input_respond_one_config_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne.metadata ---- */
-extern const apr_type ap_input_respond_one_metadata_type;
-APR_NODISCARD apr_status ap_input_respond_one_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_one_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_one_metadata_encode(const ap_input_respond_one_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_one_metadata_encode_opts(const ap_input_respond_one_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_one_metadata_validate(const ap_input_respond_one_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_one_metadata_type;
+APS_NODISCARD aps_status ap_input_respond_one_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_one_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_one_metadata_encode(const ap_input_respond_one_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_metadata_encode_opts(const ap_input_respond_one_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_one_metadata_validate(const ap_input_respond_one_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany ---- */
-extern const apr_type ap_input_respond_many_type;
-APR_NODISCARD apr_status ap_input_respond_many_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_many_encode_opts(const ap_input_respond_many_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_many_validate(const ap_input_respond_many_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_many_type;
+APS_NODISCARD aps_status ap_input_respond_many_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_encode_opts(const ap_input_respond_many_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_many_validate(const ap_input_respond_many_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.responses ---- */
-extern const apr_type ap_input_respond_many_responses_type;
-APR_NODISCARD apr_status ap_input_respond_many_responses_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_responses_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_responses_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_responses_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_many_responses_encode_opts(const ap_input_respond_many_responses_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_many_responses_validate(const ap_input_respond_many_responses_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_many_responses_type;
+APS_NODISCARD aps_status ap_input_respond_many_responses_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_responses_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_responses_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_responses_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_responses_encode_opts(const ap_input_respond_many_responses_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_many_responses_validate(const ap_input_respond_many_responses_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondEntry ---- */
-extern const apr_type ap_input_respond_entry_type;
-APR_NODISCARD apr_status ap_input_respond_entry_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_entry_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_entry_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_entry_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_entry_encode_opts(const ap_input_respond_entry_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_entry_validate(const ap_input_respond_entry_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_entry_type;
+APS_NODISCARD aps_status ap_input_respond_entry_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_entry_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_entry_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_entry_encode_opts(const ap_input_respond_entry_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_entry_validate(const ap_input_respond_entry_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.update ---- */
-extern const apr_type ap_input_respond_many_update_type;
-APR_NODISCARD apr_status ap_input_respond_many_update_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_update_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_update_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_update_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_update_encode(const ap_input_respond_many_update_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_many_update_encode_opts(const ap_input_respond_many_update_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_many_update_validate(const ap_input_respond_many_update_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_many_update_type;
+APS_NODISCARD aps_status ap_input_respond_many_update_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_update_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_update_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_update_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_update_encode(const ap_input_respond_many_update_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_update_encode_opts(const ap_input_respond_many_update_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_many_update_validate(const ap_input_respond_many_update_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.config ---- */
-extern const apr_type ap_input_respond_many_config_type;
-APR_NODISCARD apr_status ap_input_respond_many_config_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_config_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_config_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_config_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_config_encode(const ap_input_respond_many_config_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_many_config_encode_opts(const ap_input_respond_many_config_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_many_config_validate(const ap_input_respond_many_config_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_many_config_type;
+APS_NODISCARD aps_status ap_input_respond_many_config_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_config_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_config_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_config_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_config_encode(const ap_input_respond_many_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_config_encode_opts(const ap_input_respond_many_config_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_many_config_validate(const ap_input_respond_many_config_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.metadata ---- */
-extern const apr_type ap_input_respond_many_metadata_type;
-APR_NODISCARD apr_status ap_input_respond_many_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_respond_many_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_respond_many_metadata_encode(const ap_input_respond_many_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_respond_many_metadata_encode_opts(const ap_input_respond_many_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_respond_many_metadata_validate(const ap_input_respond_many_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_respond_many_metadata_type;
+APS_NODISCARD aps_status ap_input_respond_many_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_respond_many_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_respond_many_metadata_encode(const ap_input_respond_many_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_metadata_encode_opts(const ap_input_respond_many_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_respond_many_metadata_validate(const ap_input_respond_many_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- input.inject ---- */
-extern const apr_type ap_input_inject_type;
-APR_NODISCARD apr_status ap_input_inject_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_inject_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_inject_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_inject_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_inject_encode(const ap_input_inject_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_inject_encode_opts(const ap_input_inject_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_inject_validate(const ap_input_inject_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_inject_type;
+APS_NODISCARD aps_status ap_input_inject_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_inject_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_inject_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_inject_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_inject_encode(const ap_input_inject_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_inject_encode_opts(const ap_input_inject_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_inject_validate(const ap_input_inject_t *value, bool strict, aps_error *err);
 
 /* ---- InputInjectParams ---- */
-extern const apr_type ap_input_inject_params_type;
-APR_NODISCARD apr_status ap_input_inject_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_inject_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_inject_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_inject_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_inject_params_encode_opts(const ap_input_inject_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_inject_params_validate(const ap_input_inject_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_inject_params_type;
+APS_NODISCARD aps_status ap_input_inject_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_inject_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_inject_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_inject_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_inject_params_encode_opts(const ap_input_inject_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_inject_params_validate(const ap_input_inject_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputMessage ---- */
-extern const apr_type ap_input_message_type;
-APR_NODISCARD apr_status ap_input_message_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_message_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_message_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_message_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_message_encode(const ap_input_message_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_message_encode_opts(const ap_input_message_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_message_validate(const ap_input_message_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_message_type;
+APS_NODISCARD aps_status ap_input_message_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_message_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_message_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_message_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_message_encode(const ap_input_message_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_message_encode_opts(const ap_input_message_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_message_validate(const ap_input_message_t *value, bool strict, aps_error *err);
 
 /* ---- InputMessage.role ---- */
-extern const apr_type ap_input_message_role_type;
-APR_NODISCARD apr_status ap_input_message_role_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_message_role_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_message_role_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_message_role_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_message_role_encode(const ap_input_message_role_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_message_role_encode_opts(const ap_input_message_role_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_message_role_validate(const ap_input_message_role_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_message_role_type;
+APS_NODISCARD aps_status ap_input_message_role_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_message_role_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_message_role_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_message_role_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_message_role_encode(const ap_input_message_role_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_message_role_encode_opts(const ap_input_message_role_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_message_role_validate(const ap_input_message_role_t *value, bool strict, aps_error *err);
 
 /* ---- StateCommand ---- */
-extern const apr_type ap_state_command_type;
-APR_NODISCARD apr_status ap_state_command_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_command_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_command_encode(const ap_state_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_command_encode_opts(const ap_state_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_command_validate(const ap_state_command_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_command_type;
+APS_NODISCARD aps_status ap_state_command_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_command_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_command_encode(const ap_state_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_command_encode_opts(const ap_state_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_command_validate(const ap_state_command_t *value, bool strict, aps_error *err);
 
 /* ---- state.get ---- */
-extern const apr_type ap_state_get_type;
-APR_NODISCARD apr_status ap_state_get_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_encode(const ap_state_get_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_get_encode_opts(const ap_state_get_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_get_validate(const ap_state_get_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_get_type;
+APS_NODISCARD aps_status ap_state_get_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_encode(const ap_state_get_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_encode_opts(const ap_state_get_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_get_validate(const ap_state_get_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetParams ---- */
-extern const apr_type ap_state_get_params_type;
-APR_NODISCARD apr_status ap_state_get_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_params_encode(const ap_state_get_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_get_params_encode_opts(const ap_state_get_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_get_params_validate(const ap_state_get_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_get_params_type;
+APS_NODISCARD aps_status ap_state_get_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_params_encode(const ap_state_get_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_params_encode_opts(const ap_state_get_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_get_params_validate(const ap_state_get_params_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetParams.keys ---- */
-extern const apr_type ap_state_get_params_keys_type;
-APR_NODISCARD apr_status ap_state_get_params_keys_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_params_keys_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_params_keys_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_params_keys_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_get_params_keys_encode_opts(const ap_state_get_params_keys_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_get_params_keys_validate(const ap_state_get_params_keys_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_get_params_keys_type;
+APS_NODISCARD aps_status ap_state_get_params_keys_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_params_keys_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_params_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_params_keys_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_params_keys_encode_opts(const ap_state_get_params_keys_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_get_params_keys_validate(const ap_state_get_params_keys_t *value, bool strict, aps_error *err);
 
 /* ---- state.listCheckpoints ---- */
-extern const apr_type ap_state_list_checkpoints_type;
-APR_NODISCARD apr_status ap_state_list_checkpoints_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_list_checkpoints_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_list_checkpoints_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_list_checkpoints_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_list_checkpoints_encode_opts(const ap_state_list_checkpoints_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_list_checkpoints_validate(const ap_state_list_checkpoints_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_list_checkpoints_type;
+APS_NODISCARD aps_status ap_state_list_checkpoints_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_list_checkpoints_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_list_checkpoints_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_list_checkpoints_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_list_checkpoints_encode_opts(const ap_state_list_checkpoints_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_list_checkpoints_validate(const ap_state_list_checkpoints_t *value, bool strict, aps_error *err);
 
 /* ---- ListCheckpointsParams ---- */
-extern const apr_type ap_list_checkpoints_params_type;
-APR_NODISCARD apr_status ap_list_checkpoints_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_list_checkpoints_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_list_checkpoints_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_list_checkpoints_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_list_checkpoints_params_encode_opts(const ap_list_checkpoints_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_list_checkpoints_params_validate(const ap_list_checkpoints_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_list_checkpoints_params_type;
+APS_NODISCARD aps_status ap_list_checkpoints_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_list_checkpoints_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_list_checkpoints_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_list_checkpoints_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_list_checkpoints_params_encode_opts(const ap_list_checkpoints_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_list_checkpoints_params_validate(const ap_list_checkpoints_params_t *value, bool strict, aps_error *err);
 
 /* ---- state.fork ---- */
-extern const apr_type ap_state_fork_type;
-APR_NODISCARD apr_status ap_state_fork_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_encode(const ap_state_fork_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_fork_encode_opts(const ap_state_fork_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_fork_validate(const ap_state_fork_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_fork_type;
+APS_NODISCARD aps_status ap_state_fork_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_encode_opts(const ap_state_fork_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_fork_validate(const ap_state_fork_t *value, bool strict, aps_error *err);
 
 /* ---- StateForkParams ---- */
-extern const apr_type ap_state_fork_params_type;
-APR_NODISCARD apr_status ap_state_fork_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_fork_params_encode_opts(const ap_state_fork_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_fork_params_validate(const ap_state_fork_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_fork_params_type;
+APS_NODISCARD aps_status ap_state_fork_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_params_encode_opts(const ap_state_fork_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_fork_params_validate(const ap_state_fork_params_t *value, bool strict, aps_error *err);
 
 /* ---- StateForkParams.config ---- */
-extern const apr_type ap_state_fork_params_config_type;
-APR_NODISCARD apr_status ap_state_fork_params_config_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_params_config_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_params_config_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_params_config_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_params_config_encode(const ap_state_fork_params_config_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_fork_params_config_encode_opts(const ap_state_fork_params_config_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_fork_params_config_validate(const ap_state_fork_params_config_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_fork_params_config_type;
+APS_NODISCARD aps_status ap_state_fork_params_config_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_params_config_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_params_config_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_params_config_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_params_config_encode(const ap_state_fork_params_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_params_config_encode_opts(const ap_state_fork_params_config_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_fork_params_config_validate(const ap_state_fork_params_config_t *value, bool strict, aps_error *err);
 
 /* ---- Message ---- */
-extern const apr_type ap_message_type;
-APR_NODISCARD apr_status ap_message_decode(const char *json, size_t len, apr_arena *arena,
-    ap_message_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_message_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_message_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_message_encode(const ap_message_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_message_encode_opts(const ap_message_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_message_validate(const ap_message_t *value, bool strict, apr_error *err);
+extern const aps_type ap_message_type;
+APS_NODISCARD aps_status ap_message_decode(const char *json, size_t len, aps_arena *arena,
+    ap_message_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_message_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_message_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_message_encode(const ap_message_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_encode_opts(const ap_message_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_message_validate(const ap_message_t *value, bool strict, aps_error *err);
 
 /* ---- CommandResponse ---- */
-extern const apr_type ap_command_response_type;
-APR_NODISCARD apr_status ap_command_response_decode(const char *json, size_t len, apr_arena *arena,
-    ap_command_response_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_command_response_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_command_response_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_command_response_encode(const ap_command_response_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_command_response_encode_opts(const ap_command_response_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_command_response_validate(const ap_command_response_t *value, bool strict, apr_error *err);
+extern const aps_type ap_command_response_type;
+APS_NODISCARD aps_status ap_command_response_decode(const char *json, size_t len, aps_arena *arena,
+    ap_command_response_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_command_response_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_command_response_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_command_response_encode(const ap_command_response_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_command_response_encode_opts(const ap_command_response_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_command_response_validate(const ap_command_response_t *value, bool strict, aps_error *err);
 
 /* ---- ResultData ---- */
-extern const apr_type ap_result_data_type;
-APR_NODISCARD apr_status ap_result_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_result_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_result_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_result_data_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type ap_result_data_type;
+APS_NODISCARD aps_status ap_result_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_result_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_result_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_result_data_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status ap_result_data_decode_as(const char *json, size_t len, apr_arena *arena,
-    ap_result_data_kind alt, ap_result_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_result_data_encode(const ap_result_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_result_data_encode_opts(const ap_result_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_result_data_validate(const ap_result_data_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_result_data_decode_as(const char *json, size_t len, aps_arena *arena,
+    ap_result_data_kind alt, ap_result_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_result_data_encode(const ap_result_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_result_data_encode_opts(const ap_result_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_result_data_validate(const ap_result_data_t *value, bool strict, aps_error *err);
 
 /* ---- RunResult ---- */
-extern const apr_type ap_run_result_type;
-APR_NODISCARD apr_status ap_run_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_run_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_run_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_run_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_run_result_encode(const ap_run_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_run_result_encode_opts(const ap_run_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_run_result_validate(const ap_run_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_run_result_type;
+APS_NODISCARD aps_status ap_run_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_run_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_run_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_run_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_run_result_encode(const ap_run_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_result_encode_opts(const ap_run_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_run_result_validate(const ap_run_result_t *value, bool strict, aps_error *err);
 
 /* ---- SubscriptionResult ---- */
-extern const apr_type ap_subscription_result_type;
-APR_NODISCARD apr_status ap_subscription_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_result_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type ap_subscription_result_type;
+APS_NODISCARD aps_status ap_subscription_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_result_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status ap_subscription_result_decode_as(const char *json, size_t len, apr_arena *arena,
-    ap_subscription_result_kind alt, ap_subscription_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscription_result_encode(const ap_subscription_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscription_result_encode_opts(const ap_subscription_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscription_result_validate(const ap_subscription_result_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_subscription_result_decode_as(const char *json, size_t len, aps_arena *arena,
+    ap_subscription_result_kind alt, ap_subscription_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscription_result_encode(const ap_subscription_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_result_encode_opts(const ap_subscription_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscription_result_validate(const ap_subscription_result_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeResult ---- */
-extern const apr_type ap_subscribe_result_type;
-APR_NODISCARD apr_status ap_subscribe_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_subscribe_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_subscribe_result_encode_opts(const ap_subscribe_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_subscribe_result_validate(const ap_subscribe_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_subscribe_result_type;
+APS_NODISCARD aps_status ap_subscribe_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_subscribe_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_result_encode_opts(const ap_subscribe_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_subscribe_result_validate(const ap_subscribe_result_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectResult ---- */
-extern const apr_type ap_reconnect_result_type;
-APR_NODISCARD apr_status ap_reconnect_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_reconnect_result_encode_opts(const ap_reconnect_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_reconnect_result_validate(const ap_reconnect_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_reconnect_result_type;
+APS_NODISCARD aps_status ap_reconnect_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_result_encode_opts(const ap_reconnect_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_reconnect_result_validate(const ap_reconnect_result_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectResult.currentNamespaces ---- */
-extern const apr_type ap_reconnect_result_current_namespaces_type;
-APR_NODISCARD apr_status ap_reconnect_result_current_namespaces_decode(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_result_current_namespaces_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_result_current_namespaces_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_reconnect_result_current_namespaces_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_reconnect_result_current_namespaces_encode_opts(const ap_reconnect_result_current_namespaces_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_reconnect_result_current_namespaces_validate(const ap_reconnect_result_current_namespaces_t *value, bool strict, apr_error *err);
+extern const aps_type ap_reconnect_result_current_namespaces_type;
+APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_decode(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_result_current_namespaces_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_reconnect_result_current_namespaces_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode_opts(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_validate(const ap_reconnect_result_current_namespaces_t *value, bool strict, aps_error *err);
 
 /* ---- AgentStatusEntry ---- */
-extern const apr_type ap_agent_status_entry_type;
-APR_NODISCARD apr_status ap_agent_status_entry_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_status_entry_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_status_entry_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_status_entry_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_status_entry_encode_opts(const ap_agent_status_entry_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_status_entry_validate(const ap_agent_status_entry_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_status_entry_type;
+APS_NODISCARD aps_status ap_agent_status_entry_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_status_entry_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_status_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_status_entry_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_status_entry_encode_opts(const ap_agent_status_entry_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_status_entry_validate(const ap_agent_status_entry_t *value, bool strict, aps_error *err);
 
 /* ---- AgentStatus ---- */
-extern const apr_type ap_agent_status_type;
-APR_NODISCARD apr_status ap_agent_status_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_status_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_status_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_status_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_status_encode(const ap_agent_status_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_status_encode_opts(const ap_agent_status_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_status_validate(const ap_agent_status_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_status_type;
+APS_NODISCARD aps_status ap_agent_status_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_status_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_status_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_status_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_status_encode(const ap_agent_status_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_status_encode_opts(const ap_agent_status_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_status_validate(const ap_agent_status_t *value, bool strict, aps_error *err);
 
 /* ---- EmptyResult ---- */
-extern const apr_type ap_empty_result_type;
-APR_NODISCARD apr_status ap_empty_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_empty_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_empty_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_empty_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_empty_result_encode(const ap_empty_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_empty_result_encode_opts(const ap_empty_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_empty_result_validate(const ap_empty_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_empty_result_type;
+APS_NODISCARD aps_status ap_empty_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_empty_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_empty_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_empty_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_empty_result_encode(const ap_empty_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_empty_result_encode_opts(const ap_empty_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_empty_result_validate(const ap_empty_result_t *value, bool strict, aps_error *err);
 
 /* ---- AgentResult ---- */
-extern const apr_type ap_agent_result_type;
-APR_NODISCARD apr_status ap_agent_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_result_encode(const ap_agent_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_result_encode_opts(const ap_agent_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_result_validate(const ap_agent_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_result_type;
+APS_NODISCARD aps_status ap_agent_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_result_encode(const ap_agent_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_result_encode_opts(const ap_agent_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_result_validate(const ap_agent_result_t *value, bool strict, aps_error *err);
 
 /* ---- AgentTreeNode ---- */
-extern const apr_type ap_agent_tree_node_type;
-APR_NODISCARD apr_status ap_agent_tree_node_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_tree_node_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_tree_node_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_tree_node_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_tree_node_encode_opts(const ap_agent_tree_node_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_tree_node_validate(const ap_agent_tree_node_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_tree_node_type;
+APS_NODISCARD aps_status ap_agent_tree_node_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_tree_node_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_tree_node_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_tree_node_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_tree_node_encode_opts(const ap_agent_tree_node_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_tree_node_validate(const ap_agent_tree_node_t *value, bool strict, aps_error *err);
 
 /* ---- AgentTreeNode.children ---- */
-extern const apr_type ap_agent_tree_node_children_type;
-APR_NODISCARD apr_status ap_agent_tree_node_children_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_tree_node_children_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_tree_node_children_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_tree_node_children_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_tree_node_children_encode_opts(const ap_agent_tree_node_children_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_tree_node_children_validate(const ap_agent_tree_node_children_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_tree_node_children_type;
+APS_NODISCARD aps_status ap_agent_tree_node_children_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_tree_node_children_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_tree_node_children_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_tree_node_children_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_tree_node_children_encode_opts(const ap_agent_tree_node_children_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_tree_node_children_validate(const ap_agent_tree_node_children_t *value, bool strict, aps_error *err);
 
 /* ---- AgentTreeNode.metadata ---- */
-extern const apr_type ap_agent_tree_node_metadata_type;
-APR_NODISCARD apr_status ap_agent_tree_node_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    ap_agent_tree_node_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_agent_tree_node_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_agent_tree_node_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_node_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_agent_tree_node_metadata_encode_opts(const ap_agent_tree_node_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_agent_tree_node_metadata_validate(const ap_agent_tree_node_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type ap_agent_tree_node_metadata_type;
+APS_NODISCARD aps_status ap_agent_tree_node_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    ap_agent_tree_node_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_agent_tree_node_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_agent_tree_node_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode_opts(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_agent_tree_node_metadata_validate(const ap_agent_tree_node_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- InputResult ---- */
 #define ap_input_result_type ap_empty_result_type
-APR_NODISCARD apr_status ap_input_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_result_encode(const ap_input_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_result_encode_opts(const ap_input_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_result_validate(const ap_input_result_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_input_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_result_encode(const ap_input_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_result_encode_opts(const ap_input_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_result_validate(const ap_input_result_t *value, bool strict, aps_error *err);
 
 /* ---- StateResult ---- */
-extern const apr_type ap_state_result_type;
-APR_NODISCARD apr_status ap_state_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_result_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type ap_state_result_type;
+APS_NODISCARD aps_status ap_state_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_result_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status ap_state_result_decode_as(const char *json, size_t len, apr_arena *arena,
-    ap_state_result_kind alt, ap_state_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_result_encode(const ap_state_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_result_encode_opts(const ap_state_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_result_validate(const ap_state_result_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status ap_state_result_decode_as(const char *json, size_t len, aps_arena *arena,
+    ap_state_result_kind alt, ap_state_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_result_encode(const ap_state_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_result_encode_opts(const ap_state_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_result_validate(const ap_state_result_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetResult ---- */
-extern const apr_type ap_state_get_result_type;
-APR_NODISCARD apr_status ap_state_get_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_result_encode(const ap_state_get_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_get_result_encode_opts(const ap_state_get_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_get_result_validate(const ap_state_get_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_get_result_type;
+APS_NODISCARD aps_status ap_state_get_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_result_encode(const ap_state_get_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_result_encode_opts(const ap_state_get_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_get_result_validate(const ap_state_get_result_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetResult.values ---- */
-extern const apr_type ap_state_get_result_values_type;
-APR_NODISCARD apr_status ap_state_get_result_values_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_result_values_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_result_values_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_get_result_values_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_get_result_values_encode(const ap_state_get_result_values_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_get_result_values_encode_opts(const ap_state_get_result_values_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_get_result_values_validate(const ap_state_get_result_values_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_get_result_values_type;
+APS_NODISCARD aps_status ap_state_get_result_values_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_result_values_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_result_values_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_get_result_values_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_get_result_values_encode(const ap_state_get_result_values_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_result_values_encode_opts(const ap_state_get_result_values_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_get_result_values_validate(const ap_state_get_result_values_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointRef ---- */
-extern const apr_type ap_checkpoint_ref_type;
-APR_NODISCARD apr_status ap_checkpoint_ref_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_ref_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_ref_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_ref_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoint_ref_encode_opts(const ap_checkpoint_ref_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoint_ref_validate(const ap_checkpoint_ref_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoint_ref_type;
+APS_NODISCARD aps_status ap_checkpoint_ref_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_ref_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_ref_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_ref_encode_opts(const ap_checkpoint_ref_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoint_ref_validate(const ap_checkpoint_ref_t *value, bool strict, aps_error *err);
 
 /* ---- ListCheckpointsResult ---- */
-extern const apr_type ap_list_checkpoints_result_type;
-APR_NODISCARD apr_status ap_list_checkpoints_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_list_checkpoints_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_list_checkpoints_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_list_checkpoints_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_list_checkpoints_result_encode_opts(const ap_list_checkpoints_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_list_checkpoints_result_validate(const ap_list_checkpoints_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_list_checkpoints_result_type;
+APS_NODISCARD aps_status ap_list_checkpoints_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_list_checkpoints_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_list_checkpoints_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_list_checkpoints_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_list_checkpoints_result_encode_opts(const ap_list_checkpoints_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_list_checkpoints_result_validate(const ap_list_checkpoints_result_t *value, bool strict, aps_error *err);
 
 /* ---- ListCheckpointsResult.checkpoints ---- */
-extern const apr_type ap_list_checkpoints_result_checkpoints_type;
-APR_NODISCARD apr_status ap_list_checkpoints_result_checkpoints_decode(const char *json, size_t len, apr_arena *arena,
-    ap_list_checkpoints_result_checkpoints_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_list_checkpoints_result_checkpoints_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_list_checkpoints_result_checkpoints_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_list_checkpoints_result_checkpoints_encode_opts(const ap_list_checkpoints_result_checkpoints_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_list_checkpoints_result_checkpoints_validate(const ap_list_checkpoints_result_checkpoints_t *value, bool strict, apr_error *err);
+extern const aps_type ap_list_checkpoints_result_checkpoints_type;
+APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_decode(const char *json, size_t len, aps_arena *arena,
+    ap_list_checkpoints_result_checkpoints_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_list_checkpoints_result_checkpoints_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode_opts(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_validate(const ap_list_checkpoints_result_checkpoints_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointSummary ---- */
-extern const apr_type ap_checkpoint_summary_type;
-APR_NODISCARD apr_status ap_checkpoint_summary_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_summary_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_summary_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_summary_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoint_summary_encode_opts(const ap_checkpoint_summary_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoint_summary_validate(const ap_checkpoint_summary_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoint_summary_type;
+APS_NODISCARD aps_status ap_checkpoint_summary_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_summary_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_summary_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_summary_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_summary_encode_opts(const ap_checkpoint_summary_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoint_summary_validate(const ap_checkpoint_summary_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointSummary.metadata ---- */
-extern const apr_type ap_checkpoint_summary_metadata_type;
-APR_NODISCARD apr_status ap_checkpoint_summary_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_summary_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_summary_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_summary_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_summary_metadata_encode(const ap_checkpoint_summary_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoint_summary_metadata_encode_opts(const ap_checkpoint_summary_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoint_summary_metadata_validate(const ap_checkpoint_summary_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoint_summary_metadata_type;
+APS_NODISCARD aps_status ap_checkpoint_summary_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_summary_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_summary_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_summary_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode_opts(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoint_summary_metadata_validate(const ap_checkpoint_summary_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- StateForkResult ---- */
-extern const apr_type ap_state_fork_result_type;
-APR_NODISCARD apr_status ap_state_fork_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_state_fork_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_state_fork_result_encode_opts(const ap_state_fork_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_state_fork_result_validate(const ap_state_fork_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_state_fork_result_type;
+APS_NODISCARD aps_status ap_state_fork_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_state_fork_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_result_encode_opts(const ap_state_fork_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_state_fork_result_validate(const ap_state_fork_result_t *value, bool strict, aps_error *err);
 
 /* ---- ResponseMeta ---- */
-extern const apr_type ap_response_meta_type;
-APR_NODISCARD apr_status ap_response_meta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_response_meta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_response_meta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_response_meta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_response_meta_encode(const ap_response_meta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_response_meta_encode_opts(const ap_response_meta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_response_meta_validate(const ap_response_meta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_response_meta_type;
+APS_NODISCARD aps_status ap_response_meta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_response_meta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_response_meta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_response_meta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_response_meta_encode(const ap_response_meta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_response_meta_encode_opts(const ap_response_meta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_response_meta_validate(const ap_response_meta_t *value, bool strict, aps_error *err);
 
 /* ---- ErrorResponse ---- */
-extern const apr_type ap_error_response_type;
-APR_NODISCARD apr_status ap_error_response_decode(const char *json, size_t len, apr_arena *arena,
-    ap_error_response_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_error_response_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_error_response_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_error_response_encode(const ap_error_response_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_error_response_encode_opts(const ap_error_response_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_error_response_validate(const ap_error_response_t *value, bool strict, apr_error *err);
+extern const aps_type ap_error_response_type;
+APS_NODISCARD aps_status ap_error_response_decode(const char *json, size_t len, aps_arena *arena,
+    ap_error_response_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_error_response_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_error_response_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_error_response_encode(const ap_error_response_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_error_response_encode_opts(const ap_error_response_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_error_response_validate(const ap_error_response_t *value, bool strict, aps_error *err);
 
 /* ---- ErrorCode ---- */
-extern const apr_type ap_error_code_type;
-APR_NODISCARD apr_status ap_error_code_decode(const char *json, size_t len, apr_arena *arena,
-    ap_error_code_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_error_code_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_error_code_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_error_code_encode(const ap_error_code_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_error_code_encode_opts(const ap_error_code_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_error_code_validate(const ap_error_code_t *value, bool strict, apr_error *err);
+extern const aps_type ap_error_code_type;
+APS_NODISCARD aps_status ap_error_code_decode(const char *json, size_t len, aps_arena *arena,
+    ap_error_code_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_error_code_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_error_code_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_error_code_encode(const ap_error_code_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_error_code_encode_opts(const ap_error_code_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_error_code_validate(const ap_error_code_t *value, bool strict, aps_error *err);
 
 /* ---- Event ---- */
-extern const apr_type ap_event_type;
-APR_NODISCARD apr_status ap_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_event_encode(const ap_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_event_encode_opts(const ap_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_event_validate(const ap_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_event_type;
+APS_NODISCARD aps_status ap_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_event_encode(const ap_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_encode_opts(const ap_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_event_validate(const ap_event_t *value, bool strict, aps_error *err);
 
 /* ---- EventData ---- */
-extern const apr_type ap_event_data_type;
-APR_NODISCARD apr_status ap_event_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_event_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_event_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_event_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_event_data_encode(const ap_event_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_event_data_encode_opts(const ap_event_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_event_data_validate(const ap_event_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_event_data_type;
+APS_NODISCARD aps_status ap_event_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_event_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_event_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_event_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_event_data_encode(const ap_event_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_data_encode_opts(const ap_event_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_event_data_validate(const ap_event_data_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleEvent ---- */
-extern const apr_type ap_lifecycle_event_type;
-APR_NODISCARD apr_status ap_lifecycle_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_event_encode_opts(const ap_lifecycle_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_event_validate(const ap_lifecycle_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_event_type;
+APS_NODISCARD aps_status ap_lifecycle_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_event_encode_opts(const ap_lifecycle_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_event_validate(const ap_lifecycle_event_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleEvent.params ---- */
-extern const apr_type ap_lifecycle_event_params_type;
-APR_NODISCARD apr_status ap_lifecycle_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_event_params_encode_opts(const ap_lifecycle_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_event_params_validate(const ap_lifecycle_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_event_params_type;
+APS_NODISCARD aps_status ap_lifecycle_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_event_params_encode_opts(const ap_lifecycle_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_event_params_validate(const ap_lifecycle_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleData ---- */
-extern const apr_type ap_lifecycle_data_type;
-APR_NODISCARD apr_status ap_lifecycle_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_data_encode_opts(const ap_lifecycle_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_data_validate(const ap_lifecycle_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_data_type;
+APS_NODISCARD aps_status ap_lifecycle_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_data_encode_opts(const ap_lifecycle_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_data_validate(const ap_lifecycle_data_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCause ---- */
-extern const apr_type ap_lifecycle_cause_type;
-APR_NODISCARD apr_status ap_lifecycle_cause_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_cause_encode_opts(const ap_lifecycle_cause_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_cause_validate(const ap_lifecycle_cause_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_cause_type;
+APS_NODISCARD aps_status ap_lifecycle_cause_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_encode_opts(const ap_lifecycle_cause_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_cause_validate(const ap_lifecycle_cause_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCauseToolCall ---- */
-extern const apr_type ap_lifecycle_cause_tool_call_type;
-APR_NODISCARD apr_status ap_lifecycle_cause_tool_call_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_tool_call_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_tool_call_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_tool_call_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_cause_tool_call_encode_opts(const ap_lifecycle_cause_tool_call_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_cause_tool_call_validate(const ap_lifecycle_cause_tool_call_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_cause_tool_call_type;
+APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_tool_call_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_tool_call_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode_opts(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_validate(const ap_lifecycle_cause_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCauseSend ---- */
-extern const apr_type ap_lifecycle_cause_send_type;
-APR_NODISCARD apr_status ap_lifecycle_cause_send_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_send_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_send_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_send_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_cause_send_encode_opts(const ap_lifecycle_cause_send_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_cause_send_validate(const ap_lifecycle_cause_send_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_cause_send_type;
+APS_NODISCARD aps_status ap_lifecycle_cause_send_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_send_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_send_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_send_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_send_encode_opts(const ap_lifecycle_cause_send_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_cause_send_validate(const ap_lifecycle_cause_send_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCauseEdge ---- */
-extern const apr_type ap_lifecycle_cause_edge_type;
-APR_NODISCARD apr_status ap_lifecycle_cause_edge_decode(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_edge_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_edge_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_lifecycle_cause_edge_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_lifecycle_cause_edge_encode_opts(const ap_lifecycle_cause_edge_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_lifecycle_cause_edge_validate(const ap_lifecycle_cause_edge_t *value, bool strict, apr_error *err);
+extern const aps_type ap_lifecycle_cause_edge_type;
+APS_NODISCARD aps_status ap_lifecycle_cause_edge_decode(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_edge_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_edge_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_lifecycle_cause_edge_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode_opts(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_lifecycle_cause_edge_validate(const ap_lifecycle_cause_edge_t *value, bool strict, aps_error *err);
 
 /* ---- MessagesEvent ---- */
-extern const apr_type ap_messages_event_type;
-APR_NODISCARD apr_status ap_messages_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_messages_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_messages_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_messages_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_messages_event_encode(const ap_messages_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_messages_event_encode_opts(const ap_messages_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_messages_event_validate(const ap_messages_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_messages_event_type;
+APS_NODISCARD aps_status ap_messages_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_messages_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_messages_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_messages_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_messages_event_encode(const ap_messages_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_messages_event_encode_opts(const ap_messages_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_messages_event_validate(const ap_messages_event_t *value, bool strict, aps_error *err);
 
 /* ---- MessagesEvent.params ---- */
-extern const apr_type ap_messages_event_params_type;
-APR_NODISCARD apr_status ap_messages_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_messages_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_messages_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_messages_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_messages_event_params_encode_opts(const ap_messages_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_messages_event_params_validate(const ap_messages_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_messages_event_params_type;
+APS_NODISCARD aps_status ap_messages_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_messages_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_messages_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_messages_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_messages_event_params_encode_opts(const ap_messages_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_messages_event_params_validate(const ap_messages_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- MessagesData ---- */
-extern const apr_type ap_messages_data_type;
-APR_NODISCARD apr_status ap_messages_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_messages_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_messages_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_messages_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_messages_data_encode(const ap_messages_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_messages_data_encode_opts(const ap_messages_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_messages_data_validate(const ap_messages_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_messages_data_type;
+APS_NODISCARD aps_status ap_messages_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_messages_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_messages_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_messages_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_messages_data_encode(const ap_messages_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_messages_data_encode_opts(const ap_messages_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_messages_data_validate(const ap_messages_data_t *value, bool strict, aps_error *err);
 
 /* ---- MessageStartData ---- */
-extern const apr_type ap_message_start_data_type;
-APR_NODISCARD apr_status ap_message_start_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_message_start_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_message_start_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_message_start_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_message_start_data_encode(const ap_message_start_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_message_start_data_encode_opts(const ap_message_start_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_message_start_data_validate(const ap_message_start_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_message_start_data_type;
+APS_NODISCARD aps_status ap_message_start_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_message_start_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_message_start_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_message_start_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_message_start_data_encode(const ap_message_start_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_start_data_encode_opts(const ap_message_start_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_message_start_data_validate(const ap_message_start_data_t *value, bool strict, aps_error *err);
 
 /* ---- MessageRole ---- */
-extern const apr_type ap_message_role_type;
-APR_NODISCARD apr_status ap_message_role_decode(const char *json, size_t len, apr_arena *arena,
-    ap_message_role_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_message_role_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_message_role_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_message_role_encode(const ap_message_role_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_message_role_encode_opts(const ap_message_role_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_message_role_validate(const ap_message_role_t *value, bool strict, apr_error *err);
+extern const aps_type ap_message_role_type;
+APS_NODISCARD aps_status ap_message_role_decode(const char *json, size_t len, aps_arena *arena,
+    ap_message_role_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_message_role_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_message_role_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_message_role_encode(const ap_message_role_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_role_encode_opts(const ap_message_role_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_message_role_validate(const ap_message_role_t *value, bool strict, aps_error *err);
 
 /* ---- MessageMetadata ---- */
-extern const apr_type ap_message_metadata_type;
-APR_NODISCARD apr_status ap_message_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    ap_message_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_message_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_message_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_message_metadata_encode(const ap_message_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_message_metadata_encode_opts(const ap_message_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_message_metadata_validate(const ap_message_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type ap_message_metadata_type;
+APS_NODISCARD aps_status ap_message_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    ap_message_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_message_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_message_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_message_metadata_encode(const ap_message_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_metadata_encode_opts(const ap_message_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_message_metadata_validate(const ap_message_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockStartData ---- */
-extern const apr_type ap_content_block_start_data_type;
-APR_NODISCARD apr_status ap_content_block_start_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_start_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_start_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_start_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_content_block_start_data_encode_opts(const ap_content_block_start_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_content_block_start_data_validate(const ap_content_block_start_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_content_block_start_data_type;
+APS_NODISCARD aps_status ap_content_block_start_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_start_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_start_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_start_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_start_data_encode_opts(const ap_content_block_start_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_content_block_start_data_validate(const ap_content_block_start_data_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlock ---- */
-extern const apr_type ap_content_block_type;
-APR_NODISCARD apr_status ap_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_encode(const ap_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_content_block_encode_opts(const ap_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_content_block_validate(const ap_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_content_block_type;
+APS_NODISCARD aps_status ap_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_encode(const ap_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_encode_opts(const ap_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_content_block_validate(const ap_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- TextContentBlock ---- */
-extern const apr_type ap_text_content_block_type;
-APR_NODISCARD apr_status ap_text_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_text_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_text_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_text_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_text_content_block_encode(const ap_text_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_text_content_block_encode_opts(const ap_text_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_text_content_block_validate(const ap_text_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_text_content_block_type;
+APS_NODISCARD aps_status ap_text_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_text_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_text_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_text_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_text_content_block_encode(const ap_text_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_text_content_block_encode_opts(const ap_text_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_text_content_block_validate(const ap_text_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- BlockIndex ---- */
-extern const apr_type ap_block_index_type;
-APR_NODISCARD apr_status ap_block_index_decode(const char *json, size_t len, apr_arena *arena,
-    ap_block_index_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_block_index_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_block_index_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_block_index_encode(const ap_block_index_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_block_index_encode_opts(const ap_block_index_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_block_index_validate(const ap_block_index_t *value, bool strict, apr_error *err);
+extern const aps_type ap_block_index_type;
+APS_NODISCARD aps_status ap_block_index_decode(const char *json, size_t len, aps_arena *arena,
+    ap_block_index_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_block_index_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_block_index_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_block_index_encode(const ap_block_index_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_block_index_encode_opts(const ap_block_index_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_block_index_validate(const ap_block_index_t *value, bool strict, aps_error *err);
 
 /* ---- TextContentBlock.annotations ---- */
-extern const apr_type ap_text_content_block_annotations_type;
-APR_NODISCARD apr_status ap_text_content_block_annotations_decode(const char *json, size_t len, apr_arena *arena,
-    ap_text_content_block_annotations_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_text_content_block_annotations_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_text_content_block_annotations_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_text_content_block_annotations_encode_opts(const ap_text_content_block_annotations_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_text_content_block_annotations_validate(const ap_text_content_block_annotations_t *value, bool strict, apr_error *err);
+extern const aps_type ap_text_content_block_annotations_type;
+APS_NODISCARD aps_status ap_text_content_block_annotations_decode(const char *json, size_t len, aps_arena *arena,
+    ap_text_content_block_annotations_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_text_content_block_annotations_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_text_content_block_annotations_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_text_content_block_annotations_encode_opts(const ap_text_content_block_annotations_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_text_content_block_annotations_validate(const ap_text_content_block_annotations_t *value, bool strict, aps_error *err);
 
 /* ---- Annotation ---- */
-extern const apr_type ap_annotation_type;
-APR_NODISCARD apr_status ap_annotation_decode(const char *json, size_t len, apr_arena *arena,
-    ap_annotation_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_annotation_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_annotation_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_annotation_encode(const ap_annotation_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_annotation_encode_opts(const ap_annotation_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_annotation_validate(const ap_annotation_t *value, bool strict, apr_error *err);
+extern const aps_type ap_annotation_type;
+APS_NODISCARD aps_status ap_annotation_decode(const char *json, size_t len, aps_arena *arena,
+    ap_annotation_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_annotation_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_annotation_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_annotation_encode(const ap_annotation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_annotation_encode_opts(const ap_annotation_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_annotation_validate(const ap_annotation_t *value, bool strict, aps_error *err);
 
 /* ---- Citation ---- */
-extern const apr_type ap_citation_type;
-APR_NODISCARD apr_status ap_citation_decode(const char *json, size_t len, apr_arena *arena,
-    ap_citation_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_citation_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_citation_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_citation_encode(const ap_citation_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_citation_encode_opts(const ap_citation_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_citation_validate(const ap_citation_t *value, bool strict, apr_error *err);
+extern const aps_type ap_citation_type;
+APS_NODISCARD aps_status ap_citation_decode(const char *json, size_t len, aps_arena *arena,
+    ap_citation_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_citation_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_citation_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_citation_encode(const ap_citation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_citation_encode_opts(const ap_citation_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_citation_validate(const ap_citation_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardAnnotation ---- */
-extern const apr_type ap_non_standard_annotation_type;
-APR_NODISCARD apr_status ap_non_standard_annotation_decode(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_annotation_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_annotation_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_annotation_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_non_standard_annotation_encode_opts(const ap_non_standard_annotation_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_non_standard_annotation_validate(const ap_non_standard_annotation_t *value, bool strict, apr_error *err);
+extern const aps_type ap_non_standard_annotation_type;
+APS_NODISCARD aps_status ap_non_standard_annotation_decode(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_annotation_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_annotation_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_annotation_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_annotation_encode_opts(const ap_non_standard_annotation_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_non_standard_annotation_validate(const ap_non_standard_annotation_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardAnnotation.value ---- */
-extern const apr_type ap_non_standard_annotation_value_type;
-APR_NODISCARD apr_status ap_non_standard_annotation_value_decode(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_annotation_value_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_annotation_value_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_annotation_value_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_annotation_value_encode(const ap_non_standard_annotation_value_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_non_standard_annotation_value_encode_opts(const ap_non_standard_annotation_value_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_non_standard_annotation_value_validate(const ap_non_standard_annotation_value_t *value, bool strict, apr_error *err);
+extern const aps_type ap_non_standard_annotation_value_type;
+APS_NODISCARD aps_status ap_non_standard_annotation_value_decode(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_annotation_value_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_annotation_value_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_annotation_value_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_annotation_value_encode(const ap_non_standard_annotation_value_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_annotation_value_encode_opts(const ap_non_standard_annotation_value_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_non_standard_annotation_value_validate(const ap_non_standard_annotation_value_t *value, bool strict, aps_error *err);
 
 /* ---- InvalidToolCall ---- */
-extern const apr_type ap_invalid_tool_call_type;
-APR_NODISCARD apr_status ap_invalid_tool_call_decode(const char *json, size_t len, apr_arena *arena,
-    ap_invalid_tool_call_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_invalid_tool_call_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_invalid_tool_call_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_invalid_tool_call_encode_opts(const ap_invalid_tool_call_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_invalid_tool_call_validate(const ap_invalid_tool_call_t *value, bool strict, apr_error *err);
+extern const aps_type ap_invalid_tool_call_type;
+APS_NODISCARD aps_status ap_invalid_tool_call_decode(const char *json, size_t len, aps_arena *arena,
+    ap_invalid_tool_call_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_invalid_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_invalid_tool_call_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_invalid_tool_call_encode_opts(const ap_invalid_tool_call_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_invalid_tool_call_validate(const ap_invalid_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- ReasoningContentBlock ---- */
-extern const apr_type ap_reasoning_content_block_type;
-APR_NODISCARD apr_status ap_reasoning_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_reasoning_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_reasoning_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_reasoning_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_reasoning_content_block_encode_opts(const ap_reasoning_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_reasoning_content_block_validate(const ap_reasoning_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_reasoning_content_block_type;
+APS_NODISCARD aps_status ap_reasoning_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_reasoning_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_reasoning_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_reasoning_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reasoning_content_block_encode_opts(const ap_reasoning_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_reasoning_content_block_validate(const ap_reasoning_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardContentBlock ---- */
-extern const apr_type ap_non_standard_content_block_type;
-APR_NODISCARD apr_status ap_non_standard_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_non_standard_content_block_encode_opts(const ap_non_standard_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_non_standard_content_block_validate(const ap_non_standard_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_non_standard_content_block_type;
+APS_NODISCARD aps_status ap_non_standard_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_content_block_encode_opts(const ap_non_standard_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_non_standard_content_block_validate(const ap_non_standard_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardContentBlock.value ---- */
-extern const apr_type ap_non_standard_content_block_value_type;
-APR_NODISCARD apr_status ap_non_standard_content_block_value_decode(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_content_block_value_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_content_block_value_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_non_standard_content_block_value_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_non_standard_content_block_value_encode(const ap_non_standard_content_block_value_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_non_standard_content_block_value_encode_opts(const ap_non_standard_content_block_value_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_non_standard_content_block_value_validate(const ap_non_standard_content_block_value_t *value, bool strict, apr_error *err);
+extern const aps_type ap_non_standard_content_block_value_type;
+APS_NODISCARD aps_status ap_non_standard_content_block_value_decode(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_content_block_value_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_content_block_value_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_non_standard_content_block_value_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_non_standard_content_block_value_encode(const ap_non_standard_content_block_value_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_content_block_value_encode_opts(const ap_non_standard_content_block_value_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_non_standard_content_block_value_validate(const ap_non_standard_content_block_value_t *value, bool strict, aps_error *err);
 
 /* ---- DataContentBlock ---- */
-extern const apr_type ap_data_content_block_type;
-APR_NODISCARD apr_status ap_data_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_data_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_data_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_data_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_data_content_block_encode(const ap_data_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_data_content_block_encode_opts(const ap_data_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_data_content_block_validate(const ap_data_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_data_content_block_type;
+APS_NODISCARD aps_status ap_data_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_data_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_data_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_data_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_data_content_block_encode(const ap_data_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_data_content_block_encode_opts(const ap_data_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_data_content_block_validate(const ap_data_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- ImageContentBlock ---- */
-extern const apr_type ap_image_content_block_type;
-APR_NODISCARD apr_status ap_image_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_image_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_image_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_image_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_image_content_block_encode(const ap_image_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_image_content_block_encode_opts(const ap_image_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_image_content_block_validate(const ap_image_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_image_content_block_type;
+APS_NODISCARD aps_status ap_image_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_image_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_image_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_image_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_image_content_block_encode(const ap_image_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_image_content_block_encode_opts(const ap_image_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_image_content_block_validate(const ap_image_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- VideoContentBlock ---- */
-extern const apr_type ap_video_content_block_type;
-APR_NODISCARD apr_status ap_video_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_video_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_video_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_video_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_video_content_block_encode(const ap_video_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_video_content_block_encode_opts(const ap_video_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_video_content_block_validate(const ap_video_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_video_content_block_type;
+APS_NODISCARD aps_status ap_video_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_video_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_video_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_video_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_video_content_block_encode(const ap_video_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_video_content_block_encode_opts(const ap_video_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_video_content_block_validate(const ap_video_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- AudioContentBlock ---- */
-extern const apr_type ap_audio_content_block_type;
-APR_NODISCARD apr_status ap_audio_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_audio_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_audio_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_audio_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_audio_content_block_encode_opts(const ap_audio_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_audio_content_block_validate(const ap_audio_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_audio_content_block_type;
+APS_NODISCARD aps_status ap_audio_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_audio_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_audio_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_audio_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_audio_content_block_encode_opts(const ap_audio_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_audio_content_block_validate(const ap_audio_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- FileContentBlock ---- */
-extern const apr_type ap_file_content_block_type;
-APR_NODISCARD apr_status ap_file_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_file_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_file_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_file_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_file_content_block_encode(const ap_file_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_file_content_block_encode_opts(const ap_file_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_file_content_block_validate(const ap_file_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_file_content_block_type;
+APS_NODISCARD aps_status ap_file_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_file_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_file_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_file_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_file_content_block_encode(const ap_file_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_file_content_block_encode_opts(const ap_file_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_file_content_block_validate(const ap_file_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- ToolContentBlock ---- */
-extern const apr_type ap_tool_content_block_type;
-APR_NODISCARD apr_status ap_tool_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_content_block_encode_opts(const ap_tool_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_content_block_validate(const ap_tool_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_content_block_type;
+APS_NODISCARD aps_status ap_tool_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_content_block_encode_opts(const ap_tool_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_content_block_validate(const ap_tool_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCall ---- */
-extern const apr_type ap_tool_call_type;
-APR_NODISCARD apr_status ap_tool_call_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_encode(const ap_tool_call_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_call_encode_opts(const ap_tool_call_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_call_validate(const ap_tool_call_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_call_type;
+APS_NODISCARD aps_status ap_tool_call_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_encode_opts(const ap_tool_call_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_call_validate(const ap_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCall.args ---- */
-extern const apr_type ap_tool_call_args_type;
-APR_NODISCARD apr_status ap_tool_call_args_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_args_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_args_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_args_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_args_encode(const ap_tool_call_args_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_call_args_encode_opts(const ap_tool_call_args_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_call_args_validate(const ap_tool_call_args_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_call_args_type;
+APS_NODISCARD aps_status ap_tool_call_args_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_args_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_args_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_args_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_args_encode(const ap_tool_call_args_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_args_encode_opts(const ap_tool_call_args_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_call_args_validate(const ap_tool_call_args_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCallChunk ---- */
-extern const apr_type ap_tool_call_chunk_type;
-APR_NODISCARD apr_status ap_tool_call_chunk_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_chunk_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_chunk_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_chunk_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_call_chunk_encode_opts(const ap_tool_call_chunk_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_call_chunk_validate(const ap_tool_call_chunk_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_call_chunk_type;
+APS_NODISCARD aps_status ap_tool_call_chunk_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_chunk_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_chunk_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_chunk_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_chunk_encode_opts(const ap_tool_call_chunk_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_call_chunk_validate(const ap_tool_call_chunk_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolCall ---- */
-extern const apr_type ap_server_tool_call_type;
-APR_NODISCARD apr_status ap_server_tool_call_decode(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_call_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_call_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_call_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_server_tool_call_encode_opts(const ap_server_tool_call_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_server_tool_call_validate(const ap_server_tool_call_t *value, bool strict, apr_error *err);
+extern const aps_type ap_server_tool_call_type;
+APS_NODISCARD aps_status ap_server_tool_call_decode(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_call_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_call_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_call_encode_opts(const ap_server_tool_call_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_server_tool_call_validate(const ap_server_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolCall.args ---- */
-extern const apr_type ap_server_tool_call_args_type;
-APR_NODISCARD apr_status ap_server_tool_call_args_decode(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_call_args_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_call_args_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_call_args_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_call_args_encode(const ap_server_tool_call_args_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_server_tool_call_args_encode_opts(const ap_server_tool_call_args_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_server_tool_call_args_validate(const ap_server_tool_call_args_t *value, bool strict, apr_error *err);
+extern const aps_type ap_server_tool_call_args_type;
+APS_NODISCARD aps_status ap_server_tool_call_args_decode(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_call_args_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_call_args_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_call_args_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_call_args_encode(const ap_server_tool_call_args_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_call_args_encode_opts(const ap_server_tool_call_args_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_server_tool_call_args_validate(const ap_server_tool_call_args_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolCallChunk ---- */
-extern const apr_type ap_server_tool_call_chunk_type;
-APR_NODISCARD apr_status ap_server_tool_call_chunk_decode(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_call_chunk_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_call_chunk_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_call_chunk_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_server_tool_call_chunk_encode_opts(const ap_server_tool_call_chunk_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_server_tool_call_chunk_validate(const ap_server_tool_call_chunk_t *value, bool strict, apr_error *err);
+extern const aps_type ap_server_tool_call_chunk_type;
+APS_NODISCARD aps_status ap_server_tool_call_chunk_decode(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_call_chunk_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_call_chunk_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_call_chunk_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_call_chunk_encode_opts(const ap_server_tool_call_chunk_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_server_tool_call_chunk_validate(const ap_server_tool_call_chunk_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolResult ---- */
-extern const apr_type ap_server_tool_result_type;
-APR_NODISCARD apr_status ap_server_tool_result_decode(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_result_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_result_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_server_tool_result_encode_opts(const ap_server_tool_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_server_tool_result_validate(const ap_server_tool_result_t *value, bool strict, apr_error *err);
+extern const aps_type ap_server_tool_result_type;
+APS_NODISCARD aps_status ap_server_tool_result_decode(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_result_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_result_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_result_encode_opts(const ap_server_tool_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_server_tool_result_validate(const ap_server_tool_result_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolResult.status ---- */
-extern const apr_type ap_server_tool_result_status_type;
-APR_NODISCARD apr_status ap_server_tool_result_status_decode(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_result_status_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_result_status_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_server_tool_result_status_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_server_tool_result_status_encode(const ap_server_tool_result_status_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_server_tool_result_status_encode_opts(const ap_server_tool_result_status_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_server_tool_result_status_validate(const ap_server_tool_result_status_t *value, bool strict, apr_error *err);
+extern const aps_type ap_server_tool_result_status_type;
+APS_NODISCARD aps_status ap_server_tool_result_status_decode(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_result_status_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_result_status_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_server_tool_result_status_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_server_tool_result_status_encode(const ap_server_tool_result_status_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_result_status_encode_opts(const ap_server_tool_result_status_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_server_tool_result_status_validate(const ap_server_tool_result_status_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockDeltaData ---- */
-extern const apr_type ap_content_block_delta_data_type;
-APR_NODISCARD apr_status ap_content_block_delta_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_delta_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_delta_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_delta_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_content_block_delta_data_encode_opts(const ap_content_block_delta_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_content_block_delta_data_validate(const ap_content_block_delta_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_content_block_delta_data_type;
+APS_NODISCARD aps_status ap_content_block_delta_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_delta_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_delta_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_delta_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_delta_data_encode_opts(const ap_content_block_delta_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_content_block_delta_data_validate(const ap_content_block_delta_data_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockDelta ---- */
-extern const apr_type ap_content_block_delta_type;
-APR_NODISCARD apr_status ap_content_block_delta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_delta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_delta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_delta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_content_block_delta_encode_opts(const ap_content_block_delta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_content_block_delta_validate(const ap_content_block_delta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_content_block_delta_type;
+APS_NODISCARD aps_status ap_content_block_delta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_delta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_delta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_delta_encode_opts(const ap_content_block_delta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_content_block_delta_validate(const ap_content_block_delta_t *value, bool strict, aps_error *err);
 
 /* ---- TextDelta ---- */
-extern const apr_type ap_text_delta_type;
-APR_NODISCARD apr_status ap_text_delta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_text_delta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_text_delta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_text_delta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_text_delta_encode(const ap_text_delta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_text_delta_encode_opts(const ap_text_delta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_text_delta_validate(const ap_text_delta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_text_delta_type;
+APS_NODISCARD aps_status ap_text_delta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_text_delta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_text_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_text_delta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_text_delta_encode_opts(const ap_text_delta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_text_delta_validate(const ap_text_delta_t *value, bool strict, aps_error *err);
 
 /* ---- ReasoningDelta ---- */
-extern const apr_type ap_reasoning_delta_type;
-APR_NODISCARD apr_status ap_reasoning_delta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_reasoning_delta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_reasoning_delta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_reasoning_delta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_reasoning_delta_encode_opts(const ap_reasoning_delta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_reasoning_delta_validate(const ap_reasoning_delta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_reasoning_delta_type;
+APS_NODISCARD aps_status ap_reasoning_delta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_reasoning_delta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_reasoning_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_reasoning_delta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reasoning_delta_encode_opts(const ap_reasoning_delta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_reasoning_delta_validate(const ap_reasoning_delta_t *value, bool strict, aps_error *err);
 
 /* ---- DataDelta ---- */
-extern const apr_type ap_data_delta_type;
-APR_NODISCARD apr_status ap_data_delta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_data_delta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_data_delta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_data_delta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_data_delta_encode(const ap_data_delta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_data_delta_encode_opts(const ap_data_delta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_data_delta_validate(const ap_data_delta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_data_delta_type;
+APS_NODISCARD aps_status ap_data_delta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_data_delta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_data_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_data_delta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_data_delta_encode_opts(const ap_data_delta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_data_delta_validate(const ap_data_delta_t *value, bool strict, aps_error *err);
 
 /* ---- BlockDelta ---- */
-extern const apr_type ap_block_delta_type;
-APR_NODISCARD apr_status ap_block_delta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_block_delta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_block_delta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_block_delta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_block_delta_encode(const ap_block_delta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_block_delta_encode_opts(const ap_block_delta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_block_delta_validate(const ap_block_delta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_block_delta_type;
+APS_NODISCARD aps_status ap_block_delta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_block_delta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_block_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_block_delta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_block_delta_encode(const ap_block_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_block_delta_encode_opts(const ap_block_delta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_block_delta_validate(const ap_block_delta_t *value, bool strict, aps_error *err);
 
 /* ---- BlockDeltaFields ---- */
-extern const apr_type ap_block_delta_fields_type;
-APR_NODISCARD apr_status ap_block_delta_fields_decode(const char *json, size_t len, apr_arena *arena,
-    ap_block_delta_fields_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_block_delta_fields_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_block_delta_fields_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_block_delta_fields_encode_opts(const ap_block_delta_fields_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_block_delta_fields_validate(const ap_block_delta_fields_t *value, bool strict, apr_error *err);
+extern const aps_type ap_block_delta_fields_type;
+APS_NODISCARD aps_status ap_block_delta_fields_decode(const char *json, size_t len, aps_arena *arena,
+    ap_block_delta_fields_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_block_delta_fields_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_block_delta_fields_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_block_delta_fields_encode_opts(const ap_block_delta_fields_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_block_delta_fields_validate(const ap_block_delta_fields_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCallDelta ---- */
-extern const apr_type ap_tool_call_delta_type;
-APR_NODISCARD apr_status ap_tool_call_delta_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_delta_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_delta_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_call_delta_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_call_delta_encode_opts(const ap_tool_call_delta_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_call_delta_validate(const ap_tool_call_delta_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_call_delta_type;
+APS_NODISCARD aps_status ap_tool_call_delta_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_delta_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_call_delta_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_delta_encode_opts(const ap_tool_call_delta_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_call_delta_validate(const ap_tool_call_delta_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockFinishData ---- */
-extern const apr_type ap_content_block_finish_data_type;
-APR_NODISCARD apr_status ap_content_block_finish_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_finish_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_finish_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_content_block_finish_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_content_block_finish_data_encode_opts(const ap_content_block_finish_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_content_block_finish_data_validate(const ap_content_block_finish_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_content_block_finish_data_type;
+APS_NODISCARD aps_status ap_content_block_finish_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_finish_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_finish_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_content_block_finish_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_finish_data_encode_opts(const ap_content_block_finish_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_content_block_finish_data_validate(const ap_content_block_finish_data_t *value, bool strict, aps_error *err);
 
 /* ---- FinalizedContentBlock ---- */
-extern const apr_type ap_finalized_content_block_type;
-APR_NODISCARD apr_status ap_finalized_content_block_decode(const char *json, size_t len, apr_arena *arena,
-    ap_finalized_content_block_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_finalized_content_block_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_finalized_content_block_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_finalized_content_block_encode_opts(const ap_finalized_content_block_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_finalized_content_block_validate(const ap_finalized_content_block_t *value, bool strict, apr_error *err);
+extern const aps_type ap_finalized_content_block_type;
+APS_NODISCARD aps_status ap_finalized_content_block_decode(const char *json, size_t len, aps_arena *arena,
+    ap_finalized_content_block_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_finalized_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_finalized_content_block_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_finalized_content_block_encode_opts(const ap_finalized_content_block_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_finalized_content_block_validate(const ap_finalized_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- MessageFinishData ---- */
-extern const apr_type ap_message_finish_data_type;
-APR_NODISCARD apr_status ap_message_finish_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_message_finish_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_message_finish_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_message_finish_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_message_finish_data_encode_opts(const ap_message_finish_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_message_finish_data_validate(const ap_message_finish_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_message_finish_data_type;
+APS_NODISCARD aps_status ap_message_finish_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_message_finish_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_message_finish_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_message_finish_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_finish_data_encode_opts(const ap_message_finish_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_message_finish_data_validate(const ap_message_finish_data_t *value, bool strict, aps_error *err);
 
 /* ---- UsageInfo ---- */
-extern const apr_type ap_usage_info_type;
-APR_NODISCARD apr_status ap_usage_info_decode(const char *json, size_t len, apr_arena *arena,
-    ap_usage_info_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_usage_info_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_usage_info_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_usage_info_encode(const ap_usage_info_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_usage_info_encode_opts(const ap_usage_info_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_usage_info_validate(const ap_usage_info_t *value, bool strict, apr_error *err);
+extern const aps_type ap_usage_info_type;
+APS_NODISCARD aps_status ap_usage_info_decode(const char *json, size_t len, aps_arena *arena,
+    ap_usage_info_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_usage_info_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_usage_info_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_usage_info_encode_opts(const ap_usage_info_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_usage_info_validate(const ap_usage_info_t *value, bool strict, aps_error *err);
 
 /* ---- InputTokenDetails ---- */
-extern const apr_type ap_input_token_details_type;
-APR_NODISCARD apr_status ap_input_token_details_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_token_details_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_token_details_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_token_details_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_token_details_encode(const ap_input_token_details_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_token_details_encode_opts(const ap_input_token_details_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_token_details_validate(const ap_input_token_details_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_token_details_type;
+APS_NODISCARD aps_status ap_input_token_details_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_token_details_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_token_details_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_token_details_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_token_details_encode(const ap_input_token_details_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_token_details_encode_opts(const ap_input_token_details_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_token_details_validate(const ap_input_token_details_t *value, bool strict, aps_error *err);
 
 /* ---- OutputTokenDetails ---- */
-extern const apr_type ap_output_token_details_type;
-APR_NODISCARD apr_status ap_output_token_details_decode(const char *json, size_t len, apr_arena *arena,
-    ap_output_token_details_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_output_token_details_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_output_token_details_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_output_token_details_encode(const ap_output_token_details_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_output_token_details_encode_opts(const ap_output_token_details_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_output_token_details_validate(const ap_output_token_details_t *value, bool strict, apr_error *err);
+extern const aps_type ap_output_token_details_type;
+APS_NODISCARD aps_status ap_output_token_details_decode(const char *json, size_t len, aps_arena *arena,
+    ap_output_token_details_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_output_token_details_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_output_token_details_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_output_token_details_encode(const ap_output_token_details_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_output_token_details_encode_opts(const ap_output_token_details_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_output_token_details_validate(const ap_output_token_details_t *value, bool strict, aps_error *err);
 
 /* ---- MessageErrorData ---- */
-extern const apr_type ap_message_error_data_type;
-APR_NODISCARD apr_status ap_message_error_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_message_error_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_message_error_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_message_error_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_message_error_data_encode(const ap_message_error_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_message_error_data_encode_opts(const ap_message_error_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_message_error_data_validate(const ap_message_error_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_message_error_data_type;
+APS_NODISCARD aps_status ap_message_error_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_message_error_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_message_error_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_message_error_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_message_error_data_encode(const ap_message_error_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_error_data_encode_opts(const ap_message_error_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_message_error_data_validate(const ap_message_error_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolsEvent ---- */
-extern const apr_type ap_tools_event_type;
-APR_NODISCARD apr_status ap_tools_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tools_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tools_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tools_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tools_event_encode(const ap_tools_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tools_event_encode_opts(const ap_tools_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tools_event_validate(const ap_tools_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tools_event_type;
+APS_NODISCARD aps_status ap_tools_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tools_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tools_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tools_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tools_event_encode(const ap_tools_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tools_event_encode_opts(const ap_tools_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tools_event_validate(const ap_tools_event_t *value, bool strict, aps_error *err);
 
 /* ---- ToolsEvent.params ---- */
-extern const apr_type ap_tools_event_params_type;
-APR_NODISCARD apr_status ap_tools_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tools_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tools_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tools_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tools_event_params_encode_opts(const ap_tools_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tools_event_params_validate(const ap_tools_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tools_event_params_type;
+APS_NODISCARD aps_status ap_tools_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tools_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tools_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tools_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tools_event_params_encode_opts(const ap_tools_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tools_event_params_validate(const ap_tools_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- ToolsData ---- */
-extern const apr_type ap_tools_data_type;
-APR_NODISCARD apr_status ap_tools_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tools_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tools_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tools_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tools_data_encode(const ap_tools_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tools_data_encode_opts(const ap_tools_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tools_data_validate(const ap_tools_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tools_data_type;
+APS_NODISCARD aps_status ap_tools_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tools_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tools_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tools_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tools_data_encode_opts(const ap_tools_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tools_data_validate(const ap_tools_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolStartedData ---- */
-extern const apr_type ap_tool_started_data_type;
-APR_NODISCARD apr_status ap_tool_started_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_started_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_started_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_started_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_started_data_encode_opts(const ap_tool_started_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_started_data_validate(const ap_tool_started_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_started_data_type;
+APS_NODISCARD aps_status ap_tool_started_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_started_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_started_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_started_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_started_data_encode_opts(const ap_tool_started_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_started_data_validate(const ap_tool_started_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolOutputDeltaData ---- */
-extern const apr_type ap_tool_output_delta_data_type;
-APR_NODISCARD apr_status ap_tool_output_delta_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_output_delta_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_output_delta_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_output_delta_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_output_delta_data_encode_opts(const ap_tool_output_delta_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_output_delta_data_validate(const ap_tool_output_delta_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_output_delta_data_type;
+APS_NODISCARD aps_status ap_tool_output_delta_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_output_delta_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_output_delta_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_output_delta_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_output_delta_data_encode_opts(const ap_tool_output_delta_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_output_delta_data_validate(const ap_tool_output_delta_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolFinishedData ---- */
-extern const apr_type ap_tool_finished_data_type;
-APR_NODISCARD apr_status ap_tool_finished_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_finished_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_finished_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_finished_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_finished_data_encode_opts(const ap_tool_finished_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_finished_data_validate(const ap_tool_finished_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_finished_data_type;
+APS_NODISCARD aps_status ap_tool_finished_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_finished_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_finished_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_finished_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_finished_data_encode_opts(const ap_tool_finished_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_finished_data_validate(const ap_tool_finished_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolErrorData ---- */
-extern const apr_type ap_tool_error_data_type;
-APR_NODISCARD apr_status ap_tool_error_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tool_error_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tool_error_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tool_error_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tool_error_data_encode_opts(const ap_tool_error_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tool_error_data_validate(const ap_tool_error_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tool_error_data_type;
+APS_NODISCARD aps_status ap_tool_error_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tool_error_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tool_error_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tool_error_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_error_data_encode_opts(const ap_tool_error_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tool_error_data_validate(const ap_tool_error_data_t *value, bool strict, aps_error *err);
 
 /* ---- InputEvent ---- */
-extern const apr_type ap_input_event_type;
-APR_NODISCARD apr_status ap_input_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_event_encode(const ap_input_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_event_encode_opts(const ap_input_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_event_validate(const ap_input_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_event_type;
+APS_NODISCARD aps_status ap_input_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_event_encode(const ap_input_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_event_encode_opts(const ap_input_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_event_validate(const ap_input_event_t *value, bool strict, aps_error *err);
 
 /* ---- InputEvent.params ---- */
-extern const apr_type ap_input_event_params_type;
-APR_NODISCARD apr_status ap_input_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_event_params_encode(const ap_input_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_event_params_encode_opts(const ap_input_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_event_params_validate(const ap_input_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_event_params_type;
+APS_NODISCARD aps_status ap_input_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_event_params_encode(const ap_input_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_event_params_encode_opts(const ap_input_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_event_params_validate(const ap_input_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputRequestedData ---- */
-extern const apr_type ap_input_requested_data_type;
-APR_NODISCARD apr_status ap_input_requested_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_input_requested_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_input_requested_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_input_requested_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_input_requested_data_encode_opts(const ap_input_requested_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_input_requested_data_validate(const ap_input_requested_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_input_requested_data_type;
+APS_NODISCARD aps_status ap_input_requested_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_input_requested_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_input_requested_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_input_requested_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_requested_data_encode_opts(const ap_input_requested_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_input_requested_data_validate(const ap_input_requested_data_t *value, bool strict, aps_error *err);
 
 /* ---- ValuesEvent ---- */
-extern const apr_type ap_values_event_type;
-APR_NODISCARD apr_status ap_values_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_values_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_values_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_values_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_values_event_encode(const ap_values_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_values_event_encode_opts(const ap_values_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_values_event_validate(const ap_values_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_values_event_type;
+APS_NODISCARD aps_status ap_values_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_values_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_values_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_values_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_values_event_encode(const ap_values_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_values_event_encode_opts(const ap_values_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_values_event_validate(const ap_values_event_t *value, bool strict, aps_error *err);
 
 /* ---- ValuesEvent.params ---- */
-extern const apr_type ap_values_event_params_type;
-APR_NODISCARD apr_status ap_values_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_values_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_values_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_values_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_values_event_params_encode(const ap_values_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_values_event_params_encode_opts(const ap_values_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_values_event_params_validate(const ap_values_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_values_event_params_type;
+APS_NODISCARD aps_status ap_values_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_values_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_values_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_values_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_values_event_params_encode(const ap_values_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_values_event_params_encode_opts(const ap_values_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_values_event_params_validate(const ap_values_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesEvent ---- */
-extern const apr_type ap_updates_event_type;
-APR_NODISCARD apr_status ap_updates_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_updates_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_updates_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_updates_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_updates_event_encode(const ap_updates_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_updates_event_encode_opts(const ap_updates_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_updates_event_validate(const ap_updates_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_updates_event_type;
+APS_NODISCARD aps_status ap_updates_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_updates_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_updates_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_updates_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_updates_event_encode(const ap_updates_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_event_encode_opts(const ap_updates_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_updates_event_validate(const ap_updates_event_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesEvent.params ---- */
-extern const apr_type ap_updates_event_params_type;
-APR_NODISCARD apr_status ap_updates_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_updates_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_updates_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_updates_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_updates_event_params_encode_opts(const ap_updates_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_updates_event_params_validate(const ap_updates_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_updates_event_params_type;
+APS_NODISCARD aps_status ap_updates_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_updates_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_updates_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_updates_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_event_params_encode_opts(const ap_updates_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_updates_event_params_validate(const ap_updates_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesData ---- */
-extern const apr_type ap_updates_data_type;
-APR_NODISCARD apr_status ap_updates_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_updates_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_updates_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_updates_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_updates_data_encode(const ap_updates_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_updates_data_encode_opts(const ap_updates_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_updates_data_validate(const ap_updates_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_updates_data_type;
+APS_NODISCARD aps_status ap_updates_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_updates_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_updates_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_updates_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_updates_data_encode(const ap_updates_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_data_encode_opts(const ap_updates_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_updates_data_validate(const ap_updates_data_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesData.values ---- */
-extern const apr_type ap_updates_data_values_type;
-APR_NODISCARD apr_status ap_updates_data_values_decode(const char *json, size_t len, apr_arena *arena,
-    ap_updates_data_values_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_updates_data_values_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_updates_data_values_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_updates_data_values_encode(const ap_updates_data_values_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_updates_data_values_encode_opts(const ap_updates_data_values_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_updates_data_values_validate(const ap_updates_data_values_t *value, bool strict, apr_error *err);
+extern const aps_type ap_updates_data_values_type;
+APS_NODISCARD aps_status ap_updates_data_values_decode(const char *json, size_t len, aps_arena *arena,
+    ap_updates_data_values_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_updates_data_values_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_updates_data_values_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_updates_data_values_encode(const ap_updates_data_values_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_data_values_encode_opts(const ap_updates_data_values_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_updates_data_values_validate(const ap_updates_data_values_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointsEvent ---- */
-extern const apr_type ap_checkpoints_event_type;
-APR_NODISCARD apr_status ap_checkpoints_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoints_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoints_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoints_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoints_event_encode_opts(const ap_checkpoints_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoints_event_validate(const ap_checkpoints_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoints_event_type;
+APS_NODISCARD aps_status ap_checkpoints_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoints_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoints_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoints_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoints_event_encode_opts(const ap_checkpoints_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoints_event_validate(const ap_checkpoints_event_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointsEvent.params ---- */
-extern const apr_type ap_checkpoints_event_params_type;
-APR_NODISCARD apr_status ap_checkpoints_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoints_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoints_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoints_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoints_event_params_encode_opts(const ap_checkpoints_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoints_event_params_validate(const ap_checkpoints_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoints_event_params_type;
+APS_NODISCARD aps_status ap_checkpoints_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoints_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoints_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoints_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoints_event_params_encode_opts(const ap_checkpoints_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoints_event_params_validate(const ap_checkpoints_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- Checkpoint ---- */
-extern const apr_type ap_checkpoint_type;
-APR_NODISCARD apr_status ap_checkpoint_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_encode(const ap_checkpoint_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoint_encode_opts(const ap_checkpoint_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoint_validate(const ap_checkpoint_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoint_type;
+APS_NODISCARD aps_status ap_checkpoint_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_encode_opts(const ap_checkpoint_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoint_validate(const ap_checkpoint_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointSource ---- */
-extern const apr_type ap_checkpoint_source_type;
-APR_NODISCARD apr_status ap_checkpoint_source_decode(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_source_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_source_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_checkpoint_source_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_checkpoint_source_encode(const ap_checkpoint_source_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_checkpoint_source_encode_opts(const ap_checkpoint_source_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_checkpoint_source_validate(const ap_checkpoint_source_t *value, bool strict, apr_error *err);
+extern const aps_type ap_checkpoint_source_type;
+APS_NODISCARD aps_status ap_checkpoint_source_decode(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_source_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_source_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_checkpoint_source_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_checkpoint_source_encode(const ap_checkpoint_source_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_source_encode_opts(const ap_checkpoint_source_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_checkpoint_source_validate(const ap_checkpoint_source_t *value, bool strict, aps_error *err);
 
 /* ---- CustomEvent ---- */
-extern const apr_type ap_custom_event_type;
-APR_NODISCARD apr_status ap_custom_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_custom_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_custom_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_custom_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_custom_event_encode(const ap_custom_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_custom_event_encode_opts(const ap_custom_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_custom_event_validate(const ap_custom_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_custom_event_type;
+APS_NODISCARD aps_status ap_custom_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_custom_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_custom_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_custom_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_custom_event_encode(const ap_custom_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_custom_event_encode_opts(const ap_custom_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_custom_event_validate(const ap_custom_event_t *value, bool strict, aps_error *err);
 
 /* ---- CustomEvent.params ---- */
-extern const apr_type ap_custom_event_params_type;
-APR_NODISCARD apr_status ap_custom_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_custom_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_custom_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_custom_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_custom_event_params_encode_opts(const ap_custom_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_custom_event_params_validate(const ap_custom_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_custom_event_params_type;
+APS_NODISCARD aps_status ap_custom_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_custom_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_custom_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_custom_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_custom_event_params_encode_opts(const ap_custom_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_custom_event_params_validate(const ap_custom_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- CustomData ---- */
-extern const apr_type ap_custom_data_type;
-APR_NODISCARD apr_status ap_custom_data_decode(const char *json, size_t len, apr_arena *arena,
-    ap_custom_data_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_custom_data_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_custom_data_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_custom_data_encode(const ap_custom_data_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_custom_data_encode_opts(const ap_custom_data_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_custom_data_validate(const ap_custom_data_t *value, bool strict, apr_error *err);
+extern const aps_type ap_custom_data_type;
+APS_NODISCARD aps_status ap_custom_data_decode(const char *json, size_t len, aps_arena *arena,
+    ap_custom_data_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_custom_data_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_custom_data_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_custom_data_encode(const ap_custom_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_custom_data_encode_opts(const ap_custom_data_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_custom_data_validate(const ap_custom_data_t *value, bool strict, aps_error *err);
 
 /* ---- TasksEvent ---- */
-extern const apr_type ap_tasks_event_type;
-APR_NODISCARD apr_status ap_tasks_event_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tasks_event_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tasks_event_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tasks_event_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tasks_event_encode(const ap_tasks_event_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tasks_event_encode_opts(const ap_tasks_event_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tasks_event_validate(const ap_tasks_event_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tasks_event_type;
+APS_NODISCARD aps_status ap_tasks_event_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tasks_event_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tasks_event_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tasks_event_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tasks_event_encode_opts(const ap_tasks_event_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tasks_event_validate(const ap_tasks_event_t *value, bool strict, aps_error *err);
 
 /* ---- TasksEvent.params ---- */
-extern const apr_type ap_tasks_event_params_type;
-APR_NODISCARD apr_status ap_tasks_event_params_decode(const char *json, size_t len, apr_arena *arena,
-    ap_tasks_event_params_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_tasks_event_params_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_tasks_event_params_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_tasks_event_params_encode_opts(const ap_tasks_event_params_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_tasks_event_params_validate(const ap_tasks_event_params_t *value, bool strict, apr_error *err);
+extern const aps_type ap_tasks_event_params_type;
+APS_NODISCARD aps_status ap_tasks_event_params_decode(const char *json, size_t len, aps_arena *arena,
+    ap_tasks_event_params_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_tasks_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_tasks_event_params_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tasks_event_params_encode_opts(const ap_tasks_event_params_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_tasks_event_params_validate(const ap_tasks_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- EventStreamRequest ---- */
-extern const apr_type ap_event_stream_request_type;
-APR_NODISCARD apr_status ap_event_stream_request_decode(const char *json, size_t len, apr_arena *arena,
-    ap_event_stream_request_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_event_stream_request_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_event_stream_request_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_event_stream_request_encode_opts(const ap_event_stream_request_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_event_stream_request_validate(const ap_event_stream_request_t *value, bool strict, apr_error *err);
+extern const aps_type ap_event_stream_request_type;
+APS_NODISCARD aps_status ap_event_stream_request_decode(const char *json, size_t len, aps_arena *arena,
+    ap_event_stream_request_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_event_stream_request_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_event_stream_request_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_stream_request_encode_opts(const ap_event_stream_request_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_event_stream_request_validate(const ap_event_stream_request_t *value, bool strict, aps_error *err);
 
 /* ---- EventStreamRequest.channels ---- */
-extern const apr_type ap_event_stream_request_channels_type;
-APR_NODISCARD apr_status ap_event_stream_request_channels_decode(const char *json, size_t len, apr_arena *arena,
-    ap_event_stream_request_channels_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_event_stream_request_channels_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_event_stream_request_channels_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_event_stream_request_channels_encode_opts(const ap_event_stream_request_channels_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_event_stream_request_channels_validate(const ap_event_stream_request_channels_t *value, bool strict, apr_error *err);
+extern const aps_type ap_event_stream_request_channels_type;
+APS_NODISCARD aps_status ap_event_stream_request_channels_decode(const char *json, size_t len, aps_arena *arena,
+    ap_event_stream_request_channels_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_event_stream_request_channels_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_event_stream_request_channels_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_stream_request_channels_encode_opts(const ap_event_stream_request_channels_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_event_stream_request_channels_validate(const ap_event_stream_request_channels_t *value, bool strict, aps_error *err);
 
 /* ---- EventStreamRequest.namespaces ---- */
-extern const apr_type ap_event_stream_request_namespaces_type;
-APR_NODISCARD apr_status ap_event_stream_request_namespaces_decode(const char *json, size_t len, apr_arena *arena,
-    ap_event_stream_request_namespaces_t *out, apr_error *err);
-APR_NODISCARD apr_status ap_event_stream_request_namespaces_decode_opts(const char *json, size_t len, apr_arena *arena,
-    ap_event_stream_request_namespaces_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status ap_event_stream_request_namespaces_encode_opts(const ap_event_stream_request_namespaces_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status ap_event_stream_request_namespaces_validate(const ap_event_stream_request_namespaces_t *value, bool strict, apr_error *err);
+extern const aps_type ap_event_stream_request_namespaces_type;
+APS_NODISCARD aps_status ap_event_stream_request_namespaces_decode(const char *json, size_t len, aps_arena *arena,
+    ap_event_stream_request_namespaces_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_event_stream_request_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_event_stream_request_namespaces_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode_opts(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status ap_event_stream_request_namespaces_validate(const ap_event_stream_request_namespaces_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type ap_types[];
+extern const aps_named_type ap_types[];
 extern const size_t ap_types_count;
 
 #ifdef __cplusplus

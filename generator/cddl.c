@@ -18,23 +18,23 @@ extern const size_t cddl_embedded_prelude_len;
 
 void cddl_ctx_init(cddl_ctx *ctx, diag_ctx *diag)
 {
-    apr_arena_options opt;
+    aps_arena_options opt;
     memset(ctx, 0, sizeof *ctx);
     memset(&opt, 0, sizeof opt);
     opt.chunk_size = 1 << 16;
-    apr_arena_init(&ctx->arena, &opt);
+    aps_arena_init(&ctx->arena, &opt);
     ctx->diag = diag;
 }
 
 void cddl_ctx_deinit(cddl_ctx *ctx)
 {
     cddl_source_deinit(&ctx->prelude_src);
-    apr_arena_deinit(&ctx->arena);
+    aps_arena_deinit(&ctx->arena);
 }
 
 void *cddl_alloc(cddl_ctx *ctx, size_t size)
 {
-    void *p = apr_arena_alloc(&ctx->arena, size);
+    void *p = aps_arena_alloc(&ctx->arena, size);
     if (p == NULL) {
         diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory");
         longjmp(*ctx->oom, 1);
@@ -72,8 +72,8 @@ void cddl_push(cddl_ctx *ctx, void *items_ptr, size_t *count, size_t item_size, 
     /* Capacity is implied by the count: 4, then the next power of two. */
     if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
         size_t cap = n == 0 ? 4 : n * 2;
-        char *grown = apr_arena_realloc(&ctx->arena, *items, n * item_size, cap * item_size,
-                                        APR_ARENA_ALIGN);
+        char *grown = aps_arena_realloc(&ctx->arena, *items, n * item_size, cap * item_size,
+                                        APS_ARENA_ALIGN);
         if (grown == NULL) {
             diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory");
             longjmp(*ctx->oom, 1);

@@ -13,7 +13,7 @@
 
 #include <setjmp.h>
 
-#include "apr_arena.h"
+#include "aps/arena.h"
 #include "ast.h"
 #include "diag.h"
 
@@ -21,7 +21,7 @@
 #define CDDL_MAX_DEPTH 500
 
 typedef struct cddl_ctx {
-    apr_arena arena;
+    aps_arena arena;
     diag_ctx *diag;
     jmp_buf *oom;       /* set by the driver before running a pass */
     cddl_source prelude_src;

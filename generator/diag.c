@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_utf8.h"
+#include "aps/utf8.h"
 
 /* Widest source window shown under a diagnostic, in characters. */
 #define DIAG_WINDOW 120
@@ -16,7 +16,7 @@ static size_t char_len(const char *s, size_t i, size_t n)
     size_t want = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
     if (want == 1 || i + want > n)
         return 1;
-    return apr_utf8_check((const uint8_t *)s + i, want) == SIZE_MAX ? want : 1;
+    return aps_utf8_check((const uint8_t *)s + i, want) == SIZE_MAX ? want : 1;
 }
 
 static int build_lines(cddl_source *src)

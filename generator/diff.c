@@ -74,7 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_schema.h"
+#include "aps/schema.h"
 #include "cddl.h"
 #include "ir.h"
 #include "lower.h"
@@ -681,7 +681,7 @@ static int accepts_literal(differ *D, const ir_type *a, const ir_literal *l, int
     case IR_TEXT:
         if (l->kind != IR_LIT_TEXT || l->text.len < a->len_min || l->text.len > a->len_max)
             return 0;
-        return a->pattern == NULL || apr_regex_match(a->pattern, l->text.ptr, l->text.len) == 1;
+        return a->pattern == NULL || aps_regex_match(a->pattern, l->text.ptr, l->text.len) == 1;
     case IR_ENUM:
         for (i = 0; i < a->nvalues; i++)
             if (same_literal(&a->values[i], l))

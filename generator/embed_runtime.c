@@ -15,7 +15,7 @@ extern const size_t cddl_runtime_h_len;
 extern const char cddl_runtime_c[];
 extern const size_t cddl_runtime_c_len;
 
-/* Is the line [p, end) `#include "apr_...`, a runtime header the pair now carries? */
+/* Is the line [p, end) `#include "aps/...`, a runtime header the pair now carries? */
 static int is_runtime_include(const char *p, const char *end)
 {
     static const char directive[] = "include";
@@ -30,7 +30,7 @@ static int is_runtime_include(const char *p, const char *end)
     p += sizeof directive - 1;
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
-    return (size_t)(end - p) >= 5 && memcmp(p, "\"apr_", 5) == 0;
+    return (size_t)(end - p) >= 5 && memcmp(p, "\"aps/", 5) == 0;
 }
 
 static int write_failed(cddl_ctx *ctx, const char *path)
@@ -85,7 +85,7 @@ int embed_runtime(cddl_ctx *ctx, const emit_options *opt)
     if (!placed) {
         /* custom templates that include no runtime header: the pair would not compile alone */
         diag_plain(ctx->diag, DIAG_ERROR, path,
-                   "--embed-runtime: the header includes no runtime header (\"apr_*.h\") to replace");
+                   "--embed-runtime: the header includes no runtime header (\"aps/*.h\") to replace");
         return 1;
     }
     /* ...so PREFIX.c needs none of its own, and ends with the runtime's sources. */

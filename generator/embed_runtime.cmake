@@ -9,12 +9,12 @@
 # source joins by itself; a new dependency outside them is added here (the
 # vendoring test, tests/tooling/package, fails to link until it is).
 set(rt_dir ${CMAKE_SOURCE_DIR}/runtime)
-set(rt_headers include/apr_common.h include/apr_arena.h include/apr_json.h
-  include/apr_schema.h include/apr_fast.h include/apr_types.h)
-set(rt_internal include/apr_utf8.h src/json_internal.h src/schema_internal.h)
-file(GLOB rt_json RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/src/json_*.c)
-file(GLOB rt_schema RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/src/schema_*.c)
-set(rt_sources src/common.c src/arena.c src/utf8.c ${rt_json} src/regex.c ${rt_schema})
+set(rt_headers core/aps/common.h core/aps/arena.h core/aps/json.h core/aps/scan.h core/aps/regex.h
+  schema/aps/schema.h schema/aps/fast.h schema/aps/types.h)
+set(rt_internal core/aps/utf8.h core/json_internal.h schema/schema_internal.h)
+file(GLOB rt_json RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/core/json_*.c)
+file(GLOB rt_schema RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/schema/schema_*.c)
+set(rt_sources core/common.c core/arena.c core/utf8.c ${rt_json} core/regex.c ${rt_schema})
 
 set(rt_deps "")
 foreach(f ${rt_headers} ${rt_internal} ${rt_sources})

@@ -11,7 +11,7 @@
 
 /*
  * Rewrites OUT_DIR/PREFIX.h so it declares the runtime itself (its
- * `#include "apr_*.h"` lines give way to the runtime's public headers) and
+ * `#include "aps_*.h"` lines give way to the runtime's public headers) and
  * OUT_DIR/PREFIX.c so it includes only PREFIX.h and ends with the runtime
  * sources the generated code needs.
  * The runtime text was joined at build time (generator/amalgamate.cmake) and

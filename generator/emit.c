@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_fast.h"
+#include "aps/fast.h"
 #include "lower.h"
 #include "tmpl.h"
 
@@ -162,13 +162,13 @@ static const char *ctype(emitter *E, const ir_type *t)
     if (t->named)
         return cddl_fmt(E->ctx, "%s_%s_t", E->opt->prefix, t->c_name);
     switch (t->kind) {
-    case IR_ANY: return "apr_json_raw";
+    case IR_ANY: return "aps_json_raw";
     case IR_BOOL: return "bool";
     case IR_INT: return "int64_t";
     case IR_UINT: return "uint64_t";
     case IR_FLOAT: return "double";
-    case IR_TEXT: return "apr_slice";
-    default: return "apr_json_raw";
+    case IR_TEXT: return "aps_slice";
+    default: return "aps_json_raw";
     }
 }
 
@@ -184,17 +184,17 @@ static const char *runtime_desc(const ir_type *t)
     if (t->named || t->rule != NULL)
         return NULL;
     switch (t->kind) {
-    case IR_ANY: return "apr_any_type";
-    case IR_BOOL: return "apr_bool_type";
-    case IR_INT: return t->imin == INT64_MIN && t->imax == INT64_MAX ? "apr_int_type" : NULL;
-    case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX ? "apr_uint_type" : NULL;
-    case IR_FLOAT: return !t->has_fmin && !t->has_fmax ? "apr_float_type" : NULL;
-    case IR_TEXT: return unconstrained_text(t) ? "apr_text_type" : NULL;
+    case IR_ANY: return "aps_any_type";
+    case IR_BOOL: return "aps_bool_type";
+    case IR_INT: return t->imin == INT64_MIN && t->imax == INT64_MAX ? "aps_int_type" : NULL;
+    case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX ? "aps_uint_type" : NULL;
+    case IR_FLOAT: return !t->has_fmin && !t->has_fmax ? "aps_float_type" : NULL;
+    case IR_TEXT: return unconstrained_text(t) ? "aps_text_type" : NULL;
     case IR_LITERAL:
         if (t->lit.kind == IR_LIT_NULL)
-            return "apr_null_type";
+            return "aps_null_type";
         if (t->lit.kind == IR_LIT_BOOL)
-            return t->lit.i ? "apr_true_type" : "apr_false_type";
+            return t->lit.i ? "aps_true_type" : "aps_false_type";
         return NULL;
     default: return NULL;
     }
@@ -223,8 +223,8 @@ static const char *size_lit(emitter *E, uint64_t v)
 
 static const char *literal_init(emitter *E, const ir_literal *l)
 {
-    static const char *const kinds[] = { "APR_LIT_TEXT", "APR_LIT_INT", "APR_LIT_UINT", "APR_LIT_FLOAT",
-                                         "APR_LIT_BOOL", "APR_LIT_NULL" };
+    static const char *const kinds[] = { "APS_LIT_TEXT", "APS_LIT_INT", "APS_LIT_UINT", "APS_LIT_FLOAT",
+                                         "APS_LIT_BOOL", "APS_LIT_NULL" };
     if (l->kind == IR_LIT_TEXT)
         return cddl_fmt(E->ctx, "{ %s, %s, %zu, 0, 0, 0.0 }", kinds[l->kind], c_string(E, l->text.ptr, l->text.len),
                    l->text.len);
@@ -237,14 +237,14 @@ static const char *literal_init(emitter *E, const ir_literal *l)
 
 /* ---- generated decoders --------------------------------------------------------
  * Structs, arrays and discriminated unions get a straight-line decoder each
- * (templates/fast_*.c.tmpl, runtime/include/apr_fast.h): member names
+ * (templates/fast_*.c.tmpl, aps/fast.h): member names
  * compared as constants, values read by inline scans. A type gets one only
  * where its reading cannot differ from the table-driven fast path's; the
- * rest is left to that path (fields of such types call apr_fast_value).
+ * rest is left to that path (fields of such types call aps_fast_value).
  */
 
 /* Most members a generated decoder tracks, as the runtime's fast path does. */
-#define FAST_MAX_FIELDS APR_FAST_MAX_FIELDS
+#define FAST_MAX_FIELDS APS_FAST_MAX_FIELDS
 
 /* Printable ASCII without '"' or '\\': input bytes equal to it, then '"', are a string with exactly this text. */
 static bool plain_text(const ast_str *s)
@@ -485,7 +485,7 @@ static bool fast_check(emitter *E, const ir_type *type, const char *target, cons
     }
 }
 
-/* Can member f's names be recognised by comparing bytes (apr_fast_key)? */
+/* Can member f's names be recognised by comparing bytes (aps_fast_key)? */
 static bool plain_name(const ir_field *f)
 {
     return (f->flags & IR_F_PLAIN_NAMES) != 0; /* lowering checked both spellings */
@@ -639,30 +639,30 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     tmpl_set(C, d, "valid", has_fast(t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "NULL");
     switch (t->kind) {
     case IR_ANY: case IR_BOOL:
-        tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APR_K_ANY" : "APR_K_BOOL");
+        tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APS_K_ANY" : "APS_K_BOOL");
         tmpl_set(C, d, "init", ".i = { 0, 0 }");
         break;
     case IR_INT:
-        tmpl_set(C, d, "kind", "APR_K_INT");
+        tmpl_set(C, d, "kind", "APS_K_INT");
         tmpl_setf(C, d, "init", ".i = { %s, %s }", int_lit(E, t->imin), int_lit(E, t->imax));
         break;
     case IR_UINT:
-        tmpl_set(C, d, "kind", "APR_K_UINT");
+        tmpl_set(C, d, "kind", "APS_K_UINT");
         tmpl_setf(C, d, "init", ".u = { %s, %s }", uint_lit(E, t->umin), uint_lit(E, t->umax));
         break;
     case IR_FLOAT:
-        tmpl_set(C, d, "kind", "APR_K_FLOAT");
+        tmpl_set(C, d, "kind", "APS_K_FLOAT");
         tmpl_setf(C, d, "init", ".f = { %.17g, %.17g, %s, %s, %s, %s }", t->fmin, t->fmax,
                   t->has_fmin ? "true" : "false", t->has_fmax ? "true" : "false",
                   t->fmin_excl ? "true" : "false", t->fmax_excl ? "true" : "false");
         break;
     case IR_TEXT:
-        tmpl_set(C, d, "kind", "APR_K_TEXT");
+        tmpl_set(C, d, "kind", "APS_K_TEXT");
         tmpl_setf(C, d, "init", ".text = { %zu, %s, %s }", t->len_min, size_lit(E, t->len_max),
                   t->pattern ? c_string(E, t->pattern, strlen(t->pattern)) : "NULL");
         break;
     case IR_LITERAL:
-        tmpl_set(C, d, "kind", "APR_K_LITERAL");
+        tmpl_set(C, d, "kind", "APS_K_LITERAL");
         tmpl_setf(C, d, "init", ".lit = %s", literal_init(E, &t->lit));
         break;
     case IR_ENUM: {
@@ -674,7 +674,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         }
         tmpl_put(C, d, "enum_values", vals);
         tmpl_flag(C, d, "has_values", t->nvalues > 0);
-        tmpl_set(C, d, "kind", "APR_K_ENUM");
+        tmpl_set(C, d, "kind", "APS_K_ENUM");
         tmpl_setf(C, d, "init", ".enm = { %s_values, %zu, %s, %s }", name, t->nvalues,
                   t->other ? cddl_fmt(E->ctx, "&%s", desc_of(E, t->other)) : "NULL",
                   t->other ? cddl_fmt(E->ctx, "offsetof(%s, other)", ct) : "0");
@@ -685,8 +685,8 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         for (i = 0; i < t->nfields; i++) {
             const ir_field *f = &t->fields[i];
             tmpl_value *v = tmpl_object(C);
-            static const char *const names[] = { "APR_F_OPTIONAL", "APR_F_LITERAL", "APR_F_NULLABLE",
-                                                 "APR_F_PLAIN_NAMES", "APR_F_SHARED_NAME" };
+            static const char *const names[] = { "APS_F_OPTIONAL", "APS_F_LITERAL", "APS_F_NULLABLE",
+                                                 "APS_F_PLAIN_NAMES", "APS_F_SHARED_NAME" };
             char flags[120] = "";
             size_t b;
             for (b = 0; b < sizeof names / sizeof names[0]; b++)
@@ -706,7 +706,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         }
         tmpl_put(C, d, "struct_fields", fields);
         tmpl_flag(C, d, "has_fields", t->nfields > 0);
-        tmpl_set(C, d, "kind", "APR_K_STRUCT");
+        tmpl_set(C, d, "kind", "APS_K_STRUCT");
         tmpl_setf(C, d, "init", ".st = { %s, %zu, %s, %s, %s, %s, %s }",
                   t->nfields ? cddl_fmt(E->ctx, "%s_fields", name) : "NULL", t->nfields, t->open ? "true" : "false",
                   t->open ? cddl_fmt(E->ctx, "offsetof(%s, extras)", ct) : "0",
@@ -716,19 +716,19 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         break;
     }
     case IR_ARRAY:
-        tmpl_set(C, d, "kind", "APR_K_ARRAY");
+        tmpl_set(C, d, "kind", "APS_K_ARRAY");
         tmpl_setf(C, d, "init", ".arr = { &%s, %s, %s }", desc_of(E, t->elem), size_lit(E, t->occ_min),
                   size_lit(E, t->occ_max));
         break;
     case IR_MAP:
-        tmpl_set(C, d, "kind", "APR_K_MAP");
+        tmpl_set(C, d, "kind", "APS_K_MAP");
         tmpl_setf(C, d, "init", ".map = { &%s, sizeof(%s_%s_entry_t), offsetof(%s_%s_entry_t, value), %s, %s }",
                   desc_of(E, t->elem), E->opt->prefix, t->c_name, E->opt->prefix, t->c_name,
                   size_lit(E, t->occ_min), size_lit(E, t->occ_max));
         break;
     case IR_UNION: {
         tmpl_value *alts = tmpl_list(C), *disc = tmpl_list(C);
-        static const char *const cls[] = { "APR_U_DISCRIMINATED", "APR_U_KIND", "APR_U_UNTAGGED" };
+        static const char *const cls[] = { "APS_U_DISCRIMINATED", "APS_U_KIND", "APS_U_UNTAGGED" };
         for (i = 0; i < t->nalts; i++) {
             tmpl_value *v = tmpl_object(C);
             tmpl_setf(C, v, "alt", "&%s", desc_of(E, resolved(t->alts[i])));
@@ -743,7 +743,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         tmpl_put(C, d, "union_disc", disc);
         tmpl_flag(C, d, "has_alts", t->nalts > 0);
         tmpl_flag(C, d, "has_disc", t->cls == IR_U_DISCRIMINATED);
-        tmpl_set(C, d, "kind", "APR_K_UNION");
+        tmpl_set(C, d, "kind", "APS_K_UNION");
         tmpl_setf(C, d, "init", ".un = { %s, %s_alts, %zu, %s, %s, offsetof(%s, kind), offsetof(%s, u), offsetof(%s, raw) }",
                   cls[t->cls], name, t->nalts,
                   t->cls == IR_U_DISCRIMINATED ? c_string(E, t->disc_key.ptr, t->disc_key.len) : "NULL",
@@ -978,7 +978,7 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
     case IR_LITERAL:
         /* a rule that is one literal: nothing to store */
         tmpl_flag(C, d, "is_typedef", 1);
-        tmpl_set(C, d, "base_ctype", "apr_json_raw");
+        tmpl_set(C, d, "base_ctype", "aps_json_raw");
         break;
     default: {
         ir_type base = *t;

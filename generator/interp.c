@@ -11,12 +11,12 @@
 
 #include <string.h>
 
-#include "apr_types.h"
+#include "aps/types.h"
 
 typedef struct interp {
     cddl_ctx *ctx;
     const ir_type **keys;
-    apr_type **values;
+    aps_type **values;
     size_t count;
 } interp;
 
@@ -26,33 +26,33 @@ static size_t align_up(size_t n, size_t a)
 }
 
 /* Alignment of a value of `t` (its descriptor's size tells the rest). */
-static size_t align_of(const apr_type *t)
+static size_t align_of(const aps_type *t)
 {
     switch (t->kind) {
-    case APR_K_BOOL: return 1;
-    case APR_K_LITERAL: return 1;
-    case APR_K_ENUM: return t->u.enm.other ? sizeof(void *) : sizeof(int);
+    case APS_K_BOOL: return 1;
+    case APS_K_LITERAL: return 1;
+    case APS_K_ENUM: return t->u.enm.other ? sizeof(void *) : sizeof(int);
     default: return t->size >= 8 ? 8 : t->size ? t->size : 1;
     }
 }
 
-static apr_type *get(interp *I, const ir_type *t);
+static aps_type *get(interp *I, const ir_type *t);
 
-static apr_literal literal_of(interp *I, const ir_literal *l)
+static aps_literal literal_of(interp *I, const ir_literal *l)
 {
-    apr_literal out;
+    aps_literal out;
     memset(&out, 0, sizeof out);
     switch (l->kind) {
     case IR_LIT_TEXT:
-        out.kind = APR_LIT_TEXT;
+        out.kind = APS_LIT_TEXT;
         out.text = cddl_strdup(I->ctx, l->text.ptr, l->text.len);
         out.len = l->text.len;
         break;
-    case IR_LIT_INT: out.kind = APR_LIT_INT; out.i = l->i; break;
-    case IR_LIT_UINT: out.kind = APR_LIT_UINT; out.u = l->u; break;
-    case IR_LIT_FLOAT: out.kind = APR_LIT_FLOAT; out.f = l->f; break;
-    case IR_LIT_BOOL: out.kind = APR_LIT_BOOL; out.i = l->i; break;
-    case IR_LIT_NULL: out.kind = APR_LIT_NULL; break;
+    case IR_LIT_INT: out.kind = APS_LIT_INT; out.i = l->i; break;
+    case IR_LIT_UINT: out.kind = APS_LIT_UINT; out.u = l->u; break;
+    case IR_LIT_FLOAT: out.kind = APS_LIT_FLOAT; out.f = l->f; break;
+    case IR_LIT_BOOL: out.kind = APS_LIT_BOOL; out.i = l->i; break;
+    case IR_LIT_NULL: out.kind = APS_LIT_NULL; break;
     }
     return out;
 }
@@ -62,20 +62,20 @@ static const char *name_of(interp *I, const ir_type *t)
     return t->rule ? cddl_strdup(I->ctx, t->rule, strlen(t->rule)) : NULL;
 }
 
-static void fill_struct(interp *I, const ir_type *t, apr_type *d)
+static void fill_struct(interp *I, const ir_type *t, aps_type *d)
 {
-    apr_field *fields = cddl_alloc(I->ctx, (t->nfields ? t->nfields : 1) * sizeof *fields);
+    aps_field *fields = cddl_alloc(I->ctx, (t->nfields ? t->nfields : 1) * sizeof *fields);
     size_t off = 0, max_align = 1, i;
     for (i = 0; i < t->nfields; i++) {
         const ir_field *f = &t->fields[i];
-        apr_field *o = &fields[i];
-        const apr_type *ft = get(I, f->type);
+        aps_field *o = &fields[i];
+        const aps_type *ft = get(I, f->type);
         o->key = cddl_strdup(I->ctx, f->key.ptr, f->key.len);
         o->key_len = f->key.len;
         o->snake = cddl_strdup(I->ctx, f->snake, strlen(f->snake));
         o->snake_len = strlen(f->snake);
         o->type = ft;
-        o->flags = f->flags; /* IR_F_* are the runtime's APR_F_* */
+        o->flags = f->flags; /* IR_F_* are the runtime's APS_F_* */
         /* the generated struct: bool has_x; bool x_is_null; T x; */
         if (f->flags & IR_F_OPTIONAL)
             o->present_offset = off++;
@@ -92,7 +92,7 @@ static void fill_struct(interp *I, const ir_type *t, apr_type *d)
     d->u.st.fields = fields;
     d->u.st.nfields = t->nfields;
     if (t->variants != NULL) {
-        const apr_type *v = get(I, t->variants);
+        const aps_type *v = get(I, t->variants);
         off = align_up(off, align_of(v));
         d->u.st.variants = v;
         d->u.st.variants_offset = off;
@@ -105,16 +105,16 @@ static void fill_struct(interp *I, const ir_type *t, apr_type *d)
         d->u.st.open = true;
         d->u.st.extras_offset = off;
         d->u.st.extras_type = t->extras_type ? get(I, t->extras_type) : NULL;
-        off += sizeof(apr_json_members);
+        off += sizeof(aps_json_members);
         max_align = 8;
     }
     d->size = align_up(off ? off : 1, max_align);
 }
 
-static void fill_union(interp *I, const ir_type *t, apr_type *d)
+static void fill_union(interp *I, const ir_type *t, aps_type *d)
 {
-    const apr_type **alts = cddl_alloc(I->ctx, (t->nalts ? t->nalts : 1) * sizeof *alts);
-    apr_literal *disc = NULL;
+    const aps_type **alts = cddl_alloc(I->ctx, (t->nalts ? t->nalts : 1) * sizeof *alts);
+    aps_literal *disc = NULL;
     size_t i, payload = 0, align = 8;
     for (i = 0; i < t->nalts; i++) {
         alts[i] = get(I, t->alts[i]);
@@ -129,39 +129,39 @@ static void fill_union(interp *I, const ir_type *t, apr_type *d)
             disc[i] = literal_of(I, &t->disc[i]);
         d->u.un.disc_key = cddl_strdup(I->ctx, t->disc_key.ptr, t->disc_key.len);
     }
-    /* struct { int kind; union { ... } u; apr_json_raw raw; } */
-    d->u.un.cls = t->cls == IR_U_DISCRIMINATED ? APR_U_DISCRIMINATED
-                  : t->cls == IR_U_KIND ? APR_U_KIND : APR_U_UNTAGGED;
+    /* struct { int kind; union { ... } u; aps_json_raw raw; } */
+    d->u.un.cls = t->cls == IR_U_DISCRIMINATED ? APS_U_DISCRIMINATED
+                  : t->cls == IR_U_KIND ? APS_U_KIND : APS_U_UNTAGGED;
     d->u.un.alts = alts;
     d->u.un.nalts = t->nalts;
     d->u.un.disc = disc;
     d->u.un.kind_offset = 0;
     d->u.un.payload_offset = align_up(sizeof(int), align);
     d->u.un.raw_offset = align_up(d->u.un.payload_offset + (payload ? payload : 1), 8);
-    d->size = align_up(d->u.un.raw_offset + sizeof(apr_json_raw), align);
+    d->size = align_up(d->u.un.raw_offset + sizeof(aps_json_raw), align);
 }
 
-static void fill(interp *I, const ir_type *t, apr_type *d)
+static void fill(interp *I, const ir_type *t, aps_type *d)
 {
     size_t i;
     d->name = name_of(I, t);
     switch (t->kind) {
-    case IR_ANY: d->kind = APR_K_ANY; d->size = sizeof(apr_json_raw); break;
-    case IR_BOOL: d->kind = APR_K_BOOL; d->size = sizeof(bool); break;
+    case IR_ANY: d->kind = APS_K_ANY; d->size = sizeof(aps_json_raw); break;
+    case IR_BOOL: d->kind = APS_K_BOOL; d->size = sizeof(bool); break;
     case IR_INT:
-        d->kind = APR_K_INT;
+        d->kind = APS_K_INT;
         d->size = sizeof(int64_t);
         d->u.i.min = t->imin;
         d->u.i.max = t->imax;
         break;
     case IR_UINT:
-        d->kind = APR_K_UINT;
+        d->kind = APS_K_UINT;
         d->size = sizeof(uint64_t);
         d->u.u.min = t->umin;
         d->u.u.max = t->umax;
         break;
     case IR_FLOAT:
-        d->kind = APR_K_FLOAT;
+        d->kind = APS_K_FLOAT;
         d->size = sizeof(double);
         d->u.f.min = t->fmin;
         d->u.f.max = t->fmax;
@@ -171,58 +171,58 @@ static void fill(interp *I, const ir_type *t, apr_type *d)
         d->u.f.max_exclusive = t->fmax_excl;
         break;
     case IR_TEXT:
-        d->kind = APR_K_TEXT;
-        d->size = sizeof(apr_slice);
+        d->kind = APS_K_TEXT;
+        d->size = sizeof(aps_slice);
         d->u.text.min_len = t->len_min;
         d->u.text.max_len = t->len_max;
         d->u.text.pattern = t->pattern;
         break;
     case IR_LITERAL:
-        d->kind = APR_K_LITERAL;
+        d->kind = APS_K_LITERAL;
         d->size = 0;
         d->u.lit = literal_of(I, &t->lit);
         break;
     case IR_ENUM: {
-        apr_literal *values = cddl_alloc(I->ctx, (t->nvalues ? t->nvalues : 1) * sizeof *values);
+        aps_literal *values = cddl_alloc(I->ctx, (t->nvalues ? t->nvalues : 1) * sizeof *values);
         for (i = 0; i < t->nvalues; i++)
             values[i] = literal_of(I, &t->values[i]);
-        d->kind = APR_K_ENUM;
+        d->kind = APS_K_ENUM;
         d->u.enm.values = values;
         d->u.enm.count = t->nvalues;
         if (t->other != NULL) {
-            /* struct { enum kind; apr_slice other; } */
+            /* struct { enum kind; aps_slice other; } */
             d->u.enm.other = get(I, t->other);
             d->u.enm.other_offset = align_up(sizeof(int), sizeof(void *));
-            d->size = d->u.enm.other_offset + sizeof(apr_slice);
+            d->size = d->u.enm.other_offset + sizeof(aps_slice);
         } else {
             d->size = sizeof(int);
         }
         break;
     }
     case IR_STRUCT:
-        d->kind = APR_K_STRUCT;
+        d->kind = APS_K_STRUCT;
         fill_struct(I, t, d);
         break;
     case IR_ARRAY:
-        d->kind = APR_K_ARRAY;
-        d->size = sizeof(apr_array);
+        d->kind = APS_K_ARRAY;
+        d->size = sizeof(aps_array);
         d->u.arr.elem = get(I, t->elem);
         d->u.arr.min = (size_t)t->occ_min;
         d->u.arr.max = t->occ_max == AST_OCCUR_INF ? SIZE_MAX : (size_t)t->occ_max;
         break;
     case IR_MAP: {
-        const apr_type *v = get(I, t->elem);
-        d->kind = APR_K_MAP;
-        d->size = sizeof(apr_array);
+        const aps_type *v = get(I, t->elem);
+        d->kind = APS_K_MAP;
+        d->size = sizeof(aps_array);
         d->u.map.value = v;
-        d->u.map.value_offset = align_up(sizeof(apr_slice), align_of(v));
+        d->u.map.value_offset = align_up(sizeof(aps_slice), align_of(v));
         d->u.map.entry_size = align_up(d->u.map.value_offset + v->size, 8);
         d->u.map.min = (size_t)t->occ_min;
         d->u.map.max = t->occ_max == AST_OCCUR_INF ? SIZE_MAX : (size_t)t->occ_max;
         break;
     }
     case IR_UNION:
-        d->kind = APR_K_UNION;
+        d->kind = APS_K_UNION;
         fill_union(I, t, d);
         break;
     case IR_ALIAS:
@@ -230,9 +230,9 @@ static void fill(interp *I, const ir_type *t, apr_type *d)
     }
 }
 
-static apr_type *get(interp *I, const ir_type *t)
+static aps_type *get(interp *I, const ir_type *t)
 {
-    apr_type *d;
+    aps_type *d;
     size_t i, n;
     while (t->kind == IR_ALIAS)
         t = t->target;
@@ -248,7 +248,7 @@ static apr_type *get(interp *I, const ir_type *t)
     return d;
 }
 
-const apr_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rule)
+const aps_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rule)
 {
     interp I;
     size_t i;

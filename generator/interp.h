@@ -5,11 +5,11 @@
 #ifndef CDDLGEN_INTERP_H
 #define CDDLGEN_INTERP_H
 
-#include "apr_schema.h"
+#include "aps/schema.h"
 #include "cddl.h"
 #include "ir.h"
 
 /* The descriptor of the type named `rule` in `mod`, or NULL. Lives in ctx's arena. */
-const apr_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rule);
+const aps_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rule);
 
 #endif

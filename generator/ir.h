@@ -5,8 +5,8 @@
  * are resolved, generics instantiated, groups flattened into struct fields,
  * choices classified (discriminated / by JSON kind / literal enum /
  * untagged), and constraints collected. Emitters never look at the AST.
- * Kinds mirror the runtime's apr_kind (runtime/include/apr_schema.h), since
- * each ir_type becomes one apr_type descriptor.
+ * Kinds mirror the runtime's aps_kind (aps/schema.h), since
+ * each ir_type becomes one aps_type descriptor.
  */
 #ifndef CDDLGEN_IR_H
 #define CDDLGEN_IR_H
@@ -39,7 +39,7 @@ typedef struct ir_literal {
 
 typedef struct ir_type ir_type;
 
-/* Field flags: the runtime's APR_F_* values. */
+/* Field flags: the runtime's APS_F_* values. */
 enum { IR_F_OPTIONAL = 1, IR_F_LITERAL = 2, IR_F_NULLABLE = 4, IR_F_PLAIN_NAMES = 8, IR_F_SHARED_NAME = 16 };
 
 typedef struct ir_field {

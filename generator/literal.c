@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_utf8.h"
+#include "aps/utf8.h"
 
 #define ERR_AT(p, loc, ...) \
     diag_report((p)->ctx->diag, DIAG_ERROR, DIAG_W_NONE, (loc), __VA_ARGS__)
@@ -183,7 +183,7 @@ static size_t check_char(cddl_parser *p, const char *s, size_t i, size_t n, src_
         return 0;
     }
     len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-    if (i + len > n || apr_utf8_check((const uint8_t *)s + i, len) != SIZE_MAX) {
+    if (i + len > n || aps_utf8_check((const uint8_t *)s + i, len) != SIZE_MAX) {
         ERR_AT(p, sub_loc(loc, i, i + 1), "invalid UTF-8 in %s", what);
         return 0;
     }
@@ -283,7 +283,7 @@ static size_t decode_escape(cddl_parser *p, const char *s, size_t i, size_t n, s
                 used = 12;
             }
         }
-        *olen += apr_utf8_encode(cp, (uint8_t *)out + *olen);
+        *olen += aps_utf8_encode(cp, (uint8_t *)out + *olen);
         return used;
     default:
         break;
@@ -451,7 +451,7 @@ void cddl_lex_comment(cddl_parser *p, ast_str text, src_loc loc)
 void cddl_lex_stray(cddl_parser *p, ast_str text, src_loc loc)
 {
     unsigned char c = (unsigned char)text.ptr[0];
-    if (text.len > 1 && apr_utf8_check((const uint8_t *)text.ptr, text.len) == SIZE_MAX)
+    if (text.len > 1 && aps_utf8_check((const uint8_t *)text.ptr, text.len) == SIZE_MAX)
         ERR_AT(p, loc, "stray '%.*s' in schema", (int)text.len, text.ptr);
     else if (c >= 0x21 && c < 0x7F)
         ERR_AT(p, loc, "stray '%c' in schema", c);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_schema.h"
+#include "aps/schema.h"
 #include "cddl.h"
 #include "naming.h"
 
@@ -692,7 +692,7 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
             ERR(L, t->loc, "'.%.*s' needs a text type and a text pattern", NAMEF(op));
         } else {
             c->pattern = str0(L, v->text);
-            if (apr_regex_match(c->pattern, "", 0) < 0)
+            if (aps_regex_match(c->pattern, "", 0) < 0)
                 ERR(L, t->u.control.arg->loc, "pattern \"%s\" uses regular expression syntax the runtime does not support",
                     c->pattern);
         }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apr_records.h"
+#include "aps/records.h"
 #include "cddl.h"
 #include "interp.h"
 #include "lower.h"
@@ -15,51 +15,51 @@
 #define VALIDATE_MAX_RECORD ((size_t)64 << 20)
 
 typedef struct run {
-    const apr_type *type;
-    apr_decode_options dopt;
+    const aps_type *type;
+    aps_decode_options dopt;
     int strict;
     int json_out;
     const char *file;
-    apr_arena arena;
-    apr_json_writer *report;  /* JSON output: the errors array being written */
+    aps_arena arena;
+    aps_json_writer *report;  /* JSON output: the errors array being written */
     uint64_t valid, invalid;
 } run;
 
-static void report(run *r, uint64_t line, const apr_error *err)
+static void report(run *r, uint64_t line, const aps_error *err)
 {
     if (!r->json_out) {
         printf("%s:%" PRIu64 ": error: %s: %s\n", r->file, line, err->pointer[0] ? err->pointer : "(root)",
                err->message);
         return;
     }
-    apr_json_write_object_begin(r->report);
-    apr_json_write_key(r->report, "file", 4);
-    apr_json_write_string(r->report, r->file, strlen(r->file));
-    apr_json_write_key(r->report, "line", 4);
-    apr_json_write_uint64(r->report, line);
-    apr_json_write_key(r->report, "pointer", 7);
-    apr_json_write_string(r->report, err->pointer, strlen(err->pointer));
-    apr_json_write_key(r->report, "offset", 6);
-    apr_json_write_uint64(r->report, err->offset);
-    apr_json_write_key(r->report, "message", 7);
-    apr_json_write_string(r->report, err->message, strlen(err->message));
-    apr_json_write_object_end(r->report);
+    aps_json_write_object_begin(r->report);
+    aps_json_write_key(r->report, "file", 4);
+    aps_json_write_string(r->report, r->file, strlen(r->file));
+    aps_json_write_key(r->report, "line", 4);
+    aps_json_write_uint64(r->report, line);
+    aps_json_write_key(r->report, "pointer", 7);
+    aps_json_write_string(r->report, err->pointer, strlen(err->pointer));
+    aps_json_write_key(r->report, "offset", 6);
+    aps_json_write_uint64(r->report, err->offset);
+    aps_json_write_key(r->report, "message", 7);
+    aps_json_write_string(r->report, err->message, strlen(err->message));
+    aps_json_write_object_end(r->report);
 }
 
-static int on_record(void *user, const apr_record *rec)
+static int on_record(void *user, const aps_record *rec)
 {
     run *r = user;
-    apr_error err = APR_ERROR_INIT;
-    apr_status st;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
     void *value;
-    apr_arena_reset(&r->arena);
-    value = apr_arena_alloc(&r->arena, r->type->size ? r->type->size : 1);
-    st = value ? apr_schema_decode(r->type, rec->text, rec->len, &r->arena, value, &r->dopt, &err) : APR_E_NOMEM;
-    if (st == APR_OK)
-        st = apr_schema_validate(r->type, value, r->strict, &err);
-    if (st != APR_OK) {
-        if (err.code == APR_OK)
-            apr_error_set(&err, st, 0, "%s", apr_status_str(st));
+    aps_arena_reset(&r->arena);
+    value = aps_arena_alloc(&r->arena, r->type->size ? r->type->size : 1);
+    st = value ? aps_schema_decode(r->type, rec->text, rec->len, &r->arena, value, &r->dopt, &err) : APS_E_NOMEM;
+    if (st == APS_OK)
+        st = aps_schema_validate(r->type, value, r->strict, &err);
+    if (st != APS_OK) {
+        if (err.code == APS_OK)
+            aps_error_set(&err, st, 0, "%s", aps_status_str(st));
         report(r, rec->line, &err);
         r->invalid++;
     } else {
@@ -68,23 +68,23 @@ static int on_record(void *user, const apr_record *rec)
     return 0;
 }
 
-static void on_framing_error(void *user, uint64_t line, const apr_error *err)
+static void on_framing_error(void *user, uint64_t line, const aps_error *err)
 {
     run *r = user;
     report(r, line, err);
     r->invalid++;
 }
 
-static int parse_format(const char *s, apr_record_format *out)
+static int parse_format(const char *s, aps_record_format *out)
 {
     if (s == NULL)
         return 0;
     if (strcmp(s, "json") == 0)
-        *out = APR_FORMAT_JSON;
+        *out = APS_FORMAT_JSON;
     else if (strcmp(s, "jsonl") == 0)
-        *out = APR_FORMAT_JSONL;
+        *out = APS_FORMAT_JSONL;
     else if (strcmp(s, "sse") == 0)
-        *out = APR_FORMAT_SSE;
+        *out = APS_FORMAT_SSE;
     else
         return -1;
     return 0;
@@ -100,8 +100,8 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
     sema_table table;
     ir_module mod;
     run r;
-    apr_json_writer w;
-    apr_record_format format = APR_FORMAT_AUTO;
+    aps_json_writer w;
+    aps_record_format format = APS_FORMAT_AUTO;
     const char *roots[1];
     volatile int rc = 0;
     size_t i;
@@ -120,9 +120,9 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         r.json_out = strcmp(o->output, "json") == 0;
     if (o->key_case != NULL) {
         if (strcmp(o->key_case, "snake") == 0)
-            r.dopt.key_case = APR_CASE_SNAKE;
+            r.dopt.key_case = APS_CASE_SNAKE;
         else if (strcmp(o->key_case, "either") == 0)
-            r.dopt.key_case = APR_CASE_EITHER;
+            r.dopt.key_case = APS_CASE_EITHER;
         else if (strcmp(o->key_case, "schema") != 0) {
             fprintf(stderr, "cddlgen: error: --case takes schema, snake or either\n");
             return 2;
@@ -166,43 +166,43 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         cddl_ctx_deinit(&ctx);
         return 1;
     }
-    apr_arena_init(&r.arena, NULL);
-    apr_json_writer_init(&w, NULL);
+    aps_arena_init(&r.arena, NULL);
+    aps_json_writer_init(&w, NULL);
     r.report = &w;
     if (r.json_out) {
-        apr_json_write_object_begin(&w);
-        apr_json_write_key(&w, "errors", 6);
-        apr_json_write_array_begin(&w);
+        aps_json_write_object_begin(&w);
+        aps_json_write_key(&w, "errors", 6);
+        aps_json_write_array_begin(&w);
     }
     for (i = 0; i < nfiles; i++) {
         /* each file lives in the arena only while it is checked */
-        apr_arena_marker before = apr_arena_mark(&ctx.arena);
+        aps_arena_marker before = aps_arena_mark(&ctx.arena);
         cddl_source data;
         r.file = files[i];
         if (cddl_source_load(&ctx, &data, files[i]) != 0) {
             rc = 2;
             continue;
         }
-        if (apr_records_split(data.text, data.len, format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
+        if (aps_records_split(data.text, data.len, format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
             rc = 2;
-        apr_arena_rollback(&ctx.arena, before);
+        aps_arena_rollback(&ctx.arena, before);
     }
     if (r.json_out) {
-        apr_json_write_array_end(&w);
-        apr_json_write_key(&w, "valid", 5);
-        apr_json_write_uint64(&w, r.valid);
-        apr_json_write_key(&w, "invalid", 7);
-        apr_json_write_uint64(&w, r.invalid);
-        apr_json_write_object_end(&w);
-        if (apr_json_writer_status(&w) == APR_OK) {
-            fwrite(apr_json_writer_data(&w), 1, apr_json_writer_len(&w), stdout);
+        aps_json_write_array_end(&w);
+        aps_json_write_key(&w, "valid", 5);
+        aps_json_write_uint64(&w, r.valid);
+        aps_json_write_key(&w, "invalid", 7);
+        aps_json_write_uint64(&w, r.invalid);
+        aps_json_write_object_end(&w);
+        if (aps_json_writer_status(&w) == APS_OK) {
+            fwrite(aps_json_writer_data(&w), 1, aps_json_writer_len(&w), stdout);
             fputc('\n', stdout);
         }
     } else {
         printf("%" PRIu64 " valid, %" PRIu64 " invalid\n", r.valid, r.invalid);
     }
-    apr_json_writer_deinit(&w);
-    apr_arena_deinit(&r.arena);
+    aps_json_writer_deinit(&w);
+    aps_arena_deinit(&r.arena);
     cddl_source_deinit(&src);
     cddl_ctx_deinit(&ctx);
     if (rc == 0 && r.invalid > 0)

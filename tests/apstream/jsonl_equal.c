@@ -2,7 +2,7 @@
  * jsonl_equal.c - test tool: are two JSONL files the same JSON values, line
  * by line? jansson decides (member order and spelling of numbers and
  * escapes do not matter); a line jansson cannot load (a number beyond its
- * range) is compared with the runtime's apr_json_raw_equal instead.
+ * range) is compared with the runtime's aps_json_raw_equal instead.
  *
  * Usage: jsonl-equal A.jsonl B.jsonl   exit 0 when equal, 1 otherwise
  * (naming the first differing line), 2 when a file cannot be read.
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_json.h"
+#include "aps/json.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -63,9 +63,9 @@ static int same_value(const char *a, size_t alen, const char *b, size_t blen)
     if (ja != NULL && jb != NULL) {
         eq = json_equal(ja, jb);
     } else {
-        apr_json_raw ra = { a, alen }, rb = { b, blen };
+        aps_json_raw ra = { a, alen }, rb = { b, blen };
         eq = 0;
-        if (apr_json_raw_equal(ra, rb, &eq) != APR_OK)
+        if (aps_json_raw_equal(ra, rb, &eq) != APS_OK)
             eq = 0;
     }
     json_decref(ja);

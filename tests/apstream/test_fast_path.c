@@ -1,7 +1,7 @@
 /*
  * test_fast_path.c - which inputs the decoder's fast paths take (the
  * generated decoders of generated/ap.c, then the table-driven one of
- * runtime/src/schema_fast.c), and that the full decode gives the same
+ * runtime/schema/schema_fast.c), and that the full decode gives the same
  * answer either way; and that the generated validators pass decoded
  * traffic and leave what is wrong to the tables' located errors.
  *
@@ -18,16 +18,16 @@
  *   every valid corpus file and every trace line (snake_case) the exact
  *   decoder accepts strictly must take the fast path, with the same encoding.
  * Usage: apstream-fast-path --validate DIR...
- *   apr_json_validate's fast path (the validating skip of json_fast.c)
+ *   aps_json_validate's fast path (the validating skip of json_fast.c)
  *   against the pull reader on every file in the directories, under
  *   several options: what the skip accepts the reader accepts, and
- *   apr_json_validate answers as the reader does, with the same offset.
+ *   aps_json_validate answers as the reader does, with the same offset.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "ap.h"
 
-#include "../../runtime/src/json_internal.h"
-#include "../../runtime/src/schema_internal.h"
+#include "../../runtime/core/json_internal.h"
+#include "../../runtime/schema/schema_internal.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -49,23 +49,23 @@ typedef union any_value {
     ap_command_t command;
 } any_value;
 
-static apr_arena arena;
+static aps_arena arena;
 
 /* Compact schema-spelling encoding of v into a fresh buffer (caller frees). */
-static char *encode(const apr_type *t, const any_value *v)
+static char *encode(const aps_type *t, const any_value *v)
 {
-    apr_json_writer w;
+    aps_json_writer w;
     char *out = NULL;
-    apr_json_writer_init(&w, NULL);
-    if (apr_schema_encode(t, v, &w, NULL) == APR_OK && apr_json_writer_finish(&w, NULL) == APR_OK) {
-        size_t n = apr_json_writer_len(&w);
+    aps_json_writer_init(&w, NULL);
+    if (aps_schema_encode(t, v, &w, NULL) == APS_OK && aps_json_writer_finish(&w, NULL) == APS_OK) {
+        size_t n = aps_json_writer_len(&w);
         out = malloc(n + 1);
         if (out != NULL) {
-            memcpy(out, apr_json_writer_data(&w), n);
+            memcpy(out, aps_json_writer_data(&w), n);
             out[n] = '\0';
         }
     }
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
     return out;
 }
 
@@ -73,33 +73,33 @@ static char *encode(const apr_type *t, const any_value *v)
 enum { TAKES_EXACT, TAKES_TABLE, TAKES_GENERATED };
 
 /*
- * Decodes `json` as t every way apr_schema_decode may. Returns the first
- * path that takes it, as apr_schema_decode tries them: the generated
+ * Decodes `json` as t every way aps_schema_decode may. Returns the first
+ * path that takes it, as aps_schema_decode tries them: the generated
  * decoders, the table-driven fast path, the exact decoder. Checks that a
  * fast path's value encodes as the exact decoder's, and that
- * apr_schema_decode's answer is the exact decoder's.
+ * aps_schema_decode's answer is the exact decoder's.
  */
-static int fast_takes(const apr_type *t, const char *json, size_t len, apr_key_case kc, bool strict,
+static int fast_takes(const aps_type *t, const char *json, size_t len, aps_key_case kc, bool strict,
                       const char *name)
 {
     any_value fast, exact, full;
-    apr_decode_options o;
-    apr_status st_exact, st_full;
+    aps_decode_options o;
+    aps_status st_exact, st_full;
     int took = TAKES_EXACT;
     memset(&o, 0, sizeof o);
     o.key_case = kc;
     o.strict = strict;
-    apr_arena_reset(&arena);
-    st_exact = apr_schema_priv_decode_exact(t, json, len, &arena, &exact, &o, NULL);
-    st_full = apr_schema_decode(t, json, len, &arena, &full, &o, NULL);
+    aps_arena_reset(&arena);
+    st_exact = aps_schema_priv_decode_exact(t, json, len, &arena, &exact, &o, NULL);
+    st_full = aps_schema_decode(t, json, len, &arena, &full, &o, NULL);
     CHECK(st_full == st_exact, name);
-    if (apr_schema_priv_decode_fast(t, json, len, &arena, &fast, &o, true))
+    if (aps_schema_priv_decode_fast(t, json, len, &arena, &fast, &o, true))
         took = TAKES_GENERATED;
-    else if (apr_schema_priv_decode_fast(t, json, len, &arena, &fast, &o, false))
+    else if (aps_schema_priv_decode_fast(t, json, len, &arena, &fast, &o, false))
         took = TAKES_TABLE;
     if (took != TAKES_EXACT) {
         char *a = encode(t, &fast), *b = encode(t, &exact);
-        CHECK(st_exact == APR_OK, name);
+        CHECK(st_exact == APS_OK, name);
         CHECK(a != NULL && b != NULL && strcmp(a, b) == 0, name);
         free(a);
         free(b);
@@ -115,7 +115,7 @@ static int fast_takes_delta(const char *text)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, DELTA, text);
-    return fast_takes(&ap_message_type, buf, strlen(buf), APR_CASE_SCHEMA, true, buf);
+    return fast_takes(&ap_message_type, buf, strlen(buf), APS_CASE_SCHEMA, true, buf);
 }
 
 static void test_inline(void)
@@ -156,9 +156,9 @@ static void test_inline(void)
     char deep[400];
     size_t i;
     for (i = 0; i < sizeof taken / sizeof *taken; i++)
-        CHECK(fast_takes(&ap_message_type, taken[i], strlen(taken[i]), APR_CASE_SCHEMA, true, taken[i]), taken[i]);
+        CHECK(fast_takes(&ap_message_type, taken[i], strlen(taken[i]), APS_CASE_SCHEMA, true, taken[i]), taken[i]);
     for (i = 0; i < sizeof given_up / sizeof *given_up; i++)
-        CHECK(!fast_takes(&ap_message_type, given_up[i], strlen(given_up[i]), APR_CASE_SCHEMA, false, given_up[i]),
+        CHECK(!fast_takes(&ap_message_type, given_up[i], strlen(given_up[i]), APS_CASE_SCHEMA, false, given_up[i]),
               given_up[i]);
     /* Values with escapes, non-ASCII and lengths around the 16-byte scan steps. */
     CHECK(fast_takes_delta("") == TAKES_GENERATED, "empty text");
@@ -177,15 +177,15 @@ static void test_inline(void)
     for (i = 0; i < 80; i++)
         strcat(deep, "]");
     strcat(deep, "}}");
-    CHECK(!fast_takes(&ap_message_type, deep, strlen(deep), APR_CASE_SCHEMA, true, "deep"), "deep");
+    CHECK(!fast_takes(&ap_message_type, deep, strlen(deep), APS_CASE_SCHEMA, true, "deep"), "deep");
     /* Both spellings. */
     {
         static const char snake[] = "{\"type\":\"event\",\"event_id\":\"1\",\"method\":\"tools\",\"params\":{\"namespace\":[],"
                                     "\"timestamp\":1,\"data\":{\"event\":\"tool-started\",\"tool_call_id\":\"t\","
                                     "\"tool_name\":\"calc\",\"input\":{\"a\":1}}}}";
-        CHECK(fast_takes(&ap_message_type, snake, strlen(snake), APR_CASE_SNAKE, true, snake) == TAKES_GENERATED,
+        CHECK(fast_takes(&ap_message_type, snake, strlen(snake), APS_CASE_SNAKE, true, snake) == TAKES_GENERATED,
               "snake");
-        CHECK(fast_takes(&ap_message_type, snake, strlen(snake), APR_CASE_EITHER, true, snake) == TAKES_GENERATED,
+        CHECK(fast_takes(&ap_message_type, snake, strlen(snake), APS_CASE_EITHER, true, snake) == TAKES_GENERATED,
               "either");
     }
 }
@@ -260,7 +260,7 @@ static void test_corpus(const char *dir)
         return;
     while (fgets(line, sizeof line, manifest) != NULL) {
         char file[256], rule[64];
-        const apr_type *t;
+        const aps_type *t;
         size_t len;
         char *json;
         if (sscanf(line, "%255s %63s", file, rule) != 2 || strcmp(file, "file") == 0)
@@ -272,7 +272,7 @@ static void test_corpus(const char *dir)
         if (json == NULL)
             continue;
         total++;
-        switch (fast_takes(t, json, len, APR_CASE_SCHEMA, true, path)) {
+        switch (fast_takes(t, json, len, APS_CASE_SCHEMA, true, path)) {
         case TAKES_GENERATED:
             generated++;
             taken++;
@@ -302,19 +302,19 @@ static void test_trace(const char *file)
         return;
     for (line = all; *line != '\0'; line = next) {
         any_value v;
-        apr_decode_options o;
+        aps_decode_options o;
         size_t n;
         next = strchr(line, '\n');
         n = next != NULL ? (size_t)(next - line) : strlen(line);
         next = next != NULL ? next + 1 : line + n;
         memset(&o, 0, sizeof o);
-        o.key_case = APR_CASE_SNAKE;
+        o.key_case = APS_CASE_SNAKE;
         o.strict = true;
-        apr_arena_reset(&arena);
-        if (n == 0 || apr_schema_priv_decode_exact(&ap_message_type, line, n, &arena, &v, &o, NULL) != APR_OK)
+        aps_arena_reset(&arena);
+        if (n == 0 || aps_schema_priv_decode_exact(&ap_message_type, line, n, &arena, &v, &o, NULL) != APS_OK)
             continue;
         accepted++;
-        taken += fast_takes(&ap_message_type, line, n, APR_CASE_SNAKE, true, "trace line") == TAKES_GENERATED;
+        taken += fast_takes(&ap_message_type, line, n, APS_CASE_SNAKE, true, "trace line") == TAKES_GENERATED;
         passed += ap_message_type.valid(&v.message, true, 0);
     }
     printf("trace: %zu of %zu strictly valid lines took the generated decoders; the generated validator "
@@ -329,12 +329,12 @@ static void test_trace(const char *file)
  * traffic, and whatever they do not pass, the tables judge, with the same
  * error and JSON Pointer as ever.
  */
-static void expect_invalid(const ap_message_t *m, apr_status code, const char *pointer, const char *what)
+static void expect_invalid(const ap_message_t *m, aps_status code, const char *pointer, const char *what)
 {
-    apr_error e = APR_ERROR_INIT, t = APR_ERROR_INIT;
+    aps_error e = APS_ERROR_INIT, t = APS_ERROR_INIT;
     CHECK(!ap_message_type.valid(m, true, 0), what);
     CHECK(ap_message_validate(m, true, &e) == code, what);
-    CHECK(apr_schema_priv_validate_tables(&ap_message_type, m, true, &t) == code, what);
+    CHECK(aps_schema_priv_validate_tables(&ap_message_type, m, true, &t) == code, what);
     CHECK(strcmp(e.pointer, pointer) == 0 && strcmp(t.pointer, pointer) == 0, what);
     CHECK(strcmp(e.message, t.message) == 0, what);
 }
@@ -344,71 +344,71 @@ static void test_validators(void)
     char buf[1024];
     ap_message_t m;
     ap_messages_event_params_t *params;
-    apr_decode_options o;
+    aps_decode_options o;
     memset(&o, 0, sizeof o);
     o.strict = true;
     snprintf(buf, sizeof buf, DELTA, "caf\\u00e9 \xE2\x82\xAC");
-    apr_arena_reset(&arena);
-    CHECK(ap_message_decode_opts(buf, strlen(buf), &arena, &m, &o, NULL) == APR_OK, "delta decodes");
+    aps_arena_reset(&arena);
+    CHECK(ap_message_decode_opts(buf, strlen(buf), &arena, &m, &o, NULL) == APS_OK, "delta decodes");
     CHECK(ap_message_type.valid(&m, true, 0), "a decoded delta passes the generated validator");
     params = &m.u.event.event_data.u.messages_event.params;
     params->data.u.content_block_delta_data.delta.u.text_delta.text.ptr = "\xC3(";
     params->data.u.content_block_delta_data.delta.u.text_delta.text.len = 2;
-    expect_invalid(&m, APR_E_UTF8, "/params/data/delta/text", "invalid UTF-8 in a text");
+    expect_invalid(&m, APS_E_UTF8, "/params/data/delta/text", "invalid UTF-8 in a text");
     params->data.u.content_block_delta_data.delta.u.text_delta.text.ptr = NULL;
-    expect_invalid(&m, APR_E_ARGUMENT, "/params/data/delta/text", "a text without its bytes");
+    expect_invalid(&m, APS_E_ARGUMENT, "/params/data/delta/text", "a text without its bytes");
     params->data.u.content_block_delta_data.delta.u.text_delta.text.len = 0;
     CHECK(ap_message_type.valid(&m, true, 0), "an empty text");
     m.u.event.seq = (uint64_t)1 << 53;
-    expect_invalid(&m, APR_E_RANGE, "/seq", "seq past js-uint");
+    expect_invalid(&m, APS_E_RANGE, "/seq", "seq past js-uint");
     m.u.event.seq = 7;
     params->namespace_.items[0].ptr = "\xFF";
     params->namespace_.items[0].len = 1;
-    expect_invalid(&m, APR_E_UTF8, "/params/namespace/0", "invalid UTF-8 in an array item");
+    expect_invalid(&m, APS_E_UTF8, "/params/namespace/0", "invalid UTF-8 in an array item");
     params->namespace_.count = 0;
     CHECK(ap_message_type.valid(&m, true, 0), "an empty namespace");
     params->data.u.content_block_delta_data.delta.kind = AP_CONTENT_BLOCK_DELTA_UNKNOWN;
-    expect_invalid(&m, APR_E_UNKNOWN, "/params/data/delta/type", "an unknown variant, strictly");
+    expect_invalid(&m, APS_E_UNKNOWN, "/params/data/delta/type", "an unknown variant, strictly");
     params->data.kind = (ap_messages_data_kind)99;
-    expect_invalid(&m, APR_E_ARGUMENT, "/params/data", "a kind out of range");
+    expect_invalid(&m, APS_E_ARGUMENT, "/params/data", "a kind out of range");
 }
 
-/* The reader alone, as apr_json_validate was before its fast path. */
-static apr_status reader_validate(const char *json, size_t len, const apr_json_reader_options *o, apr_error *err)
+/* The reader alone, as aps_json_validate was before its fast path. */
+static aps_status reader_validate(const char *json, size_t len, const aps_json_reader_options *o, aps_error *err)
 {
-    apr_json_reader r;
-    apr_status st;
-    apr_arena_reset(&arena);
-    apr_json_reader_init(&r, json, len, &arena, o);
-    st = apr_json_skip(&r, err);
-    if (st == APR_OK)
-        st = apr_json_reader_finish(&r, err);
+    aps_json_reader r;
+    aps_status st;
+    aps_arena_reset(&arena);
+    aps_json_reader_init(&r, json, len, &arena, o);
+    st = aps_json_skip(&r, err);
+    if (st == APS_OK)
+        st = aps_json_reader_finish(&r, err);
     return st;
 }
 
 /* One text under one set of options; returns whether the skip took it. */
-static int validate_agrees(const char *json, size_t len, const apr_json_reader_options *o, const char *name)
+static int validate_agrees(const char *json, size_t len, const aps_json_reader_options *o, const char *name)
 {
-    apr_error exact_err, err;
-    apr_status exact, st;
-    size_t max_depth = o->max_depth != 0 ? o->max_depth : APR_JSON_MAX_DEPTH_DEFAULT;
+    aps_error exact_err, err;
+    aps_status exact, st;
+    size_t max_depth = o->max_depth != 0 ? o->max_depth : APS_JSON_MAX_DEPTH_DEFAULT;
     const char *end = json + len,
-               *p = apr_json_priv_skip_fast(apr_fast_ws(json, end), end, max_depth, o->allow_duplicates);
-    int took = p != NULL && apr_fast_ws(p, end) == end;
+               *p = aps_json_priv_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
+    int took = p != NULL && aps_scan_ws(p, end) == end;
     memset(&exact_err, 0, sizeof exact_err);
     memset(&err, 0, sizeof err);
     exact = reader_validate(json, len, o, &exact_err);
-    st = apr_json_validate(json, len, o, &err);
-    CHECK(!took || exact == APR_OK, name);
+    st = aps_json_validate(json, len, o, &err);
+    CHECK(!took || exact == APS_OK, name);
     CHECK(st == exact, name);
-    CHECK(st == APR_OK || (err.offset == exact_err.offset && strcmp(err.message, exact_err.message) == 0), name);
+    CHECK(st == APS_OK || (err.offset == exact_err.offset && strcmp(err.message, exact_err.message) == 0), name);
     return took;
 }
 
 /* Every file of each directory, as the differential check above says. */
 static void test_validate(char **dirs, int n)
 {
-    static const apr_json_reader_options options[] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 3, 0 }, { 3, 1 } };
+    static const aps_json_reader_options options[] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 3, 0 }, { 3, 1 } };
     size_t files = 0, valid = 0, taken = 0, k;
     int d;
     for (d = 0; d < n; d++) {
@@ -429,7 +429,7 @@ static void test_validate(char **dirs, int n)
             files++;
             for (k = 0; k < sizeof options / sizeof *options; k++)
                 taken += (size_t)validate_agrees(json, len, &options[k], path);
-            valid += apr_json_validate(json, len, NULL, NULL) == APR_OK;
+            valid += aps_json_validate(json, len, NULL, NULL) == APS_OK;
             free(json);
         }
         closedir(dir);
@@ -442,9 +442,9 @@ static void test_validate(char **dirs, int n)
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "--validate") == 0) {
-        apr_arena_init(&arena, NULL);
+        aps_arena_init(&arena, NULL);
         test_validate(argv + 2, argc - 2);
-        apr_arena_deinit(&arena);
+        aps_arena_deinit(&arena);
         if (failures != 0)
             fprintf(stderr, "%d check(s) failed\n", failures);
         return failures != 0;
@@ -453,12 +453,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s CORPUS_DIR TRACE.jsonl\n", argv[0]);
         return 2;
     }
-    apr_arena_init(&arena, NULL);
+    aps_arena_init(&arena, NULL);
     test_inline();
     test_validators();
     test_corpus(argv[1]);
     test_trace(argv[2]);
-    apr_arena_deinit(&arena);
+    aps_arena_deinit(&arena);
     if (failures != 0)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures != 0;

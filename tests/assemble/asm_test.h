@@ -2,12 +2,12 @@
  * asm_test.h - helpers shared by the assembler tests: a collector that
  * records what the assembler delivers as text, event builders, a counting
  * allocator that can fail on demand, and the JSONL adapter that turns a
- * protocol event line into an apr_asm_event.
+ * protocol event line into an aps_asm_event.
  */
 #ifndef ASM_TEST_H
 #define ASM_TEST_H
 
-#include "apr_assemble.h"
+#include "aps/asm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,31 +67,31 @@ typedef struct collector {
     tbuf link_json;    /* the linked blocks, one per line */
 } collector;
 
-static inline void col_line(tbuf *b, void (*write)(const void *, apr_json_writer *), const void *item)
+static inline void col_line(tbuf *b, void (*write)(const void *, aps_json_writer *), const void *item)
 {
-    apr_json_writer w;
-    apr_json_writer_init(&w, NULL);
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
     write(item, &w);
-    if (apr_json_writer_finish(&w, NULL) != APR_OK)
+    if (aps_json_writer_finish(&w, NULL) != APS_OK)
         tbuf_str(b, "<writer error>");
     else
-        tbuf_add(b, apr_json_writer_data(&w), apr_json_writer_len(&w));
+        tbuf_add(b, aps_json_writer_data(&w), aps_json_writer_len(&w));
     tbuf_str(b, "\n");
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
 }
 
-static inline void write_message(const void *m, apr_json_writer *w)
+static inline void write_message(const void *m, aps_json_writer *w)
 {
-    apr_asm_message_write((const apr_asm_message *)m, w);
+    aps_asm_message_write((const aps_asm_message *)m, w);
 }
 
-static inline void write_tool(const void *t, apr_json_writer *w)
+static inline void write_tool(const void *t, aps_json_writer *w)
 {
-    apr_asm_tool_write((const apr_asm_tool *)t, w);
+    aps_asm_tool_write((const aps_asm_tool *)t, w);
 }
 
-static inline void col_on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_asm_delta kind,
-                          apr_slice appended)
+static inline void col_on_append(void *ctx, const aps_asm_message *m, uint64_t index, aps_asm_delta kind,
+                          aps_slice appended)
 {
     collector *c = (collector *)ctx;
     (void)m;
@@ -101,15 +101,15 @@ static inline void col_on_append(void *ctx, const apr_asm_message *m, uint64_t i
     tbuf_add(&c->appended, appended.ptr, appended.len);
 }
 
-static inline void col_on_message(void *ctx, const apr_asm_message *m)
+static inline void col_on_message(void *ctx, const aps_asm_message *m)
 {
     col_line(&((collector *)ctx)->out, write_message, m);
 }
 
-static inline void col_on_tool(void *ctx, const apr_asm_tool *t)
+static inline void col_on_tool(void *ctx, const aps_asm_tool *t)
 {
     collector *c = (collector *)ctx;
-    apr_json_raw link = apr_asm_tool_call_block(t);
+    aps_json_raw link = aps_asm_tool_call_block(t);
     col_line(&c->out, write_tool, t);
     if (link.ptr != NULL) {
         c->links++;
@@ -119,24 +119,24 @@ static inline void col_on_tool(void *ctx, const apr_asm_tool *t)
 }
 
 /* Appends one violation as the tests pin it: "POSITION NAME: text\n". */
-static inline void asm_put_violation(tbuf *out, uint64_t position, apr_asm_violation code, const char *text)
+static inline void asm_put_violation(tbuf *out, uint64_t position, aps_asm_violation code, const char *text)
 {
     char head[64];
     snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position,
-             apr_asm_violation_name(code));
+             aps_asm_violation_name(code));
     tbuf_str(out, head);
     tbuf_str(out, text);
     tbuf_str(out, "\n");
 }
 
-static inline void col_on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+static inline void col_on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
 {
     asm_put_violation(&((collector *)ctx)->violations, position, code, text);
 }
 
-static inline apr_asm_callbacks col_callbacks(collector *c)
+static inline aps_asm_callbacks col_callbacks(collector *c)
 {
-    apr_asm_callbacks cb;
+    aps_asm_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.on_append = col_on_append;
     cb.on_message_done = col_on_message;
@@ -164,17 +164,17 @@ static inline void col_free(collector *c)
 
 /* ---- event builders ------------------------------------------------------ */
 
-static inline apr_slice S(const char *s)
+static inline aps_slice S(const char *s)
 {
-    apr_slice x;
+    aps_slice x;
     x.ptr = s;
     x.len = s ? strlen(s) : 0;
     return x;
 }
 
-static inline apr_json_raw R(const char *s)
+static inline aps_json_raw R(const char *s)
 {
-    apr_json_raw x;
+    aps_json_raw x;
     x.ptr = s;
     x.len = s ? strlen(s) : 0;
     return x;
@@ -182,9 +182,9 @@ static inline apr_json_raw R(const char *s)
 
 /* Where events go: a namespace of up to 4 segments and a node. */
 typedef struct place {
-    apr_slice ns[4];
+    aps_slice ns[4];
     size_t ns_len;
-    apr_slice node;
+    aps_slice node;
 } place;
 
 static inline place P(const char *seg0, const char *seg1, const char *node)
@@ -199,9 +199,9 @@ static inline place P(const char *seg0, const char *seg1, const char *node)
     return p;
 }
 
-static inline apr_asm_event E(const place *p, apr_asm_kind kind, uint64_t pos)
+static inline aps_asm_event E(const place *p, aps_asm_kind kind, uint64_t pos)
 {
-    apr_asm_event e;
+    aps_asm_event e;
     memset(&e, 0, sizeof e);
     e.kind = kind;
     e.ns = p->ns_len ? p->ns : NULL;
@@ -214,13 +214,13 @@ static inline apr_asm_event E(const place *p, apr_asm_kind kind, uint64_t pos)
 /* Content of a block of each kind, and the delta that fits it: the four that append first. */
 static const struct {
     const char *content;
-    apr_asm_delta fits;
+    aps_asm_delta fits;
 } asm_blocks[] = {
-    { "{\"type\":\"text\",\"text\":\"\"}", APR_ASM_DELTA_TEXT },
-    { "{\"type\":\"reasoning\"}", APR_ASM_DELTA_REASONING },
-    { "{\"type\":\"image\",\"mimeType\":\"image/png\"}", APR_ASM_DELTA_DATA },
-    { "{\"type\":\"tool_call_chunk\",\"id\":\"call_1\",\"name\":null,\"args\":null}", APR_ASM_DELTA_TOOL_CALL },
-    { "{\"type\":\"custom\",\"v\":1}", APR_ASM_DELTA_UNKNOWN },
+    { "{\"type\":\"text\",\"text\":\"\"}", APS_ASM_DELTA_TEXT },
+    { "{\"type\":\"reasoning\"}", APS_ASM_DELTA_REASONING },
+    { "{\"type\":\"image\",\"mimeType\":\"image/png\"}", APS_ASM_DELTA_DATA },
+    { "{\"type\":\"tool_call_chunk\",\"id\":\"call_1\",\"name\":null,\"args\":null}", APS_ASM_DELTA_TOOL_CALL },
+    { "{\"type\":\"custom\",\"v\":1}", APS_ASM_DELTA_UNKNOWN },
 };
 
 /* ---- a counting allocator that fails on demand ---------------------------- */
@@ -260,19 +260,19 @@ static inline void talloc_free(void *ctx, void *p, size_t n)
     free(p);
 }
 
-static inline apr_allocator talloc_hooks(talloc *t)
+static inline aps_allocator talloc_hooks(talloc *t)
 {
-    apr_allocator a;
+    aps_allocator a;
     a.alloc = talloc_alloc;
     a.free = talloc_free;
     a.ctx = t;
     return a;
 }
 
-/* ---- JSONL adapter: the runtime's lenient reader (apr_asm_event_from_json) ---- */
+/* ---- JSONL adapter: the runtime's lenient reader (aps_asm_event_from_json) ---- */
 
-typedef apr_asm_reader adapter;
-#define adapt_line apr_asm_event_from_json
+typedef aps_asm_reader adapter;
+#define adapt_line aps_asm_event_from_json
 
 /* Reads the whole file at `path` (malloc'd, NUL-terminated); NULL if it cannot. */
 static inline char *read_file(const char *path, size_t *len)

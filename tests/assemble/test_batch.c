@@ -1,5 +1,5 @@
 /*
- * test_batch.c - apr_asm_feed_batch gives exactly what apr_asm_feed gives
+ * test_batch.c - aps_asm_feed_batch gives exactly what aps_asm_feed gives
  * event by event: the same delivered messages and tools, violations,
  * statuses, and appended text. The streams are random (fixed seeds) and
  * aimed at the batch's run loop and at its edges: places whose one
@@ -57,12 +57,12 @@ static void pool_free(pool *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-/* A copy of `n` bytes, followed by APR_PADDING bytes of garbage when padded, by nothing else. */
-static apr_slice own(pool *pl, const char *src, size_t n)
+/* A copy of `n` bytes, followed by APS_PADDING bytes of garbage when padded, by nothing else. */
+static aps_slice own(pool *pl, const char *src, size_t n)
 {
-    size_t pad = padded ? APR_PADDING : 0, i;
+    size_t pad = padded ? APS_PADDING : 0, i;
     char *p = (char *)pool_alloc(pl, n + pad);
-    apr_slice s;
+    aps_slice s;
     if (n != 0)
         memcpy(p, src, n);
     for (i = 0; i < pad; i++)
@@ -99,7 +99,7 @@ static const spec specs[] = {
 static const char node_name[] = "model_node_0123456789";
 
 /* The event's namespace and node for place `k`, in memory of their own. */
-static void place_event(pool *pl, size_t k, apr_asm_event *e)
+static void place_event(pool *pl, size_t k, aps_asm_event *e)
 {
     const spec *s = &specs[k];
     char seg[sizeof long_name], node[sizeof node_name];
@@ -114,7 +114,7 @@ static void place_event(pool *pl, size_t k, apr_asm_event *e)
         e->ns_len = 0;
     } else {
         size_t nseg = s->seg_len == 1000 ? 2 : 1, i;
-        apr_slice *ns = (apr_slice *)pool_alloc(pl, nseg * sizeof *ns);
+        aps_slice *ns = (aps_slice *)pool_alloc(pl, nseg * sizeof *ns);
         for (i = 0; i < nseg; i++)
             ns[i] = own(pl, seg + i, nseg == 2 ? 40 : s->seg_len);
         e->ns = ns;
@@ -135,17 +135,17 @@ typedef struct pstate {
 } pstate;
 
 typedef struct stream {
-    apr_asm_event *ev;
+    aps_asm_event *ev;
     size_t n, cap;
     pool mem;
 } stream;
 
-static apr_asm_event *next_event(stream *s, size_t k, apr_asm_kind kind)
+static aps_asm_event *next_event(stream *s, size_t k, aps_asm_kind kind)
 {
-    apr_asm_event *e;
+    aps_asm_event *e;
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 1024;
-        s->ev = (apr_asm_event *)realloc(s->ev, s->cap * sizeof *s->ev);
+        s->ev = (aps_asm_event *)realloc(s->ev, s->cap * sizeof *s->ev);
         if (s->ev == NULL)
             abort();
     }
@@ -158,7 +158,7 @@ static apr_asm_event *next_event(stream *s, size_t k, apr_asm_kind kind)
 }
 
 /* A token of `n` bytes, different from its neighbours. */
-static apr_slice token(stream *s, size_t n)
+static aps_slice token(stream *s, size_t n)
 {
     static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789 .,\"\\\n";
     char buf[64];
@@ -179,13 +179,13 @@ static void burst(stream *s, size_t k, const pstate *p)
 {
     unsigned n = 1 + rnd(60), j;
     for (j = 0; j < n; j++) {
-        apr_asm_event *e = next_event(s, k, APR_ASM_BLOCK_DELTA);
+        aps_asm_event *e = next_event(s, k, APS_ASM_BLOCK_DELTA);
         unsigned r = rnd(1000);
         e->index = p->nblocks;
         e->delta = asm_blocks[p->type].fits;
         e->text = token(s, token_len());
         if (r < 10)
-            e->delta = (apr_asm_delta)(1 + rnd(5)); /* maybe another type */
+            e->delta = (aps_asm_delta)(1 + rnd(5)); /* maybe another type */
         else if (r < 15)
             e->index += 1 + rnd(2);
         else if (r < 20)
@@ -195,7 +195,7 @@ static void burst(stream *s, size_t k, const pstate *p)
         else if (r < 25) {
             e->ns = e->ns_len != 0 ? NULL : e->ns; /* malformed when it has segments */
         } else if (r < 30)
-            e->kind = APR_ASM_OTHER;
+            e->kind = APS_ASM_OTHER;
     }
 }
 
@@ -211,12 +211,12 @@ static void gen(stream *s, size_t steps)
     used[1] = 1 + rnd(4);
     for (i = 0; i < steps; i++) {
         pstate *p;
-        apr_asm_event *e;
+        aps_asm_event *e;
         if (rnd(8) == 0)
             k = used[rnd(5)];
         p = &st[k];
         if (!p->open) {
-            e = next_event(s, k, APR_ASM_MESSAGE_START);
+            e = next_event(s, k, APS_ASM_MESSAGE_START);
             e->id = own(&s->mem, "msg_1", 5);
             e->role = own(&s->mem, "ai", 2);
             p->open = 1;
@@ -225,19 +225,19 @@ static void gen(stream *s, size_t steps)
         } else if (!p->block_open) {
             if (rnd(6) != 0) {
                 p->type = rnd(4); /* the kinds a delta appends to */
-                e = next_event(s, k, APR_ASM_BLOCK_START);
+                e = next_event(s, k, APS_ASM_BLOCK_START);
                 e->index = p->nblocks;
                 e->content = R(asm_blocks[p->type].content);
                 p->block_open = 1;
             } else {
-                e = next_event(s, k, APR_ASM_MESSAGE_FINISH);
+                e = next_event(s, k, APS_ASM_MESSAGE_FINISH);
                 e->usage = R("{\"outputTokens\":3}");
                 p->open = 0;
             }
         } else if (rnd(12) != 0) {
             burst(s, k, p);
         } else {
-            e = next_event(s, k, APR_ASM_BLOCK_FINISH);
+            e = next_event(s, k, APS_ASM_BLOCK_FINISH);
             e->index = p->nblocks;
             e->content = R("{\"type\":\"text\",\"text\":\"final\"}");
             p->block_open = 0;
@@ -248,25 +248,25 @@ static void gen(stream *s, size_t steps)
 
 typedef struct result {
     collector c;
-    apr_assembler a;
-    tbuf statuses; /* "POSITION STATUS\n" for each event not fed with APR_OK */
+    aps_assembler a;
+    tbuf statuses; /* "POSITION STATUS\n" for each event not fed with APS_OK */
 } result;
 
-/* on_append only when asked: with it the batch takes every event by apr_asm_feed. */
+/* on_append only when asked: with it the batch takes every event by aps_asm_feed. */
 static void result_init(result *r, int appends)
 {
-    apr_asm_callbacks cb;
-    apr_asm_options o;
+    aps_asm_callbacks cb;
+    aps_asm_options o;
     memset(r, 0, sizeof *r);
     cb = col_callbacks(&r->c);
     if (!appends)
         cb.on_append = NULL;
     memset(&o, 0, sizeof o);
     o.padded = padded;
-    apr_asm_init(&r->a, &o, &cb);
+    aps_asm_init(&r->a, &o, &cb);
 }
 
-static void note_status(result *r, const apr_asm_event *e, apr_status st)
+static void note_status(result *r, const aps_asm_event *e, aps_status st)
 {
     char line[64];
     snprintf(line, sizeof line, "%llu %d\n", (unsigned long long)e->position, (int)st);
@@ -275,7 +275,7 @@ static void note_status(result *r, const apr_asm_event *e, apr_status st)
 
 static void result_free(result *r)
 {
-    apr_asm_deinit(&r->a);
+    aps_asm_deinit(&r->a);
     col_free(&r->c);
     tbuf_free(&r->statuses);
 }
@@ -289,11 +289,11 @@ static void run_direct(const stream *s, result *r)
 {
     size_t i;
     for (i = 0; i < s->n; i++) {
-        apr_status st = apr_asm_feed(&r->a, &s->ev[i], NULL);
-        if (st != APR_OK)
+        aps_status st = aps_asm_feed(&r->a, &s->ev[i], NULL);
+        if (st != APS_OK)
             note_status(r, &s->ev[i], st);
     }
-    apr_asm_finish(&r->a);
+    aps_asm_finish(&r->a);
 }
 
 /* Batches of up to `most` events; after a failed event the next batch starts behind it. */
@@ -302,12 +302,12 @@ static void run_batched(const stream *s, result *r, unsigned most)
     size_t i = 0;
     while (i < s->n) {
         size_t n = 1 + rnd(most), fed = SIZE_MAX;
-        apr_error err = APR_ERROR_INIT;
-        apr_status st;
+        aps_error err = APS_ERROR_INIT;
+        aps_status st;
         if (n > s->n - i)
             n = s->n - i;
-        st = apr_asm_feed_batch(&r->a, s->ev + i, n, &fed, &err);
-        if (st == APR_OK) {
+        st = aps_asm_feed_batch(&r->a, s->ev + i, n, &fed, &err);
+        if (st == APS_OK) {
             CHECK_INT(fed, n);
             i += n;
             continue;
@@ -319,7 +319,7 @@ static void run_batched(const stream *s, result *r, unsigned most)
         note_status(r, &s->ev[i + fed], st);
         i += fed + 1;
     }
-    apr_asm_finish(&r->a);
+    aps_asm_finish(&r->a);
 }
 
 static void test_equal(void)
@@ -338,7 +338,7 @@ static void test_equal(void)
             result_init(&direct, (int)appends);
             run_direct(&s, &direct);
             if (!appends) {
-                violations += apr_asm_violations(&direct.a);
+                violations += aps_asm_violations(&direct.a);
                 refused += direct.statuses.len != 0;
             }
             for (m = 0; m < sizeof most / sizeof most[0]; m++) {
@@ -365,7 +365,7 @@ static void test_equal(void)
 /*
  * One message's text through batches, so long that its member grows many
  * times: every token lands once, in order (the message is delivered open,
- * by apr_asm_finish, so its block holds the appended text).
+ * by aps_asm_finish, so its block holds the appended text).
  */
 static void test_long_text(void)
 {
@@ -376,16 +376,16 @@ static void test_long_text(void)
     size_t i;
     memset(&s, 0, sizeof s);
     rng = 7;
-    next_event(&s, 0, APR_ASM_MESSAGE_START)->id = own(&s.mem, "m", 1);
-    next_event(&s, 0, APR_ASM_BLOCK_START)->content = R("{\"type\":\"reasoning\"}");
+    next_event(&s, 0, APS_ASM_MESSAGE_START)->id = own(&s.mem, "m", 1);
+    next_event(&s, 0, APS_ASM_BLOCK_START)->content = R("{\"type\":\"reasoning\"}");
     tbuf_str(&want, "\"reasoning\":\"");
     for (i = 0; i < 100000; i++) {
-        apr_asm_event *e = next_event(&s, 0, APR_ASM_BLOCK_DELTA);
+        aps_asm_event *e = next_event(&s, 0, APS_ASM_BLOCK_DELTA);
         char buf[16];
         size_t n = 1 + rnd(16), j;
         for (j = 0; j < n; j++)
             buf[j] = letters[rnd(sizeof letters - 1)];
-        e->delta = APR_ASM_DELTA_REASONING;
+        e->delta = APS_ASM_DELTA_REASONING;
         e->text = own(&s.mem, buf, n);
         tbuf_add(&want, buf, n);
     }
@@ -394,12 +394,12 @@ static void test_long_text(void)
     result_init(&batched, 0);
     for (i = 0; i < s.n; i += 64) {
         size_t n = s.n - i < 64 ? s.n - i : 64, fed;
-        CHECK_INT(apr_asm_feed_batch(&batched.a, s.ev + i, n, &fed, NULL), APR_OK);
+        CHECK_INT(aps_asm_feed_batch(&batched.a, s.ev + i, n, &fed, NULL), APS_OK);
         CHECK_INT(fed, n);
     }
-    apr_asm_finish(&batched.a);
+    aps_asm_finish(&batched.a);
     run_direct(&s, &direct);
-    CHECK_INT(apr_asm_violations(&batched.a), 0);
+    CHECK_INT(aps_asm_violations(&batched.a), 0);
     CHECK(strstr(tbuf_get(&batched.c.out), tbuf_get(&want)) != NULL);
     CHECK(same(&direct, &batched));
     tbuf_free(&want);
@@ -425,15 +425,15 @@ static void test_place_pairs(void)
                 continue;
             memset(&s, 0, sizeof s);
             rng = i * SPECS + j;
-            next_event(&s, i, APR_ASM_MESSAGE_START)->id = own(&s.mem, "a", 1);
-            next_event(&s, j, APR_ASM_MESSAGE_START)->id = own(&s.mem, "b", 1);
-            next_event(&s, i, APR_ASM_BLOCK_START)->content = R(asm_blocks[0].content);
-            next_event(&s, j, APR_ASM_BLOCK_START)->content = R(asm_blocks[0].content);
+            next_event(&s, i, APS_ASM_MESSAGE_START)->id = own(&s.mem, "a", 1);
+            next_event(&s, j, APS_ASM_MESSAGE_START)->id = own(&s.mem, "b", 1);
+            next_event(&s, i, APS_ASM_BLOCK_START)->content = R(asm_blocks[0].content);
+            next_event(&s, j, APS_ASM_BLOCK_START)->content = R(asm_blocks[0].content);
             for (k = 0; k < 40; k++) {
                 unsigned n = 1 + rnd(5), t;
                 for (t = 0; t < n; t++) {
-                    apr_asm_event *e = next_event(&s, k % 2 ? j : i, APR_ASM_BLOCK_DELTA);
-                    e->delta = APR_ASM_DELTA_TEXT;
+                    aps_asm_event *e = next_event(&s, k % 2 ? j : i, APS_ASM_BLOCK_DELTA);
+                    e->delta = APS_ASM_DELTA_TEXT;
                     e->text = token(&s, 1 + rnd(16));
                 }
             }
@@ -455,18 +455,18 @@ static void test_place_pairs(void)
 
 static void test_arguments(void)
 {
-    apr_assembler a;
-    apr_asm_event e;
-    apr_error err = APR_ERROR_INIT;
+    aps_assembler a;
+    aps_asm_event e;
+    aps_error err = APS_ERROR_INIT;
     size_t fed = 99;
-    apr_asm_init(&a, NULL, NULL);
-    CHECK_INT(apr_asm_feed_batch(NULL, &e, 1, &fed, &err), APR_E_ARGUMENT);
+    aps_asm_init(&a, NULL, NULL);
+    CHECK_INT(aps_asm_feed_batch(NULL, &e, 1, &fed, &err), APS_E_ARGUMENT);
     CHECK_INT(fed, 0);
-    CHECK_INT(apr_asm_feed_batch(&a, NULL, 1, NULL, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_asm_feed_batch(&a, NULL, 1, NULL, NULL), APS_E_ARGUMENT);
     fed = 99;
-    CHECK_INT(apr_asm_feed_batch(&a, NULL, 0, &fed, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed_batch(&a, NULL, 0, &fed, NULL), APS_OK);
     CHECK_INT(fed, 0);
-    apr_asm_deinit(&a);
+    aps_asm_deinit(&a);
 }
 
 int main(void)

@@ -32,15 +32,15 @@ typedef struct pstate {
 } pstate;
 
 typedef struct stream {
-    apr_asm_event *ev;
+    aps_asm_event *ev;
     size_t n, cap;
 } stream;
 
-static void push(stream *s, const apr_asm_event *e)
+static void push(stream *s, const aps_asm_event *e)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 1024;
-        s->ev = (apr_asm_event *)realloc(s->ev, s->cap * sizeof *s->ev);
+        s->ev = (aps_asm_event *)realloc(s->ev, s->cap * sizeof *s->ev);
         if (s->ev == NULL)
             abort();
     }
@@ -59,11 +59,11 @@ static void gen(stream *s, size_t steps)
     for (i = 0; i < steps; i++) {
         unsigned pi = rnd(4), r = rnd(100);
         pstate *p = &st[pi];
-        apr_asm_event e;
+        aps_asm_event e;
         if (r < 4) { /* noise: a random message event */
-            e = E(&places[pi], (apr_asm_kind)(APR_ASM_BLOCK_START + rnd(5)), 0);
+            e = E(&places[pi], (aps_asm_kind)(APS_ASM_BLOCK_START + rnd(5)), 0);
             e.index = rnd(3);
-            e.delta = (apr_asm_delta)rnd(6);
+            e.delta = (aps_asm_delta)rnd(6);
             e.text = S(tokens[rnd(12)]);
             e.content = R(asm_blocks[rnd(5)].content);
             e.fields = R("{\"type\":\"text\"}");
@@ -71,27 +71,27 @@ static void gen(stream *s, size_t steps)
             continue;
         }
         if (r < 7) {
-            e = E(&places[pi], APR_ASM_OTHER, 0);
+            e = E(&places[pi], APS_ASM_OTHER, 0);
             push(s, &e);
             continue;
         }
         if (r < 20) { /* tools */
             const char *id = tool_ids[rnd(3)];
             unsigned k = rnd(10), burst, j;
-            e = E(&places[pi], APR_ASM_TOOL_OUTPUT_DELTA, 0);
+            e = E(&places[pi], APS_ASM_TOOL_OUTPUT_DELTA, 0);
             e.tool_call_id = S(id);
             if (k < 2) {
-                e.kind = APR_ASM_TOOL_STARTED;
+                e.kind = APS_ASM_TOOL_STARTED;
                 e.tool_name = S("f");
                 e.input = R("{\"q\":1}");
             } else if (k < 3) {
-                e.kind = APR_ASM_TOOL_FINISHED;
+                e.kind = APS_ASM_TOOL_FINISHED;
                 e.output = R("[1,2]");
             } else if (k < 4) {
-                e.kind = APR_ASM_TOOL_ERROR;
+                e.kind = APS_ASM_TOOL_ERROR;
                 e.message = S("failed");
             }
-            burst = e.kind == APR_ASM_TOOL_OUTPUT_DELTA ? 1 + rnd(6) : 1;
+            burst = e.kind == APS_ASM_TOOL_OUTPUT_DELTA ? 1 + rnd(6) : 1;
             for (j = 0; j < burst; j++) {
                 e.text = S(tokens[rnd(12)]);
                 push(s, &e);
@@ -99,7 +99,7 @@ static void gen(stream *s, size_t steps)
             continue;
         }
         if (!p->open) {
-            e = E(&places[pi], APR_ASM_MESSAGE_START, 0);
+            e = E(&places[pi], APS_ASM_MESSAGE_START, 0);
             e.id = S(ids[rnd(8)]);
             e.role = S("ai");
             push(s, &e);
@@ -112,13 +112,13 @@ static void gen(stream *s, size_t steps)
             unsigned k = rnd(10);
             if (k < 6) {
                 p->type = rnd(5);
-                e = E(&places[pi], APR_ASM_BLOCK_START, 0);
+                e = E(&places[pi], APS_ASM_BLOCK_START, 0);
                 e.index = p->nblocks;
                 e.content = R(asm_blocks[p->type].content);
                 push(s, &e);
                 p->block_open = 1;
             } else {
-                e = E(&places[pi], k < 9 ? APR_ASM_MESSAGE_FINISH : APR_ASM_MESSAGE_ERROR, 0);
+                e = E(&places[pi], k < 9 ? APS_ASM_MESSAGE_FINISH : APS_ASM_MESSAGE_ERROR, 0);
                 e.usage = R("{\"outputTokens\":3}");
                 e.message = S("boom");
                 e.code = S("c");
@@ -129,32 +129,32 @@ static void gen(stream *s, size_t steps)
         }
         {
             unsigned k = rnd(10), burst, j;
-            e = E(&places[pi], APR_ASM_BLOCK_DELTA, 0);
+            e = E(&places[pi], APS_ASM_BLOCK_DELTA, 0);
             e.index = p->nblocks;
             if (k < 6) { /* a burst of the fitting delta (sometimes the wrong one) */
                 e.delta = asm_blocks[p->type].fits;
-                if (e.delta == APR_ASM_DELTA_UNKNOWN || rnd(20) == 0)
-                    e.delta = (apr_asm_delta)(1 + rnd(5));
-                if (e.delta == APR_ASM_DELTA_BLOCK)
-                    e.delta = APR_ASM_DELTA_TEXT;
+                if (e.delta == APS_ASM_DELTA_UNKNOWN || rnd(20) == 0)
+                    e.delta = (aps_asm_delta)(1 + rnd(5));
+                if (e.delta == APS_ASM_DELTA_BLOCK)
+                    e.delta = APS_ASM_DELTA_TEXT;
                 burst = 1 + rnd(12);
                 for (j = 0; j < burst; j++) {
-                    e.text = rnd(10) == 0 && e.delta == APR_ASM_DELTA_TOOL_CALL ? S(NULL)
+                    e.text = rnd(10) == 0 && e.delta == APS_ASM_DELTA_TOOL_CALL ? S(NULL)
                                                                                 : S(tokens[rnd(12)]);
                     push(s, &e);
                 }
             } else if (k < 7) {
-                e.delta = APR_ASM_DELTA_BLOCK;
+                e.delta = APS_ASM_DELTA_BLOCK;
                 e.fields = R(rnd(2) ? "{\"type\":\"text\",\"extra\":true}" : "{\"type\":\"text\",\"text\":\"R\"}");
                 push(s, &e);
                 if (rnd(2) == 0)
                     p->type = 0;
             } else if (k < 8) {
-                e.delta = APR_ASM_DELTA_UNKNOWN;
+                e.delta = APS_ASM_DELTA_UNKNOWN;
                 e.text = S("?");
                 push(s, &e);
             } else {
-                e.kind = APR_ASM_BLOCK_FINISH;
+                e.kind = APS_ASM_BLOCK_FINISH;
                 e.content = R("{\"type\":\"text\",\"text\":\"final\"}");
                 push(s, &e);
                 p->block_open = 0;
@@ -166,31 +166,31 @@ static void gen(stream *s, size_t steps)
 
 typedef struct result {
     collector c;
-    apr_assembler a;
+    aps_assembler a;
     size_t emitted;
     int failed;
 } result;
 
 static void result_init(result *r)
 {
-    apr_asm_callbacks cb;
+    aps_asm_callbacks cb;
     memset(r, 0, sizeof *r);
     cb = col_callbacks(&r->c);
-    apr_asm_init(&r->a, NULL, &cb);
+    aps_asm_init(&r->a, NULL, &cb);
 }
 
-static apr_status emit(void *ctx, const apr_asm_event *ev)
+static aps_status emit(void *ctx, const aps_asm_event *ev)
 {
     result *r = (result *)ctx;
     r->emitted++;
-    if (apr_asm_feed(&r->a, ev, NULL) != APR_OK)
+    if (aps_asm_feed(&r->a, ev, NULL) != APS_OK)
         r->failed = 1;
-    return APR_OK;
+    return APS_OK;
 }
 
 static void result_free(result *r)
 {
-    apr_asm_deinit(&r->a);
+    aps_asm_deinit(&r->a);
     col_free(&r->c);
 }
 
@@ -199,19 +199,19 @@ static int same(result *x, result *y)
     return col_same(&x->c, &y->c);
 }
 
-static void run_coalesced(const stream *s, const apr_asm_coalesce_options *o, result *out)
+static void run_coalesced(const stream *s, const aps_asm_coalesce_options *o, result *out)
 {
-    apr_asm_coalescer co;
+    aps_asm_coalescer co;
     size_t i;
     result_init(out);
-    apr_asm_coalescer_init(&co, o, emit, out);
+    aps_asm_coalescer_init(&co, o, emit, out);
     for (i = 0; i < s->n; i++)
-        if (apr_asm_coalescer_push(&co, &s->ev[i]) != APR_OK)
+        if (aps_asm_coalescer_push(&co, &s->ev[i]) != APS_OK)
             out->failed = 1;
-    if (apr_asm_coalescer_flush(&co) != APR_OK)
+    if (aps_asm_coalescer_flush(&co) != APS_OK)
         out->failed = 1;
-    apr_asm_coalescer_deinit(&co);
-    apr_asm_finish(&out->a);
+    aps_asm_coalescer_deinit(&co);
+    aps_asm_finish(&out->a);
 }
 
 static void test_property(void)
@@ -232,13 +232,13 @@ static void test_property(void)
         gen(&s, 400 + seed * 20);
         result_init(&direct);
         for (i = 0; i < s.n; i++)
-            if (apr_asm_feed(&direct.a, &s.ev[i], NULL) != APR_OK)
+            if (aps_asm_feed(&direct.a, &s.ev[i], NULL) != APS_OK)
                 direct.failed = 1;
-        apr_asm_finish(&direct.a);
+        aps_asm_finish(&direct.a);
         CHECK(!direct.failed);
-        violations += apr_asm_violations(&direct.a);
+        violations += aps_asm_violations(&direct.a);
         for (w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-            apr_asm_coalesce_options o;
+            aps_asm_coalesce_options o;
             result co;
             memset(&o, 0, sizeof o);
             o.max_events = windows[w][0];
@@ -271,27 +271,27 @@ static void test_no_memory(void)
     stream s = { NULL, 0, 0 };
     result direct, co;
     talloc ta;
-    apr_asm_coalesce_options o;
-    apr_asm_coalescer c;
+    aps_asm_coalesce_options o;
+    aps_asm_coalescer c;
     size_t i, fail_at;
     rng = 99;
     gen(&s, 600);
     result_init(&direct);
     for (i = 0; i < s.n; i++)
-        CHECK(apr_asm_feed(&direct.a, &s.ev[i], NULL) == APR_OK);
-    apr_asm_finish(&direct.a);
+        CHECK(aps_asm_feed(&direct.a, &s.ev[i], NULL) == APS_OK);
+    aps_asm_finish(&direct.a);
     for (fail_at = 1; fail_at <= 4; fail_at++) {
         memset(&ta, 0, sizeof ta);
         ta.fail_at = fail_at;
         memset(&o, 0, sizeof o);
         o.allocator = talloc_hooks(&ta);
         result_init(&co);
-        apr_asm_coalescer_init(&c, &o, emit, &co);
+        aps_asm_coalescer_init(&c, &o, emit, &co);
         for (i = 0; i < s.n; i++)
-            CHECK(apr_asm_coalescer_push(&c, &s.ev[i]) == APR_OK);
-        CHECK(apr_asm_coalescer_flush(&c) == APR_OK);
-        apr_asm_coalescer_deinit(&c);
-        apr_asm_finish(&co.a);
+            CHECK(aps_asm_coalescer_push(&c, &s.ev[i]) == APS_OK);
+        CHECK(aps_asm_coalescer_flush(&c) == APS_OK);
+        aps_asm_coalescer_deinit(&c);
+        aps_asm_finish(&co.a);
         CHECK(same(&direct, &co));
         CHECK_INT(ta.live_blocks, 0);
         result_free(&co);
@@ -301,7 +301,7 @@ static void test_no_memory(void)
 }
 
 /* What a merged event looks like, and that emit's status stops a push. */
-static apr_status capture(void *ctx, const apr_asm_event *ev)
+static aps_status capture(void *ctx, const aps_asm_event *ev)
 {
     tbuf *b = (tbuf *)ctx;
     char head[64];
@@ -310,41 +310,41 @@ static apr_status capture(void *ctx, const apr_asm_event *ev)
     tbuf_str(b, head);
     tbuf_add(b, ev->text.ptr, ev->text.len);
     tbuf_str(b, "|");
-    return ev->kind == APR_ASM_MESSAGE_FINISH ? APR_E_STATE : APR_OK;
+    return ev->kind == APS_ASM_MESSAGE_FINISH ? APS_E_STATE : APS_OK;
 }
 
 static void test_shape(void)
 {
     place pl = P("ns", NULL, "node");
-    apr_asm_coalescer c;
-    apr_asm_coalesce_options o;
-    apr_asm_event e;
+    aps_asm_coalescer c;
+    aps_asm_coalesce_options o;
+    aps_asm_event e;
     tbuf b = { NULL, 0, 0 };
     memset(&o, 0, sizeof o);
     o.max_bytes = 4;
-    apr_asm_coalescer_init(&c, &o, capture, &b);
-    e = E(&pl, APR_ASM_BLOCK_DELTA, 10);
-    e.delta = APR_ASM_DELTA_TEXT;
+    aps_asm_coalescer_init(&c, &o, capture, &b);
+    e = E(&pl, APS_ASM_BLOCK_DELTA, 10);
+    e.delta = APS_ASM_DELTA_TEXT;
     e.text = S("ab");
-    CHECK(apr_asm_coalescer_push(&c, &e) == APR_OK);
+    CHECK(aps_asm_coalescer_push(&c, &e) == APS_OK);
     e.position = 11;
     e.text = S("cd");
-    CHECK(apr_asm_coalescer_push(&c, &e) == APR_OK);
+    CHECK(aps_asm_coalescer_push(&c, &e) == APS_OK);
     e.position = 12; /* would exceed 4 bytes: a new run */
     e.text = S("e");
-    CHECK(apr_asm_coalescer_push(&c, &e) == APR_OK);
+    CHECK(aps_asm_coalescer_push(&c, &e) == APS_OK);
     e.position = 13; /* longer than the window: passes through alone */
     e.text = S("fghijk");
-    CHECK(apr_asm_coalescer_push(&c, &e) == APR_OK);
+    CHECK(aps_asm_coalescer_push(&c, &e) == APS_OK);
     e.position = 14;
-    e.delta = APR_ASM_DELTA_REASONING; /* another delta type: a new run */
+    e.delta = APS_ASM_DELTA_REASONING; /* another delta type: a new run */
     e.text = S("r");
-    CHECK(apr_asm_coalescer_push(&c, &e) == APR_OK);
-    e = E(&pl, APR_ASM_MESSAGE_FINISH, 15);
-    CHECK_INT(apr_asm_coalescer_push(&c, &e), APR_E_STATE);
+    CHECK(aps_asm_coalescer_push(&c, &e) == APS_OK);
+    e = E(&pl, APS_ASM_MESSAGE_FINISH, 15);
+    CHECK_INT(aps_asm_coalescer_push(&c, &e), APS_E_STATE);
     CHECK_STR(tbuf_get(&b), "3/1@10:abcd|3/1@12:e|3/1@13:fghijk|3/2@14:r|5/0@15:|");
-    CHECK_INT(apr_asm_coalescer_push(&c, NULL), APR_E_ARGUMENT);
-    apr_asm_coalescer_deinit(&c);
+    CHECK_INT(aps_asm_coalescer_push(&c, NULL), APS_E_ARGUMENT);
+    aps_asm_coalescer_deinit(&c);
     tbuf_free(&b);
 }
 

@@ -1,5 +1,5 @@
 /*
- * test_fast.c - the assembler's fast path for text deltas (apr_asm_feed):
+ * test_fast.c - the assembler's fast path for text deltas (aps_asm_feed):
  * the caches that route an event to its open message without a lookup,
  * and the token copy. Every event here carries its namespace and node in
  * memory of its own, as decoded events do, so nothing can match by
@@ -8,7 +8,7 @@
  * byte, segment boundary or node presence never share a message; a
  * message stops taking tokens once it closes; malformed views are refused
  * as before. Everything runs twice: without and with the padded promise
- * (apr_asm_options.padded), the padding filled with bytes that differ from
+ * (aps_asm_options.padded), the padding filled with bytes that differ from
  * one event to the next, so that a compare or copy that let them count
  * would show. Strings end where their memory (and padding) ends, so the
  * sanitizer build catches any read past them.
@@ -29,10 +29,10 @@ static uint64_t rnd(uint64_t *s)
 static int padded;
 static uint64_t garbage = 12345;
 
-/* Bytes a string of an event gets after it: APR_PADDING when padded, none else. */
+/* Bytes a string of an event gets after it: APS_PADDING when padded, none else. */
 static size_t pad_bytes(void)
 {
-    return padded ? APR_PADDING : 0;
+    return padded ? APS_PADDING : 0;
 }
 
 /* Fills the padding after `n` bytes at `p` with bytes that change every time. */
@@ -79,12 +79,12 @@ static spot at(const char *seg0, const char *seg1, const char *node)
 }
 
 /* Feeds `e` with its place and text copied to memory of their own, freed after the call. */
-static apr_status feed_at(apr_assembler *a, apr_asm_event *e, const spot *s)
+static aps_status feed_at(aps_assembler *a, aps_asm_event *e, const spot *s)
 {
-    apr_slice ns[3];
+    aps_slice ns[3];
     char *mem, *text = NULL;
     size_t i, total = 1, off = 0;
-    apr_status st;
+    aps_status st;
     for (i = 0; i < s->ns_len; i++)
         total += strlen(s->ns[i]);
     if (s->node)
@@ -112,15 +112,15 @@ static apr_status feed_at(apr_assembler *a, apr_asm_event *e, const spot *s)
         e->node.ptr = mem + off;
         memcpy(mem + off, s->node, e->node.len);
     }
-    st = apr_asm_feed(a, e, NULL);
+    st = aps_asm_feed(a, e, NULL);
     free(mem);
     free(text);
     return st;
 }
 
-static apr_asm_event ev(apr_asm_kind kind, uint64_t pos)
+static aps_asm_event ev(aps_asm_kind kind, uint64_t pos)
 {
-    apr_asm_event e;
+    aps_asm_event e;
     memset(&e, 0, sizeof e);
     e.kind = kind;
     e.position = pos;
@@ -134,26 +134,26 @@ typedef struct seen {
     size_t appends;
 } seen;
 
-static void on_done(void *ctx, const apr_asm_message *m)
+static void on_done(void *ctx, const aps_asm_message *m)
 {
     static const char *const status[] = { "open", "finished", "error" };
     seen *s = (seen *)ctx;
-    apr_slice id = apr_asm_message_id(m);
-    apr_json_writer w;
+    aps_slice id = aps_asm_message_id(m);
+    aps_json_writer w;
     tbuf_add(&s->out, id.ptr, id.len);
     tbuf_str(&s->out, " ");
-    tbuf_str(&s->out, status[apr_asm_message_state(m)]);
+    tbuf_str(&s->out, status[aps_asm_message_state(m)]);
     tbuf_str(&s->out, " ");
-    apr_json_writer_init(&w, NULL);
-    apr_asm_message_write_block(m, 0, &w);
-    if (apr_json_writer_finish(&w, NULL) == APR_OK)
-        tbuf_add(&s->out, apr_json_writer_data(&w), apr_json_writer_len(&w));
-    apr_json_writer_deinit(&w);
+    aps_json_writer_init(&w, NULL);
+    aps_asm_message_write_block(m, 0, &w);
+    if (aps_json_writer_finish(&w, NULL) == APS_OK)
+        tbuf_add(&s->out, aps_json_writer_data(&w), aps_json_writer_len(&w));
+    aps_json_writer_deinit(&w);
     tbuf_str(&s->out, "\n");
 }
 
-static void on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_asm_delta kind,
-                      apr_slice appended)
+static void on_append(void *ctx, const aps_asm_message *m, uint64_t index, aps_asm_delta kind,
+                      aps_slice appended)
 {
     (void)m;
     (void)index;
@@ -162,15 +162,15 @@ static void on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_a
     ((seen *)ctx)->appends++;
 }
 
-static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
 {
     asm_put_violation(&((seen *)ctx)->violations, position, code, text);
 }
 
-static void init(apr_assembler *a, seen *s, const apr_asm_options *options)
+static void init(aps_assembler *a, seen *s, const aps_asm_options *options)
 {
-    apr_asm_callbacks cb;
-    apr_asm_options o;
+    aps_asm_callbacks cb;
+    aps_asm_options o;
     if (options != NULL)
         o = *options;
     else
@@ -182,67 +182,67 @@ static void init(apr_assembler *a, seen *s, const apr_asm_options *options)
     cb.on_append = on_append;
     cb.on_violation = on_violation;
     cb.ctx = s;
-    apr_asm_init(a, &o, &cb);
+    aps_asm_init(a, &o, &cb);
 }
 
-static void done(apr_assembler *a, seen *s)
+static void done(aps_assembler *a, seen *s)
 {
-    apr_asm_deinit(a);
+    aps_asm_deinit(a);
     tbuf_free(&s->out);
     tbuf_free(&s->violations);
 }
 
 /* message-start and a text block at `s`, as message `id`. */
-static void open_at(apr_assembler *a, spot *s, const char *id, uint64_t *pos)
+static void open_at(aps_assembler *a, spot *s, const char *id, uint64_t *pos)
 {
-    apr_asm_event e = ev(APR_ASM_MESSAGE_START, ++*pos);
+    aps_asm_event e = ev(APS_ASM_MESSAGE_START, ++*pos);
     snprintf(s->id, sizeof s->id, "%s", id);
     e.id = S(s->id);
-    CHECK_INT(feed_at(a, &e, s), APR_OK);
-    e = ev(APR_ASM_BLOCK_START, ++*pos);
+    CHECK_INT(feed_at(a, &e, s), APS_OK);
+    e = ev(APS_ASM_BLOCK_START, ++*pos);
     e.content = R("{\"type\":\"text\",\"text\":\"\"}");
-    CHECK_INT(feed_at(a, &e, s), APR_OK);
+    CHECK_INT(feed_at(a, &e, s), APS_OK);
     tbuf_free(&s->text);
     s->started = *pos;
 }
 
 /* A text delta of `n` bytes at `s`; the bytes are also added to what `s` expects. */
-static void token_at(apr_assembler *a, spot *s, const char *p, size_t n, uint64_t *pos)
+static void token_at(aps_assembler *a, spot *s, const char *p, size_t n, uint64_t *pos)
 {
-    apr_asm_event e = ev(APR_ASM_BLOCK_DELTA, ++*pos);
-    e.delta = APR_ASM_DELTA_TEXT;
+    aps_asm_event e = ev(APS_ASM_BLOCK_DELTA, ++*pos);
+    e.delta = APS_ASM_DELTA_TEXT;
     e.text.ptr = p;
     e.text.len = n;
-    CHECK_INT(feed_at(a, &e, s), APR_OK);
+    CHECK_INT(feed_at(a, &e, s), APS_OK);
     tbuf_add(&s->text, p, n);
 }
 
 /* An `error` event at `s`: the message closes with its block as the deltas built it. */
-static void fail_at(apr_assembler *a, spot *s, uint64_t *pos)
+static void fail_at(aps_assembler *a, spot *s, uint64_t *pos)
 {
-    apr_asm_event e = ev(APR_ASM_MESSAGE_ERROR, ++*pos);
+    aps_asm_event e = ev(APS_ASM_MESSAGE_ERROR, ++*pos);
     e.message = S("stopped");
-    CHECK_INT(feed_at(a, &e, s), APR_OK);
+    CHECK_INT(feed_at(a, &e, s), APS_OK);
 }
 
 /* What on_done writes for `s`'s message, with the text it was fed. */
 static void expect_line(tbuf *out, const spot *s, const char *status)
 {
-    apr_json_writer w;
+    aps_json_writer w;
     tbuf_str(out, s->id);
     tbuf_str(out, " ");
     tbuf_str(out, status);
     tbuf_str(out, " ");
-    apr_json_writer_init(&w, NULL);
-    apr_json_write_object_begin(&w);
-    apr_json_write_key(&w, "type", 4);
-    apr_json_write_string(&w, "text", 4);
-    apr_json_write_key(&w, "text", 4);
-    apr_json_write_string(&w, s->text.p ? s->text.p : "", s->text.len);
-    apr_json_write_object_end(&w);
-    if (apr_json_writer_finish(&w, NULL) == APR_OK)
-        tbuf_add(out, apr_json_writer_data(&w), apr_json_writer_len(&w));
-    apr_json_writer_deinit(&w);
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    aps_json_write_key(&w, "type", 4);
+    aps_json_write_string(&w, "text", 4);
+    aps_json_write_key(&w, "text", 4);
+    aps_json_write_string(&w, s->text.p ? s->text.p : "", s->text.len);
+    aps_json_write_object_end(&w);
+    if (aps_json_writer_finish(&w, NULL) == APS_OK)
+        tbuf_add(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
+    aps_json_writer_deinit(&w);
     tbuf_str(out, "\n");
 }
 
@@ -255,10 +255,10 @@ static void expect_line(tbuf *out, const spot *s, const char *status)
 static void test_token_lengths(int hooks)
 {
     static const char chars[] = "abc \"\\\n\t/xyz0123456789ABCDEFGHIJ~!";
-    apr_assembler a;
+    aps_assembler a;
     seen s;
     talloc ta;
-    apr_asm_options o;
+    aps_asm_options o;
     spot sp = at("model_request:db60c136-bbdc-5c76-a665-4bd487797692", NULL, "model");
     char src[41];
     tbuf want;
@@ -279,7 +279,7 @@ static void test_token_lengths(int hooks)
         token_at(&a, &sp, src, n, &pos);
         tokens++;
     }
-    apr_asm_finish(&a);
+    aps_asm_finish(&a);
     expect_line(&want, &sp, "open");
     CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
     CHECK_STR(tbuf_get(&s.violations), "");
@@ -302,7 +302,7 @@ static void test_token_lengths(int hooks)
 static void test_room_edges(void)
 {
     static const char chars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
-    apr_assembler a;
+    aps_assembler a;
     seen s;
     spot sp = at("ns", NULL, "model");
     tbuf want;
@@ -322,7 +322,7 @@ static void test_room_edges(void)
             expect_line(&want, &sp, "error");
         }
     }
-    apr_asm_finish(&a);
+    aps_asm_finish(&a);
     CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
     CHECK_STR(tbuf_get(&s.violations), "");
     done(&a, &s);
@@ -368,7 +368,7 @@ static void test_places_apart(void)
     };
     size_t p;
     for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
-        apr_assembler a;
+        aps_assembler a;
         seen s;
         spot sp[2];
         tbuf want;
@@ -392,7 +392,7 @@ static void test_places_apart(void)
             token_at(&a, &sp[0], "aaa", 3, &pos);
         for (i = 0; i < 50; i++)
             token_at(&a, &sp[1], "b", 1, &pos);
-        apr_asm_finish(&a);
+        aps_asm_finish(&a);
         expect_line(&want, &sp[0], "open");
         expect_line(&want, &sp[1], "open");
         CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
@@ -415,7 +415,7 @@ static void test_interleaved_many(void)
 {
     enum { N = 40 };
     static char names[N][64];
-    apr_assembler a;
+    aps_assembler a;
     seen s;
     spot sp[N];
     tbuf want;
@@ -452,8 +452,8 @@ static void test_interleaved_many(void)
         }
         token_at(&a, &sp[k], tok, n, &pos);
     }
-    apr_asm_finish(&a);
-    /* apr_asm_finish delivers in the order messages started */
+    aps_asm_finish(&a);
+    /* aps_asm_finish delivers in the order messages started */
     for (;;) {
         size_t first = N;
         for (i = 0; i < N; i++)
@@ -482,39 +482,39 @@ static void test_interleaved_many(void)
  */
 static void test_closed_and_rules(void)
 {
-    apr_assembler a;
+    aps_assembler a;
     seen s;
     spot sp = at("ns", NULL, "model");
-    apr_asm_event e;
+    aps_asm_event e;
     uint64_t pos = 0;
     int i;
     init(&a, &s, NULL);
     open_at(&a, &sp, "m1", &pos);
     for (i = 0; i < 40; i++)
         token_at(&a, &sp, "tok", 3, &pos);
-    e = ev(APR_ASM_BLOCK_FINISH, ++pos);
+    e = ev(APS_ASM_BLOCK_FINISH, ++pos);
     e.content = R("{\"type\":\"text\",\"text\":\"final\"}");
-    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
-    e = ev(APR_ASM_MESSAGE_FINISH, ++pos);
-    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
+    CHECK_INT(feed_at(&a, &e, &sp), APS_OK);
+    e = ev(APS_ASM_MESSAGE_FINISH, ++pos);
+    CHECK_INT(feed_at(&a, &e, &sp), APS_OK);
     token_at(&a, &sp, "late", 4, &pos); /* 45: reported once */
     token_at(&a, &sp, "late", 4, &pos); /* then ignored */
     open_at(&a, &sp, "m2", &pos);
     for (i = 0; i < 40; i++)
         token_at(&a, &sp, "x", 1, &pos);
-    e = ev(APR_ASM_BLOCK_DELTA, ++pos); /* 89: block 1 was never started */
-    e.delta = APR_ASM_DELTA_TEXT;
+    e = ev(APS_ASM_BLOCK_DELTA, ++pos); /* 89: block 1 was never started */
+    e.delta = APS_ASM_DELTA_TEXT;
     e.index = 1;
     e.text = S("no");
-    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
+    CHECK_INT(feed_at(&a, &e, &sp), APS_OK);
     open_at(&a, &sp, "m3", &pos);
     for (i = 0; i < 40; i++)
         token_at(&a, &sp, "y", 1, &pos);
-    e = ev(APR_ASM_BLOCK_DELTA, ++pos); /* 132: a reasoning delta on a text block */
-    e.delta = APR_ASM_DELTA_REASONING;
+    e = ev(APS_ASM_BLOCK_DELTA, ++pos); /* 132: a reasoning delta on a text block */
+    e.delta = APS_ASM_DELTA_REASONING;
     e.text = S("no");
-    CHECK_INT(feed_at(&a, &e, &sp), APR_OK);
-    apr_asm_finish(&a);
+    CHECK_INT(feed_at(&a, &e, &sp), APS_OK);
+    aps_asm_finish(&a);
     CHECK_STR(tbuf_get(&s.out),
               "m1 finished {\"type\":\"text\",\"text\":\"final\"}\n"
               "m2 error {\"type\":\"text\",\"text\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"
@@ -533,9 +533,9 @@ typedef struct owned {
     int n;
 } owned;
 
-static apr_slice own(owned *o, const char *s)
+static aps_slice own(owned *o, const char *s)
 {
-    apr_slice r;
+    aps_slice r;
     r.len = strlen(s);
     r.ptr = o->p[o->n++] = own_copy(s, r.len);
     return r;
@@ -549,17 +549,17 @@ static void owned_free(owned *o)
 
 /*
  * Views a decoder would never give, sent while a message takes tokens
- * fast: each is refused with APR_E_ARGUMENT and changes nothing. A text
+ * fast: each is refused with APS_E_ARGUMENT and changes nothing. A text
  * delta that also has (valid) `fields`, and one with absent text, are
  * applied as before.
  */
 static void test_malformed_while_fast(void)
 {
-    apr_assembler a;
+    aps_assembler a;
     seen s;
     spot sp = at("model_request:db60c136-bbdc-5c76-a665-4bd487797692", "sub", "model");
-    apr_asm_event e;
-    apr_slice ns[2];
+    aps_asm_event e;
+    aps_slice ns[2];
     owned kept;
     tbuf want;
     uint64_t pos = 0;
@@ -570,13 +570,13 @@ static void test_malformed_while_fast(void)
     open_at(&a, &sp, "m", &pos);
     for (i = 0; i < 40; i++)
         token_at(&a, &sp, "ok", 2, &pos);
-    e = ev(APR_ASM_BLOCK_DELTA, ++pos);
-    e.delta = APR_ASM_DELTA_TEXT;
+    e = ev(APS_ASM_BLOCK_DELTA, ++pos);
+    e.delta = APS_ASM_DELTA_TEXT;
     e.text.len = 3; /* text NULL with a length */
-    CHECK_INT(feed_at(&a, &e, &sp), APR_E_ARGUMENT);
+    CHECK_INT(feed_at(&a, &e, &sp), APS_E_ARGUMENT);
     e.text = S("no");
     e.fields.len = 2; /* fields NULL with a length */
-    CHECK_INT(feed_at(&a, &e, &sp), APR_E_ARGUMENT);
+    CHECK_INT(feed_at(&a, &e, &sp), APS_E_ARGUMENT);
     e.fields.len = 0;
     e.text = own(&kept, "no");
     ns[0] = own(&kept, sp.ns[0]);
@@ -585,27 +585,27 @@ static void test_malformed_while_fast(void)
     e.ns = ns;
     e.ns_len = 2;
     e.node = own(&kept, "model");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_E_ARGUMENT);
     ns[1] = own(&kept, "sub");
     e.node.ptr = NULL; /* node NULL with its right length */
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_E_ARGUMENT);
     e.node = own(&kept, "model");
     e.ns = NULL; /* no segments, a count */
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_E_ARGUMENT);
     /* the same view, well formed: it is applied */
     e.ns = ns;
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     tbuf_add(&sp.text, "no", 2);
     e.fields = R("{\"extra\":1}"); /* not read for a text delta */
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     tbuf_add(&sp.text, "no", 2);
     e.fields.ptr = NULL;
     e.fields.len = 0;
     e.text.ptr = NULL; /* absent: appends nothing */
     e.text.len = 0;
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     token_at(&a, &sp, "end", 3, &pos);
-    apr_asm_finish(&a);
+    aps_asm_finish(&a);
     expect_line(&want, &sp, "open");
     CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
     CHECK_STR(tbuf_get(&s.violations), "");

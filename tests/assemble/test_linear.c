@@ -14,8 +14,8 @@ typedef struct work {
     size_t calls, bytes, out_len, appends;
 } work;
 
-static void count_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_asm_delta kind,
-                         apr_slice appended)
+static void count_append(void *ctx, const aps_asm_message *m, uint64_t index, aps_asm_delta kind,
+                         aps_slice appended)
 {
     (void)m;
     (void)index;
@@ -27,10 +27,10 @@ static void measure_message(work *w, size_t n)
 {
     static work ctx[2];
     talloc ta;
-    apr_asm_options o;
-    apr_asm_callbacks cb;
-    apr_assembler a;
-    apr_asm_event e;
+    aps_asm_options o;
+    aps_asm_callbacks cb;
+    aps_assembler a;
+    aps_asm_event e;
     place p = P("ns", NULL, "node");
     size_t i;
     memset(&ta, 0, sizeof ta);
@@ -40,23 +40,23 @@ static void measure_message(work *w, size_t n)
     o.allocator = talloc_hooks(&ta);
     cb.on_append = count_append;
     cb.ctx = ctx;
-    apr_asm_init(&a, &o, &cb);
-    e = E(&p, APR_ASM_MESSAGE_START, 0);
+    aps_asm_init(&a, &o, &cb);
+    e = E(&p, APS_ASM_MESSAGE_START, 0);
     e.id = S("m");
     e.role = S("ai");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e = E(&p, APR_ASM_BLOCK_START, 1);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e = E(&p, APS_ASM_BLOCK_START, 1);
     e.content = R("{\"type\":\"text\",\"text\":\"\"}");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     /* what start cost is not append work */
     w->calls = ta.calls;
     w->bytes = ta.total_bytes;
-    e = E(&p, APR_ASM_BLOCK_DELTA, 0);
-    e.delta = APR_ASM_DELTA_TEXT;
+    e = E(&p, APS_ASM_BLOCK_DELTA, 0);
+    e.delta = APS_ASM_DELTA_TEXT;
     e.text = S("a");
     for (i = 0; i < n; i++) {
         e.position = i + 2;
-        if (apr_asm_feed(&a, &e, NULL) != APR_OK)
+        if (aps_asm_feed(&a, &e, NULL) != APS_OK)
             break;
     }
     CHECK_INT(i, n);
@@ -64,80 +64,80 @@ static void measure_message(work *w, size_t n)
     w->bytes = ta.total_bytes - w->bytes;
     w->appends = ctx[1].appends;
     CHECK_INT(w->appends, n);
-    CHECK_INT(apr_asm_violations(&a), 0);
-    apr_asm_finish(&a);
-    apr_asm_deinit(&a);
+    CHECK_INT(aps_asm_violations(&a), 0);
+    aps_asm_finish(&a);
+    aps_asm_deinit(&a);
     CHECK_INT(ta.live_blocks, 0);
     CHECK_INT(ta.live_bytes, 0);
 }
 
-static void render_len(void *ctx, const apr_asm_message *m)
+static void render_len(void *ctx, const aps_asm_message *m)
 {
-    apr_json_writer w;
-    apr_json_writer_init(&w, NULL);
-    apr_asm_message_write_block(m, 0, &w);
-    *(size_t *)ctx = apr_json_writer_finish(&w, NULL) == APR_OK ? apr_json_writer_len(&w) : 0;
-    apr_json_writer_deinit(&w);
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
+    aps_asm_message_write_block(m, 0, &w);
+    *(size_t *)ctx = aps_json_writer_finish(&w, NULL) == APS_OK ? aps_json_writer_len(&w) : 0;
+    aps_json_writer_deinit(&w);
 }
 
 static void test_result(size_t n)
 {
-    apr_asm_callbacks cb;
-    apr_assembler a;
-    apr_asm_event e;
+    aps_asm_callbacks cb;
+    aps_assembler a;
+    aps_asm_event e;
     place p = P(NULL, NULL, NULL);
     size_t i, len = 0;
     memset(&cb, 0, sizeof cb);
     cb.on_message_done = render_len;
     cb.ctx = &len;
-    apr_asm_init(&a, NULL, &cb);
-    e = E(&p, APR_ASM_MESSAGE_START, 0);
+    aps_asm_init(&a, NULL, &cb);
+    e = E(&p, APS_ASM_MESSAGE_START, 0);
     e.id = S("m");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e = E(&p, APR_ASM_BLOCK_START, 1);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e = E(&p, APS_ASM_BLOCK_START, 1);
     e.content = R("{\"type\":\"text\",\"text\":\"\"}");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e = E(&p, APR_ASM_BLOCK_DELTA, 2);
-    e.delta = APR_ASM_DELTA_TEXT;
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e = E(&p, APS_ASM_BLOCK_DELTA, 2);
+    e.delta = APS_ASM_DELTA_TEXT;
     e.text = S("b");
     for (i = 0; i < n; i++)
-        if (apr_asm_feed(&a, &e, NULL) != APR_OK)
+        if (aps_asm_feed(&a, &e, NULL) != APS_OK)
             break;
-    apr_asm_finish(&a);
+    aps_asm_finish(&a);
     /* {"type":"text","text":"bbbb...b"} */
     CHECK_INT(len, strlen("{\"type\":\"text\",\"text\":\"\"}") + n);
-    apr_asm_deinit(&a);
+    aps_asm_deinit(&a);
 }
 
 static void measure_tool(work *w, size_t n)
 {
     talloc ta;
-    apr_asm_options o;
-    apr_assembler a;
-    apr_asm_event e;
+    aps_asm_options o;
+    aps_assembler a;
+    aps_asm_event e;
     place p = P(NULL, NULL, NULL);
     size_t i;
     memset(&ta, 0, sizeof ta);
     memset(&o, 0, sizeof o);
     o.allocator = talloc_hooks(&ta);
-    apr_asm_init(&a, &o, NULL);
-    e = E(&p, APR_ASM_TOOL_STARTED, 0);
+    aps_asm_init(&a, &o, NULL);
+    e = E(&p, APS_ASM_TOOL_STARTED, 0);
     e.tool_call_id = S("call");
     e.tool_name = S("f");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     w->calls = ta.calls;
     w->bytes = ta.total_bytes;
-    e = E(&p, APR_ASM_TOOL_OUTPUT_DELTA, 1);
+    e = E(&p, APS_ASM_TOOL_OUTPUT_DELTA, 1);
     e.tool_call_id = S("call");
     e.text = S("x");
     for (i = 0; i < n; i++)
-        if (apr_asm_feed(&a, &e, NULL) != APR_OK)
+        if (aps_asm_feed(&a, &e, NULL) != APS_OK)
             break;
     CHECK_INT(i, n);
     w->calls = ta.calls - w->calls;
     w->bytes = ta.total_bytes - w->bytes;
-    apr_asm_finish(&a);
-    apr_asm_deinit(&a);
+    aps_asm_finish(&a);
+    aps_asm_deinit(&a);
     CHECK_INT(ta.live_blocks, 0);
 }
 

@@ -4,7 +4,7 @@
  * members, growing appends, block-delta merges, links, usage, errors,
  * tools, tombstones, map growth, the scratch arena, the key buffer) is
  * replayed with the k-th allocation failing, for every k until a run needs
- * no failure. Each feed returns APR_OK or APR_E_NOMEM; the assembler stays
+ * no failure. Each feed returns APS_OK or APS_E_NOMEM; the assembler stays
  * usable after a failure; deinit frees everything (the allocator counts
  * live blocks; ASan checks the rest in the sanitizer build).
  */
@@ -15,96 +15,96 @@ typedef struct counts {
     size_t nomem, other, delivered;
 } counts;
 
-static void on_message(void *ctx, const apr_asm_message *m)
+static void on_message(void *ctx, const aps_asm_message *m)
 {
-    apr_json_writer w;
-    apr_json_writer_init(&w, NULL);
-    apr_asm_message_write(m, &w);
-    if (apr_json_writer_finish(&w, NULL) == APR_OK)
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
+    aps_asm_message_write(m, &w);
+    if (aps_json_writer_finish(&w, NULL) == APS_OK)
         ((counts *)ctx)->delivered++;
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
 }
 
-static void on_tool(void *ctx, const apr_asm_tool *t)
+static void on_tool(void *ctx, const aps_asm_tool *t)
 {
-    apr_json_writer w;
-    apr_json_writer_init(&w, NULL);
-    apr_asm_tool_write(t, &w);
-    if (apr_json_writer_finish(&w, NULL) == APR_OK)
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
+    aps_asm_tool_write(t, &w);
+    if (aps_json_writer_finish(&w, NULL) == APS_OK)
         ((counts *)ctx)->delivered++;
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
 }
 
-static void feed(apr_assembler *a, counts *c, apr_asm_event *e, uint64_t *pos)
+static void feed(aps_assembler *a, counts *c, aps_asm_event *e, uint64_t *pos)
 {
-    apr_status st;
+    aps_status st;
     e->position = ++*pos;
-    st = apr_asm_feed(a, e, NULL);
-    if (st == APR_E_NOMEM)
+    st = aps_asm_feed(a, e, NULL);
+    if (st == APS_E_NOMEM)
         c->nomem++;
-    else if (st != APR_OK)
+    else if (st != APS_OK)
         c->other++;
 }
 
-static void scenario(apr_assembler *a, counts *c)
+static void scenario(aps_assembler *a, counts *c)
 {
     char seg[32], id[32], text[64];
     uint64_t pos = 0;
     int i, k;
-    apr_asm_event e;
+    aps_asm_event e;
     place p;
     /* 40 messages in their own places: the map grows; every block kind */
     for (i = 0; i < 40; i++) {
         snprintf(seg, sizeof seg, "place-%d-\\u", i); /* a long-ish segment */
         snprintf(id, sizeof id, "msg-%d", i);
         p = P(seg, i % 2 ? "sub" : NULL, i % 3 ? "node" : NULL);
-        e = E(&p, APR_ASM_MESSAGE_START, 0);
+        e = E(&p, APS_ASM_MESSAGE_START, 0);
         e.id = S(id);
         e.role = S("ai");
         e.metadata = R("{\"model\":\"m\",\"provider\":\"p\"}");
         feed(a, c, &e, &pos);
-        e = E(&p, APR_ASM_BLOCK_START, 0);
+        e = E(&p, APS_ASM_BLOCK_START, 0);
         e.index = 0;
         e.content = R(i % 4 == 0 ? "{\"type\":\"text\",\"text\":\"\\u00e9\",\"id\":\"t\"}"
                       : i % 4 == 1 ? "{\"type\":\"reasoning\",\"reasoning\":null}"
                       : i % 4 == 2 ? "{\"type\":\"image\",\"base64\":\"QQ\"}"
                                    : "{\"type\":\"tool_call_chunk\",\"id\":\"x\",\"name\":null,\"args\":null}");
         feed(a, c, &e, &pos);
-        e = E(&p, APR_ASM_BLOCK_DELTA, 0);
-        e.delta = i % 4 == 0 ? APR_ASM_DELTA_TEXT
-                  : i % 4 == 1 ? APR_ASM_DELTA_REASONING
-                  : i % 4 == 2 ? APR_ASM_DELTA_DATA : APR_ASM_DELTA_TOOL_CALL;
+        e = E(&p, APS_ASM_BLOCK_DELTA, 0);
+        e.delta = i % 4 == 0 ? APS_ASM_DELTA_TEXT
+                  : i % 4 == 1 ? APS_ASM_DELTA_REASONING
+                  : i % 4 == 2 ? APS_ASM_DELTA_DATA : APS_ASM_DELTA_TOOL_CALL;
         for (k = 0; k < 20; k++) {
             snprintf(text, sizeof text, "chunk %d of message %d; ", k, i);
             e.text = S(text);
             feed(a, c, &e, &pos);
         }
-        e.delta = APR_ASM_DELTA_BLOCK;
+        e.delta = APS_ASM_DELTA_BLOCK;
         e.fields = R("{\"type\":\"text\",\"extra\\u0021\":[1,{\"a\":2}],\"text\":\"T\"}");
         feed(a, c, &e, &pos);
-        e.delta = APR_ASM_DELTA_TEXT;
+        e.delta = APS_ASM_DELTA_TEXT;
         e.text = S("more");
         feed(a, c, &e, &pos);
         if (i % 5 == 4)
-            continue; /* left open for apr_asm_finish */
-        e = E(&p, APR_ASM_BLOCK_FINISH, 0);
+            continue; /* left open for aps_asm_finish */
+        e = E(&p, APS_ASM_BLOCK_FINISH, 0);
         snprintf(text, sizeof text, "{\"type\":\"tool_call\",\"id\":\"call-%d\",\"name\":\"f\",\"args\":{}}", i);
         e.content = R(text);
         feed(a, c, &e, &pos);
         if (i % 7 == 3) {
-            e = E(&p, APR_ASM_MESSAGE_ERROR, 0);
+            e = E(&p, APS_ASM_MESSAGE_ERROR, 0);
             e.message = S("model failed");
             e.code = S("failed");
         } else {
-            e = E(&p, APR_ASM_MESSAGE_FINISH, 0);
+            e = E(&p, APS_ASM_MESSAGE_FINISH, 0);
             e.usage = R("{\"inputTokens\":3,\"outputTokens\":4}");
         }
         feed(a, c, &e, &pos);
         /* a violation after the finish (tombstone), and one before any start (poisoned key) */
         feed(a, c, &e, &pos);
         p = P(seg, "never-started", NULL);
-        e = E(&p, APR_ASM_BLOCK_DELTA, 0);
-        e.delta = APR_ASM_DELTA_TEXT;
+        e = E(&p, APS_ASM_BLOCK_DELTA, 0);
+        e.delta = APS_ASM_DELTA_TEXT;
         e.text = S("x");
         feed(a, c, &e, &pos);
     }
@@ -112,12 +112,12 @@ static void scenario(apr_assembler *a, counts *c)
     p = P("tools", NULL, NULL);
     for (i = 0; i < 30; i++) {
         snprintf(id, sizeof id, "call-%d", i);
-        e = E(&p, APR_ASM_TOOL_STARTED, 0);
+        e = E(&p, APS_ASM_TOOL_STARTED, 0);
         e.tool_call_id = S(id);
         e.tool_name = S("f");
         e.input = R("{\"q\":[1,2,3]}");
         feed(a, c, &e, &pos);
-        e = E(&p, APR_ASM_TOOL_OUTPUT_DELTA, 0);
+        e = E(&p, APS_ASM_TOOL_OUTPUT_DELTA, 0);
         e.tool_call_id = S(id);
         for (k = 0; k < 10; k++) {
             e.text = S("output piece, ");
@@ -125,14 +125,14 @@ static void scenario(apr_assembler *a, counts *c)
         }
         if (i % 6 == 5)
             continue;
-        e = E(&p, i % 3 ? APR_ASM_TOOL_FINISHED : APR_ASM_TOOL_ERROR, 0);
+        e = E(&p, i % 3 ? APS_ASM_TOOL_FINISHED : APS_ASM_TOOL_ERROR, 0);
         e.tool_call_id = S(id);
         e.output = R("{\"result\":\"ok\"}");
         e.message = S("tool failed");
         feed(a, c, &e, &pos);
         feed(a, c, &e, &pos); /* after the finish */
     }
-    e = E(&p, APR_ASM_TOOL_FINISHED, 0);
+    e = E(&p, APS_ASM_TOOL_FINISHED, 0);
     e.tool_call_id = S("unknown");
     feed(a, c, &e, &pos);
 }
@@ -142,9 +142,9 @@ int main(void)
     size_t fail_at, runs = 0, nomems = 0;
     for (fail_at = 1;; fail_at++) {
         talloc ta;
-        apr_asm_options o;
-        apr_asm_callbacks cb;
-        apr_assembler a;
+        aps_asm_options o;
+        aps_asm_callbacks cb;
+        aps_assembler a;
         counts c;
         size_t failed_before_finish;
         memset(&ta, 0, sizeof ta);
@@ -156,11 +156,11 @@ int main(void)
         cb.on_message_done = on_message;
         cb.on_tool_done = on_tool;
         cb.ctx = &c;
-        apr_asm_init(&a, &o, &cb);
+        aps_asm_init(&a, &o, &cb);
         scenario(&a, &c);
         failed_before_finish = ta.failed;
-        apr_asm_finish(&a);
-        apr_asm_deinit(&a);
+        aps_asm_finish(&a);
+        aps_asm_deinit(&a);
         runs++;
         nomems += c.nomem;
         CHECK_INT(c.other, 0);
@@ -173,7 +173,7 @@ int main(void)
             /* the clean run: everything was delivered */
             CHECK_INT(c.nomem, 0);
             CHECK_INT(c.delivered, 40 + 30);
-            printf("clean after %zu allocations; %zu runs, %zu APR_E_NOMEM returns\n",
+            printf("clean after %zu allocations; %zu runs, %zu APS_E_NOMEM returns\n",
                    ta.calls, runs, nomems);
             break;
         }

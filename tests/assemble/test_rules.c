@@ -1,43 +1,43 @@
 /*
  * test_rules.c - every delta rule and every lifecycle violation of the
  * assembler, one by one; interleaved messages; an image in base64 chunks;
- * tools and their link to tool_call blocks; limits; apr_asm_finish.
+ * tools and their link to tool_call blocks; limits; aps_asm_finish.
  */
 #include "../test.h"
 #include "asm_test.h"
 
 typedef struct T {
-    apr_assembler a;
+    aps_assembler a;
     collector c;
     uint64_t pos;
     place p;
 } T;
 
-static void t_init(T *t, const apr_asm_options *o)
+static void t_init(T *t, const aps_asm_options *o)
 {
-    apr_asm_callbacks cb;
+    aps_asm_callbacks cb;
     memset(t, 0, sizeof *t);
     cb = col_callbacks(&t->c);
-    apr_asm_init(&t->a, o, &cb);
+    aps_asm_init(&t->a, o, &cb);
     t->p = P(NULL, NULL, NULL);
 }
 
 static void t_done(T *t)
 {
-    apr_asm_deinit(&t->a);
+    aps_asm_deinit(&t->a);
     col_free(&t->c);
 }
 
-static apr_status feed(T *t, apr_asm_event *e)
+static aps_status feed(T *t, aps_asm_event *e)
 {
-    return apr_asm_feed(&t->a, e, NULL);
+    return aps_asm_feed(&t->a, e, NULL);
 }
 
-#define FEED(t, e) CHECK_INT(feed((t), &(e)), APR_OK)
+#define FEED(t, e) CHECK_INT(feed((t), &(e)), APS_OK)
 
 static void start(T *t, const char *id, const char *role, const char *meta)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_MESSAGE_START, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_MESSAGE_START, ++t->pos);
     e.id = S(id);
     e.role = S(role);
     e.metadata = R(meta);
@@ -46,15 +46,15 @@ static void start(T *t, const char *id, const char *role, const char *meta)
 
 static void bstart(T *t, uint64_t i, const char *content)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_BLOCK_START, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_BLOCK_START, ++t->pos);
     e.index = i;
     e.content = R(content);
     FEED(t, e);
 }
 
-static void delta(T *t, uint64_t i, apr_asm_delta k, const char *text)
+static void delta(T *t, uint64_t i, aps_asm_delta k, const char *text)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_BLOCK_DELTA, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_BLOCK_DELTA, ++t->pos);
     e.index = i;
     e.delta = k;
     e.text = S(text);
@@ -63,21 +63,21 @@ static void delta(T *t, uint64_t i, apr_asm_delta k, const char *text)
 
 static void text(T *t, uint64_t i, const char *s)
 {
-    delta(t, i, APR_ASM_DELTA_TEXT, s);
+    delta(t, i, APS_ASM_DELTA_TEXT, s);
 }
 
 static void bdelta(T *t, uint64_t i, const char *fields)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_BLOCK_DELTA, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_BLOCK_DELTA, ++t->pos);
     e.index = i;
-    e.delta = APR_ASM_DELTA_BLOCK;
+    e.delta = APS_ASM_DELTA_BLOCK;
     e.fields = R(fields);
     FEED(t, e);
 }
 
 static void bfinish(T *t, uint64_t i, const char *content)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_BLOCK_FINISH, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_BLOCK_FINISH, ++t->pos);
     e.index = i;
     e.content = R(content);
     FEED(t, e);
@@ -85,14 +85,14 @@ static void bfinish(T *t, uint64_t i, const char *content)
 
 static void mfinish(T *t, const char *usage)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_MESSAGE_FINISH, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_MESSAGE_FINISH, ++t->pos);
     e.usage = R(usage);
     FEED(t, e);
 }
 
 static void merror(T *t, const char *msg, const char *code)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_MESSAGE_ERROR, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_MESSAGE_ERROR, ++t->pos);
     e.message = S(msg);
     e.code = S(code);
     FEED(t, e);
@@ -100,7 +100,7 @@ static void merror(T *t, const char *msg, const char *code)
 
 static void tstart(T *t, const char *id, const char *name, const char *input)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_TOOL_STARTED, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_TOOL_STARTED, ++t->pos);
     e.tool_call_id = S(id);
     e.tool_name = S(name);
     e.input = R(input);
@@ -109,7 +109,7 @@ static void tstart(T *t, const char *id, const char *name, const char *input)
 
 static void tdelta(T *t, const char *id, const char *s)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_TOOL_OUTPUT_DELTA, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_TOOL_OUTPUT_DELTA, ++t->pos);
     e.tool_call_id = S(id);
     e.text = S(s);
     FEED(t, e);
@@ -117,7 +117,7 @@ static void tdelta(T *t, const char *id, const char *s)
 
 static void tfinish(T *t, const char *id, const char *output)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_TOOL_FINISHED, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_TOOL_FINISHED, ++t->pos);
     e.tool_call_id = S(id);
     e.output = R(output);
     FEED(t, e);
@@ -125,7 +125,7 @@ static void tfinish(T *t, const char *id, const char *output)
 
 static void terror(T *t, const char *id, const char *msg, const char *code)
 {
-    apr_asm_event e = E(&t->p, APR_ASM_TOOL_ERROR, ++t->pos);
+    aps_asm_event e = E(&t->p, APS_ASM_TOOL_ERROR, ++t->pos);
     e.tool_call_id = S(id);
     e.message = S(msg);
     e.code = S(code);
@@ -158,7 +158,7 @@ static void test_text_message(void)
     t_done(&t);
 }
 
-/* What the deltas built, seen through apr_asm_finish (blocks not finished). */
+/* What the deltas built, seen through aps_asm_finish (blocks not finished). */
 static void test_append_rules(void)
 {
     T t;
@@ -172,15 +172,15 @@ static void test_append_rules(void)
     bfinish(&t, 0, "{\"type\":\"text\",\"text\":\"done\"}");
     /* reasoning: absent member starts empty */
     bstart(&t, 1, "{\"type\":\"reasoning\"}");
-    delta(&t, 1, APR_ASM_DELTA_REASONING, "think");
-    delta(&t, 1, APR_ASM_DELTA_REASONING, "ing");
+    delta(&t, 1, APS_ASM_DELTA_REASONING, "think");
+    delta(&t, 1, APS_ASM_DELTA_REASONING, "ing");
     bfinish(&t, 1, "{\"type\":\"reasoning\",\"reasoning\":\"thinking\"}");
     /* tool_call_chunk: null args start empty; absent delta args appends nothing */
     bstart(&t, 2, "{\"type\":\"tool_call_chunk\",\"id\":\"c1\",\"name\":null,\"args\":null}");
-    delta(&t, 2, APR_ASM_DELTA_TOOL_CALL, "{\"q\":");
-    delta(&t, 2, APR_ASM_DELTA_TOOL_CALL, NULL);
-    delta(&t, 2, APR_ASM_DELTA_TOOL_CALL, "1}");
-    apr_asm_finish(&t.a);
+    delta(&t, 2, APS_ASM_DELTA_TOOL_CALL, "{\"q\":");
+    delta(&t, 2, APS_ASM_DELTA_TOOL_CALL, NULL);
+    delta(&t, 2, APS_ASM_DELTA_TOOL_CALL, "1}");
+    aps_asm_finish(&t.a);
     CHECK_STR(tbuf_get(&t.c.out),
               MSG_HEAD("m2", "[\"a\"]", "\"agent\"", "null")
               ",\"metadata\":null,\"status\":\"open\",\"content\":["
@@ -195,7 +195,7 @@ static void test_append_rules(void)
     start(&t, "m3", "ai", NULL);
     bstart(&t, 0, "{\"type\":\"text\",\"text\":\"pre\\u0041\",\"id\":\"t1\"}");
     text(&t, 0, "x\"\n");
-    apr_asm_finish(&t.a);
+    aps_asm_finish(&t.a);
     CHECK_STR(tbuf_get(&t.c.out),
               MSG_HEAD("m3", "[]", "null", "\"ai\"")
               ",\"metadata\":null,\"status\":\"open\",\"content\":["
@@ -207,8 +207,8 @@ static void test_append_rules(void)
     t_init(&t, NULL);
     start(&t, "m4", "ai", NULL);
     bstart(&t, 0, "{\"type\":\"server_tool_call_chunk\"}");
-    delta(&t, 0, APR_ASM_DELTA_TOOL_CALL, "{}");
-    apr_asm_finish(&t.a);
+    delta(&t, 0, APS_ASM_DELTA_TOOL_CALL, "{}");
+    aps_asm_finish(&t.a);
     CHECK(strstr(tbuf_get(&t.c.out),
                  "\"content\":[{\"type\":\"server_tool_call_chunk\",\"args\":\"{}\"}]") != NULL);
     t_done(&t);
@@ -222,10 +222,10 @@ static void test_block_delta(void)
     start(&t, "m", "ai", NULL);
     bstart(&t, 0, "{\"type\":\"tool_use\",\"id\":\"x\",\"input\":\"\",\"caller\":{\"type\":\"direct\"}}");
     bdelta(&t, 0, "{\"type\":\"tool_call_chunk\",\"name\":\"calc\",\"args\":\"{\\\"a\\\"\"}");
-    delta(&t, 0, APR_ASM_DELTA_TOOL_CALL, ":1}");
+    delta(&t, 0, APS_ASM_DELTA_TOOL_CALL, ":1}");
     bdelta(&t, 0, "{\"type\":\"tool_call_chunk\",\"caller\":null,\"extra\":[1,2]}");
-    delta(&t, 0, APR_ASM_DELTA_TOOL_CALL, " ");
-    apr_asm_finish(&t.a);
+    delta(&t, 0, APS_ASM_DELTA_TOOL_CALL, " ");
+    aps_asm_finish(&t.a);
     CHECK(strstr(tbuf_get(&t.c.out),
                  "\"content\":[{\"type\":\"tool_call_chunk\",\"id\":\"x\",\"input\":\"\","
                  "\"caller\":null,\"name\":\"calc\",\"args\":\"{\\\"a\\\":1} \",\"extra\":[1,2]}]") != NULL);
@@ -241,8 +241,8 @@ static void test_block_delta(void)
     text(&t, 0, "Y");
     /* the type changes away from text: a text-delta no longer fits */
     bdelta(&t, 0, "{\"type\":\"reasoning\"}");
-    delta(&t, 0, APR_ASM_DELTA_REASONING, "r");
-    apr_asm_finish(&t.a);
+    delta(&t, 0, APS_ASM_DELTA_REASONING, "r");
+    aps_asm_finish(&t.a);
     CHECK(strstr(tbuf_get(&t.c.out),
                  "\"content\":[{\"type\":\"reasoning\",\"text\":\"XY\",\"reasoning\":\"r\"}]") != NULL);
     CHECK_STR(tbuf_get(&t.c.violations), "");
@@ -255,10 +255,10 @@ static void test_unknown_delta_skipped(void)
     t_init(&t, NULL);
     start(&t, "m", "ai", NULL);
     bstart(&t, 0, "{\"type\":\"text\",\"text\":\"a\"}");
-    delta(&t, 0, APR_ASM_DELTA_UNKNOWN, "ignored");
+    delta(&t, 0, APS_ASM_DELTA_UNKNOWN, "ignored");
     text(&t, 0, "b");
     {
-        apr_asm_event e = E(&t.p, APR_ASM_OTHER, ++t.pos); /* e.g. the trace's "usage" event */
+        aps_asm_event e = E(&t.p, APS_ASM_OTHER, ++t.pos); /* e.g. the trace's "usage" event */
         FEED(&t, e);
     }
     bfinish(&t, 0, "{\"type\":\"text\",\"text\":\"ab\"}");
@@ -320,11 +320,11 @@ static void test_image_base64(void)
         size_t k = step < n - at ? step : n - at;
         memcpy(chunk, encoded + at, k);
         chunk[k] = 0;
-        delta(&t, 0, APR_ASM_DELTA_DATA, chunk);
+        delta(&t, 0, APS_ASM_DELTA_DATA, chunk);
         at += k;
         step = step % 7 + 1;
     }
-    apr_asm_finish(&t.a);
+    aps_asm_finish(&t.a);
     snprintf(expect, sizeof expect,
              "\"content\":[{\"type\":\"image\",\"mimeType\":\"image/png\",\"base64\":\"%s\"}]",
              encoded);
@@ -341,8 +341,8 @@ static void test_image_base64(void)
             start(&t, "d", "ai", NULL);
             snprintf(content, sizeof content, "{\"type\":\"%s\",\"base64\":\"AA\"}", types[i]);
             bstart(&t, 0, content);
-            delta(&t, 0, APR_ASM_DELTA_DATA, "==");
-            apr_asm_finish(&t.a);
+            delta(&t, 0, APS_ASM_DELTA_DATA, "==");
+            aps_asm_finish(&t.a);
             CHECK(strstr(tbuf_get(&t.c.out), "\"base64\":\"AA==\"}]") != NULL);
             CHECK_STR(tbuf_get(&t.c.violations), "");
             t_done(&t);
@@ -384,7 +384,7 @@ static void test_interleaved(void)
     mfinish(&t, NULL); /* block 0 still open: violation for m0 only */
     t.p = pl[1];
     text(&t, 0, "!");
-    apr_asm_finish(&t.a);
+    aps_asm_finish(&t.a);
     CHECK_STR(tbuf_get(&t.c.out),
               MSG_HEAD("m2", "[\"sub\"]", "\"n2\"", "\"ai\"")
               ",\"metadata\":null,\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"cccccccccc\"}],\"usage\":null,\"error\":null}\n"
@@ -420,7 +420,7 @@ static void test_violations_messages(void)
     start(&t, "m", "ai", NULL);
     mfinish(&t, NULL);
     CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"finished\"") != NULL);
-    CHECK_INT(apr_asm_violations(&t.a), 1);
+    CHECK_INT(aps_asm_violations(&t.a), 1);
     t_done(&t);
 
     /* a second finish */
@@ -537,17 +537,17 @@ static void test_delta_mismatch(void)
 {
     static const struct {
         const char *content;
-        apr_asm_delta kind;
+        aps_asm_delta kind;
         const char *name;
     } cases[] = {
-        { "{\"type\":\"reasoning\"}", APR_ASM_DELTA_TEXT, "text-delta" },
-        { "{\"type\":\"tool_call_chunk\",\"id\":null,\"name\":null,\"args\":null}", APR_ASM_DELTA_TEXT, "text-delta" },
-        { "{\"type\":\"text\",\"text\":\"\"}", APR_ASM_DELTA_REASONING, "reasoning-delta" },
-        { "{\"type\":\"text\",\"text\":\"\"}", APR_ASM_DELTA_DATA, "data-delta" },
-        { "{\"type\":\"non_standard\",\"value\":{}}", APR_ASM_DELTA_DATA, "data-delta" },
-        { "{\"type\":\"tool_call\",\"id\":null,\"name\":\"f\",\"args\":{}}", APR_ASM_DELTA_TOOL_CALL, "tool-call-delta" },
-        { "{\"type\":\"image\"}", APR_ASM_DELTA_TOOL_CALL, "tool-call-delta" },
-        { "{\"text\":\"\"}", APR_ASM_DELTA_TEXT, "text-delta" }, /* no type at all */
+        { "{\"type\":\"reasoning\"}", APS_ASM_DELTA_TEXT, "text-delta" },
+        { "{\"type\":\"tool_call_chunk\",\"id\":null,\"name\":null,\"args\":null}", APS_ASM_DELTA_TEXT, "text-delta" },
+        { "{\"type\":\"text\",\"text\":\"\"}", APS_ASM_DELTA_REASONING, "reasoning-delta" },
+        { "{\"type\":\"text\",\"text\":\"\"}", APS_ASM_DELTA_DATA, "data-delta" },
+        { "{\"type\":\"non_standard\",\"value\":{}}", APS_ASM_DELTA_DATA, "data-delta" },
+        { "{\"type\":\"tool_call\",\"id\":null,\"name\":\"f\",\"args\":{}}", APS_ASM_DELTA_TOOL_CALL, "tool-call-delta" },
+        { "{\"type\":\"image\"}", APS_ASM_DELTA_TOOL_CALL, "tool-call-delta" },
+        { "{\"text\":\"\"}", APS_ASM_DELTA_TEXT, "text-delta" }, /* no type at all */
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -582,7 +582,7 @@ static void test_poison_isolated(void)
     t.p = b;
     bstart(&t, 0, "{\"type\":\"text\",\"text\":\"\"}");
     t.p = a;
-    delta(&t, 0, APR_ASM_DELTA_REASONING, "bad");
+    delta(&t, 0, APS_ASM_DELTA_REASONING, "bad");
     t.p = b;
     text(&t, 0, "good");
     t.p = a;
@@ -592,7 +592,7 @@ static void test_poison_isolated(void)
     t.p = b;
     bfinish(&t, 0, "{\"type\":\"text\",\"text\":\"good\"}");
     mfinish(&t, NULL);
-    CHECK_INT(apr_asm_violations(&t.a), 1);
+    CHECK_INT(aps_asm_violations(&t.a), 1);
     CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"ma\"") != NULL);
     CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"good\"}]") != NULL);
     /* a new message-start in the failed place starts afresh */
@@ -600,7 +600,7 @@ static void test_poison_isolated(void)
     start(&t, "ma2", "ai", NULL);
     mfinish(&t, NULL);
     CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"ma2\",\"namespace\":[\"a\"],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
-    CHECK_INT(apr_asm_violations(&t.a), 1);
+    CHECK_INT(aps_asm_violations(&t.a), 1);
     t_done(&t);
 }
 
@@ -613,7 +613,7 @@ static void test_tools(void)
     /* the tool_call block of an AI message, then its execution */
     start(&t, "m", "ai", NULL);
     bstart(&t, 0, "{\"type\":\"tool_call_chunk\",\"id\":\"call_1\",\"name\":\"calc\",\"args\":\"\"}");
-    delta(&t, 0, APR_ASM_DELTA_TOOL_CALL, "{\"x\":1}");
+    delta(&t, 0, APS_ASM_DELTA_TOOL_CALL, "{\"x\":1}");
     bfinish(&t, 0, "{\"type\":\"tool_call\",\"id\":\"call_1\",\"name\":\"calc\",\"args\":{\"x\":1}}");
     mfinish(&t, NULL);
     t.p = P("tools", NULL, "tools");
@@ -656,7 +656,7 @@ static void test_tools(void)
     /* a running tool at the end is delivered as started, with no link */
     tstart(&t, "call_9", "slow", "[]");
     tdelta(&t, "call_9", "");
-    apr_asm_finish(&t.a);
+    aps_asm_finish(&t.a);
     CHECK(strstr(tbuf_get(&t.c.out), "\"toolCallId\":\"call_9\",\"namespace\":[\"tools\"],\"node\":\"tools\",\"toolName\":\"slow\",\"input\":[],\"status\":\"started\",\"outputDelta\":\"\",\"output\":null,\"error\":null}") != NULL);
     CHECK_INT(t.c.links, 1);
     t_done(&t);
@@ -688,7 +688,7 @@ static void test_links(void)
 
 static void test_limits(void)
 {
-    apr_asm_options o;
+    aps_asm_options o;
     T t;
     memset(&o, 0, sizeof o);
     o.max_open_messages = 1;
@@ -724,7 +724,7 @@ static void test_limits(void)
             text(&t, 0, chunk);
     }
     CHECK(strstr(tbuf_get(&t.c.violations), "limit: message exceeds the assembler's size limits (message \"big\")\n") != NULL);
-    CHECK_INT(apr_asm_violations(&t.a), 1);
+    CHECK_INT(aps_asm_violations(&t.a), 1);
     t.p = P("other", NULL, NULL);
     mfinish(&t, NULL);
     CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"small\",\"namespace\":[\"other\"],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
@@ -796,7 +796,7 @@ static void test_finish_order_and_reuse(void)
     tstart(&t, "tool", "f", NULL);
     t.p = P("b", NULL, NULL);
     start(&t, "second", "human", NULL);
-    apr_asm_finish(&t.a);
+    aps_asm_finish(&t.a);
     {
         const char *out = tbuf_get(&t.c.out);
         const char *a = strstr(out, "\"first\""), *b = strstr(out, "\"tool\""), *c = strstr(out, "\"second\"");
@@ -808,80 +808,80 @@ static void test_finish_order_and_reuse(void)
     start(&t, "again", "ai", NULL);
     mfinish(&t, NULL);
     CHECK(strstr(tbuf_get(&t.c.out), "\"again\"") != NULL);
-    CHECK_INT(apr_asm_violations(&t.a), 0);
+    CHECK_INT(aps_asm_violations(&t.a), 0);
     t_done(&t);
 }
 
 static void test_bad_views(void)
 {
     T t;
-    apr_asm_event e;
-    apr_error err = APR_ERROR_INIT;
+    aps_asm_event e;
+    aps_error err = APS_ERROR_INIT;
     t_init(&t, NULL);
-    e = E(&t.p, APR_ASM_MESSAGE_START, 1);
+    e = E(&t.p, APS_ASM_MESSAGE_START, 1);
     e.id.len = 3; /* NULL with a length */
-    CHECK_INT(apr_asm_feed(&t.a, &e, &err), APR_E_ARGUMENT);
-    e = E(&t.p, (apr_asm_kind)99, 2);
-    CHECK_INT(apr_asm_feed(&t.a, &e, NULL), APR_E_ARGUMENT);
-    e = E(&t.p, APR_ASM_MESSAGE_START, 3);
+    CHECK_INT(aps_asm_feed(&t.a, &e, &err), APS_E_ARGUMENT);
+    e = E(&t.p, (aps_asm_kind)99, 2);
+    CHECK_INT(aps_asm_feed(&t.a, &e, NULL), APS_E_ARGUMENT);
+    e = E(&t.p, APS_ASM_MESSAGE_START, 3);
     e.ns_len = 2; /* ns NULL */
-    CHECK_INT(apr_asm_feed(&t.a, &e, NULL), APR_E_ARGUMENT);
-    CHECK_INT(apr_asm_feed(&t.a, NULL, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_asm_feed(&t.a, &e, NULL), APS_E_ARGUMENT);
+    CHECK_INT(aps_asm_feed(&t.a, NULL, NULL), APS_E_ARGUMENT);
     CHECK_STR(tbuf_get(&t.c.out), "");
     t_done(&t);
 }
 
 /* Accessors give what the JSON line shows, inside the callback. */
-static void check_accessors(void *ctx, const apr_asm_message *m)
+static void check_accessors(void *ctx, const aps_asm_message *m)
 {
-    const apr_slice *segs;
-    apr_slice msg, code;
-    apr_json_raw raw;
+    const aps_slice *segs;
+    aps_slice msg, code;
+    aps_json_raw raw;
     int *ok = (int *)ctx;
-    *ok = apr_asm_message_namespace(m, &segs) == 1 && segs[0].len == 2 &&
-          memcmp(segs[0].ptr, "ns", 2) == 0 && apr_asm_message_node(m).len == 4 &&
-          apr_asm_message_id(m).len == 2 && apr_asm_message_role(m).ptr == NULL &&
-          apr_asm_message_metadata(m).len == 2 && apr_asm_message_usage(m).ptr == NULL &&
-          apr_asm_message_state(m) == APR_ASM_ERROR && apr_asm_message_block_count(m) == 2 &&
-          apr_asm_message_block_final(m, 0, &raw) && raw.len == 20 &&
-          !apr_asm_message_block_final(m, 1, NULL) && !apr_asm_message_block_final(m, 2, NULL) &&
-          apr_asm_message_error(m, &msg, &code) && msg.len == 4 && code.ptr == NULL;
+    *ok = aps_asm_message_namespace(m, &segs) == 1 && segs[0].len == 2 &&
+          memcmp(segs[0].ptr, "ns", 2) == 0 && aps_asm_message_node(m).len == 4 &&
+          aps_asm_message_id(m).len == 2 && aps_asm_message_role(m).ptr == NULL &&
+          aps_asm_message_metadata(m).len == 2 && aps_asm_message_usage(m).ptr == NULL &&
+          aps_asm_message_state(m) == APS_ASM_ERROR && aps_asm_message_block_count(m) == 2 &&
+          aps_asm_message_block_final(m, 0, &raw) && raw.len == 20 &&
+          !aps_asm_message_block_final(m, 1, NULL) && !aps_asm_message_block_final(m, 2, NULL) &&
+          aps_asm_message_error(m, &msg, &code) && msg.len == 4 && code.ptr == NULL;
 }
 
 static void test_accessors(void)
 {
-    apr_asm_callbacks cb;
-    apr_assembler a;
-    apr_asm_event e;
-    apr_slice ns[1];
+    aps_asm_callbacks cb;
+    aps_assembler a;
+    aps_asm_event e;
+    aps_slice ns[1];
     int ok = 0;
     memset(&cb, 0, sizeof cb);
     cb.on_message_done = check_accessors;
     cb.ctx = &ok;
-    apr_asm_init(&a, NULL, &cb);
+    aps_asm_init(&a, NULL, &cb);
     ns[0] = S("ns");
     memset(&e, 0, sizeof e);
     e.ns = ns;
     e.ns_len = 1;
     e.node = S("node");
-    e.kind = APR_ASM_MESSAGE_START;
+    e.kind = APS_ASM_MESSAGE_START;
     e.id = S("id");
     e.metadata = R("{}");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e.kind = APR_ASM_BLOCK_START;
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e.kind = APS_ASM_BLOCK_START;
     e.content = R("{\"type\":\"text\",\"text\":\"\"}");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e.kind = APR_ASM_BLOCK_FINISH;
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e.kind = APS_ASM_BLOCK_FINISH;
     e.content = R("{\"type\":\"reasoning\"}");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e.kind = APR_ASM_BLOCK_START;
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e.kind = APS_ASM_BLOCK_START;
     e.index = 1;
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
-    e.kind = APR_ASM_MESSAGE_ERROR;
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
+    e.kind = APS_ASM_MESSAGE_ERROR;
     e.message = S("oops");
-    CHECK_INT(apr_asm_feed(&a, &e, NULL), APR_OK);
+    CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     CHECK(ok);
-    apr_asm_deinit(&a);
+    aps_asm_deinit(&a);
 }
 
 int main(void)

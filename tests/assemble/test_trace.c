@@ -15,14 +15,14 @@ typedef struct run_stats {
 } run_stats;
 
 /* Feeds every line of `text` through the adapter into `a`. */
-static void run_lines(apr_assembler *a, adapter *ad, const char *text, size_t len, run_stats *st)
+static void run_lines(aps_assembler *a, adapter *ad, const char *text, size_t len, run_stats *st)
 {
     size_t at = 0;
     uint64_t line = 0;
     while (at < len) {
         const char *nl = (const char *)memchr(text + at, '\n', len - at);
         size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-        apr_asm_event ev;
+        aps_asm_event ev;
         int r;
         line++;
         r = adapt_line(ad, text + at, n, line, &ev);
@@ -33,8 +33,8 @@ static void run_lines(apr_assembler *a, adapter *ad, const char *text, size_t le
         else
             st->used++;
         if (r >= 0) {
-            apr_status s = apr_asm_feed(a, &ev, NULL);
-            CHECK(s == APR_OK);
+            aps_status s = aps_asm_feed(a, &ev, NULL);
+            CHECK(s == APS_OK);
         }
         at += n + 1;
     }
@@ -45,8 +45,8 @@ static void test_trace(void)
     size_t len;
     char *text = read_file(TRACE, &len);
     collector c;
-    apr_asm_callbacks cb;
-    apr_assembler a;
+    aps_asm_callbacks cb;
+    aps_assembler a;
     adapter ad;
     run_stats st = { 0, 0, 0 };
     const char *out, *m1, *tool, *m2, *m3;
@@ -55,11 +55,11 @@ static void test_trace(void)
         return;
     memset(&c, 0, sizeof c);
     memset(&ad, 0, sizeof ad);
-    apr_asm_reader_init(&ad);
+    aps_asm_reader_init(&ad);
     cb = col_callbacks(&c);
-    apr_asm_init(&a, NULL, &cb);
+    aps_asm_init(&a, NULL, &cb);
     run_lines(&a, &ad, text, len, &st);
-    apr_asm_finish(&a);
+    aps_asm_finish(&a);
     CHECK_INT(st.bad, 0);
     /* 41 messages events, 2 of them the unknown "usage" (kind OTHER), and 2 tools events */
     CHECK_INT(st.used, 41);
@@ -93,29 +93,29 @@ static void test_trace(void)
     CHECK(strncmp(tbuf_get(&c.link_json), "{\"index\": 0, \"type\": \"input_json_delta\", \"id\": \"toolu_01RYpmgSmXeKZcyJWFNzNEt4\"", 79) == 0);
     /* the streamed text of the answer is exactly its finished text */
     if (m3 != NULL) {
-        apr_json_raw line, content, block, text_raw;
-        apr_json_reader r;
-        apr_slice s;
-        apr_arena arena;
+        aps_json_raw line, content, block, text_raw;
+        aps_json_reader r;
+        aps_slice s;
+        aps_arena arena;
         int more = 0;
         const char *app = strstr(tbuf_get(&c.appended), "The result is **80,235**.");
-        apr_arena_init(&arena, NULL);
+        aps_arena_init(&arena, NULL);
         line.ptr = m3;
         line.len = strcspn(m3, "\n");
-        CHECK(apr_json_raw_member(line, "content", 7, &arena, &content, NULL) == APR_OK);
-        apr_json_raw_reader(&r, content, &arena);
-        CHECK(apr_json_read_array(&r, NULL) == APR_OK);
-        CHECK(apr_json_next_element(&r, &more, NULL) == APR_OK && more);
-        CHECK(apr_json_read_raw(&r, &block, NULL) == APR_OK);
-        CHECK(apr_json_raw_member(block, "text", 4, &arena, &text_raw, NULL) == APR_OK);
-        apr_json_raw_reader(&r, text_raw, &arena);
-        CHECK(apr_json_read_string(&r, &s, NULL) == APR_OK);
+        CHECK(aps_json_raw_member(line, "content", 7, &arena, &content, NULL) == APS_OK);
+        aps_json_raw_reader(&r, content, &arena);
+        CHECK(aps_json_read_array(&r, NULL) == APS_OK);
+        CHECK(aps_json_next_element(&r, &more, NULL) == APS_OK && more);
+        CHECK(aps_json_read_raw(&r, &block, NULL) == APS_OK);
+        CHECK(aps_json_raw_member(block, "text", 4, &arena, &text_raw, NULL) == APS_OK);
+        aps_json_raw_reader(&r, text_raw, &arena);
+        CHECK(aps_json_read_string(&r, &s, NULL) == APS_OK);
         CHECK(app != NULL && s.len == strlen(app) && memcmp(s.ptr, app, s.len) == 0);
         CHECK_INT(s.len, 882);
-        apr_arena_deinit(&arena);
+        aps_arena_deinit(&arena);
     }
-    apr_asm_deinit(&a);
-    apr_asm_reader_deinit(&ad);
+    aps_asm_deinit(&a);
+    aps_asm_reader_deinit(&ad);
     col_free(&c);
     free(text);
 }
@@ -126,8 +126,8 @@ static void test_hostile_lines(void)
     size_t len, at = 0, lines = 0;
     char *text = read_file(TRACE, &len);
     collector c;
-    apr_asm_callbacks cb;
-    apr_assembler a;
+    aps_asm_callbacks cb;
+    aps_assembler a;
     adapter ad;
     run_stats st = { 0, 0, 0 };
     uint64_t seed = 7;
@@ -150,9 +150,9 @@ static void test_hostile_lines(void)
         return;
     memset(&c, 0, sizeof c);
     memset(&ad, 0, sizeof ad);
-    apr_asm_reader_init(&ad);
+    aps_asm_reader_init(&ad);
     cb = col_callbacks(&c);
-    apr_asm_init(&a, NULL, &cb);
+    aps_asm_init(&a, NULL, &cb);
     for (i = 0; i < sizeof crafted / sizeof crafted[0]; i++)
         run_lines(&a, &ad, crafted[i], strlen(crafted[i]), &st);
     CHECK(st.bad >= 10);
@@ -181,9 +181,9 @@ static void test_hostile_lines(void)
     }
     CHECK_INT(lines, 59);
     CHECK(st.bad > 59 * 50);
-    apr_asm_finish(&a);
-    apr_asm_deinit(&a);
-    apr_asm_reader_deinit(&ad);
+    aps_asm_finish(&a);
+    aps_asm_deinit(&a);
+    aps_asm_reader_deinit(&ad);
     col_free(&c);
     free(text);
 }

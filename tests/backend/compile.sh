@@ -23,6 +23,8 @@ if [ $# -lt 7 ]; then
     exit 2
 fi
 work=$1 include=$2 prefix=$3 lang=$4 compiler=$5 how=$6
+# RUNTIME_INCLUDE is the runtime layers' include folders, separated by ':'
+incflags=$(printf '%s' "$include" | sed 's/^/-I/; s/:/ -I/g')
 shift 6
 rm -rf "$work" && mkdir -p "$work/out" || exit 2
 out=$work/out
@@ -70,11 +72,11 @@ fi
 case $lang in
 c)
     set -- -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror \
-        -I"$include" -I"$out" -c "$out/$prefix.c" -o "$work/$prefix.o"
+        $incflags -I"$out" -c "$out/$prefix.c" -o "$work/$prefix.o"
     ;;
 c++)
     printf '#include "%s.h"\n' "$prefix" >"$work/use.cpp"
-    set -- -std=c++11 -Wall -Wextra -Wpedantic -Werror -I"$include" -I"$out" -c "$work/use.cpp" -o "$work/use.o"
+    set -- -std=c++11 -Wall -Wextra -Wpedantic -Werror $incflags -I"$out" -c "$work/use.cpp" -o "$work/use.o"
     ;;
 *)
     echo "compile.sh: unknown language '$lang'" >&2

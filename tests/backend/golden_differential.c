@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 #include "schema_internal.h"
 #include "cddl.h"
 #include "interp.h"
@@ -40,7 +40,7 @@
 typedef struct golden {
     const char *name;             /* the schema's name, also the prefix */
     const char *path;             /* NAME.cddl */
-    const apr_named_type *types;  /* NAME_types, from the generated code */
+    const aps_named_type *types;  /* NAME_types, from the generated code */
     const size_t *count;
     const char *roots[4];         /* from NAME.args (`--root R`), NULL-terminated */
 } golden;
@@ -58,40 +58,40 @@ static int chance(unsigned percent)
 /* ---- instances --------------------------------------------------------------- */
 
 /* A member name in the spelling `snake` asks for. */
-static void write_name(apr_json_writer *w, const apr_field *f, int snake)
+static void write_name(aps_json_writer *w, const aps_field *f, int snake)
 {
     if (snake)
-        apr_json_write_key(w, f->snake, f->snake_len);
+        aps_json_write_key(w, f->snake, f->snake_len);
     else
-        apr_json_write_key(w, f->key, f->key_len);
+        aps_json_write_key(w, f->key, f->key_len);
 }
 
-static void write_literal(apr_json_writer *w, const apr_literal *l)
+static void write_literal(aps_json_writer *w, const aps_literal *l)
 {
     switch (l->kind) {
-    case APR_LIT_TEXT:
-        apr_json_write_string(w, l->text, l->len);
+    case APS_LIT_TEXT:
+        aps_json_write_string(w, l->text, l->len);
         break;
-    case APR_LIT_INT:
-        apr_json_write_int64(w, l->i);
+    case APS_LIT_INT:
+        aps_json_write_int64(w, l->i);
         break;
-    case APR_LIT_UINT:
-        apr_json_write_uint64(w, l->u);
+    case APS_LIT_UINT:
+        aps_json_write_uint64(w, l->u);
         break;
-    case APR_LIT_FLOAT:
-        apr_json_write_double(w, l->f);
+    case APS_LIT_FLOAT:
+        aps_json_write_double(w, l->f);
         break;
-    case APR_LIT_BOOL:
-        apr_json_write_bool(w, l->i != 0);
+    case APS_LIT_BOOL:
+        aps_json_write_bool(w, l->i != 0);
         break;
     default:
-        apr_json_write_null(w);
+        aps_json_write_null(w);
         break;
     }
 }
 
 /* A text of `n` bytes: ASCII mostly, some characters to escape, some UTF-8. */
-static void write_text(apr_json_writer *w, size_t n)
+static void write_text(aps_json_writer *w, size_t n)
 {
     static const char *const pieces[] = { "a", "b", "Z", "0", "_", "-", ":", " ", "\"", "\\", "\n", "\xc3\xa9" };
     char buf[64];
@@ -106,7 +106,7 @@ static void write_text(apr_json_writer *w, size_t n)
         memcpy(buf + at, p, k);
         at += k;
     }
-    apr_json_write_string(w, buf, at);
+    aps_json_write_string(w, buf, at);
 }
 
 /* A count in [min, max], small. */
@@ -116,162 +116,162 @@ static size_t some_count(size_t min, size_t max)
     return min + (size_t)(next_rand() % (hi - min + 1));
 }
 
-static void write_value(apr_json_writer *w, const apr_type *t, int snake, int depth);
+static void write_value(aps_json_writer *w, const aps_type *t, int snake, int depth);
 
-static void write_any(apr_json_writer *w, int depth)
+static void write_any(aps_json_writer *w, int depth)
 {
     switch (next_rand() % (depth < MAX_DEPTH ? 6 : 4)) {
     case 0:
-        apr_json_write_null(w);
+        aps_json_write_null(w);
         break;
     case 1:
-        apr_json_write_int64(w, (int64_t)(next_rand() % 2001) - 1000);
+        aps_json_write_int64(w, (int64_t)(next_rand() % 2001) - 1000);
         break;
     case 2:
         write_text(w, next_rand() % 6);
         break;
     case 3:
-        apr_json_write_bool(w, chance(50));
+        aps_json_write_bool(w, chance(50));
         break;
     case 4:
-        apr_json_write_array_begin(w);
+        aps_json_write_array_begin(w);
         write_any(w, depth + 1);
-        apr_json_write_array_end(w);
+        aps_json_write_array_end(w);
         break;
     default:
-        apr_json_write_object_begin(w);
-        apr_json_write_key(w, "k", 1);
+        aps_json_write_object_begin(w);
+        aps_json_write_key(w, "k", 1);
         write_any(w, depth + 1);
-        apr_json_write_object_end(w);
+        aps_json_write_object_end(w);
         break;
     }
 }
 
 /* The members of struct `t` (and of a variant inlined into it), in schema order or shuffled. */
-static void write_members(apr_json_writer *w, const apr_type *t, int snake, int depth, int open_object)
+static void write_members(aps_json_writer *w, const aps_type *t, int snake, int depth, int open_object)
 {
-    const apr_field *order[64];
+    const aps_field *order[64];
     size_t n = 0, i;
-    const apr_type *variant = NULL;
+    const aps_type *variant = NULL;
     if (open_object)
-        apr_json_write_object_begin(w);
+        aps_json_write_object_begin(w);
     for (i = 0; i < t->u.st.nfields && n < 64; i++) {
-        const apr_field *f = &t->u.st.fields[i];
-        if ((f->flags & APR_F_OPTIONAL) && (depth >= MAX_DEPTH || chance(40)))
+        const aps_field *f = &t->u.st.fields[i];
+        if ((f->flags & APS_F_OPTIONAL) && (depth >= MAX_DEPTH || chance(40)))
             continue;
         order[n++] = f;
     }
     if (chance(25)) /* members in another order: discriminants late, names out of turn */
         for (i = n; i > 1; i--) {
             size_t j = (size_t)(next_rand() % i);
-            const apr_field *tmp = order[i - 1];
+            const aps_field *tmp = order[i - 1];
             order[i - 1] = order[j];
             order[j] = tmp;
         }
     for (i = 0; i < n; i++) {
-        const apr_field *f = order[i];
+        const aps_field *f = order[i];
         write_name(w, f, snake);
-        if ((f->flags & APR_F_NULLABLE) && chance(20))
-            apr_json_write_null(w);
+        if ((f->flags & APS_F_NULLABLE) && chance(20))
+            aps_json_write_null(w);
         else
             write_value(w, f->type, snake, depth + 1);
     }
     if (t->u.st.variants != NULL && t->u.st.variants->u.un.nalts != 0) {
-        const apr_type *un = t->u.st.variants;
+        const aps_type *un = t->u.st.variants;
         variant = un->u.un.alts[next_rand() % un->u.un.nalts];
-        if (variant->kind == APR_K_STRUCT)
+        if (variant->kind == APS_K_STRUCT)
             write_members(w, variant, snake, depth, 0);
     }
     if (t->u.st.open && chance(30)) {
-        apr_json_write_key(w, "zzExtra", 7);
+        aps_json_write_key(w, "zzExtra", 7);
         if (t->u.st.extras_type != NULL)
             write_value(w, t->u.st.extras_type, snake, depth + 1);
         else
             write_any(w, depth + 1);
     }
     if (open_object)
-        apr_json_write_object_end(w);
+        aps_json_write_object_end(w);
 }
 
-static void write_value(apr_json_writer *w, const apr_type *t, int snake, int depth)
+static void write_value(aps_json_writer *w, const aps_type *t, int snake, int depth)
 {
     size_t i, n;
     switch (t->kind) {
-    case APR_K_ANY:
+    case APS_K_ANY:
         write_any(w, depth);
         break;
-    case APR_K_BOOL:
-        apr_json_write_bool(w, chance(50));
+    case APS_K_BOOL:
+        aps_json_write_bool(w, chance(50));
         break;
-    case APR_K_INT:
+    case APS_K_INT:
         if (chance(30))
-            apr_json_write_int64(w, chance(50) ? t->u.i.min : t->u.i.max);
+            aps_json_write_int64(w, chance(50) ? t->u.i.min : t->u.i.max);
         else if (t->u.i.min <= 0 && t->u.i.max >= 100)
-            apr_json_write_int64(w, (int64_t)(next_rand() % 100));
+            aps_json_write_int64(w, (int64_t)(next_rand() % 100));
         else
-            apr_json_write_int64(w, t->u.i.min);
+            aps_json_write_int64(w, t->u.i.min);
         break;
-    case APR_K_UINT:
+    case APS_K_UINT:
         if (chance(30))
-            apr_json_write_uint64(w, chance(50) ? t->u.u.min : t->u.u.max);
+            aps_json_write_uint64(w, chance(50) ? t->u.u.min : t->u.u.max);
         else
-            apr_json_write_uint64(w, t->u.u.min + next_rand() % 100 <= t->u.u.max ? t->u.u.min + next_rand() % 100
+            aps_json_write_uint64(w, t->u.u.min + next_rand() % 100 <= t->u.u.max ? t->u.u.min + next_rand() % 100
                                                                                   : t->u.u.min);
         break;
-    case APR_K_FLOAT:
+    case APS_K_FLOAT:
         if (t->u.f.has_min && !t->u.f.min_exclusive && chance(30))
-            apr_json_write_double(w, t->u.f.min);
+            aps_json_write_double(w, t->u.f.min);
         else
-            apr_json_write_double(w, t->u.f.has_min ? t->u.f.min + 0.5 : (double)(next_rand() % 1000) / 8.0);
+            aps_json_write_double(w, t->u.f.has_min ? t->u.f.min + 0.5 : (double)(next_rand() % 1000) / 8.0);
         break;
-    case APR_K_TEXT: {
+    case APS_K_TEXT: {
         size_t max = t->u.text.max_len < t->u.text.min_len + 12 ? t->u.text.max_len : t->u.text.min_len + 12;
         write_text(w, t->u.text.min_len + (size_t)(next_rand() % (max - t->u.text.min_len + 1)));
         break;
     }
-    case APR_K_LITERAL:
+    case APS_K_LITERAL:
         write_literal(w, &t->u.lit);
         break;
-    case APR_K_ENUM:
+    case APS_K_ENUM:
         if (t->u.enm.count == 0 || (t->u.enm.other != NULL && chance(20)))
             write_text(w, 4);
         else
             write_literal(w, &t->u.enm.values[next_rand() % t->u.enm.count]);
         break;
-    case APR_K_STRUCT:
+    case APS_K_STRUCT:
         write_members(w, t, snake, depth, 1);
         break;
-    case APR_K_ARRAY:
+    case APS_K_ARRAY:
         n = some_count(t->u.arr.min, t->u.arr.max);
         if (depth >= MAX_DEPTH)
             n = t->u.arr.min;
-        apr_json_write_array_begin(w);
+        aps_json_write_array_begin(w);
         for (i = 0; i < n; i++)
             write_value(w, t->u.arr.elem, snake, depth + 1);
-        apr_json_write_array_end(w);
+        aps_json_write_array_end(w);
         break;
-    case APR_K_MAP:
+    case APS_K_MAP:
         n = some_count(t->u.map.min, t->u.map.max);
         if (depth >= MAX_DEPTH)
             n = t->u.map.min;
-        apr_json_write_object_begin(w);
+        aps_json_write_object_begin(w);
         for (i = 0; i < n; i++) {
             char key[16];
             int len = snprintf(key, sizeof key, "key%zu", i);
-            apr_json_write_key(w, key, (size_t)len);
+            aps_json_write_key(w, key, (size_t)len);
             write_value(w, t->u.map.value, snake, depth + 1);
         }
-        apr_json_write_object_end(w);
+        aps_json_write_object_end(w);
         break;
-    case APR_K_UNION:
+    case APS_K_UNION:
         if (t->u.un.nalts == 0) {
-            apr_json_write_null(w);
+            aps_json_write_null(w);
             break;
         }
         write_value(w, t->u.un.alts[next_rand() % t->u.un.nalts], snake, depth + 1);
         break;
     default:
-        apr_json_write_null(w);
+        aps_json_write_null(w);
         break;
     }
 }
@@ -279,21 +279,21 @@ static void write_value(apr_json_writer *w, const apr_type *t, int snake, int de
 /* ---- comparing --------------------------------------------------------------- */
 
 /* The compact JSON of `value` (malloc'd, NULL when it cannot be encoded). */
-static char *encode(const apr_type *t, const void *value, apr_key_case kc, size_t *len)
+static char *encode(const aps_type *t, const void *value, aps_key_case kc, size_t *len)
 {
-    apr_json_writer w;
-    apr_encode_options eo;
+    aps_json_writer w;
+    aps_encode_options eo;
     char *out = NULL;
     memset(&eo, 0, sizeof eo);
-    eo.key_case = kc == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
-    apr_json_writer_init(&w, NULL);
-    if (apr_schema_encode(t, value, &w, &eo) == APR_OK && apr_json_writer_finish(&w, NULL) == APR_OK) {
-        *len = apr_json_writer_len(&w);
+    eo.key_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
+    aps_json_writer_init(&w, NULL);
+    if (aps_schema_encode(t, value, &w, &eo) == APS_OK && aps_json_writer_finish(&w, NULL) == APS_OK) {
+        *len = aps_json_writer_len(&w);
         out = (char *)malloc(*len + 1);
         if (out != NULL)
-            memcpy(out, apr_json_writer_data(&w), *len);
+            memcpy(out, aps_json_writer_data(&w), *len);
     }
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
     return out;
 }
 
@@ -304,37 +304,37 @@ static long generated_taken, table_taken;
  * fast path accepts, the exact decoder accepts, with the same value; what
  * the generated validator calls valid, the tables call valid.
  */
-static int paths_agree(const apr_type *t, const char *json, size_t len, const apr_decode_options *opt,
-                       apr_arena *arena)
+static int paths_agree(const aps_type *t, const char *json, size_t len, const aps_decode_options *opt,
+                       aps_arena *arena)
 {
     void *exact, *fast;
-    apr_status st;
+    aps_status st;
     size_t elen = 0, flen = 0;
     char *e, *f;
     int pass, ok = 1;
-    apr_arena_reset(arena);
-    exact = apr_arena_alloc(arena, t->size ? t->size : 1);
-    fast = apr_arena_alloc(arena, t->size ? t->size : 1);
+    aps_arena_reset(arena);
+    exact = aps_arena_alloc(arena, t->size ? t->size : 1);
+    fast = aps_arena_alloc(arena, t->size ? t->size : 1);
     if (exact == NULL || fast == NULL)
         return 0;
-    st = apr_schema_priv_decode_exact(t, json, len, arena, exact, opt, NULL);
-    e = st == APR_OK ? encode(t, exact, opt->key_case, &elen) : NULL;
+    st = aps_schema_priv_decode_exact(t, json, len, arena, exact, opt, NULL);
+    e = st == APS_OK ? encode(t, exact, opt->key_case, &elen) : NULL;
     for (pass = 0; pass < 2; pass++) {
         bool generated = pass == 0;
         if (generated && t->fast == NULL)
             continue;
         memset(fast, 0, t->size ? t->size : 1);
-        if (!apr_schema_priv_decode_fast(t, json, len, arena, fast, opt, generated))
+        if (!aps_schema_priv_decode_fast(t, json, len, arena, fast, opt, generated))
             continue;
         if (generated)
             generated_taken++;
         else
             table_taken++;
         f = encode(t, fast, opt->key_case, &flen);
-        if (st != APR_OK || e == NULL || f == NULL || flen != elen || memcmp(e, f, elen) != 0)
+        if (st != APS_OK || e == NULL || f == NULL || flen != elen || memcmp(e, f, elen) != 0)
             ok = 0;
         if (t->valid != NULL && t->valid(fast, opt->strict, 0) &&
-            apr_schema_priv_validate_tables(t, fast, opt->strict, NULL) != APR_OK)
+            aps_schema_priv_validate_tables(t, fast, opt->strict, NULL) != APS_OK)
             ok = 0;
         free(f);
     }
@@ -343,24 +343,24 @@ static int paths_agree(const apr_type *t, const char *json, size_t len, const ap
 }
 
 typedef struct outcome {
-    apr_status status;
-    apr_error err;
+    aps_status status;
+    aps_error err;
     char *encoded; /* malloc'd, when decoded */
     size_t encoded_len;
-    apr_status valid;
+    aps_status valid;
 } outcome;
 
-static outcome run(const apr_type *t, const char *json, size_t len, const apr_decode_options *opt,
-                   apr_arena *arena)
+static outcome run(const aps_type *t, const char *json, size_t len, const aps_decode_options *opt,
+                   aps_arena *arena)
 {
     outcome o;
     void *value;
     memset(&o, 0, sizeof o);
-    apr_arena_reset(arena);
-    value = apr_arena_alloc(arena, t->size ? t->size : 1);
-    o.status = apr_schema_decode(t, json, len, arena, value, opt, &o.err);
-    if (o.status == APR_OK) {
-        o.valid = apr_schema_validate(t, value, opt->strict, NULL);
+    aps_arena_reset(arena);
+    value = aps_arena_alloc(arena, t->size ? t->size : 1);
+    o.status = aps_schema_decode(t, json, len, arena, value, opt, &o.err);
+    if (o.status == APS_OK) {
+        o.valid = aps_schema_validate(t, value, opt->strict, NULL);
         o.encoded = encode(t, value, opt->key_case, &o.encoded_len);
     }
     return o;
@@ -368,35 +368,35 @@ static outcome run(const apr_type *t, const char *json, size_t len, const apr_de
 
 static long compared, decoded, differed;
 
-static void compare(const golden *g, const char *type, const apr_type *gen, const apr_type *interp,
-                    const char *json, size_t len, apr_arena *arena)
+static void compare(const golden *g, const char *type, const aps_type *gen, const aps_type *interp,
+                    const char *json, size_t len, aps_arena *arena)
 {
     int strict, kc;
     for (strict = 0; strict < 2; strict++) {
         for (kc = 0; kc < 3; kc++) {
-            apr_decode_options opt;
+            aps_decode_options opt;
             outcome a, b;
             memset(&opt, 0, sizeof opt);
             opt.strict = strict != 0;
-            opt.key_case = (apr_key_case)kc;
+            opt.key_case = (aps_key_case)kc;
             a = run(gen, json, len, &opt, arena);
             b = run(interp, json, len, &opt, arena);
             compared++;
-            decoded += a.status == APR_OK;
+            decoded += a.status == APS_OK;
             if (!paths_agree(gen, json, len, &opt, arena) && differed++ < 20)
                 fprintf(stderr, "%s %s (%s, case %d): a fast path disagrees with the exact decoder on %.*s\n",
                         g->name, type, strict ? "strict" : "tolerant", kc, (int)(len < 300 ? len : 300), json);
             if (a.status != b.status || strcmp(a.err.pointer, b.err.pointer) != 0 ||
                 strcmp(a.err.message, b.err.message) != 0 || a.err.offset != b.err.offset ||
-                a.valid != b.valid || a.valid != APR_OK || a.encoded_len != b.encoded_len ||
+                a.valid != b.valid || a.valid != APS_OK || a.encoded_len != b.encoded_len ||
                 (a.encoded_len && memcmp(a.encoded, b.encoded, a.encoded_len) != 0)) {
                 if (differed++ < 20)
                     fprintf(stderr,
                             "%s %s (%s, case %d) on %.*s\n  generated:   %s at '%s' [%zu] %s; %.*s\n"
                             "  interpreted: %s at '%s' [%zu] %s; %.*s\n",
                             g->name, type, strict ? "strict" : "tolerant", kc, (int)(len < 300 ? len : 300), json,
-                            apr_status_str(a.status), a.err.pointer, a.err.offset, a.err.message,
-                            (int)a.encoded_len, a.encoded ? a.encoded : "", apr_status_str(b.status),
+                            aps_status_str(a.status), a.err.pointer, a.err.offset, a.err.message,
+                            (int)a.encoded_len, a.encoded ? a.encoded : "", aps_status_str(b.status),
                             b.err.pointer, b.err.offset, b.err.message, (int)b.encoded_len,
                             b.encoded ? b.encoded : "");
             }
@@ -416,7 +416,7 @@ static void compare(const golden *g, const char *type, const apr_type *gen, cons
  * order, so the n-th entry of a name is the n-th type of the module with
  * that rule.
  */
-static const apr_type *interpreted(cddl_ctx *ctx, const ir_module *mod, const golden *g, size_t i)
+static const aps_type *interpreted(cddl_ctx *ctx, const ir_module *mod, const golden *g, size_t i)
 {
     ir_module from = *mod;
     size_t seen = 0, j;
@@ -434,7 +434,7 @@ static const apr_type *interpreted(cddl_ctx *ctx, const ir_module *mod, const go
     return NULL;
 }
 
-static int test_schema(const golden *g, apr_arena *arena, long *types_tested)
+static int test_schema(const golden *g, aps_arena *arena, long *types_tested)
 {
     diag_ctx d;
     cddl_ctx ctx;
@@ -465,29 +465,29 @@ static int test_schema(const golden *g, apr_arena *arena, long *types_tested)
         return 1;
     }
     for (i = 0; i < *g->count; i++) {
-        const apr_named_type *nt = &g->types[i];
-        const apr_type *interp = interpreted(&ctx, &mod, g, i);
+        const aps_named_type *nt = &g->types[i];
+        const aps_type *interp = interpreted(&ctx, &mod, g, i);
         if (interp == NULL)
             continue; /* a path such as "Event.params", reached through its parent */
         (*types_tested)++;
         for (k = 0; k < instances; k++) {
-            apr_json_writer w;
+            aps_json_writer w;
             char *mut;
             int snake = chance(30);
-            apr_json_writer_init(&w, NULL);
+            aps_json_writer_init(&w, NULL);
             write_value(&w, interp, snake, 0);
-            if (apr_json_writer_finish(&w, NULL) != APR_OK) {
-                apr_json_writer_deinit(&w);
+            if (aps_json_writer_finish(&w, NULL) != APS_OK) {
+                aps_json_writer_deinit(&w);
                 continue;
             }
-            compare(g, nt->name, nt->type, interp, apr_json_writer_data(&w), apr_json_writer_len(&w), arena);
-            mut = (char *)malloc(2 * apr_json_writer_len(&w) + 16);
+            compare(g, nt->name, nt->type, interp, aps_json_writer_data(&w), aps_json_writer_len(&w), arena);
+            mut = (char *)malloc(2 * aps_json_writer_len(&w) + 16);
             for (m = 0; mut != NULL && m < MUTATIONS; m++) {
-                size_t n = mutate(apr_json_writer_data(&w), apr_json_writer_len(&w), mut);
+                size_t n = mutate(aps_json_writer_data(&w), aps_json_writer_len(&w), mut);
                 compare(g, nt->name, nt->type, interp, mut, n, arena);
             }
             free(mut);
-            apr_json_writer_deinit(&w);
+            aps_json_writer_deinit(&w);
         }
     }
     cddl_source_deinit(&src);
@@ -497,10 +497,10 @@ static int test_schema(const golden *g, apr_arena *arena, long *types_tested)
 
 int main(void)
 {
-    apr_arena arena;
+    aps_arena arena;
     size_t i;
     long types = 0;
-    apr_arena_init(&arena, NULL);
+    aps_arena_init(&arena, NULL);
     for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
         long before = types;
         CHECK_INT(test_schema(&goldens[i], &arena, &types), 0);
@@ -514,6 +514,6 @@ int main(void)
     CHECK(generated_taken > decoded / 4);
     CHECK(table_taken > decoded / 4);
     CHECK(differed == 0);
-    apr_arena_deinit(&arena);
+    aps_arena_deinit(&arena);
     return test_report();
 }

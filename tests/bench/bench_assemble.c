@@ -14,11 +14,11 @@
  * lengths follow no pattern a branch predictor could learn.
  *
  * Timed: for each decoded event, what a caller does, filling an
- * apr_asm_event view from the decoded message (apstream assemble's code for
- * this kind) and apr_asm_feed, or filling views for 64 events in an array
- * and apr_asm_feed_batch; one message per 4 MiB of text. Reported:
+ * aps_asm_event view from the decoded message (apstream assemble's code for
+ * this kind) and aps_asm_feed, or filling views for 64 events in an array
+ * and aps_asm_feed_batch; one message per 4 MiB of text. Reported:
  * appended text bytes per second and events per second, without callbacks,
- * with the padded promise (apr_asm_options.padded: the decoded strings lie
+ * with the padded promise (aps_asm_options.padded: the decoded strings lie
  * in the JSON buffer, which has room after every event, or in the arena),
  * with callbacks (on_append summing the bytes, as a renderer would see
  * them, and on_message_done), with the same text in 64-byte deltas, with 8
@@ -34,7 +34,7 @@
 #include "bench.h"
 
 #include "ap.h"
-#include "apr_assemble.h"
+#include "aps/asm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +50,8 @@ typedef struct sink {
     uint64_t messages;
 } sink;
 
-static void on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_asm_delta kind,
-                      apr_slice appended)
+static void on_append(void *ctx, const aps_asm_message *m, uint64_t index, aps_asm_delta kind,
+                      aps_slice appended)
 {
     (void)m;
     (void)index;
@@ -59,7 +59,7 @@ static void on_append(void *ctx, const apr_asm_message *m, uint64_t index, apr_a
     ((sink *)ctx)->appended += appended.len;
 }
 
-static void on_done(void *ctx, const apr_asm_message *m)
+static void on_done(void *ctx, const aps_asm_message *m)
 {
     (void)m;
     ((sink *)ctx)->messages++;
@@ -75,16 +75,16 @@ static const char *const ns_names[PLACES] = {
 typedef struct corpus {
     char *json;           /* the events' JSON texts, which the decoded strings borrow from */
     ap_message_t *msgs;   /* EVENTS decoded events */
-    apr_asm_event *views; /* the same described as assembler views (for VIA_VIEWS) */
-    apr_arena arena;      /* what the decoder allocated for them */
-    apr_slice ns[PLACES];
-    char names[PLACES][64]; /* the namespaces, padded (APR_PADDING bytes after each) */
+    aps_asm_event *views; /* the same described as assembler views (for VIA_VIEWS) */
+    aps_arena arena;      /* what the decoder allocated for them */
+    aps_slice ns[PLACES];
+    char names[PLACES][64]; /* the namespaces, padded (APS_PADDING bytes after each) */
     size_t places;        /* event i is in namespace i % places */
     uint16_t *order;      /* ORDER indexes into msgs */
     uint64_t order_bytes; /* text bytes of the events in `order` */
 } corpus;
 
-static inline int event_view(const ap_message_t *msg, apr_asm_event *ev);
+static inline int event_view(const ap_message_t *msg, aps_asm_event *ev);
 
 /*
  * Writes EVENTS text deltas as JSON, event i in namespace i % places, and
@@ -103,9 +103,9 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
     c->places = places;
     c->json = (char *)malloc(cap);
     c->msgs = (ap_message_t *)calloc(EVENTS, sizeof *c->msgs);
-    c->views = (apr_asm_event *)calloc(EVENTS, sizeof *c->views);
+    c->views = (aps_asm_event *)calloc(EVENTS, sizeof *c->views);
     c->order = (uint16_t *)malloc(ORDER * sizeof *c->order);
-    apr_arena_init(&c->arena, NULL);
+    aps_arena_init(&c->arena, NULL);
     if (start == NULL || c->json == NULL || c->msgs == NULL || c->views == NULL || c->order == NULL) {
         free(start);
         return 1;
@@ -135,7 +135,7 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
     start[EVENTS] = at;
     for (i = 0; i < EVENTS && !failed; i++)
         failed = ap_message_decode(c->json + start[i], start[i + 1] - start[i], &c->arena,
-                                   &c->msgs[i], NULL) != APR_OK ||
+                                   &c->msgs[i], NULL) != APS_OK ||
                  !event_view(&c->msgs[i], &c->views[i]);
     for (i = 0; i < ORDER; i++) {
         c->order[i] = (uint16_t)(bench_rand(&s) % EVENTS);
@@ -151,7 +151,7 @@ static void corpus_free(corpus *c)
     free(c->msgs);
     free(c->views);
     free(c->order);
-    apr_arena_deinit(&c->arena);
+    aps_arena_deinit(&c->arena);
 }
 
 /*
@@ -160,7 +160,7 @@ static void corpus_free(corpus *c)
  * copied. The view was zeroed once; the members set here are all those of
  * this kind. Returns 0 for an event the assembler does not take.
  */
-static inline int event_view(const ap_message_t *msg, apr_asm_event *ev)
+static inline int event_view(const ap_message_t *msg, aps_asm_event *ev)
 {
     const ap_messages_event_params_t *p;
     const ap_content_block_delta_t *d;
@@ -170,7 +170,7 @@ static inline int event_view(const ap_message_t *msg, apr_asm_event *ev)
     if (p->data.kind != AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA)
         return 0;
     d = &p->data.u.content_block_delta_data.delta;
-    ev->kind = APR_ASM_BLOCK_DELTA;
+    ev->kind = APS_ASM_BLOCK_DELTA;
     ev->ns = p->namespace_.items;
     ev->ns_len = p->namespace_.count;
     ev->node.ptr = p->has_node ? p->node.ptr : NULL;
@@ -180,11 +180,11 @@ static inline int event_view(const ap_message_t *msg, apr_asm_event *ev)
     ev->fields.len = 0;
     switch (d->kind) {
     case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA:
-        ev->delta = APR_ASM_DELTA_TEXT;
+        ev->delta = APS_ASM_DELTA_TEXT;
         ev->text = d->u.text_delta.text;
         break;
     case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA:
-        ev->delta = APR_ASM_DELTA_REASONING;
+        ev->delta = APS_ASM_DELTA_REASONING;
         ev->text = d->u.reasoning_delta.reasoning;
         break;
     default:
@@ -207,9 +207,9 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void place_view(const corpus *c, size_t p, apr_asm_event *e)
+static void place_view(const corpus *c, size_t p, aps_asm_event *e)
 {
-    static const char node[5 + APR_PADDING] = "model";
+    static const char node[5 + APS_PADDING] = "model";
     memset(e, 0, sizeof *e);
     e->ns = &c->ns[p];
     e->ns_len = 1;
@@ -218,50 +218,50 @@ static void place_view(const corpus *c, size_t p, apr_asm_event *e)
 }
 
 /* Starts a message with one text block in place `p`. */
-static int open_message(apr_assembler *a, const corpus *c, size_t p)
+static int open_message(aps_assembler *a, const corpus *c, size_t p)
 {
-    apr_asm_event e;
+    aps_asm_event e;
     place_view(c, p, &e);
-    e.kind = APR_ASM_MESSAGE_START;
+    e.kind = APS_ASM_MESSAGE_START;
     e.id.ptr = "msg_01M6YsZj7Wn3ivDWCFZFrmt7";
     e.id.len = 28;
     e.role.ptr = "ai";
     e.role.len = 2;
-    if (apr_asm_feed(a, &e, NULL) != APR_OK)
+    if (aps_asm_feed(a, &e, NULL) != APS_OK)
         return 1;
-    e.kind = APR_ASM_BLOCK_START;
+    e.kind = APS_ASM_BLOCK_START;
     e.content.ptr = "{\"type\":\"text\",\"text\":\"\"}";
     e.content.len = strlen(e.content.ptr);
-    return apr_asm_feed(a, &e, NULL) != APR_OK;
+    return aps_asm_feed(a, &e, NULL) != APS_OK;
 }
 
-static int close_message(apr_assembler *a, const corpus *c, size_t p)
+static int close_message(aps_assembler *a, const corpus *c, size_t p)
 {
-    apr_asm_event e;
+    aps_asm_event e;
     place_view(c, p, &e);
-    e.kind = APR_ASM_BLOCK_FINISH;
+    e.kind = APS_ASM_BLOCK_FINISH;
     e.content.ptr = "{\"type\":\"text\",\"text\":\"(final text)\"}";
     e.content.len = strlen(e.content.ptr);
-    if (apr_asm_feed(a, &e, NULL) != APR_OK)
+    if (aps_asm_feed(a, &e, NULL) != APS_OK)
         return 1;
-    e.kind = APR_ASM_MESSAGE_FINISH;
+    e.kind = APS_ASM_MESSAGE_FINISH;
     e.usage.ptr = "{\"outputTokens\":1}";
     e.usage.len = strlen(e.usage.ptr);
-    return apr_asm_feed(a, &e, NULL) != APR_OK;
+    return aps_asm_feed(a, &e, NULL) != APS_OK;
 }
 
 /* The coalescer's output goes straight into the assembler. */
-static apr_status emit(void *ctx, const apr_asm_event *ev)
+static aps_status emit(void *ctx, const aps_asm_event *ev)
 {
-    return apr_asm_feed((apr_assembler *)ctx, ev, NULL);
+    return aps_asm_feed((aps_assembler *)ctx, ev, NULL);
 }
 
 /* The floor: a feed that only looks at the event, called where it cannot be inlined. */
-static apr_status feed_nothing(apr_assembler *a, const apr_asm_event *ev, apr_error *err)
+static aps_status feed_nothing(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
 {
     (void)a;
     (void)err;
-    return ev->kind == APR_ASM_BLOCK_DELTA ? APR_OK : APR_E_ARGUMENT;
+    return ev->kind == APS_ASM_BLOCK_DELTA ? APS_OK : APS_E_ARGUMENT;
 }
 
 /*
@@ -274,16 +274,16 @@ static apr_status feed_nothing(apr_assembler *a, const apr_asm_event *ev, apr_er
  */
 typedef enum via { VIA_FEED, VIA_COALESCER, VIA_NOTHING, VIA_VIEWS, VIA_BATCH, VIA_BATCH_NOTHING } via;
 
-#define BATCH 64u /* events described in an array, then given to apr_asm_feed_batch at once */
+#define BATCH 64u /* events described in an array, then given to aps_asm_feed_batch at once */
 
 /* The floor of batches: a feed_batch that only looks at the events, called where it cannot be inlined. */
-static apr_status feed_batch_nothing(apr_assembler *a, const apr_asm_event *evs, size_t n, size_t *fed,
-                                     apr_error *err)
+static aps_status feed_batch_nothing(aps_assembler *a, const aps_asm_event *evs, size_t n, size_t *fed,
+                                     aps_error *err)
 {
     (void)a;
     (void)err;
     *fed = n;
-    return evs[0].kind == APR_ASM_BLOCK_DELTA && evs[n - 1].kind == APR_ASM_BLOCK_DELTA ? APR_OK : APR_E_ARGUMENT;
+    return evs[0].kind == APS_ASM_BLOCK_DELTA && evs[n - 1].kind == APS_ASM_BLOCK_DELTA ? APS_OK : APS_E_ARGUMENT;
 }
 
 /*
@@ -292,25 +292,25 @@ static apr_status feed_batch_nothing(apr_assembler *a, const apr_asm_event *evs,
  * new one started.
  */
 static run assemble(const bench_config *cfg, const corpus *c, size_t total,
-                    const apr_asm_callbacks *cb, via how, int padded)
+                    const aps_asm_callbacks *cb, via how, int padded)
 {
-    apr_status (*volatile nothing)(apr_assembler *, const apr_asm_event *, apr_error *) = feed_nothing;
-    apr_status (*volatile batch_nothing)(apr_assembler *, const apr_asm_event *, size_t, size_t *, apr_error *) =
+    aps_status (*volatile nothing)(aps_assembler *, const aps_asm_event *, aps_error *) = feed_nothing;
+    aps_status (*volatile batch_nothing)(aps_assembler *, const aps_asm_event *, size_t, size_t *, aps_error *) =
         feed_batch_nothing;
     run best = { 0, 0, 1e30, 1e30, 0 };
     int r;
     for (r = 0; r < cfg->repeat; r++) {
-        apr_assembler a;
-        apr_asm_coalescer co;
-        apr_asm_event e, batch[BATCH];
+        aps_assembler a;
+        aps_asm_coalescer co;
+        aps_asm_event e, batch[BATCH];
         uint64_t bytes = 0, events = 0, since = 0;
         size_t i = 0, p;
         double t0, c0, t, ct;
-        apr_asm_options opt;
+        aps_asm_options opt;
         memset(&opt, 0, sizeof opt);
         opt.padded = padded;
-        apr_asm_init(&a, &opt, cb);
-        apr_asm_coalescer_init(&co, NULL, emit, &a);
+        aps_asm_init(&a, &opt, cb);
+        aps_asm_coalescer_init(&co, NULL, emit, &a);
         memset(&e, 0, sizeof e);
         memset(batch, 0, sizeof batch);
         for (p = 0; p < c->places; p++)
@@ -322,7 +322,7 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
             if (how == VIA_BATCH || how == VIA_BATCH_NOTHING) {
                 for (i = 0; i < ORDER; i += BATCH) { /* ORDER is a multiple of BATCH */
                     size_t j, fed = 0;
-                    apr_status st;
+                    aps_status st;
                     for (j = 0; j < BATCH; j++) {
                         if (!event_view(&c->msgs[c->order[i + j]], &batch[j]))
                             break;
@@ -331,29 +331,29 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
                     if (j < BATCH)
                         break;
                     if (how == VIA_BATCH)
-                        st = apr_asm_feed_batch(&a, batch, BATCH, &fed, NULL);
+                        st = aps_asm_feed_batch(&a, batch, BATCH, &fed, NULL);
                     else
                         st = batch_nothing(&a, batch, BATCH, &fed, NULL);
-                    if (st != APR_OK || fed != BATCH)
+                    if (st != APS_OK || fed != BATCH)
                         break;
                 }
             } else if (how == VIA_VIEWS) {
                 for (i = 0; i < ORDER; i++)
-                    if (apr_asm_feed(&a, &c->views[c->order[i]], NULL) != APR_OK)
+                    if (aps_asm_feed(&a, &c->views[c->order[i]], NULL) != APS_OK)
                         break;
             } else {
                 for (i = 0; i < ORDER; i++) {
-                    apr_status st;
+                    aps_status st;
                     if (!event_view(&c->msgs[c->order[i]], &e))
                         break;
                     e.position = events + i;
                     if (how == VIA_FEED)
-                        st = apr_asm_feed(&a, &e, NULL);
+                        st = aps_asm_feed(&a, &e, NULL);
                     else if (how == VIA_COALESCER)
-                        st = apr_asm_coalescer_push(&co, &e);
+                        st = aps_asm_coalescer_push(&co, &e);
                     else
                         st = nothing(&a, &e, NULL);
-                    if (st != APR_OK)
+                    if (st != APS_OK)
                         break;
                 }
             }
@@ -366,20 +366,20 @@ static run assemble(const bench_config *cfg, const corpus *c, size_t total,
             events += ORDER;
             if (since >= MESSAGE_BYTES * c->places) {
                 if (how == VIA_COALESCER)
-                    best.failed |= apr_asm_coalescer_flush(&co) != APR_OK;
+                    best.failed |= aps_asm_coalescer_flush(&co) != APS_OK;
                 for (p = 0; p < c->places; p++)
                     best.failed |= close_message(&a, c, p) | open_message(&a, c, p);
                 since = 0;
             }
         }
         if (how == VIA_COALESCER)
-            best.failed |= apr_asm_coalescer_flush(&co) != APR_OK;
+            best.failed |= aps_asm_coalescer_flush(&co) != APS_OK;
         t = bench_now() - t0;
         ct = cpu_now() - c0;
-        best.failed |= apr_asm_violations(&a) != 0;
-        apr_asm_finish(&a);
-        apr_asm_deinit(&a);
-        apr_asm_coalescer_deinit(&co);
+        best.failed |= aps_asm_violations(&a) != 0;
+        aps_asm_finish(&a);
+        aps_asm_deinit(&a);
+        aps_asm_coalescer_deinit(&co);
         if (ct < best.cpu_seconds)
             best.cpu_seconds = ct;
         if (t < best.seconds) {
@@ -402,7 +402,7 @@ static void report(const char *what, run r)
 int bench_assemble(const bench_config *cfg)
 {
     corpus tok, big, mixed;
-    apr_asm_callbacks cb;
+    aps_asm_callbacks cb;
     sink s;
     size_t total = cfg->corpus_bytes < (8u << 20) ? (8u << 20) : cfg->corpus_bytes;
     run r;

@@ -12,7 +12,7 @@
  *                    a second, redundant pass, measured so that its cost is
  *                    on record too
  *   encode           ap_message_encode of the decoded values into one
- *                    reused apr_json_writer
+ *                    reused aps_json_writer
  *   cJSON parse      cJSON_ParseWithLength + cJSON_Delete
  *   jansson parse    json_loadb + json_decref
  *   cJSON print      cJSON_PrintUnformatted (+ free) of parsed trees
@@ -48,9 +48,9 @@ int bench_codec(const bench_config *cfg);
 typedef struct codec_bench {
     const traffic_corpus *c;
     size_t bytes;        /* input bytes, newlines excluded */
-    apr_arena arena;
-    apr_json_writer writer;
-    apr_decode_options dopt;
+    aps_arena arena;
+    aps_json_writer writer;
+    aps_decode_options dopt;
     size_t decoded;      /* messages that decoded and validated in the last decode run */
     size_t sink;         /* keeps results observable */
     int failed;
@@ -83,8 +83,8 @@ static void run_decode(codec_bench *b)
     b->decoded = 0;
     for (i = 0; i < b->c->count; i++) {
         const char *s = traffic_line(b->c, i, &len);
-        apr_arena_reset(&b->arena);
-        if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) == APR_OK)
+        aps_arena_reset(&b->arena);
+        if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) == APS_OK)
             b->decoded++;
     }
 }
@@ -96,9 +96,9 @@ static void run_decode_revalidate(codec_bench *b)
     ap_message_t m;
     for (i = 0; i < b->c->count; i++) {
         const char *s = traffic_line(b->c, i, &len);
-        apr_arena_reset(&b->arena);
-        if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) != APR_OK ||
-            ap_message_validate(&m, true, NULL) != APR_OK)
+        aps_arena_reset(&b->arena);
+        if (ap_message_decode_opts(s, len, &b->arena, &m, &b->dopt, NULL) != APS_OK ||
+            ap_message_validate(&m, true, NULL) != APS_OK)
             b->failed = 1;
     }
 }
@@ -151,7 +151,7 @@ static void run_simdjson(codec_bench *b)
 static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson, double *jansson)
 {
     ap_message_t *msgs = (ap_message_t *)malloc(BATCH * sizeof *msgs);
-    apr_arena keep;
+    aps_arena keep;
     size_t first, i, len;
 #ifdef HAVE_CJSON
     cJSON **ctrees = (cJSON **)malloc(BATCH * sizeof *ctrees);
@@ -160,7 +160,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
     json_t **jtrees = (json_t **)malloc(BATCH * sizeof *jtrees);
 #endif
     *ours = *cjson = *jansson = 0;
-    apr_arena_init(&keep, NULL);
+    aps_arena_init(&keep, NULL);
     if (msgs == NULL) {
         b->failed = 1;
         return;
@@ -168,17 +168,17 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
     for (first = 0; first < b->c->count; first += BATCH) {
         size_t n = b->c->count - first < BATCH ? b->c->count - first : BATCH;
         double best;
-        apr_arena_reset(&keep);
+        aps_arena_reset(&keep);
         for (i = 0; i < n; i++) {
             const char *s = traffic_line(b->c, first + i, &len);
-            if (ap_message_decode_opts(s, len, &keep, &msgs[i], &b->dopt, NULL) != APR_OK)
+            if (ap_message_decode_opts(s, len, &keep, &msgs[i], &b->dopt, NULL) != APS_OK)
                 b->failed = 1;
         }
         TIME_BATCH(best, repeat, n, {
-            apr_json_writer_reset(&b->writer);
-            if (ap_message_encode(&msgs[i_], &b->writer) != APR_OK)
+            aps_json_writer_reset(&b->writer);
+            if (ap_message_encode(&msgs[i_], &b->writer) != APS_OK)
                 b->failed = 1;
-            b->sink += apr_json_writer_len(&b->writer);
+            b->sink += aps_json_writer_len(&b->writer);
         });
         *ours += best;
 #ifdef HAVE_CJSON
@@ -226,7 +226,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
 #ifdef HAVE_JANSSON
     free(jtrees);
 #endif
-    apr_arena_deinit(&keep);
+    aps_arena_deinit(&keep);
     free(msgs);
 }
 
@@ -248,13 +248,13 @@ int bench_codec(const bench_config *cfg)
     b.c = &c;
     b.bytes = c.len - c.count;
     b.dopt.strict = true;
-    apr_arena_init(&b.arena, NULL);
-    apr_json_writer_init(&b.writer, NULL);
+    aps_arena_init(&b.arena, NULL);
+    aps_json_writer_init(&b.writer, NULL);
     printf("corpus: %zu messages, %.1f MB (seed %llu), best of %d\n", c.count, (double)b.bytes / 1e6,
            (unsigned long long)cfg->seed, cfg->repeat);
 
     run_decode(&b); /* warm-up: the arena grows to the largest message once */
-    calls_before = apr_arena_malloc_calls(&b.arena);
+    calls_before = aps_arena_malloc_calls(&b.arena);
     t_dec = 1e300;
     for (k = 0; k < cfg->repeat; k++) {
         double t0 = bench_now(), dt;
@@ -268,7 +268,7 @@ int bench_codec(const bench_config *cfg)
             b.failed = 1;
         }
     }
-    calls = apr_arena_malloc_calls(&b.arena) - calls_before;
+    calls = aps_arena_malloc_calls(&b.arena) - calls_before;
     report("generated strict decode Message (validates)", t_dec, &b);
     t_reval = best_of(&b, cfg->repeat, run_decode_revalidate);
     report("  + ap_message_validate again", t_reval, &b);
@@ -309,8 +309,8 @@ int bench_codec(const bench_config *cfg)
 #endif
     if (b.failed)
         fprintf(stderr, "bench_codec: a decode, parse or print failed\n");
-    apr_json_writer_deinit(&b.writer);
-    apr_arena_deinit(&b.arena);
+    aps_json_writer_deinit(&b.writer);
+    aps_arena_deinit(&b.arena);
     traffic_free(&c);
     return b.failed;
 }

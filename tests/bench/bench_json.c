@@ -8,7 +8,7 @@
 #include "bench.h"
 #include "traffic.h"
 
-#include "apr_json.h"
+#include "aps/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +23,8 @@
 
 typedef struct json_bench {
     const traffic_corpus *c;
-    apr_arena arena;
-    apr_json_writer writer;
+    aps_arena arena;
+    aps_json_writer writer;
     size_t sink; /* keeps results observable so nothing is optimised away */
     int failed;
 } json_bench;
@@ -35,7 +35,7 @@ static void run_validate(json_bench *b)
     size_t i, len;
     for (i = 0; i < b->c->count; i++) {
         const char *s = traffic_line(b->c, i, &len);
-        if (apr_json_validate(s, len, NULL, NULL) != APR_OK)
+        if (aps_json_validate(s, len, NULL, NULL) != APS_OK)
             b->failed = 1;
     }
 }
@@ -45,97 +45,97 @@ static void run_skip(json_bench *b)
     size_t i, len;
     for (i = 0; i < b->c->count; i++) {
         const char *s = traffic_line(b->c, i, &len);
-        apr_json_reader r;
-        apr_arena_reset(&b->arena);
-        apr_json_reader_init(&r, s, len, &b->arena, NULL);
-        if (apr_json_skip(&r, NULL) != APR_OK || apr_json_reader_finish(&r, NULL) != APR_OK)
+        aps_json_reader r;
+        aps_arena_reset(&b->arena);
+        aps_json_reader_init(&r, s, len, &b->arena, NULL);
+        if (aps_json_skip(&r, NULL) != APS_OK || aps_json_reader_finish(&r, NULL) != APS_OK)
             b->failed = 1;
     }
 }
 
 /* One message token by token through the pull API, optionally re-emitting it. */
-static int walk(json_bench *b, const char *s, size_t len, apr_json_writer *w)
+static int walk(json_bench *b, const char *s, size_t len, aps_json_writer *w)
 {
-    apr_json_reader r;
-    unsigned char is_obj[APR_JSON_MAX_DEPTH_DEFAULT + 1];
+    aps_json_reader r;
+    unsigned char is_obj[APS_JSON_MAX_DEPTH_DEFAULT + 1];
     size_t depth = 0;
     int started = 0;
-    apr_json_reader_init(&r, s, len, &b->arena, NULL);
+    aps_json_reader_init(&r, s, len, &b->arena, NULL);
     for (;;) {
-        apr_slice t;
+        aps_slice t;
         int more = 1, v;
         while (depth > 0) {
             if (is_obj[depth]) {
-                if (apr_json_next_member(&r, &t, &more, NULL) != APR_OK)
+                if (aps_json_next_member(&r, &t, &more, NULL) != APS_OK)
                     return 0;
                 if (more) {
                     if (w)
-                        apr_json_write_key(w, t.ptr, t.len);
+                        aps_json_write_key(w, t.ptr, t.len);
                     break;
                 }
                 if (w)
-                    apr_json_write_object_end(w);
+                    aps_json_write_object_end(w);
             } else {
-                if (apr_json_next_element(&r, &more, NULL) != APR_OK)
+                if (aps_json_next_element(&r, &more, NULL) != APS_OK)
                     return 0;
                 if (more)
                     break;
                 if (w)
-                    apr_json_write_array_end(w);
+                    aps_json_write_array_end(w);
             }
             depth--;
         }
         if (depth == 0 && started)
             break;
         started = 1;
-        switch (apr_json_peek(&r)) {
-        case APR_JSON_OBJECT:
-            if (apr_json_read_object(&r, NULL) != APR_OK)
+        switch (aps_json_peek(&r)) {
+        case APS_JSON_OBJECT:
+            if (aps_json_read_object(&r, NULL) != APS_OK)
                 return 0;
             if (w)
-                apr_json_write_object_begin(w);
+                aps_json_write_object_begin(w);
             is_obj[++depth] = 1;
             break;
-        case APR_JSON_ARRAY:
-            if (apr_json_read_array(&r, NULL) != APR_OK)
+        case APS_JSON_ARRAY:
+            if (aps_json_read_array(&r, NULL) != APS_OK)
                 return 0;
             if (w)
-                apr_json_write_array_begin(w);
+                aps_json_write_array_begin(w);
             is_obj[++depth] = 0;
             break;
-        case APR_JSON_STRING:
-            if (apr_json_read_string(&r, &t, NULL) != APR_OK)
+        case APS_JSON_STRING:
+            if (aps_json_read_string(&r, &t, NULL) != APS_OK)
                 return 0;
             if (w)
-                apr_json_write_string(w, t.ptr, t.len);
+                aps_json_write_string(w, t.ptr, t.len);
             b->sink += t.len;
             break;
-        case APR_JSON_NUMBER: {
+        case APS_JSON_NUMBER: {
             int64_t n;
-            if (apr_json_read_int64(&r, &n, NULL) == APR_OK) {
+            if (aps_json_read_int64(&r, &n, NULL) == APS_OK) {
                 if (w)
-                    apr_json_write_int64(w, n);
+                    aps_json_write_int64(w, n);
                 b->sink += (size_t)n;
             } else {
                 double d;
-                if (apr_json_read_double(&r, &d, NULL) != APR_OK)
+                if (aps_json_read_double(&r, &d, NULL) != APS_OK)
                     return 0;
                 if (w)
-                    apr_json_write_double(w, d);
+                    aps_json_write_double(w, d);
             }
             break;
         }
-        case APR_JSON_BOOL:
-            if (apr_json_read_bool(&r, &v, NULL) != APR_OK)
+        case APS_JSON_BOOL:
+            if (aps_json_read_bool(&r, &v, NULL) != APS_OK)
                 return 0;
             if (w)
-                apr_json_write_bool(w, v);
+                aps_json_write_bool(w, v);
             break;
-        case APR_JSON_NULL:
-            if (apr_json_read_null(&r, NULL) != APR_OK)
+        case APS_JSON_NULL:
+            if (aps_json_read_null(&r, NULL) != APS_OK)
                 return 0;
             if (w)
-                apr_json_write_null(w);
+                aps_json_write_null(w);
             break;
         default:
             return 0;
@@ -143,7 +143,7 @@ static int walk(json_bench *b, const char *s, size_t len, apr_json_writer *w)
         if (depth == 0)
             break;
     }
-    return apr_json_reader_finish(&r, NULL) == APR_OK;
+    return aps_json_reader_finish(&r, NULL) == APS_OK;
 }
 
 static void run_walk(json_bench *b)
@@ -151,7 +151,7 @@ static void run_walk(json_bench *b)
     size_t i, len;
     for (i = 0; i < b->c->count; i++) {
         const char *s = traffic_line(b->c, i, &len);
-        apr_arena_reset(&b->arena);
+        aps_arena_reset(&b->arena);
         if (!walk(b, s, len, NULL))
             b->failed = 1;
     }
@@ -194,19 +194,19 @@ static void tape_push(tape *t, int kind, const char *ptr, size_t len, int64_t i,
 }
 
 /* Records a message by walking it (strings unescaped into the arena `keep`). */
-static int tape_record(tape *t, const char *s, size_t len, apr_arena *keep)
+static int tape_record(tape *t, const char *s, size_t len, aps_arena *keep)
 {
-    apr_json_reader r;
-    unsigned char is_obj[APR_JSON_MAX_DEPTH_DEFAULT + 1];
+    aps_json_reader r;
+    unsigned char is_obj[APS_JSON_MAX_DEPTH_DEFAULT + 1];
     size_t depth = 0;
     int started = 0;
-    apr_json_reader_init(&r, s, len, keep, NULL);
+    aps_json_reader_init(&r, s, len, keep, NULL);
     for (;;) {
-        apr_slice x;
+        aps_slice x;
         int more = 1, v;
         while (depth > 0) {
             if (is_obj[depth]) {
-                if (apr_json_next_member(&r, &x, &more, NULL) != APR_OK)
+                if (aps_json_next_member(&r, &x, &more, NULL) != APS_OK)
                     return 0;
                 if (more) {
                     tape_push(t, OP_KEY, x.ptr, x.len, 0, 0);
@@ -214,7 +214,7 @@ static int tape_record(tape *t, const char *s, size_t len, apr_arena *keep)
                 }
                 tape_push(t, OP_OBJ_END, NULL, 0, 0, 0);
             } else {
-                if (apr_json_next_element(&r, &more, NULL) != APR_OK)
+                if (aps_json_next_element(&r, &more, NULL) != APS_OK)
                     return 0;
                 if (more)
                     break;
@@ -225,46 +225,46 @@ static int tape_record(tape *t, const char *s, size_t len, apr_arena *keep)
         if (depth == 0 && started)
             break;
         started = 1;
-        switch (apr_json_peek(&r)) {
-        case APR_JSON_OBJECT:
-            if (apr_json_read_object(&r, NULL) != APR_OK)
+        switch (aps_json_peek(&r)) {
+        case APS_JSON_OBJECT:
+            if (aps_json_read_object(&r, NULL) != APS_OK)
                 return 0;
             tape_push(t, OP_OBJ, NULL, 0, 0, 0);
             is_obj[++depth] = 1;
             break;
-        case APR_JSON_ARRAY:
-            if (apr_json_read_array(&r, NULL) != APR_OK)
+        case APS_JSON_ARRAY:
+            if (aps_json_read_array(&r, NULL) != APS_OK)
                 return 0;
             tape_push(t, OP_ARR, NULL, 0, 0, 0);
             is_obj[++depth] = 0;
             break;
-        case APR_JSON_STRING:
-            if (apr_json_read_string(&r, &x, NULL) != APR_OK)
+        case APS_JSON_STRING:
+            if (aps_json_read_string(&r, &x, NULL) != APS_OK)
                 return 0;
             tape_push(t, OP_STR, x.ptr, x.len, 0, 0);
             break;
-        case APR_JSON_NUMBER: {
+        case APS_JSON_NUMBER: {
             int64_t n;
             double d;
-            apr_json_pos pos;
-            apr_json_reader_save(&r, &pos);
-            if (apr_json_read_int64(&r, &n, NULL) == APR_OK) {
+            aps_json_pos pos;
+            aps_json_reader_save(&r, &pos);
+            if (aps_json_read_int64(&r, &n, NULL) == APS_OK) {
                 tape_push(t, OP_INT, NULL, 0, n, 0);
             } else {
-                apr_json_reader_restore(&r, &pos);
-                if (apr_json_read_double(&r, &d, NULL) != APR_OK)
+                aps_json_reader_restore(&r, &pos);
+                if (aps_json_read_double(&r, &d, NULL) != APS_OK)
                     return 0;
                 tape_push(t, OP_DBL, NULL, 0, 0, d);
             }
             break;
         }
-        case APR_JSON_BOOL:
-            if (apr_json_read_bool(&r, &v, NULL) != APR_OK)
+        case APS_JSON_BOOL:
+            if (aps_json_read_bool(&r, &v, NULL) != APS_OK)
                 return 0;
             tape_push(t, v ? OP_TRUE : OP_FALSE, NULL, 0, 0, 0);
             break;
-        case APR_JSON_NULL:
-            if (apr_json_read_null(&r, NULL) != APR_OK)
+        case APS_JSON_NULL:
+            if (aps_json_read_null(&r, NULL) != APS_OK)
                 return 0;
             tape_push(t, OP_NULL, NULL, 0, 0, 0);
             break;
@@ -274,24 +274,24 @@ static int tape_record(tape *t, const char *s, size_t len, apr_arena *keep)
         if (depth == 0)
             break;
     }
-    return apr_json_reader_finish(&r, NULL) == APR_OK;
+    return aps_json_reader_finish(&r, NULL) == APS_OK;
 }
 
-static void tape_play(const op *o, const op *end, apr_json_writer *w)
+static void tape_play(const op *o, const op *end, aps_json_writer *w)
 {
     for (; o < end; o++) {
         switch (o->kind) {
-        case OP_OBJ: apr_json_write_object_begin(w); break;
-        case OP_OBJ_END: apr_json_write_object_end(w); break;
-        case OP_ARR: apr_json_write_array_begin(w); break;
-        case OP_ARR_END: apr_json_write_array_end(w); break;
-        case OP_KEY: apr_json_write_key(w, o->ptr, o->len); break;
-        case OP_STR: apr_json_write_string(w, o->ptr, o->len); break;
-        case OP_INT: apr_json_write_int64(w, o->i); break;
-        case OP_DBL: apr_json_write_double(w, o->d); break;
-        case OP_TRUE: apr_json_write_bool(w, 1); break;
-        case OP_FALSE: apr_json_write_bool(w, 0); break;
-        default: apr_json_write_null(w); break;
+        case OP_OBJ: aps_json_write_object_begin(w); break;
+        case OP_OBJ_END: aps_json_write_object_end(w); break;
+        case OP_ARR: aps_json_write_array_begin(w); break;
+        case OP_ARR_END: aps_json_write_array_end(w); break;
+        case OP_KEY: aps_json_write_key(w, o->ptr, o->len); break;
+        case OP_STR: aps_json_write_string(w, o->ptr, o->len); break;
+        case OP_INT: aps_json_write_int64(w, o->i); break;
+        case OP_DBL: aps_json_write_double(w, o->d); break;
+        case OP_TRUE: aps_json_write_bool(w, 1); break;
+        case OP_FALSE: aps_json_write_bool(w, 0); break;
+        default: aps_json_write_null(w); break;
         }
     }
 }
@@ -351,10 +351,10 @@ static void bench_print(json_bench *b, int repeat, double *ours, double *cjson)
     const size_t batch = 4096;
     size_t first, i, len;
     tape t;
-    apr_arena keep;
+    aps_arena keep;
     memset(&t, 0, sizeof t);
     t.msg_end = (size_t *)malloc(batch * sizeof *t.msg_end);
-    apr_arena_init(&keep, NULL);
+    aps_arena_init(&keep, NULL);
     *ours = *cjson = 0;
     for (first = 0; first < b->c->count; first += batch) {
         size_t last = first + batch < b->c->count ? first + batch : b->c->count;
@@ -364,7 +364,7 @@ static void bench_print(json_bench *b, int repeat, double *ours, double *cjson)
         cJSON **trees = (cJSON **)malloc((last - first) * sizeof *trees);
 #endif
         t.n = 0;
-        apr_arena_reset(&keep);
+        aps_arena_reset(&keep);
         for (i = first; i < last; i++) {
             const char *s = traffic_line(b->c, i, &len);
             if (!tape_record(&t, s, len, &keep))
@@ -375,12 +375,12 @@ static void bench_print(json_bench *b, int repeat, double *ours, double *cjson)
             double t0 = bench_now(), dt;
             size_t from = 0;
             for (i = first; i < last; i++) {
-                apr_json_writer_reset(&b->writer);
+                aps_json_writer_reset(&b->writer);
                 tape_play(t.ops + from, t.ops + t.msg_end[i - first], &b->writer);
                 from = t.msg_end[i - first];
-                if (apr_json_writer_finish(&b->writer, NULL) != APR_OK)
+                if (aps_json_writer_finish(&b->writer, NULL) != APS_OK)
                     b->failed = 1;
-                b->sink += apr_json_writer_len(&b->writer);
+                b->sink += aps_json_writer_len(&b->writer);
             }
             dt = bench_now() - t0;
             if (dt < best)
@@ -413,7 +413,7 @@ static void bench_print(json_bench *b, int repeat, double *ours, double *cjson)
         free(trees);
 #endif
     }
-    apr_arena_deinit(&keep);
+    aps_arena_deinit(&keep);
     free(t.ops);
     free(t.msg_end);
 }
@@ -440,19 +440,19 @@ int bench_json(const bench_config *cfg)
            100.0 * (double)deltas / (double)c.count, (unsigned long long)cfg->seed);
     memset(&b, 0, sizeof b);
     b.c = &c;
-    apr_arena_init(&b.arena, NULL);
-    apr_json_writer_init(&b.writer, NULL);
+    aps_arena_init(&b.arena, NULL);
+    aps_json_writer_init(&b.writer, NULL);
 
     t_validate = best_of(&b, cfg->repeat, run_validate);
-    report("apr_json_validate", t_validate, bytes, c.count);
+    report("aps_json_validate", t_validate, bytes, c.count);
     run_walk(&b); /* warm the arena (the walk needs the most of it), then count */
-    calls_before = apr_arena_malloc_calls(&b.arena);
+    calls_before = aps_arena_malloc_calls(&b.arena);
     t_skip = best_of(&b, cfg->repeat, run_skip);
-    report("reader walk, apr_json_skip", t_skip, bytes, c.count);
+    report("reader walk, aps_json_skip", t_skip, bytes, c.count);
     t_walk = best_of(&b, cfg->repeat, run_walk);
     report("reader walk, every token read", t_walk, bytes, c.count);
     printf("arena malloc calls per message once warm: %.6f\n",
-           (double)(apr_arena_malloc_calls(&b.arena) - calls_before) /
+           (double)(aps_arena_malloc_calls(&b.arena) - calls_before) /
                ((double)c.count * 2.0 * cfg->repeat));
 #ifdef HAVE_CJSON
     {
@@ -471,7 +471,7 @@ int bench_json(const bench_config *cfg)
     }
 #endif
     bench_print(&b, cfg->repeat, &t_print, &t_cjson_print);
-    report("apr_json_writer print (parsed)", t_print, bytes, c.count);
+    report("aps_json_writer print (parsed)", t_print, bytes, c.count);
 #ifdef HAVE_CJSON
     report("cJSON_PrintUnformatted", t_cjson_print, bytes, c.count);
     printf("ratio print/cjson %.2f\n", t_cjson_print / t_print);
@@ -479,8 +479,8 @@ int bench_json(const bench_config *cfg)
     if (b.failed)
         fprintf(stderr, "bench_json: some message failed to parse or print\n");
     printf("(checksum %zu)\n", b.sink);
-    apr_json_writer_deinit(&b.writer);
-    apr_arena_deinit(&b.arena);
+    aps_json_writer_deinit(&b.writer);
+    aps_arena_deinit(&b.arena);
     traffic_free(&c);
     return b.failed;
 }

@@ -7,7 +7,7 @@
  */
 #include "bench.h"
 
-#include "apr_replay.h"
+#include "aps/replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +23,10 @@ static const char *const first_segments[] = { "agent_0", "agent_1", "agent_2", "
 static int bench_append(const bench_config *cfg, const uint8_t *body, char (*ids)[16])
 {
     size_t n = cfg->corpus_bytes / EVENT_BYTES, i;
-    apr_replay_options o;
-    apr_replay rb;
-    apr_slice seg = { "agent:5f3c", 10 };
-    apr_replay_meta m;
+    aps_replay_options o;
+    aps_replay rb;
+    aps_slice seg = { "agent:5f3c", 10 };
+    aps_replay_meta m;
     double best = 1e30;
     int r;
     if (n < 100000)
@@ -35,26 +35,26 @@ static int bench_append(const bench_config *cfg, const uint8_t *body, char (*ids
     o.max_events = 65536;
     o.max_bytes = 16u << 20;
     memset(&m, 0, sizeof m);
-    m.channel = APR_CHANNEL_MESSAGES;
+    m.channel = APS_CHANNEL_MESSAGES;
     m.ns.segments = &seg;
     m.ns.count = 1;
     for (r = 0; r < cfg->repeat; r++) {
         double t0, t;
-        if (apr_replay_init(&rb, &o, NULL) != APR_OK)
+        if (aps_replay_init(&rb, &o, NULL) != APS_OK)
             return 1;
         t0 = bench_now();
         for (i = 0; i < n; i++) {
             m.event_id.ptr = ids[i & (ID_COUNT - 1)];
             m.event_id.len = 12;
-            if (apr_replay_append(&rb, body, EVENT_BYTES, &m, NULL, NULL) != APR_OK) {
-                apr_replay_deinit(&rb);
+            if (aps_replay_append(&rb, body, EVENT_BYTES, &m, NULL, NULL) != APS_OK) {
+                aps_replay_deinit(&rb);
                 return 1;
             }
         }
         t = bench_now() - t0;
         if (t < best)
             best = t;
-        apr_replay_deinit(&rb);
+        aps_replay_deinit(&rb);
     }
     printf("append: %zu events of %d bytes into a ring of 65536 events / 16 MiB: "
            "%.1f M events/s, %.0f MB/s of event bytes, %.1f ns/event\n",
@@ -67,7 +67,7 @@ typedef struct sink {
     size_t events, bytes;
 } sink;
 
-static int take(void *ctx, const apr_replay_event *ev)
+static int take(void *ctx, const aps_replay_event *ev)
 {
     sink *s = (sink *)ctx;
     s->events++;
@@ -77,12 +77,12 @@ static int take(void *ctx, const apr_replay_event *ev)
 
 static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*ids)[16])
 {
-    apr_replay_options o;
-    apr_replay rb;
-    apr_filter f;
-    apr_filter_spec spec;
-    apr_slice ch = { "messages", 8 }, pre_seg = { "agent_3", 7 };
-    apr_namespace pre = { &pre_seg, 1 };
+    aps_replay_options o;
+    aps_replay rb;
+    aps_filter f;
+    aps_filter_spec spec;
+    aps_slice ch = { "messages", 8 }, pre_seg = { "agent_3", 7 };
+    aps_namespace pre = { &pre_seg, 1 };
     uint64_t rs = cfg->seed;
     double best = 1e30;
     size_t i, delivered = 0;
@@ -90,18 +90,18 @@ static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*i
     memset(&o, 0, sizeof o);
     o.max_events = REPLAY_EVENTS;
     o.max_bytes = 64u << 20;
-    if (apr_replay_init(&rb, &o, NULL) != APR_OK)
+    if (aps_replay_init(&rb, &o, NULL) != APS_OK)
         return 1;
     for (i = 0; i < REPLAY_EVENTS; i++) {
         /* Half the events on messages, the rest spread over other channels;
          * namespaces one to three segments deep under five roots: ~10% match. */
-        apr_slice segs[3];
-        apr_replay_meta m;
+        aps_slice segs[3];
+        aps_replay_meta m;
         uint64_t x = bench_rand(&rs);
         memset(&m, 0, sizeof m);
-        m.channel = (x & 1) ? APR_CHANNEL_MESSAGES : (apr_channel)((x >> 1) % 9);
-        if (m.channel == APR_CHANNEL_MESSAGES && !(x & 1))
-            m.channel = APR_CHANNEL_UPDATES;
+        m.channel = (x & 1) ? APS_CHANNEL_MESSAGES : (aps_channel)((x >> 1) % 9);
+        if (m.channel == APS_CHANNEL_MESSAGES && !(x & 1))
+            m.channel = APS_CHANNEL_UPDATES;
         segs[0].ptr = first_segments[(x >> 8) % 5];
         segs[0].len = 7;
         segs[1].ptr = "model_request:db60c136";
@@ -112,7 +112,7 @@ static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*i
         m.ns.count = 1 + (size_t)((x >> 16) % 3);
         m.event_id.ptr = ids[i];
         m.event_id.len = 12;
-        if (apr_replay_append(&rb, body, EVENT_BYTES, &m, NULL, NULL) != APR_OK)
+        if (aps_replay_append(&rb, body, EVENT_BYTES, &m, NULL, NULL) != APS_OK)
             return 1;
     }
     memset(&spec, 0, sizeof spec);
@@ -120,21 +120,21 @@ static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*i
     spec.channel_count = 1;
     spec.namespaces = &pre;
     spec.namespace_count = 1;
-    if (apr_filter_init(&f, &spec, NULL, NULL) != APR_OK)
+    if (aps_filter_init(&f, &spec, NULL, NULL) != APS_OK)
         return 1;
     for (r = 0; r < cfg->repeat * 5; r++) {
-        apr_replay_cursor cur;
-        apr_replay_start start;
+        aps_replay_cursor cur;
+        aps_replay_start start;
         sink s = { 0, 0 };
         size_t n;
         double t0, t;
         memset(&start, 0, sizeof start);
-        start.from = APR_REPLAY_FROM_SEQ;
+        start.from = APS_REPLAY_FROM_SEQ;
         t0 = bench_now();
-        if (apr_replay_cursor_init(&cur, &rb, &f, &start) != APR_OK)
+        if (aps_replay_cursor_init(&cur, &rb, &f, &start) != APS_OK)
             return 1;
         do {
-            if (apr_replay_read(&rb, &cur, 256, take, &s, &n, NULL) != APR_OK)
+            if (aps_replay_read(&rb, &cur, 256, take, &s, &n, NULL) != APS_OK)
                 return 1;
         } while (n > 0);
         t = bench_now() - t0;
@@ -147,8 +147,8 @@ static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*i
            "event\n",
            REPLAY_EVENTS, delivered, 100.0 * (double)delivered / REPLAY_EVENTS, best * 1e3,
            best / (double)delivered * 1e9, best / REPLAY_EVENTS * 1e9);
-    apr_filter_deinit(&f);
-    apr_replay_deinit(&rb);
+    aps_filter_deinit(&f);
+    aps_replay_deinit(&rb);
     return 0;
 }
 

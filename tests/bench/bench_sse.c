@@ -12,7 +12,7 @@
  */
 #include "bench.h"
 
-#include "apr_sse.h"
+#include "aps/sse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,31 +88,31 @@ static int make_corpus(corpus *c, size_t want, uint64_t seed)
     return 0;
 }
 
-static apr_status count_event(void *user, const apr_sse_event *ev)
+static aps_status count_event(void *user, const aps_sse_event *ev)
 {
     size_t *n = user;
     (void)ev;
     ++*n;
-    return APR_OK;
+    return APS_OK;
 }
 
 /* Best time of `repeat` parses; the event count of the last in *events. */
-static double time_parse(const corpus *c, int repeat, const apr_sse_options *opts,
+static double time_parse(const corpus *c, int repeat, const aps_sse_options *opts,
                          char *storage, size_t cap, size_t *events)
 {
     double best = 1e30;
     int r;
     for (r = 0; r < repeat; r++) {
-        apr_sse_parser p;
+        aps_sse_parser p;
         size_t at, n = 0;
         double t0 = bench_now(), dt;
-        apr_sse_parser_init(&p, storage, cap, opts, count_event, NULL, &n);
+        aps_sse_parser_init(&p, storage, cap, opts, count_event, NULL, &n);
         for (at = 0; at < c->len; at += PUSH_BYTES) {
             size_t k = c->len - at < PUSH_BYTES ? c->len - at : PUSH_BYTES;
-            if (apr_sse_parser_push(&p, c->bytes + at, k, NULL) != APR_OK)
+            if (aps_sse_parser_push(&p, c->bytes + at, k, NULL) != APS_OK)
                 return -1;
         }
-        if (apr_sse_parser_finish(&p, NULL) != APR_OK)
+        if (aps_sse_parser_finish(&p, NULL) != APS_OK)
             return -1;
         dt = bench_now() - t0;
         if (dt < best)
@@ -146,7 +146,7 @@ int bench_sse(const bench_config *cfg)
 {
     static char storage[1 << 16];
     corpus c;
-    apr_sse_options plain = { 0 }, no_utf8 = { 1 };
+    aps_sse_options plain = { 0 }, no_utf8 = { 1 };
     size_t events = 0, events_raw = 0, lines = 0;
     double t_sse, t_raw, t_memchr, mb;
     if (make_corpus(&c, cfg->corpus_bytes, cfg->seed) != 0) {

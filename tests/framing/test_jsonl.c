@@ -2,7 +2,7 @@
  * test_jsonl.c - the JSON Lines splitter: line ends, blank lines, the final
  * line, the length limit and its resynchronisation, chunking invariance.
  */
-#include "apr_jsonl.h"
+#include "aps/jsonl.h"
 #include "chunking.h"
 
 typedef struct line_ctx {
@@ -11,7 +11,7 @@ typedef struct line_ctx {
     int lines;
 } line_ctx;
 
-static apr_status on_line(void *user, const apr_jsonl_line *line)
+static aps_status on_line(void *user, const aps_jsonl_line *line)
 {
     line_ctx *c = user;
     tlog_printf(c->log, "%llu@%llu:", (unsigned long long)line->line_no,
@@ -19,15 +19,15 @@ static apr_status on_line(void *user, const apr_jsonl_line *line)
     tlog_escaped(c->log, line->text, line->len);
     tlog_add(c->log, "\n", 1);
     if (++c->lines == c->stop_after)
-        return APR_E_TYPE;
-    return APR_OK;
+        return APS_E_TYPE;
+    return APS_OK;
 }
 
-static apr_status on_error(void *user, const apr_error *err)
+static aps_status on_error(void *user, const aps_error *err)
 {
     line_ctx *c = user;
     tlog_printf(c->log, "!%zu %s\n", err->offset, err->message);
-    return err->code == APR_E_LIMIT ? APR_OK : APR_E_STATE;
+    return err->code == APS_E_LIMIT ? APS_OK : APS_E_STATE;
 }
 
 static size_t g_cap = 1 << 12;
@@ -36,18 +36,18 @@ static void jsonl_chunked(const uint8_t *in, size_t len, const size_t *cuts, siz
                           tlog *out)
 {
     static char storage[1 << 12];
-    apr_jsonl_splitter s;
+    aps_jsonl_splitter s;
     line_ctx c = { 0 };
     size_t i, at = 0;
     c.log = out;
-    apr_jsonl_splitter_init(&s, storage, g_cap, on_line, on_error, &c);
+    aps_jsonl_splitter_init(&s, storage, g_cap, on_line, on_error, &c);
     for (i = 0; i <= ncuts; i++) {
         size_t end = i < ncuts ? cuts[i] : len;
-        if (apr_jsonl_splitter_push(&s, in + at, end - at, NULL) != APR_OK)
+        if (aps_jsonl_splitter_push(&s, in + at, end - at, NULL) != APS_OK)
             tlog_add(out, "!PUSH\n", 6);
         at = end;
     }
-    if (apr_jsonl_splitter_finish(&s, NULL) != APR_OK)
+    if (aps_jsonl_splitter_finish(&s, NULL) != APS_OK)
         tlog_add(out, "!FINISH\n", 8);
 }
 
@@ -111,32 +111,32 @@ static void test_stop(void)
     static char storage[16];
     tlog log = { 0 };
     line_ctx c = { 0 };
-    apr_jsonl_splitter s;
-    apr_error err = APR_ERROR_INIT;
+    aps_jsonl_splitter s;
+    aps_error err = APS_ERROR_INIT;
     c.log = &log;
     c.stop_after = 2;
-    apr_jsonl_splitter_init(&s, storage, sizeof storage, on_line, on_error, &c);
-    CHECK(apr_jsonl_splitter_push(&s, "1\n2\n3\n", 6, &err) == APR_E_TYPE);
-    CHECK_INT(err.code, APR_E_TYPE);
+    aps_jsonl_splitter_init(&s, storage, sizeof storage, on_line, on_error, &c);
+    CHECK(aps_jsonl_splitter_push(&s, "1\n2\n3\n", 6, &err) == APS_E_TYPE);
+    CHECK_INT(err.code, APS_E_TYPE);
     CHECK_STR(log.s, "1@0:1\n2@2:2\n");
-    CHECK(apr_jsonl_splitter_push(&s, "4\n", 2, NULL) == APR_E_STATE);
-    CHECK(apr_jsonl_splitter_finish(&s, NULL) == APR_E_STATE);
+    CHECK(aps_jsonl_splitter_push(&s, "4\n", 2, NULL) == APS_E_STATE);
+    CHECK(aps_jsonl_splitter_finish(&s, NULL) == APS_E_STATE);
     /* reset starts over at line 1 */
-    apr_jsonl_splitter_reset(&s);
+    aps_jsonl_splitter_reset(&s);
     c.stop_after = 0;
     tlog_clear(&log);
-    CHECK(apr_jsonl_splitter_push(&s, "x\ny", 3, NULL) == APR_OK);
-    CHECK(apr_jsonl_splitter_finish(&s, NULL) == APR_OK);
+    CHECK(aps_jsonl_splitter_push(&s, "x\ny", 3, NULL) == APS_OK);
+    CHECK(aps_jsonl_splitter_finish(&s, NULL) == APS_OK);
     CHECK_STR(log.s, "1@0:x\n2@2:y\n");
     /* a stop at finish */
-    apr_jsonl_splitter_reset(&s);
+    aps_jsonl_splitter_reset(&s);
     c.stop_after = c.lines + 1;
-    CHECK(apr_jsonl_splitter_push(&s, "z", 1, NULL) == APR_OK);
-    CHECK(apr_jsonl_splitter_finish(&s, NULL) == APR_E_TYPE);
+    CHECK(aps_jsonl_splitter_push(&s, "z", 1, NULL) == APS_OK);
+    CHECK(aps_jsonl_splitter_finish(&s, NULL) == APS_E_TYPE);
     /* no callbacks at all */
-    apr_jsonl_splitter_init(&s, NULL, 0, NULL, NULL, NULL);
-    CHECK(apr_jsonl_splitter_push(&s, "1\n22\n", 5, NULL) == APR_OK);
-    CHECK(apr_jsonl_splitter_finish(&s, NULL) == APR_OK);
+    aps_jsonl_splitter_init(&s, NULL, 0, NULL, NULL, NULL);
+    CHECK(aps_jsonl_splitter_push(&s, "1\n22\n", 5, NULL) == APS_OK);
+    CHECK(aps_jsonl_splitter_finish(&s, NULL) == APS_OK);
     tlog_free(&log);
 }
 

@@ -3,8 +3,8 @@
  * "Interpreting an event stream" section, chunking invariance, and the real
  * trace in ../shared/traces.
  */
-#include "apr_jsonl.h"
-#include "apr_sse.h"
+#include "aps/jsonl.h"
+#include "aps/sse.h"
 #include "chunking.h"
 
 /* ------------------------------------------------------------------------ */
@@ -19,7 +19,7 @@ typedef struct sse_ctx {
     int events;
 } sse_ctx;
 
-static apr_status on_event(void *user, const apr_sse_event *ev)
+static aps_status on_event(void *user, const aps_sse_event *ev)
 {
     sse_ctx *c = user;
     tlog_add(c->log, "[", 1);
@@ -36,36 +36,36 @@ static apr_status on_event(void *user, const apr_sse_event *ev)
                     (unsigned long long)ev->data_offset);
     tlog_add(c->log, "\n", 1);
     if (++c->events == c->stop_after)
-        return APR_E_STATE;
-    return APR_OK;
+        return APS_E_STATE;
+    return APS_OK;
 }
 
-static apr_status on_error(void *user, const apr_error *err)
+static aps_status on_error(void *user, const aps_error *err)
 {
     sse_ctx *c = user;
-    tlog_printf(c->log, "!%s@%zu\n", err->code == APR_E_LIMIT ? "LIMIT" : "UTF8", err->offset);
-    return APR_OK;
+    tlog_printf(c->log, "!%s@%zu\n", err->code == APS_E_LIMIT ? "LIMIT" : "UTF8", err->offset);
+    return APS_OK;
 }
 
 static size_t g_cap = 1 << 16;
-static apr_sse_options g_opts;
+static aps_sse_options g_opts;
 
 static void sse_chunked(const uint8_t *in, size_t len, const size_t *cuts, size_t ncuts,
                         tlog *out)
 {
     static char storage[1 << 20];
-    apr_sse_parser p;
+    aps_sse_parser p;
     sse_ctx c = { 0 };
     size_t i, at = 0;
     c.log = out;
-    apr_sse_parser_init(&p, storage, g_cap, &g_opts, on_event, on_error, &c);
+    aps_sse_parser_init(&p, storage, g_cap, &g_opts, on_event, on_error, &c);
     for (i = 0; i <= ncuts; i++) {
         size_t end = i < ncuts ? cuts[i] : len;
-        if (apr_sse_parser_push(&p, in + at, end - at, NULL) != APR_OK)
+        if (aps_sse_parser_push(&p, in + at, end - at, NULL) != APS_OK)
             tlog_add(out, "!PUSH\n", 6);
         at = end;
     }
-    if (apr_sse_parser_finish(&p, NULL) != APR_OK)
+    if (aps_sse_parser_finish(&p, NULL) != APS_OK)
         tlog_add(out, "!FINISH\n", 8);
 }
 
@@ -171,18 +171,18 @@ static void test_cr_at_chunk_end(void)
     static char storage[64];
     tlog log = { 0 };
     sse_ctx c = { 0 };
-    apr_sse_parser p;
+    aps_sse_parser p;
     c.log = &log;
-    apr_sse_parser_init(&p, storage, sizeof storage, NULL, on_event, on_error, &c);
-    CHECK(apr_sse_parser_push(&p, "data: a\r", 8, NULL) == APR_OK);
-    CHECK(apr_sse_parser_push(&p, "\ndata: b\r", 9, NULL) == APR_OK);
-    CHECK(apr_sse_parser_push(&p, "\n", 1, NULL) == APR_OK);
+    aps_sse_parser_init(&p, storage, sizeof storage, NULL, on_event, on_error, &c);
+    CHECK(aps_sse_parser_push(&p, "data: a\r", 8, NULL) == APS_OK);
+    CHECK(aps_sse_parser_push(&p, "\ndata: b\r", 9, NULL) == APS_OK);
+    CHECK(aps_sse_parser_push(&p, "\n", 1, NULL) == APS_OK);
     CHECK_INT(log.len, 0);
-    CHECK(apr_sse_parser_push(&p, "\r", 1, NULL) == APR_OK);
+    CHECK(aps_sse_parser_push(&p, "\r", 1, NULL) == APS_OK);
     CHECK_STR(log.s, "[message][a\\nb][]\n");
-    CHECK(apr_sse_parser_push(&p, "\n", 1, NULL) == APR_OK);
+    CHECK(aps_sse_parser_push(&p, "\n", 1, NULL) == APS_OK);
     CHECK_STR(log.s, "[message][a\\nb][]\n");
-    CHECK(apr_sse_parser_finish(&p, NULL) == APR_OK);
+    CHECK(aps_sse_parser_finish(&p, NULL) == APS_OK);
     tlog_free(&log);
 }
 
@@ -202,7 +202,7 @@ static void test_bom(void)
 static void test_end_of_stream(void)
 {
     static char storage[64];
-    apr_sse_parser p;
+    aps_sse_parser p;
     tlog log = { 0 };
     sse_ctx c = { 0 };
     /* the trailing incomplete event is discarded */
@@ -210,29 +210,29 @@ static void test_end_of_stream(void)
     EXPECT("data: x\n\ndata: y", "[message][x][]\n");
     EXPECT("data: x\n\ndata: y\r", "[message][x][]\n");
     c.log = &log;
-    apr_sse_parser_init(&p, storage, sizeof storage, NULL, on_event, on_error, &c);
-    CHECK(!apr_sse_parser_pending(&p));
-    CHECK(apr_sse_parser_push(&p, "id: 3\ndata: x\n\n", 15, NULL) == APR_OK);
-    CHECK(!apr_sse_parser_pending(&p));
-    CHECK(apr_sse_parser_push(&p, ": ping", 6, NULL) == APR_OK);
-    CHECK(apr_sse_parser_pending(&p));
-    CHECK(apr_sse_parser_push(&p, "\ndata: y\n", 9, NULL) == APR_OK);
-    CHECK(apr_sse_parser_pending(&p));
-    CHECK(apr_sse_parser_finish(&p, NULL) == APR_OK);
-    CHECK(!apr_sse_parser_pending(&p));
+    aps_sse_parser_init(&p, storage, sizeof storage, NULL, on_event, on_error, &c);
+    CHECK(!aps_sse_parser_pending(&p));
+    CHECK(aps_sse_parser_push(&p, "id: 3\ndata: x\n\n", 15, NULL) == APS_OK);
+    CHECK(!aps_sse_parser_pending(&p));
+    CHECK(aps_sse_parser_push(&p, ": ping", 6, NULL) == APS_OK);
+    CHECK(aps_sse_parser_pending(&p));
+    CHECK(aps_sse_parser_push(&p, "\ndata: y\n", 9, NULL) == APS_OK);
+    CHECK(aps_sse_parser_pending(&p));
+    CHECK(aps_sse_parser_finish(&p, NULL) == APS_OK);
+    CHECK(!aps_sse_parser_pending(&p));
     CHECK_STR(log.s, "[message][x][3]\n");
     /* reset starts a new stream: the Last-Event-ID to send is kept, but the
      * new stream's id buffer starts empty, as the spec says */
-    apr_sse_parser_reset(&p);
-    CHECK(apr_sse_parser_last_id(&p, NULL)[0] == '3');
-    CHECK(apr_sse_parser_push(&p, "\xEF\xBB\xBF" "data: z\n\n", 12, NULL) == APR_OK);
+    aps_sse_parser_reset(&p);
+    CHECK(aps_sse_parser_last_id(&p, NULL)[0] == '3');
+    CHECK(aps_sse_parser_push(&p, "\xEF\xBB\xBF" "data: z\n\n", 12, NULL) == APS_OK);
     CHECK_STR(log.s, "[message][x][3]\n[message][z][]\n");
     tlog_free(&log);
 }
 
 static void test_limits(void)
 {
-    char name[APR_SSE_NAME_MAX + 40];
+    char name[APS_SSE_NAME_MAX + 40];
     tlog got = { 0 };
     size_t n;
     g_cap = 8;
@@ -253,23 +253,23 @@ static void test_limits(void)
            "[message][ok][]\n");
     g_cap = 1 << 16;
 
-    /* event type and id are limited to APR_SSE_NAME_MAX */
+    /* event type and id are limited to APS_SSE_NAME_MAX */
     memcpy(name, "event: ", 7);
-    memset(name + 7, 'e', APR_SSE_NAME_MAX);
-    memcpy(name + 7 + APR_SSE_NAME_MAX, "\ndata: x\n\n", 10);
-    n = 7 + APR_SSE_NAME_MAX + 10;
+    memset(name + 7, 'e', APS_SSE_NAME_MAX);
+    memcpy(name + 7 + APS_SSE_NAME_MAX, "\ndata: x\n\n", 10);
+    n = 7 + APS_SSE_NAME_MAX + 10;
     got = check_split_invariance("sse-type", (const uint8_t *)name, n, sse_chunked, 0);
     CHECK(got.s != NULL && strncmp(got.s, "[eeee", 5) == 0);
     tlog_free(&got);
-    name[7 + APR_SSE_NAME_MAX] = 'e';
-    memcpy(name + 8 + APR_SSE_NAME_MAX, "\ndata: x\n\ndata: ok\n\n", 20);
+    name[7 + APS_SSE_NAME_MAX] = 'e';
+    memcpy(name + 8 + APS_SSE_NAME_MAX, "\ndata: x\n\ndata: ok\n\n", 20);
     got = check_split_invariance("sse-type", (const uint8_t *)name, n + 11, sse_chunked, 0);
     CHECK_STR(got.s, "!LIMIT@263\n[message][ok][]\n");
     tlog_free(&got);
     memcpy(name, "id: ", 4);
-    memset(name + 4, '1', APR_SSE_NAME_MAX + 1);
-    memcpy(name + 5 + APR_SSE_NAME_MAX, "\ndata: x\n\ndata: ok\n\n", 20);
-    got = check_split_invariance("sse-id", (const uint8_t *)name, 25 + APR_SSE_NAME_MAX,
+    memset(name + 4, '1', APS_SSE_NAME_MAX + 1);
+    memcpy(name + 5 + APS_SSE_NAME_MAX, "\ndata: x\n\ndata: ok\n\n", 20);
+    got = check_split_invariance("sse-id", (const uint8_t *)name, 25 + APS_SSE_NAME_MAX,
                                  sse_chunked, 0);
     CHECK_STR(got.s, "!LIMIT@260\n[message][ok][]\n");
     tlog_free(&got);
@@ -296,125 +296,125 @@ static void test_offsets_and_stop(void)
     static char storage[64];
     tlog log = { 0 };
     sse_ctx c = { 0 };
-    apr_sse_parser p;
-    apr_error err = APR_ERROR_INIT;
+    aps_sse_parser p;
+    aps_error err = APS_ERROR_INIT;
     const char *in = ": hb\nid: 1\ndata: x\n\nevent: e\ndata:yz\n\ndata: w\n\n";
     c.log = &log;
     c.with_offsets = 1;
     c.stop_after = 2;
-    apr_sse_parser_init(&p, storage, sizeof storage, NULL, on_event, on_error, &c);
-    CHECK(apr_sse_parser_push(&p, in, strlen(in), &err) == APR_E_STATE);
-    CHECK_INT(err.code, APR_E_STATE);
+    aps_sse_parser_init(&p, storage, sizeof storage, NULL, on_event, on_error, &c);
+    CHECK(aps_sse_parser_push(&p, in, strlen(in), &err) == APS_E_STATE);
+    CHECK_INT(err.code, APS_E_STATE);
     CHECK_STR(log.s, "[message][x][1]@5,17\n[e][yz][1]@20,34\n");
-    CHECK(apr_sse_parser_push(&p, "data: v\n\n", 9, NULL) == APR_E_STATE);
-    CHECK(apr_sse_parser_finish(&p, NULL) == APR_E_STATE);
+    CHECK(aps_sse_parser_push(&p, "data: v\n\n", 9, NULL) == APS_E_STATE);
+    CHECK(aps_sse_parser_finish(&p, NULL) == APS_E_STATE);
     CHECK_STR(log.s, "[message][x][1]@5,17\n[e][yz][1]@20,34\n");
-    CHECK_INT(apr_sse_parser_retry(&p), -1);
+    CHECK_INT(aps_sse_parser_retry(&p), -1);
     tlog_free(&log);
 }
 
 static void test_getters(void)
 {
     static char storage[16];
-    apr_sse_parser p;
+    aps_sse_parser p;
     size_t n = 99;
     const char *id;
-    apr_sse_parser_init(&p, storage, sizeof storage, NULL, NULL, NULL, NULL);
-    id = apr_sse_parser_last_id(&p, &n);
+    aps_sse_parser_init(&p, storage, sizeof storage, NULL, NULL, NULL, NULL);
+    id = aps_sse_parser_last_id(&p, &n);
     CHECK(id != NULL && n == 0);
-    CHECK(apr_sse_parser_push(&p, "id: abc\nretry: 15\n\n", 19, NULL) == APR_OK);
-    id = apr_sse_parser_last_id(&p, &n);
+    CHECK(aps_sse_parser_push(&p, "id: abc\nretry: 15\n\n", 19, NULL) == APS_OK);
+    id = aps_sse_parser_last_id(&p, &n);
     CHECK(n == 3 && memcmp(id, "abc", 3) == 0);
-    CHECK_INT(apr_sse_parser_retry(&p), 15);
+    CHECK_INT(aps_sse_parser_retry(&p), 15);
     /* an id counts only once a blank line follows it */
-    CHECK(apr_sse_parser_push(&p, "id: 9\n", 6, NULL) == APR_OK);
-    CHECK(apr_sse_parser_finish(&p, NULL) == APR_OK);
-    id = apr_sse_parser_last_id(&p, &n);
+    CHECK(aps_sse_parser_push(&p, "id: 9\n", 6, NULL) == APS_OK);
+    CHECK(aps_sse_parser_finish(&p, NULL) == APS_OK);
+    id = aps_sse_parser_last_id(&p, &n);
     CHECK(n == 3 && memcmp(id, "abc", 3) == 0);
     /* no storage at all: only empty data fits */
-    apr_sse_parser_init(&p, NULL, 0, NULL, NULL, NULL, NULL);
-    CHECK(apr_sse_parser_push(&p, "data\n\ndata: x\n\n", 15, NULL) == APR_OK);
+    aps_sse_parser_init(&p, NULL, 0, NULL, NULL, NULL, NULL);
+    CHECK(aps_sse_parser_push(&p, "data\n\ndata: x\n\n", 15, NULL) == APS_OK);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Encoder                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static apr_status sink_into(void *user, const char *bytes, size_t len)
+static aps_status sink_into(void *user, const char *bytes, size_t len)
 {
     tlog_add(user, bytes, len);
-    return APR_OK;
+    return APS_OK;
 }
 
-static apr_status sink_fails(void *user, const char *bytes, size_t len)
+static aps_status sink_fails(void *user, const char *bytes, size_t len)
 {
     (void)user;
     (void)bytes;
     (void)len;
-    return APR_E_NOMEM;
+    return APS_E_NOMEM;
 }
 
 static void test_encoder(void)
 {
     char buf[256];
-    apr_sse_writer w;
-    apr_error err = APR_ERROR_INIT;
+    aps_sse_writer w;
+    aps_error err = APS_ERROR_INIT;
     tlog sunk = { 0 };
     const char *json = "{\"type\":\"event\",\"seq\":1}";
 
-    apr_sse_writer_init_buffer(&w, buf, sizeof buf);
-    CHECK(apr_sse_write_event(&w, "7", 1, "messages", 8, json, strlen(json), &err) == APR_OK);
-    buf[apr_sse_writer_length(&w)] = '\0';
+    aps_sse_writer_init_buffer(&w, buf, sizeof buf);
+    CHECK(aps_sse_write_event(&w, "7", 1, "messages", 8, json, strlen(json), &err) == APS_OK);
+    buf[aps_sse_writer_length(&w)] = '\0';
     CHECK_STR(buf, "id: 7\nevent: messages\ndata: {\"type\":\"event\",\"seq\":1}\n\n");
-    CHECK_INT(apr_sse_writer_length(&w), strlen(buf));
+    CHECK_INT(aps_sse_writer_length(&w), strlen(buf));
 
-    apr_sse_writer_reset(&w);
-    CHECK(apr_sse_write_event(&w, NULL, 0, NULL, 0, "a\nb\r\nc\rd", 8, &err) == APR_OK);
-    buf[apr_sse_writer_length(&w)] = '\0';
+    aps_sse_writer_reset(&w);
+    CHECK(aps_sse_write_event(&w, NULL, 0, NULL, 0, "a\nb\r\nc\rd", 8, &err) == APS_OK);
+    buf[aps_sse_writer_length(&w)] = '\0';
     CHECK_STR(buf, "data: a\ndata: b\ndata: c\ndata: d\n\n");
 
-    apr_sse_writer_reset(&w);
-    CHECK(apr_sse_write_event(&w, "", 0, "", 0, NULL, 0, &err) == APR_OK);
-    CHECK(apr_sse_write_event(&w, NULL, 0, NULL, 0, "x\n", 2, &err) == APR_OK);
-    CHECK(apr_sse_write_comment(&w, "keepalive", 9, &err) == APR_OK);
-    CHECK(apr_sse_write_comment(&w, NULL, 0, &err) == APR_OK);
-    CHECK(apr_sse_write_retry(&w, 3000, &err) == APR_OK);
-    CHECK(apr_sse_write_retry(&w, 0, &err) == APR_OK);
-    buf[apr_sse_writer_length(&w)] = '\0';
+    aps_sse_writer_reset(&w);
+    CHECK(aps_sse_write_event(&w, "", 0, "", 0, NULL, 0, &err) == APS_OK);
+    CHECK(aps_sse_write_event(&w, NULL, 0, NULL, 0, "x\n", 2, &err) == APS_OK);
+    CHECK(aps_sse_write_comment(&w, "keepalive", 9, &err) == APS_OK);
+    CHECK(aps_sse_write_comment(&w, NULL, 0, &err) == APS_OK);
+    CHECK(aps_sse_write_retry(&w, 3000, &err) == APS_OK);
+    CHECK(aps_sse_write_retry(&w, 0, &err) == APS_OK);
+    buf[aps_sse_writer_length(&w)] = '\0';
     CHECK_STR(buf, "id: \nevent: \ndata: \n\ndata: x\ndata: \n\n: keepalive\n:\n"
                    "retry: 3000\nretry: 0\n");
 
     /* fields that cannot be represented */
-    apr_sse_writer_reset(&w);
-    CHECK(apr_sse_write_event(&w, "1\n2", 3, NULL, 0, "x", 1, &err) == APR_E_ARGUMENT);
-    CHECK(apr_sse_write_event(&w, "1\r", 2, NULL, 0, "x", 1, NULL) == APR_E_ARGUMENT);
-    CHECK(apr_sse_write_event(&w, "1\0", 2, NULL, 0, "x", 1, NULL) == APR_E_ARGUMENT);
-    CHECK(apr_sse_write_event(&w, NULL, 0, "a\0b", 3, "x", 1, NULL) == APR_E_ARGUMENT);
-    CHECK(apr_sse_write_event(&w, NULL, 0, "a\nb", 3, "x", 1, NULL) == APR_E_ARGUMENT);
-    CHECK(apr_sse_write_comment(&w, "a\rb", 3, NULL) == APR_E_ARGUMENT);
-    CHECK_INT(apr_sse_writer_length(&w), 0);
-    CHECK_INT(err.code, APR_E_ARGUMENT);
+    aps_sse_writer_reset(&w);
+    CHECK(aps_sse_write_event(&w, "1\n2", 3, NULL, 0, "x", 1, &err) == APS_E_ARGUMENT);
+    CHECK(aps_sse_write_event(&w, "1\r", 2, NULL, 0, "x", 1, NULL) == APS_E_ARGUMENT);
+    CHECK(aps_sse_write_event(&w, "1\0", 2, NULL, 0, "x", 1, NULL) == APS_E_ARGUMENT);
+    CHECK(aps_sse_write_event(&w, NULL, 0, "a\0b", 3, "x", 1, NULL) == APS_E_ARGUMENT);
+    CHECK(aps_sse_write_event(&w, NULL, 0, "a\nb", 3, "x", 1, NULL) == APS_E_ARGUMENT);
+    CHECK(aps_sse_write_comment(&w, "a\rb", 3, NULL) == APS_E_ARGUMENT);
+    CHECK_INT(aps_sse_writer_length(&w), 0);
+    CHECK_INT(err.code, APS_E_ARGUMENT);
 
     /* a full buffer leaves it as it was */
-    apr_sse_writer_init_buffer(&w, buf, 20);
-    CHECK(apr_sse_write_event(&w, NULL, 0, NULL, 0, "abc", 3, NULL) == APR_OK);
-    CHECK_INT(apr_sse_writer_length(&w), 11);
-    CHECK(apr_sse_write_event(&w, NULL, 0, NULL, 0, "abc", 3, NULL) == APR_E_LIMIT);
-    CHECK_INT(apr_sse_writer_length(&w), 11);
-    CHECK(apr_sse_write_retry(&w, 1234567, NULL) == APR_E_LIMIT);
-    CHECK(apr_sse_write_comment(&w, "abcdefg", 7, NULL) == APR_E_LIMIT);
-    CHECK(apr_sse_write_comment(&w, "abcdef", 6, NULL) == APR_OK);
-    CHECK_INT(apr_sse_writer_length(&w), 20);
-    apr_sse_writer_init_buffer(&w, NULL, 0);
-    CHECK(apr_sse_write_comment(&w, NULL, 0, NULL) == APR_E_LIMIT);
+    aps_sse_writer_init_buffer(&w, buf, 20);
+    CHECK(aps_sse_write_event(&w, NULL, 0, NULL, 0, "abc", 3, NULL) == APS_OK);
+    CHECK_INT(aps_sse_writer_length(&w), 11);
+    CHECK(aps_sse_write_event(&w, NULL, 0, NULL, 0, "abc", 3, NULL) == APS_E_LIMIT);
+    CHECK_INT(aps_sse_writer_length(&w), 11);
+    CHECK(aps_sse_write_retry(&w, 1234567, NULL) == APS_E_LIMIT);
+    CHECK(aps_sse_write_comment(&w, "abcdefg", 7, NULL) == APS_E_LIMIT);
+    CHECK(aps_sse_write_comment(&w, "abcdef", 6, NULL) == APS_OK);
+    CHECK_INT(aps_sse_writer_length(&w), 20);
+    aps_sse_writer_init_buffer(&w, NULL, 0);
+    CHECK(aps_sse_write_comment(&w, NULL, 0, NULL) == APS_E_LIMIT);
 
     /* sink mode writes the same bytes */
-    apr_sse_writer_init_sink(&w, sink_into, &sunk);
-    CHECK(apr_sse_write_event(&w, "7", 1, "messages", 8, json, strlen(json), NULL) == APR_OK);
+    aps_sse_writer_init_sink(&w, sink_into, &sunk);
+    CHECK(aps_sse_write_event(&w, "7", 1, "messages", 8, json, strlen(json), NULL) == APS_OK);
     CHECK_STR(sunk.s, "id: 7\nevent: messages\ndata: {\"type\":\"event\",\"seq\":1}\n\n");
-    CHECK_INT(apr_sse_writer_length(&w), 0);
-    apr_sse_writer_init_sink(&w, sink_fails, NULL);
-    CHECK(apr_sse_write_event(&w, "7", 1, NULL, 0, "x", 1, NULL) == APR_E_NOMEM);
+    CHECK_INT(aps_sse_writer_length(&w), 0);
+    aps_sse_writer_init_sink(&w, sink_fails, NULL);
+    CHECK(aps_sse_write_event(&w, "7", 1, NULL, 0, "x", 1, NULL) == APS_E_NOMEM);
     tlog_free(&sunk);
 }
 
@@ -423,11 +423,11 @@ static void test_round_trip(void)
 {
     static char out[1 << 16];
     static const char alphabet[] = "ab :\n\r\t\xC3\xA9{}\"";
-    apr_sse_writer w;
+    aps_sse_writer w;
     tlog want = { 0 }, got = { 0 };
     uint64_t seed = 7;
     int i;
-    apr_sse_writer_init_buffer(&w, out, sizeof out);
+    aps_sse_writer_init_buffer(&w, out, sizeof out);
     for (i = 0; i < 300; i++) {
         char data[64], id[8], type[8], norm[64];
         size_t dn = (size_t)(chunk_rand(&seed) % 40), k, nn = 0;
@@ -455,7 +455,7 @@ static void test_round_trip(void)
                 k++;
             norm[nn++] = data[k] == '\r' ? '\n' : data[k];
         }
-        CHECK(apr_sse_write_event(&w, id, idn, type, tn, data, dn, NULL) == APR_OK);
+        CHECK(aps_sse_write_event(&w, id, idn, type, tn, data, dn, NULL) == APS_OK);
         tlog_add(&want, "[", 1);
         tlog_escaped(&want, type, tn);
         tlog_add(&want, "][", 2);
@@ -464,10 +464,10 @@ static void test_round_trip(void)
         tlog_escaped(&want, id, idn);
         tlog_add(&want, "]\n", 2);
         if (i % 10 == 0)
-            CHECK(apr_sse_write_comment(&w, "keepalive", 9, NULL) == APR_OK);
+            CHECK(aps_sse_write_comment(&w, "keepalive", 9, NULL) == APS_OK);
     }
     got = check_split_invariance("sse-roundtrip", (const uint8_t *)out,
-                                 apr_sse_writer_length(&w), sse_chunked, 0);
+                                 aps_sse_writer_length(&w), sse_chunked, 0);
     CHECK_STR(got.s, want.s);
     tlog_free(&want);
     tlog_free(&got);
@@ -518,12 +518,12 @@ static void compact_json(const char *s, size_t n, tlog *out)
     }
 }
 
-static apr_status jsonl_line(void *user, const apr_jsonl_line *line)
+static aps_status jsonl_line(void *user, const aps_jsonl_line *line)
 {
     tlog *l = user;
     compact_json(line->text, line->len, l);
     tlog_add(l, "\n", 1);
-    return APR_OK;
+    return APS_OK;
 }
 
 typedef struct trace_ctx {
@@ -531,7 +531,7 @@ typedef struct trace_ctx {
     int events, bindings_ok;
 } trace_ctx;
 
-static apr_status trace_event(void *user, const apr_sse_event *ev)
+static aps_status trace_event(void *user, const aps_sse_event *ev)
 {
     trace_ctx *t = user;
     char want[300];
@@ -547,7 +547,7 @@ static apr_status trace_event(void *user, const apr_sse_event *ev)
         if (n > 0 && strstr(t->data.s + t->data.len - ev->data_len - 1, want) != NULL)
             t->bindings_ok++;
     }
-    return APR_OK;
+    return APS_OK;
 }
 
 static void trace_chunked(const uint8_t *in, size_t len, const size_t *cuts, size_t ncuts,
@@ -563,8 +563,8 @@ static void test_trace(void)
     char *jsonl = read_file(SHARED_DIR "/traces/react-agent-tool-result-events.jsonl",
                             &jsonl_len);
     static char storage[1 << 16], line_storage[1 << 16];
-    apr_sse_parser p;
-    apr_jsonl_splitter s;
+    aps_sse_parser p;
+    aps_jsonl_splitter s;
     trace_ctx t = { { 0 }, 0, 0 };
     tlog lines = { 0 }, split = { 0 };
     CHECK(sse != NULL && jsonl != NULL);
@@ -573,12 +573,12 @@ static void test_trace(void)
         free(jsonl);
         return;
     }
-    apr_sse_parser_init(&p, storage, sizeof storage, NULL, trace_event, NULL, &t);
-    CHECK(apr_sse_parser_push(&p, sse, sse_len, NULL) == APR_OK);
-    CHECK(apr_sse_parser_finish(&p, NULL) == APR_OK);
-    apr_jsonl_splitter_init(&s, line_storage, sizeof line_storage, jsonl_line, NULL, &lines);
-    CHECK(apr_jsonl_splitter_push(&s, jsonl, jsonl_len, NULL) == APR_OK);
-    CHECK(apr_jsonl_splitter_finish(&s, NULL) == APR_OK);
+    aps_sse_parser_init(&p, storage, sizeof storage, NULL, trace_event, NULL, &t);
+    CHECK(aps_sse_parser_push(&p, sse, sse_len, NULL) == APS_OK);
+    CHECK(aps_sse_parser_finish(&p, NULL) == APS_OK);
+    aps_jsonl_splitter_init(&s, line_storage, sizeof line_storage, jsonl_line, NULL, &lines);
+    CHECK(aps_jsonl_splitter_push(&s, jsonl, jsonl_len, NULL) == APS_OK);
+    CHECK(aps_jsonl_splitter_finish(&s, NULL) == APS_OK);
     CHECK_INT(t.events, 59);
     CHECK_INT(t.bindings_ok, 59);
     CHECK(t.data.s != NULL && lines.s != NULL && strcmp(t.data.s, lines.s) == 0);

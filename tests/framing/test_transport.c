@@ -15,85 +15,85 @@
 #include "ap_transport.h"
 
 typedef struct got {
-    apr_arena *arena;
+    aps_arena *arena;
     ap_message_t msg;
     int events;
-    apr_status st;
-    apr_error err;
+    aps_status st;
+    aps_error err;
     char type[64], id[64];
 } got;
 
-static apr_status on_sse(void *user, const apr_sse_event *ev)
+static aps_status on_sse(void *user, const aps_sse_event *ev)
 {
     got *g = user;
     g->events++;
     snprintf(g->type, sizeof g->type, "%.*s", (int)ev->type_len, ev->type);
     snprintf(g->id, sizeof g->id, "%.*s", (int)ev->last_id_len, ev->last_id);
     g->st = ap_message_from_sse(ev, 1, g->arena, &g->msg, NULL, &g->err);
-    return APR_OK;
+    return APS_OK;
 }
 
-static apr_status on_ws(void *user, const apr_ws_message *m)
+static aps_status on_ws(void *user, const aps_ws_message *m)
 {
     got *g = user;
     g->events++;
     g->st = ap_message_from_ws(m, g->arena, &g->msg, NULL, &g->err);
-    return APR_OK;
+    return APS_OK;
 }
 
 /* Compact JSON of a decoded message, for comparing two decodings. */
 static char *encoded(const ap_message_t *m, size_t *len)
 {
-    apr_json_writer w;
+    aps_json_writer w;
     char *copy = NULL;
-    apr_json_writer_init(&w, NULL);
-    if (ap_message_encode(m, &w) == APR_OK && (copy = malloc(apr_json_writer_len(&w) + 1)) != NULL) {
-        memcpy(copy, apr_json_writer_data(&w), apr_json_writer_len(&w));
-        *len = apr_json_writer_len(&w);
+    aps_json_writer_init(&w, NULL);
+    if (ap_message_encode(m, &w) == APS_OK && (copy = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
+        memcpy(copy, aps_json_writer_data(&w), aps_json_writer_len(&w));
+        *len = aps_json_writer_len(&w);
     }
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
     return copy;
 }
 
 static void check_one(const char *name, const char *json, size_t len)
 {
-    apr_arena a, b;
+    aps_arena a, b;
     ap_message_t msg;
-    apr_error err = APR_ERROR_INIT;
-    apr_json_writer scratch;
+    aps_error err = APS_ERROR_INIT;
+    aps_json_writer scratch;
     static char sse_buf[1 << 20];
     static uint8_t frame[1 << 20], storage[1 << 20];
-    apr_sse_writer sw;
-    apr_sse_parser sp;
-    apr_ws_decoder wd;
+    aps_sse_writer sw;
+    aps_sse_parser sp;
+    aps_ws_decoder wd;
     size_t flen = 0, l1 = 0, l2 = 0;
     char *e1, *e2;
     got g;
     static const uint8_t key[4] = { 0x37, 0xfa, 0x21, 0x3d };
-    apr_arena_init(&a, NULL);
-    apr_arena_init(&b, NULL);
-    apr_json_writer_init(&scratch, NULL);
-    if (ap_message_decode(json, len, &a, &msg, &err) != APR_OK)
+    aps_arena_init(&a, NULL);
+    aps_arena_init(&b, NULL);
+    aps_json_writer_init(&scratch, NULL);
+    if (ap_message_decode(json, len, &a, &msg, &err) != APS_OK)
         goto done; /* Commands live in this corpus too */
     e1 = encoded(&msg, &l1);
 
     /* SSE */
-    apr_sse_writer_init_buffer(&sw, sse_buf, sizeof sse_buf);
-    CHECK(ap_message_write_sse(&msg, &sw, &scratch, NULL, &err) == APR_OK);
+    aps_sse_writer_init_buffer(&sw, sse_buf, sizeof sse_buf);
+    CHECK(ap_message_write_sse(&msg, &sw, &scratch, NULL, &err) == APS_OK);
     memset(&g, 0, sizeof g);
     g.arena = &b;
-    apr_sse_parser_init(&sp, storage, sizeof storage, NULL, on_sse, NULL, &g);
-    CHECK(apr_sse_parser_push(&sp, sse_buf, apr_sse_writer_length(&sw), NULL) == APR_OK);
-    CHECK(apr_sse_parser_finish(&sp, NULL) == APR_OK);
+    aps_sse_parser_init(&sp, storage, sizeof storage, NULL, on_sse, NULL, &g);
+    CHECK(aps_sse_parser_push(&sp, sse_buf, aps_sse_writer_length(&sw), NULL) == APS_OK);
+    CHECK(aps_sse_parser_finish(&sp, NULL) == APS_OK);
     CHECK_INT(g.events, 1);
-    CHECK_INT(g.st, APR_OK);
-    if (g.st != APR_OK)
+    CHECK_INT(g.st, APS_OK);
+    if (g.st != APS_OK)
         fprintf(stderr, "%s: %s: %s\n", name, g.err.pointer, g.err.message);
     e2 = encoded(&g.msg, &l2);
     CHECK(e1 && e2 && l1 == l2 && memcmp(e1, e2, l1) == 0);
     free(e2);
     if (msg.kind == AP_MESSAGE_EVENT) {
-        apr_slice m = ap_event_method(&msg.u.event);
+        aps_slice m = ap_event_method(&msg.u.event);
         CHECK(strlen(g.type) == m.len && memcmp(g.type, m.ptr, m.len) == 0);
         if (msg.u.event.has_event_id)
             CHECK(strlen(g.id) == msg.u.event.event_id.len &&
@@ -101,22 +101,22 @@ static void check_one(const char *name, const char *json, size_t len)
     }
 
     /* WebSocket: a client's masked text frame, read by a server */
-    CHECK(ap_message_write_ws(&msg, &scratch, frame, sizeof frame, &flen, key, NULL, &err) == APR_OK);
+    CHECK(ap_message_write_ws(&msg, &scratch, frame, sizeof frame, &flen, key, NULL, &err) == APS_OK);
     memset(&g, 0, sizeof g);
     g.arena = &b;
-    apr_arena_reset(&b);
-    apr_ws_decoder_init(&wd, APR_WS_SERVER, storage, sizeof storage, on_ws, &g);
-    CHECK(apr_ws_decoder_push(&wd, frame, flen, NULL) == APR_OK);
+    aps_arena_reset(&b);
+    aps_ws_decoder_init(&wd, APS_WS_SERVER, storage, sizeof storage, on_ws, &g);
+    CHECK(aps_ws_decoder_push(&wd, frame, flen, NULL) == APS_OK);
     CHECK_INT(g.events, 1);
-    CHECK_INT(g.st, APR_OK);
+    CHECK_INT(g.st, APS_OK);
     e2 = encoded(&g.msg, &l2);
     CHECK(e1 && e2 && l1 == l2 && memcmp(e1, e2, l1) == 0);
     free(e2);
     free(e1);
 done:
-    apr_json_writer_deinit(&scratch);
-    apr_arena_deinit(&a);
-    apr_arena_deinit(&b);
+    aps_json_writer_deinit(&scratch);
+    aps_arena_deinit(&a);
+    aps_arena_deinit(&b);
 }
 
 /* A stream whose event: and id: lines disagree with the message is caught. */
@@ -137,18 +137,18 @@ static void check_binding(void)
     const char *pointers[] = { "/method", "/eventId", "/eventId" };
     int i;
     for (i = 0; i < 3; i++) {
-        apr_arena a;
-        apr_sse_parser sp;
+        aps_arena a;
+        aps_sse_parser sp;
         got g;
-        apr_arena_init(&a, NULL);
+        aps_arena_init(&a, NULL);
         memset(&g, 0, sizeof g);
         g.arena = &a;
-        apr_sse_parser_init(&sp, storage, sizeof storage, NULL, on_sse, NULL, &g);
-        CHECK(apr_sse_parser_push(&sp, streams[i], lens[i], NULL) == APR_OK);
+        aps_sse_parser_init(&sp, storage, sizeof storage, NULL, on_sse, NULL, &g);
+        CHECK(aps_sse_parser_push(&sp, streams[i], lens[i], NULL) == APS_OK);
         CHECK_INT(g.events, 1);
-        CHECK_INT(g.st, APR_E_STATE);
+        CHECK_INT(g.st, APS_E_STATE);
         CHECK_STR(g.err.pointer, pointers[i]);
-        apr_arena_deinit(&a);
+        aps_arena_deinit(&a);
     }
 }
 

@@ -1,18 +1,18 @@
 /*
  * assemble.c - fuzz target for event sequences: the lenient event reader
- * (apr_asm_event_from_json) and the assembler behind it, as `apstream
+ * (aps_asm_event_from_json) and the assembler behind it, as `apstream
  * assemble` uses them. The input is a JSON Lines stream of protocol events.
  * It is assembled four ways that must agree: event by event; the same with
- * the padded promise (each line copied into a buffer APR_PADDING bytes
+ * the padded promise (each line copied into a buffer APS_PADDING bytes
  * longer, the reader's strings being in it or in its arena); padded again,
- * in batches of 1 to BATCH events (apr_asm_feed_batch), each event read by
+ * in batches of 1 to BATCH events (aps_asm_feed_batch), each event read by
  * a reader of its own so that the batch's views live together; and through
  * a coalescer, which is lossless. Agreeing means the same messages and tools
  * delivered in the same order with the same contents, and the same
  * violations. A fifth run with tiny limits (open items, bytes per item,
  * members per block, remembered items) must only stay in bounds.
  */
-#include "apr_assemble.h"
+#include "aps/asm.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@
 typedef struct report {
     char *p;
     size_t len, cap;
-    apr_json_writer w; /* scratch for one item */
+    aps_json_writer w; /* scratch for one item */
 } report;
 
 static void add(report *r, const char *s, size_t n)
@@ -42,32 +42,32 @@ static void add(report *r, const char *s, size_t n)
 
 static void add_written(report *r)
 {
-    if (apr_json_writer_finish(&r->w, NULL) != APR_OK)
+    if (aps_json_writer_finish(&r->w, NULL) != APS_OK)
         abort();
-    add(r, apr_json_writer_data(&r->w), apr_json_writer_len(&r->w));
+    add(r, aps_json_writer_data(&r->w), aps_json_writer_len(&r->w));
     add(r, "\n", 1);
-    apr_json_writer_reset(&r->w);
+    aps_json_writer_reset(&r->w);
 }
 
-static void on_message(void *ctx, const apr_asm_message *m)
+static void on_message(void *ctx, const aps_asm_message *m)
 {
     report *r = ctx;
-    apr_asm_message_write(m, &r->w);
+    aps_asm_message_write(m, &r->w);
     add_written(r);
 }
 
-static void on_tool(void *ctx, const apr_asm_tool *t)
+static void on_tool(void *ctx, const aps_asm_tool *t)
 {
     report *r = ctx;
-    apr_asm_tool_write(t, &r->w);
+    aps_asm_tool_write(t, &r->w);
     add_written(r);
 }
 
-static void on_violation(void *ctx, uint64_t position, apr_asm_violation code, const char *text)
+static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
 {
     report *r = ctx;
     char head[64];
-    int n = snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position, apr_asm_violation_name(code));
+    int n = snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position, aps_asm_violation_name(code));
     add(r, head, (size_t)n);
     add(r, text, strlen(text));
     add(r, "\n", 1);
@@ -78,26 +78,26 @@ enum { DIRECT, PADDED, BATCHED, COALESCED, TINY, WAYS };
 #define BATCH 8
 
 typedef struct way {
-    apr_assembler a;
-    apr_asm_coalescer co;
+    aps_assembler a;
+    aps_asm_coalescer co;
     report r;
 } way;
 
-static apr_status to_assembler(void *ctx, const apr_asm_event *ev)
+static aps_status to_assembler(void *ctx, const aps_asm_event *ev)
 {
-    return apr_asm_feed((apr_assembler *)ctx, ev, NULL);
+    return aps_asm_feed((aps_assembler *)ctx, ev, NULL);
 }
 
 static void way_init(way *w, int which)
 {
-    apr_asm_options o;
-    apr_asm_callbacks cb;
-    apr_asm_coalesce_options co;
+    aps_asm_options o;
+    aps_asm_callbacks cb;
+    aps_asm_coalesce_options co;
     memset(&o, 0, sizeof o);
     memset(&cb, 0, sizeof cb);
     memset(&co, 0, sizeof co);
     memset(&w->r, 0, sizeof w->r);
-    apr_json_writer_init(&w->r.w, NULL);
+    aps_json_writer_init(&w->r.w, NULL);
     cb.on_message_done = on_message;
     cb.on_tool_done = on_tool;
     cb.on_violation = on_violation;
@@ -111,41 +111,41 @@ static void way_init(way *w, int which)
         o.max_closed = 2;
         o.max_link_bytes = 100;
     }
-    apr_asm_init(&w->a, &o, &cb);
+    aps_asm_init(&w->a, &o, &cb);
     co.max_events = 5; /* small windows: runs end by count and by bytes */
     co.max_bytes = 24;
-    apr_asm_coalescer_init(&w->co, &co, to_assembler, &w->a);
+    aps_asm_coalescer_init(&w->co, &co, to_assembler, &w->a);
 }
 
 /* Feeds the events of a batch; they must all be applied. */
-static void way_feed_batch(way *w, const apr_asm_event *evs, size_t n)
+static void way_feed_batch(way *w, const aps_asm_event *evs, size_t n)
 {
     size_t fed;
-    if (apr_asm_feed_batch(&w->a, evs, n, &fed, NULL) != APR_OK || fed != n)
+    if (aps_asm_feed_batch(&w->a, evs, n, &fed, NULL) != APS_OK || fed != n)
         abort();
 }
 
 /* Feeds one event the way `which` does. */
-static void way_feed(way *w, int which, const apr_asm_event *ev)
+static void way_feed(way *w, int which, const aps_asm_event *ev)
 {
-    apr_status st = which == COALESCED ? apr_asm_coalescer_push(&w->co, ev) : apr_asm_feed(&w->a, ev, NULL);
+    aps_status st = which == COALESCED ? aps_asm_coalescer_push(&w->co, ev) : aps_asm_feed(&w->a, ev, NULL);
     /* The reader's views are well formed and memory is plentiful. */
-    if (st != APR_OK)
+    if (st != APS_OK)
         abort();
 }
 
 static void way_finish(way *w, int which)
 {
-    if (which == COALESCED && apr_asm_coalescer_flush(&w->co) != APR_OK)
+    if (which == COALESCED && aps_asm_coalescer_flush(&w->co) != APS_OK)
         abort();
-    apr_asm_finish(&w->a);
+    aps_asm_finish(&w->a);
 }
 
 static void way_deinit(way *w)
 {
-    apr_asm_coalescer_deinit(&w->co);
-    apr_asm_deinit(&w->a);
-    apr_json_writer_deinit(&w->r.w);
+    aps_asm_coalescer_deinit(&w->co);
+    aps_asm_deinit(&w->a);
+    aps_json_writer_deinit(&w->r.w);
     free(w->r.p);
 }
 
@@ -155,36 +155,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
     way ways[WAYS];
-    apr_asm_reader reader, batch_readers[BATCH];
-    apr_asm_event batch[BATCH];
+    aps_asm_reader reader, batch_readers[BATCH];
+    aps_asm_event batch[BATCH];
     char *batch_lines[BATCH];
     size_t at = 0, line = 0, held = 0, j;
     int k;
     for (k = 0; k < WAYS; k++)
         way_init(&ways[k], k);
-    apr_asm_reader_init(&reader);
+    aps_asm_reader_init(&reader);
     for (j = 0; j < BATCH; j++)
-        apr_asm_reader_init(&batch_readers[j]);
+        aps_asm_reader_init(&batch_readers[j]);
     while (at < size) {
         const char *nl = memchr(text + at, '\n', size - at);
         size_t len = nl ? (size_t)(nl - (text + at)) : size - at;
-        char *padded = malloc(len + APR_PADDING);
+        char *padded = malloc(len + APS_PADDING);
         line++;
         if (padded == NULL)
             abort();
         memcpy(padded, text + at, len);
-        memset(padded + len, 'x', APR_PADDING);
+        memset(padded + len, 'x', APS_PADDING);
         for (k = 0; k < WAYS; k++) {
-            apr_asm_event ev;
+            aps_asm_event ev;
             /* The padded ways read padded copies; the others the input itself, which ends where it ends. */
             const char *src = k == PADDED ? padded : text + at;
             if (k == BATCHED)
                 continue;
-            if (apr_asm_event_from_json(&reader, src, len, line, &ev) == 1)
+            if (aps_asm_event_from_json(&reader, src, len, line, &ev) == 1)
                 way_feed(&ways[k], k, &ev);
         }
         /* The batch keeps this line's padded copy and its reader until it is fed. */
-        if (apr_asm_event_from_json(&batch_readers[held], padded, len, line, &batch[held]) == 1)
+        if (aps_asm_event_from_json(&batch_readers[held], padded, len, line, &batch[held]) == 1)
             batch_lines[held++] = padded;
         else
             free(padded);
@@ -207,8 +207,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (k = 0; k < WAYS; k++)
         way_deinit(&ways[k]);
-    apr_asm_reader_deinit(&reader);
+    aps_asm_reader_deinit(&reader);
     for (j = 0; j < BATCH; j++)
-        apr_asm_reader_deinit(&batch_readers[j]);
+        aps_asm_reader_deinit(&batch_readers[j]);
     return 0;
 }

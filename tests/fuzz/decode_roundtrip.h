@@ -21,53 +21,53 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct fuzz_state {
     int ready;
-    apr_arena arena;
-    apr_json_writer first, second;
+    aps_arena arena;
+    aps_json_writer first, second;
 } fuzz_state;
 
 /* Encodes into `w` (reset first); aborts unless it succeeds. */
-static void encode_or_abort(const RT_TYPE *v, apr_json_writer *w, apr_key_case kc)
+static void encode_or_abort(const RT_TYPE *v, aps_json_writer *w, aps_key_case kc)
 {
-    apr_encode_options eo;
+    aps_encode_options eo;
     memset(&eo, 0, sizeof eo);
     eo.key_case = kc;
-    apr_json_writer_reset(w);
-    if (RT_ENCODE(v, w, &eo) != APR_OK || apr_json_writer_finish(w, NULL) != APR_OK)
+    aps_json_writer_reset(w);
+    if (RT_ENCODE(v, w, &eo) != APS_OK || aps_json_writer_finish(w, NULL) != APS_OK)
         abort();
 }
 
-static void check(fuzz_state *s, const char *json, size_t len, bool strict, apr_key_case kc)
+static void check(fuzz_state *s, const char *json, size_t len, bool strict, aps_key_case kc)
 {
     RT_TYPE v1, v2;
-    apr_decode_options o;
-    apr_key_case out_case = kc == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
+    aps_decode_options o;
+    aps_key_case out_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
     memset(&o, 0, sizeof o);
     o.key_case = kc;
     o.strict = strict;
-    apr_arena_reset(&s->arena);
-    if (RT_DECODE(json, len, &s->arena, &v1, &o, NULL) != APR_OK)
+    aps_arena_reset(&s->arena);
+    if (RT_DECODE(json, len, &s->arena, &v1, &o, NULL) != APS_OK)
         return;
-    if (RT_VALIDATE(&v1, strict, NULL) != APR_OK)
+    if (RT_VALIDATE(&v1, strict, NULL) != APS_OK)
         abort();
     encode_or_abort(&v1, &s->first, out_case);
-    if (RT_DECODE(apr_json_writer_data(&s->first), apr_json_writer_len(&s->first), &s->arena, &v2,
-                               &o, NULL) != APR_OK)
+    if (RT_DECODE(aps_json_writer_data(&s->first), aps_json_writer_len(&s->first), &s->arena, &v2,
+                               &o, NULL) != APS_OK)
         abort();
     encode_or_abort(&v2, &s->second, out_case);
-    if (apr_json_writer_len(&s->first) != apr_json_writer_len(&s->second) ||
-        memcmp(apr_json_writer_data(&s->first), apr_json_writer_data(&s->second), apr_json_writer_len(&s->first)) != 0)
+    if (aps_json_writer_len(&s->first) != aps_json_writer_len(&s->second) ||
+        memcmp(aps_json_writer_data(&s->first), aps_json_writer_data(&s->second), aps_json_writer_len(&s->first)) != 0)
         abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static fuzz_state s;
-    static const apr_key_case cases[] = { APR_CASE_SCHEMA, APR_CASE_SNAKE, APR_CASE_EITHER };
+    static const aps_key_case cases[] = { APS_CASE_SCHEMA, APS_CASE_SNAKE, APS_CASE_EITHER };
     size_t i;
     if (!s.ready) {
-        apr_arena_init(&s.arena, NULL);
-        apr_json_writer_init(&s.first, NULL);
-        apr_json_writer_init(&s.second, NULL);
+        aps_arena_init(&s.arena, NULL);
+        aps_json_writer_init(&s.first, NULL);
+        aps_json_writer_init(&s.second, NULL);
         s.ready = 1;
     }
     for (i = 0; i < 3; i++) {

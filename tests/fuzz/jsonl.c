@@ -4,7 +4,7 @@
  * stream whole and in two pieces (cut at a point the input chooses) reports
  * the same lines and errors.
  */
-#include "apr_jsonl.h"
+#include "aps/jsonl.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static void mix(summary *s, const void *bytes, size_t len)
     s->hash = (s->hash ^ 0xFF) * 0x100000001B3ull;
 }
 
-static apr_status on_line(void *user, const apr_jsonl_line *line)
+static aps_status on_line(void *user, const aps_jsonl_line *line)
 {
     summary *s = user;
     uint64_t nums[2];
@@ -36,28 +36,28 @@ static apr_status on_line(void *user, const apr_jsonl_line *line)
     nums[0] = line->line_no;
     nums[1] = line->offset;
     mix(s, nums, sizeof nums);
-    return APR_OK;
+    return APS_OK;
 }
 
-static apr_status on_error(void *user, const apr_error *err)
+static aps_status on_error(void *user, const aps_error *err)
 {
     summary *s = user;
     s->errors++;
     mix(s, &err->offset, sizeof err->offset);
     mix(s, err->message, strlen(err->message));
-    return APR_OK;
+    return APS_OK;
 }
 
 static summary split_at(const uint8_t *in, size_t len, size_t cut, size_t cap)
 {
     static char storage[512];
-    apr_jsonl_splitter sp;
+    aps_jsonl_splitter sp;
     summary s = { 0xCBF29CE484222325ull, 0, 0, 0 };
     s.cap = cap;
-    apr_jsonl_splitter_init(&sp, storage, cap, on_line, on_error, &s);
-    if (apr_jsonl_splitter_push(&sp, in, cut, NULL) != APR_OK ||
-        apr_jsonl_splitter_push(&sp, in + cut, len - cut, NULL) != APR_OK ||
-        apr_jsonl_splitter_finish(&sp, NULL) != APR_OK)
+    aps_jsonl_splitter_init(&sp, storage, cap, on_line, on_error, &s);
+    if (aps_jsonl_splitter_push(&sp, in, cut, NULL) != APS_OK ||
+        aps_jsonl_splitter_push(&sp, in + cut, len - cut, NULL) != APS_OK ||
+        aps_jsonl_splitter_finish(&sp, NULL) != APS_OK)
         abort();
     return s;
 }

@@ -11,49 +11,49 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(const apr_type *t, const char *json, size_t len, apr_key_case kc, bool strict)
+static void check(const aps_type *t, const char *json, size_t len, aps_key_case kc, bool strict)
 {
     union {
         Message m;
         Command c;
     } a, b;
-    apr_decode_options o;
-    apr_encode_options eo;
-    apr_arena arena;
-    apr_json_writer w1, w2;
-    apr_error err = APR_ERROR_INIT;
-    apr_status st;
+    aps_decode_options o;
+    aps_encode_options eo;
+    aps_arena arena;
+    aps_json_writer w1, w2;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
     memset(&o, 0, sizeof o);
     o.key_case = kc;
     o.strict = strict;
-    eo.key_case = kc == APR_CASE_SNAKE ? APR_CASE_SNAKE : APR_CASE_SCHEMA;
-    apr_arena_init(&arena, NULL);
-    st = apr_schema_decode(t, json, len, &arena, &a, &o, &err);
-    if (st != APR_OK) {
+    eo.key_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
+    aps_arena_init(&arena, NULL);
+    st = aps_schema_decode(t, json, len, &arena, &a, &o, &err);
+    if (st != APS_OK) {
         /* Every failure is located and worded. */
         if (err.code != st || err.message[0] == '\0' || (err.offset > len && err.offset != SIZE_MAX))
             abort();
-        apr_arena_deinit(&arena);
+        aps_arena_deinit(&arena);
         return;
     }
-    if (apr_schema_validate(t, &a, strict, NULL) != APR_OK)
+    if (aps_schema_validate(t, &a, strict, NULL) != APS_OK)
         abort();
-    apr_json_writer_init(&w1, NULL);
-    apr_json_writer_init(&w2, NULL);
-    if (apr_schema_encode(t, &a, &w1, &eo) != APR_OK || apr_json_writer_finish(&w1, NULL) != APR_OK)
+    aps_json_writer_init(&w1, NULL);
+    aps_json_writer_init(&w2, NULL);
+    if (aps_schema_encode(t, &a, &w1, &eo) != APS_OK || aps_json_writer_finish(&w1, NULL) != APS_OK)
         abort();
     /* Re-read in the spelling written; unknown variants come back as they were. */
     o.key_case = eo.key_case;
-    if (apr_schema_decode(t, apr_json_writer_data(&w1), apr_json_writer_len(&w1), &arena, &b, &o, NULL) != APR_OK)
+    if (aps_schema_decode(t, aps_json_writer_data(&w1), aps_json_writer_len(&w1), &arena, &b, &o, NULL) != APS_OK)
         abort();
-    if (apr_schema_encode(t, &b, &w2, &eo) != APR_OK || apr_json_writer_finish(&w2, NULL) != APR_OK)
+    if (aps_schema_encode(t, &b, &w2, &eo) != APS_OK || aps_json_writer_finish(&w2, NULL) != APS_OK)
         abort();
-    if (apr_json_writer_len(&w1) != apr_json_writer_len(&w2) ||
-        memcmp(apr_json_writer_data(&w1), apr_json_writer_data(&w2), apr_json_writer_len(&w1)) != 0)
+    if (aps_json_writer_len(&w1) != aps_json_writer_len(&w2) ||
+        memcmp(aps_json_writer_data(&w1), aps_json_writer_data(&w2), aps_json_writer_len(&w1)) != 0)
         abort();
-    apr_json_writer_deinit(&w1);
-    apr_json_writer_deinit(&w2);
-    apr_arena_deinit(&arena);
+    aps_json_writer_deinit(&w1);
+    aps_json_writer_deinit(&w2);
+    aps_arena_deinit(&arena);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *json = (const char *)data;
     int i;
     for (i = 0; i < 6; i++) {
-        apr_key_case kc = (apr_key_case)(i % 3);
+        aps_key_case kc = (aps_key_case)(i % 3);
         check(&T_Message, json, size, kc, i < 3);
         check(&T_Command, json, size, kc, i < 3);
     }
@@ -70,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char pat[201];
         memcpy(pat, data, size);
         pat[size] = '\0';
-        (void)apr_regex_match(pat, "custom:abc", 10);
-        (void)apr_regex_match("(a|b)*c{2,3}[^x-z]\\d+.", json, size);
+        (void)aps_regex_match(pat, "custom:abc", 10);
+        (void)aps_regex_match("(a|b)*c{2,3}[^x-z]\\d+.", json, size);
     }
     return 0;
 }

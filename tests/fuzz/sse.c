@@ -4,7 +4,7 @@
  * and in two pieces (cut at a point the input chooses) reports the same
  * events and errors, and that each event encoded again parses back to itself.
  */
-#include "apr_sse.h"
+#include "aps/sse.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 typedef struct summary {
     uint64_t hash; /* FNV-1a over everything reported */
     size_t events, errors;
-    const apr_sse_options *opts;
+    const aps_sse_options *opts;
 } summary;
 
 static void mix(summary *s, const void *bytes, size_t len)
@@ -26,11 +26,11 @@ static void mix(summary *s, const void *bytes, size_t len)
 }
 
 typedef struct echo {
-    const apr_sse_event *want;
+    const aps_sse_event *want;
     int seen, same;
 } echo;
 
-static apr_status echo_event(void *user, const apr_sse_event *ev)
+static aps_status echo_event(void *user, const aps_sse_event *ev)
 {
     echo *e = user;
     e->seen++;
@@ -40,30 +40,30 @@ static apr_status echo_event(void *user, const apr_sse_event *ev)
               (ev->data_len == 0 || memcmp(ev->data, e->want->data, ev->data_len) == 0) &&
               ev->last_id_len == e->want->last_id_len &&
               memcmp(ev->last_id, e->want->last_id, ev->last_id_len) == 0;
-    return APR_OK;
+    return APS_OK;
 }
 
 /* Encodes an event and parses it back: the fields must survive. */
-static void round_trip(const apr_sse_event *ev, const apr_sse_options *opts)
+static void round_trip(const aps_sse_event *ev, const aps_sse_options *opts)
 {
     static char out[3 * 4096 + 1024], storage[4096];
-    apr_sse_writer w;
-    apr_sse_parser p;
+    aps_sse_writer w;
+    aps_sse_parser p;
     echo e = { 0, 0, 0 };
     e.want = ev;
-    apr_sse_writer_init_buffer(&w, out, sizeof out);
+    aps_sse_writer_init_buffer(&w, out, sizeof out);
     /* A type or id with NUL cannot be written (the parser can yield a type
      * with NUL; an id with NUL it ignores). */
-    if (apr_sse_write_event(&w, ev->last_id, ev->last_id_len, ev->type, ev->type_len,
-                            ev->data, ev->data_len, NULL) != APR_OK)
+    if (aps_sse_write_event(&w, ev->last_id, ev->last_id_len, ev->type, ev->type_len,
+                            ev->data, ev->data_len, NULL) != APS_OK)
         return;
-    apr_sse_parser_init(&p, storage, sizeof storage, opts, echo_event, NULL, &e);
-    if (apr_sse_parser_push(&p, out, apr_sse_writer_length(&w), NULL) != APR_OK ||
-        apr_sse_parser_finish(&p, NULL) != APR_OK || e.seen != 1 || !e.same)
+    aps_sse_parser_init(&p, storage, sizeof storage, opts, echo_event, NULL, &e);
+    if (aps_sse_parser_push(&p, out, aps_sse_writer_length(&w), NULL) != APS_OK ||
+        aps_sse_parser_finish(&p, NULL) != APS_OK || e.seen != 1 || !e.same)
         abort();
 }
 
-static apr_status on_event(void *user, const apr_sse_event *ev)
+static aps_status on_event(void *user, const aps_sse_event *ev)
 {
     summary *s = user;
     uint64_t nums[3];
@@ -76,10 +76,10 @@ static apr_status on_event(void *user, const apr_sse_event *ev)
     nums[2] = ev->data_offset;
     mix(s, nums, sizeof nums);
     round_trip(ev, s->opts);
-    return APR_OK;
+    return APS_OK;
 }
 
-static apr_status on_error(void *user, const apr_error *err)
+static aps_status on_error(void *user, const aps_error *err)
 {
     summary *s = user;
     uint64_t nums[2];
@@ -88,20 +88,20 @@ static apr_status on_error(void *user, const apr_error *err)
     nums[1] = err->offset;
     mix(s, nums, sizeof nums);
     mix(s, err->message, strlen(err->message));
-    return APR_OK;
+    return APS_OK;
 }
 
 static summary parse(const uint8_t *in, size_t len, size_t cut, size_t cap,
-                     const apr_sse_options *opts)
+                     const aps_sse_options *opts)
 {
     static char storage[4096];
-    apr_sse_parser p;
+    aps_sse_parser p;
     summary s = { 0xCBF29CE484222325ull, 0, 0, NULL };
     s.opts = opts;
-    apr_sse_parser_init(&p, storage, cap, opts, on_event, on_error, &s);
-    if (apr_sse_parser_push(&p, in, cut, NULL) != APR_OK ||
-        apr_sse_parser_push(&p, in + cut, len - cut, NULL) != APR_OK ||
-        apr_sse_parser_finish(&p, NULL) != APR_OK)
+    aps_sse_parser_init(&p, storage, cap, opts, on_event, on_error, &s);
+    if (aps_sse_parser_push(&p, in, cut, NULL) != APS_OK ||
+        aps_sse_parser_push(&p, in + cut, len - cut, NULL) != APS_OK ||
+        aps_sse_parser_finish(&p, NULL) != APS_OK)
         abort();
     return s;
 }
@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    apr_sse_options opts = { 0 };
+    aps_sse_options opts = { 0 };
     size_t cap, cut;
     summary whole, split;
     if (size < 1)

@@ -5,7 +5,7 @@
  * input chooses) gives the same messages and the same failure, and that each
  * message, encoded again as one frame, decodes back to itself.
  */
-#include "apr_websocket.h"
+#include "aps/ws.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,9 +14,9 @@
 typedef struct summary {
     uint64_t hash; /* FNV-1a over everything reported */
     size_t messages;
-    apr_status status;
+    aps_status status;
     size_t offset;
-    apr_ws_role role;
+    aps_ws_role role;
 } summary;
 
 static void mix(summary *s, const void *bytes, size_t len)
@@ -29,41 +29,41 @@ static void mix(summary *s, const void *bytes, size_t len)
 }
 
 typedef struct echo {
-    const apr_ws_message *want;
+    const aps_ws_message *want;
     int seen, same;
 } echo;
 
-static apr_status echo_message(void *user, const apr_ws_message *m)
+static aps_status echo_message(void *user, const aps_ws_message *m)
 {
     echo *e = user;
     e->seen++;
     e->same = m->opcode == e->want->opcode && m->len == e->want->len &&
               (m->len == 0 || memcmp(m->payload, e->want->payload, m->len) == 0) &&
               m->close_code == e->want->close_code;
-    return APR_OK;
+    return APS_OK;
 }
 
 /* Sends the message back through the encoder, as the peer's role would. */
-static void round_trip(const apr_ws_message *m, apr_ws_role role)
+static void round_trip(const aps_ws_message *m, aps_ws_role role)
 {
-    static uint8_t out[APR_WS_HEADER_MAX + 1024], storage[1024];
+    static uint8_t out[APS_WS_HEADER_MAX + 1024], storage[1024];
     static const uint8_t key[4] = { 0x11, 0x22, 0x33, 0x44 };
-    apr_ws_decoder d;
+    aps_ws_decoder d;
     echo e = { 0, 0, 0 };
     size_t n;
-    apr_status st;
+    aps_status st;
     e.want = m;
-    st = apr_ws_encode_frame(out, sizeof out, &n, 1, m->opcode, m->payload, m->len,
-                             role == APR_WS_SERVER ? key : NULL, NULL);
-    if (st != APR_OK)
+    st = aps_ws_encode_frame(out, sizeof out, &n, 1, m->opcode, m->payload, m->len,
+                             role == APS_WS_SERVER ? key : NULL, NULL);
+    if (st != APS_OK)
         abort();
-    apr_ws_decoder_init(&d, role, storage, sizeof storage, echo_message, &e);
-    if (apr_ws_decoder_push(&d, out, n, NULL) != APR_OK ||
-        apr_ws_decoder_finish(&d, NULL) != APR_OK || e.seen != 1 || !e.same)
+    aps_ws_decoder_init(&d, role, storage, sizeof storage, echo_message, &e);
+    if (aps_ws_decoder_push(&d, out, n, NULL) != APS_OK ||
+        aps_ws_decoder_finish(&d, NULL) != APS_OK || e.seen != 1 || !e.same)
         abort();
 }
 
-static apr_status on_message(void *user, const apr_ws_message *m)
+static aps_status on_message(void *user, const aps_ws_message *m)
 {
     summary *s = user;
     uint64_t nums[4];
@@ -74,28 +74,28 @@ static apr_status on_message(void *user, const apr_ws_message *m)
     nums[3] = m->close_code;
     mix(s, nums, sizeof nums);
     mix(s, m->payload, m->len);
-    if (m->opcode != APR_WS_CLOSE && m->reason_len != 0)
+    if (m->opcode != APS_WS_CLOSE && m->reason_len != 0)
         abort();
     round_trip(m, s->role);
-    return APR_OK;
+    return APS_OK;
 }
 
-static summary decode(const uint8_t *in, size_t len, size_t cut, apr_ws_role role,
+static summary decode(const uint8_t *in, size_t len, size_t cut, aps_ws_role role,
                       size_t cap)
 {
     static uint8_t storage[1024];
-    apr_ws_decoder d;
-    apr_error err = APR_ERROR_INIT;
-    summary s = { 0xCBF29CE484222325ull, 0, APR_OK, 0, APR_WS_SERVER };
+    aps_ws_decoder d;
+    aps_error err = APS_ERROR_INIT;
+    summary s = { 0xCBF29CE484222325ull, 0, APS_OK, 0, APS_WS_SERVER };
     s.role = role;
-    apr_ws_decoder_init(&d, role, storage, cap, on_message, &s);
-    s.status = apr_ws_decoder_push(&d, in, cut, &err);
-    if (s.status == APR_OK)
-        s.status = apr_ws_decoder_push(&d, in + cut, len - cut, &err);
-    if (s.status == APR_OK)
-        s.status = apr_ws_decoder_finish(&d, &err);
+    aps_ws_decoder_init(&d, role, storage, cap, on_message, &s);
+    s.status = aps_ws_decoder_push(&d, in, cut, &err);
+    if (s.status == APS_OK)
+        s.status = aps_ws_decoder_push(&d, in + cut, len - cut, &err);
+    if (s.status == APS_OK)
+        s.status = aps_ws_decoder_finish(&d, &err);
     s.offset = err.offset;
-    if (s.status != APR_OK && apr_ws_decoder_close_code(&d) == 0)
+    if (s.status != APS_OK && aps_ws_decoder_close_code(&d) == 0)
         abort();
     return s;
 }
@@ -104,12 +104,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    apr_ws_role role;
+    aps_ws_role role;
     size_t cap, cut;
     summary whole, split;
     if (size < 1)
         return 0;
-    role = (data[0] & 1) ? APR_WS_CLIENT : APR_WS_SERVER;
+    role = (data[0] & 1) ? APS_WS_CLIENT : APS_WS_SERVER;
     cap = (data[0] >> 1) == 0 ? 1024 : (size_t)(data[0] >> 1) * 3;
     data++;
     size--;

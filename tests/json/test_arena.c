@@ -1,5 +1,5 @@
 /* test_arena.c - the bump arena: alignment, reuse, mark/rollback, limits, failures. */
-#include "apr_arena.h"
+#include "aps/arena.h"
 
 #include "../test.h"
 
@@ -31,49 +31,49 @@ static void failing_free(void *ctx, void *ptr, size_t size)
 
 static void test_basics(void)
 {
-    apr_arena a;
-    apr_arena_marker m;
+    aps_arena a;
+    aps_arena_marker m;
     char *p, *q;
     size_t i;
-    apr_arena_init(&a, NULL);
-    CHECK_INT(apr_arena_used(&a), 0);
+    aps_arena_init(&a, NULL);
+    CHECK_INT(aps_arena_used(&a), 0);
     for (i = 1; i < 100; i++) {
-        void *x = apr_arena_alloc(&a, i);
-        CHECK(x != NULL && (uintptr_t)x % APR_ARENA_ALIGN == 0);
+        void *x = aps_arena_alloc(&a, i);
+        CHECK(x != NULL && (uintptr_t)x % APS_ARENA_ALIGN == 0);
         memset(x, 0xAB, i);
     }
-    p = apr_arena_dup(&a, "hello", 5);
+    p = aps_arena_dup(&a, "hello", 5);
     CHECK(p != NULL && memcmp(p, "hello", 5) == 0);
-    CHECK(apr_arena_alloc(&a, 0) != NULL);
+    CHECK(aps_arena_alloc(&a, 0) != NULL);
     /* A block bigger than a chunk gets its own. */
-    q = (char *)apr_arena_alloc(&a, 100000);
+    q = (char *)aps_arena_alloc(&a, 100000);
     CHECK(q != NULL);
     memset(q, 1, 100000);
-    CHECK_INT(apr_arena_malloc_calls(&a), 2);
+    CHECK_INT(aps_arena_malloc_calls(&a), 2);
     /* Reset keeps the chunks: the same work again costs no allocator call. */
-    apr_arena_reset(&a);
-    CHECK_INT(apr_arena_used(&a), 0);
+    aps_arena_reset(&a);
+    CHECK_INT(aps_arena_used(&a), 0);
     for (i = 1; i < 100; i++)
-        CHECK(apr_arena_alloc(&a, i) != NULL);
-    CHECK(apr_arena_alloc(&a, 100000) != NULL);
-    CHECK_INT(apr_arena_malloc_calls(&a), 2);
+        CHECK(aps_arena_alloc(&a, i) != NULL);
+    CHECK(aps_arena_alloc(&a, 100000) != NULL);
+    CHECK_INT(aps_arena_malloc_calls(&a), 2);
     /* Rollback releases what came after the mark. */
-    m = apr_arena_mark(&a);
-    i = apr_arena_used(&a);
-    CHECK(apr_arena_alloc(&a, 50000) != NULL);
-    CHECK(apr_arena_used(&a) > i);
-    apr_arena_rollback(&a, m);
-    CHECK_INT(apr_arena_used(&a), i);
+    m = aps_arena_mark(&a);
+    i = aps_arena_used(&a);
+    CHECK(aps_arena_alloc(&a, 50000) != NULL);
+    CHECK(aps_arena_used(&a) > i);
+    aps_arena_rollback(&a, m);
+    CHECK_INT(aps_arena_used(&a), i);
     /* Realloc grows the last block in place, and copies otherwise. */
-    apr_arena_reset(&a);
-    p = (char *)apr_arena_realloc(&a, NULL, 0, 8, 8);
+    aps_arena_reset(&a);
+    p = (char *)aps_arena_realloc(&a, NULL, 0, 8, 8);
     memcpy(p, "abcdefgh", 8);
-    q = (char *)apr_arena_realloc(&a, p, 8, 64, 8);
+    q = (char *)aps_arena_realloc(&a, p, 8, 64, 8);
     CHECK(q == p);
-    (void)apr_arena_alloc(&a, 1);
-    q = (char *)apr_arena_realloc(&a, p, 64, 128, 8);
+    (void)aps_arena_alloc(&a, 1);
+    q = (char *)aps_arena_realloc(&a, p, 64, 128, 8);
     CHECK(q != p && memcmp(q, "abcdefgh", 8) == 0);
-    apr_arena_deinit(&a);
+    aps_arena_deinit(&a);
 }
 
 static void test_initial_and_limit(void)
@@ -82,20 +82,20 @@ static void test_initial_and_limit(void)
         char b[1024];
         uint64_t align;
     } buf;
-    apr_arena_options o;
-    apr_arena a;
+    aps_arena_options o;
+    aps_arena a;
     memset(&o, 0, sizeof o);
     o.initial = buf.b;
     o.initial_size = sizeof buf.b;
     o.limit = 20000;
-    apr_arena_init(&a, &o);
-    CHECK(apr_arena_alloc(&a, 512) != NULL);
-    CHECK_INT(apr_arena_malloc_calls(&a), 0);
-    CHECK(apr_arena_alloc(&a, 4096) != NULL);
-    CHECK_INT(apr_arena_malloc_calls(&a), 1);
-    CHECK(apr_arena_alloc(&a, 30000) == NULL);
-    CHECK_INT(apr_arena_failure(&a), APR_E_LIMIT);
-    apr_arena_deinit(&a);
+    aps_arena_init(&a, &o);
+    CHECK(aps_arena_alloc(&a, 512) != NULL);
+    CHECK_INT(aps_arena_malloc_calls(&a), 0);
+    CHECK(aps_arena_alloc(&a, 4096) != NULL);
+    CHECK_INT(aps_arena_malloc_calls(&a), 1);
+    CHECK(aps_arena_alloc(&a, 30000) == NULL);
+    CHECK_INT(aps_arena_failure(&a), APS_E_LIMIT);
+    aps_arena_deinit(&a);
 }
 
 /* Every allocator call in turn fails; the arena reports it and leaks nothing. */
@@ -104,20 +104,20 @@ static void test_failures(void)
     long n;
     for (n = 0; n < 6; n++) {
         failing f = { 0, n, 0 };
-        apr_arena_options o;
-        apr_arena a;
+        aps_arena_options o;
+        aps_arena a;
         int i, ok = 1;
         memset(&o, 0, sizeof o);
         o.allocator.alloc = failing_alloc;
         o.allocator.free = failing_free;
         o.allocator.ctx = &f;
         o.chunk_size = 256;
-        apr_arena_init(&a, &o);
+        aps_arena_init(&a, &o);
         for (i = 0; i < 20 && ok; i++)
-            ok = apr_arena_alloc(&a, 100) != NULL;
+            ok = aps_arena_alloc(&a, 100) != NULL;
         CHECK(!ok);
-        CHECK_INT(apr_arena_failure(&a), APR_E_NOMEM);
-        apr_arena_deinit(&a);
+        CHECK_INT(aps_arena_failure(&a), APS_E_NOMEM);
+        aps_arena_deinit(&a);
         CHECK_INT(f.live, 0);
     }
 }
@@ -161,8 +161,8 @@ static int inside(const recording *r, const char *initial, size_t initial_size, 
 
 /*
  * Every allocation, of every size and alignment, with an initial buffer,
- * chunks of their own and grown blocks, is followed by APR_PADDING bytes
- * of memory the arena holds (apr_common.h): readable, never handed out.
+ * chunks of their own and grown blocks, is followed by APS_PADDING bytes
+ * of memory the arena holds (aps/common.h): readable, never handed out.
  */
 static void test_padding(void)
 {
@@ -171,8 +171,8 @@ static void test_padding(void)
         uint64_t align;
     } buf;
     recording r;
-    apr_arena_options o;
-    apr_arena a;
+    aps_arena_options o;
+    aps_arena a;
     char *prev = NULL;
     size_t i, prev_size = 0;
     memset(&r, 0, sizeof r);
@@ -183,21 +183,21 @@ static void test_padding(void)
     o.initial = buf.b;
     o.initial_size = sizeof buf.b;
     o.chunk_size = 256;
-    apr_arena_init(&a, &o);
+    aps_arena_init(&a, &o);
     for (i = 0; i < 300; i++) {
         size_t size = (i * 7919) % (i % 10 == 9 ? 1000 : 40);
         size_t align = (size_t)1 << (i % 5);
-        char *p = (char *)apr_arena_alloc_aligned(&a, size, align);
+        char *p = (char *)aps_arena_alloc_aligned(&a, size, align);
         CHECK(p != NULL);
-        CHECK(inside(&r, buf.b, sizeof buf.b, p, size + APR_PADDING));
+        CHECK(inside(&r, buf.b, sizeof buf.b, p, size + APS_PADDING));
         if (i % 3 == 0) {
-            prev = (char *)apr_arena_realloc(&a, prev, prev_size, prev_size + 13, 1);
+            prev = (char *)aps_arena_realloc(&a, prev, prev_size, prev_size + 13, 1);
             prev_size += 13;
             CHECK(prev != NULL);
-            CHECK(inside(&r, buf.b, sizeof buf.b, prev, prev_size + APR_PADDING));
+            CHECK(inside(&r, buf.b, sizeof buf.b, prev, prev_size + APS_PADDING));
         }
     }
-    apr_arena_deinit(&a);
+    aps_arena_deinit(&a);
 }
 
 int main(void)

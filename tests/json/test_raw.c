@@ -1,13 +1,13 @@
 /* test_raw.c - raw JSON values (kind, member lookup, equality) and reader allocation failures. */
-#include "apr_json.h"
+#include "aps/json.h"
 
 #include "../test.h"
 
 #include <stdlib.h>
 
-static apr_json_raw raw(const char *s)
+static aps_json_raw raw(const char *s)
 {
-    apr_json_raw r;
+    aps_json_raw r;
     r.ptr = s;
     r.len = strlen(s);
     return r;
@@ -16,44 +16,44 @@ static apr_json_raw raw(const char *s)
 static int equal(const char *a, const char *b)
 {
     int eq = -1;
-    if (apr_json_raw_equal(raw(a), raw(b), &eq) != APR_OK)
+    if (aps_json_raw_equal(raw(a), raw(b), &eq) != APS_OK)
         return -1;
     return eq;
 }
 
 static void test_kind_and_member(void)
 {
-    apr_arena a;
-    apr_json_raw v;
-    apr_error err = APR_ERROR_INIT;
+    aps_arena a;
+    aps_json_raw v;
+    aps_error err = APS_ERROR_INIT;
     const char *obj = "{\"a\":1,\"t\\u0079pe\":{\"k\":[1,2]},\"z\":null}";
-    apr_arena_init(&a, NULL);
-    CHECK_INT(apr_json_raw_kind(raw(" {}")), APR_JSON_OBJECT);
-    CHECK_INT(apr_json_raw_kind(raw("[]")), APR_JSON_ARRAY);
-    CHECK_INT(apr_json_raw_kind(raw("\"\"")), APR_JSON_STRING);
-    CHECK_INT(apr_json_raw_kind(raw("-1")), APR_JSON_NUMBER);
-    CHECK_INT(apr_json_raw_kind(raw("false")), APR_JSON_BOOL);
-    CHECK_INT(apr_json_raw_kind(raw("null")), APR_JSON_NULL);
-    CHECK_INT(apr_json_raw_kind(raw("")), APR_JSON_INVALID);
-    CHECK_INT(apr_json_raw_member(raw(obj), "type", 4, &a, &v, NULL), APR_OK);
+    aps_arena_init(&a, NULL);
+    CHECK_INT(aps_json_raw_kind(raw(" {}")), APS_JSON_OBJECT);
+    CHECK_INT(aps_json_raw_kind(raw("[]")), APS_JSON_ARRAY);
+    CHECK_INT(aps_json_raw_kind(raw("\"\"")), APS_JSON_STRING);
+    CHECK_INT(aps_json_raw_kind(raw("-1")), APS_JSON_NUMBER);
+    CHECK_INT(aps_json_raw_kind(raw("false")), APS_JSON_BOOL);
+    CHECK_INT(aps_json_raw_kind(raw("null")), APS_JSON_NULL);
+    CHECK_INT(aps_json_raw_kind(raw("")), APS_JSON_INVALID);
+    CHECK_INT(aps_json_raw_member(raw(obj), "type", 4, &a, &v, NULL), APS_OK);
     CHECK(v.ptr == obj + 19 && v.len == 11);
-    CHECK_INT(apr_json_raw_member(raw(obj), "q", 1, &a, &v, NULL), APR_E_NOT_FOUND);
-    CHECK_INT(apr_json_raw_member(raw("[1]"), "q", 1, &a, &v, &err), APR_E_TYPE);
+    CHECK_INT(aps_json_raw_member(raw(obj), "q", 1, &a, &v, NULL), APS_E_NOT_FOUND);
+    CHECK_INT(aps_json_raw_member(raw("[1]"), "q", 1, &a, &v, &err), APS_E_TYPE);
     CHECK_STR(err.message, "expected an object, got an array");
     /* Walking a raw value with the reader. */
     {
-        apr_json_reader r;
+        aps_json_reader r;
         int more, n = 0;
-        apr_json_raw_reader(&r, v, &a);
-        CHECK_INT(apr_json_read_object(&r, NULL), APR_OK);
-        while (apr_json_next_member(&r, &(apr_slice){ 0, 0 }, &more, NULL) == APR_OK && more) {
-            CHECK_INT(apr_json_skip(&r, NULL), APR_OK);
+        aps_json_raw_reader(&r, v, &a);
+        CHECK_INT(aps_json_read_object(&r, NULL), APS_OK);
+        while (aps_json_next_member(&r, &(aps_slice){ 0, 0 }, &more, NULL) == APS_OK && more) {
+            CHECK_INT(aps_json_skip(&r, NULL), APS_OK);
             n++;
         }
         CHECK_INT(n, 1);
-        CHECK_INT(apr_json_reader_finish(&r, NULL), APR_OK);
+        CHECK_INT(aps_json_reader_finish(&r, NULL), APS_OK);
     }
-    apr_arena_deinit(&a);
+    aps_arena_deinit(&a);
 }
 
 static void test_equal(void)
@@ -87,8 +87,8 @@ static void test_equal(void)
         int eq;
         memset(deep, '[', 1000);
         memset(deep + 1000, ']', 1000);
-        CHECK_INT(apr_json_raw_equal((apr_json_raw){ deep, 2000 }, (apr_json_raw){ deep, 2000 }, &eq),
-                  APR_E_DEPTH);
+        CHECK_INT(aps_json_raw_equal((aps_json_raw){ deep, 2000 }, (aps_json_raw){ deep, 2000 }, &eq),
+                  APS_E_DEPTH);
     }
 }
 
@@ -129,27 +129,27 @@ static void test_reader_alloc_failures(void)
     doc[len++] = '}';
     for (n = 0; !done; n++) {
         failing f = { 0, n, 0 };
-        apr_arena_options o;
-        apr_arena a;
-        apr_error err = APR_ERROR_INIT;
-        apr_json_reader r;
-        apr_status st;
+        aps_arena_options o;
+        aps_arena a;
+        aps_error err = APS_ERROR_INIT;
+        aps_json_reader r;
+        aps_status st;
         memset(&o, 0, sizeof o);
         o.allocator.alloc = failing_alloc;
         o.allocator.free = failing_free;
         o.allocator.ctx = &f;
         o.chunk_size = 512;
-        apr_arena_init(&a, &o);
-        apr_json_reader_init(&r, doc, len, &a, NULL);
-        st = apr_json_skip(&r, &err);
+        aps_arena_init(&a, &o);
+        aps_json_reader_init(&r, doc, len, &a, NULL);
+        st = aps_json_skip(&r, &err);
         if (f.calls <= n) {
             done = 1;
-            CHECK_INT(st, APR_OK);
+            CHECK_INT(st, APS_OK);
         } else {
-            CHECK_INT(st, APR_E_NOMEM);
+            CHECK_INT(st, APS_E_NOMEM);
             CHECK(strstr(err.message, "arena") != NULL);
         }
-        apr_arena_deinit(&a);
+        aps_arena_deinit(&a);
         CHECK_INT(f.live, 0);
     }
     CHECK(n > 5);

@@ -1,5 +1,5 @@
 /*
- * test_suite.c - runs apr_json_validate over JSONTestSuite's test_parsing:
+ * test_suite.c - runs aps_json_validate over JSONTestSuite's test_parsing:
  * every y_ file must be accepted, every n_ file rejected; i_ files must only
  * not crash or hang, and what we do with each is printed.
  *
@@ -8,7 +8,7 @@
  * two y_object_duplicated_key files separately.
  * Usage: json-suite DIR
  */
-#include "apr_json.h"
+#include "aps/json.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     DIR *d;
     struct dirent *e;
     int failed = 0, y = 0, n = 0, i = 0;
-    apr_json_reader_options rfc = { 0, 1 };
+    aps_json_reader_options rfc = { 0, 1 };
     if (argc != 2) {
         fprintf(stderr, "usage: json-suite DIR\n");
         return 2;
@@ -55,8 +55,8 @@ int main(int argc, char **argv)
         char path[4096];
         size_t len;
         char *text;
-        apr_error err = APR_ERROR_INIT;
-        apr_status st;
+        aps_error err = APS_ERROR_INIT;
+        aps_status st;
         if (e->d_name[0] == '.' || strstr(e->d_name, ".json") == NULL)
             continue;
         snprintf(path, sizeof path, "%s/%s", argv[1], e->d_name);
@@ -66,17 +66,17 @@ int main(int argc, char **argv)
             failed++;
             continue;
         }
-        st = apr_json_validate(text, len, &rfc, &err);
+        st = aps_json_validate(text, len, &rfc, &err);
         if (e->d_name[0] == 'y') {
             y++;
-            if (st != APR_OK) {
+            if (st != APS_OK) {
                 printf("FAIL %s rejected: %s at %zu: %s\n", e->d_name, err.pointer, err.offset,
                        err.message);
                 failed++;
             }
             if (strstr(e->d_name, "duplicated_key") != NULL) {
-                apr_error derr = APR_ERROR_INIT;
-                if (apr_json_validate(text, len, NULL, &derr) != APR_E_DUPLICATE ||
+                aps_error derr = APS_ERROR_INIT;
+                if (aps_json_validate(text, len, NULL, &derr) != APS_E_DUPLICATE ||
                     strcmp(derr.pointer, "/a") != 0) {
                     printf("FAIL %s: duplicate not rejected by default\n", e->d_name);
                     failed++;
@@ -84,14 +84,14 @@ int main(int argc, char **argv)
             }
         } else if (e->d_name[0] == 'n') {
             n++;
-            if (st == APR_OK) {
+            if (st == APS_OK) {
                 printf("FAIL %s accepted\n", e->d_name);
                 failed++;
             }
         } else {
             i++;
-            printf("%-48s %s%s%s\n", e->d_name, st == APR_OK ? "accepted" : "rejected: ",
-                   st == APR_OK ? "" : apr_status_str(st), "");
+            printf("%-48s %s%s%s\n", e->d_name, st == APS_OK ? "accepted" : "rejected: ",
+                   st == APS_OK ? "" : aps_status_str(st), "");
         }
         free(text);
     }

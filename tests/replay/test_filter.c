@@ -1,28 +1,28 @@
 /* test_filter.c - the subscription filter and its documented interpretations. */
 #include "../test.h"
 
-#include "apr_filter.h"
+#include "aps/filter.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-static apr_slice S(const char *s)
+static aps_slice S(const char *s)
 {
-    apr_slice r;
+    aps_slice r;
     r.ptr = s;
     r.len = strlen(s);
     return r;
 }
 
-static const apr_slice NONAME = { NULL, 0 };
+static const aps_slice NONAME = { NULL, 0 };
 
 /* A namespace from up to 4 NUL-terminated segments (NULL ends the list). */
 typedef struct ns_buf {
-    apr_slice seg[4];
-    apr_namespace ns;
+    aps_slice seg[4];
+    aps_namespace ns;
 } ns_buf;
 
-static apr_namespace mk_ns(ns_buf *b, const char *a, const char *c, const char *d)
+static aps_namespace mk_ns(ns_buf *b, const char *a, const char *c, const char *d)
 {
     const char *in[3];
     size_t n = 0, i;
@@ -37,24 +37,24 @@ static apr_namespace mk_ns(ns_buf *b, const char *a, const char *c, const char *
 }
 
 /* Matches through both entry points (packed and decoded) and checks they agree. */
-static int match(const apr_filter *f, apr_channel ch, apr_slice name, apr_namespace ns)
+static int match(const aps_filter *f, aps_channel ch, aps_slice name, aps_namespace ns)
 {
     uint32_t packed[64];
     int a, b;
-    size_t size = apr_ns_packed_size(ns);
+    size_t size = aps_namespace_packed_size(ns);
     CHECK(size <= sizeof packed);
-    a = apr_filter_match(f, ch, name, apr_ns_pack(packed, ns));
-    b = apr_filter_match_namespace(f, ch, name, ns);
+    a = aps_filter_match(f, ch, name, aps_namespace_pack(packed, ns));
+    b = aps_filter_match_namespace(f, ch, name, ns);
     CHECK_INT(a, b);
     return a;
 }
 
-static apr_status make(apr_filter *f, const char **channels, size_t nch,
-                       const apr_namespace *prefixes, size_t nns, int has_depth,
-                       uint64_t depth, apr_error *err)
+static aps_status make(aps_filter *f, const char **channels, size_t nch,
+                       const aps_namespace *prefixes, size_t nns, int has_depth,
+                       uint64_t depth, aps_error *err)
 {
-    apr_slice ch[16];
-    apr_filter_spec spec;
+    aps_slice ch[16];
+    aps_filter_spec spec;
     size_t i;
     for (i = 0; i < nch; i++)
         ch[i] = S(channels[i]);
@@ -65,217 +65,217 @@ static apr_status make(apr_filter *f, const char **channels, size_t nch,
     spec.namespace_count = nns;
     spec.has_depth = has_depth;
     spec.depth = depth;
-    return apr_filter_init(f, &spec, NULL, err);
+    return aps_filter_init(f, &spec, NULL, err);
 }
 
 static void test_channel_of_method(void)
 {
-    CHECK_INT(apr_channel_of_method("values", 6), APR_CHANNEL_VALUES);
-    CHECK_INT(apr_channel_of_method("updates", 7), APR_CHANNEL_UPDATES);
-    CHECK_INT(apr_channel_of_method("messages", 8), APR_CHANNEL_MESSAGES);
-    CHECK_INT(apr_channel_of_method("tools", 5), APR_CHANNEL_TOOLS);
-    CHECK_INT(apr_channel_of_method("lifecycle", 9), APR_CHANNEL_LIFECYCLE);
-    CHECK_INT(apr_channel_of_method("checkpoints", 11), APR_CHANNEL_CHECKPOINTS);
-    CHECK_INT(apr_channel_of_method("tasks", 5), APR_CHANNEL_TASKS);
-    CHECK_INT(apr_channel_of_method("custom", 6), APR_CHANNEL_CUSTOM);
+    CHECK_INT(aps_channel_of_method("values", 6), APS_CHANNEL_VALUES);
+    CHECK_INT(aps_channel_of_method("updates", 7), APS_CHANNEL_UPDATES);
+    CHECK_INT(aps_channel_of_method("messages", 8), APS_CHANNEL_MESSAGES);
+    CHECK_INT(aps_channel_of_method("tools", 5), APS_CHANNEL_TOOLS);
+    CHECK_INT(aps_channel_of_method("lifecycle", 9), APS_CHANNEL_LIFECYCLE);
+    CHECK_INT(aps_channel_of_method("checkpoints", 11), APS_CHANNEL_CHECKPOINTS);
+    CHECK_INT(aps_channel_of_method("tasks", 5), APS_CHANNEL_TASKS);
+    CHECK_INT(aps_channel_of_method("custom", 6), APS_CHANNEL_CUSTOM);
     /* input.requested is the one method whose channel is not its name. */
-    CHECK_INT(apr_channel_of_method("input.requested", 15), APR_CHANNEL_INPUT);
-    CHECK_INT(apr_channel_of_method("input", 5), APR_CHANNEL_OTHER);
-    CHECK_INT(apr_channel_of_method("custom:progress", 15), APR_CHANNEL_OTHER);
-    CHECK_INT(apr_channel_of_method("valuesX", 7), APR_CHANNEL_OTHER);
-    CHECK_INT(apr_channel_of_method("values", 5), APR_CHANNEL_OTHER); /* "value" */
-    CHECK_INT(apr_channel_of_method("", 0), APR_CHANNEL_OTHER);
-    CHECK_INT(apr_channel_of_method(NULL, 0), APR_CHANNEL_OTHER);
-    CHECK_STR(apr_channel_name(APR_CHANNEL_INPUT), "input");
-    CHECK_STR(apr_channel_name(APR_CHANNEL_CHECKPOINTS), "checkpoints");
-    CHECK_STR(apr_channel_name(APR_CHANNEL_OTHER), "");
-    CHECK_STR(apr_channel_name((apr_channel)99), "");
+    CHECK_INT(aps_channel_of_method("input.requested", 15), APS_CHANNEL_INPUT);
+    CHECK_INT(aps_channel_of_method("input", 5), APS_CHANNEL_OTHER);
+    CHECK_INT(aps_channel_of_method("custom:progress", 15), APS_CHANNEL_OTHER);
+    CHECK_INT(aps_channel_of_method("valuesX", 7), APS_CHANNEL_OTHER);
+    CHECK_INT(aps_channel_of_method("values", 5), APS_CHANNEL_OTHER); /* "value" */
+    CHECK_INT(aps_channel_of_method("", 0), APS_CHANNEL_OTHER);
+    CHECK_INT(aps_channel_of_method(NULL, 0), APS_CHANNEL_OTHER);
+    CHECK_STR(aps_channel_name(APS_CHANNEL_INPUT), "input");
+    CHECK_STR(aps_channel_name(APS_CHANNEL_CHECKPOINTS), "checkpoints");
+    CHECK_STR(aps_channel_name(APS_CHANNEL_OTHER), "");
+    CHECK_STR(aps_channel_name((aps_channel)99), "");
 }
 
 static void test_init_errors(void)
 {
-    apr_filter f;
-    apr_error err = APR_ERROR_INIT;
+    aps_filter f;
+    aps_error err = APS_ERROR_INIT;
     const char *unknown[] = { "values", "input.requested" };
     const char *empty_custom[] = { "custom:" };
     const char *bad_case[] = { "Values" };
-    apr_filter_spec spec;
-    apr_slice nul = { NULL, 3 };
+    aps_filter_spec spec;
+    aps_slice nul = { NULL, 3 };
 
-    CHECK_INT(make(&f, unknown, 2, NULL, 0, 0, 0, &err), APR_E_UNKNOWN);
-    CHECK_INT(err.code, APR_E_UNKNOWN);
+    CHECK_INT(make(&f, unknown, 2, NULL, 0, 0, 0, &err), APS_E_UNKNOWN);
+    CHECK_INT(err.code, APS_E_UNKNOWN);
     CHECK_INT(err.offset, 1); /* the index of the offending channel */
     CHECK(strstr(err.message, "\"input.requested\" is not a protocol channel") != NULL);
     CHECK(f.storage == NULL);
 
-    apr_error_clear(&err);
-    CHECK_INT(make(&f, empty_custom, 1, NULL, 0, 0, 0, &err), APR_E_PATTERN);
+    aps_error_clear(&err);
+    CHECK_INT(make(&f, empty_custom, 1, NULL, 0, 0, 0, &err), APS_E_PATTERN);
     CHECK(strstr(err.message, "needs a name") != NULL);
-    apr_error_clear(&err);
-    CHECK_INT(make(&f, bad_case, 1, NULL, 0, 0, 0, &err), APR_E_UNKNOWN);
+    aps_error_clear(&err);
+    CHECK_INT(make(&f, bad_case, 1, NULL, 0, 0, 0, &err), APS_E_UNKNOWN);
 
     /* No channels at all: the schema requires at least one. */
-    CHECK_INT(make(&f, NULL, 0, NULL, 0, 0, 0, NULL), APR_E_ARGUMENT);
+    CHECK_INT(make(&f, NULL, 0, NULL, 0, 0, 0, NULL), APS_E_ARGUMENT);
     memset(&spec, 0, sizeof spec);
     spec.channels = &nul;
     spec.channel_count = 1;
-    CHECK_INT(apr_filter_init(&f, &spec, NULL, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_filter_init(&f, &spec, NULL, NULL), APS_E_ARGUMENT);
     spec.channels = NULL;
-    CHECK_INT(apr_filter_init(&f, &spec, NULL, NULL), APR_E_ARGUMENT);
-    CHECK_INT(apr_filter_init(NULL, &spec, NULL, NULL), APR_E_ARGUMENT);
-    CHECK_INT(apr_filter_init(&f, NULL, NULL, NULL), APR_E_ARGUMENT);
+    CHECK_INT(aps_filter_init(&f, &spec, NULL, NULL), APS_E_ARGUMENT);
+    CHECK_INT(aps_filter_init(NULL, &spec, NULL, NULL), APS_E_ARGUMENT);
+    CHECK_INT(aps_filter_init(&f, NULL, NULL, NULL), APS_E_ARGUMENT);
     spec.channels = &nul;
     nul.ptr = "values";
     nul.len = 6;
     spec.namespace_count = 1; /* with a NULL array */
-    CHECK_INT(apr_filter_init(&f, &spec, NULL, NULL), APR_E_ARGUMENT);
-    apr_filter_deinit(&f);
-    apr_filter_deinit(NULL);
+    CHECK_INT(aps_filter_init(&f, &spec, NULL, NULL), APS_E_ARGUMENT);
+    aps_filter_deinit(&f);
+    aps_filter_deinit(NULL);
 }
 
 static void test_channels(void)
 {
-    apr_filter f;
+    aps_filter f;
     ns_buf b;
-    apr_namespace root = mk_ns(&b, NULL, NULL, NULL);
+    aps_namespace root = mk_ns(&b, NULL, NULL, NULL);
     const char *ch[] = { "messages", "input", "messages" };
     int c;
 
-    CHECK_INT(make(&f, ch, 3, NULL, 0, 0, 0, NULL), APR_OK);
-    for (c = 0; c < APR_CHANNEL_COUNT; c++)
-        CHECK_INT(match(&f, (apr_channel)c, NONAME, root),
-                  c == APR_CHANNEL_MESSAGES || c == APR_CHANNEL_INPUT);
-    CHECK(apr_filter_has_channel(&f, APR_CHANNEL_INPUT));
-    CHECK(!apr_filter_has_channel(&f, APR_CHANNEL_VALUES));
-    CHECK(!apr_filter_has_channel(&f, APR_CHANNEL_OTHER));
-    CHECK(!apr_filter_has_channel(NULL, APR_CHANNEL_INPUT));
-    CHECK(!match(NULL, APR_CHANNEL_MESSAGES, NONAME, root));
-    CHECK(!apr_filter_match_namespace(NULL, APR_CHANNEL_MESSAGES, NONAME, root));
+    CHECK_INT(make(&f, ch, 3, NULL, 0, 0, 0, NULL), APS_OK);
+    for (c = 0; c < APS_CHANNEL_COUNT; c++)
+        CHECK_INT(match(&f, (aps_channel)c, NONAME, root),
+                  c == APS_CHANNEL_MESSAGES || c == APS_CHANNEL_INPUT);
+    CHECK(aps_filter_has_channel(&f, APS_CHANNEL_INPUT));
+    CHECK(!aps_filter_has_channel(&f, APS_CHANNEL_VALUES));
+    CHECK(!aps_filter_has_channel(&f, APS_CHANNEL_OTHER));
+    CHECK(!aps_filter_has_channel(NULL, APS_CHANNEL_INPUT));
+    CHECK(!match(NULL, APS_CHANNEL_MESSAGES, NONAME, root));
+    CHECK(!aps_filter_match_namespace(NULL, APS_CHANNEL_MESSAGES, NONAME, root));
     /* An event of an input.requested method lands on `input`. */
-    CHECK(match(&f, apr_channel_of_method("input.requested", 15), NONAME, root));
-    apr_filter_deinit(&f);
+    CHECK(match(&f, aps_channel_of_method("input.requested", 15), NONAME, root));
+    aps_filter_deinit(&f);
     CHECK(f.storage == NULL);
 }
 
 static void test_custom(void)
 {
-    apr_filter base, named, both;
+    aps_filter base, named, both;
     ns_buf b;
-    apr_namespace root = mk_ns(&b, NULL, NULL, NULL);
+    aps_namespace root = mk_ns(&b, NULL, NULL, NULL);
     const char *c1[] = { "custom" };
     const char *c2[] = { "custom:progress", "custom:a:b" };
     const char *c3[] = { "custom", "custom:progress" };
 
-    CHECK_INT(make(&base, c1, 1, NULL, 0, 0, 0, NULL), APR_OK);
-    CHECK_INT(make(&named, c2, 2, NULL, 0, 0, 0, NULL), APR_OK);
-    CHECK_INT(make(&both, c3, 2, NULL, 0, 0, 0, NULL), APR_OK);
+    CHECK_INT(make(&base, c1, 1, NULL, 0, 0, 0, NULL), APS_OK);
+    CHECK_INT(make(&named, c2, 2, NULL, 0, 0, 0, NULL), APS_OK);
+    CHECK_INT(make(&both, c3, 2, NULL, 0, 0, 0, NULL), APS_OK);
 
     /* `custom` sees every custom event, named or not. */
-    CHECK(match(&base, APR_CHANNEL_CUSTOM, NONAME, root));
-    CHECK(match(&base, APR_CHANNEL_CUSTOM, S("progress"), root));
-    CHECK(match(&base, APR_CHANNEL_CUSTOM, S("other"), root));
+    CHECK(match(&base, APS_CHANNEL_CUSTOM, NONAME, root));
+    CHECK(match(&base, APS_CHANNEL_CUSTOM, S("progress"), root));
+    CHECK(match(&base, APS_CHANNEL_CUSTOM, S("other"), root));
     /* `custom:N` sees custom events named N only. */
-    CHECK(match(&named, APR_CHANNEL_CUSTOM, S("progress"), root));
-    CHECK(match(&named, APR_CHANNEL_CUSTOM, S("a:b"), root));
-    CHECK(!match(&named, APR_CHANNEL_CUSTOM, S("progres"), root));
-    CHECK(!match(&named, APR_CHANNEL_CUSTOM, S("progress2"), root));
-    CHECK(!match(&named, APR_CHANNEL_CUSTOM, S("Progress"), root));
-    CHECK(!match(&named, APR_CHANNEL_CUSTOM, NONAME, root));
-    CHECK(!match(&named, APR_CHANNEL_CUSTOM, S(""), root)); /* empty name = unnamed */
+    CHECK(match(&named, APS_CHANNEL_CUSTOM, S("progress"), root));
+    CHECK(match(&named, APS_CHANNEL_CUSTOM, S("a:b"), root));
+    CHECK(!match(&named, APS_CHANNEL_CUSTOM, S("progres"), root));
+    CHECK(!match(&named, APS_CHANNEL_CUSTOM, S("progress2"), root));
+    CHECK(!match(&named, APS_CHANNEL_CUSTOM, S("Progress"), root));
+    CHECK(!match(&named, APS_CHANNEL_CUSTOM, NONAME, root));
+    CHECK(!match(&named, APS_CHANNEL_CUSTOM, S(""), root)); /* empty name = unnamed */
     /* The name only counts on custom events. */
-    CHECK(!match(&named, APR_CHANNEL_MESSAGES, S("progress"), root));
-    CHECK(!match(&named, APR_CHANNEL_OTHER, S("progress"), root));
-    CHECK(!apr_filter_has_channel(&named, APR_CHANNEL_CUSTOM));
-    CHECK(match(&both, APR_CHANNEL_CUSTOM, NONAME, root));
-    CHECK(match(&both, APR_CHANNEL_CUSTOM, S("x"), root));
-    apr_filter_deinit(&base);
-    apr_filter_deinit(&named);
-    apr_filter_deinit(&both);
+    CHECK(!match(&named, APS_CHANNEL_MESSAGES, S("progress"), root));
+    CHECK(!match(&named, APS_CHANNEL_OTHER, S("progress"), root));
+    CHECK(!aps_filter_has_channel(&named, APS_CHANNEL_CUSTOM));
+    CHECK(match(&both, APS_CHANNEL_CUSTOM, NONAME, root));
+    CHECK(match(&both, APS_CHANNEL_CUSTOM, S("x"), root));
+    aps_filter_deinit(&base);
+    aps_filter_deinit(&named);
+    aps_filter_deinit(&both);
 }
 
 static void test_namespaces(void)
 {
-    apr_filter all, empty_list, rootp, root0, a, a1, a0, multi, seg;
+    aps_filter all, empty_list, rootp, root0, a, a1, a0, multi, seg;
     ns_buf b0, b1, b2, b3, b4, b5, p0, p1, p2, p3;
     const char *ch[] = { "updates" };
-    apr_namespace root = mk_ns(&b0, NULL, NULL, NULL);
-    apr_namespace na = mk_ns(&b1, "a", NULL, NULL);
-    apr_namespace nab = mk_ns(&b2, "a", "b", NULL);
-    apr_namespace nabc = mk_ns(&b3, "a", "b", "c");
-    apr_namespace nab_ = mk_ns(&b4, "ab", NULL, NULL);
-    apr_namespace nb = mk_ns(&b5, "b", NULL, NULL);
-    apr_namespace pre_root = mk_ns(&p0, NULL, NULL, NULL);
-    apr_namespace pre_a = mk_ns(&p1, "a", NULL, NULL);
-    apr_namespace pre_multi[2];
-    apr_namespace pre_seg = mk_ns(&p3, "a", "bc", NULL);
+    aps_namespace root = mk_ns(&b0, NULL, NULL, NULL);
+    aps_namespace na = mk_ns(&b1, "a", NULL, NULL);
+    aps_namespace nab = mk_ns(&b2, "a", "b", NULL);
+    aps_namespace nabc = mk_ns(&b3, "a", "b", "c");
+    aps_namespace nab_ = mk_ns(&b4, "ab", NULL, NULL);
+    aps_namespace nb = mk_ns(&b5, "b", NULL, NULL);
+    aps_namespace pre_root = mk_ns(&p0, NULL, NULL, NULL);
+    aps_namespace pre_a = mk_ns(&p1, "a", NULL, NULL);
+    aps_namespace pre_multi[2];
+    aps_namespace pre_seg = mk_ns(&p3, "a", "bc", NULL);
     ns_buf e1;
-    apr_namespace ev_abc = mk_ns(&e1, "ab", "c", NULL);
+    aps_namespace ev_abc = mk_ns(&e1, "ab", "c", NULL);
 
     pre_multi[0] = mk_ns(&p2, "b", NULL, NULL);
     pre_multi[1] = nabc;
 
     /* Absent and empty `namespaces`: the whole tree, like [[]]. */
-    CHECK_INT(make(&all, ch, 1, NULL, 0, 0, 0, NULL), APR_OK);
-    CHECK_INT(make(&empty_list, ch, 1, pre_multi, 0, 0, 0, NULL), APR_OK);
-    CHECK_INT(make(&rootp, ch, 1, &pre_root, 1, 0, 0, NULL), APR_OK);
-    CHECK(match(&all, APR_CHANNEL_UPDATES, NONAME, root));
-    CHECK(match(&all, APR_CHANNEL_UPDATES, NONAME, nabc));
-    CHECK(match(&empty_list, APR_CHANNEL_UPDATES, NONAME, nabc));
-    CHECK(match(&rootp, APR_CHANNEL_UPDATES, NONAME, root));
-    CHECK(match(&rootp, APR_CHANNEL_UPDATES, NONAME, nabc));
-    CHECK(!match(&rootp, APR_CHANNEL_VALUES, NONAME, root));
+    CHECK_INT(make(&all, ch, 1, NULL, 0, 0, 0, NULL), APS_OK);
+    CHECK_INT(make(&empty_list, ch, 1, pre_multi, 0, 0, 0, NULL), APS_OK);
+    CHECK_INT(make(&rootp, ch, 1, &pre_root, 1, 0, 0, NULL), APS_OK);
+    CHECK(match(&all, APS_CHANNEL_UPDATES, NONAME, root));
+    CHECK(match(&all, APS_CHANNEL_UPDATES, NONAME, nabc));
+    CHECK(match(&empty_list, APS_CHANNEL_UPDATES, NONAME, nabc));
+    CHECK(match(&rootp, APS_CHANNEL_UPDATES, NONAME, root));
+    CHECK(match(&rootp, APS_CHANNEL_UPDATES, NONAME, nabc));
+    CHECK(!match(&rootp, APS_CHANNEL_VALUES, NONAME, root));
 
     /* depth 0 below the root (given or implied): root events only. */
-    CHECK_INT(make(&root0, ch, 1, &pre_root, 1, 1, 0, NULL), APR_OK);
-    CHECK(match(&root0, APR_CHANNEL_UPDATES, NONAME, root));
-    CHECK(!match(&root0, APR_CHANNEL_UPDATES, NONAME, na));
-    apr_filter_deinit(&root0);
-    CHECK_INT(make(&root0, ch, 1, NULL, 0, 1, 0, NULL), APR_OK);
-    CHECK(match(&root0, APR_CHANNEL_UPDATES, NONAME, root));
-    CHECK(!match(&root0, APR_CHANNEL_UPDATES, NONAME, na));
-    apr_filter_deinit(&root0);
-    CHECK_INT(make(&root0, ch, 1, NULL, 0, 1, 1, NULL), APR_OK);
-    CHECK(match(&root0, APR_CHANNEL_UPDATES, NONAME, na));
-    CHECK(!match(&root0, APR_CHANNEL_UPDATES, NONAME, nab));
+    CHECK_INT(make(&root0, ch, 1, &pre_root, 1, 1, 0, NULL), APS_OK);
+    CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, root));
+    CHECK(!match(&root0, APS_CHANNEL_UPDATES, NONAME, na));
+    aps_filter_deinit(&root0);
+    CHECK_INT(make(&root0, ch, 1, NULL, 0, 1, 0, NULL), APS_OK);
+    CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, root));
+    CHECK(!match(&root0, APS_CHANNEL_UPDATES, NONAME, na));
+    aps_filter_deinit(&root0);
+    CHECK_INT(make(&root0, ch, 1, NULL, 0, 1, 1, NULL), APS_OK);
+    CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, na));
+    CHECK(!match(&root0, APS_CHANNEL_UPDATES, NONAME, nab));
 
     /* Prefix by whole segments. */
-    CHECK_INT(make(&a, ch, 1, &pre_a, 1, 0, 0, NULL), APR_OK);
-    CHECK(!match(&a, APR_CHANNEL_UPDATES, NONAME, root));
-    CHECK(match(&a, APR_CHANNEL_UPDATES, NONAME, na));
-    CHECK(match(&a, APR_CHANNEL_UPDATES, NONAME, nab));
-    CHECK(match(&a, APR_CHANNEL_UPDATES, NONAME, nabc));
-    CHECK(!match(&a, APR_CHANNEL_UPDATES, NONAME, nab_));
-    CHECK(!match(&a, APR_CHANNEL_UPDATES, NONAME, nb));
+    CHECK_INT(make(&a, ch, 1, &pre_a, 1, 0, 0, NULL), APS_OK);
+    CHECK(!match(&a, APS_CHANNEL_UPDATES, NONAME, root));
+    CHECK(match(&a, APS_CHANNEL_UPDATES, NONAME, na));
+    CHECK(match(&a, APS_CHANNEL_UPDATES, NONAME, nab));
+    CHECK(match(&a, APS_CHANNEL_UPDATES, NONAME, nabc));
+    CHECK(!match(&a, APS_CHANNEL_UPDATES, NONAME, nab_));
+    CHECK(!match(&a, APS_CHANNEL_UPDATES, NONAME, nb));
 
     /* depth counts segments below the prefix. */
-    CHECK_INT(make(&a1, ch, 1, &pre_a, 1, 1, 1, NULL), APR_OK);
-    CHECK(match(&a1, APR_CHANNEL_UPDATES, NONAME, na));
-    CHECK(match(&a1, APR_CHANNEL_UPDATES, NONAME, nab));
-    CHECK(!match(&a1, APR_CHANNEL_UPDATES, NONAME, nabc));
-    CHECK_INT(make(&a0, ch, 1, &pre_a, 1, 1, 0, NULL), APR_OK);
-    CHECK(match(&a0, APR_CHANNEL_UPDATES, NONAME, na));
-    CHECK(!match(&a0, APR_CHANNEL_UPDATES, NONAME, nab));
+    CHECK_INT(make(&a1, ch, 1, &pre_a, 1, 1, 1, NULL), APS_OK);
+    CHECK(match(&a1, APS_CHANNEL_UPDATES, NONAME, na));
+    CHECK(match(&a1, APS_CHANNEL_UPDATES, NONAME, nab));
+    CHECK(!match(&a1, APS_CHANNEL_UPDATES, NONAME, nabc));
+    CHECK_INT(make(&a0, ch, 1, &pre_a, 1, 1, 0, NULL), APS_OK);
+    CHECK(match(&a0, APS_CHANNEL_UPDATES, NONAME, na));
+    CHECK(!match(&a0, APS_CHANNEL_UPDATES, NONAME, nab));
 
     /* Several prefixes: one that satisfies prefix and depth is enough. */
-    CHECK_INT(make(&multi, ch, 1, pre_multi, 2, 1, 0, NULL), APR_OK);
-    CHECK(match(&multi, APR_CHANNEL_UPDATES, NONAME, nb));
-    CHECK(match(&multi, APR_CHANNEL_UPDATES, NONAME, nabc));
-    CHECK(!match(&multi, APR_CHANNEL_UPDATES, NONAME, nab));
-    CHECK(!match(&multi, APR_CHANNEL_UPDATES, NONAME, root));
+    CHECK_INT(make(&multi, ch, 1, pre_multi, 2, 1, 0, NULL), APS_OK);
+    CHECK(match(&multi, APS_CHANNEL_UPDATES, NONAME, nb));
+    CHECK(match(&multi, APS_CHANNEL_UPDATES, NONAME, nabc));
+    CHECK(!match(&multi, APS_CHANNEL_UPDATES, NONAME, nab));
+    CHECK(!match(&multi, APS_CHANNEL_UPDATES, NONAME, root));
 
     /* Same bytes, different segment boundaries: ["a","bc"] is not a prefix of ["ab","c"]. */
-    CHECK_INT(make(&seg, ch, 1, &pre_seg, 1, 0, 0, NULL), APR_OK);
-    CHECK(!match(&seg, APR_CHANNEL_UPDATES, NONAME, ev_abc));
+    CHECK_INT(make(&seg, ch, 1, &pre_seg, 1, 0, 0, NULL), APS_OK);
+    CHECK(!match(&seg, APS_CHANNEL_UPDATES, NONAME, ev_abc));
 
-    apr_filter_deinit(&all);
-    apr_filter_deinit(&empty_list);
-    apr_filter_deinit(&rootp);
-    apr_filter_deinit(&root0);
-    apr_filter_deinit(&a);
-    apr_filter_deinit(&a1);
-    apr_filter_deinit(&a0);
-    apr_filter_deinit(&multi);
-    apr_filter_deinit(&seg);
+    aps_filter_deinit(&all);
+    aps_filter_deinit(&empty_list);
+    aps_filter_deinit(&rootp);
+    aps_filter_deinit(&root0);
+    aps_filter_deinit(&a);
+    aps_filter_deinit(&a1);
+    aps_filter_deinit(&a0);
+    aps_filter_deinit(&multi);
+    aps_filter_deinit(&seg);
 }
 
 /* The filter copies what it keeps: the request may be freed right after init. */
@@ -283,23 +283,23 @@ static void test_copies(void)
 {
     char chan[] = "custom:zz";
     char seg0[] = "sub";
-    apr_slice ch = { chan, 9 };
-    apr_slice s = { seg0, 3 };
-    apr_namespace pre = { &s, 1 };
-    apr_filter_spec spec;
-    apr_filter f;
+    aps_slice ch = { chan, 9 };
+    aps_slice s = { seg0, 3 };
+    aps_namespace pre = { &s, 1 };
+    aps_filter_spec spec;
+    aps_filter f;
     ns_buf b;
     memset(&spec, 0, sizeof spec);
     spec.channels = &ch;
     spec.channel_count = 1;
     spec.namespaces = &pre;
     spec.namespace_count = 1;
-    CHECK_INT(apr_filter_init(&f, &spec, NULL, NULL), APR_OK);
+    CHECK_INT(aps_filter_init(&f, &spec, NULL, NULL), APS_OK);
     memset(chan, 'x', sizeof chan - 1);
     memset(seg0, 'y', sizeof seg0 - 1);
-    CHECK(match(&f, APR_CHANNEL_CUSTOM, S("zz"), mk_ns(&b, "sub", "k", NULL)));
-    CHECK(!match(&f, APR_CHANNEL_CUSTOM, S("zz"), mk_ns(&b, "yyy", NULL, NULL)));
-    apr_filter_deinit(&f);
+    CHECK(match(&f, APS_CHANNEL_CUSTOM, S("zz"), mk_ns(&b, "sub", "k", NULL)));
+    CHECK(!match(&f, APS_CHANNEL_CUSTOM, S("zz"), mk_ns(&b, "yyy", NULL, NULL)));
+    aps_filter_deinit(&f);
 }
 
 typedef struct counting {
@@ -328,12 +328,12 @@ static void c_free(void *ctx, void *p, size_t size)
 static void test_allocator(void)
 {
     counting c = { 0, 0, -1, 0 };
-    apr_allocator a;
-    apr_filter f;
-    apr_filter_spec spec;
-    apr_slice ch[2];
+    aps_allocator a;
+    aps_filter f;
+    aps_filter_spec spec;
+    aps_slice ch[2];
     ns_buf b;
-    apr_namespace pre = mk_ns(&b, "x", NULL, NULL);
+    aps_namespace pre = mk_ns(&b, "x", NULL, NULL);
     a.alloc = c_alloc;
     a.free = c_free;
     a.ctx = &c;
@@ -344,14 +344,14 @@ static void test_allocator(void)
     spec.channel_count = 2;
     spec.namespaces = &pre;
     spec.namespace_count = 1;
-    CHECK_INT(apr_filter_init(&f, &spec, &a, NULL), APR_OK);
+    CHECK_INT(aps_filter_init(&f, &spec, &a, NULL), APS_OK);
     CHECK_INT(c.allocs, 1); /* one block for everything */
-    apr_filter_deinit(&f);
+    aps_filter_deinit(&f);
     CHECK_INT(c.frees, 1);
     CHECK_INT(c.live, 0);
 
     c.fail_at = 0;
-    CHECK_INT(apr_filter_init(&f, &spec, &a, NULL), APR_E_NOMEM);
+    CHECK_INT(aps_filter_init(&f, &spec, &a, NULL), APS_E_NOMEM);
     CHECK_INT(c.frees, 1);
 
     /* Fixed channels only: nothing to allocate. */
@@ -359,8 +359,8 @@ static void test_allocator(void)
     spec.channels = ch + 1;
     spec.channel_count = 1;
     spec.namespace_count = 0;
-    CHECK_INT(apr_filter_init(&f, &spec, &a, NULL), APR_OK);
-    apr_filter_deinit(&f);
+    CHECK_INT(aps_filter_init(&f, &spec, &a, NULL), APS_OK);
+    aps_filter_deinit(&f);
 }
 
 int main(void)

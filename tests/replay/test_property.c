@@ -5,12 +5,12 @@
  * for new subscriptions), and a miss is reported exactly when the point was
  * evicted or unknown, with the exact count. The model below shares no code
  * with the buffer: namespaces are arrays of C strings, the filter is the
- * rule of apr_filter.h written out directly, and the ring placement follows
- * the byte accounting documented in apr_replay.h.
+ * rule of aps/filter.h written out directly, and the ring placement follows
+ * the byte accounting documented in aps/replay.h.
  */
 #include "../test.h"
 
-#include "apr_replay.h"
+#include "aps/replay.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static const char *const channel_names[] = {
 
 typedef struct mevent {
     uint64_t seq;
-    apr_channel channel;
+    aps_channel channel;
     const char *name; /* custom name or NULL */
     const char *ns[3];
     size_t depth;
@@ -58,7 +58,7 @@ typedef struct model {
 } model;
 
 typedef struct mfilter {
-    int ch[APR_CHANNEL_COUNT];
+    int ch[APS_CHANNEL_COUNT];
     int custom[3]; /* custom:p, custom:q, custom:pq */
     size_t nprefix;
     const char *prefix[3][3];
@@ -72,7 +72,7 @@ static size_t rec_size(const mevent *e)
     size_t n = 4 * e->depth + e->len, i;
     for (i = 0; i < e->depth; i++)
         n += strlen(e->ns[i]);
-    if (e->channel == APR_CHANNEL_CUSTOM && e->name != NULL)
+    if (e->channel == APS_CHANNEL_CUSTOM && e->name != NULL)
         n += strlen(e->name);
     if (e->has_id)
         n += strlen(e->id);
@@ -116,10 +116,10 @@ static void random_event(uint64_t *rs, mevent *e, uint64_t seq)
 {
     size_t i;
     memset(e, 0, sizeof *e);
-    e->channel = (apr_channel)pick(rs, 10); /* OTHER included */
+    e->channel = (aps_channel)pick(rs, 10); /* OTHER included */
     if (pick(rs, 4) == 0)
-        e->channel = APR_CHANNEL_VALUES;
-    if (e->channel == APR_CHANNEL_CUSTOM && pick(rs, 4) != 0)
+        e->channel = APS_CHANNEL_VALUES;
+    if (e->channel == APS_CHANNEL_CUSTOM && pick(rs, 4) != 0)
         e->name = names[pick(rs, 3)];
     e->depth = pick(rs, 4);
     for (i = 0; i < e->depth; i++)
@@ -141,14 +141,14 @@ static void random_event(uint64_t *rs, mevent *e, uint64_t seq)
 }
 
 /* Appends through the API and, when accepted, to the model. */
-static void append(model *m, apr_replay *rb, uint64_t *rs)
+static void append(model *m, aps_replay *rb, uint64_t *rs)
 {
     mevent e;
-    apr_replay_meta meta;
-    apr_slice seg[3];
+    aps_replay_meta meta;
+    aps_slice seg[3];
     uint64_t seq = 0;
     size_t i;
-    apr_status st;
+    aps_status st;
     random_event(rs, &e, m->last + 1);
     e.rec = rec_size(&e);
     memset(&meta, 0, sizeof meta);
@@ -167,12 +167,12 @@ static void append(model *m, apr_replay *rb, uint64_t *rs)
     }
     meta.ns.segments = seg;
     meta.ns.count = e.depth;
-    st = apr_replay_append(rb, e.body, e.len, &meta, &seq, NULL);
+    st = aps_replay_append(rb, e.body, e.len, &meta, &seq, NULL);
     if (e.rec > m->max_bytes) {
-        CHECK_INT(st, APR_E_LIMIT);
+        CHECK_INT(st, APS_E_LIMIT);
         return;
     }
-    CHECK_INT(st, APR_OK);
+    CHECK_INT(st, APS_OK);
     CHECK_INT(seq, m->last + 1);
     e.seq = seq;
     model_place(m, &e);
@@ -195,11 +195,11 @@ static int brute_match(const mfilter *f, const mevent *e)
 {
     int ch_ok = 0;
     size_t i;
-    if (e->channel == APR_CHANNEL_OTHER)
+    if (e->channel == APS_CHANNEL_OTHER)
         return 0;
     if (f->ch[e->channel])
         ch_ok = 1;
-    if (e->channel == APR_CHANNEL_CUSTOM && e->name != NULL)
+    if (e->channel == APS_CHANNEL_CUSTOM && e->name != NULL)
         for (i = 0; i < 3; i++)
             if (f->custom[i] && strcmp(e->name, names[i]) == 0)
                 ch_ok = 1;
@@ -214,11 +214,11 @@ static int brute_match(const mfilter *f, const mevent *e)
     return 0;
 }
 
-static void random_filter(uint64_t *rs, mfilter *mf, apr_filter *f)
+static void random_filter(uint64_t *rs, mfilter *mf, aps_filter *f)
 {
-    apr_slice ch[6], segs[3][3];
-    apr_namespace pre[3];
-    apr_filter_spec spec;
+    aps_slice ch[6], segs[3][3];
+    aps_namespace pre[3];
+    aps_filter_spec spec;
     size_t n = 1 + pick(rs, 4), i, j;
     memset(mf, 0, sizeof *mf);
     for (i = 0; i < n; i++) {
@@ -250,7 +250,7 @@ static void random_filter(uint64_t *rs, mfilter *mf, apr_filter *f)
     spec.namespace_count = mf->nprefix;
     spec.has_depth = mf->has_depth;
     spec.depth = mf->depth;
-    CHECK_INT(apr_filter_init(f, &spec, NULL, NULL), APR_OK);
+    CHECK_INT(aps_filter_init(f, &spec, NULL, NULL), APS_OK);
 }
 
 typedef struct delivered {
@@ -261,7 +261,7 @@ typedef struct delivered {
     const model *m;
 } delivered;
 
-static int collect(void *ctx, const apr_replay_event *ev)
+static int collect(void *ctx, const aps_replay_event *ev)
 {
     delivered *d = (delivered *)ctx;
     const mevent *e;
@@ -298,13 +298,13 @@ static uint64_t model_find(const model *m, const char *id)
     return 0;
 }
 
-static void one_cursor(model *m, apr_replay *rb, uint64_t *rs)
+static void one_cursor(model *m, aps_replay *rb, uint64_t *rs)
 {
     mfilter mf;
-    apr_filter f;
-    apr_replay_start start;
-    apr_replay_cursor cur;
-    apr_replay_gap gap;
+    aps_filter f;
+    aps_replay_start start;
+    aps_replay_cursor cur;
+    aps_replay_gap gap;
     static delivered d;
     uint64_t next, base_before = 0, want[2 * (MAX_LOG + MAX_EXTRA)], s;
     int want_base[2 * (MAX_LOG + MAX_EXTRA)];
@@ -315,15 +315,15 @@ static void one_cursor(model *m, apr_replay *rb, uint64_t *rs)
 
     random_filter(rs, &mf, &f);
     memset(&start, 0, sizeof start);
-    start.from = (apr_replay_from)pick(rs, 4);
+    start.from = (aps_replay_from)pick(rs, 4);
     switch (start.from) {
-    case APR_REPLAY_FROM_NOW:
+    case APS_REPLAY_FROM_NOW:
         next = m->last + 1;
         break;
-    case APR_REPLAY_FROM_OLDEST:
+    case APS_REPLAY_FROM_OLDEST:
         next = m->oldest;
         break;
-    case APR_REPLAY_FROM_SEQ:
+    case APS_REPLAY_FROM_SEQ:
         start.seq = pick(rs, (unsigned)m->last + 4);
         unknown = start.seq > m->last;
         next = unknown ? 1 : start.seq + 1;
@@ -340,10 +340,10 @@ static void one_cursor(model *m, apr_replay *rb, uint64_t *rs)
         next = s + 1;
         break;
     }
-    if ((start.from == APR_REPLAY_FROM_NOW || start.from == APR_REPLAY_FROM_OLDEST) &&
-        mf.ch[APR_CHANNEL_VALUES])
+    if ((start.from == APS_REPLAY_FROM_NOW || start.from == APS_REPLAY_FROM_OLDEST) &&
+        mf.ch[APS_CHANNEL_VALUES])
         base_before = next;
-    CHECK_INT(apr_replay_cursor_init(&cur, rb, &f, &start), APR_OK);
+    CHECK_INT(aps_replay_cursor_init(&cur, rb, &f, &start), APS_OK);
 
     /* The writer goes on before the reader reads. */
     extra = pick(rs, 2) ? pick(rs, MAX_EXTRA) : 0;
@@ -360,10 +360,10 @@ static void one_cursor(model *m, apr_replay *rb, uint64_t *rs)
         for (s = 1; s < base_before && s <= m->last; s++) {
             const mevent *e = &m->ev[s];
             uint64_t t, latest = s;
-            if (e->channel != APR_CHANNEL_VALUES)
+            if (e->channel != APS_CHANNEL_VALUES)
                 continue;
             for (t = s + 1; t <= m->last; t++)
-                if (m->ev[t].channel == APR_CHANNEL_VALUES && same_ns(&m->ev[t], e))
+                if (m->ev[t].channel == APS_CHANNEL_VALUES && same_ns(&m->ev[t], e))
                     latest = t;
             if (latest == s && brute_match(&mf, e)) {
                 want[nwant] = s;
@@ -382,15 +382,15 @@ static void one_cursor(model *m, apr_replay *rb, uint64_t *rs)
     d.body_ok = 1;
     for (;;) {
         size_t n = 0;
-        apr_status st = apr_replay_read(rb, &cur, 1 + pick(rs, 7), collect, &d, &n, &gap);
-        if (st == APR_E_MISSED) {
+        aps_status st = aps_replay_read(rb, &cur, 1 + pick(rs, 7), collect, &d, &n, &gap);
+        if (st == APS_E_MISSED) {
             CHECK_INT(d.n, 0); /* the miss comes first */
             CHECK_INT(gap.lost, expect_lost);
             CHECK_INT(gap.oldest_seq, m->oldest);
             misses++;
             continue;
         }
-        CHECK_INT(st, APR_OK);
+        CHECK_INT(st, APS_OK);
         if (n == 0)
             break;
     }
@@ -404,15 +404,15 @@ static void one_cursor(model *m, apr_replay *rb, uint64_t *rs)
                 same = 0;
         CHECK(same);
     }
-    apr_filter_deinit(&f);
+    aps_filter_deinit(&f);
 }
 
 static void one_log(uint64_t seed)
 {
     static model m;
-    apr_replay rb;
-    apr_replay_options o;
-    apr_replay_stats st;
+    aps_replay rb;
+    aps_replay_options o;
+    aps_replay_stats st;
     uint64_t rs = seed, s, found;
     size_t n, i;
     char id[16];
@@ -427,12 +427,12 @@ static void one_log(uint64_t seed)
     o.baseline_namespaces = 256; /* every namespace the alphabet can make */
     o.baseline_bytes = 1 << 20;
     o.hash_seed = seed;
-    CHECK_INT(apr_replay_init(&rb, &o, NULL), APR_OK);
+    CHECK_INT(aps_replay_init(&rb, &o, NULL), APS_OK);
     n = pick(&rs, MAX_LOG);
     for (i = 0; i < n; i++)
         append(&m, &rb, &rs);
 
-    apr_replay_stats_get(&rb, &st);
+    aps_replay_stats_get(&rb, &st);
     CHECK_INT(st.last_seq, m.last);
     CHECK_INT(st.oldest_seq, m.oldest);
     CHECK_INT(st.baseline_drops, 0);
@@ -441,11 +441,11 @@ static void one_log(uint64_t seed)
 
     /* Lookups by seq and by eventId. */
     for (s = 0; s <= m.last + 2; s++) {
-        apr_status want = s >= m.oldest && s <= m.last ? APR_OK : APR_E_NOT_FOUND;
+        aps_status want = s >= m.oldest && s <= m.last ? APS_OK : APS_E_NOT_FOUND;
         delivered *d = (delivered *)calloc(1, sizeof *d);
         d->m = &m;
         d->body_ok = 1;
-        CHECK_INT(apr_replay_get(&rb, s, collect, d), want);
+        CHECK_INT(aps_replay_get(&rb, s, collect, d), want);
         CHECK(d->body_ok);
         free(d);
     }
@@ -456,17 +456,17 @@ static void one_log(uint64_t seed)
             snprintf(id, sizeof id, "e%u", pick(&rs, (unsigned)m.last + 3));
         s = model_find(&m, id);
         {
-            apr_slice sl;
+            aps_slice sl;
             sl.ptr = id;
             sl.len = strlen(id);
-            CHECK_INT(apr_replay_find_event_id(&rb, sl, &found), s ? APR_OK : APR_E_NOT_FOUND);
+            CHECK_INT(aps_replay_find_event_id(&rb, sl, &found), s ? APS_OK : APS_E_NOT_FOUND);
         }
         CHECK_INT(found, s);
     }
 
     for (i = 0; i < 8; i++)
         one_cursor(&m, &rb, &rs);
-    apr_replay_deinit(&rb);
+    aps_replay_deinit(&rb);
 }
 
 int main(int argc, char **argv)

@@ -9,7 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../test.h"
 
-#include "apr_replay.h"
+#include "aps/replay.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -19,12 +19,12 @@
 #define EVENTS 60000u
 #define READERS 4
 
-static apr_replay rb;
+static aps_replay rb;
 
 /* Deterministic metadata of the event with seq s, so readers can check it. */
-static apr_channel channel_of(uint64_t s)
+static aps_channel channel_of(uint64_t s)
 {
-    return s % 5 == 0 ? APR_CHANNEL_VALUES : s % 3 == 0 ? APR_CHANNEL_CUSTOM : APR_CHANNEL_MESSAGES;
+    return s % 5 == 0 ? APS_CHANNEL_VALUES : s % 3 == 0 ? APS_CHANNEL_CUSTOM : APS_CHANNEL_MESSAGES;
 }
 
 static size_t body_of(uint64_t s, char *out)
@@ -42,12 +42,12 @@ static size_t body_of(uint64_t s, char *out)
 static void *writer(void *arg)
 {
     char body[96], id[24];
-    apr_slice seg[1] = { { "sub", 3 } };
+    aps_slice seg[1] = { { "sub", 3 } };
     uint64_t i;
     (void)arg;
     for (i = 0; i < EVENTS; i++) {
-        apr_replay_meta m;
-        uint64_t s = apr_replay_next_seq(&rb), got = 0;
+        aps_replay_meta m;
+        uint64_t s = aps_replay_next_seq(&rb), got = 0;
         memset(&m, 0, sizeof m);
         m.channel = channel_of(s);
         snprintf(id, sizeof id, "id%llu", (unsigned long long)s);
@@ -55,7 +55,7 @@ static void *writer(void *arg)
         m.event_id.len = strlen(id);
         m.ns.segments = seg;
         m.ns.count = s % 2; /* values alternate between two namespaces */
-        if (apr_replay_append(&rb, body, body_of(s, body), &m, &got, NULL) != APR_OK || got != s)
+        if (aps_replay_append(&rb, body, body_of(s, body), &m, &got, NULL) != APS_OK || got != s)
             return (void *)1;
         /* Phases where readers can keep up alternate with bursts that lap them. */
         if ((i / 4096) % 2 == 0 && i % 16 == 0)
@@ -71,7 +71,7 @@ typedef struct reader {
     uint64_t delivered, lost, misses, errors;
 } reader;
 
-static int check_event(void *ctx, const apr_replay_event *ev)
+static int check_event(void *ctx, const aps_replay_event *ev)
 {
     reader *r = (reader *)ctx;
     char body[96];
@@ -84,9 +84,9 @@ static int check_event(void *ctx, const apr_replay_event *ev)
         r->errors++; /* resuming readers never get the baseline */
     /* No gap: a filtered reader may only skip events it does not want. */
     for (s = r->expect; s < ev->seq; s++)
-        if (!r->filtered || channel_of(s) == APR_CHANNEL_CUSTOM)
+        if (!r->filtered || channel_of(s) == APS_CHANNEL_CUSTOM)
             r->errors++;
-    if (ev->seq < r->expect || (r->filtered && ev->channel != APR_CHANNEL_CUSTOM))
+    if (ev->seq < r->expect || (r->filtered && ev->channel != APS_CHANNEL_CUSTOM))
         r->errors++;
     r->expect = ev->seq + 1;
     r->delivered++;
@@ -102,29 +102,29 @@ static int check_event(void *ctx, const apr_replay_event *ev)
 static void *run_reader(void *arg)
 {
     reader *r = (reader *)arg;
-    apr_replay_cursor cur;
-    apr_replay_start start;
-    apr_filter f;
-    apr_filter_spec spec;
-    apr_slice ch = { "custom", 6 };
+    aps_replay_cursor cur;
+    aps_replay_start start;
+    aps_filter f;
+    aps_filter_spec spec;
+    aps_slice ch = { "custom", 6 };
     memset(&spec, 0, sizeof spec);
     spec.channels = &ch;
     spec.channel_count = 1;
-    if (apr_filter_init(&f, &spec, NULL, NULL) != APR_OK)
+    if (aps_filter_init(&f, &spec, NULL, NULL) != APS_OK)
         return (void *)1;
     memset(&start, 0, sizeof start);
-    start.from = APR_REPLAY_FROM_SEQ;
+    start.from = APS_REPLAY_FROM_SEQ;
     start.seq = 0;
     r->expect = 1;
-    if (apr_replay_cursor_init(&cur, &rb, r->filtered ? &f : NULL, &start) != APR_OK)
+    if (aps_replay_cursor_init(&cur, &rb, r->filtered ? &f : NULL, &start) != APS_OK)
         r->errors++;
     for (;;) {
         size_t n = 0;
-        apr_replay_gap gap;
+        aps_replay_gap gap;
         /* Read before asking, so an empty read after the last append means done. */
-        uint64_t last = apr_replay_last_seq(&rb);
-        apr_status st = apr_replay_read(&rb, &cur, 1 + (size_t)r->id * 7, check_event, r, &n, &gap);
-        if (st == APR_E_MISSED) {
+        uint64_t last = aps_replay_last_seq(&rb);
+        aps_status st = aps_replay_read(&rb, &cur, 1 + (size_t)r->id * 7, check_event, r, &n, &gap);
+        if (st == APS_E_MISSED) {
             /* Exactly the events from the one expected up to the oldest kept;
              * a filtered cursor may already have scanned past some it did not
              * want, and only those may be left out of the count. */
@@ -133,12 +133,12 @@ static void *run_reader(void *arg)
                 (!r->filtered && gap.lost != gap.oldest_seq - r->expect))
                 r->errors++;
             for (s = r->expect; s < gap.oldest_seq - gap.lost; s++)
-                if (channel_of(s) == APR_CHANNEL_CUSTOM)
+                if (channel_of(s) == APS_CHANNEL_CUSTOM)
                     r->errors++;
             r->lost += gap.lost;
             r->misses++;
             r->expect = gap.oldest_seq;
-        } else if (st != APR_OK) {
+        } else if (st != APS_OK) {
             r->errors++;
             break;
         } else if (n == 0) {
@@ -147,7 +147,7 @@ static void *run_reader(void *arg)
             sched_yield();
         }
     }
-    apr_filter_deinit(&f);
+    aps_filter_deinit(&f);
     return NULL;
 }
 
@@ -161,12 +161,12 @@ typedef struct sub_state {
     uint64_t last;
 } sub_state;
 
-static int check_values(void *ctx, const apr_replay_event *ev)
+static int check_values(void *ctx, const aps_replay_event *ev)
 {
     sub_state *s = (sub_state *)ctx;
     char body[96];
     size_t len = body_of(ev->seq, body);
-    if (ev->channel != APR_CHANNEL_VALUES || ev->len != len || memcmp(ev->bytes, body, len) != 0 ||
+    if (ev->channel != APS_CHANNEL_VALUES || ev->len != len || memcmp(ev->bytes, body, len) != 0 ||
         ev->seq <= s->last)
         s->sub->errors++;
     s->last = ev->seq;
@@ -177,41 +177,41 @@ static int check_values(void *ctx, const apr_replay_event *ev)
 static void *run_subscriber(void *arg)
 {
     subscriber *sub = (subscriber *)arg;
-    apr_filter f;
-    apr_filter_spec spec;
-    apr_slice ch = { "values", 6 };
+    aps_filter f;
+    aps_filter_spec spec;
+    aps_slice ch = { "values", 6 };
     memset(&spec, 0, sizeof spec);
     spec.channels = &ch;
     spec.channel_count = 1;
-    if (apr_filter_init(&f, &spec, NULL, NULL) != APR_OK)
+    if (aps_filter_init(&f, &spec, NULL, NULL) != APS_OK)
         return (void *)1;
-    while (apr_replay_last_seq(&rb) < EVENTS) {
-        apr_replay_cursor cur;
+    while (aps_replay_last_seq(&rb) < EVENTS) {
+        aps_replay_cursor cur;
         sub_state s;
         size_t n = 1;
         int rounds;
         s.sub = sub;
         s.last = 0;
-        if (apr_replay_cursor_init(&cur, &rb, &f, NULL) != APR_OK)
+        if (aps_replay_cursor_init(&cur, &rb, &f, NULL) != APS_OK)
             sub->errors++;
         for (rounds = 0; rounds < 20 && n > 0; rounds++) {
-            apr_replay_gap gap;
-            apr_status st = apr_replay_read(&rb, &cur, 4, check_values, &s, &n, &gap);
-            if (st == APR_E_MISSED)
+            aps_replay_gap gap;
+            aps_status st = aps_replay_read(&rb, &cur, 4, check_values, &s, &n, &gap);
+            if (st == APS_E_MISSED)
                 n = 1; /* told; what follows must still be in order */
-            else if (st != APR_OK) {
+            else if (st != APS_OK) {
                 sub->errors++;
             }
         }
         sub->cursors++;
     }
-    apr_filter_deinit(&f);
+    aps_filter_deinit(&f);
     return NULL;
 }
 
 int main(void)
 {
-    apr_replay_options o;
+    aps_replay_options o;
     pthread_t w, rd[READERS], sb;
     reader r[READERS];
     subscriber sub;
@@ -220,7 +220,7 @@ int main(void)
     memset(&o, 0, sizeof o);
     o.max_events = 64;
     o.max_bytes = 4096;
-    CHECK_INT(apr_replay_init(&rb, &o, NULL), APR_OK);
+    CHECK_INT(aps_replay_init(&rb, &o, NULL), APS_OK);
     memset(r, 0, sizeof r);
     memset(&sub, 0, sizeof sub);
     for (i = 0; i < READERS; i++) {
@@ -246,7 +246,7 @@ int main(void)
     CHECK_INT(sub.errors, 0);
     printf("values subscriber: %llu cursors, %llu baseline states\n",
            (unsigned long long)sub.cursors, (unsigned long long)sub.baselines);
-    CHECK_INT(apr_replay_last_seq(&rb), EVENTS);
-    apr_replay_deinit(&rb);
+    CHECK_INT(aps_replay_last_seq(&rb), EVENTS);
+    aps_replay_deinit(&rb);
     return test_report();
 }

@@ -1,13 +1,13 @@
-/* test_regex.c - apr_regex_match: XSD-style patterns, anchoring, UTF-8, bounded time. */
+/* test_regex.c - aps_regex_match: XSD-style patterns, anchoring, UTF-8, bounded time. */
 #include "../test.h"
 
-#include "apr_schema.h"
+#include "aps/schema.h"
 
 #include <stdlib.h>
 
 static int m(const char *pattern, const char *s)
 {
-    return apr_regex_match(pattern, s, strlen(s));
+    return aps_regex_match(pattern, s, strlen(s));
 }
 
 int main(void)
@@ -129,11 +129,11 @@ int main(void)
     CHECK_INT(m("\xc3", "a"), -1);
     CHECK_INT(m("(((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))", "a"), -1);
     CHECK_INT(m("(a{1000}){1000}", "a"), -1); /* program too large */
-    CHECK_INT(apr_regex_match(NULL, "a", 1), -1);
-    CHECK_INT(apr_regex_match("a*", NULL, 0), 1);
+    CHECK_INT(aps_regex_match(NULL, "a", 1), -1);
+    CHECK_INT(aps_regex_match("a*", NULL, 0), 1);
 
     /* Embedded NUL bytes in the subject are characters. */
-    CHECK_INT(apr_regex_match("a.b", "a\0b", 3), 1);
+    CHECK_INT(aps_regex_match("a.b", "a\0b", 3), 1);
 
     /* Hostile: exponential for a backtracker, linear here. */
     big = (char *)malloc(n + 2);
@@ -141,10 +141,10 @@ int main(void)
         big[i] = 'a';
     big[n] = 'b';
     big[n + 1] = '\0';
-    CHECK_INT(apr_regex_match("(a*)*c", big, n + 1), 0);
-    CHECK_INT(apr_regex_match("(a|aa)*b", big, n + 1), 1);
-    CHECK_INT(apr_regex_match("(a?){30}a{30}", big, 30), 1);
-    CHECK_INT(apr_regex_match("(.*.*.*.*)*x", big, n), 0);
+    CHECK_INT(aps_regex_match("(a*)*c", big, n + 1), 0);
+    CHECK_INT(aps_regex_match("(a|aa)*b", big, n + 1), 1);
+    CHECK_INT(aps_regex_match("(a?){30}a{30}", big, 30), 1);
+    CHECK_INT(aps_regex_match("(.*.*.*.*)*x", big, n), 0);
     free(big);
     return test_report();
 }

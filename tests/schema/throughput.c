@@ -1,6 +1,6 @@
 /*
  * throughput.c - decode+check speed of the schema engine on synthetic
- * protocol messages, against apr_json_validate (parse-only, no types) on
+ * protocol messages, against aps_json_validate (parse-only, no types) on
  * the same bytes, and encode speed. Prints MB/s and the ratios; never fails
  * on a time. Usage: schema-throughput [MB]
  */
@@ -39,8 +39,8 @@ int main(int argc, char **argv)
     size_t target = (size_t)(argc > 1 ? atof(argv[1]) : 20.0) * 1000000, total = 0, count = 0, i, k;
     size_t *offs, *lens, cap = 1 << 16;
     char *corpus;
-    apr_arena arena;
-    apr_json_writer w;
+    aps_arena arena;
+    aps_json_writer w;
     Message m;
     double t0, best_dec = 1e30, best_val = 1e30, best_enc = 1e30, best_pure = 1e30;
     int rep;
@@ -64,13 +64,13 @@ int main(int argc, char **argv)
         total += n;
         count++;
     }
-    apr_arena_init(&arena, NULL);
-    apr_json_writer_init(&w, NULL);
+    aps_arena_init(&arena, NULL);
+    aps_json_writer_init(&w, NULL);
     if (argc > 2 && strcmp(argv[2], "decode") == 0) { /* for a profiler: decode only */
         for (rep = 0; rep < 20; rep++) {
             for (i = 0; i < count; i++) {
-                apr_arena_reset(&arena);
-                if (apr_schema_decode(&T_Message, corpus + offs[i], lens[i], &arena, &m, NULL, NULL) != APR_OK)
+                aps_arena_reset(&arena);
+                if (aps_schema_decode(&T_Message, corpus + offs[i], lens[i], &arena, &m, NULL, NULL) != APS_OK)
                     return 1;
             }
         }
@@ -79,15 +79,15 @@ int main(int argc, char **argv)
     for (rep = 0; rep < 5; rep++) {
         t0 = now();
         for (i = 0; i < count; i++) {
-            apr_arena_reset(&arena);
-            if (apr_schema_decode(&T_Message, corpus + offs[i], lens[i], &arena, &m, NULL, NULL) != APR_OK)
+            aps_arena_reset(&arena);
+            if (aps_schema_decode(&T_Message, corpus + offs[i], lens[i], &arena, &m, NULL, NULL) != APS_OK)
                 return 1;
         }
         t0 = now() - t0;
         best_dec = t0 < best_dec ? t0 : best_dec;
         t0 = now();
         for (i = 0; i < count; i++) {
-            if (apr_json_validate(corpus + offs[i], lens[i], NULL, NULL) != APR_OK)
+            if (aps_json_validate(corpus + offs[i], lens[i], NULL, NULL) != APS_OK)
                 return 1;
         }
         t0 = now() - t0;
@@ -95,10 +95,10 @@ int main(int argc, char **argv)
         /* The reader alone with a warm arena: the floor the engine builds on. */
         t0 = now();
         for (i = 0; i < count; i++) {
-            apr_json_reader r;
-            apr_arena_reset(&arena);
-            apr_json_reader_init(&r, corpus + offs[i], lens[i], &arena, NULL);
-            if (apr_json_skip(&r, NULL) != APR_OK)
+            aps_json_reader r;
+            aps_arena_reset(&arena);
+            aps_json_reader_init(&r, corpus + offs[i], lens[i], &arena, NULL);
+            if (aps_json_skip(&r, NULL) != APS_OK)
                 return 1;
         }
         t0 = now() - t0;
@@ -107,44 +107,44 @@ int main(int argc, char **argv)
     /* Encode: decode once per message, then time the encoder alone. */
     {
         Message *all = (Message *)malloc(16 * sizeof *all);
-        apr_arena keep;
-        apr_arena_init(&keep, NULL);
+        aps_arena keep;
+        aps_arena_init(&keep, NULL);
         for (k = 0; k < 16; k++) {
-            if (apr_schema_decode(&T_Message, corpus + offs[k], lens[k], &keep, &all[k], NULL, NULL) != APR_OK)
+            if (aps_schema_decode(&T_Message, corpus + offs[k], lens[k], &keep, &all[k], NULL, NULL) != APS_OK)
                 return 1;
         }
         for (rep = 0; rep < 5; rep++) {
             enc_bytes = 0;
             t0 = now();
             for (i = 0; i < count; i++) {
-                apr_json_writer_reset(&w);
-                if (apr_schema_encode(&T_Message, &all[i % 16], &w, NULL) != APR_OK)
+                aps_json_writer_reset(&w);
+                if (aps_schema_encode(&T_Message, &all[i % 16], &w, NULL) != APS_OK)
                     return 1;
-                enc_bytes += apr_json_writer_len(&w);
+                enc_bytes += aps_json_writer_len(&w);
             }
             t0 = now() - t0;
             best_enc = t0 < best_enc ? t0 : best_enc;
         }
-        apr_arena_deinit(&keep);
+        aps_arena_deinit(&keep);
         free(all);
     }
-    malloc_before = apr_arena_malloc_calls(&arena);
+    malloc_before = aps_arena_malloc_calls(&arena);
     for (i = 0; i < count; i++) {
-        apr_arena_reset(&arena);
-        if (apr_schema_decode(&T_Message, corpus + offs[i], lens[i], &arena, &m, NULL, NULL) != APR_OK)
+        aps_arena_reset(&arena);
+        if (aps_schema_decode(&T_Message, corpus + offs[i], lens[i], &arena, &m, NULL, NULL) != APS_OK)
             return 1;
     }
     printf("corpus: %zu messages, %.1f MB (best of 5)\n", count, (double)total / 1e6);
     printf("schema decode+check (Message) %8.1f MB/s %10.0f msg/s\n", (double)total / 1e6 / best_dec, (double)count / best_dec);
-    printf("apr_json_validate             %8.1f MB/s\n", (double)total / 1e6 / best_val);
+    printf("aps_json_validate             %8.1f MB/s\n", (double)total / 1e6 / best_val);
     printf("reader skip (warm arena)      %8.1f MB/s\n", (double)total / 1e6 / best_pure);
     printf("schema encode (Message)       %8.1f MB/s %10.0f msg/s\n", (double)enc_bytes / 1e6 / best_enc, (double)count / best_enc);
     printf("ratio decode/validate %.2f\n", best_val / best_dec);
     printf("ratio decode/skip %.2f\n", best_pure / best_dec);
     printf("arena malloc calls per message when warm: %.6f\n",
-           (double)(apr_arena_malloc_calls(&arena) - malloc_before) / (double)count);
-    apr_json_writer_deinit(&w);
-    apr_arena_deinit(&arena);
+           (double)(aps_arena_malloc_calls(&arena) - malloc_before) / (double)count);
+    aps_json_writer_deinit(&w);
+    aps_arena_deinit(&arena);
     free(corpus);
     free(offs);
     free(lens);

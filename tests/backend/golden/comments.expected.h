@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   comments_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   comments_T_encode(value, writer) / comments_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   comments_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef COMMENTS_H
 #define COMMENTS_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,13 +49,13 @@ typedef struct comments_person comments_person_t;
  */
 struct comments_person {
     /** Full name, as typed */
-    apr_slice name;
+    aps_slice name;
     /** Age in years, from the birth date. */
     uint64_t age;
     /** Contact address *  not a comment end */
     bool has_email; /**< whether "email" was given */
-    apr_slice email;
-    apr_slice nick;
+    aps_slice email;
+    aps_slice nick;
 };
 
 /**
@@ -80,7 +80,7 @@ typedef uint64_t comments_count_t;
  *
  * Schema: `Label` (comments.cddl:24).
  */
-typedef apr_slice comments_label_t;
+typedef aps_slice comments_label_t;
 
 /**
  * Schema: `Orphan` (comments.cddl:28).
@@ -88,62 +88,62 @@ typedef apr_slice comments_label_t;
 typedef bool comments_orphan_t;
 
 /* ---- Person ---- */
-extern const apr_type comments_person_type;
-APR_NODISCARD apr_status comments_person_decode(const char *json, size_t len, apr_arena *arena,
-    comments_person_t *out, apr_error *err);
-APR_NODISCARD apr_status comments_person_decode_opts(const char *json, size_t len, apr_arena *arena,
-    comments_person_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status comments_person_encode(const comments_person_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status comments_person_encode_opts(const comments_person_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status comments_person_validate(const comments_person_t *value, bool strict, apr_error *err);
+extern const aps_type comments_person_type;
+APS_NODISCARD aps_status comments_person_decode(const char *json, size_t len, aps_arena *arena,
+    comments_person_t *out, aps_error *err);
+APS_NODISCARD aps_status comments_person_decode_opts(const char *json, size_t len, aps_arena *arena,
+    comments_person_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status comments_person_encode(const comments_person_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_person_encode_opts(const comments_person_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status comments_person_validate(const comments_person_t *value, bool strict, aps_error *err);
 
 /* ---- Level ---- */
-extern const apr_type comments_level_type;
-APR_NODISCARD apr_status comments_level_decode(const char *json, size_t len, apr_arena *arena,
-    comments_level_t *out, apr_error *err);
-APR_NODISCARD apr_status comments_level_decode_opts(const char *json, size_t len, apr_arena *arena,
-    comments_level_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status comments_level_encode(const comments_level_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status comments_level_encode_opts(const comments_level_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status comments_level_validate(const comments_level_t *value, bool strict, apr_error *err);
+extern const aps_type comments_level_type;
+APS_NODISCARD aps_status comments_level_decode(const char *json, size_t len, aps_arena *arena,
+    comments_level_t *out, aps_error *err);
+APS_NODISCARD aps_status comments_level_decode_opts(const char *json, size_t len, aps_arena *arena,
+    comments_level_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status comments_level_encode(const comments_level_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_level_encode_opts(const comments_level_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status comments_level_validate(const comments_level_t *value, bool strict, aps_error *err);
 
 /* ---- Count ---- */
-extern const apr_type comments_count_type;
-APR_NODISCARD apr_status comments_count_decode(const char *json, size_t len, apr_arena *arena,
-    comments_count_t *out, apr_error *err);
-APR_NODISCARD apr_status comments_count_decode_opts(const char *json, size_t len, apr_arena *arena,
-    comments_count_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status comments_count_encode(const comments_count_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status comments_count_encode_opts(const comments_count_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status comments_count_validate(const comments_count_t *value, bool strict, apr_error *err);
+extern const aps_type comments_count_type;
+APS_NODISCARD aps_status comments_count_decode(const char *json, size_t len, aps_arena *arena,
+    comments_count_t *out, aps_error *err);
+APS_NODISCARD aps_status comments_count_decode_opts(const char *json, size_t len, aps_arena *arena,
+    comments_count_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status comments_count_encode(const comments_count_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_count_encode_opts(const comments_count_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status comments_count_validate(const comments_count_t *value, bool strict, aps_error *err);
 
 /* ---- Label ---- */
-extern const apr_type comments_label_type;
-APR_NODISCARD apr_status comments_label_decode(const char *json, size_t len, apr_arena *arena,
-    comments_label_t *out, apr_error *err);
-APR_NODISCARD apr_status comments_label_decode_opts(const char *json, size_t len, apr_arena *arena,
-    comments_label_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status comments_label_encode(const comments_label_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status comments_label_encode_opts(const comments_label_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status comments_label_validate(const comments_label_t *value, bool strict, apr_error *err);
+extern const aps_type comments_label_type;
+APS_NODISCARD aps_status comments_label_decode(const char *json, size_t len, aps_arena *arena,
+    comments_label_t *out, aps_error *err);
+APS_NODISCARD aps_status comments_label_decode_opts(const char *json, size_t len, aps_arena *arena,
+    comments_label_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status comments_label_encode(const comments_label_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_label_encode_opts(const comments_label_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status comments_label_validate(const comments_label_t *value, bool strict, aps_error *err);
 
 /* ---- Orphan ---- */
-extern const apr_type comments_orphan_type;
-APR_NODISCARD apr_status comments_orphan_decode(const char *json, size_t len, apr_arena *arena,
-    comments_orphan_t *out, apr_error *err);
-APR_NODISCARD apr_status comments_orphan_decode_opts(const char *json, size_t len, apr_arena *arena,
-    comments_orphan_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status comments_orphan_encode(const comments_orphan_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status comments_orphan_encode_opts(const comments_orphan_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status comments_orphan_validate(const comments_orphan_t *value, bool strict, apr_error *err);
+extern const aps_type comments_orphan_type;
+APS_NODISCARD aps_status comments_orphan_decode(const char *json, size_t len, aps_arena *arena,
+    comments_orphan_t *out, aps_error *err);
+APS_NODISCARD aps_status comments_orphan_decode_opts(const char *json, size_t len, aps_arena *arena,
+    comments_orphan_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status comments_orphan_encode(const comments_orphan_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_orphan_encode_opts(const comments_orphan_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status comments_orphan_validate(const comments_orphan_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type comments_types[];
+extern const aps_named_type comments_types[];
 extern const size_t comments_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   controls_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   controls_T_encode(value, writer) / controls_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   controls_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef CONTROLS_H
 #define CONTROLS_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,7 +58,7 @@ typedef double controls_ratio_t;
 /**
  * Schema: `Code` (controls.cddl:6).
  */
-typedef apr_slice controls_code_t;
+typedef aps_slice controls_code_t;
 
 /**
  * Schema: `Byte` (controls.cddl:7).
@@ -68,7 +68,7 @@ typedef uint64_t controls_byte_t;
 /**
  * Schema: `Slug` (controls.cddl:8).
  */
-typedef apr_slice controls_slug_t;
+typedef aps_slice controls_slug_t;
 
 /**
  * Schema: `Small` (controls.cddl:9).
@@ -85,112 +85,112 @@ typedef double controls_positive_t;
  */
 struct controls_limits {
     uint64_t count;
-    apr_slice name;
+    aps_slice name;
     bool has_depth; /**< whether "depth" was given */
     uint64_t depth;
 };
 
 /* ---- Percent ---- */
-extern const apr_type controls_percent_type;
-APR_NODISCARD apr_status controls_percent_decode(const char *json, size_t len, apr_arena *arena,
-    controls_percent_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_percent_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_percent_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_percent_encode(const controls_percent_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_percent_encode_opts(const controls_percent_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_percent_validate(const controls_percent_t *value, bool strict, apr_error *err);
+extern const aps_type controls_percent_type;
+APS_NODISCARD aps_status controls_percent_decode(const char *json, size_t len, aps_arena *arena,
+    controls_percent_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_percent_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_percent_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_percent_encode(const controls_percent_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_percent_encode_opts(const controls_percent_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_percent_validate(const controls_percent_t *value, bool strict, aps_error *err);
 
 /* ---- Offset ---- */
-extern const apr_type controls_offset_type;
-APR_NODISCARD apr_status controls_offset_decode(const char *json, size_t len, apr_arena *arena,
-    controls_offset_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_offset_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_offset_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_offset_encode(const controls_offset_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_offset_encode_opts(const controls_offset_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_offset_validate(const controls_offset_t *value, bool strict, apr_error *err);
+extern const aps_type controls_offset_type;
+APS_NODISCARD aps_status controls_offset_decode(const char *json, size_t len, aps_arena *arena,
+    controls_offset_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_offset_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_offset_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_offset_encode(const controls_offset_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_offset_encode_opts(const controls_offset_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_offset_validate(const controls_offset_t *value, bool strict, aps_error *err);
 
 /* ---- Ratio ---- */
-extern const apr_type controls_ratio_type;
-APR_NODISCARD apr_status controls_ratio_decode(const char *json, size_t len, apr_arena *arena,
-    controls_ratio_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_ratio_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_ratio_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_ratio_encode(const controls_ratio_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_ratio_encode_opts(const controls_ratio_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_ratio_validate(const controls_ratio_t *value, bool strict, apr_error *err);
+extern const aps_type controls_ratio_type;
+APS_NODISCARD aps_status controls_ratio_decode(const char *json, size_t len, aps_arena *arena,
+    controls_ratio_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_ratio_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_ratio_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_ratio_encode(const controls_ratio_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_ratio_encode_opts(const controls_ratio_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_ratio_validate(const controls_ratio_t *value, bool strict, aps_error *err);
 
 /* ---- Code ---- */
-extern const apr_type controls_code_type;
-APR_NODISCARD apr_status controls_code_decode(const char *json, size_t len, apr_arena *arena,
-    controls_code_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_code_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_code_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_code_encode(const controls_code_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_code_encode_opts(const controls_code_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_code_validate(const controls_code_t *value, bool strict, apr_error *err);
+extern const aps_type controls_code_type;
+APS_NODISCARD aps_status controls_code_decode(const char *json, size_t len, aps_arena *arena,
+    controls_code_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_code_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_code_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_code_encode(const controls_code_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_code_encode_opts(const controls_code_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_code_validate(const controls_code_t *value, bool strict, aps_error *err);
 
 /* ---- Byte ---- */
-extern const apr_type controls_byte_type;
-APR_NODISCARD apr_status controls_byte_decode(const char *json, size_t len, apr_arena *arena,
-    controls_byte_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_byte_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_byte_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_byte_encode(const controls_byte_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_byte_encode_opts(const controls_byte_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_byte_validate(const controls_byte_t *value, bool strict, apr_error *err);
+extern const aps_type controls_byte_type;
+APS_NODISCARD aps_status controls_byte_decode(const char *json, size_t len, aps_arena *arena,
+    controls_byte_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_byte_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_byte_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_byte_encode(const controls_byte_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_byte_encode_opts(const controls_byte_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_byte_validate(const controls_byte_t *value, bool strict, aps_error *err);
 
 /* ---- Slug ---- */
-extern const apr_type controls_slug_type;
-APR_NODISCARD apr_status controls_slug_decode(const char *json, size_t len, apr_arena *arena,
-    controls_slug_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_slug_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_slug_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_slug_encode(const controls_slug_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_slug_encode_opts(const controls_slug_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_slug_validate(const controls_slug_t *value, bool strict, apr_error *err);
+extern const aps_type controls_slug_type;
+APS_NODISCARD aps_status controls_slug_decode(const char *json, size_t len, aps_arena *arena,
+    controls_slug_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_slug_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_slug_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_slug_encode(const controls_slug_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_slug_encode_opts(const controls_slug_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_slug_validate(const controls_slug_t *value, bool strict, aps_error *err);
 
 /* ---- Small ---- */
-extern const apr_type controls_small_type;
-APR_NODISCARD apr_status controls_small_decode(const char *json, size_t len, apr_arena *arena,
-    controls_small_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_small_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_small_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_small_encode(const controls_small_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_small_encode_opts(const controls_small_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_small_validate(const controls_small_t *value, bool strict, apr_error *err);
+extern const aps_type controls_small_type;
+APS_NODISCARD aps_status controls_small_decode(const char *json, size_t len, aps_arena *arena,
+    controls_small_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_small_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_small_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_small_encode(const controls_small_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_small_encode_opts(const controls_small_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_small_validate(const controls_small_t *value, bool strict, aps_error *err);
 
 /* ---- Positive ---- */
-extern const apr_type controls_positive_type;
-APR_NODISCARD apr_status controls_positive_decode(const char *json, size_t len, apr_arena *arena,
-    controls_positive_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_positive_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_positive_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_positive_encode(const controls_positive_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_positive_encode_opts(const controls_positive_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_positive_validate(const controls_positive_t *value, bool strict, apr_error *err);
+extern const aps_type controls_positive_type;
+APS_NODISCARD aps_status controls_positive_decode(const char *json, size_t len, aps_arena *arena,
+    controls_positive_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_positive_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_positive_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_positive_encode(const controls_positive_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_positive_encode_opts(const controls_positive_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_positive_validate(const controls_positive_t *value, bool strict, aps_error *err);
 
 /* ---- Limits ---- */
-extern const apr_type controls_limits_type;
-APR_NODISCARD apr_status controls_limits_decode(const char *json, size_t len, apr_arena *arena,
-    controls_limits_t *out, apr_error *err);
-APR_NODISCARD apr_status controls_limits_decode_opts(const char *json, size_t len, apr_arena *arena,
-    controls_limits_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status controls_limits_encode(const controls_limits_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status controls_limits_encode_opts(const controls_limits_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status controls_limits_validate(const controls_limits_t *value, bool strict, apr_error *err);
+extern const aps_type controls_limits_type;
+APS_NODISCARD aps_status controls_limits_decode(const char *json, size_t len, aps_arena *arena,
+    controls_limits_t *out, aps_error *err);
+APS_NODISCARD aps_status controls_limits_decode_opts(const char *json, size_t len, aps_arena *arena,
+    controls_limits_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status controls_limits_encode(const controls_limits_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_limits_encode_opts(const controls_limits_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status controls_limits_validate(const controls_limits_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type controls_types[];
+extern const aps_named_type controls_types[];
 extern const size_t controls_types_count;
 
 #ifdef __cplusplus

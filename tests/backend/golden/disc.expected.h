@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   disc_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   disc_T_encode(value, writer) / disc_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   disc_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef DISC_H
 #define DISC_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,7 +104,7 @@ struct disc_shape {
         disc_triangle_t triangle;
         disc_hexagon_t hexagon;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of disc_polygon_t holds. */
@@ -125,7 +125,7 @@ struct disc_polygon {
         disc_triangle_t triangle;
         disc_hexagon_t hexagon;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -162,110 +162,110 @@ struct disc_command {
         disc_command_alt1_t command_alt1;
         disc_command_alt2_t command_alt2;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /* ---- Shape ---- */
-extern const apr_type disc_shape_type;
-APR_NODISCARD apr_status disc_shape_decode(const char *json, size_t len, apr_arena *arena,
-    disc_shape_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_shape_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_shape_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_shape_encode(const disc_shape_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_shape_encode_opts(const disc_shape_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_shape_validate(const disc_shape_t *value, bool strict, apr_error *err);
+extern const aps_type disc_shape_type;
+APS_NODISCARD aps_status disc_shape_decode(const char *json, size_t len, aps_arena *arena,
+    disc_shape_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_shape_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_shape_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_shape_encode(const disc_shape_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_shape_encode_opts(const disc_shape_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_shape_validate(const disc_shape_t *value, bool strict, aps_error *err);
 
 /* ---- Circle ---- */
-extern const apr_type disc_circle_type;
-APR_NODISCARD apr_status disc_circle_decode(const char *json, size_t len, apr_arena *arena,
-    disc_circle_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_circle_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_circle_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_circle_encode(const disc_circle_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_circle_encode_opts(const disc_circle_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_circle_validate(const disc_circle_t *value, bool strict, apr_error *err);
+extern const aps_type disc_circle_type;
+APS_NODISCARD aps_status disc_circle_decode(const char *json, size_t len, aps_arena *arena,
+    disc_circle_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_circle_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_circle_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_circle_encode(const disc_circle_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_circle_encode_opts(const disc_circle_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_circle_validate(const disc_circle_t *value, bool strict, aps_error *err);
 
 /* ---- Square ---- */
-extern const apr_type disc_square_type;
-APR_NODISCARD apr_status disc_square_decode(const char *json, size_t len, apr_arena *arena,
-    disc_square_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_square_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_square_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_square_encode(const disc_square_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_square_encode_opts(const disc_square_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_square_validate(const disc_square_t *value, bool strict, apr_error *err);
+extern const aps_type disc_square_type;
+APS_NODISCARD aps_status disc_square_decode(const char *json, size_t len, aps_arena *arena,
+    disc_square_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_square_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_square_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_square_encode(const disc_square_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_square_encode_opts(const disc_square_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_square_validate(const disc_square_t *value, bool strict, aps_error *err);
 
 /* ---- Polygon ---- */
-extern const apr_type disc_polygon_type;
-APR_NODISCARD apr_status disc_polygon_decode(const char *json, size_t len, apr_arena *arena,
-    disc_polygon_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_polygon_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_polygon_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_polygon_encode(const disc_polygon_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_polygon_encode_opts(const disc_polygon_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_polygon_validate(const disc_polygon_t *value, bool strict, apr_error *err);
+extern const aps_type disc_polygon_type;
+APS_NODISCARD aps_status disc_polygon_decode(const char *json, size_t len, aps_arena *arena,
+    disc_polygon_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_polygon_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_polygon_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_polygon_encode(const disc_polygon_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_polygon_encode_opts(const disc_polygon_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_polygon_validate(const disc_polygon_t *value, bool strict, aps_error *err);
 
 /* ---- Triangle ---- */
-extern const apr_type disc_triangle_type;
-APR_NODISCARD apr_status disc_triangle_decode(const char *json, size_t len, apr_arena *arena,
-    disc_triangle_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_triangle_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_triangle_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_triangle_encode(const disc_triangle_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_triangle_encode_opts(const disc_triangle_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_triangle_validate(const disc_triangle_t *value, bool strict, apr_error *err);
+extern const aps_type disc_triangle_type;
+APS_NODISCARD aps_status disc_triangle_decode(const char *json, size_t len, aps_arena *arena,
+    disc_triangle_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_triangle_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_triangle_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_triangle_encode(const disc_triangle_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_triangle_encode_opts(const disc_triangle_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_triangle_validate(const disc_triangle_t *value, bool strict, aps_error *err);
 
 /* ---- Hexagon ---- */
-extern const apr_type disc_hexagon_type;
-APR_NODISCARD apr_status disc_hexagon_decode(const char *json, size_t len, apr_arena *arena,
-    disc_hexagon_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_hexagon_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_hexagon_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_hexagon_encode(const disc_hexagon_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_hexagon_encode_opts(const disc_hexagon_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_hexagon_validate(const disc_hexagon_t *value, bool strict, apr_error *err);
+extern const aps_type disc_hexagon_type;
+APS_NODISCARD aps_status disc_hexagon_decode(const char *json, size_t len, aps_arena *arena,
+    disc_hexagon_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_hexagon_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_hexagon_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_hexagon_encode_opts(const disc_hexagon_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_hexagon_validate(const disc_hexagon_t *value, bool strict, aps_error *err);
 
 /* ---- Command ---- */
-extern const apr_type disc_command_type;
-APR_NODISCARD apr_status disc_command_decode(const char *json, size_t len, apr_arena *arena,
-    disc_command_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_command_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_command_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_command_encode(const disc_command_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_command_encode_opts(const disc_command_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_command_validate(const disc_command_t *value, bool strict, apr_error *err);
+extern const aps_type disc_command_type;
+APS_NODISCARD aps_status disc_command_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_command_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_command_encode(const disc_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_command_encode_opts(const disc_command_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_command_validate(const disc_command_t *value, bool strict, aps_error *err);
 
 /* ---- Command/1 ---- */
-extern const apr_type disc_command_alt1_type;
-APR_NODISCARD apr_status disc_command_alt1_decode(const char *json, size_t len, apr_arena *arena,
-    disc_command_alt1_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_command_alt1_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_command_alt1_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_command_alt1_encode(const disc_command_alt1_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_command_alt1_encode_opts(const disc_command_alt1_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_command_alt1_validate(const disc_command_alt1_t *value, bool strict, apr_error *err);
+extern const aps_type disc_command_alt1_type;
+APS_NODISCARD aps_status disc_command_alt1_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_alt1_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_command_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_alt1_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_command_alt1_encode_opts(const disc_command_alt1_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_command_alt1_validate(const disc_command_alt1_t *value, bool strict, aps_error *err);
 
 /* ---- Command/2 ---- */
-extern const apr_type disc_command_alt2_type;
-APR_NODISCARD apr_status disc_command_alt2_decode(const char *json, size_t len, apr_arena *arena,
-    disc_command_alt2_t *out, apr_error *err);
-APR_NODISCARD apr_status disc_command_alt2_decode_opts(const char *json, size_t len, apr_arena *arena,
-    disc_command_alt2_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status disc_command_alt2_encode(const disc_command_alt2_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status disc_command_alt2_encode_opts(const disc_command_alt2_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool strict, apr_error *err);
+extern const aps_type disc_command_alt2_type;
+APS_NODISCARD aps_status disc_command_alt2_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_alt2_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_command_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_alt2_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_command_alt2_encode_opts(const disc_command_alt2_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type disc_types[];
+extern const aps_named_type disc_types[];
 extern const size_t disc_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   enums_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   enums_T_encode(value, writer) / enums_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   enums_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef ENUMS_H
 #define ENUMS_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +66,7 @@ typedef enum enums_stream_kind {
  */
 struct enums_stream {
     enums_stream_kind kind;
-    apr_slice other; /**< the text when kind is ENUMS_STREAM_OTHER */
+    aps_slice other; /**< the text when kind is ENUMS_STREAM_OTHER */
 };
 
 /**
@@ -83,40 +83,40 @@ typedef enum enums_mode {
 } enums_mode_t;
 
 /* ---- Colour ---- */
-extern const apr_type enums_colour_type;
-APR_NODISCARD apr_status enums_colour_decode(const char *json, size_t len, apr_arena *arena,
-    enums_colour_t *out, apr_error *err);
-APR_NODISCARD apr_status enums_colour_decode_opts(const char *json, size_t len, apr_arena *arena,
-    enums_colour_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status enums_colour_encode(const enums_colour_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status enums_colour_encode_opts(const enums_colour_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status enums_colour_validate(const enums_colour_t *value, bool strict, apr_error *err);
+extern const aps_type enums_colour_type;
+APS_NODISCARD aps_status enums_colour_decode(const char *json, size_t len, aps_arena *arena,
+    enums_colour_t *out, aps_error *err);
+APS_NODISCARD aps_status enums_colour_decode_opts(const char *json, size_t len, aps_arena *arena,
+    enums_colour_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status enums_colour_encode(const enums_colour_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status enums_colour_encode_opts(const enums_colour_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status enums_colour_validate(const enums_colour_t *value, bool strict, aps_error *err);
 
 /* ---- Stream ---- */
-extern const apr_type enums_stream_type;
-APR_NODISCARD apr_status enums_stream_decode(const char *json, size_t len, apr_arena *arena,
-    enums_stream_t *out, apr_error *err);
-APR_NODISCARD apr_status enums_stream_decode_opts(const char *json, size_t len, apr_arena *arena,
-    enums_stream_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status enums_stream_encode(const enums_stream_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status enums_stream_encode_opts(const enums_stream_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status enums_stream_validate(const enums_stream_t *value, bool strict, apr_error *err);
+extern const aps_type enums_stream_type;
+APS_NODISCARD aps_status enums_stream_decode(const char *json, size_t len, aps_arena *arena,
+    enums_stream_t *out, aps_error *err);
+APS_NODISCARD aps_status enums_stream_decode_opts(const char *json, size_t len, aps_arena *arena,
+    enums_stream_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status enums_stream_encode(const enums_stream_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status enums_stream_encode_opts(const enums_stream_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status enums_stream_validate(const enums_stream_t *value, bool strict, aps_error *err);
 
 /* ---- Mode ---- */
-extern const apr_type enums_mode_type;
-APR_NODISCARD apr_status enums_mode_decode(const char *json, size_t len, apr_arena *arena,
-    enums_mode_t *out, apr_error *err);
-APR_NODISCARD apr_status enums_mode_decode_opts(const char *json, size_t len, apr_arena *arena,
-    enums_mode_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status enums_mode_encode(const enums_mode_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status enums_mode_encode_opts(const enums_mode_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status enums_mode_validate(const enums_mode_t *value, bool strict, apr_error *err);
+extern const aps_type enums_mode_type;
+APS_NODISCARD aps_status enums_mode_decode(const char *json, size_t len, aps_arena *arena,
+    enums_mode_t *out, aps_error *err);
+APS_NODISCARD aps_status enums_mode_decode_opts(const char *json, size_t len, aps_arena *arena,
+    enums_mode_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status enums_mode_encode(const enums_mode_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status enums_mode_encode_opts(const enums_mode_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status enums_mode_validate(const enums_mode_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type enums_types[];
+extern const aps_named_type enums_types[];
 extern const size_t enums_types_count;
 
 #ifdef __cplusplus

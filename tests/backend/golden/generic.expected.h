@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   generic_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   generic_T_encode(value, writer) / generic_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   generic_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef GENERIC_H
 #define GENERIC_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,7 +51,7 @@ typedef struct generic_page_text_uint_items generic_page_text_uint_items_t;
  * Schema: `User` (generic.cddl:9).
  */
 struct generic_user {
-    apr_slice name;
+    aps_slice name;
 };
 
 /**
@@ -70,7 +70,7 @@ struct generic_page_user_text_items {
 struct generic_page_user_text {
     generic_page_user_text_items_t items;
     bool has_next; /**< whether "next" was given */
-    apr_slice next;
+    aps_slice next;
 };
 
 /**
@@ -106,7 +106,7 @@ typedef generic_page_uint_int_t generic_counts_t;
  * Schema: `Page<text, uint>.items` (generic.cddl:5).
  */
 struct generic_page_text_uint_items {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -137,128 +137,128 @@ struct generic_envelope_text {
 typedef generic_envelope_text_t generic_letters_t;
 
 /* ---- User ---- */
-extern const apr_type generic_user_type;
-APR_NODISCARD apr_status generic_user_decode(const char *json, size_t len, apr_arena *arena,
-    generic_user_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_user_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_user_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_user_encode(const generic_user_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_user_encode_opts(const generic_user_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_user_validate(const generic_user_t *value, bool strict, apr_error *err);
+extern const aps_type generic_user_type;
+APS_NODISCARD aps_status generic_user_decode(const char *json, size_t len, aps_arena *arena,
+    generic_user_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_user_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_user_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_user_encode(const generic_user_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_user_encode_opts(const generic_user_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_user_validate(const generic_user_t *value, bool strict, aps_error *err);
 
 /* ---- Users ---- */
 #define generic_users_type generic_page_user_text_type
-APR_NODISCARD apr_status generic_users_decode(const char *json, size_t len, apr_arena *arena,
-    generic_users_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_users_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_users_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_users_encode(const generic_users_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_users_encode_opts(const generic_users_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_users_validate(const generic_users_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status generic_users_decode(const char *json, size_t len, aps_arena *arena,
+    generic_users_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_users_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_users_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_users_encode(const generic_users_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_users_encode_opts(const generic_users_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_users_validate(const generic_users_t *value, bool strict, aps_error *err);
 
 /* ---- Page<User, text> ---- */
-extern const apr_type generic_page_user_text_type;
-APR_NODISCARD apr_status generic_page_user_text_decode(const char *json, size_t len, apr_arena *arena,
-    generic_page_user_text_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_page_user_text_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_page_user_text_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_page_user_text_encode(const generic_page_user_text_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_page_user_text_encode_opts(const generic_page_user_text_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_page_user_text_validate(const generic_page_user_text_t *value, bool strict, apr_error *err);
+extern const aps_type generic_page_user_text_type;
+APS_NODISCARD aps_status generic_page_user_text_decode(const char *json, size_t len, aps_arena *arena,
+    generic_page_user_text_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_page_user_text_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_page_user_text_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_page_user_text_encode(const generic_page_user_text_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_user_text_encode_opts(const generic_page_user_text_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_page_user_text_validate(const generic_page_user_text_t *value, bool strict, aps_error *err);
 
 /* ---- Page<User, text>.items ---- */
-extern const apr_type generic_page_user_text_items_type;
-APR_NODISCARD apr_status generic_page_user_text_items_decode(const char *json, size_t len, apr_arena *arena,
-    generic_page_user_text_items_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_page_user_text_items_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_page_user_text_items_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_page_user_text_items_encode_opts(const generic_page_user_text_items_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_page_user_text_items_validate(const generic_page_user_text_items_t *value, bool strict, apr_error *err);
+extern const aps_type generic_page_user_text_items_type;
+APS_NODISCARD aps_status generic_page_user_text_items_decode(const char *json, size_t len, aps_arena *arena,
+    generic_page_user_text_items_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_page_user_text_items_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_page_user_text_items_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_user_text_items_encode_opts(const generic_page_user_text_items_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_page_user_text_items_validate(const generic_page_user_text_items_t *value, bool strict, aps_error *err);
 
 /* ---- Counts ---- */
 #define generic_counts_type generic_page_uint_int_type
-APR_NODISCARD apr_status generic_counts_decode(const char *json, size_t len, apr_arena *arena,
-    generic_counts_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_counts_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_counts_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_counts_encode(const generic_counts_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_counts_encode_opts(const generic_counts_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_counts_validate(const generic_counts_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status generic_counts_decode(const char *json, size_t len, aps_arena *arena,
+    generic_counts_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_counts_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_counts_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_counts_encode(const generic_counts_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_counts_encode_opts(const generic_counts_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_counts_validate(const generic_counts_t *value, bool strict, aps_error *err);
 
 /* ---- Page<uint, int> ---- */
-extern const apr_type generic_page_uint_int_type;
-APR_NODISCARD apr_status generic_page_uint_int_decode(const char *json, size_t len, apr_arena *arena,
-    generic_page_uint_int_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_page_uint_int_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_page_uint_int_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_page_uint_int_encode_opts(const generic_page_uint_int_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, bool strict, apr_error *err);
+extern const aps_type generic_page_uint_int_type;
+APS_NODISCARD aps_status generic_page_uint_int_decode(const char *json, size_t len, aps_arena *arena,
+    generic_page_uint_int_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_page_uint_int_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_page_uint_int_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_uint_int_encode_opts(const generic_page_uint_int_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, bool strict, aps_error *err);
 
 /* ---- Page<uint, int>.items ---- */
-extern const apr_type generic_page_uint_int_items_type;
-APR_NODISCARD apr_status generic_page_uint_int_items_decode(const char *json, size_t len, apr_arena *arena,
-    generic_page_uint_int_items_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_page_uint_int_items_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_page_uint_int_items_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_page_uint_int_items_encode_opts(const generic_page_uint_int_items_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_page_uint_int_items_validate(const generic_page_uint_int_items_t *value, bool strict, apr_error *err);
+extern const aps_type generic_page_uint_int_items_type;
+APS_NODISCARD aps_status generic_page_uint_int_items_decode(const char *json, size_t len, aps_arena *arena,
+    generic_page_uint_int_items_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_page_uint_int_items_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_page_uint_int_items_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_uint_int_items_encode_opts(const generic_page_uint_int_items_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_page_uint_int_items_validate(const generic_page_uint_int_items_t *value, bool strict, aps_error *err);
 
 /* ---- Letters ---- */
 #define generic_letters_type generic_envelope_text_type
-APR_NODISCARD apr_status generic_letters_decode(const char *json, size_t len, apr_arena *arena,
-    generic_letters_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_letters_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_letters_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_letters_encode(const generic_letters_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_letters_encode_opts(const generic_letters_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_letters_validate(const generic_letters_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status generic_letters_decode(const char *json, size_t len, aps_arena *arena,
+    generic_letters_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_letters_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_letters_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_letters_encode(const generic_letters_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_letters_encode_opts(const generic_letters_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_letters_validate(const generic_letters_t *value, bool strict, aps_error *err);
 
 /* ---- Envelope<text> ---- */
-extern const apr_type generic_envelope_text_type;
-APR_NODISCARD apr_status generic_envelope_text_decode(const char *json, size_t len, apr_arena *arena,
-    generic_envelope_text_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_envelope_text_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_envelope_text_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_envelope_text_encode(const generic_envelope_text_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, apr_error *err);
+extern const aps_type generic_envelope_text_type;
+APS_NODISCARD aps_status generic_envelope_text_decode(const char *json, size_t len, aps_arena *arena,
+    generic_envelope_text_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_envelope_text_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_envelope_text_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_envelope_text_encode(const generic_envelope_text_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, aps_error *err);
 
 /* ---- Page<text, uint> ---- */
-extern const apr_type generic_page_text_uint_type;
-APR_NODISCARD apr_status generic_page_text_uint_decode(const char *json, size_t len, apr_arena *arena,
-    generic_page_text_uint_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_page_text_uint_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_page_text_uint_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, apr_error *err);
+extern const aps_type generic_page_text_uint_type;
+APS_NODISCARD aps_status generic_page_text_uint_decode(const char *json, size_t len, aps_arena *arena,
+    generic_page_text_uint_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_page_text_uint_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_page_text_uint_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, aps_error *err);
 
 /* ---- Page<text, uint>.items ---- */
-extern const apr_type generic_page_text_uint_items_type;
-APR_NODISCARD apr_status generic_page_text_uint_items_decode(const char *json, size_t len, apr_arena *arena,
-    generic_page_text_uint_items_t *out, apr_error *err);
-APR_NODISCARD apr_status generic_page_text_uint_items_decode_opts(const char *json, size_t len, apr_arena *arena,
-    generic_page_text_uint_items_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, apr_error *err);
+extern const aps_type generic_page_text_uint_items_type;
+APS_NODISCARD aps_status generic_page_text_uint_items_decode(const char *json, size_t len, aps_arena *arena,
+    generic_page_text_uint_items_t *out, aps_error *err);
+APS_NODISCARD aps_status generic_page_text_uint_items_decode_opts(const char *json, size_t len, aps_arena *arena,
+    generic_page_text_uint_items_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type generic_types[];
+extern const aps_named_type generic_types[];
 extern const size_t generic_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   kind_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   kind_T_encode(value, writer) / kind_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   kind_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef KIND_H
 #define KIND_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,9 +62,9 @@ struct kind_ref {
     kind_ref_kind kind; /**< chosen by the JSON kind of the value */
     union {
         int64_t integer;
-        apr_slice text;
+        aps_slice text;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of kind_amount_t holds. */
@@ -85,21 +85,21 @@ struct kind_amount {
         int64_t integer;
         double number;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
  * Schema: `Spec` (kind.cddl:12).
  */
 struct kind_spec {
-    apr_slice name;
+    aps_slice name;
 };
 
 /**
  * Schema: `Target/2` (kind.cddl:10).
  */
 struct kind_target_alt2 {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -123,7 +123,7 @@ struct kind_target {
         kind_target_alt2_t target_alt2;
         bool boolean;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** Which alternative a value of kind_reading_note_t holds. */
@@ -140,9 +140,9 @@ struct kind_reading_note {
     kind_reading_note_kind kind; /**< chosen by the JSON kind of the value */
     union {
         int64_t integer;
-        apr_slice text;
+        aps_slice text;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -157,88 +157,88 @@ struct kind_reading {
     kind_reading_note_t note;
     bool has_unit; /**< whether "unit" was given */
     bool unit_is_null; /**< "unit" was null; unit holds nothing */
-    apr_slice unit;
+    aps_slice unit;
 };
 
 /* ---- Ref ---- */
-extern const apr_type kind_ref_type;
-APR_NODISCARD apr_status kind_ref_decode(const char *json, size_t len, apr_arena *arena,
-    kind_ref_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_ref_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_ref_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_ref_encode(const kind_ref_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_ref_encode_opts(const kind_ref_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_ref_validate(const kind_ref_t *value, bool strict, apr_error *err);
+extern const aps_type kind_ref_type;
+APS_NODISCARD aps_status kind_ref_decode(const char *json, size_t len, aps_arena *arena,
+    kind_ref_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_ref_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_ref_encode(const kind_ref_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_ref_encode_opts(const kind_ref_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_ref_validate(const kind_ref_t *value, bool strict, aps_error *err);
 
 /* ---- Amount ---- */
-extern const apr_type kind_amount_type;
-APR_NODISCARD apr_status kind_amount_decode(const char *json, size_t len, apr_arena *arena,
-    kind_amount_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_amount_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_amount_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_amount_encode(const kind_amount_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_amount_encode_opts(const kind_amount_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_amount_validate(const kind_amount_t *value, bool strict, apr_error *err);
+extern const aps_type kind_amount_type;
+APS_NODISCARD aps_status kind_amount_decode(const char *json, size_t len, aps_arena *arena,
+    kind_amount_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_amount_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_amount_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_amount_encode(const kind_amount_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_amount_encode_opts(const kind_amount_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_amount_validate(const kind_amount_t *value, bool strict, aps_error *err);
 
 /* ---- Target ---- */
-extern const apr_type kind_target_type;
-APR_NODISCARD apr_status kind_target_decode(const char *json, size_t len, apr_arena *arena,
-    kind_target_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_target_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_target_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_target_encode(const kind_target_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_target_encode_opts(const kind_target_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_target_validate(const kind_target_t *value, bool strict, apr_error *err);
+extern const aps_type kind_target_type;
+APS_NODISCARD aps_status kind_target_decode(const char *json, size_t len, aps_arena *arena,
+    kind_target_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_target_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_target_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_target_encode(const kind_target_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_target_encode_opts(const kind_target_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_target_validate(const kind_target_t *value, bool strict, aps_error *err);
 
 /* ---- Spec ---- */
-extern const apr_type kind_spec_type;
-APR_NODISCARD apr_status kind_spec_decode(const char *json, size_t len, apr_arena *arena,
-    kind_spec_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_spec_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_spec_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_spec_encode(const kind_spec_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_spec_encode_opts(const kind_spec_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_spec_validate(const kind_spec_t *value, bool strict, apr_error *err);
+extern const aps_type kind_spec_type;
+APS_NODISCARD aps_status kind_spec_decode(const char *json, size_t len, aps_arena *arena,
+    kind_spec_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_spec_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_spec_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_spec_encode(const kind_spec_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_spec_encode_opts(const kind_spec_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_spec_validate(const kind_spec_t *value, bool strict, aps_error *err);
 
 /* ---- Target/2 ---- */
-extern const apr_type kind_target_alt2_type;
-APR_NODISCARD apr_status kind_target_alt2_decode(const char *json, size_t len, apr_arena *arena,
-    kind_target_alt2_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_target_alt2_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_target_alt2_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_target_alt2_encode(const kind_target_alt2_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_target_alt2_encode_opts(const kind_target_alt2_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_target_alt2_validate(const kind_target_alt2_t *value, bool strict, apr_error *err);
+extern const aps_type kind_target_alt2_type;
+APS_NODISCARD aps_status kind_target_alt2_decode(const char *json, size_t len, aps_arena *arena,
+    kind_target_alt2_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_target_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_target_alt2_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_target_alt2_encode_opts(const kind_target_alt2_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_target_alt2_validate(const kind_target_alt2_t *value, bool strict, aps_error *err);
 
 /* ---- Reading ---- */
-extern const apr_type kind_reading_type;
-APR_NODISCARD apr_status kind_reading_decode(const char *json, size_t len, apr_arena *arena,
-    kind_reading_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_reading_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_reading_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_reading_encode(const kind_reading_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_reading_encode_opts(const kind_reading_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_reading_validate(const kind_reading_t *value, bool strict, apr_error *err);
+extern const aps_type kind_reading_type;
+APS_NODISCARD aps_status kind_reading_decode(const char *json, size_t len, aps_arena *arena,
+    kind_reading_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_reading_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_reading_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_reading_encode(const kind_reading_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_reading_encode_opts(const kind_reading_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_reading_validate(const kind_reading_t *value, bool strict, aps_error *err);
 
 /* ---- Reading.note ---- */
-extern const apr_type kind_reading_note_type;
-APR_NODISCARD apr_status kind_reading_note_decode(const char *json, size_t len, apr_arena *arena,
-    kind_reading_note_t *out, apr_error *err);
-APR_NODISCARD apr_status kind_reading_note_decode_opts(const char *json, size_t len, apr_arena *arena,
-    kind_reading_note_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status kind_reading_note_encode(const kind_reading_note_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status kind_reading_note_encode_opts(const kind_reading_note_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status kind_reading_note_validate(const kind_reading_note_t *value, bool strict, apr_error *err);
+extern const aps_type kind_reading_note_type;
+APS_NODISCARD aps_status kind_reading_note_decode(const char *json, size_t len, aps_arena *arena,
+    kind_reading_note_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_reading_note_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_reading_note_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_reading_note_encode(const kind_reading_note_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_reading_note_encode_opts(const kind_reading_note_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status kind_reading_note_validate(const kind_reading_note_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type kind_types[];
+extern const aps_named_type kind_types[];
 extern const size_t kind_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   members_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   members_T_encode(value, writer) / members_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   members_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef MEMBERS_H
 #define MEMBERS_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,7 +46,7 @@ typedef struct members_item_flags members_item_flags_t;
  * Schema: `Item.tags` (members.cddl:11).
  */
 struct members_item_tags {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -68,54 +68,54 @@ struct members_item {
     /* "version" is always 2 (checked and written, not stored) */
     uint64_t id;
     bool has_label; /**< whether "label" was given */
-    apr_slice label;
+    aps_slice label;
     bool parent_is_null; /**< "parent" was null; parent holds nothing */
     uint64_t parent;
     bool has_owner; /**< whether "owner" was given */
     bool owner_is_null; /**< "owner" was null; owner holds nothing */
-    apr_slice owner;
+    aps_slice owner;
     bool enabled;
     members_item_tags_t tags;
     bool has_flags; /**< whether "flags" was given */
     members_item_flags_t flags;
-    apr_json_raw extra;
+    aps_json_raw extra;
 };
 
 /* ---- Item ---- */
-extern const apr_type members_item_type;
-APR_NODISCARD apr_status members_item_decode(const char *json, size_t len, apr_arena *arena,
-    members_item_t *out, apr_error *err);
-APR_NODISCARD apr_status members_item_decode_opts(const char *json, size_t len, apr_arena *arena,
-    members_item_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status members_item_encode(const members_item_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status members_item_encode_opts(const members_item_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status members_item_validate(const members_item_t *value, bool strict, apr_error *err);
+extern const aps_type members_item_type;
+APS_NODISCARD aps_status members_item_decode(const char *json, size_t len, aps_arena *arena,
+    members_item_t *out, aps_error *err);
+APS_NODISCARD aps_status members_item_decode_opts(const char *json, size_t len, aps_arena *arena,
+    members_item_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status members_item_encode(const members_item_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status members_item_encode_opts(const members_item_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status members_item_validate(const members_item_t *value, bool strict, aps_error *err);
 
 /* ---- Item.tags ---- */
-extern const apr_type members_item_tags_type;
-APR_NODISCARD apr_status members_item_tags_decode(const char *json, size_t len, apr_arena *arena,
-    members_item_tags_t *out, apr_error *err);
-APR_NODISCARD apr_status members_item_tags_decode_opts(const char *json, size_t len, apr_arena *arena,
-    members_item_tags_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status members_item_tags_encode(const members_item_tags_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status members_item_tags_encode_opts(const members_item_tags_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status members_item_tags_validate(const members_item_tags_t *value, bool strict, apr_error *err);
+extern const aps_type members_item_tags_type;
+APS_NODISCARD aps_status members_item_tags_decode(const char *json, size_t len, aps_arena *arena,
+    members_item_tags_t *out, aps_error *err);
+APS_NODISCARD aps_status members_item_tags_decode_opts(const char *json, size_t len, aps_arena *arena,
+    members_item_tags_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status members_item_tags_encode(const members_item_tags_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status members_item_tags_encode_opts(const members_item_tags_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status members_item_tags_validate(const members_item_tags_t *value, bool strict, aps_error *err);
 
 /* ---- Item.flags ---- */
-extern const apr_type members_item_flags_type;
-APR_NODISCARD apr_status members_item_flags_decode(const char *json, size_t len, apr_arena *arena,
-    members_item_flags_t *out, apr_error *err);
-APR_NODISCARD apr_status members_item_flags_decode_opts(const char *json, size_t len, apr_arena *arena,
-    members_item_flags_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status members_item_flags_encode(const members_item_flags_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status members_item_flags_encode_opts(const members_item_flags_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status members_item_flags_validate(const members_item_flags_t *value, bool strict, apr_error *err);
+extern const aps_type members_item_flags_type;
+APS_NODISCARD aps_status members_item_flags_decode(const char *json, size_t len, aps_arena *arena,
+    members_item_flags_t *out, aps_error *err);
+APS_NODISCARD aps_status members_item_flags_decode_opts(const char *json, size_t len, aps_arena *arena,
+    members_item_flags_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status members_item_flags_encode(const members_item_flags_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status members_item_flags_encode_opts(const members_item_flags_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status members_item_flags_validate(const members_item_flags_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type members_types[];
+extern const aps_named_type members_types[];
 extern const size_t members_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   names_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   names_T_encode(value, writer) / names_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   names_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef NAMES_H
 #define NAMES_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,25 +46,25 @@ typedef struct names_options names_options_t;
 struct names_options {
     int64_t default_;
     bool has_register_; /**< whether "register" was given */
-    apr_slice register_;
+    aps_slice register_;
     int64_t foo_bar;
-    apr_slice foo_bar_2;
+    aps_slice foo_bar_2;
     uint64_t kind_;
 };
 
 /* ---- Options ---- */
-extern const apr_type names_options_type;
-APR_NODISCARD apr_status names_options_decode(const char *json, size_t len, apr_arena *arena,
-    names_options_t *out, apr_error *err);
-APR_NODISCARD apr_status names_options_decode_opts(const char *json, size_t len, apr_arena *arena,
-    names_options_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status names_options_encode(const names_options_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status names_options_encode_opts(const names_options_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status names_options_validate(const names_options_t *value, bool strict, apr_error *err);
+extern const aps_type names_options_type;
+APS_NODISCARD aps_status names_options_decode(const char *json, size_t len, aps_arena *arena,
+    names_options_t *out, aps_error *err);
+APS_NODISCARD aps_status names_options_decode_opts(const char *json, size_t len, aps_arena *arena,
+    names_options_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status names_options_encode(const names_options_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status names_options_encode_opts(const names_options_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status names_options_validate(const names_options_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type names_types[];
+extern const aps_named_type names_types[];
 extern const size_t names_types_count;
 
 #ifdef __cplusplus

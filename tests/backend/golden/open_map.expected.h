@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   open_map_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   open_map_T_encode(value, writer) / open_map_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   open_map_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef OPEN_MAP_H
 #define OPEN_MAP_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,8 +49,8 @@ typedef struct open_map_labels open_map_labels_t;
  * Schema: `Open` (open_map.cddl:4).
  */
 struct open_map_open {
-    apr_slice name;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice name;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -59,7 +59,7 @@ struct open_map_open {
  * Schema: `Closed` (open_map.cddl:10).
  */
 struct open_map_closed {
-    apr_slice name;
+    aps_slice name;
 };
 
 /**
@@ -68,8 +68,8 @@ struct open_map_closed {
  * Schema: `Described` (open_map.cddl:18).
  */
 struct open_map_described {
-    apr_slice title;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_slice title;
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -79,55 +79,55 @@ struct open_map_described {
  */
 struct open_map_labels {
     uint64_t id;
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /* ---- Open ---- */
-extern const apr_type open_map_open_type;
-APR_NODISCARD apr_status open_map_open_decode(const char *json, size_t len, apr_arena *arena,
-    open_map_open_t *out, apr_error *err);
-APR_NODISCARD apr_status open_map_open_decode_opts(const char *json, size_t len, apr_arena *arena,
-    open_map_open_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status open_map_open_encode(const open_map_open_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status open_map_open_encode_opts(const open_map_open_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status open_map_open_validate(const open_map_open_t *value, bool strict, apr_error *err);
+extern const aps_type open_map_open_type;
+APS_NODISCARD aps_status open_map_open_decode(const char *json, size_t len, aps_arena *arena,
+    open_map_open_t *out, aps_error *err);
+APS_NODISCARD aps_status open_map_open_decode_opts(const char *json, size_t len, aps_arena *arena,
+    open_map_open_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status open_map_open_encode(const open_map_open_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_open_encode_opts(const open_map_open_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status open_map_open_validate(const open_map_open_t *value, bool strict, aps_error *err);
 
 /* ---- Closed ---- */
-extern const apr_type open_map_closed_type;
-APR_NODISCARD apr_status open_map_closed_decode(const char *json, size_t len, apr_arena *arena,
-    open_map_closed_t *out, apr_error *err);
-APR_NODISCARD apr_status open_map_closed_decode_opts(const char *json, size_t len, apr_arena *arena,
-    open_map_closed_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status open_map_closed_encode(const open_map_closed_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status open_map_closed_encode_opts(const open_map_closed_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status open_map_closed_validate(const open_map_closed_t *value, bool strict, apr_error *err);
+extern const aps_type open_map_closed_type;
+APS_NODISCARD aps_status open_map_closed_decode(const char *json, size_t len, aps_arena *arena,
+    open_map_closed_t *out, aps_error *err);
+APS_NODISCARD aps_status open_map_closed_decode_opts(const char *json, size_t len, aps_arena *arena,
+    open_map_closed_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status open_map_closed_encode(const open_map_closed_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_closed_encode_opts(const open_map_closed_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status open_map_closed_validate(const open_map_closed_t *value, bool strict, aps_error *err);
 
 /* ---- Described ---- */
-extern const apr_type open_map_described_type;
-APR_NODISCARD apr_status open_map_described_decode(const char *json, size_t len, apr_arena *arena,
-    open_map_described_t *out, apr_error *err);
-APR_NODISCARD apr_status open_map_described_decode_opts(const char *json, size_t len, apr_arena *arena,
-    open_map_described_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status open_map_described_encode(const open_map_described_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status open_map_described_encode_opts(const open_map_described_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status open_map_described_validate(const open_map_described_t *value, bool strict, apr_error *err);
+extern const aps_type open_map_described_type;
+APS_NODISCARD aps_status open_map_described_decode(const char *json, size_t len, aps_arena *arena,
+    open_map_described_t *out, aps_error *err);
+APS_NODISCARD aps_status open_map_described_decode_opts(const char *json, size_t len, aps_arena *arena,
+    open_map_described_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status open_map_described_encode(const open_map_described_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_described_encode_opts(const open_map_described_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status open_map_described_validate(const open_map_described_t *value, bool strict, aps_error *err);
 
 /* ---- Labels ---- */
-extern const apr_type open_map_labels_type;
-APR_NODISCARD apr_status open_map_labels_decode(const char *json, size_t len, apr_arena *arena,
-    open_map_labels_t *out, apr_error *err);
-APR_NODISCARD apr_status open_map_labels_decode_opts(const char *json, size_t len, apr_arena *arena,
-    open_map_labels_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status open_map_labels_encode(const open_map_labels_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status open_map_labels_encode_opts(const open_map_labels_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status open_map_labels_validate(const open_map_labels_t *value, bool strict, apr_error *err);
+extern const aps_type open_map_labels_type;
+APS_NODISCARD aps_status open_map_labels_decode(const char *json, size_t len, aps_arena *arena,
+    open_map_labels_t *out, aps_error *err);
+APS_NODISCARD aps_status open_map_labels_decode_opts(const char *json, size_t len, aps_arena *arena,
+    open_map_labels_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status open_map_labels_encode(const open_map_labels_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_labels_encode_opts(const open_map_labels_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status open_map_labels_validate(const open_map_labels_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type open_map_types[];
+extern const aps_named_type open_map_types[];
 extern const size_t open_map_types_count;
 
 #ifdef __cplusplus

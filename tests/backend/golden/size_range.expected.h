@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   size_range_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   size_range_T_encode(value, writer) / size_range_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   size_range_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef SIZE_RANGE_H
 #define SIZE_RANGE_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,39 +43,39 @@ typedef struct size_range_name size_range_name_t;
 /**
  * Schema: `Short` (size_range.cddl:3).
  */
-typedef apr_slice size_range_short_t;
+typedef aps_slice size_range_short_t;
 
 /**
  * Schema: `Name` (size_range.cddl:4).
  */
 struct size_range_name {
-    apr_slice name;
+    aps_slice name;
 };
 
 /* ---- Short ---- */
-extern const apr_type size_range_short_type;
-APR_NODISCARD apr_status size_range_short_decode(const char *json, size_t len, apr_arena *arena,
-    size_range_short_t *out, apr_error *err);
-APR_NODISCARD apr_status size_range_short_decode_opts(const char *json, size_t len, apr_arena *arena,
-    size_range_short_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status size_range_short_encode(const size_range_short_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status size_range_short_encode_opts(const size_range_short_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status size_range_short_validate(const size_range_short_t *value, bool strict, apr_error *err);
+extern const aps_type size_range_short_type;
+APS_NODISCARD aps_status size_range_short_decode(const char *json, size_t len, aps_arena *arena,
+    size_range_short_t *out, aps_error *err);
+APS_NODISCARD aps_status size_range_short_decode_opts(const char *json, size_t len, aps_arena *arena,
+    size_range_short_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status size_range_short_encode(const size_range_short_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status size_range_short_encode_opts(const size_range_short_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status size_range_short_validate(const size_range_short_t *value, bool strict, aps_error *err);
 
 /* ---- Name ---- */
-extern const apr_type size_range_name_type;
-APR_NODISCARD apr_status size_range_name_decode(const char *json, size_t len, apr_arena *arena,
-    size_range_name_t *out, apr_error *err);
-APR_NODISCARD apr_status size_range_name_decode_opts(const char *json, size_t len, apr_arena *arena,
-    size_range_name_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status size_range_name_encode(const size_range_name_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status size_range_name_encode_opts(const size_range_name_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status size_range_name_validate(const size_range_name_t *value, bool strict, apr_error *err);
+extern const aps_type size_range_name_type;
+APS_NODISCARD aps_status size_range_name_decode(const char *json, size_t len, aps_arena *arena,
+    size_range_name_t *out, aps_error *err);
+APS_NODISCARD aps_status size_range_name_decode_opts(const char *json, size_t len, aps_arena *arena,
+    size_range_name_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status size_range_name_encode(const size_range_name_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status size_range_name_encode_opts(const size_range_name_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status size_range_name_validate(const size_range_name_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type size_range_types[];
+extern const aps_named_type size_range_types[];
 extern const size_t size_range_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   sockets_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   sockets_T_encode(value, writer) / sockets_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   sockets_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef SOCKETS_H
 #define SOCKETS_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,7 +74,7 @@ struct sockets_message {
         sockets_ping_t ping;
         sockets_pong_t pong;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
@@ -86,50 +86,50 @@ typedef sockets_message_t sockets_envelope_t;
 
 /* ---- Envelope ---- */
 #define sockets_envelope_type sockets_message_type
-APR_NODISCARD apr_status sockets_envelope_decode(const char *json, size_t len, apr_arena *arena,
-    sockets_envelope_t *out, apr_error *err);
-APR_NODISCARD apr_status sockets_envelope_decode_opts(const char *json, size_t len, apr_arena *arena,
-    sockets_envelope_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status sockets_envelope_encode(const sockets_envelope_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status sockets_envelope_encode_opts(const sockets_envelope_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status sockets_envelope_validate(const sockets_envelope_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status sockets_envelope_decode(const char *json, size_t len, aps_arena *arena,
+    sockets_envelope_t *out, aps_error *err);
+APS_NODISCARD aps_status sockets_envelope_decode_opts(const char *json, size_t len, aps_arena *arena,
+    sockets_envelope_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status sockets_envelope_encode(const sockets_envelope_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status sockets_envelope_encode_opts(const sockets_envelope_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status sockets_envelope_validate(const sockets_envelope_t *value, bool strict, aps_error *err);
 
 /* ---- $message ---- */
-extern const apr_type sockets_message_type;
-APR_NODISCARD apr_status sockets_message_decode(const char *json, size_t len, apr_arena *arena,
-    sockets_message_t *out, apr_error *err);
-APR_NODISCARD apr_status sockets_message_decode_opts(const char *json, size_t len, apr_arena *arena,
-    sockets_message_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status sockets_message_encode(const sockets_message_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status sockets_message_encode_opts(const sockets_message_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status sockets_message_validate(const sockets_message_t *value, bool strict, apr_error *err);
+extern const aps_type sockets_message_type;
+APS_NODISCARD aps_status sockets_message_decode(const char *json, size_t len, aps_arena *arena,
+    sockets_message_t *out, aps_error *err);
+APS_NODISCARD aps_status sockets_message_decode_opts(const char *json, size_t len, aps_arena *arena,
+    sockets_message_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status sockets_message_encode(const sockets_message_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status sockets_message_encode_opts(const sockets_message_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status sockets_message_validate(const sockets_message_t *value, bool strict, aps_error *err);
 
 /* ---- Ping ---- */
-extern const apr_type sockets_ping_type;
-APR_NODISCARD apr_status sockets_ping_decode(const char *json, size_t len, apr_arena *arena,
-    sockets_ping_t *out, apr_error *err);
-APR_NODISCARD apr_status sockets_ping_decode_opts(const char *json, size_t len, apr_arena *arena,
-    sockets_ping_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status sockets_ping_encode(const sockets_ping_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status sockets_ping_encode_opts(const sockets_ping_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status sockets_ping_validate(const sockets_ping_t *value, bool strict, apr_error *err);
+extern const aps_type sockets_ping_type;
+APS_NODISCARD aps_status sockets_ping_decode(const char *json, size_t len, aps_arena *arena,
+    sockets_ping_t *out, aps_error *err);
+APS_NODISCARD aps_status sockets_ping_decode_opts(const char *json, size_t len, aps_arena *arena,
+    sockets_ping_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status sockets_ping_encode(const sockets_ping_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status sockets_ping_encode_opts(const sockets_ping_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status sockets_ping_validate(const sockets_ping_t *value, bool strict, aps_error *err);
 
 /* ---- Pong ---- */
-extern const apr_type sockets_pong_type;
-APR_NODISCARD apr_status sockets_pong_decode(const char *json, size_t len, apr_arena *arena,
-    sockets_pong_t *out, apr_error *err);
-APR_NODISCARD apr_status sockets_pong_decode_opts(const char *json, size_t len, apr_arena *arena,
-    sockets_pong_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status sockets_pong_encode(const sockets_pong_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status sockets_pong_encode_opts(const sockets_pong_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status sockets_pong_validate(const sockets_pong_t *value, bool strict, apr_error *err);
+extern const aps_type sockets_pong_type;
+APS_NODISCARD aps_status sockets_pong_decode(const char *json, size_t len, aps_arena *arena,
+    sockets_pong_t *out, aps_error *err);
+APS_NODISCARD aps_status sockets_pong_decode_opts(const char *json, size_t len, aps_arena *arena,
+    sockets_pong_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status sockets_pong_encode(const sockets_pong_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status sockets_pong_encode_opts(const sockets_pong_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status sockets_pong_validate(const sockets_pong_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type sockets_types[];
+extern const aps_named_type sockets_types[];
 extern const size_t sockets_types_count;
 
 #ifdef __cplusplus

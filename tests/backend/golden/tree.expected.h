@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   tree_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   tree_T_encode(value, writer) / tree_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   tree_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef TREE_H
 #define TREE_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,35 +55,35 @@ struct tree_node_children {
  * Schema: `Node` (tree.cddl:4).
  */
 struct tree_node {
-    apr_slice name;
+    aps_slice name;
     bool has_children; /**< whether "children" was given */
     tree_node_children_t children;
 };
 
 /* ---- Node ---- */
-extern const apr_type tree_node_type;
-APR_NODISCARD apr_status tree_node_decode(const char *json, size_t len, apr_arena *arena,
-    tree_node_t *out, apr_error *err);
-APR_NODISCARD apr_status tree_node_decode_opts(const char *json, size_t len, apr_arena *arena,
-    tree_node_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status tree_node_encode(const tree_node_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status tree_node_encode_opts(const tree_node_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status tree_node_validate(const tree_node_t *value, bool strict, apr_error *err);
+extern const aps_type tree_node_type;
+APS_NODISCARD aps_status tree_node_decode(const char *json, size_t len, aps_arena *arena,
+    tree_node_t *out, aps_error *err);
+APS_NODISCARD aps_status tree_node_decode_opts(const char *json, size_t len, aps_arena *arena,
+    tree_node_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status tree_node_encode(const tree_node_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status tree_node_encode_opts(const tree_node_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status tree_node_validate(const tree_node_t *value, bool strict, aps_error *err);
 
 /* ---- Node.children ---- */
-extern const apr_type tree_node_children_type;
-APR_NODISCARD apr_status tree_node_children_decode(const char *json, size_t len, apr_arena *arena,
-    tree_node_children_t *out, apr_error *err);
-APR_NODISCARD apr_status tree_node_children_decode_opts(const char *json, size_t len, apr_arena *arena,
-    tree_node_children_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status tree_node_children_encode(const tree_node_children_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status tree_node_children_encode_opts(const tree_node_children_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status tree_node_children_validate(const tree_node_children_t *value, bool strict, apr_error *err);
+extern const aps_type tree_node_children_type;
+APS_NODISCARD aps_status tree_node_children_decode(const char *json, size_t len, aps_arena *arena,
+    tree_node_children_t *out, aps_error *err);
+APS_NODISCARD aps_status tree_node_children_decode_opts(const char *json, size_t len, aps_arena *arena,
+    tree_node_children_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status tree_node_children_encode(const tree_node_children_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status tree_node_children_encode_opts(const tree_node_children_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status tree_node_children_validate(const tree_node_children_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type tree_types[];
+extern const aps_named_type tree_types[];
 extern const size_t tree_types_count;
 
 #ifdef __cplusplus

@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   typed_map_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   typed_map_T_encode(value, writer) / typed_map_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   typed_map_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef TYPED_MAP_H
 #define TYPED_MAP_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,7 +45,7 @@ typedef struct typed_map_env typed_map_env_t;
 
 /** One member of a value of typed_map_scores_t. */
 typedef struct typed_map_scores_entry {
-    apr_slice key; /**< the member name, unescaped */
+    aps_slice key; /**< the member name, unescaped */
     uint64_t value;
 } typed_map_scores_entry_t;
 
@@ -74,16 +74,16 @@ typedef enum typed_map_scalar_kind {
 struct typed_map_scalar {
     typed_map_scalar_kind kind; /**< chosen by the JSON kind of the value */
     union {
-        apr_slice text;
+        aps_slice text;
         double number;
         bool boolean;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /** One member of a value of typed_map_metadata_t. */
 typedef struct typed_map_metadata_entry {
-    apr_slice key; /**< the member name, unescaped */
+    aps_slice key; /**< the member name, unescaped */
     typed_map_scalar_t value;
 } typed_map_metadata_entry_t;
 
@@ -99,8 +99,8 @@ struct typed_map_metadata {
 
 /** One member of a value of typed_map_env_t. */
 typedef struct typed_map_env_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_slice value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_slice value;
 } typed_map_env_entry_t;
 
 /**
@@ -114,51 +114,51 @@ struct typed_map_env {
 };
 
 /* ---- Scores ---- */
-extern const apr_type typed_map_scores_type;
-APR_NODISCARD apr_status typed_map_scores_decode(const char *json, size_t len, apr_arena *arena,
-    typed_map_scores_t *out, apr_error *err);
-APR_NODISCARD apr_status typed_map_scores_decode_opts(const char *json, size_t len, apr_arena *arena,
-    typed_map_scores_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status typed_map_scores_encode(const typed_map_scores_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status typed_map_scores_encode_opts(const typed_map_scores_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status typed_map_scores_validate(const typed_map_scores_t *value, bool strict, apr_error *err);
+extern const aps_type typed_map_scores_type;
+APS_NODISCARD aps_status typed_map_scores_decode(const char *json, size_t len, aps_arena *arena,
+    typed_map_scores_t *out, aps_error *err);
+APS_NODISCARD aps_status typed_map_scores_decode_opts(const char *json, size_t len, aps_arena *arena,
+    typed_map_scores_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status typed_map_scores_encode(const typed_map_scores_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status typed_map_scores_encode_opts(const typed_map_scores_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status typed_map_scores_validate(const typed_map_scores_t *value, bool strict, aps_error *err);
 
 /* ---- Metadata ---- */
-extern const apr_type typed_map_metadata_type;
-APR_NODISCARD apr_status typed_map_metadata_decode(const char *json, size_t len, apr_arena *arena,
-    typed_map_metadata_t *out, apr_error *err);
-APR_NODISCARD apr_status typed_map_metadata_decode_opts(const char *json, size_t len, apr_arena *arena,
-    typed_map_metadata_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status typed_map_metadata_encode(const typed_map_metadata_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status typed_map_metadata_encode_opts(const typed_map_metadata_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status typed_map_metadata_validate(const typed_map_metadata_t *value, bool strict, apr_error *err);
+extern const aps_type typed_map_metadata_type;
+APS_NODISCARD aps_status typed_map_metadata_decode(const char *json, size_t len, aps_arena *arena,
+    typed_map_metadata_t *out, aps_error *err);
+APS_NODISCARD aps_status typed_map_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
+    typed_map_metadata_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status typed_map_metadata_encode(const typed_map_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status typed_map_metadata_encode_opts(const typed_map_metadata_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status typed_map_metadata_validate(const typed_map_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- Scalar ---- */
-extern const apr_type typed_map_scalar_type;
-APR_NODISCARD apr_status typed_map_scalar_decode(const char *json, size_t len, apr_arena *arena,
-    typed_map_scalar_t *out, apr_error *err);
-APR_NODISCARD apr_status typed_map_scalar_decode_opts(const char *json, size_t len, apr_arena *arena,
-    typed_map_scalar_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status typed_map_scalar_encode(const typed_map_scalar_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status typed_map_scalar_encode_opts(const typed_map_scalar_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status typed_map_scalar_validate(const typed_map_scalar_t *value, bool strict, apr_error *err);
+extern const aps_type typed_map_scalar_type;
+APS_NODISCARD aps_status typed_map_scalar_decode(const char *json, size_t len, aps_arena *arena,
+    typed_map_scalar_t *out, aps_error *err);
+APS_NODISCARD aps_status typed_map_scalar_decode_opts(const char *json, size_t len, aps_arena *arena,
+    typed_map_scalar_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status typed_map_scalar_encode(const typed_map_scalar_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status typed_map_scalar_encode_opts(const typed_map_scalar_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status typed_map_scalar_validate(const typed_map_scalar_t *value, bool strict, aps_error *err);
 
 /* ---- Env ---- */
-extern const apr_type typed_map_env_type;
-APR_NODISCARD apr_status typed_map_env_decode(const char *json, size_t len, apr_arena *arena,
-    typed_map_env_t *out, apr_error *err);
-APR_NODISCARD apr_status typed_map_env_decode_opts(const char *json, size_t len, apr_arena *arena,
-    typed_map_env_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status typed_map_env_encode(const typed_map_env_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status typed_map_env_encode_opts(const typed_map_env_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status typed_map_env_validate(const typed_map_env_t *value, bool strict, apr_error *err);
+extern const aps_type typed_map_env_type;
+APS_NODISCARD aps_status typed_map_env_decode(const char *json, size_t len, aps_arena *arena,
+    typed_map_env_t *out, aps_error *err);
+APS_NODISCARD aps_status typed_map_env_decode_opts(const char *json, size_t len, aps_arena *arena,
+    typed_map_env_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status typed_map_env_encode(const typed_map_env_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status typed_map_env_encode_opts(const typed_map_env_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status typed_map_env_validate(const typed_map_env_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type typed_map_types[];
+extern const aps_named_type typed_map_types[];
 extern const size_t typed_map_types_count;
 
 #ifdef __cplusplus

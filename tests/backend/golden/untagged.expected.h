@@ -12,7 +12,7 @@
  *       Strings without escapes and `any` values point into `json`, which
  *       must outlive *out; everything else lives in `arena`.
  *   untagged_T_decode_opts(json, len, arena, out, options, err)
- *       The same with apr_decode_options: strict unknown variants, snake_case
+ *       The same with aps_decode_options: strict unknown variants, snake_case
  *       or either key spelling, nesting limit.
  *   untagged_T_encode(value, writer) / untagged_T_encode_opts(value, writer, options)
  *       Writes compact JSON; members in schema order, unknown members kept
@@ -20,9 +20,9 @@
  *   untagged_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an apr_error: the byte offset, the JSON Pointer of
+ * Errors come back in an aps_error: the byte offset, the JSON Pointer of
  * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: runtime/include/apr_*.h.
+ * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
  */
 #ifndef UNTAGGED_H
 #define UNTAGGED_H
@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "apr_schema.h"
-#include "apr_types.h"
+#include "aps/schema.h"
+#include "aps/types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,14 +53,14 @@ typedef struct untagged_ack untagged_ack_t;
  * Schema: `Created` (untagged.cddl:6).
  */
 struct untagged_created {
-    apr_slice id;
+    aps_slice id;
 };
 
 /**
  * Schema: `Listed.items` (untagged.cddl:11).
  */
 struct untagged_listed_items {
-    apr_slice *items;
+    aps_slice *items;
     size_t count;
 };
 
@@ -73,8 +73,8 @@ struct untagged_listed {
 
 /** One member of a value of untagged_empty_t. */
 typedef struct untagged_empty_entry {
-    apr_slice key; /**< the member name, unescaped */
-    apr_json_raw value;
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 } untagged_empty_entry_t;
 
 /**
@@ -117,13 +117,13 @@ struct untagged_result {
         untagged_empty_t empty;
         untagged_deleted_t deleted;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
  * Schema: `Digits` (untagged.cddl:24).
  */
-typedef apr_slice untagged_digits_t;
+typedef aps_slice untagged_digits_t;
 
 /** Which alternative a value of untagged_word_t holds. */
 typedef enum untagged_word_kind {
@@ -141,16 +141,16 @@ struct untagged_word {
     untagged_word_kind kind; /**< chosen by trying each alternative in order (untagged) */
     union {
         untagged_digits_t digits;
-        apr_slice text;
+        aps_slice text;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /**
  * Schema: `Anything` (untagged.cddl:29).
  */
 struct untagged_anything {
-    apr_json_members extras; /**< members the schema does not name, raw, in input order */
+    aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
 /**
@@ -178,141 +178,141 @@ struct untagged_reply {
         untagged_anything_t anything;
         untagged_ack_t ack;
     } u;
-    apr_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
 /* ---- Result ---- */
-extern const apr_type untagged_result_type;
-APR_NODISCARD apr_status untagged_result_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_result_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_result_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_result_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type untagged_result_type;
+APS_NODISCARD aps_status untagged_result_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_result_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_result_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_result_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status untagged_result_decode_as(const char *json, size_t len, apr_arena *arena,
-    untagged_result_kind alt, untagged_result_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_result_encode(const untagged_result_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_result_encode_opts(const untagged_result_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_result_validate(const untagged_result_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status untagged_result_decode_as(const char *json, size_t len, aps_arena *arena,
+    untagged_result_kind alt, untagged_result_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_result_encode(const untagged_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_result_encode_opts(const untagged_result_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_result_validate(const untagged_result_t *value, bool strict, aps_error *err);
 
 /* ---- Created ---- */
-extern const apr_type untagged_created_type;
-APR_NODISCARD apr_status untagged_created_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_created_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_created_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_created_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_created_encode(const untagged_created_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_created_encode_opts(const untagged_created_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_created_validate(const untagged_created_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_created_type;
+APS_NODISCARD aps_status untagged_created_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_created_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_created_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_created_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_created_encode(const untagged_created_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_created_encode_opts(const untagged_created_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_created_validate(const untagged_created_t *value, bool strict, aps_error *err);
 
 /* ---- Listed ---- */
-extern const apr_type untagged_listed_type;
-APR_NODISCARD apr_status untagged_listed_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_listed_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_listed_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_listed_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_listed_encode(const untagged_listed_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_listed_encode_opts(const untagged_listed_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_listed_validate(const untagged_listed_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_listed_type;
+APS_NODISCARD aps_status untagged_listed_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_listed_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_listed_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_listed_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_listed_encode(const untagged_listed_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_listed_encode_opts(const untagged_listed_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_listed_validate(const untagged_listed_t *value, bool strict, aps_error *err);
 
 /* ---- Listed.items ---- */
-extern const apr_type untagged_listed_items_type;
-APR_NODISCARD apr_status untagged_listed_items_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_listed_items_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_listed_items_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_listed_items_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_listed_items_encode(const untagged_listed_items_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_listed_items_encode_opts(const untagged_listed_items_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_listed_items_validate(const untagged_listed_items_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_listed_items_type;
+APS_NODISCARD aps_status untagged_listed_items_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_listed_items_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_listed_items_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_listed_items_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_listed_items_encode(const untagged_listed_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_listed_items_encode_opts(const untagged_listed_items_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_listed_items_validate(const untagged_listed_items_t *value, bool strict, aps_error *err);
 
 /* ---- Empty ---- */
-extern const apr_type untagged_empty_type;
-APR_NODISCARD apr_status untagged_empty_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_empty_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_empty_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_empty_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_empty_encode(const untagged_empty_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_empty_encode_opts(const untagged_empty_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_empty_validate(const untagged_empty_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_empty_type;
+APS_NODISCARD aps_status untagged_empty_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_empty_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_empty_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_empty_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_empty_encode(const untagged_empty_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_empty_encode_opts(const untagged_empty_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_empty_validate(const untagged_empty_t *value, bool strict, aps_error *err);
 
 /* ---- Deleted ---- */
-extern const apr_type untagged_deleted_type;
-APR_NODISCARD apr_status untagged_deleted_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_deleted_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_deleted_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_deleted_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_deleted_encode(const untagged_deleted_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_deleted_encode_opts(const untagged_deleted_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_deleted_validate(const untagged_deleted_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_deleted_type;
+APS_NODISCARD aps_status untagged_deleted_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_deleted_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_deleted_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_deleted_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_deleted_encode(const untagged_deleted_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_deleted_encode_opts(const untagged_deleted_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_deleted_validate(const untagged_deleted_t *value, bool strict, aps_error *err);
 
 /* ---- Word ---- */
-extern const apr_type untagged_word_type;
-APR_NODISCARD apr_status untagged_word_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_word_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_word_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_word_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type untagged_word_type;
+APS_NODISCARD aps_status untagged_word_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_word_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_word_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_word_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status untagged_word_decode_as(const char *json, size_t len, apr_arena *arena,
-    untagged_word_kind alt, untagged_word_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_word_encode(const untagged_word_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_word_encode_opts(const untagged_word_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_word_validate(const untagged_word_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status untagged_word_decode_as(const char *json, size_t len, aps_arena *arena,
+    untagged_word_kind alt, untagged_word_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_word_encode(const untagged_word_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_word_encode_opts(const untagged_word_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_word_validate(const untagged_word_t *value, bool strict, aps_error *err);
 
 /* ---- Digits ---- */
-extern const apr_type untagged_digits_type;
-APR_NODISCARD apr_status untagged_digits_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_digits_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_digits_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_digits_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_digits_encode(const untagged_digits_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_digits_encode_opts(const untagged_digits_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_digits_validate(const untagged_digits_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_digits_type;
+APS_NODISCARD aps_status untagged_digits_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_digits_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_digits_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_digits_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_digits_encode(const untagged_digits_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_digits_encode_opts(const untagged_digits_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_digits_validate(const untagged_digits_t *value, bool strict, aps_error *err);
 
 /* ---- Reply ---- */
-extern const apr_type untagged_reply_type;
-APR_NODISCARD apr_status untagged_reply_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_reply_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_reply_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_reply_t *out, const apr_decode_options *options, apr_error *err);
+extern const aps_type untagged_reply_type;
+APS_NODISCARD aps_status untagged_reply_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_reply_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_reply_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_reply_t *out, const aps_decode_options *options, aps_error *err);
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APR_NODISCARD apr_status untagged_reply_decode_as(const char *json, size_t len, apr_arena *arena,
-    untagged_reply_kind alt, untagged_reply_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_reply_encode(const untagged_reply_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_reply_encode_opts(const untagged_reply_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_reply_validate(const untagged_reply_t *value, bool strict, apr_error *err);
+APS_NODISCARD aps_status untagged_reply_decode_as(const char *json, size_t len, aps_arena *arena,
+    untagged_reply_kind alt, untagged_reply_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_reply_encode(const untagged_reply_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_reply_encode_opts(const untagged_reply_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_reply_validate(const untagged_reply_t *value, bool strict, aps_error *err);
 
 /* ---- Anything ---- */
-extern const apr_type untagged_anything_type;
-APR_NODISCARD apr_status untagged_anything_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_anything_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_anything_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_anything_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_anything_encode(const untagged_anything_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_anything_encode_opts(const untagged_anything_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_anything_validate(const untagged_anything_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_anything_type;
+APS_NODISCARD aps_status untagged_anything_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_anything_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_anything_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_anything_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_anything_encode(const untagged_anything_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_anything_encode_opts(const untagged_anything_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_anything_validate(const untagged_anything_t *value, bool strict, aps_error *err);
 
 /* ---- Ack ---- */
-extern const apr_type untagged_ack_type;
-APR_NODISCARD apr_status untagged_ack_decode(const char *json, size_t len, apr_arena *arena,
-    untagged_ack_t *out, apr_error *err);
-APR_NODISCARD apr_status untagged_ack_decode_opts(const char *json, size_t len, apr_arena *arena,
-    untagged_ack_t *out, const apr_decode_options *options, apr_error *err);
-APR_NODISCARD apr_status untagged_ack_encode(const untagged_ack_t *value, apr_json_writer *w);
-APR_NODISCARD apr_status untagged_ack_encode_opts(const untagged_ack_t *value, apr_json_writer *w,
-    const apr_encode_options *options);
-APR_NODISCARD apr_status untagged_ack_validate(const untagged_ack_t *value, bool strict, apr_error *err);
+extern const aps_type untagged_ack_type;
+APS_NODISCARD aps_status untagged_ack_decode(const char *json, size_t len, aps_arena *arena,
+    untagged_ack_t *out, aps_error *err);
+APS_NODISCARD aps_status untagged_ack_decode_opts(const char *json, size_t len, aps_arena *arena,
+    untagged_ack_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status untagged_ack_encode(const untagged_ack_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_ack_encode_opts(const untagged_ack_t *value, aps_json_writer *w,
+    const aps_encode_options *options);
+APS_NODISCARD aps_status untagged_ack_validate(const untagged_ack_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
-extern const apr_named_type untagged_types[];
+extern const aps_named_type untagged_types[];
 extern const size_t untagged_types_count;
 
 #ifdef __cplusplus

@@ -71,8 +71,10 @@ if(MODE STREQUAL "install")
   file(REMOVE_RECURSE ${prefix})
   file(MAKE_DIRECTORY ${SCRATCH})
   run(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
-  foreach(f bin/cddlgen bin/apstream ${LIBDIR}/libaprt.a include/apr_common.h include/apr_schema.h
-            include/apr_types.h include/apr_json.h ${LIBDIR}/cmake/cddlgen/cddlgenConfig.cmake
+  foreach(f bin/cddlgen bin/apstream ${LIBDIR}/libaps_core.a ${LIBDIR}/libaps_schema.a
+            ${LIBDIR}/libaps_framing.a ${LIBDIR}/libaps_protocol.a include/aps/common.h include/aps/schema.h
+            include/aps/types.h include/aps/json.h include/aps/sse.h include/aps/asm.h include/aps/replay.h
+            ${LIBDIR}/cmake/cddlgen/cddlgenConfig.cmake
             ${LIBDIR}/cmake/cddlgen/cddlgenConfigVersion.cmake ${LIBDIR}/cmake/cddlgen/cddlgenTargets.cmake
             ${LIBDIR}/cmake/cddlgen/CddlgenGenerate.cmake ${LIBDIR}/pkgconfig/cddlgen-runtime.pc
             share/man/man1/cddlgen.1 share/man/man1/apstream.1)

@@ -3,24 +3,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apr_json.h"
-#include "apr_utf8.h"
+#include "aps/json.h"
+#include "aps/utf8.h"
 
 int main(void)
 {
     static const char text[] = "{\"greeting\":\"h\\u00e9llo\"}";
-    apr_error err = APR_ERROR_INIT;
-    apr_json_writer w;
+    aps_error err = APS_ERROR_INIT;
+    aps_json_writer w;
     int ok;
-    apr_json_writer_init(&w, NULL);
-    apr_json_write_string(&w, "h\xc3\xa9llo", 6);
-    ok = apr_utf8_check((const uint8_t *)text, strlen(text)) == SIZE_MAX &&
-         apr_json_validate(text, strlen(text), NULL, &err) == APR_OK &&
-         apr_json_writer_finish(&w, &err) == APR_OK;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_string(&w, "h\xc3\xa9llo", 6);
+    ok = aps_utf8_check((const uint8_t *)text, strlen(text)) == SIZE_MAX &&
+         aps_json_validate(text, strlen(text), NULL, &err) == APS_OK &&
+         aps_json_writer_finish(&w, &err) == APS_OK;
     if (ok)
-        printf("runtime ok: %.*s\n", (int)apr_json_writer_len(&w), apr_json_writer_data(&w));
+        printf("runtime ok: %.*s\n", (int)aps_json_writer_len(&w), aps_json_writer_data(&w));
     else
         printf("runtime failed: %s\n", err.message);
-    apr_json_writer_deinit(&w);
+    aps_json_writer_deinit(&w);
     return ok ? 0 : 1;
 }

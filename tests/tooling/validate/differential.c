@@ -21,30 +21,30 @@
 #include "test.h"
 
 typedef struct verdict {
-    apr_status status;
-    apr_error err;
+    aps_status status;
+    aps_error err;
 } verdict;
 
-static verdict run(const apr_type *type, const char *json, size_t len, bool strict, apr_arena *arena)
+static verdict run(const aps_type *type, const char *json, size_t len, bool strict, aps_arena *arena)
 {
     verdict v;
-    apr_decode_options opt;
+    aps_decode_options opt;
     void *value;
     memset(&v, 0, sizeof v);
     memset(&opt, 0, sizeof opt);
     opt.strict = strict;
-    apr_arena_reset(arena);
-    value = apr_arena_alloc(arena, type->size);
-    v.status = apr_schema_decode(type, json, len, arena, value, &opt, &v.err);
-    if (v.status == APR_OK)
-        v.status = apr_schema_validate(type, value, strict, &v.err);
+    aps_arena_reset(arena);
+    value = aps_arena_alloc(arena, type->size);
+    v.status = aps_schema_decode(type, json, len, arena, value, &opt, &v.err);
+    if (v.status == APS_OK)
+        v.status = aps_schema_validate(type, value, strict, &v.err);
     return v;
 }
 
 static int compared, differed;
 
-static void compare(const char *what, const apr_type *gen, const apr_type *interp, const char *json,
-                    size_t len, apr_arena *arena)
+static void compare(const char *what, const aps_type *gen, const aps_type *interp, const char *json,
+                    size_t len, aps_arena *arena)
 {
     int s;
     for (s = 0; s < 2; s++) {
@@ -54,8 +54,8 @@ static void compare(const char *what, const apr_type *gen, const apr_type *inter
             strcmp(a.err.message, b.err.message) != 0 || a.err.offset != b.err.offset) {
             differed++;
             fprintf(stderr, "%s (%s): generated %s at '%s' [%zu]: %s\n  interpreted %s at '%s' [%zu]: %s\n",
-                    what, s ? "strict" : "tolerant", apr_status_str(a.status), a.err.pointer, a.err.offset,
-                    a.err.message, apr_status_str(b.status), b.err.pointer, b.err.offset, b.err.message);
+                    what, s ? "strict" : "tolerant", aps_status_str(a.status), a.err.pointer, a.err.offset,
+                    a.err.message, aps_status_str(b.status), b.err.pointer, b.err.offset, b.err.message);
         }
     }
 }
@@ -90,8 +90,8 @@ int main(int argc, char **argv)
     sema_table table;
     ir_module mod;
     const char *roots[] = { "Message", "Command" };
-    const apr_type *interp_msg, *interp_cmd;
-    apr_arena arena;
+    const aps_type *interp_msg, *interp_cmd;
+    aps_arena arena;
     int a;
     volatile int files = 0;
     if (argc < 3) {
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
     CHECK(interp_msg != NULL && interp_cmd != NULL);
     if (interp_msg == NULL || interp_cmd == NULL)
         return test_report();
-    apr_arena_init(&arena, NULL);
+    aps_arena_init(&arena, NULL);
     for (a = 2; a < argc; a++) {
         DIR *dir = opendir(argv[a]);
         struct dirent *e;
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     printf("%d files, %d comparisons, %d differences\n", files, compared, differed);
     CHECK(files > 100);
     CHECK(differed == 0);
-    apr_arena_deinit(&arena);
+    aps_arena_deinit(&arena);
     cddl_source_deinit(&src);
     cddl_ctx_deinit(&ctx);
     return test_report();

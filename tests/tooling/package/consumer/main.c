@@ -9,23 +9,23 @@
 
 static int greet(const char *json)
 {
-    apr_arena arena;
-    apr_error err = APR_ERROR_INIT;
-    apr_json_writer w;
+    aps_arena arena;
+    aps_error err = APS_ERROR_INIT;
+    aps_json_writer w;
     hello_greeting_t g;
     int ok = 0;
-    apr_arena_init(&arena, NULL);
-    apr_json_writer_init(&w, NULL);
-    if (hello_greeting_decode(json, strlen(json), &arena, &g, &err) != APR_OK) {
+    aps_arena_init(&arena, NULL);
+    aps_json_writer_init(&w, NULL);
+    if (hello_greeting_decode(json, strlen(json), &arena, &g, &err) != APS_OK) {
         printf("rejected %s: %s\n", err.pointer, err.message);
-    } else if (hello_greeting_encode(&g, &w) != APR_OK || apr_json_writer_finish(&w, &err) != APR_OK) {
+    } else if (hello_greeting_encode(&g, &w) != APS_OK || aps_json_writer_finish(&w, &err) != APS_OK) {
         printf("cannot encode: %s\n", err.message);
     } else {
-        printf("ok %.*s\n", (int)apr_json_writer_len(&w), apr_json_writer_data(&w));
+        printf("ok %.*s\n", (int)aps_json_writer_len(&w), aps_json_writer_data(&w));
         ok = 1;
     }
-    apr_json_writer_deinit(&w);
-    apr_arena_deinit(&arena);
+    aps_json_writer_deinit(&w);
+    aps_arena_deinit(&arena);
     return ok;
 }
 

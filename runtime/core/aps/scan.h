@@ -1,0 +1,316 @@
+/*
+ * aps/scan.h - byte scans over well-formed JSON, inline: the building blocks
+ * the JSON reader, the schema engine's fast path, the assembler and the
+ * decoders cddlgen generates all read with.
+ *
+ * Not meant for applications: it may change with any release, together
+ * with the generated code. Every scan returns the position after what it
+ * read, or NULL to give up; a caller that gets NULL falls back to an exact
+ * reader, so these never judge malformed input, they only refuse it.
+ */
+#ifndef APS_SCAN_H
+#define APS_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "aps/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Forced inline: a call costs more than these bodies. Branch hints: giving
+ * up is the rare way out, and compact JSON has no whitespace. */
+#if defined(__GNUC__) || defined(__clang__)
+#define APS_SCAN_INLINE static inline __attribute__((always_inline))
+#define APS_SCAN_LIKELY(x) __builtin_expect(!!(x), 1)
+#define APS_SCAN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define APS_SCAN_INLINE static inline
+#define APS_SCAN_LIKELY(x) (x)
+#define APS_SCAN_UNLIKELY(x) (x)
+#endif
+
+/* ---- bytes ------------------------------------------------------------------ */
+
+APS_SCAN_INLINE uint64_t aps_scan_load64(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+APS_SCAN_INLINE uint32_t aps_scan_load32(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/*
+ * memcmp(x, y, n) == 0 without a library call: loads overlapping at the
+ * ends, 16 bytes a step with SSE2 (8 without). The last 16 bytes are
+ * compared first: names of one shape ("model_request:<uuid>") differ there.
+ */
+APS_SCAN_INLINE int aps_scan_bytes_equal(const char *x, const char *y, size_t n)
+{
+    uint64_t acc;
+    size_t i;
+    if (n >= 16) {
+#if defined(__SSE2__)
+        __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + n - 16)),
+                                    _mm_loadu_si128((const __m128i *)(const void *)(y + n - 16)));
+        for (i = 0; i + 16 < n; i += 16)
+            eq = _mm_and_si128(eq, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + i)),
+                                                  _mm_loadu_si128((const __m128i *)(const void *)(y + i))));
+        return _mm_movemask_epi8(eq) == 0xFFFF;
+#else
+        acc = (aps_scan_load64(x + n - 16) ^ aps_scan_load64(y + n - 16)) |
+              (aps_scan_load64(x + n - 8) ^ aps_scan_load64(y + n - 8));
+        if (acc != 0)
+            return 0;
+        for (i = 0; i + 16 < n; i += 16)
+            acc |= (aps_scan_load64(x + i) ^ aps_scan_load64(y + i)) |
+                   (aps_scan_load64(x + i + 8) ^ aps_scan_load64(y + i + 8));
+        return acc == 0;
+#endif
+    }
+    if (n >= 8)
+        return ((aps_scan_load64(x) ^ aps_scan_load64(y)) |
+                (aps_scan_load64(x + n - 8) ^ aps_scan_load64(y + n - 8))) == 0;
+    if (n >= 4)
+        return ((aps_scan_load32(x) ^ aps_scan_load32(y)) |
+                (aps_scan_load32(x + n - 4) ^ aps_scan_load32(y + n - 4))) == 0;
+    for (acc = 0, i = 0; i < n; i++)
+        acc |= (unsigned char)x[i] ^ (unsigned char)y[i];
+    return acc == 0;
+}
+
+
+/* ---- JSON scans --------------------------------------------------------------- */
+
+/*
+ * aps_scan_find_special for the last bytes of a text (fewer than 16,
+ * or all of them without SSE2): eight bytes a step with portable word
+ * tricks, then byte by byte. Out of line, so that the usual case keeps
+ * few registers busy.
+ */
+const char *aps_scan_find_special_tail(const char *s, const char *end, unsigned *high);
+
+/*
+ * Finds the first byte in [s, end) that ends a run of plain string content:
+ * '"', '\\' or a control character (end when there is none). ORs into *high
+ * the bytes before it, so (*high & 0x80) says whether UTF-8 needs checking.
+ * Sixteen bytes a step with SSE2: member names and short values end within
+ * one step.
+ */
+#if defined(__SSE2__)
+/* The bits of the bytes of v that are '"', '\\' or a control character. */
+APS_SCAN_INLINE unsigned aps_scan_special16(__m128i v)
+{
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    /* max(v, 0x1F) == 0x1F exactly for the bytes <= 0x1F, unsigned */
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)));
+}
+#endif
+
+APS_SCAN_INLINE const char *aps_scan_find_special(const char *s, const char *end, unsigned *high)
+{
+#if defined(__SSE2__)
+    while (end - s >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        unsigned m = aps_scan_special16(v), h = (unsigned)_mm_movemask_epi8(v);
+        if (m != 0) {
+            /* the bytes before the stop: below its bit in the masks */
+            *high |= (h & (m ^ (m - 1u)) & ~m) != 0 ? 0x80u : 0u;
+            return s + __builtin_ctz(m);
+        }
+        *high |= h != 0 ? 0x80u : 0u;
+        s += 16;
+    }
+#endif
+    return aps_scan_find_special_tail(s, end, high);
+}
+
+/* Skips JSON whitespace from p. Compact JSON has none: then one test. */
+APS_SCAN_INLINE const char *aps_scan_ws(const char *p, const char *end)
+{
+    if (APS_SCAN_LIKELY(p < end && (unsigned char)*p > ' '))
+        return p;
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/*
+ * The first byte in [s, end) that plain ASCII string content cannot hold:
+ * '"', '\\', a control character or a byte past ASCII (end when none).
+ * Sixteen bytes a step with SSE2, then eight with word tricks (on
+ * little-endian machines), then one: short strings at the end of a message
+ * are the usual case, so none of it is out of line.
+ */
+APS_SCAN_INLINE const char *aps_scan_find_stop(const char *s, const char *end)
+{
+#if defined(__SSE2__)
+    while (end - s >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v); /* and bytes past ASCII */
+        if (m != 0)
+            return s + __builtin_ctz(m);
+        s += 16;
+    }
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - s >= 8) {
+        const uint64_t ones = 0x0101010101010101ull;
+        uint64_t w = aps_scan_load64(s), q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        /* A zero byte of q or b, a byte below 0x20 or past 0x7F in w sets its high bit;
+         * false flags only sit above a true one, so the lowest flag is exact. */
+        uint64_t t = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & (ones * 0x80);
+        if (t != 0)
+            return s + __builtin_ctzll(t) / 8;
+        s += 8;
+    }
+#endif
+    while (s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' && *s != '\\')
+        s++;
+    return s;
+}
+
+/* aps_scan_string for strings with escapes or bytes past ASCII. */
+const char *aps_scan_string_slow(const char *p, const char *end, int *escaped);
+
+/*
+ * Checks the string whose '"' is at p (p < end) as the reader does (escapes,
+ * surrogates, UTF-8, no control characters); returns the byte after its
+ * closing '"', or NULL. *escaped says whether it has escapes: without, its
+ * content between the quotes is its text. Plain ASCII is one scan here.
+ */
+APS_SCAN_INLINE const char *aps_scan_string(const char *p, const char *end, int *escaped)
+{
+    const char *s = aps_scan_find_stop(p + 1, end);
+    if (APS_SCAN_LIKELY(s < end && *s == '"')) {
+        *escaped = 0;
+        return s + 1;
+    }
+    return aps_scan_string_slow(p, end, escaped);
+}
+
+/* After a member name: the value's position past the ':', or NULL. */
+APS_SCAN_INLINE const char *aps_scan_colon(const char *p, const char *end)
+{
+    /* the ':' right after the name, in compact JSON */
+    if (!(p < end && *p == ':')) {
+        p = aps_scan_ws(p, end);
+        if (!(p < end && *p == ':'))
+            return NULL;
+    }
+    return aps_scan_ws(p + 1, end);
+}
+
+/*
+ * Reads the member name whose '"' is at p and the ':' after it; returns the
+ * value's position, with *name the name's content. Escaped names give up:
+ * unescaping them changes what duplicates are.
+ */
+APS_SCAN_INLINE const char *aps_scan_name(const char *p, const char *end, aps_slice *name)
+{
+    int escaped;
+    const char *s;
+    if (p >= end || *p != '"' || (s = aps_scan_string(p, end, &escaped)) == NULL || escaped)
+        return NULL;
+    name->ptr = p + 1;
+    name->len = (size_t)(s - p) - 2;
+    return aps_scan_colon(s, end);
+}
+
+/*
+ * After an item of a container: the next item's start (*closed 0), or the
+ * byte after `closer` (*closed 1).
+ */
+APS_SCAN_INLINE const char *aps_scan_next(const char *p, const char *end, char closer, int *closed)
+{
+    /* the ',' right after the item, in compact JSON */
+    if (APS_SCAN_LIKELY(p < end && *p == ',')) {
+        *closed = 0;
+        return aps_scan_ws(p + 1, end);
+    }
+    p = aps_scan_ws(p, end);
+    if (p >= end)
+        return NULL;
+    if (*p == ',') {
+        *closed = 0;
+        return aps_scan_ws(p + 1, end);
+    }
+    *closed = 1;
+    return *p == closer ? p + 1 : NULL;
+}
+
+/* `word` (n bytes: true, false, null) at p, or NULL. */
+APS_SCAN_INLINE const char *aps_scan_word(const char *p, const char *end, const char *word, size_t n)
+{
+    return (size_t)(end - p) >= n && memcmp(p, word, n) == 0 ? p + n : NULL;
+}
+
+
+/*
+ * Reads an integer at p as sign and magnitude. Numbers with a fraction or
+ * exponent and magnitudes of 19 digits or more (near or past 64 bits) are
+ * the exact decoder's to judge.
+ */
+APS_SCAN_INLINE const char *aps_scan_integer(const char *p, const char *end, bool *neg, uint64_t *mag)
+{
+    const char *digits;
+    uint64_t v = 0;
+    *neg = p < end && *p == '-';
+    p += *neg;
+    digits = p;
+    if (p >= end || (unsigned)(*p - '0') > 9)
+        return NULL;
+    if (*p == '0') {
+        p++;
+    } else {
+        /* Eight digits at a time when eight bytes are digits (timestamps have 13). */
+        while (end - p >= 8 && v < 10000000000ull) {
+            uint64_t w = aps_scan_load64(p), lo = w - 0x3030303030303030ull;
+            /* every byte a digit: no byte below '0' (borrow) nor above '9' (+6 carries to 0x10) */
+            if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+                0x3333333333333333ull)
+                break;
+            /* pairs, quads, then all eight: the first digit is the lowest byte */
+            lo = (lo * 2561) >> 8;
+            lo = ((lo & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+            lo = ((lo & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+            v = v * 100000000ull + lo;
+            p += 8;
+        }
+        /* then four, the same way (the 13 digits of a timestamp are 8 + 4 + 1) */
+        if (end - p >= 4) {
+            uint64_t w = aps_scan_load32(p), lo = w - 0x30303030ull;
+            if (((w & 0xF0F0F0F0ull) | (((w + 0x06060606ull) & 0xF0F0F0F0ull) >> 4)) == 0x33333333ull) {
+                lo = (lo * 2561) >> 8;
+                lo = (((lo & 0x00FF00FFull) * 6553601) >> 16) & 0xFFFFu;
+                v = v * 10000u + lo;
+                p += 4;
+            }
+        }
+        while (p < end && (unsigned)(*p - '0') <= 9)
+            v = v * 10 + (uint64_t)(*p++ - '0');
+    }
+    if (p - digits > 18 || (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (unsigned)(*p - '0') <= 9)))
+        return NULL;
+    *mag = v;
+    return p;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* APS_SCAN_H */

@@ -1,0 +1,116 @@
+/*
+ * json_fast.c - a validating skip straight from the bytes, for the decoder's
+ * fast path (schema_fast.c: `any` values, unknown members, look aheads) and
+ * for aps_json_validate.
+ *
+ * The pull reader (json_reader.c) keeps frames, a stack of member names and
+ * the position of everything, so that an error can say where it is. A text
+ * that is right needs none of that: this skip checks the same things with a
+ * small fixed stack, and gives up (NULL) on every error and past its limits;
+ * the reader then reads the text again and reports. The rule, as for the
+ * fast decoder: what this accepts, the reader accepts (checked by
+ * apstream-fast-validate over the JSON test suite and the reader's corpus,
+ * and by the decode_fast fuzz target on every input it tries).
+ */
+#include "json_internal.h"
+
+#include "aps/utf8.h"
+
+const char *aps_scan_string_slow(const char *p, const char *end, int *escaped)
+{
+    const char *s = p + 1, *bad, *why;
+    unsigned high = 0;
+    aps_status code;
+    *escaped = 0;
+    for (;;) {
+        s = aps_scan_find_special(s, end, &high);
+        if (s >= end)
+            return NULL;
+        if (*s == '"')
+            break;
+        if (*s != '\\')
+            return NULL; /* a control character */
+        *escaped = 1;
+        if ((s = aps_json_priv_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
+            return NULL;
+    }
+    /* Escapes are ASCII: checking the raw content checks the text's UTF-8. */
+    if ((high & 0x80u) && aps_utf8_check((const uint8_t *)(p + 1), (size_t)(s - (p + 1))) != SIZE_MAX)
+        return NULL;
+    return s + 1;
+}
+
+const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
+{
+    const char *bad;
+    char closer[APS_JSON_FAST_DEPTH];      /* of each open container: '}' or ']' */
+    unsigned first_name[APS_JSON_FAST_DEPTH]; /* of each open object, in names[] */
+    aps_slice names[APS_JSON_FAST_NAMES];
+    unsigned top = 0, nnames = 0, i;
+    int escaped, closed;
+    if (room > APS_JSON_FAST_DEPTH)
+        room = APS_JSON_FAST_DEPTH;
+    for (;;) {
+        /* At a value. */
+        if (p >= end)
+            return NULL;
+        switch (*p) {
+        case '"':
+            p = aps_scan_string(p, end, &escaped);
+            break;
+        case '{':
+        case '[':
+            if (top == room)
+                return NULL;
+            closer[top] = *p == '{' ? '}' : ']';
+            first_name[top] = nnames;
+            p = aps_scan_ws(p + 1, end);
+            if (p < end && *p == closer[top]) {
+                p++;
+                break;
+            }
+            if (closer[top++] == '}')
+                goto name;
+            continue;
+        case 't':
+            p = aps_scan_word(p, end, "true", 4);
+            break;
+        case 'f':
+            p = aps_scan_word(p, end, "false", 5);
+            break;
+        case 'n':
+            p = aps_scan_word(p, end, "null", 4);
+            break;
+        default:
+            if (*p != '-' && (unsigned)(*p - '0') > 9)
+                return NULL;
+            p = aps_json_priv_scan_number(p, end, &bad);
+            break;
+        }
+        if (p == NULL)
+            return NULL;
+        /* After a value: close what ends here, go to the next item. */
+        for (;;) {
+            if (top == 0)
+                return p;
+            if ((p = aps_scan_next(p, end, closer[top - 1], &closed)) == NULL)
+                return NULL;
+            if (!closed)
+                break;
+            nnames = first_name[--top];
+        }
+        if (closer[top - 1] != '}')
+            continue;
+    name:
+        if (nnames == APS_JSON_FAST_NAMES || (p = aps_scan_name(p, end, &names[nnames])) == NULL)
+            return NULL;
+        if (!allow_duplicates) {
+            for (i = first_name[top - 1]; i < nnames; i++) {
+                if (names[i].len == names[nnames].len &&
+                    aps_scan_bytes_equal(names[i].ptr, names[nnames].ptr, names[i].len))
+                    return NULL;
+            }
+            nnames++; /* with duplicates allowed no name is kept */
+        }
+    }
+}

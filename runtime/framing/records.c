@@ -1,0 +1,146 @@
+/* records.c - captured streams as JSON records (see aps/records.h). */
+#include "aps/records.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "aps/json.h"
+
+#include "aps/jsonl.h"
+#include "aps/sse.h"
+
+aps_record_format aps_records_detect(const char *data, size_t len)
+{
+    static const char *const fields[] = { "data:", "event:", "id:", "retry:", ":" };
+    size_t i = 0, k;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+        i++;
+    for (k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        size_t n = strlen(fields[k]);
+        if (len - i >= n && memcmp(data + i, fields[k], n) == 0)
+            return APS_FORMAT_SSE;
+    }
+    /* one document over several lines: a pretty-printed JSON file */
+    if (memchr(data + i, '\n', len - i) != NULL && aps_json_validate(data, len, NULL, NULL) == APS_OK) {
+        const char *nl = memchr(data + i, '\n', len - i);
+        size_t rest = (size_t)(data + len - nl);
+        while (rest > 0 && (nl[rest - 1] == '\n' || nl[rest - 1] == '\r' || nl[rest - 1] == ' ' || nl[rest - 1] == '\t'))
+            rest--;
+        if (rest > 1)
+            return APS_FORMAT_JSON;
+    }
+    return APS_FORMAT_JSONL;
+}
+
+typedef struct split_state {
+    const char *data;
+    aps_record_fn on_record;
+    aps_record_error_fn on_error;
+    void *user;
+    int stop;
+    /* line counting for SSE offsets: offsets only grow, so one pass suffices */
+    uint64_t counted_to;
+    uint64_t line_at;
+} split_state;
+
+static uint64_t line_of(split_state *s, uint64_t offset)
+{
+    while (s->counted_to < offset) {
+        if (s->data[s->counted_to] == '\n')
+            s->line_at++;
+        s->counted_to++;
+    }
+    return s->line_at;
+}
+
+static aps_status on_jsonl_line(void *user, const aps_jsonl_line *line)
+{
+    split_state *s = user;
+    aps_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.text = line->text;
+    rec.len = line->len;
+    rec.line = line->line_no;
+    s->stop = s->on_record(s->user, &rec);
+    return s->stop ? APS_E_STATE : APS_OK;
+}
+
+static aps_status on_jsonl_error(void *user, const aps_error *err)
+{
+    split_state *s = user;
+    if (s->on_error != NULL)
+        s->on_error(s->user, line_of(s, err->offset), err);
+    return APS_OK;
+}
+
+static aps_status on_sse_event(void *user, const aps_sse_event *ev)
+{
+    split_state *s = user;
+    aps_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.text = ev->data;
+    rec.len = ev->data_len;
+    rec.line = line_of(s, ev->data_offset);
+    rec.from_sse = 1;
+    rec.sse_type = ev->type;
+    rec.sse_type_len = ev->type_len;
+    rec.sse_id = ev->last_id;
+    rec.sse_id_len = ev->last_id_len;
+    s->stop = s->on_record(s->user, &rec);
+    return s->stop ? APS_E_STATE : APS_OK;
+}
+
+static aps_status on_sse_error(void *user, const aps_error *err)
+{
+    split_state *s = user;
+    if (s->on_error != NULL)
+        s->on_error(s->user, line_of(s, err->offset), err);
+    return APS_OK;
+}
+
+int aps_records_split(const char *data, size_t len, aps_record_format format, size_t max_record,
+                aps_record_fn on_record, aps_record_error_fn on_error, void *user)
+{
+    split_state s;
+    char *storage;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st = APS_OK;
+    if (format == APS_FORMAT_AUTO)
+        format = aps_records_detect(data, len);
+    if (format == APS_FORMAT_JSON) {
+        aps_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.text = data;
+        rec.len = len;
+        rec.line = 1;
+        return on_record(user, &rec);
+    }
+    storage = malloc(max_record + 1 + APS_PADDING); /* SSE records are padded (aps/common.h) */
+    if (storage == NULL)
+        return -1;
+    memset(&s, 0, sizeof s);
+    s.data = data;
+    s.on_record = on_record;
+    s.on_error = on_error;
+    s.user = user;
+    s.line_at = 1;
+    if (format == APS_FORMAT_SSE) {
+        aps_sse_parser p;
+        aps_sse_parser_init(&p, storage, max_record, NULL, on_sse_event, on_sse_error, &s);
+        st = aps_sse_parser_push(&p, data, len, &err);
+        if (st == APS_OK)
+            st = aps_sse_parser_finish(&p, &err);
+    } else {
+        aps_jsonl_splitter sp;
+        aps_jsonl_splitter_init(&sp, storage, max_record, on_jsonl_line, on_jsonl_error, &s);
+        st = aps_jsonl_splitter_push(&sp, data, len, &err);
+        if (st == APS_OK)
+            st = aps_jsonl_splitter_finish(&sp, &err);
+    }
+    free(storage);
+    if (s.stop)
+        return s.stop;
+    return st == APS_OK ? 0 : -1;
+}

@@ -1,0 +1,309 @@
+/*
+ * aps/fast.h - what the straight-line decoders that cddlgen generates are
+ * made of: the byte scans of aps/scan.h, and the calls into the
+ * runtime's table-driven fast path for whatever a generated decoder leaves
+ * to it.
+ *
+ * Included by generated PREFIX.c files, not meant for applications: it may
+ * change with any release, together with the generated code.
+ *
+ * The rule of every fast decoder, generated or not: it reads well-formed
+ * input of the usual shape with no error bookkeeping, and gives up
+ * (returns NULL) on anything it is not sure of; aps_schema_decode then
+ * starts over on a slower path, so what a fast decoder accepts, the exact
+ * decoder accepts, with the same value (fuzzed by tests/fuzz/decode_fast.c).
+ * Every function here returns the position after what it read, or NULL to
+ * give up.
+ */
+#ifndef APS_FAST_H
+#define APS_FAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "aps/arena.h"
+#include "aps/common.h"
+#include "aps/json.h"
+#include "aps/scan.h"
+#include "aps/schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Forced inline: a call costs more than these bodies. Branch hints: giving
+ * up is the rare way out, and compact JSON has no whitespace. */
+#define APS_FAST_INLINE APS_SCAN_INLINE
+#define APS_FAST_LIKELY(x) APS_SCAN_LIKELY(x)
+#define APS_FAST_UNLIKELY(x) APS_SCAN_UNLIKELY(x)
+
+/*
+ * What a fast decode carries: the input's end, the arena, the key spelling
+ * accepted, and nesting: JSON containers open (`depth`, at most
+ * `max_depth`) and typed values open (`typed`, at most APS_FAST_MAX_TYPED),
+ * so that recursive schemas recurse boundedly. `generated` says whether the
+ * table-driven path may call the generated decoders (aps_type.fast).
+ */
+struct aps_fast_ctx {
+    const char *end;
+    aps_arena *arena;
+    aps_key_case key_case;
+    unsigned depth;
+    unsigned max_depth;
+    unsigned typed;
+    bool generated;
+};
+
+#define APS_FAST_MAX_TYPED 128
+
+/* Most members one object's seen-set word tracks (its own plus its variant's): a bit each. */
+#define APS_FAST_MAX_FIELDS 64
+
+/* ---- what generated decoders call ------------------------------------------------ */
+
+/*
+ * Enters the container whose `open` byte ('{' or '[') must stand at p;
+ * stands at its first item, or after it with *closed set when it is empty.
+ * The caller leaves it with c->depth--.
+ */
+APS_FAST_INLINE const char *aps_fast_open(aps_fast_ctx *c, const char *p, char open, int *closed)
+{
+    if (APS_FAST_UNLIKELY(p >= c->end || *p != open || ++c->depth > c->max_depth))
+        return NULL;
+    p = aps_scan_ws(p + 1, c->end);
+    *closed = p < c->end && *p == (open == '{' ? '}' : ']');
+    return p + *closed;
+}
+
+/*
+ * Is the member name k (a name read by aps_scan_name) the member whose
+ * schema spelling is `key` and snake_case spelling `snake`, under the key
+ * case of the decode? Lengths are compared first: most names differ there.
+ */
+APS_FAST_INLINE bool aps_fast_named(const aps_fast_ctx *c, aps_slice k, const char *key, size_t key_len,
+                                    const char *snake, size_t snake_len)
+{
+    if (c->key_case != APS_CASE_SNAKE && k.len == key_len && aps_scan_bytes_equal(k.ptr, key, key_len))
+        return true;
+    return c->key_case != APS_CASE_SCHEMA && k.len == snake_len && aps_scan_bytes_equal(k.ptr, snake, snake_len);
+}
+
+/*
+ * Is the member at p, compact, the one whose `"name":` in the schema's
+ * spelling is `key` (n bytes) and in snake_case `snake` (sn bytes), under
+ * the key case of the decode? Then returns its value's position, else
+ * NULL (the caller reads the name the long way). The names must be plain
+ * printable ASCII, so that equal bytes mean an equal name.
+ */
+APS_FAST_INLINE const char *aps_fast_key(const aps_fast_ctx *c, const char *p, const char *key, size_t n,
+                                         const char *snake, size_t sn)
+{
+    if (c->key_case != APS_CASE_SNAKE && (size_t)(c->end - p) >= n && aps_scan_bytes_equal(p, key, n))
+        return aps_scan_ws(p + n, c->end);
+    if (c->key_case != APS_CASE_SCHEMA && (size_t)(c->end - p) >= sn && aps_scan_bytes_equal(p, snake, sn))
+        return aps_scan_ws(p + sn, c->end);
+    return NULL;
+}
+
+/* Marks member number `bit` seen; false if it was seen already (a duplicate). */
+APS_FAST_INLINE bool aps_fast_see(uint64_t *seen, unsigned bit)
+{
+    uint64_t b = (uint64_t)1 << bit;
+    if (APS_FAST_UNLIKELY(*seen & b))
+        return false;
+    *seen |= b;
+    return true;
+}
+
+/*
+ * aps_fast_string for strings with escapes or bytes past ASCII: checks
+ * and unescapes them in one pass over the string (out of line).
+ */
+const char *aps_fast_string_slow(aps_fast_ctx *c, const char *p, aps_slice *out);
+
+/*
+ * The string at p: *out is its content, a slice of the input without
+ * escapes, else unescaped into the arena.
+ */
+APS_FAST_INLINE const char *aps_fast_string(aps_fast_ctx *c, const char *p, aps_slice *out)
+{
+    const char *s;
+    if (p >= c->end || *p != '"')
+        return NULL;
+    s = aps_scan_find_stop(p + 1, c->end);
+    if (APS_FAST_LIKELY(s < c->end && *s == '"')) {
+        out->ptr = p + 1;
+        out->len = (size_t)(s - p) - 1;
+        return s + 1;
+    }
+    return aps_fast_string_slow(c, p, out);
+}
+
+/*
+ * Is the string at p exactly `lit` (n bytes of printable ASCII without '"'
+ * or '\\', so the bytes and a closing '"' decide)? Returns the position
+ * after it, or NULL when it is not (or is spelled with escapes).
+ */
+APS_FAST_INLINE const char *aps_fast_literal(const aps_fast_ctx *c, const char *p, const char *lit, size_t n)
+{
+    return (size_t)(c->end - p) > n + 1 && p[0] == '"' && p[n + 1] == '"' && aps_scan_bytes_equal(p + 1, lit, n)
+               ? p + n + 2
+               : NULL;
+}
+
+/* An unsigned integer within [min, max]. */
+APS_FAST_INLINE const char *aps_fast_uint(const aps_fast_ctx *c, const char *p, uint64_t min, uint64_t max,
+                                          uint64_t *out)
+{
+    bool neg;
+    uint64_t mag;
+    if ((p = aps_scan_integer(p, c->end, &neg, &mag)) == NULL || (neg && mag != 0) || mag < min || mag > max)
+        return NULL;
+    *out = mag;
+    return p;
+}
+
+/* A signed integer within [min, max]. */
+APS_FAST_INLINE const char *aps_fast_int(const aps_fast_ctx *c, const char *p, int64_t min, int64_t max,
+                                         int64_t *out)
+{
+    bool neg;
+    uint64_t mag;
+    int64_t v;
+    if ((p = aps_scan_integer(p, c->end, &neg, &mag)) == NULL)
+        return NULL;
+    v = neg ? -(int64_t)mag : (int64_t)mag; /* mag < 10^18: no overflow */
+    if (v < min || v > max)
+        return NULL;
+    *out = v;
+    return p;
+}
+
+APS_FAST_INLINE const char *aps_fast_bool(const aps_fast_ctx *c, const char *p, bool *out)
+{
+    if (p < c->end && *p == 't') {
+        *out = true;
+        return aps_scan_word(p, c->end, "true", 4);
+    }
+    *out = false;
+    return p < c->end && *p == 'f' ? aps_scan_word(p, c->end, "false", 5) : NULL;
+}
+
+/* `null` at p (for `T / null` members: the caller tests *p == 'n' first). */
+APS_FAST_INLINE const char *aps_fast_null(const aps_fast_ctx *c, const char *p)
+{
+    return aps_scan_word(p, c->end, "null", 4);
+}
+
+/* A text value of type t: a string within t's size bounds matching its pattern. */
+const char *aps_fast_text(aps_fast_ctx *c, const aps_type *t, const char *p, aps_slice *out);
+
+/* An `any` value: one valid JSON text, kept as written. */
+const char *aps_fast_any(aps_fast_ctx *c, const char *p, aps_json_raw *out);
+
+/*
+ * Looks ahead from the member value at p, through the rest of its object,
+ * for the member named `key` (or `snake`, under the key case); returns the
+ * position of that member's value, or NULL when the object has none. The
+ * values skipped are checked as `any` values are; nothing is decoded.
+ */
+const char *aps_fast_look_ahead(aps_fast_ctx *c, const char *p, const char *key, size_t key_len, const char *snake,
+                                size_t snake_len);
+
+/*
+ * Any value of type t, by the runtime's table-driven fast path (which calls
+ * back into generated decoders where t's parts have them and c->generated).
+ */
+const char *aps_fast_value(aps_fast_ctx *c, const aps_type *t, const char *p, void *out);
+
+/*
+ * The member `name` of the open struct `owner` (at `base`) that none of its
+ * fields has, value at *pp, kept in its list of unknown members; *cap is the
+ * list's room (0 at first). Returns 1, or -1 to give up.
+ */
+int aps_fast_extra(aps_fast_ctx *c, const aps_type *owner, void *base, aps_slice name, const char **pp,
+                   size_t *cap);
+
+/* aps_fast_grow when the array is full: doubles it in the arena (out of line: rare). */
+void *aps_fast_grow_full(aps_fast_ctx *c, void *items, size_t *cap, size_t size);
+
+/*
+ * Makes room for item n (of `size` bytes, zeroed) in the arena array
+ * `items` of *cap items; returns the array (moved perhaps when it grew),
+ * or NULL when memory runs out. The first room, for four items, is taken
+ * here: most arrays in messages are short.
+ */
+APS_FAST_INLINE void *aps_fast_grow(aps_fast_ctx *c, void *items, size_t n, size_t *cap, size_t size)
+{
+    if (*cap == 0) {
+        if ((items = aps_arena_alloc(c->arena, 4 * size)) == NULL)
+            return NULL;
+        *cap = 4;
+    } else if (n == *cap && (items = aps_fast_grow_full(c, items, cap, size)) == NULL) {
+        return NULL;
+    }
+    memset((char *)items + n * size, 0, size);
+    return items;
+}
+
+/* ---- what generated validators call ------------------------------------------------ */
+
+/* Is [s, s + n) valid UTF-8? (aps_fast_utf8_ok past ASCII.) */
+bool aps_fast_utf8_check(const char *s, size_t n);
+
+/* Are the n bytes at s valid UTF-8? ASCII is checked here, 16 or 8 bytes a step. */
+APS_FAST_INLINE bool aps_fast_utf8_ok(const char *s, size_t n)
+{
+    size_t i = 0; /* indexes, not pointers: s may be NULL when n is 0 */
+#if defined(__SSE2__)
+    for (; n - i >= 16; i += 16) {
+        if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))) != 0)
+            return aps_fast_utf8_check(s, n);
+    }
+#endif
+    for (; n - i >= 8; i += 8) {
+        if (aps_scan_load64(s + i) & 0x8080808080808080ull)
+            return aps_fast_utf8_check(s, n);
+    }
+    for (; i < n; i++) {
+        if ((unsigned char)s[i] & 0x80u)
+            return aps_fast_utf8_check(s, n);
+    }
+    return true;
+}
+
+/* A text value as the validator checks it: a pointer if not empty, UTF-8, and no constraint. */
+APS_FAST_INLINE bool aps_fast_string_ok(const aps_slice *s)
+{
+    return (s->ptr != NULL || s->len == 0) && aps_fast_utf8_ok(s->ptr, s->len);
+}
+
+/* A text value of type t: aps_fast_string_ok and t's size bounds and pattern. */
+bool aps_fast_text_ok(const aps_type *t, const aps_slice *s);
+
+/* An `any` value: one valid JSON text. */
+bool aps_fast_any_ok(const aps_json_raw *raw);
+
+/*
+ * The unknown members of a value of struct t (which has no variants):
+ * names that are valid UTF-8 and no field's, values that are valid JSON
+ * (of t's typed tail, if any).
+ */
+bool aps_fast_extras_ok(const aps_type *t, const aps_json_members *x);
+
+/*
+ * A value of type t, inside `depth` typed values, checked by the
+ * table-driven validator without a message: for what a generated validator
+ * leaves to it.
+ */
+bool aps_fast_valid(const aps_type *t, const void *value, bool strict, unsigned depth);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* APS_FAST_H */

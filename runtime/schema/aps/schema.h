@@ -1,0 +1,298 @@
+/*
+ * aps/schema.h - type descriptors and the engine that decodes, encodes and
+ * validates JSON against them.
+ *
+ * cddlgen emits, for every CDDL rule, a C type and a constant descriptor
+ * (aps_type) that says how that C type maps to JSON: its members with their
+ * wire keys and offsets, ranges, literals, choices. This engine interprets
+ * the descriptors, so every generated type gets a decoder, an encoder and a
+ * validator that behave identically and report errors identically; and
+ * `cddlgen validate` builds the same descriptors in memory from any schema.
+ * (The design of nanopb and upb: tables in the generated code, one tested
+ * engine in the runtime.)
+ *
+ * Memory: decoding allocates only from the caller's arena; strings without
+ * escapes and `any` values point into the input, which must outlive the
+ * decoded value. Encoding writes to an aps_json_writer and allocates nothing
+ * of its own. Validation allocates nothing.
+ *
+ * Thread-safety: descriptors are immutable; every call is reentrant.
+ */
+#ifndef APS_SCHEMA_H
+#define APS_SCHEMA_H
+
+#include <stdbool.h>
+
+#include "aps/arena.h"
+#include "aps/common.h"
+#include "aps/json.h"
+#include "aps/regex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- C representations the generated types are built from ---------------- */
+
+/* An array: `count` elements of the element type's C size at `items`. */
+typedef struct aps_array {
+    void *items;
+    size_t count;
+} aps_array;
+
+/* One member of an open map that the schema does not name, kept as raw JSON. */
+typedef struct aps_json_member {
+    aps_slice key;       /* unescaped name */
+    aps_json_raw value;
+} aps_json_member;
+
+/* The unknown members of an open map (`* text => any`), in input order. */
+typedef struct aps_json_members {
+    aps_json_member *items;
+    size_t count;
+} aps_json_members;
+
+/* ---- descriptors ---------------------------------------------------------- */
+
+typedef enum aps_kind {
+    APS_K_ANY,     /* aps_json_raw: any JSON value, kept as written */
+    APS_K_BOOL,    /* bool */
+    APS_K_INT,     /* int64_t within [u.i.min, u.i.max] */
+    APS_K_UINT,    /* uint64_t within [u.u.min, u.u.max] */
+    APS_K_FLOAT,   /* double: any JSON number, within optional bounds */
+    APS_K_TEXT,    /* aps_slice: a string, with optional byte-size bounds and pattern */
+    APS_K_LITERAL, /* nothing stored: exactly one value (u.lit) */
+    APS_K_ENUM,    /* int: 1 + index of the matching literal in u.enm.values; 0 = other */
+    APS_K_STRUCT,  /* a C struct for a JSON object with named members */
+    APS_K_ARRAY,   /* aps_array of u.arr.elem */
+    APS_K_MAP,     /* aps_array of entries { aps_slice key; T value; }: `{* text => T}` */
+    APS_K_UNION    /* a tagged union: int kind at u.un.kind_offset, payload at u.un.payload_offset */
+} aps_kind;
+
+typedef enum aps_literal_kind { APS_LIT_TEXT, APS_LIT_INT, APS_LIT_UINT, APS_LIT_FLOAT, APS_LIT_BOOL, APS_LIT_NULL } aps_literal_kind;
+
+/* A literal value: the discriminant `"text-delta"`, an enum member, `null`. */
+typedef struct aps_literal {
+    aps_literal_kind kind;
+    const char *text;    /* APS_LIT_TEXT: the string (UTF-8, unescaped) */
+    size_t len;
+    int64_t i;           /* APS_LIT_INT, APS_LIT_BOOL (0/1) */
+    uint64_t u;          /* APS_LIT_UINT */
+    double f;            /* APS_LIT_FLOAT */
+} aps_literal;
+
+typedef struct aps_type aps_type;
+
+/*
+ * A decoder that cddlgen generated for one type, as straight-line C: reads
+ * the value at p into out and returns the position after it, or NULL to
+ * give up (aps/fast.h says how it is used; applications do not call it).
+ */
+typedef struct aps_fast_ctx aps_fast_ctx;
+typedef const char *(*aps_fast_decoder)(aps_fast_ctx *c, const char *p, void *out);
+
+/*
+ * A validator that cddlgen generated for one type: true when the value at
+ * `value`, inside `depth` typed values, is certainly valid; false when it
+ * may not be, and the table-driven validator decides and says where.
+ */
+typedef bool (*aps_fast_validator)(const void *value, bool strict, unsigned depth);
+
+/* Flags of a struct member. */
+enum {
+    APS_F_OPTIONAL = 1, /* `? key: T`: a `bool` at present_offset says whether it was given */
+    APS_F_LITERAL = 2,  /* the value is the member type's literal: checked, never stored */
+    APS_F_NULLABLE = 4, /* `T / null`: a `bool` at null_offset says it was null */
+    APS_F_PLAIN_NAMES = 8, /* key and snake are printable ASCII without '"' or '\\': input
+                              bytes equal to one of them, then '"', are that whole name */
+    APS_F_SHARED_NAME = 16 /* another member of the struct shares a spelling of this one's
+                              (fooBar and foo_bar are both "foo_bar" in snake_case), so one
+                              input name can reach either: the fast path leaves the object to
+                              the exact decoder, which finds a name given twice by its text */
+};
+
+/* One named member of a struct. */
+typedef struct aps_field {
+    const char *key;          /* wire name, exactly as in the schema (NUL-terminated too) */
+    size_t key_len;           /* its length in bytes: decoders match names without strlen */
+    const char *snake;        /* its snake_case spelling (may be the same text) */
+    size_t snake_len;
+    const aps_type *type;
+    size_t offset;            /* of the value in the struct (unused for APS_F_LITERAL) */
+    size_t present_offset;    /* of `bool has_...` when APS_F_OPTIONAL */
+    size_t null_offset;       /* of `bool ..._is_null` when APS_F_NULLABLE */
+    unsigned flags;
+} aps_field;
+
+/* How a union chooses its alternative. */
+typedef enum aps_union_class {
+    APS_U_DISCRIMINATED, /* by the literal value of member u.un.disc_key (all alternatives are structs) */
+    APS_U_KIND,          /* by the JSON kind of the value (null, bool, integer, number, string, array, object) */
+    APS_U_UNTAGGED       /* first alternative that decodes, in schema order */
+} aps_union_class;
+
+typedef struct aps_type_text {
+    size_t min_len, max_len;  /* bytes, from `.size`; max SIZE_MAX when unbounded */
+    const char *pattern;      /* `.regexp`, implicitly anchored; NULL when none */
+} aps_type_text;
+
+struct aps_type {
+    aps_kind kind;
+    const char *name;         /* schema rule name, for messages ("Event"); may be NULL */
+    size_t size;              /* sizeof the C representation (0 for APS_K_LITERAL) */
+    union {
+        struct { int64_t min, max; } i;
+        struct { uint64_t min, max; } u;
+        struct { double min, max; bool has_min, has_max, min_exclusive, max_exclusive; } f;
+        aps_type_text text;
+        aps_literal lit;
+        struct {
+            const aps_literal *values;
+            size_t count;
+            const aps_type *other;       /* an APS_K_TEXT for values outside the list
+                                            (`tstr .regexp "custom:.+"`), stored as aps_slice
+                                            at other_offset; NULL: none accepted */
+            size_t other_offset;
+        } enm;
+        struct {
+            const aps_field *fields;
+            size_t nfields;
+            bool open;                   /* unknown members kept in an aps_json_members */
+            size_t extras_offset;
+            const aps_type *extras_type; /* type of the `* text => T` tail (NULL: any) */
+            const aps_type *variants;    /* a union of structs whose members are inlined
+                                            into this object (Command's CommandData), or NULL */
+            size_t variants_offset;
+        } st;
+        struct {
+            const aps_type *elem;
+            size_t min, max;             /* occurrence bounds; max SIZE_MAX when unbounded */
+        } arr;
+        struct {
+            const aps_type *value;
+            size_t entry_size;           /* sizeof { aps_slice key; T value; } */
+            size_t value_offset;
+            size_t min, max;
+        } map;
+        struct {
+            aps_union_class cls;
+            const aps_type *const *alts;
+            size_t nalts;
+            const char *disc_key;        /* APS_U_DISCRIMINATED: the member, e.g. "type" */
+            const aps_literal *disc;     /* per alternative: its discriminant literal */
+            size_t kind_offset;          /* int: 1 + index of the alternative; 0 = unknown */
+            size_t payload_offset;       /* where the alternative's value is stored */
+            size_t raw_offset;           /* aps_json_raw of the whole value, as decoded */
+        } un;
+    } u;
+    aps_fast_decoder fast;        /* the generated decoder of this type, tried first; NULL: none */
+    aps_fast_validator valid;     /* the generated validator of this type, tried first; NULL: none */
+};
+
+/* ---- options --------------------------------------------------------------- */
+
+/* Which spelling of member names a decoder accepts or an encoder writes. */
+typedef enum aps_key_case {
+    APS_CASE_SCHEMA = 0, /* the schema's own (camelCase for the protocol) */
+    APS_CASE_SNAKE,      /* snake_case: eventId <-> event_id */
+    APS_CASE_EITHER      /* decoding only: both; one member given in both spellings is a duplicate */
+} aps_key_case;
+
+/* Decode options. All zero means: schema spelling, tolerant, default depth. */
+typedef struct aps_decode_options {
+    aps_key_case key_case;
+    bool strict;         /* unknown union variants are errors (CI); else kept as raw JSON */
+    size_t max_depth;    /* 0: APS_JSON_MAX_DEPTH_DEFAULT */
+} aps_decode_options;
+
+/* Encode options. All zero means the schema's spelling. */
+typedef struct aps_encode_options {
+    aps_key_case key_case;
+} aps_encode_options;
+
+/* ---- the engine ---------------------------------------------------------------- */
+
+/*
+ * Most typed containers (structs, arrays, maps, unions) nested inside each
+ * other that decode, encode and validate follow: they recurse per level, so
+ * this bounds their stack use whatever the reader's max_depth says (APS_E_DEPTH
+ * beyond). `any` values are not counted: the reader walks them without recursion.
+ */
+#define APS_SCHEMA_MAX_DEPTH 1024
+
+/*
+ * Decodes the JSON text `json` (`len` bytes) into `out`, a C value of the
+ * type described by `type`, zeroing it first. Checks everything the schema
+ * says while decoding: on success the value also passes aps_schema_validate.
+ * `arena` receives everything allocated; `options` and `err` may be NULL.
+ * Returns APS_OK or the first error, with its byte offset, JSON Pointer and a
+ * message such as `expected one of "text-delta", "reasoning-delta"; got "txt-delta"`.
+ * A missing member is reported at the pointer of the object lacking it; a
+ * choice none of whose alternatives matches reports the error of the one
+ * that got furthest into the input. On failure `out` holds a partial value
+ * that must not be used; what was allocated stays in the arena until reset.
+ * APS_E_ARGUMENT when `type`, `arena` or `out` is missing.
+ *
+ * Speed: well-formed input of the usual shape is decoded in one pass
+ * straight from the bytes; whatever that pass is not sure of (any error, an
+ * escaped member name, an unknown variant, very deep or wide input, an
+ * untagged choice whose first fitting alternative fails) is decoded again
+ * from the start by the decoder that tracks positions for located errors.
+ * The result is the same either way; only the time differs.
+ */
+APS_NODISCARD aps_status aps_schema_decode(const aps_type *type, const char *json, size_t len,
+                                           aps_arena *arena, void *out,
+                                           const aps_decode_options *options, aps_error *err);
+
+/*
+ * Decodes one value from an open reader (for composing: framing, streams),
+ * as aps_schema_decode does, leaving the reader after it. The reader's own
+ * nesting limit applies; options->max_depth is not used here.
+ */
+APS_NODISCARD aps_status aps_schema_decode_value(const aps_type *type, aps_json_reader *r,
+                                                 void *out, const aps_decode_options *options,
+                                                 aps_error *err);
+
+/*
+ * Decodes `json` as alternative `alt` (0-based) of the union `type`, as the
+ * application knows it from context (the result of a `run.start` command).
+ * Sets the union's kind and raw; APS_E_ARGUMENT when `type` is no union or
+ * `alt` is out of range.
+ */
+APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, const char *json,
+                                              size_t len, aps_arena *arena, void *out,
+                                              const aps_decode_options *options, aps_error *err);
+
+/*
+ * Writes `value` as compact JSON. Members are written in schema order (a
+ * variant's after its envelope's own), then the unknown members an open map
+ * kept; a union or envelope of unknown kind (0) is written as the raw JSON it
+ * was decoded from. `options` may be NULL (schema spelling). Returns the
+ * writer's status, or APS_E_ARGUMENT for a value that cannot be written
+ * (an unknown kind without raw JSON, an empty `any`), APS_E_DEPTH past
+ * APS_SCHEMA_MAX_DEPTH. A failure part way is also left in the writer
+ * (aps_json_writer_finish reports it), so a cut-short text is never taken
+ * for a whole one. Call aps_schema_validate first for values an
+ * application built: the encoder trusts them.
+ */
+APS_NODISCARD aps_status aps_schema_encode(const aps_type *type, const void *value,
+                                           aps_json_writer *w, const aps_encode_options *options);
+
+/*
+ * Checks a C value (built by an application, or decoded) against every
+ * constraint of its type: literals, ranges, sizes, patterns, occurrence
+ * bounds, known enum and union kinds (`strict`: an unknown variant is an
+ * error), valid UTF-8 in every string, `any` values that are one valid JSON
+ * text, unknown members whose names do not clash with the named ones.
+ * `err` gets the JSON Pointer of the first failing member (offset SIZE_MAX).
+ * Allocates nothing, except that `any` values over 4 KB and unknown members
+ * checked against a typed tail (`* text => T`) may use the heap briefly.
+ */
+APS_NODISCARD aps_status aps_schema_validate(const aps_type *type, const void *value, bool strict,
+                                             aps_error *err);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* APS_SCHEMA_H */

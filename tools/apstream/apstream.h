@@ -1,0 +1,43 @@
+/* apstream.h - the commands of apstream, one file each (see main.c). */
+#ifndef APSTREAM_H
+#define APSTREAM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ap.h"
+#include "aps/records.h"
+
+typedef struct apstream_options {
+    const char *command;
+    const char *file;
+    const char *type_name;
+    int strict;         /* --strict: SSE transport binding checks */
+    int tolerant;       /* --tolerant: accept unknown variants, as a consuming application does */
+    aps_key_case key_case;
+    int case_given;
+    aps_record_format format;
+    uint64_t capacity, bytes;
+    const char *request;
+    size_t max_record;  /* longest JSONL line or SSE event accepted */
+} apstream_options;
+
+/*
+ * Reads the whole file ("-": stdin). Returns 0, or -1 after printing why.
+ * APS_PADDING readable bytes follow the data, so what is decoded from it
+ * is padded (aps/common.h).
+ */
+int apstream_read_file(const char *path, char **data, size_t *len);
+
+/* The schema type named `name`, or NULL after printing the known names. */
+const aps_type *apstream_find_type(const char *name);
+
+/* Prints "LINE: error: POINTER: message" to `out` (the root pointer as "(root)"). */
+void apstream_report(FILE *out, uint64_t line, const aps_error *err);
+
+int apstream_validate(const apstream_options *o, int roundtrip);
+int apstream_sse2jsonl(const apstream_options *o);
+int apstream_replay(const apstream_options *o);
+int apstream_assemble(const apstream_options *o);
+
+#endif

@@ -1,0 +1,285 @@
+/*
+ * assemble.c - `apstream assemble`: decoded events fed to the runtime's
+ * assembler (aps/asm.h); one JSON object per line for each message and
+ * each tool run, in the order they complete, then those still open.
+ * Lifecycle violations, and records the schema rejects, are reported on
+ * stderr as `LINE: error: message`; the exit status is then 1. A record the
+ * schema rejects is still assembled, read leniently from its JSON
+ * (aps_asm_event_from_json), so one non-conforming event does not cost the
+ * whole message.
+ *
+ * The assembler sees each event through aps_asm_event, filled from the
+ * generated types: nothing is re-parsed. Content blocks keep the raw text
+ * they were decoded from; typed members the assembler wants as JSON
+ * (metadata, usage, block-delta fields) are re-encoded from their decoded
+ * value, which is lossless because unknown members are kept.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aps/asm.h"
+#include "apstream.h"
+
+typedef struct asm_run {
+    const apstream_options *o;
+    aps_assembler a;
+    aps_arena arena;
+    aps_json_writer out;      /* one output line */
+    aps_json_writer scratch;  /* re-encoded members of the current event */
+    aps_asm_reader lenient;   /* for events the schema rejects */
+    uint64_t rejected;
+} asm_run;
+
+static void print_line(asm_run *r)
+{
+    fwrite(aps_json_writer_data(&r->out), 1, aps_json_writer_len(&r->out), stdout);
+    fputc('\n', stdout);
+    aps_json_writer_reset(&r->out);
+}
+
+static void on_message_done(void *ctx, const aps_asm_message *m)
+{
+    asm_run *r = ctx;
+    aps_asm_message_write(m, &r->out);
+    print_line(r);
+}
+
+static void on_tool_done(void *ctx, const aps_asm_tool *t)
+{
+    asm_run *r = ctx;
+    aps_asm_tool_write(t, &r->out);
+    print_line(r);
+}
+
+static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
+{
+    (void)ctx;
+    (void)code;
+    fprintf(stderr, "%" PRIu64 ": error: %s\n", position, text);
+}
+
+/* The JSON of a decoded value, copied into the arena (valid until the next record). */
+static aps_json_raw reencode(asm_run *r, const aps_type *type, const void *value)
+{
+    aps_json_raw raw = { NULL, 0 };
+    aps_json_writer_reset(&r->scratch);
+    if (aps_schema_encode(type, value, &r->scratch, NULL) == APS_OK) {
+        raw.ptr = aps_arena_dup(&r->arena, aps_json_writer_data(&r->scratch), aps_json_writer_len(&r->scratch));
+        raw.len = raw.ptr ? aps_json_writer_len(&r->scratch) : 0;
+    }
+    return raw;
+}
+
+static aps_slice optional(bool has, aps_slice s)
+{
+    aps_slice none = { NULL, 0 };
+    return has ? s : none;
+}
+
+static void messages_view(asm_run *r, const ap_messages_data_t *d, aps_asm_event *ae)
+{
+    switch (d->kind) {
+    case AP_MESSAGES_DATA_MESSAGE_START_DATA: {
+        const ap_message_start_data_t *s = &d->u.message_start_data;
+        const aps_type *roles = &ap_message_role_type;
+        ae->kind = APS_ASM_MESSAGE_START;
+        ae->id = s->id;
+        if (s->role >= 1 && (size_t)s->role <= roles->u.enm.count) {
+            ae->role.ptr = roles->u.enm.values[s->role - 1].text;
+            ae->role.len = roles->u.enm.values[s->role - 1].len;
+        }
+        if (s->has_metadata)
+            ae->metadata = reencode(r, &ap_message_metadata_type, &s->metadata);
+        break;
+    }
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA:
+        ae->kind = APS_ASM_BLOCK_START;
+        ae->index = d->u.content_block_start_data.index;
+        ae->content = d->u.content_block_start_data.content.raw;
+        break;
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: {
+        const ap_content_block_delta_t *delta = &d->u.content_block_delta_data.delta;
+        ae->kind = APS_ASM_BLOCK_DELTA;
+        ae->index = d->u.content_block_delta_data.index;
+        switch (delta->kind) {
+        case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA:
+            ae->delta = APS_ASM_DELTA_TEXT;
+            ae->text = delta->u.text_delta.text;
+            break;
+        case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA:
+            ae->delta = APS_ASM_DELTA_REASONING;
+            ae->text = delta->u.reasoning_delta.reasoning;
+            break;
+        case AP_CONTENT_BLOCK_DELTA_DATA_DELTA:
+            ae->delta = APS_ASM_DELTA_DATA;
+            ae->text = delta->u.data_delta.data;
+            break;
+        case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA:
+            ae->delta = APS_ASM_DELTA_BLOCK;
+            ae->fields = reencode(r, &ap_block_delta_fields_type, &delta->u.block_delta.fields);
+            break;
+        case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA:
+            ae->delta = APS_ASM_DELTA_TOOL_CALL;
+            ae->text = delta->u.tool_call_delta.args;
+            break;
+        default:
+            ae->delta = APS_ASM_DELTA_UNKNOWN; /* a delta type this schema does not know: skipped */
+            break;
+        }
+        break;
+    }
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA:
+        ae->kind = APS_ASM_BLOCK_FINISH;
+        ae->index = d->u.content_block_finish_data.index;
+        ae->content = d->u.content_block_finish_data.content.raw;
+        break;
+    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA:
+        ae->kind = APS_ASM_MESSAGE_FINISH;
+        if (d->u.message_finish_data.has_usage)
+            ae->usage = reencode(r, &ap_usage_info_type, &d->u.message_finish_data.usage);
+        break;
+    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA:
+        ae->kind = APS_ASM_MESSAGE_ERROR;
+        ae->message = d->u.message_error_data.message;
+        ae->code = optional(d->u.message_error_data.has_code, d->u.message_error_data.code);
+        break;
+    default:
+        ae->kind = APS_ASM_OTHER;
+        break;
+    }
+}
+
+static void tools_view(const ap_tools_data_t *d, aps_asm_event *ae)
+{
+    switch (d->kind) {
+    case AP_TOOLS_DATA_TOOL_STARTED_DATA:
+        ae->kind = APS_ASM_TOOL_STARTED;
+        ae->tool_call_id = d->u.tool_started_data.tool_call_id;
+        ae->tool_name = d->u.tool_started_data.tool_name;
+        if (d->u.tool_started_data.has_input)
+            ae->input = d->u.tool_started_data.input;
+        break;
+    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA:
+        ae->kind = APS_ASM_TOOL_OUTPUT_DELTA;
+        ae->tool_call_id = d->u.tool_output_delta_data.tool_call_id;
+        ae->text = d->u.tool_output_delta_data.delta;
+        break;
+    case AP_TOOLS_DATA_TOOL_FINISHED_DATA:
+        ae->kind = APS_ASM_TOOL_FINISHED;
+        ae->tool_call_id = d->u.tool_finished_data.tool_call_id;
+        ae->output = d->u.tool_finished_data.output;
+        break;
+    case AP_TOOLS_DATA_TOOL_ERROR_DATA:
+        ae->kind = APS_ASM_TOOL_ERROR;
+        ae->tool_call_id = d->u.tool_error_data.tool_call_id;
+        ae->message = d->u.tool_error_data.message;
+        ae->code = optional(d->u.tool_error_data.has_code, d->u.tool_error_data.code);
+        break;
+    default:
+        ae->kind = APS_ASM_OTHER;
+        break;
+    }
+}
+
+static int on_record(void *user, const aps_record *rec)
+{
+    asm_run *r = user;
+    ap_message_t msg;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    aps_asm_event ae;
+    const ap_event_data_t *d;
+    aps_arena_reset(&r->arena);
+    memset(&dopt, 0, sizeof dopt);
+    dopt.key_case = r->o->key_case;
+    if (ap_message_decode_opts(rec->text, rec->len, &r->arena, &msg, &dopt, &err) != APS_OK) {
+        /* Reported, then assembled all the same from the JSON itself, so a
+         * server that omits a role still gets its messages assembled. */
+        apstream_report(stderr, rec->line, &err);
+        r->rejected++;
+        if (aps_asm_event_from_json(&r->lenient, rec->text, rec->len, rec->line, &ae) == 1)
+            goto feed;
+        return 0;
+    }
+    if (msg.kind != AP_MESSAGE_EVENT)
+        return 0;
+    d = &msg.u.event.event_data;
+    memset(&ae, 0, sizeof ae);
+    ae.position = rec->line;
+    if (d->kind == AP_EVENT_DATA_MESSAGES_EVENT) {
+        const ap_messages_event_params_t *p = &d->u.messages_event.params;
+        ae.ns = p->namespace_.items;
+        ae.ns_len = p->namespace_.count;
+        ae.node = optional(p->has_node, p->node);
+        messages_view(r, &p->data, &ae);
+    } else if (d->kind == AP_EVENT_DATA_TOOLS_EVENT) {
+        const ap_tools_event_params_t *p = &d->u.tools_event.params;
+        ae.ns = p->namespace_.items;
+        ae.ns_len = p->namespace_.count;
+        ae.node = optional(p->has_node, p->node);
+        tools_view(&p->data, &ae);
+    } else {
+        return 0; /* other channels carry nothing to assemble */
+    }
+feed:
+    if (aps_asm_feed(&r->a, &ae, &err) != APS_OK) {
+        fprintf(stderr, "%" PRIu64 ": error: %s\n", rec->line, err.message);
+        return 2;
+    }
+    return 0;
+}
+
+static void on_framing_error(void *user, uint64_t line, const aps_error *err)
+{
+    asm_run *r = user;
+    apstream_report(stderr, line, err);
+    r->rejected++;
+}
+
+int apstream_assemble(const apstream_options *o)
+{
+    asm_run r;
+    aps_asm_callbacks cb;
+    aps_asm_options opt;
+    char *data;
+    size_t len;
+    int rc;
+    if (apstream_read_file(o->file, &data, &len) != 0)
+        return 2;
+    memset(&r, 0, sizeof r);
+    memset(&cb, 0, sizeof cb);
+    r.o = o;
+    cb.on_message_done = on_message_done;
+    cb.on_tool_done = on_tool_done;
+    cb.on_violation = on_violation;
+    cb.ctx = &r;
+    /*
+     * Every string an event points to is padded: it lies in the input,
+     * which apstream_read_file pads, in the SSE buffer of aps_records_split,
+     * or in an arena.
+     */
+    memset(&opt, 0, sizeof opt);
+    opt.padded = 1;
+    aps_asm_init(&r.a, &opt, &cb);
+    aps_arena_init(&r.arena, NULL);
+    aps_json_writer_init(&r.out, NULL);
+    aps_json_writer_init(&r.scratch, NULL);
+    aps_asm_reader_init(&r.lenient);
+    rc = aps_records_split(data, len, o->format, o->max_record, on_record, on_framing_error, &r);
+    if (rc == 0)
+        aps_asm_finish(&r.a);
+    fflush(stdout);
+    if (rc == 0)
+        rc = aps_asm_violations(&r.a) > 0 || r.rejected > 0 ? 1 : 0;
+    else
+        rc = 2;
+    aps_asm_reader_deinit(&r.lenient);
+    aps_json_writer_deinit(&r.scratch);
+    aps_json_writer_deinit(&r.out);
+    aps_arena_deinit(&r.arena);
+    aps_asm_deinit(&r.a);
+    free(data);
+    return rc;
+}

@@ -1,0 +1,299 @@
+/*
+ * replay.c - `apstream replay`: load the events of FILE into a replay
+ * buffer of the given capacity, then answer an EventStreamRequest as a new
+ * subscriber would see it: `missed N oldest S` when events were lost, then
+ * the seq of each delivered event, one per line.
+ *
+ * Seqs are the buffer's: the 1-based position of each event in FILE (the
+ * buffer numbers what it is given; a capture's own `seq` may skip). Without
+ * `since` or `sinceEventId` the subscriber is new and live: it receives the
+ * values baseline of the namespaces it matches, and nothing else is left to
+ * arrive. Events the schema rejects are reported on stderr and buffered all
+ * the same, from their envelope, so that seqs stay positions in FILE; a line
+ * that is not an event at all (not JSON, no method) is reported and not
+ * buffered, so later seqs count events, not lines. The exit status is then 1.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aps/filter.h"
+#include "aps/replay.h"
+#include "ap_transport.h"
+#include "apstream.h"
+
+typedef struct load_state {
+    const apstream_options *o;
+    aps_replay *rb;
+    aps_arena arena;
+    uint64_t invalid;
+    int failed;
+} load_state;
+
+/* The namespace and custom name of a decoded event, whatever its method. */
+static void event_meta(const ap_event_t *ev, const ap_namespace_t **ns, aps_slice *custom)
+{
+    const ap_event_data_t *d = &ev->event_data;
+    custom->ptr = NULL;
+    custom->len = 0;
+    switch (d->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: *ns = &d->u.lifecycle_event.params.namespace_; break;
+    case AP_EVENT_DATA_MESSAGES_EVENT: *ns = &d->u.messages_event.params.namespace_; break;
+    case AP_EVENT_DATA_TOOLS_EVENT: *ns = &d->u.tools_event.params.namespace_; break;
+    case AP_EVENT_DATA_INPUT_EVENT: *ns = &d->u.input_event.params.namespace_; break;
+    case AP_EVENT_DATA_VALUES_EVENT: *ns = &d->u.values_event.params.namespace_; break;
+    case AP_EVENT_DATA_UPDATES_EVENT: *ns = &d->u.updates_event.params.namespace_; break;
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: *ns = &d->u.checkpoints_event.params.namespace_; break;
+    case AP_EVENT_DATA_TASKS_EVENT: *ns = &d->u.tasks_event.params.namespace_; break;
+    case AP_EVENT_DATA_CUSTOM_EVENT:
+        *ns = &d->u.custom_event.params.namespace_;
+        if (d->u.custom_event.params.data.has_name)
+            *custom = d->u.custom_event.params.data.name;
+        break;
+    default:
+        *ns = NULL;
+        break;
+    }
+}
+
+/* A string member of a raw object, unescaped; 0 when absent or not a string. */
+static int raw_string(aps_json_raw obj, const char *name, aps_arena *arena, aps_slice *out)
+{
+    aps_json_raw v;
+    aps_json_reader r;
+    if (aps_json_raw_member(obj, name, strlen(name), arena, &v, NULL) != APS_OK)
+        return 0;
+    aps_json_raw_reader(&r, v, arena);
+    return aps_json_read_string(&r, out, NULL) == APS_OK;
+}
+
+/*
+ * The envelope of an event the schema rejects (a message-start without its
+ * role, say): the buffer needs only method, eventId, namespace and custom
+ * name, so such an event is still buffered, and seqs stay positions in FILE.
+ */
+static int envelope_meta(const aps_record *rec, aps_arena *arena, aps_replay_meta *meta)
+{
+    aps_json_raw root = { rec->text, rec->len }, params, data, nsraw;
+    aps_slice method, *segs = NULL;
+    aps_json_reader r;
+    int more;
+    size_t n = 0;
+    memset(meta, 0, sizeof *meta);
+    if (aps_json_validate(rec->text, rec->len, NULL, NULL) != APS_OK || !raw_string(root, "method", arena, &method))
+        return -1;
+    meta->channel = aps_channel_of_method(method.ptr, method.len);
+    if (!raw_string(root, "eventId", arena, &meta->event_id))
+        (void)raw_string(root, "event_id", arena, &meta->event_id);
+    if (aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK)
+        return 0;
+    if (aps_json_raw_member(params, "data", 4, arena, &data, NULL) == APS_OK)
+        (void)raw_string(data, "name", arena, &meta->custom_name);
+    if (aps_json_raw_member(params, "namespace", 9, arena, &nsraw, NULL) != APS_OK)
+        return 0;
+    aps_json_raw_reader(&r, nsraw, arena);
+    if (aps_json_read_array(&r, NULL) != APS_OK)
+        return 0;
+    while (aps_json_next_element(&r, &more, NULL) == APS_OK && more) {
+        aps_slice seg;
+        if (aps_json_read_string(&r, &seg, NULL) != APS_OK)
+            return 0;
+        if ((n & (n + 1)) == 0 || n == 0) {
+            aps_slice *grown = aps_arena_realloc(arena, segs, n * sizeof *segs, (2 * n + 1) * sizeof *segs, 16);
+            if (grown == NULL)
+                return -1;
+            segs = grown;
+        }
+        segs[n++] = seg;
+    }
+    meta->ns.segments = segs;
+    meta->ns.count = n;
+    return 0;
+}
+
+static int load_event(void *user, const aps_record *rec)
+{
+    load_state *s = user;
+    ap_event_t ev;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    aps_replay_meta meta;
+    const ap_namespace_t *ns = NULL;
+    aps_arena_reset(&s->arena);
+    memset(&dopt, 0, sizeof dopt);
+    dopt.key_case = s->o->case_given ? s->o->key_case : APS_CASE_EITHER;
+    if (ap_event_decode_opts(rec->text, rec->len, &s->arena, &ev, &dopt, &err) != APS_OK) {
+        apstream_report(stderr, rec->line, &err);
+        s->invalid++;
+        aps_arena_reset(&s->arena);
+        if (envelope_meta(rec, &s->arena, &meta) != 0) {
+            fprintf(stderr, "%" PRIu64 ": error: not an event at all: not buffered\n", rec->line);
+            return 0;
+        }
+        goto append;
+    }
+    memset(&meta, 0, sizeof meta);
+    if (ev.has_event_id)
+        meta.event_id = ev.event_id;
+    {
+        aps_slice method = ap_event_method(&ev);
+        meta.channel = aps_channel_of_method(method.ptr, method.len);
+    }
+    event_meta(&ev, &ns, &meta.custom_name);
+    if (ns != NULL) {
+        meta.ns.segments = ns->items;
+        meta.ns.count = ns->count;
+    }
+append:
+    if (aps_replay_append(s->rb, rec->text, rec->len, &meta, NULL, &err) != APS_OK) {
+        apstream_report(stderr, rec->line, &err);
+        s->invalid++;
+    }
+    return 0;
+}
+
+static void load_error(void *user, uint64_t line, const aps_error *err)
+{
+    load_state *s = user;
+    apstream_report(stderr, line, err);
+    s->invalid++;
+}
+
+static int print_seq(void *ctx, const aps_replay_event *ev)
+{
+    (void)ctx;
+    printf("%" PRIu64 "\n", ev->seq);
+    return 0;
+}
+
+/* Turns the decoded request into a filter (channel names as the schema spells them). */
+static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, aps_filter *f)
+{
+    aps_filter_spec spec;
+    aps_slice *names;
+    aps_namespace *prefixes = NULL;
+    aps_error err = APS_ERROR_INIT;
+    const aps_type *ch = &ap_channel_type;
+    size_t i;
+    memset(&spec, 0, sizeof spec);
+    names = aps_arena_alloc(arena, (req->channels.count + 1) * sizeof *names);
+    if (names == NULL)
+        return -1;
+    for (i = 0; i < req->channels.count; i++) {
+        const ap_channel_t *c = &req->channels.items[i];
+        if (c->kind == AP_CHANNEL_OTHER) {
+            names[i] = c->other;
+        } else {
+            names[i].ptr = ch->u.enm.values[c->kind - 1].text;
+            names[i].len = ch->u.enm.values[c->kind - 1].len;
+        }
+    }
+    spec.channels = names;
+    spec.channel_count = req->channels.count;
+    if (req->has_namespaces && req->namespaces.count > 0) {
+        prefixes = aps_arena_alloc(arena, req->namespaces.count * sizeof *prefixes);
+        if (prefixes == NULL)
+            return -1;
+        for (i = 0; i < req->namespaces.count; i++) {
+            prefixes[i].segments = req->namespaces.items[i].items;
+            prefixes[i].count = req->namespaces.items[i].count;
+        }
+        spec.namespaces = prefixes;
+        spec.namespace_count = req->namespaces.count;
+    }
+    spec.has_depth = req->has_depth;
+    spec.depth = req->depth;
+    if (aps_filter_init(f, &spec, NULL, &err) != APS_OK) {
+        fprintf(stderr, "apstream: request: %s\n", err.message);
+        return -1;
+    }
+    return 0;
+}
+
+int apstream_replay(const apstream_options *o)
+{
+    char *req_text = NULL, *data = NULL;
+    size_t req_len, len;
+    aps_arena req_arena;
+    ap_event_stream_request_t req;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    aps_replay_options ropt;
+    aps_replay rb;
+    aps_filter filter;
+    aps_replay_cursor cur;
+    aps_replay_start start;
+    load_state s;
+    int rc = 0;
+    if (o->capacity == 0 || o->request == NULL) {
+        fprintf(stderr, "apstream: error: replay needs --capacity N (N > 0) and --request FILE\n");
+        return 2;
+    }
+    if (apstream_read_file(o->request, &req_text, &req_len) != 0)
+        return 2;
+    aps_arena_init(&req_arena, NULL);
+    memset(&dopt, 0, sizeof dopt);
+    dopt.key_case = o->case_given ? o->key_case : APS_CASE_EITHER;
+    if (ap_event_stream_request_decode_opts(req_text, req_len, &req_arena, &req, &dopt, &err) != APS_OK) {
+        fprintf(stderr, "apstream: %s: error: %s: %s\n", o->request, err.pointer[0] ? err.pointer : "(root)",
+                err.message);
+        rc = 2;
+        goto out_req;
+    }
+    if (make_filter(&req, &req_arena, &filter) != 0) {
+        rc = 2;
+        goto out_req;
+    }
+    memset(&ropt, 0, sizeof ropt);
+    ropt.max_events = (size_t)o->capacity;
+    ropt.max_bytes = o->bytes ? (size_t)o->bytes : (size_t)1 << 30;
+    if (aps_replay_init(&rb, &ropt, &err) != APS_OK) {
+        fprintf(stderr, "apstream: error: replay buffer: %s\n", err.message);
+        rc = 2;
+        goto out_filter;
+    }
+    if (apstream_read_file(o->file, &data, &len) != 0) {
+        rc = 2;
+        goto out_rb;
+    }
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.rb = &rb;
+    aps_arena_init(&s.arena, NULL);
+    if (aps_records_split(data, len, APS_FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0)
+        rc = 2;
+    aps_arena_deinit(&s.arena);
+    memset(&start, 0, sizeof start);
+    if (req.has_since) {
+        start.from = APS_REPLAY_FROM_SEQ;
+        start.seq = req.since;
+    } else if (req.has_since_event_id) {
+        start.from = APS_REPLAY_FROM_EVENT_ID;
+        start.event_id = req.since_event_id;
+    }
+    if (rc == 0 && aps_replay_cursor_init(&cur, &rb, &filter, &start) == APS_OK) {
+        for (;;) {
+            size_t delivered = 0;
+            aps_replay_gap gap;
+            aps_status st = aps_replay_read(&rb, &cur, 4096, print_seq, NULL, &delivered, &gap);
+            if (st == APS_E_MISSED) {
+                printf("missed %" PRIu64 " oldest %" PRIu64 "\n", gap.lost, gap.oldest_seq);
+                continue;
+            }
+            if (st != APS_OK || delivered == 0)
+                break;
+        }
+    }
+    if (rc == 0 && s.invalid > 0)
+        rc = 1;
+    free(data);
+out_rb:
+    aps_replay_deinit(&rb);
+out_filter:
+    aps_filter_deinit(&filter);
+out_req:
+    aps_arena_deinit(&req_arena);
+    free(req_text);
+    return rc;
+}

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aps/common.h"
+
 #define APS_SHA1_DIGEST_LEN 20
 
 /* Hash state; start with aps_sha1_init. */
@@ -19,10 +21,10 @@ typedef struct aps_sha1 {
     size_t used;
 } aps_sha1;
 
-void aps_sha1_init(aps_sha1 *s);
+APS_INTERNAL void aps_sha1_init(aps_sha1 *s);
 /* Hashes `len` more bytes (`bytes` may be NULL when len is 0). */
-void aps_sha1_update(aps_sha1 *s, const void *bytes, size_t len);
+APS_INTERNAL void aps_sha1_update(aps_sha1 *s, const void *bytes, size_t len);
 /* Writes the digest; `s` must be re-initialised before reuse. */
-void aps_sha1_final(aps_sha1 *s, uint8_t out[APS_SHA1_DIGEST_LEN]);
+APS_INTERNAL void aps_sha1_final(aps_sha1 *s, uint8_t out[APS_SHA1_DIGEST_LEN]);
 
 #endif

@@ -23,10 +23,20 @@ extern "C" {
 #if defined(__GNUC__) || defined(__clang__)
 #define APS_NODISCARD __attribute__((warn_unused_result))
 #define APS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define APS_INTERNAL __attribute__((visibility("hidden")))
 #else
 #define APS_NODISCARD
 #define APS_PRINTF(f, a)
+#define APS_INTERNAL
 #endif
+
+/*
+ * APS_INTERNAL marks a function that files of one layer share and nothing
+ * else may call (SHA-1, base64, the schema engine's shared checks): each
+ * layer's library is linked into one object whose hidden symbols are then
+ * made local (runtime/CMakeLists.txt), so the installed libraries do not
+ * export them at all and they cannot clash with another library's names.
+ */
 
 /* Result of every fallible runtime call. APS_OK is zero. */
 typedef enum aps_status {

@@ -188,12 +188,13 @@ static unsigned parse_and_check(FILE *sink, const char *text, size_t len, size_t
     diag_ctx d;
     cddl_ctx ctx;
     cddl_unit u;
+    cddl_compile_status rc;
     diag_init(&d, sink);
     cddl_ctx_init(&ctx, &d);
     cddl_unit_init_text(&u, "<bench>", text, len);
-    (void)cddl_compile(&ctx, &u, &to_check);
-    /* the rules parsed count even when a stage reported errors */
-    *nrules = u.doc != NULL ? u.doc->nrules : 0;
+    rc = cddl_compile(&ctx, &u, &to_check);
+    /* the rules parsed count even when a stage reported errors (out of memory is one too) */
+    *nrules = rc != CDDL_COMPILE_FAILED && u.doc != NULL ? u.doc->nrules : 0;
     cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return d.errors;

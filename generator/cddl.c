@@ -32,13 +32,21 @@ void cddl_ctx_deinit(cddl_ctx *ctx)
     aps_arena_deinit(&ctx->arena);
 }
 
+/* Reports that the arena is exhausted and abandons the pass (see cddl.h). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noreturn))
+#endif
+static void out_of_memory(cddl_ctx *ctx)
+{
+    diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory");
+    longjmp(*ctx->oom, 1);
+}
+
 void *cddl_alloc(cddl_ctx *ctx, size_t size)
 {
     void *p = aps_arena_alloc(&ctx->arena, size);
-    if (p == NULL) {
-        diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory");
-        longjmp(*ctx->oom, 1);
-    }
+    if (p == NULL)
+        out_of_memory(ctx);
     memset(p, 0, size);
     return p;
 }
@@ -74,10 +82,8 @@ void cddl_push(cddl_ctx *ctx, void *items_ptr, size_t *count, size_t item_size, 
         size_t cap = n == 0 ? 4 : n * 2;
         char *grown = aps_arena_realloc(&ctx->arena, *items, n * item_size, cap * item_size,
                                         APS_ARENA_ALIGN);
-        if (grown == NULL) {
-            diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory");
-            longjmp(*ctx->oom, 1);
-        }
+        if (grown == NULL)
+            out_of_memory(ctx);
         *items = grown;
     }
     memcpy(*items + n * item_size, item, item_size);
@@ -95,7 +101,7 @@ void cddl_source_from_text(cddl_source *src, const char *name, const char *text,
 int cddl_source_load(cddl_ctx *ctx, cddl_source *src, const char *path)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
+    char *buf = NULL, *text;
     size_t len = 0, cap = 0;
     if (f == NULL) {
         diag_plain(ctx->diag, DIAG_ERROR, path, "cannot open: %s", strerror(errno));
@@ -138,9 +144,17 @@ int cddl_source_load(cddl_ctx *ctx, cddl_source *src, const char *path)
     }
     if (f != stdin)
         fclose(f);
-    /* Keep the text in the arena so it lives exactly as long as the AST pointing into it. */
-    cddl_source_from_text(src, cddl_strdup(ctx, path, strlen(path)), cddl_strdup(ctx, buf, len), len);
+    /* Keep the text in the arena so it lives exactly as long as the AST pointing into it;
+     * without cddl_strdup, whose longjmp would leak buf. */
+    text = aps_arena_alloc(&ctx->arena, len + 1);
+    if (text != NULL) {
+        memcpy(text, buf, len);
+        text[len] = '\0';
+    }
     free(buf);
+    if (text == NULL)
+        out_of_memory(ctx);
+    cddl_source_from_text(src, cddl_strdup(ctx, path, strlen(path)), text, len);
     return 0;
 }
 

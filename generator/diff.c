@@ -75,10 +75,7 @@
 #include <string.h>
 
 #include "aps/schema.h"
-#include "cddl.h"
-#include "ir.h"
-#include "lower.h"
-#include "sema.h"
+#include "frontend.h"
 
 /* Nesting compared and decided; beyond it a type is left alone (diff) or not accepted (accepts). */
 #define DIFF_MAX_DEPTH 48
@@ -102,10 +99,7 @@ typedef struct rule_entry {
 
 typedef struct schema {
     cddl_ctx ctx;
-    cddl_source src;
-    ast_document *doc;
-    sema_table table;
-    ir_module mod;
+    cddl_unit u;              /* the schema, checked and lowered */
     rule_entry *rules;        /* one per name, in order of first appearance */
     size_t nrules;
     unsigned char *is_rule;   /* by ir_type.index: the type of a rule */
@@ -198,7 +192,7 @@ static ast_str str_of(const char *s)
 /* The schema rule `t` is the type of, or NULL for an anonymous type. */
 static const char *rule_name(const schema *s, const ir_type *t)
 {
-    if (t->named && t->index < s->mod.count && s->mod.types[t->index] == t && s->is_rule[t->index])
+    if (t->named && t->index < s->u.mod.count && s->u.mod.types[t->index] == t && s->is_rule[t->index])
         return t->rule;
     return NULL;
 }
@@ -212,11 +206,11 @@ static int by_offset(const void *pa, const void *pb)
 /* One entry per rule name, and which lowered types are the types of rules. */
 static void index_rules(schema *s)
 {
-    unsigned char *seen = cddl_alloc(&s->ctx, s->table.count + 1);
+    unsigned char *seen = cddl_alloc(&s->ctx, s->u.table.count + 1);
     rule_entry **sorted;
     size_t i;
-    for (i = 0; i < s->doc->nrules; i++) {
-        const sema_symbol *sym = sema_lookup(&s->table, s->doc->rules[i]->name);
+    for (i = 0; i < s->u.doc->nrules; i++) {
+        const sema_symbol *sym = sema_lookup(&s->u.table, s->u.doc->rules[i]->name);
         rule_entry e;
         if (sym == NULL || sym->from_prelude || seen[sym->order])
             continue;
@@ -233,11 +227,11 @@ static void index_rules(schema *s)
     for (i = 0; i < s->nrules; i++)
         sorted[i] = &s->rules[i];
     qsort(sorted, s->nrules, sizeof *sorted, by_offset);
-    s->is_rule = cddl_alloc(&s->ctx, s->mod.count + 1);
-    for (i = 0; i < s->mod.count; i++) {
-        ir_type *t = s->mod.types[i];
+    s->is_rule = cddl_alloc(&s->ctx, s->u.mod.count + 1);
+    for (i = 0; i < s->u.mod.count; i++) {
+        ir_type *t = s->u.mod.types[i];
         size_t lo = 0, hi = s->nrules;
-        if (t->loc.src != &s->src)
+        if (t->loc.src != &s->u.src)
             continue;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -253,21 +247,13 @@ static void index_rules(schema *s)
     }
 }
 
-/* Loads, checks and lowers one schema. Returns 0, or 2 after diagnostics. */
-static int load(schema *s, const char *path, diag_ctx *d)
+/* Compiles and lowers one schema, then indexes its rules. Returns 0, or 2 after diagnostics. */
+static int load(schema *s, const char *path)
 {
-    unsigned before = d->errors;
-    ast_document *prelude;
-    if (cddl_source_load(&s->ctx, &s->src, path) != 0)
-        return 2;
-    prelude = cddl_prelude(&s->ctx);
-    s->doc = cddl_parse(&s->ctx, &s->src);
-    if (s->doc == NULL || d->errors > before)
-        return 2;
-    sema_check(&s->ctx, prelude, s->doc, &s->table);
-    if (d->errors > before)
-        return 2;
-    if (lower_module(&s->ctx, &s->table, s->doc, NULL, 0, &s->mod) != 0 || d->errors > before)
+    /* Warnings belong to `cddlgen check`; here they would bury the diff. */
+    static const cddl_compile_options quiet = { .warn_off = CDDL_WARN_ALL };
+    cddl_unit_init_file(&s->u, path);
+    if (cddl_compile(&s->ctx, &s->u, &quiet) != CDDL_COMPILE_OK)
         return 2;
     index_rules(s);
     return 0;
@@ -832,14 +818,14 @@ static int accepts(differ *D, const ir_type *a, const ir_type *b, int depth)
 
 static src_loc pick(const schema *s, src_loc loc, src_loc fallback)
 {
-    return loc.src == &s->src ? loc : fallback;
+    return loc.src == &s->u.src ? loc : fallback;
 }
 
 static void report(differ *D, src_loc loc, const char *path, const char *verb, int back_ok, int fwd_ok,
                    const char *what)
 {
     unsigned line = 0, col = 0;
-    cddl_source *src = loc.src == &D->o->src ? &D->o->src : &D->n->src;
+    cddl_source *src = loc.src == &D->o->u.src ? &D->o->u.src : &D->n->u.src;
     cddl_source_position(src, loc.offset, &line, &col);
     fprintf(D->out, "%s:%u: %s: %s: %s; backward: %s; forward: %s\n", src->name, line, path, verb, what,
             back_ok ? "ok" : "BREAKS", fwd_ok ? "ok" : "BREAKS");
@@ -1250,16 +1236,16 @@ int diff_schemas(const char *old_path, const char *new_path, diff_direction dir,
         s[0].ctx.oom = &oom;
         s[1].ctx.oom = &oom;
         /* Both are checked, so one run shows the errors of both. */
-        e0 = load(&s[0], old_path, d);
-        e1 = load(&s[1], new_path, d);
+        e0 = load(&s[0], old_path);
+        e1 = load(&s[1], new_path);
         if (e0 == 0 && e1 == 0)
             rc = run(s, dir, out);
     } else {
         diag_plain(d, DIAG_ERROR, "cddlgen", "out of memory");
         rc = 2;
     }
-    cddl_source_deinit(&s[0].src);
-    cddl_source_deinit(&s[1].src);
+    cddl_unit_deinit(&s[0].u);
+    cddl_unit_deinit(&s[1].u);
     cddl_ctx_deinit(&s[0].ctx);
     cddl_ctx_deinit(&s[1].ctx);
     free(s);
@@ -1271,11 +1257,8 @@ int diff_command(int argc, char **argv)
     diag_ctx d;
     diff_direction dir = DIFF_BOTH;
     const char *files[2];
-    int nfiles = 0, i, g, rc;
+    int nfiles = 0, i, rc;
     diag_init(&d, stderr);
-    /* Warnings belong to `cddlgen check`; here they would bury the diff. */
-    for (g = DIAG_W_NONE + 1; g < DIAG_W_COUNT; g++)
-        d.enabled[g] = 0;
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "--direction") == 0 || strncmp(a, "--direction=", 12) == 0) {

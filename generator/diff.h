@@ -24,7 +24,8 @@ typedef enum diff_direction { DIFF_BOTH, DIFF_BACKWARD, DIFF_FORWARD } diff_dire
  *
  * (FILE:LINE of the new definition, or of the old one for a removal) and a
  * final `N changes: B break backward, F break forward`. Diagnostics go to `d`
- * (warnings are not shown: `cddlgen check` is the place for them).
+ * (warnings are not shown, and stay switched off in `d`: `cddlgen check` is
+ * the place for them).
  * Returns 0 when nothing breaks in the direction(s) `dir` checks, 1 when
  * something does, 2 when a schema cannot be read or has errors (nothing is
  * printed to `out` then).

@@ -17,8 +17,7 @@
 #include "diff.h"
 #include "emit.h"
 #include "embed_runtime.h"
-#include "lower.h"
-#include "sema.h"
+#include "frontend.h"
 #include "validate.h"
 
 #ifndef CDDLGEN_VERSION
@@ -67,12 +66,14 @@ typedef struct options {
     int nfiles;
     const char **roots;
     int nroots;
+    cddl_compile_options compile; /* --strict and the -W flags */
     emit_options emit;
     int embed_runtime;         /* generate --embed-runtime */
     validate_options validate;
 } options;
 
-static int set_warning(diag_ctx *d, const char *name, int on)
+/* -WGROUP or -Wno-GROUP: the later of two flags for one group wins. */
+static int set_warning(cddl_compile_options *o, const char *name, int on)
 {
     static const struct { const char *name; diag_group group; } groups[] = {
         { "loose", DIAG_W_LOOSE }, { "unused", DIAG_W_UNUSED }, { "choice", DIAG_W_CHOICE },
@@ -81,7 +82,9 @@ static int set_warning(diag_ctx *d, const char *name, int on)
     size_t i;
     for (i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         if (strcmp(groups[i].name, name) == 0) {
-            d->enabled[groups[i].group] = (unsigned char)on;
+            unsigned bit = CDDL_WARN(groups[i].group);
+            o->warn_on = on ? o->warn_on | bit : o->warn_on & ~bit;
+            o->warn_off = on ? o->warn_off & ~bit : o->warn_off | bit;
             return 0;
         }
     }
@@ -99,10 +102,10 @@ static int valid_prefix(const char *p)
     return 1;
 }
 
-/* Parses argv into `o` and the diagnostic settings. Returns 0, or 2 after printing usage. */
-static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
+/* Parses argv into `o`. Returns 0, or 2 after printing usage. */
+static int parse_args(int argc, char **argv, options *o)
 {
-    int i, g;
+    int i;
     o->files = calloc((size_t)argc, sizeof *o->files);
     o->roots = calloc((size_t)argc, sizeof *o->roots);
     o->emit.prefix = "ap";
@@ -135,16 +138,15 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
             continue;
         }
         if (strcmp(a, "--strict") == 0) {
-            d->as_error[DIAG_W_LOOSE] = 1;
+            o->compile.strict = 1;
         } else if (strcmp(a, "--tolerant") == 0) {
             o->validate.tolerant = 1;
         } else if (strcmp(a, "--embed-runtime") == 0) {
             o->embed_runtime = 1;
         } else if (strcmp(a, "-Werror") == 0) {
-            for (g = 0; g < DIAG_W_COUNT; g++)
-                d->as_error[g] = 1;
-        } else if (strncmp(a, "-Wno-", 5) == 0 && set_warning(d, a + 5, 0) == 0) {
-        } else if (strncmp(a, "-W", 2) == 0 && set_warning(d, a + 2, 1) == 0) {
+            o->compile.warn_error = CDDL_WARN_ALL;
+        } else if (strncmp(a, "-Wno-", 5) == 0 && set_warning(&o->compile, a + 5, 0) == 0) {
+        } else if (strncmp(a, "-W", 2) == 0 && set_warning(&o->compile, a + 2, 1) == 0) {
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "cddlgen: error: unknown option '%s'\n%s", a, usage_text);
             return 2;
@@ -168,50 +170,44 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
 
 typedef enum action { ACT_CHECK, ACT_PRINT, ACT_GENERATE } action;
 
-/* Parses and checks one file, then prints or generates. Returns 0 ok, 1 schema errors, 2 I/O error. */
+/* Writes PREFIX.h and PREFIX.c for a lowered unit. Returns 0, 1 schema errors, 2 I/O error. */
+static int generate(cddl_ctx *ctx, cddl_unit *u, const options *o)
+{
+    const char *base = strrchr(u->path, '/');
+    unsigned errors_before = ctx->diag->errors;
+    u->mod.schema_name = base ? base + 1 : u->path;
+    if (emit_module(ctx, &u->mod, &o->emit) != 0)
+        return ctx->diag->errors > errors_before ? 1 : 2;
+    if (o->embed_runtime && embed_runtime(ctx, &o->emit) != 0)
+        return 2;
+    return 0;
+}
+
+/* Compiles one file, then prints or generates. Returns 0 ok, 1 schema errors, 2 I/O error. */
 static int compile_file(const char *path, action act, const options *o, diag_ctx *d)
 {
     cddl_ctx ctx;
     jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
-    sema_table table;
-    volatile int rc = 0;
-    unsigned errors_before = d->errors;
+    cddl_unit u;
+    cddl_compile_options copt = o->compile;
+    volatile int rc;
     cddl_ctx_init(&ctx, d);
+    cddl_unit_init_file(&u, path);
+    copt.stop_after = act == ACT_GENERATE ? CDDL_STAGE_LOWER : CDDL_STAGE_CHECK;
+    copt.roots = o->roots;
+    copt.nroots = (size_t)o->nroots;
+    rc = cddl_compile(&ctx, &u, &copt);
+    /* the emitters allocate from the arena too */
     if (setjmp(oom) != 0) {
-        cddl_source_deinit(&src);
-        cddl_ctx_deinit(&ctx);
-        return 2;
+        rc = 2;
+    } else if (rc == 0) {
+        ctx.oom = &oom;
+        if (act == ACT_PRINT)
+            cddl_print(stdout, u.doc);
+        else if (act == ACT_GENERATE)
+            rc = generate(&ctx, &u, o);
     }
-    ctx.oom = &oom;
-    memset(&src, 0, sizeof src);
-    if (cddl_source_load(&ctx, &src, path) != 0) {
-        cddl_ctx_deinit(&ctx);
-        return 2;
-    }
-    prelude = cddl_prelude(&ctx);
-    doc = cddl_parse(&ctx, &src);
-    if (d->errors == errors_before)
-        sema_check(&ctx, prelude, doc, &table);
-    if (d->errors > errors_before) {
-        rc = 1;
-    } else if (act == ACT_PRINT) {
-        cddl_print(stdout, doc);
-    } else if (act == ACT_GENERATE) {
-        ir_module mod;
-        const char *base = strrchr(path, '/');
-        if (lower_module(&ctx, &table, doc, o->roots, (size_t)o->nroots, &mod) != 0) {
-            rc = 1;
-        } else {
-            mod.schema_name = base ? base + 1 : path;
-            if (emit_module(&ctx, &mod, &o->emit) != 0)
-                rc = d->errors > errors_before ? 1 : 2;
-            else if (o->embed_runtime && embed_runtime(&ctx, &o->emit) != 0)
-                rc = 2;
-        }
-    }
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return rc;
 }
@@ -240,7 +236,7 @@ int main(int argc, char **argv)
     /* diff has options of its own (--direction) and reads two schemas */
     if (argc >= 2 && strcmp(argv[1], "diff") == 0)
         return diff_command(argc - 2, argv + 2);
-    if ((rc = parse_args(argc, argv, &o, &d)) != 0) {
+    if ((rc = parse_args(argc, argv, &o)) != 0) {
         free(o.files);
         free(o.roots);
         return rc;

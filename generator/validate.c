@@ -7,9 +7,8 @@
 
 #include "aps/records.h"
 #include "cddl.h"
+#include "frontend.h"
 #include "interp.h"
-#include "lower.h"
-#include "sema.h"
 
 /* Longest JSONL line or SSE event accepted. */
 #define VALIDATE_MAX_RECORD ((size_t)64 << 20)
@@ -90,19 +89,44 @@ static int parse_format(const char *s, aps_record_format *out)
     return 0;
 }
 
+/*
+ * Compiles `schema` as far as rule `type` needs, into r->type. Returns 0, 1
+ * after errors in the schema, or 2 (unreadable, out of memory, or `type`
+ * names no rule of the schema). interp_type allocates: ctx->oom must be set.
+ */
+static int compile_type(cddl_ctx *ctx, cddl_unit *u, const char *schema, const char *type, run *r)
+{
+    /* the schema's own warnings are not what a person validating instances asked about */
+    cddl_compile_options copt = { .stop_after = CDDL_STAGE_CHECK, .warn_off = CDDL_WARN_ALL };
+    ast_str name = { type, strlen(type) };
+    const sema_symbol *sym;
+    int rc = cddl_compile(ctx, u, &copt);
+    if (rc != CDDL_COMPILE_OK)
+        return rc;
+    sym = sema_lookup(&u->table, name);
+    if (sym == NULL || sym->from_prelude) {
+        /* a usage error, not a schema error */
+        fprintf(stderr, "cddlgen: error: --type %s: no such rule in %s\n", type, schema);
+        return 2;
+    }
+    copt.stop_after = CDDL_STAGE_LOWER;
+    copt.roots = &type;
+    copt.nroots = 1;
+    if ((rc = cddl_compile(ctx, u, &copt)) != CDDL_COMPILE_OK)
+        return rc;
+    r->type = interp_type(ctx, &u->mod, type);
+    return r->type != NULL ? 0 : 1;
+}
+
 int validate_files(const char *schema, const char *const *files, size_t nfiles,
                    const validate_options *o, diag_ctx *d)
 {
     cddl_ctx ctx;
     jmp_buf oom;
-    cddl_source src;
-    ast_document *doc;
-    sema_table table;
-    ir_module mod;
+    cddl_unit u;
     run r;
     aps_json_writer w;
     aps_record_format format = APS_FORMAT_AUTO;
-    const char *roots[1];
     volatile int rc = 0;
     size_t i;
     memset(&r, 0, sizeof r);
@@ -131,40 +155,18 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
     /* a validator checks conformance: unknown variants are reported unless --tolerant */
     r.strict = !o->tolerant;
     r.dopt.strict = !o->tolerant;
-    /* the schema's own warnings are not what a person validating instances asked about */
-    for (i = 0; i < DIAG_W_COUNT; i++)
-        d->enabled[i] = 0;
     cddl_ctx_init(&ctx, d);
-    memset(&src, 0, sizeof src);
+    cddl_unit_init_file(&u, schema);
     if (setjmp(oom) != 0) {
-        cddl_source_deinit(&src);
+        cddl_unit_deinit(&u);
         cddl_ctx_deinit(&ctx);
         return 2;
     }
     ctx.oom = &oom;
-    if (cddl_source_load(&ctx, &src, schema) != 0) {
+    if ((rc = compile_type(&ctx, &u, schema, o->type, &r)) != 0) {
+        cddl_unit_deinit(&u);
         cddl_ctx_deinit(&ctx);
-        return 2;
-    }
-    doc = cddl_parse(&ctx, &src);
-    roots[0] = o->type;
-    if (d->errors == 0 && sema_check(&ctx, cddl_prelude(&ctx), doc, &table) == 0) {
-        ast_str name = { o->type, strlen(o->type) };
-        const sema_symbol *sym = sema_lookup(&table, name);
-        if (sym == NULL || sym->from_prelude) {
-            /* a usage error, not a schema error */
-            fprintf(stderr, "cddlgen: error: --type %s: no such rule in %s\n", o->type, schema);
-            cddl_source_deinit(&src);
-            cddl_ctx_deinit(&ctx);
-            return 2;
-        }
-        if (lower_module(&ctx, &table, doc, roots, 1, &mod) == 0)
-            r.type = interp_type(&ctx, &mod, o->type);
-    }
-    if (r.type == NULL) {
-        cddl_source_deinit(&src);
-        cddl_ctx_deinit(&ctx);
-        return 1;
+        return rc;
     }
     aps_arena_init(&r.arena, NULL);
     aps_json_writer_init(&w, NULL);
@@ -203,7 +205,7 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
     }
     aps_json_writer_deinit(&w);
     aps_arena_deinit(&r.arena);
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     if (rc == 0 && r.invalid > 0)
         rc = 1;

@@ -31,10 +31,9 @@
 #include "aps/types.h"
 #include "schema_internal.h"
 #include "cddl.h"
+#include "frontend.h"
 #include "interp.h"
-#include "lower.h"
 #include "mutate.h"
-#include "sema.h"
 #include "test.h"
 
 typedef struct golden {
@@ -436,37 +435,31 @@ static const aps_type *interpreted(cddl_ctx *ctx, const ir_module *mod, const go
 
 static int test_schema(const golden *g, aps_arena *arena, long *types_tested)
 {
+    /* the golden stderr files hold the warnings; errors still show */
+    cddl_compile_options copt = { .roots = g->roots, .warn_off = CDDL_WARN_ALL };
     diag_ctx d;
     cddl_ctx ctx;
     jmp_buf oom;
-    cddl_source src;
-    ast_document *doc;
-    sema_table table;
-    ir_module mod;
-    volatile size_t nroots = 0;
+    cddl_unit u;
     size_t i;
     int k, m, instances = *g->count > BIG ? INSTANCES_BIG : INSTANCES;
-    while (nroots < 4 && g->roots[nroots] != NULL)
-        nroots++;
+    while (copt.nroots < 4 && g->roots[copt.nroots] != NULL)
+        copt.nroots++;
     diag_init(&d, stderr);
-    for (k = 0; k < DIAG_W_COUNT; k++)
-        d.enabled[k] = 0; /* the golden stderr files hold the warnings; errors still show */
     cddl_ctx_init(&ctx, &d);
-    if (setjmp(oom) != 0)
-        return 1;
-    ctx.oom = &oom;
-    if (cddl_source_load(&ctx, &src, g->path) != 0)
-        return 1;
-    doc = cddl_parse(&ctx, &src);
-    if (doc == NULL || sema_check(&ctx, cddl_prelude(&ctx), doc, &table) != 0 ||
-        lower_module(&ctx, &table, doc, g->roots, (size_t)nroots, &mod) != 0) {
-        cddl_source_deinit(&src);
+    cddl_unit_init_file(&u, g->path);
+    if (cddl_compile(&ctx, &u, &copt) != CDDL_COMPILE_OK) {
+        cddl_unit_deinit(&u);
         cddl_ctx_deinit(&ctx);
         return 1;
     }
+    /* interp_type allocates from the arena too */
+    if (setjmp(oom) != 0)
+        return 1;
+    ctx.oom = &oom;
     for (i = 0; i < *g->count; i++) {
         const aps_named_type *nt = &g->types[i];
-        const aps_type *interp = interpreted(&ctx, &mod, g, i);
+        const aps_type *interp = interpreted(&ctx, &u.mod, g, i);
         if (interp == NULL)
             continue; /* a path such as "Event.params", reached through its parent */
         (*types_tested)++;
@@ -490,7 +483,7 @@ static int test_schema(const golden *g, aps_arena *arena, long *types_tested)
             aps_json_writer_deinit(&w);
         }
     }
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return 0;
 }

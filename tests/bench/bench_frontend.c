@@ -11,13 +11,12 @@
 #include "bench.h"
 
 #include <dirent.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cddl.h"
-#include "sema.h"
+#include "frontend.h"
 
 #define TARGET_LINES 10000
 
@@ -185,28 +184,18 @@ static int append_renamed(text_buf *out, const char *s, size_t n, const name_set
 /* Parses and checks `text`; returns the error count, and the rule count in *nrules. */
 static unsigned parse_and_check(FILE *sink, const char *text, size_t len, size_t *nrules)
 {
+    static const cddl_compile_options to_check = { .stop_after = CDDL_STAGE_CHECK };
     diag_ctx d;
     cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
-    sema_table table;
+    cddl_unit u;
+    cddl_compile_status rc;
     diag_init(&d, sink);
     cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
-    if (setjmp(oom) != 0) {
-        cddl_source_deinit(&src);
-        cddl_ctx_deinit(&ctx);
-        return 1;
-    }
-    ctx.oom = &oom;
-    prelude = cddl_prelude(&ctx);
-    cddl_source_from_text(&src, "<bench>", text, len);
-    doc = cddl_parse(&ctx, &src);
-    *nrules = doc != NULL ? doc->nrules : 0;
-    if (doc != NULL && d.errors == 0)
-        sema_check(&ctx, prelude, doc, &table);
-    cddl_source_deinit(&src);
+    cddl_unit_init_text(&u, "<bench>", text, len);
+    rc = cddl_compile(&ctx, &u, &to_check);
+    /* the rules parsed count even when a stage reported errors (out of memory is one too) */
+    *nrules = rc != CDDL_COMPILE_FAILED && u.doc != NULL ? u.doc->nrules : 0;
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return d.errors;
 }
@@ -223,29 +212,21 @@ static int defined_in(const ast_document *doc, ast_str name)
 /* Collects the names `text` defines that the prelude does not define. */
 static int defined_names(FILE *sink, const char *text, size_t len, name_set *set)
 {
+    static const cddl_compile_options to_parse = { .stop_after = CDDL_STAGE_PARSE };
     diag_ctx d;
     cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
+    cddl_unit u;
+    const ast_document *doc;
     size_t i, k = 0;
-    volatile int rc = -1; /* set after setjmp */
+    int rc = -1;
     diag_init(&d, sink);
     cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
-    if (setjmp(oom) != 0) {
-        cddl_ctx_deinit(&ctx);
-        return -1;
-    }
-    ctx.oom = &oom;
-    prelude = cddl_prelude(&ctx);
     /* no copy: the names the AST holds point into `text`, which outlives ctx */
-    cddl_source_from_text(&src, "<schema>", text, len);
-    doc = cddl_parse(&ctx, &src);
-    if (doc != NULL && d.errors == 0 &&
-        (set->names = malloc((doc->nrules + 1) * sizeof *set->names)) != NULL) {
+    cddl_unit_init_text(&u, "<schema>", text, len);
+    doc = cddl_compile(&ctx, &u, &to_parse) == CDDL_COMPILE_OK ? u.doc : NULL;
+    if (doc != NULL && (set->names = malloc((doc->nrules + 1) * sizeof *set->names)) != NULL) {
         for (i = 0; i < doc->nrules; i++)
-            if (!defined_in(prelude, doc->rules[i]->name))
+            if (!defined_in(u.prelude, doc->rules[i]->name))
                 set->names[k++] = doc->rules[i]->name;
         qsort(set->names, k, sizeof *set->names, str_compare);
         /* a name extended with /= or //= is defined more than once */
@@ -255,7 +236,7 @@ static int defined_names(FILE *sink, const char *text, size_t len, name_set *set
                 set->names[set->count++] = set->names[i];
         rc = 0;
     }
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return rc;
 }

@@ -15,7 +15,6 @@
  * are run, so ctest can spread the work (it is quadratic in the file size).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,7 @@
 
 #include "../test.h"
 #include "cddl.h"
-#include "sema.h"
+#include "frontend.h"
 
 /* More than 50 errors of a few source lines each; far less than the input echoed. */
 #define MAX_STDERR_BYTES (256u * 1024u)
@@ -289,28 +288,17 @@ static void run_case(const char *cddlgen, const char *workdir, const char *name,
 /* Parses and checks text[0, len); returns the number of errors. */
 static unsigned check_text(FILE *sink, const char *text, size_t len)
 {
+    static const cddl_compile_options to_check = { .stop_after = CDDL_STAGE_CHECK };
     diag_ctx d;
     cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
-    sema_table table;
+    cddl_unit u;
     diag_init(&d, sink);
     cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
-    if (setjmp(oom) != 0) {
+    cddl_unit_init_text(&u, "<prefix>", text, len);
+    /* text cannot fail to be read: FAILED is out of memory */
+    if (cddl_compile(&ctx, &u, &to_check) == CDDL_COMPILE_FAILED)
         CHECK(!"out of memory");
-        cddl_source_deinit(&src);
-        cddl_ctx_deinit(&ctx);
-        return 1;
-    }
-    ctx.oom = &oom;
-    prelude = cddl_prelude(&ctx);
-    cddl_source_from_text(&src, "<prefix>", text, len);
-    doc = cddl_parse(&ctx, &src);
-    if (d.errors == 0)
-        sema_check(&ctx, prelude, doc, &table);
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return d.errors;
 }

@@ -10,27 +10,23 @@
  * cannot pass by ast_document_equal saying yes too easily.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../test.h"
 #include "cddl.h"
+#include "frontend.h"
 
-/* Parses `text` as a source named `name`; NULL and a message when it has errors. */
-static ast_document *parse_text(cddl_ctx *ctx, cddl_source *src, const char *name,
-                                const char *text, size_t len)
+/* Parses `u`; its document, or NULL and a message when it has errors or cannot be read. */
+static ast_document *parse_unit(cddl_ctx *ctx, cddl_unit *u)
 {
-    unsigned before = ctx->diag->errors;
-    ast_document *doc;
-    cddl_source_from_text(src, name, text, len);
-    doc = cddl_parse(ctx, src);
-    if (doc == NULL || ctx->diag->errors != before) {
-        fprintf(stderr, "%s: does not parse without errors\n", name);
+    static const cddl_compile_options to_parse = { .stop_after = CDDL_STAGE_PARSE };
+    if (cddl_compile(ctx, u, &to_parse) != CDDL_COMPILE_OK) {
+        fprintf(stderr, "%s: does not parse without errors\n", u->path != NULL ? u->path : u->src.name);
         return NULL;
     }
-    return doc;
+    return u->doc;
 }
 
 /* Prints `doc` into a malloc'd buffer; NULL if memory ran out. */
@@ -84,36 +80,25 @@ static void roundtrip_file(const char *path)
 {
     diag_ctx d;
     cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src, printed_src;
+    cddl_unit file, printout;
     ast_document *first, *second;
-    /* volatile: freed after a longjmp from an out-of-memory in the arena */
-    char *volatile text1 = NULL;
-    char *volatile text2 = NULL;
+    char *text1 = NULL, *text2 = NULL;
     size_t len1 = 0, len2 = 0;
     diag_init(&d, stderr);
     cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
-    memset(&printed_src, 0, sizeof printed_src);
-    if (setjmp(oom) != 0) {
-        CHECK(!"out of memory");
-        goto done;
-    }
-    ctx.oom = &oom;
-    if (cddl_source_load(&ctx, &src, path) != 0) {
-        CHECK(!"cannot read the file");
-        goto done;
-    }
-    first = cddl_parse(&ctx, &src);
-    CHECK_INT(d.errors, 0);
-    if (first == NULL || d.errors != 0)
+    cddl_unit_init_file(&file, path);
+    cddl_unit_init_text(&printout, "<printout>", NULL, 0);
+    first = parse_unit(&ctx, &file);
+    CHECK(first != NULL);
+    if (first == NULL)
         goto done;
     CHECK(first->nrules > 0);
     text1 = print_to_memory(first, &len1);
     CHECK(text1 != NULL);
     if (text1 == NULL)
         goto done;
-    second = parse_text(&ctx, &printed_src, "<printout>", text1, len1);
+    cddl_unit_init_text(&printout, "<printout>", text1, len1);
+    second = parse_unit(&ctx, &printout);
     CHECK(second != NULL);
     if (second == NULL) {
         fprintf(stderr, "%s: its printout does not parse:\n%.*s\n", path, (int)len1, text1);
@@ -130,8 +115,8 @@ static void roundtrip_file(const char *path)
     if (len1 != len2 || memcmp(text1, text2, len1) != 0)
         explain_text_difference(path, text1, len1, text2, len2);
 done:
-    cddl_source_deinit(&printed_src);
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&printout);
+    cddl_unit_deinit(&file);
     cddl_ctx_deinit(&ctx);
     free(text1);
     free(text2);
@@ -177,21 +162,14 @@ static void check_unequal_pairs(void)
     for (i = 0; i < sizeof unequal_pairs / sizeof unequal_pairs[0]; i++) {
         diag_ctx d;
         cddl_ctx ctx;
-        jmp_buf oom;
-        cddl_source src[2];
+        cddl_unit u[2];
         ast_document *doc[2] = { NULL, NULL };
         diag_init(&d, stderr);
         cddl_ctx_init(&ctx, &d);
-        memset(src, 0, sizeof src);
-        if (setjmp(oom) != 0) {
-            CHECK(!"out of memory");
-            cddl_ctx_deinit(&ctx);
-            continue;
+        for (k = 0; k < 2; k++) {
+            cddl_unit_init_text(&u[k], unequal_pairs[i][k], unequal_pairs[i][k], strlen(unequal_pairs[i][k]));
+            doc[k] = parse_unit(&ctx, &u[k]);
         }
-        ctx.oom = &oom;
-        for (k = 0; k < 2; k++)
-            doc[k] = parse_text(&ctx, &src[k], unequal_pairs[i][k], unequal_pairs[i][k],
-                                strlen(unequal_pairs[i][k]));
         CHECK(doc[0] != NULL && doc[1] != NULL);
         if (doc[0] != NULL && doc[1] != NULL) {
             CHECK(ast_document_equal(doc[0], doc[0]));
@@ -200,7 +178,7 @@ static void check_unequal_pairs(void)
                 fprintf(stderr, "'%s' and '%s' compare equal\n", unequal_pairs[i][0], unequal_pairs[i][1]);
         }
         for (k = 0; k < 2; k++)
-            cddl_source_deinit(&src[k]);
+            cddl_unit_deinit(&u[k]);
         cddl_ctx_deinit(&ctx);
     }
 }

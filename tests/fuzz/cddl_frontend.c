@@ -5,14 +5,13 @@
  * more to the same text; a difference aborts, as a crash would.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cddl.h"
-#include "sema.h"
+#include "frontend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,45 +41,38 @@ static char *print_to_memory(const ast_document *doc, size_t *len)
 /* print(doc) must parse to `doc` again and print to the same text. */
 static void check_round_trip(cddl_ctx *ctx, const ast_document *doc)
 {
-    cddl_source src;
-    ast_document *again;
+    static const cddl_compile_options to_parse = { .stop_after = CDDL_STAGE_PARSE };
+    cddl_unit printout;
     size_t len1 = 0, len2 = 0;
     char *text1 = print_to_memory(doc, &len1), *text2;
-    cddl_source_from_text(&src, "<printout>", text1, len1);
-    again = cddl_parse(ctx, &src);
-    if (again == NULL || ctx->diag->errors != 0 || !ast_document_equal(doc, again))
+    cddl_unit_init_text(&printout, "<printout>", text1, len1);
+    if (cddl_compile(ctx, &printout, &to_parse) != CDDL_COMPILE_OK || !ast_document_equal(doc, printout.doc))
         abort();
-    text2 = print_to_memory(again, &len2);
+    text2 = print_to_memory(printout.doc, &len2);
     if (len1 != len2 || memcmp(text1, text2, len1) != 0)
         abort();
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&printout);
     free(text1);
     free(text2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static const cddl_compile_options to_check = { .stop_after = CDDL_STAGE_CHECK };
     diag_ctx d;
     cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
-    sema_table table;
+    cddl_unit u;
+    int rc;
     diag_init(&d, diag_sink());
     cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
+    cddl_unit_init_text(&u, "<fuzz>", (const char *)data, size);
+    rc = cddl_compile(&ctx, &u, &to_check);
     /* The arena has no limit here: running out of memory is the sanitizer's finding. */
-    if (setjmp(oom) != 0)
+    if (rc == CDDL_COMPILE_FAILED)
         abort();
-    ctx.oom = &oom;
-    prelude = cddl_prelude(&ctx);
-    cddl_source_from_text(&src, "<fuzz>", (const char *)data, size);
-    doc = cddl_parse(&ctx, &src);
-    if (doc != NULL && d.errors == 0)
-        sema_check(&ctx, prelude, doc, &table);
-    if (doc != NULL && d.errors == 0)
-        check_round_trip(&ctx, doc);
-    cddl_source_deinit(&src);
+    if (rc == CDDL_COMPILE_OK)
+        check_round_trip(&ctx, u.doc);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return 0;
 }

@@ -14,9 +14,8 @@
 
 #include "ap.h"
 #include "cddl.h"
+#include "frontend.h"
 #include "interp.h"
-#include "lower.h"
-#include "sema.h"
 #include "mutate.h"
 #include "test.h"
 
@@ -82,14 +81,15 @@ static char *slurp(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
+    static const char *const roots[] = { "Message", "Command" };
+    /* the protocol schema's loose readings and overlapping choices are known */
+    static const cddl_compile_options copt = {
+        .roots = roots, .nroots = 2, .warn_off = CDDL_WARN(DIAG_W_LOOSE) | CDDL_WARN(DIAG_W_CHOICE)
+    };
     diag_ctx d;
     cddl_ctx ctx;
     jmp_buf oom;
-    cddl_source src;
-    ast_document *doc;
-    sema_table table;
-    ir_module mod;
-    const char *roots[] = { "Message", "Command" };
+    cddl_unit u;
     const aps_type *interp_msg, *interp_cmd;
     aps_arena arena;
     int a;
@@ -99,20 +99,16 @@ int main(int argc, char **argv)
         return 2;
     }
     diag_init(&d, stderr);
-    d.enabled[DIAG_W_LOOSE] = d.enabled[DIAG_W_CHOICE] = 0;
     cddl_ctx_init(&ctx, &d);
+    cddl_unit_init_file(&u, argv[1]);
+    if (cddl_compile(&ctx, &u, &copt) != CDDL_COMPILE_OK)
+        return 2;
+    /* interp_type allocates from the arena too */
     if (setjmp(oom) != 0)
         return 2;
     ctx.oom = &oom;
-    if (cddl_source_load(&ctx, &src, argv[1]) != 0)
-        return 2;
-    doc = cddl_parse(&ctx, &src);
-    if (sema_check(&ctx, cddl_prelude(&ctx), doc, &table) != 0)
-        return 2;
-    if (lower_module(&ctx, &table, doc, roots, 2, &mod) != 0)
-        return 2;
-    interp_msg = interp_type(&ctx, &mod, "Message");
-    interp_cmd = interp_type(&ctx, &mod, "Command");
+    interp_msg = interp_type(&ctx, &u.mod, "Message");
+    interp_cmd = interp_type(&ctx, &u.mod, "Command");
     CHECK(interp_msg != NULL && interp_cmd != NULL);
     if (interp_msg == NULL || interp_cmd == NULL)
         return test_report();
@@ -149,7 +145,7 @@ int main(int argc, char **argv)
     CHECK(files > 100);
     CHECK(differed == 0);
     aps_arena_deinit(&arena);
-    cddl_source_deinit(&src);
+    cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
     return test_report();
 }

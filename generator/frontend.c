@@ -1,0 +1,108 @@
+/* frontend.c - the front end's stages run in order by one driver (see frontend.h). */
+#include "frontend.h"
+
+#include <string.h>
+
+#include "lower.h"
+
+typedef int (*stage_fn)(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o);
+
+void cddl_unit_init_file(cddl_unit *u, const char *path)
+{
+    memset(u, 0, sizeof *u);
+    u->path = path;
+}
+
+void cddl_unit_init_text(cddl_unit *u, const char *name, const char *text, size_t len)
+{
+    memset(u, 0, sizeof *u);
+    cddl_source_from_text(&u->src, name, text, len);
+}
+
+void cddl_unit_deinit(cddl_unit *u)
+{
+    cddl_source_deinit(&u->src);
+}
+
+/* Reads the file, if the unit names one, and parses it and the prelude. Returns -1 when it cannot be read. */
+static int parse_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
+{
+    (void)o;
+    if (u->path != NULL && cddl_source_load(ctx, &u->src, u->path) != 0)
+        return -1;
+    u->prelude = cddl_prelude(ctx);
+    u->doc = cddl_parse(ctx, &u->src);
+    return u->doc != NULL ? 0 : -1;
+}
+
+static int check_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
+{
+    (void)o;
+    (void)sema_check(ctx, u->prelude, u->doc, &u->table);
+    return 0;
+}
+
+static int lower_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
+{
+    (void)lower_module(ctx, &u->table, u->doc, o->roots, o->nroots, &u->mod);
+    return 0;
+}
+
+/* Runs the stages after u->done up to the last one asked for; errors are counted by ctx->diag. */
+static cddl_compile_status run_stages(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
+{
+    static const stage_fn stages[] = { NULL, parse_stage, check_stage, lower_stage };
+    cddl_stage last = o->stop_after != CDDL_STAGE_NONE ? o->stop_after : CDDL_STAGE_LOWER;
+    while (u->done < last) {
+        unsigned before = ctx->diag->errors;
+        if (stages[u->done + 1](ctx, u, o) != 0)
+            return CDDL_COMPILE_FAILED;
+        /* A pass that reported errors is the last: the next would build on what it rejected. */
+        if (ctx->diag->errors > before)
+            return CDDL_COMPILE_ERRORS;
+        u->done = (cddl_stage)(u->done + 1);
+    }
+    return CDDL_COMPILE_OK;
+}
+
+static void apply_warnings(diag_ctx *d, const cddl_compile_options *o)
+{
+    int g;
+    for (g = 0; g < DIAG_W_COUNT; g++) {
+        if (o->warn_on & CDDL_WARN(g))
+            d->enabled[g] = 1;
+        if (o->warn_off & CDDL_WARN(g))
+            d->enabled[g] = 0;
+        if (o->warn_error & CDDL_WARN(g))
+            d->as_error[g] = 1;
+    }
+    if (o->strict)
+        d->as_error[DIAG_W_LOOSE] = 1;
+}
+
+/* run_stages with out-of-memory caught: cddl_alloc has reported it, and the stage it hit is abandoned. */
+static cddl_compile_status run_guarded(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
+{
+    jmp_buf here, *outer = ctx->oom;
+    unsigned before = ctx->diag->errors;
+    if (setjmp(here) != 0) {
+        u->status = CDDL_COMPILE_FAILED;
+    } else {
+        ctx->oom = &here;
+        u->status = run_stages(ctx, u, o);
+    }
+    ctx->oom = outer;
+    u->errors += ctx->diag->errors - before;
+    return u->status;
+}
+
+cddl_compile_status cddl_compile(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
+{
+    static const cddl_compile_options defaults;
+    if (u->status != CDDL_COMPILE_OK)
+        return u->status;
+    if (o == NULL)
+        o = &defaults;
+    apply_warnings(ctx->diag, o);
+    return run_guarded(ctx, u, o);
+}

@@ -33,7 +33,8 @@ for lib in "$@"; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/calls.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT HUP INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 2' HUP INT TERM
 
 # One table for all layers: "layer library object D|U symbol", one line per
 # external symbol an object defines or uses. A symbol is defined by an
@@ -82,10 +83,12 @@ fi
 # Rule 1: per library, the object graph through tsort. Each object is also
 # paired with itself so that one with no edges is still a node. For the
 # message, edges keeps one symbol that makes each edge.
+layer=0
 for lib in "$@"; do
+  layer=$((layer + 1))
   name=${lib##*/}
-  awk -v lib="$name" -v pairs="$tmp/pairs" -v edges="$tmp/edges" '
-    $2 != lib { next }
+  awk -v layer="$layer" -v pairs="$tmp/pairs" -v edges="$tmp/edges" '
+    $1 != layer { next }
     { obj[$3] = 1 }
     $4 == "D" { def[$5] = $3; next }
     { n++; user[n] = $3; sym[n] = $5 }
@@ -98,10 +101,12 @@ for lib in "$@"; do
         if (!(edge in seen)) { seen[edge] = 1; print edge, sym[i] > edges }
       }
     }' "$tmp/syms"
+  : >>"$tmp/pairs"
   : >>"$tmp/edges"
   if ! tsort "$tmp/pairs" >/dev/null 2>"$tmp/tsort.err"; then
-    # tsort names the files of each loop it finds, one a line after its
-    # first line, each behind a "tsort: " prefix.
+    # tsort names the files of each loop it finds, one a line behind a
+    # "tsort: " prefix; the lines that announce a loop have spaces, the
+    # names of objects do not.
     sed -n "s/^[^:]*: //p" "$tmp/tsort.err" | grep -v " " | sort -u >"$tmp/loop"
     echo "$me: $name: its files call each other in a cycle:"
     awk 'NR == FNR { in_loop[$1] = 1; next }

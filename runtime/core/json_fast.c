@@ -11,10 +11,16 @@
  * fast decoder: what this accepts, the reader accepts (checked by
  * apstream-fast-validate over the JSON test suite and the reader's corpus,
  * and by the decode_fast fuzz target on every input it tries).
+ *
+ * aps_json_validate is here, above the reader it falls back to, so that
+ * the reader's file does not call this one back (json_fast.c uses the
+ * reader's number and escape scans).
  */
 #include "json_internal.h"
 
 #include "aps/utf8.h"
+
+#include <string.h>
 
 const char *aps_scan_string_slow(const char *p, const char *end, int *escaped)
 {
@@ -113,4 +119,37 @@ const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room,
             nnames++; /* with duplicates allowed no name is kept */
         }
     }
+}
+
+aps_status aps_json_validate(const char *json, size_t len, const aps_json_reader_options *options,
+                             aps_error *err)
+{
+    /* Small texts validate without touching the heap. */
+    union {
+        char bytes[4096];
+        uint64_t align;
+    } scratch;
+    aps_arena_options ao;
+    aps_arena arena;
+    aps_json_reader r;
+    aps_status st;
+    size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth : APS_JSON_MAX_DEPTH_DEFAULT;
+    const char *end = json + len, *p;
+    /* Most texts are right: the validating skip above says so
+     * several times faster. When it gives up, the reader decides and
+     * locates the error. */
+    if (json != NULL && (p = aps_json_priv_skip_fast(aps_scan_ws(json, end), end, max_depth,
+                                                     options != NULL && options->allow_duplicates)) != NULL &&
+        aps_scan_ws(p, end) == end)
+        return APS_OK;
+    memset(&ao, 0, sizeof ao);
+    ao.initial = scratch.bytes;
+    ao.initial_size = sizeof scratch.bytes;
+    aps_arena_init(&arena, &ao);
+    aps_json_reader_init(&r, json, len, &arena, options);
+    st = aps_json_skip(&r, err);
+    if (st == APS_OK)
+        st = aps_json_reader_finish(&r, err);
+    aps_arena_deinit(&arena);
+    return st;
 }

@@ -4,75 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const channel_names[APS_CHANNEL_COUNT] = {
-    "values", "updates", "messages", "tools", "lifecycle",
-    "input", "checkpoints", "tasks", "custom", ""
-};
-
-static int slice_is(const char *p, size_t len, const char *lit)
-{
-    size_t n = strlen(lit);
-    return len == n && memcmp(p, lit, n) == 0;
-}
-
-aps_channel aps_channel_of_method(const char *method, size_t len)
-{
-    int c;
-    if (method == NULL)
-        return APS_CHANNEL_OTHER;
-    if (slice_is(method, len, "input.requested"))
-        return APS_CHANNEL_INPUT;
-    /* `input` is a channel, not a method: no event is sent with it. */
-    for (c = 0; c < APS_CHANNEL_OTHER; c++)
-        if (c != APS_CHANNEL_INPUT && slice_is(method, len, channel_names[c]))
-            return (aps_channel)c;
-    return APS_CHANNEL_OTHER;
-}
-
-const char *aps_channel_name(aps_channel channel)
-{
-    return (unsigned)channel < APS_CHANNEL_COUNT ? channel_names[channel] : "";
-}
-
-size_t aps_namespace_packed_size(aps_namespace ns)
-{
-    size_t i, total = 0;
-    if (ns.count > (UINT32_MAX - 8) / sizeof(uint32_t))
-        return SIZE_MAX;
-    for (i = 0; i < ns.count; i++) {
-        if (ns.segments[i].len > UINT32_MAX - total)
-            return SIZE_MAX;
-        total += ns.segments[i].len;
-    }
-    return ns.count * sizeof(uint32_t) + total;
-}
-
-aps_namespace_view aps_namespace_pack(void *out, aps_namespace ns)
-{
-    aps_namespace_view v;
-    uint32_t *ends = (uint32_t *)out;
-    char *bytes = (char *)out + ns.count * sizeof(uint32_t);
-    uint32_t end = 0;
-    size_t i;
-    for (i = 0; i < ns.count; i++) {
-        if (ns.segments[i].len > 0)
-            memcpy(bytes + end, ns.segments[i].ptr, ns.segments[i].len);
-        end += (uint32_t)ns.segments[i].len;
-        ends[i] = end;
-    }
-    v.ends = ns.count > 0 ? ends : NULL;
-    v.bytes = bytes;
-    v.count = ns.count;
-    return v;
-}
-
 /* Index of the fixed channel `name` names, -1 for none. */
 static int fixed_channel(aps_slice name)
 {
     int c;
-    for (c = 0; c < APS_CHANNEL_OTHER; c++)
-        if (slice_is(name.ptr, name.len, channel_names[c]))
+    for (c = 0; c < APS_CHANNEL_OTHER; c++) {
+        const char *wire = aps_channel_name((aps_channel)c);
+        if (name.len == strlen(wire) && memcmp(name.ptr, wire, name.len) == 0)
             return c;
+    }
     return -1;
 }
 

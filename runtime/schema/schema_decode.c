@@ -845,44 +845,6 @@ static APS_NOINLINE aps_status decode_untagged(dctx *c, const aps_type *t, char 
     return best_st;
 }
 
-bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth)
-{
-    size_t i;
-    switch (t->kind) {
-    case APS_K_ANY: return jk != APS_JSON_INVALID;
-    case APS_K_BOOL: return jk == APS_JSON_BOOL;
-    case APS_K_INT:
-    case APS_K_UINT: return jk == APS_JSON_NUMBER && is_int;
-    case APS_K_FLOAT: return jk == APS_JSON_NUMBER;
-    case APS_K_TEXT:
-    case APS_K_ENUM: return jk == APS_JSON_STRING;
-    case APS_K_STRUCT:
-    case APS_K_MAP: return jk == APS_JSON_OBJECT;
-    case APS_K_ARRAY: return jk == APS_JSON_ARRAY;
-    case APS_K_LITERAL:
-        switch (t->u.lit.kind) {
-        case APS_LIT_TEXT: return jk == APS_JSON_STRING;
-        case APS_LIT_INT:
-        case APS_LIT_UINT: return jk == APS_JSON_NUMBER && is_int;
-        case APS_LIT_FLOAT: return jk == APS_JSON_NUMBER;
-        case APS_LIT_BOOL: return jk == APS_JSON_BOOL;
-        case APS_LIT_NULL: return jk == APS_JSON_NULL;
-        }
-        return false;
-    case APS_K_UNION:
-        if (t->u.un.cls == APS_U_DISCRIMINATED)
-            return jk == APS_JSON_OBJECT;
-        if (depth > 16)
-            return false;
-        for (i = 0; i < t->u.un.nalts; i++) {
-            if (aps_schema_priv_kind_fits(t->u.un.alts[i], jk, is_int, depth + 1))
-                return true;
-        }
-        return false;
-    }
-    return false;
-}
-
 static const char *kind_name(const aps_type *t)
 {
     switch (t->kind) {

@@ -30,6 +30,12 @@ static inline const char *aps_schema_priv_key(const aps_field *f, aps_key_case k
 }
 
 /*
+ * The checks and messages below, through aps_schema_priv_kind_fits, are
+ * schema_checks.c's: the bottom of the engine's files, which the decoder,
+ * its fast path and the validator call and which calls none of them.
+ */
+
+/*
  * Writes `s` (`len` bytes) into buf between two `q` characters for a
  * message: `q`, '\\' and control bytes escaped, cut after about 60 bytes
  * (at a character boundary) with "...". Returns buf.

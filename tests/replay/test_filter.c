@@ -1,7 +1,9 @@
 /* test_filter.c - the subscription filter and its documented interpretations. */
 #include "../test.h"
 
+#include "aps/channel.h"
 #include "aps/filter.h"
+#include "aps/namespace.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aps/channel.h"
 #include "aps/filter.h"
+#include "aps/namespace.h"
 #include "aps/replay.h"
 #include "ap_transport.h"
 #include "apstream.h"

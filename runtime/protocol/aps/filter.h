@@ -2,6 +2,8 @@
  * aps/filter.h - the protocol's subscription filter: which events a
  * subscriber (`EventStreamRequest` or `subscription.subscribe` params) sees,
  * decided from an event's channel and namespace alone, never from its JSON.
+ * Channels are in aps/channel.h, namespaces in aps/namespace.h; this
+ * header includes both.
  *
  *     aps_slice ch[] = { { "messages", 8 }, { "custom:progress", 15 } };
  *     aps_filter_spec spec = { ch, 2 };          (no namespaces, no depth)
@@ -13,10 +15,9 @@
  * Interpretations of the protocol (the spec leaves these open; each is tested
  * in tests/replay/test_filter.c):
  *
- *  - An event's channel is its `method`; `input.requested` is on `input`.
- *    aps_channel_of_method maps every other method (including a method
- *    spelled `custom:NAME`, which the schema does not define) to
- *    APS_CHANNEL_OTHER, which no filter matches.
+ *  - An event's channel is its `method` (aps_channel_of_method, see
+ *    aps/channel.h); APS_CHANNEL_OTHER, for methods the protocol does not
+ *    define, is matched by no filter.
  *  - A `custom` event whose `data.name` is N is on `custom` AND on
  *    `custom:N`: a subscriber to either sees it. A custom event without a
  *    name (or with an empty one) is only on `custom`; a `custom:N`
@@ -48,57 +49,14 @@
 #define APS_FILTER_H
 
 #include "aps/arena.h"
+#include "aps/channel.h"
 #include "aps/common.h"
 #include "aps/json.h"
+#include "aps/namespace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The protocol's fixed channels, plus OTHER for events outside them. */
-typedef enum aps_channel {
-    APS_CHANNEL_VALUES = 0,
-    APS_CHANNEL_UPDATES,
-    APS_CHANNEL_MESSAGES,
-    APS_CHANNEL_TOOLS,
-    APS_CHANNEL_LIFECYCLE,
-    APS_CHANNEL_INPUT,
-    APS_CHANNEL_CHECKPOINTS,
-    APS_CHANNEL_TASKS,
-    APS_CHANNEL_CUSTOM,
-    APS_CHANNEL_OTHER /* a method the protocol does not define; never matched */
-} aps_channel;
-
-/* Number of aps_channel values (OTHER included). */
-#define APS_CHANNEL_COUNT 10
-
-/*
- * The channel an event with this `method` is on (see the interpretations
- * above). `method` need not be NUL-terminated; NULL with len 0 gives OTHER.
- * Thread-safe.
- */
-aps_channel aps_channel_of_method(const char *method, size_t len);
-
-/* The wire name of a fixed channel ("values", ...; "" for OTHER). Thread-safe. */
-const char *aps_channel_name(aps_channel channel);
-
-/*
- * A namespace in the compact form the replay buffer stores beside each event:
- * `count` segments whose bytes are concatenated in `bytes`; segment i is
- * bytes[i ? ends[i-1] : 0 .. ends[i]). Comparing a prefix of k segments is
- * then k integer compares and one memcmp. `ends` may be NULL when count is 0.
- */
-typedef struct aps_namespace_view {
-    const uint32_t *ends;
-    const char *bytes;
-    size_t count;
-} aps_namespace_view;
-
-/* A decoded namespace: `count` segments (NULL when count is 0), borrowed. */
-typedef struct aps_namespace {
-    const aps_slice *segments;
-    size_t count;
-} aps_namespace;
 
 /*
  * What a subscription asked for, as decoded from the request (slices borrow
@@ -166,20 +124,6 @@ int aps_filter_match_namespace(const aps_filter *f, aps_channel channel, aps_sli
 
 /* True when fixed channel `channel` is subscribed by name (e.g. `values`). */
 int aps_filter_has_channel(const aps_filter *f, aps_channel channel);
-
-/*
- * Bytes aps_namespace_pack needs for `ns`: count 32-bit ends, then the segment
- * bytes. Returns SIZE_MAX when the segment bytes do not fit 32-bit offsets.
- * Thread-safe.
- */
-size_t aps_namespace_packed_size(aps_namespace ns);
-
-/*
- * Writes the packed form of `ns` to `out` (aps_namespace_packed_size(ns) bytes,
- * aligned for uint32_t; the caller checked the size is not SIZE_MAX) and
- * returns the view of it, which points into `out`. Thread-safe.
- */
-aps_namespace_view aps_namespace_pack(void *out, aps_namespace ns);
 
 #ifdef __cplusplus
 }

@@ -61,9 +61,11 @@
 #define APS_REPLAY_H
 
 #include "aps/arena.h"
+#include "aps/channel.h"
 #include "aps/common.h"
 #include "aps/filter.h"
 #include "aps/json.h"
+#include "aps/namespace.h"
 
 #include <pthread.h>
 

@@ -1,0 +1,339 @@
+/*
+ * assemble_internal.h - what the files of the assembler (aps/asm.h) share:
+ * the items and their map, messages, tools and their blocks, and the
+ * calls of each file that the files above it make. Private to the runtime.
+ *
+ * The files call one way (tests/tooling/layers/calls.sh checks it):
+ *
+ *   assemble_batch.c   aps_asm_feed_batch: runs of tokens in a tight loop
+ *        |             (falls back to aps_asm_feed)
+ *   assemble.c         the assembler: init, finish, aps_asm_feed and its
+ *        |             fast path
+ *   assemble_event.c   one event by the general path: find its message or
+ *        |             tool, apply the event
+ *   assemble_block.c   messages, tools and their content blocks: copies,
+ *        |             merges, appends, closing and failing
+ *   assemble_store.c   memory, the keyed map of items, the item lists,
+ *                      violations and their report
+ *
+ * assemble_write.c (accessors and the final JSON) reads the structs only.
+ * The place compares and the token copy below are static inline here
+ * because the fast path (assemble.c) and the batch loop both inline them
+ * into their hot loops; a call there would cost more than the work.
+ */
+#ifndef APS_ASSEMBLE_INTERNAL_H
+#define APS_ASSEMBLE_INTERNAL_H
+
+#include "aps/asm.h"
+
+#include "aps/scan.h"
+
+#include <string.h>
+
+enum { ITEM_MESSAGE = 1, ITEM_TOOL, ITEM_CLOSED, ITEM_LINK };
+
+/* The fast path (aps_asm_feed) stays small: its helpers inline, the general path does not. */
+#if defined(__GNUC__)
+#define ASM_INLINE inline __attribute__((always_inline))
+#define ASM_NOINLINE __attribute__((noinline))
+#define ASM_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define ASM_INLINE inline
+#define ASM_NOINLINE
+#define ASM_LIKELY(x) (x)
+#endif
+
+/* Item flags. */
+#define ITEM_POISONED 1u /* a tombstone whose later events are ignored silently */
+
+typedef struct aps_asm_item {
+    int kind;
+    unsigned flags;
+    uint64_t hash;
+    const char *key; /* stored right after the item's struct */
+    size_t key_len;
+    size_t size;     /* bytes of the allocation that starts at the item */
+    struct aps_asm_item *prev, *next;
+} aps_asm_item;
+
+typedef struct aps_asm_slot {
+    uint64_t hash;
+    aps_asm_item *item;
+} aps_asm_slot;
+
+/* Which member of a block a delta appends to. */
+enum { CLASS_OTHER = 0, CLASS_TEXT, CLASS_REASONING, CLASS_DATA, CLASS_TOOL_CHUNK };
+
+typedef struct asm_member {
+    char *key;
+    size_t key_len;
+    char *val;   /* raw JSON, or unescaped text when `text` */
+    size_t len, cap;
+    int text;
+} asm_member;
+
+typedef struct asm_block {
+    char *final;          /* content of content-block-finish, once finished */
+    size_t final_len;
+    asm_member *mem;      /* the block while it streams */
+    size_t n, cap;
+    int cls;
+    aps_asm_delta append_kind; /* the delta kind mem[append_at] is ready for, 0: none */
+    size_t append_at;
+} asm_block;
+
+/* Strings copied at start, the error or usage copied at the end. */
+typedef struct asm_common {
+    size_t bytes;           /* charged against max_item_bytes */
+    aps_asm_state state;
+    aps_slice *ns;
+    size_t ns_len;
+    aps_slice node;
+    char *head;             /* ns array, namespace, node, ids, raw values given at start */
+    size_t head_size;
+    char *tail;             /* usage / output, error message and code */
+    size_t tail_size;
+    aps_slice err_message, err_code;
+    char err_text[sizeof(((aps_assembler *)0)->text)];
+} asm_common;
+
+struct aps_asm_message {
+    aps_asm_item item;
+    asm_common c;
+    aps_slice id, role;
+    aps_json_raw metadata, usage;
+    asm_block *blocks;
+    size_t nblocks, blocks_cap;
+    int block_open;
+    /*
+     * The member the last event appended to, for the fast path; set by a
+     * successful append, cleared by any other event of this message.
+     */
+    asm_member *hot;
+    aps_asm_delta hot_kind;
+    uint64_t hot_index;
+};
+
+struct aps_asm_tool {
+    aps_asm_item item;
+    asm_common c;
+    aps_slice id, name;
+    aps_json_raw input, output;
+    char *out;              /* tool-output-delta texts */
+    size_t out_len, out_cap;
+    int has_delta;
+    const aps_asm_item *link;
+};
+
+typedef struct asm_link {
+    aps_asm_item item;
+    const char *json;
+    size_t len;
+} asm_link;
+
+/* Internal result of applying an event to a message or tool. */
+typedef aps_asm_violation verdict;
+
+/* ---- assemble_store.c ------------------------------------------------------ */
+
+/* memory charged to an item; keys; the map; the lists; violations */
+void aps_asm_priv_mem_free(const aps_assembler *a, void *p, size_t n);
+verdict aps_asm_priv_item_alloc(aps_assembler *a, asm_common *c, size_t n, void **out);
+void aps_asm_priv_item_free(aps_assembler *a, asm_common *c, void *p, size_t n);
+verdict aps_asm_priv_item_dup(aps_assembler *a, asm_common *c, const char *src, size_t n, char **out);
+verdict aps_asm_priv_grow(aps_assembler *a, asm_common *c, char **buf, size_t len, size_t *cap,
+                          size_t need);
+uint64_t aps_asm_priv_hash_bytes(uint64_t seed, const char *p, size_t n);
+aps_status aps_asm_priv_message_key(aps_assembler *a, const aps_asm_event *ev, size_t *len);
+aps_status aps_asm_priv_id_key(aps_assembler *a, char prefix, aps_slice id, size_t *len);
+aps_asm_item *aps_asm_priv_map_find(const aps_asm_map *m, uint64_t h, const char *key, size_t len);
+aps_status aps_asm_priv_map_insert(aps_assembler *a, aps_asm_item *it);
+void aps_asm_priv_list_push(aps_asm_list *l, aps_asm_item *it);
+void aps_asm_priv_list_unlink(aps_asm_list *l, aps_asm_item *it);
+aps_asm_item *aps_asm_priv_item_new(aps_assembler *a, int kind, size_t size, size_t key_len);
+void aps_asm_priv_forget(aps_assembler *a, aps_asm_list *l, aps_asm_item *it);
+void aps_asm_priv_closed_push(aps_assembler *a, aps_asm_item *it);
+aps_status aps_asm_priv_poison_key(aps_assembler *a, size_t key_len);
+void aps_asm_priv_describe(aps_assembler *a, const char *fmt, ...) APS_PRINTF(2, 3);
+int aps_asm_priv_clip(size_t len);
+void aps_asm_priv_report(aps_assembler *a, const aps_asm_event *ev, verdict v);
+void aps_asm_priv_set_failure(asm_common *c, const aps_assembler *a, verdict v);
+
+/* ---- assemble_block.c ------------------------------------------------------ */
+
+/* freeing, closing and failing items; copies at start and end; blocks */
+void aps_asm_priv_message_clear(aps_assembler *a, aps_asm_message *m);
+void aps_asm_priv_tool_clear(aps_assembler *a, aps_asm_tool *t);
+void aps_asm_priv_message_close(aps_assembler *a, aps_asm_message *m, int poisoned);
+void aps_asm_priv_tool_close(aps_assembler *a, aps_asm_tool *t, int poisoned);
+aps_status aps_asm_priv_message_fail(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev,
+                                     verdict v);
+aps_status aps_asm_priv_tool_fail(aps_assembler *a, aps_asm_tool *t, const aps_asm_event *ev, verdict v);
+verdict aps_asm_priv_copy_head(aps_assembler *a, asm_common *c, const aps_asm_event *ev,
+                               aps_slice **s, size_t ns_count, aps_json_raw **r, size_t nr);
+verdict aps_asm_priv_copy_error(aps_assembler *a, asm_common *c, const aps_asm_event *ev);
+verdict aps_asm_priv_copy_tail_raw(aps_assembler *a, asm_common *c, aps_json_raw in, aps_json_raw *out);
+void aps_asm_priv_describe_message(aps_assembler *a, const aps_asm_message *m, const char *what);
+verdict aps_asm_priv_block_start(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+verdict aps_asm_priv_block_finish(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+verdict aps_asm_priv_block_delta(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+
+/* ---- assemble_event.c ------------------------------------------------------ */
+
+/* the general path for one event of a message, or of a tool */
+aps_status aps_asm_priv_message_event(aps_assembler *a, const aps_asm_event *ev);
+aps_status aps_asm_priv_tool_event(aps_assembler *a, const aps_asm_event *ev);
+
+/* ---- the place of an event, and tokens: the hot path's helpers -------------- */
+
+/* `p` when `take` is 1, `q` when 0, by arithmetic: compilers turn ?: on pointers into branches. */
+static ASM_INLINE char *pick(size_t take, const char *p, const char *q)
+{
+    uintptr_t m = (uintptr_t)0 - (uintptr_t)take;
+    return (char *)(((uintptr_t)p & m) | ((uintptr_t)q & ~m));
+}
+
+/*
+ * Appends a token of 1 to 16 bytes at `dst`, which has 16 bytes of room,
+ * with no branch on n: token lengths are random, and a mispredicted branch
+ * costs more than this whole copy. Three steps, each writing with loads
+ * that stay inside the token: bytes 0, n/2 and n-1 (all of a token shorter
+ * than 4), then 4-byte words at both ends (all of one shorter than 8), then
+ * 8-byte words at both ends. A step too wide for n reads a block of zeros
+ * and writes to `sink`, scratch the assembler owns; each later step
+ * rewrites bytes of the earlier ones with the same values.
+ */
+static ASM_INLINE void copy_token(char *dst, const char *src, size_t n, char *sink)
+{
+    static const char zeros[16];
+    size_t w4 = n >= 4, w8 = n >= 8;
+    const char *s4 = pick(w4, src, zeros), *s8 = pick(w8, src, zeros);
+    char *d4 = pick(w4, dst, sink), *d8 = pick(w8, dst, sink);
+    size_t e4 = (n - 4) & (0 - w4), e8 = (n - 8) & (0 - w8);
+    uint32_t x4 = aps_scan_load32(s4), y4 = aps_scan_load32(s4 + e4);
+    uint64_t x8 = aps_scan_load64(s8), y8 = aps_scan_load64(s8 + e8);
+    dst[0] = src[0];
+    dst[n >> 1] = src[n >> 1];
+    dst[n - 1] = src[n - 1];
+    memcpy(d4, &x4, 4);
+    memcpy(d4 + e4, &y4, 4);
+    memcpy(d8, &x8, 8);
+    memcpy(d8 + e8, &y8, 8);
+}
+
+/*
+ * x[0..n) == y[0..n) for the short strings of a place, n > 0: `x` is the
+ * message's copy, `y` the event's. Branches on n only, which a stream of
+ * events for one place repeats, so they are predicted.
+ */
+static ASM_INLINE int place_bytes_equal(const char *x, const char *y, size_t n)
+{
+    if (n < 4)
+        return ((x[0] ^ y[0]) | (x[n >> 1] ^ y[n >> 1]) | (x[n - 1] ^ y[n - 1])) == 0;
+    if (n < 8)
+        return ((aps_scan_load32(x) ^ aps_scan_load32(y)) |
+                (aps_scan_load32(x + n - 4) ^ aps_scan_load32(y + n - 4))) == 0;
+    if (n <= 16)
+        return ((aps_scan_load64(x) ^ aps_scan_load64(y)) |
+                (aps_scan_load64(x + n - 8) ^ aps_scan_load64(y + n - 8))) == 0;
+#if defined(__SSE2__)
+    if (n <= 64) { /* "model_request:<uuid>" is 50: four compares, no loop */
+        size_t mid = n <= 32 ? 0 : 16, end = n <= 32 ? n - 16 : n - 32;
+        __m128i eq = _mm_and_si128(
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)x),
+                                         _mm_loadu_si128((const __m128i *)(const void *)y)),
+                          _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + mid)),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(y + mid)))),
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + end)),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(y + end))),
+                          _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(x + n - 16)),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(y + n - 16)))));
+        return _mm_movemask_epi8(eq) == 0xFFFF;
+    }
+#endif
+    return aps_scan_bytes_equal(x, y, n);
+}
+
+/*
+ * x[0..n) == y[0..n), 0 < n < 16, for padded strings: one 16-byte compare,
+ * the bytes past n masked off. Without SSE2, as place_bytes_equal.
+ */
+static ASM_INLINE int padded_short_equal(const char *x, const char *y, size_t n)
+{
+#if defined(__SSE2__)
+    unsigned same = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+        _mm_loadu_si128((const __m128i *)(const void *)x), _mm_loadu_si128((const __m128i *)(const void *)y)));
+    return ((~same) & ((1u << n) - 1)) == 0;
+#else
+    return place_bytes_equal(x, y, n);
+#endif
+}
+
+/* A string of the place, `x` the message's copy, `y` the event's: equal? n > 0. */
+static ASM_INLINE int place_string_equal(const char *x, const char *y, size_t n, int padded)
+{
+    if (padded && n < 16)
+        return padded_short_equal(x, y, n);
+    return place_bytes_equal(x, y, n);
+}
+
+/* Node of the event equals `node`, the message's (absent and "" differ). */
+static ASM_INLINE int same_node(aps_slice node, const aps_asm_event *ev, int padded)
+{
+    if (APS_SCAN_UNLIKELY(ev->node.len != node.len))
+        return 0;
+    if (APS_SCAN_LIKELY(node.len != 0))
+        return ev->node.ptr != NULL && place_string_equal(node.ptr, ev->node.ptr, node.len, padded);
+    return (ev->node.ptr == NULL) == (node.ptr == NULL);
+}
+
+/* Segment `e` of the event equals `k`, the message's. */
+static ASM_INLINE int same_segment(aps_slice k, aps_slice e, int padded)
+{
+    return e.len == k.len && (k.len == 0 || (e.ptr != NULL && place_string_equal(k.ptr, e.ptr, k.len, padded)));
+}
+
+/*
+ * Whether the event is for the (namespace, node) of `c`. 0 also for a
+ * malformed view (a NULL pointer with a length), which the general path
+ * then refuses. `padded`: the event's strings are (the message's copies
+ * always are).
+ */
+static ASM_INLINE int same_place(const asm_common *c, const aps_asm_event *ev, int padded)
+{
+    size_t i;
+    if (ev->ns_len != c->ns_len || (ev->ns == NULL && c->ns_len != 0) || !same_node(c->node, ev, padded))
+        return 0;
+    for (i = 0; i < c->ns_len; i++)
+        if (!same_segment(c->ns[i], ev->ns[i], padded))
+            return 0;
+    return 1;
+}
+
+/*
+ * The set of a place in a->recent (two entries, most recent first): a hash
+ * of its shape and of the end of its last segment, where places of one
+ * kind differ ("model_request:<uuid>", "tools:<uuid>"). Cheap, and a
+ * collision only costs a lookup. Reads nothing through a NULL pointer, so
+ * a malformed view gets some set and is then refused by same_place.
+ */
+static ASM_INLINE aps_asm_message **place_set(aps_assembler *a, const aps_slice *ns, size_t ns_len,
+                                              size_t node_len)
+{
+    uint64_t h = ((uint64_t)ns_len << 48) ^ ((uint64_t)node_len << 32);
+    if (ns != NULL && ns_len != 0 && ns[ns_len - 1].ptr != NULL) {
+        const char *p = ns[ns_len - 1].ptr;
+        size_t n = ns[ns_len - 1].len;
+        h ^= n;
+        if (n >= 8)
+            h ^= aps_scan_load64(p + n - 8);
+        else if (n >= 4)
+            h ^= (uint64_t)aps_scan_load32(p + n - 4) << 8;
+        else if (n != 0)
+            h ^= (uint64_t)(unsigned char)p[n - 1] << 8;
+    }
+    h *= 0x9E3779B97F4A7C15ull;
+    return &a->recent[(size_t)(h >> 32) % (APS_ASM_RECENT / 2) * 2];
+}
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * schema_checks.c - the constraint checks and messages that the decoder
+ * (schema_decode.c), its fast path (schema_fast.c) and the validator
+ * (schema_validate.c) share: text and float bounds, integer range and
+ * literal messages, and which JSON kinds a type can take.
+ *
+ * It is the bottom of the schema engine's files and calls none of them, so
+ * the engine's files call one way: decode -> fast -> checks,
+ * validate -> decode, validate -> checks (tests/tooling/layers/calls.sh).
+ */
+#include "json_internal.h"
+#include "schema_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+char *aps_schema_priv_quote(char *buf, size_t cap, const char *s, size_t len, char q)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0, i;
+    if (cap < 8) {
+        if (cap > 0)
+            buf[0] = '\0';
+        return buf;
+    }
+    buf[n++] = q;
+    for (i = 0; i < len && s != NULL; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        /* Room for the longest escape, "...", the closing quote and the NUL. */
+        if (n + 6 + 3 + 2 > cap || (i >= 60 && (ch & 0xC0) != 0x80)) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (ch == (unsigned char)q || ch == '\\') {
+            buf[n++] = '\\';
+            buf[n++] = (char)ch;
+        } else if (ch < 0x20 || ch == 0x7F) {
+            memcpy(buf + n, "\\u00", 4);
+            buf[n + 4] = hex[ch >> 4];
+            buf[n + 5] = hex[ch & 15];
+            n += 6;
+        } else {
+            buf[n++] = (char)ch;
+        }
+    }
+    buf[n++] = q;
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Shortest %g form (of 15 to 17 digits) that reads back as v. */
+static void format_double(char *buf, size_t cap, double v)
+{
+    int prec;
+    double back;
+    for (prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (aps_json_priv_to_double(buf, buf + strlen(buf), &back) && back == v)
+            return;
+    }
+}
+
+char *aps_schema_priv_literal(char *buf, size_t cap, const aps_literal *lit)
+{
+    switch (lit->kind) {
+    case APS_LIT_TEXT: return aps_schema_priv_quote(buf, cap, lit->text, lit->len, '"');
+    case APS_LIT_INT: snprintf(buf, cap, "%lld", (long long)lit->i); break;
+    case APS_LIT_UINT: snprintf(buf, cap, "%llu", (unsigned long long)lit->u); break;
+    case APS_LIT_FLOAT: format_double(buf, cap, lit->f); break;
+    case APS_LIT_BOOL: snprintf(buf, cap, "%s", lit->i ? "true" : "false"); break;
+    case APS_LIT_NULL: snprintf(buf, cap, "null"); break;
+    }
+    return buf;
+}
+
+char *aps_schema_priv_one_of(char *buf, size_t cap, const aps_literal *values, size_t n,
+                             const aps_type *other)
+{
+    size_t len, i;
+    char lit[96];
+    int w;
+    snprintf(buf, cap, "expected one of ");
+    len = strlen(buf);
+    for (i = 0; i < n && i < 8 && len < cap; i++) {
+        w = snprintf(buf + len, cap - len, "%s%s", i == 0 ? "" : ", ",
+                     aps_schema_priv_literal(lit, sizeof lit, &values[i]));
+        len += w > 0 ? (size_t)w : 0;
+    }
+    if (n > 8 && len < cap) {
+        w = snprintf(buf + len, cap - len, ", ...");
+        len += w > 0 ? (size_t)w : 0;
+    }
+    if (other != NULL && len < cap) {
+        if (other->kind == APS_K_TEXT && other->u.text.pattern != NULL)
+            snprintf(buf + len, cap - len, " or a string matching %s", other->u.text.pattern);
+        else
+            snprintf(buf + len, cap - len, " or another string");
+    }
+    return buf;
+}
+
+aps_status aps_schema_priv_check_text(const aps_type *t, const char *s, size_t len, char *msg,
+                                      size_t cap)
+{
+    char q[96];
+    int m;
+    if (len < t->u.text.min_len) {
+        snprintf(msg, cap, "expected at least %zu byte%s; got %zu", t->u.text.min_len,
+                 t->u.text.min_len == 1 ? "" : "s", len);
+        return APS_E_RANGE;
+    }
+    if (len > t->u.text.max_len) {
+        snprintf(msg, cap, "expected at most %zu byte%s; got %zu", t->u.text.max_len,
+                 t->u.text.max_len == 1 ? "" : "s", len);
+        return APS_E_RANGE;
+    }
+    if (t->u.text.pattern == NULL)
+        return APS_OK;
+    m = aps_regex_match(t->u.text.pattern, s, len);
+    if (m == 1)
+        return APS_OK;
+    if (m < 0)
+        snprintf(msg, cap, "unsupported or malformed pattern %s", t->u.text.pattern);
+    else
+        snprintf(msg, cap, "%s does not match %s", aps_schema_priv_quote(q, sizeof q, s, len, '"'),
+                 t->u.text.pattern);
+    return APS_E_PATTERN;
+}
+
+aps_status aps_schema_priv_check_float(const aps_type *t, double v, char *msg, size_t cap)
+{
+    char a[40], b[40];
+    if (t->u.f.has_min && (v < t->u.f.min || (t->u.f.min_exclusive && v == t->u.f.min))) {
+        format_double(a, sizeof a, t->u.f.min);
+        format_double(b, sizeof b, v);
+        snprintf(msg, cap, "expected a number %s %s; got %s", t->u.f.min_exclusive ? ">" : ">=", a, b);
+        return APS_E_RANGE;
+    }
+    if (t->u.f.has_max && (v > t->u.f.max || (t->u.f.max_exclusive && v == t->u.f.max))) {
+        format_double(a, sizeof a, t->u.f.max);
+        format_double(b, sizeof b, v);
+        snprintf(msg, cap, "expected a number %s %s; got %s", t->u.f.max_exclusive ? "<" : "<=", a, b);
+        return APS_E_RANGE;
+    }
+    return APS_OK;
+}
+
+void aps_schema_priv_int_range(char *buf, size_t cap, const aps_type *t, const char *got,
+                               size_t got_len)
+{
+    int n = (int)(got_len > 40 ? 40 : got_len);
+    if (t->kind == APS_K_UINT)
+        snprintf(buf, cap, "expected an integer in %llu..%llu; got %.*s",
+                 (unsigned long long)t->u.u.min, (unsigned long long)t->u.u.max, n, got);
+    else
+        snprintf(buf, cap, "expected an integer in %lld..%lld; got %.*s", (long long)t->u.i.min,
+                 (long long)t->u.i.max, n, got);
+}
+
+/* ---- JSON kinds --------------------------------------------------------- */
+
+bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth)
+{
+    size_t i;
+    switch (t->kind) {
+    case APS_K_ANY: return jk != APS_JSON_INVALID;
+    case APS_K_BOOL: return jk == APS_JSON_BOOL;
+    case APS_K_INT:
+    case APS_K_UINT: return jk == APS_JSON_NUMBER && is_int;
+    case APS_K_FLOAT: return jk == APS_JSON_NUMBER;
+    case APS_K_TEXT:
+    case APS_K_ENUM: return jk == APS_JSON_STRING;
+    case APS_K_STRUCT:
+    case APS_K_MAP: return jk == APS_JSON_OBJECT;
+    case APS_K_ARRAY: return jk == APS_JSON_ARRAY;
+    case APS_K_LITERAL:
+        switch (t->u.lit.kind) {
+        case APS_LIT_TEXT: return jk == APS_JSON_STRING;
+        case APS_LIT_INT:
+        case APS_LIT_UINT: return jk == APS_JSON_NUMBER && is_int;
+        case APS_LIT_FLOAT: return jk == APS_JSON_NUMBER;
+        case APS_LIT_BOOL: return jk == APS_JSON_BOOL;
+        case APS_LIT_NULL: return jk == APS_JSON_NULL;
+        }
+        return false;
+    case APS_K_UNION:
+        if (t->u.un.cls == APS_U_DISCRIMINATED)
+            return jk == APS_JSON_OBJECT;
+        if (depth > 16)
+            return false;
+        for (i = 0; i < t->u.un.nalts; i++) {
+            if (aps_schema_priv_kind_fits(t->u.un.alts[i], jk, is_int, depth + 1))
+                return true;
+        }
+        return false;
+    }
+    return false;
+}

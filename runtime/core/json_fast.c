@@ -16,7 +16,7 @@
  * the reader's file does not call this one back (json_fast.c uses the
  * reader's number and escape scans).
  */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 
 #include "aps/utf8.h"
 
@@ -37,7 +37,7 @@ const char *aps_scan_string_slow(const char *p, const char *end, int *escaped)
         if (*s != '\\')
             return NULL; /* a control character */
         *escaped = 1;
-        if ((s = aps_json_priv_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
+        if ((s = aps_json_impl_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
             return NULL;
     }
     /* Escapes are ASCII: checking the raw content checks the text's UTF-8. */
@@ -46,7 +46,7 @@ const char *aps_scan_string_slow(const char *p, const char *end, int *escaped)
     return s + 1;
 }
 
-const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
+const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
 {
     const char *bad;
     char closer[APS_JSON_FAST_DEPTH];      /* of each open container: '}' or ']' */
@@ -90,7 +90,7 @@ const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room,
         default:
             if (*p != '-' && (unsigned)(*p - '0') > 9)
                 return NULL;
-            p = aps_json_priv_scan_number(p, end, &bad);
+            p = aps_json_impl_scan_number(p, end, &bad);
             break;
         }
         if (p == NULL)
@@ -138,7 +138,7 @@ aps_status aps_json_validate(const char *json, size_t len, const aps_json_reader
     /* Most texts are right: the validating skip above says so
      * several times faster. When it gives up, the reader decides and
      * locates the error. */
-    if (json != NULL && (p = aps_json_priv_skip_fast(aps_scan_ws(json, end), end, max_depth,
+    if (json != NULL && (p = aps_json_impl_skip_fast(aps_scan_ws(json, end), end, max_depth,
                                                      options != NULL && options->allow_duplicates)) != NULL &&
         aps_scan_ws(p, end) == end)
         return APS_OK;

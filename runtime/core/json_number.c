@@ -1,5 +1,5 @@
 /* json_number.c - JSON number text to double, correctly rounded and locale-proof. */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@ static const double exact_pow10[] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
 
-int aps_json_priv_to_double(const char *p, const char *end, double *out)
+int aps_json_impl_to_double(const char *p, const char *end, double *out)
 {
     char buf[MAX_DIGITS + 40];
     size_t nd = 0;

@@ -1,5 +1,5 @@
 /* json_raw.c - helpers over raw JSON values (see aps/json.h). */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 
 #include "aps/utf8.h"
 

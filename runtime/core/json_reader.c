@@ -1,5 +1,5 @@
 /* json_reader.c - strict RFC 8259 pull reader (see aps/json.h). */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 
 #include "aps/utf8.h"
 
@@ -424,7 +424,7 @@ static int hex4(const char *p, uint32_t *out)
     return 1;
 }
 
-const char *aps_json_priv_unescape_one(const char *p, const char *end, char *out, size_t *out_len,
+const char *aps_json_impl_unescape_one(const char *p, const char *end, char *out, size_t *out_len,
                                        aps_status *code, const char **bad, const char **why)
 {
     uint32_t cp, lo;
@@ -531,7 +531,7 @@ static size_t unescape(const char *q, const char *s, char *buf)
         n += (size_t)(bs - q);
         if (bs == s)
             break;
-        q = aps_json_priv_unescape_one(bs, s, buf + n, &k, &code, &bad, &why);
+        q = aps_json_impl_unescape_one(bs, s, buf + n, &k, &code, &bad, &why);
         n += k;
     }
     return n;
@@ -558,7 +558,7 @@ static aps_status scan_string(aps_json_reader *r, const char **pp, aps_slice *ou
             break;
         if (*s == '\\') {
             escaped = 1;
-            s = aps_json_priv_unescape_one(s, end, NULL, NULL, &code, &bad, &why);
+            s = aps_json_impl_unescape_one(s, end, NULL, NULL, &code, &bad, &why);
             if (s == NULL)
                 return fail_at(r, err, code, bad, "%s", why);
             continue;
@@ -648,7 +648,7 @@ aps_status aps_json_read_bool(aps_json_reader *r, int *out, aps_error *err)
     return fail_unexpected(r, err, p, "a boolean");
 }
 
-const char *aps_json_priv_scan_number(const char *p, const char *end, const char **bad)
+const char *aps_json_impl_scan_number(const char *p, const char *end, const char **bad)
 {
     if (p < end && *p == '-')
         p++;
@@ -724,7 +724,7 @@ static aps_status read_magnitude(aps_json_reader *r, const char *start, const ch
         }
     }
     if (UNLIKELY(p < end && (*p == '.' || *p == 'e' || *p == 'E'))) {
-        if (aps_json_priv_scan_number(start, end, &bad) == NULL)
+        if (aps_json_impl_scan_number(start, end, &bad) == NULL)
             return fail_at(r, err, APS_E_SYNTAX, bad, "malformed number");
         return fail_at(r, err, APS_E_TYPE, start, "expected an integer, got a number with a %s",
                        *p == '.' ? "fraction" : "exponent");
@@ -794,7 +794,7 @@ aps_status aps_json_read_number(aps_json_reader *r, aps_slice *out, aps_error *e
     r->value_start = (size_t)(p - r->begin);
     if (UNLIKELY(p >= r->end || kind_of[(unsigned char)*p] != APS_JSON_NUMBER))
         return fail_unexpected(r, err, p, "a number");
-    e = aps_json_priv_scan_number(p, r->end, &bad);
+    e = aps_json_impl_scan_number(p, r->end, &bad);
     if (e == NULL)
         return fail_at(r, err, APS_E_SYNTAX, bad, "malformed number");
     out->ptr = p;
@@ -809,7 +809,7 @@ aps_status aps_json_read_double(aps_json_reader *r, double *out, aps_error *err)
     aps_status st = aps_json_read_number(r, &text, err);
     if (st != APS_OK)
         return st;
-    if (!aps_json_priv_to_double(text.ptr, text.ptr + text.len, out))
+    if (!aps_json_impl_to_double(text.ptr, text.ptr + text.len, out))
         return fail_at(r, err, APS_E_RANGE, text.ptr, "number %.*s is too large for a double",
                        (int)(text.len > 40 ? 40 : text.len), text.ptr);
     return APS_OK;
@@ -984,7 +984,7 @@ aps_status aps_json_skip(aps_json_reader *r, aps_error *err)
         default:
             if (kind_of[(unsigned char)*p] != APS_JSON_NUMBER)
                 return fail_unexpected(r, err, p, "a value");
-            p = aps_json_priv_scan_number(p, end, &bad);
+            p = aps_json_impl_scan_number(p, end, &bad);
             if (p == NULL)
                 return fail_at(r, err, APS_E_SYNTAX, bad, "malformed number");
             break;

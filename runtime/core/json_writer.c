@@ -1,5 +1,5 @@
 /* json_writer.c - compact JSON writer with a sticky error (see aps/json.h). */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,12 +56,12 @@ void aps_json_writer_reset(aps_json_writer *w)
     w->state = ST_ROOT;
 }
 
-int aps_json_priv_grow(aps_json_writer *w, size_t n)
+int aps_json_impl_grow(aps_json_writer *w, size_t n)
 {
     size_t cap;
     char *nb;
     if (w->fixed || n > SIZE_MAX / 2 - w->len) {
-        aps_json_priv_fail(w, w->fixed ? APS_E_LIMIT : APS_E_NOMEM);
+        aps_json_impl_fail(w, w->fixed ? APS_E_LIMIT : APS_E_NOMEM);
         return 0;
     }
     cap = w->cap ? w->cap * 2 : 256;
@@ -69,7 +69,7 @@ int aps_json_priv_grow(aps_json_writer *w, size_t n)
         cap *= 2;
     nb = (char *)w->allocator.alloc(w->allocator.ctx, cap);
     if (nb == NULL) {
-        aps_json_priv_fail(w, APS_E_NOMEM);
+        aps_json_impl_fail(w, APS_E_NOMEM);
         return 0;
     }
     if (w->buf != NULL) {
@@ -81,7 +81,7 @@ int aps_json_priv_grow(aps_json_writer *w, size_t n)
     return 1;
 }
 
-int aps_json_priv_before_value(aps_json_writer *w)
+int aps_json_impl_before_value(aps_json_writer *w)
 {
     if (w->status != APS_OK)
         return 0;
@@ -90,7 +90,7 @@ int aps_json_priv_before_value(aps_json_writer *w)
         w->state = ST_OBJ_NEXT;
         return 1;
     case ST_ARR_NEXT:
-        return aps_json_priv_put_byte(w, ',');
+        return aps_json_impl_put_byte(w, ',');
     case ST_ARR_FIRST:
         w->state = ST_ARR_NEXT;
         return 1;
@@ -98,17 +98,17 @@ int aps_json_priv_before_value(aps_json_writer *w)
         w->state = ST_DONE;
         return 1;
     default:
-        aps_json_priv_fail(w, APS_E_STATE);
+        aps_json_impl_fail(w, APS_E_STATE);
         return 0;
     }
 }
 
 static void begin(aps_json_writer *w, int is_object)
 {
-    if (!aps_json_priv_before_value(w))
+    if (!aps_json_impl_before_value(w))
         return;
     if (w->depth >= APS_JSON_WRITER_MAX_DEPTH) {
-        aps_json_priv_fail(w, APS_E_DEPTH);
+        aps_json_impl_fail(w, APS_E_DEPTH);
         return;
     }
     if (is_object)
@@ -117,7 +117,7 @@ static void begin(aps_json_writer *w, int is_object)
         w->is_object[w->depth / 64] &= ~((uint64_t)1 << (w->depth % 64));
     w->depth++;
     w->state = is_object ? ST_OBJ_FIRST : ST_ARR_FIRST;
-    aps_json_priv_put_byte(w, is_object ? '{' : '[');
+    aps_json_impl_put_byte(w, is_object ? '{' : '[');
 }
 
 static void end(aps_json_writer *w, int is_object)
@@ -126,7 +126,7 @@ static void end(aps_json_writer *w, int is_object)
         return;
     if (is_object ? (w->state != ST_OBJ_FIRST && w->state != ST_OBJ_NEXT)
                   : (w->state != ST_ARR_FIRST && w->state != ST_ARR_NEXT)) {
-        aps_json_priv_fail(w, APS_E_STATE);
+        aps_json_impl_fail(w, APS_E_STATE);
         return;
     }
     w->depth--;
@@ -135,7 +135,7 @@ static void end(aps_json_writer *w, int is_object)
     else
         w->state = (w->is_object[(w->depth - 1) / 64] >> ((w->depth - 1) % 64)) & 1 ? ST_OBJ_NEXT
                                                                                    : ST_ARR_NEXT;
-    aps_json_priv_put_byte(w, is_object ? '}' : ']');
+    aps_json_impl_put_byte(w, is_object ? '}' : ']');
 }
 
 void aps_json_write_object_begin(aps_json_writer *w)
@@ -160,13 +160,13 @@ void aps_json_write_array_end(aps_json_writer *w)
 
 static const char hex_digits[] = "0123456789abcdef";
 
-int aps_json_priv_put_string_slow(aps_json_writer *w, const char *s, size_t len)
+int aps_json_impl_put_string_slow(aps_json_writer *w, const char *s, size_t len)
 {
     const char *e = s + len;
     unsigned high = 0; /* UTF-8 is not the writer's concern */
     char *o;
     /* Room for the quotes and the whole string unescaped; escapes ask for more. */
-    if (!aps_json_priv_reserve(w, len + 2))
+    if (!aps_json_impl_reserve(w, len + 2))
         return 0;
     w->buf[w->len++] = '"';
     for (;;) {
@@ -180,7 +180,7 @@ int aps_json_priv_put_string_slow(aps_json_writer *w, const char *s, size_t len)
         if (s == e)
             break;
         /* One escape, at most 6 bytes, plus what is left of the string and the quote. */
-        if (!aps_json_priv_reserve(w, 6 + (size_t)(e - s)))
+        if (!aps_json_impl_reserve(w, 6 + (size_t)(e - s)))
             return 0;
         o = w->buf + w->len;
         c = (unsigned char)*s++;
@@ -212,38 +212,38 @@ void aps_json_write_key(aps_json_writer *w, const char *s, size_t len)
     if (w->status != APS_OK)
         return;
     if (w->state != ST_OBJ_FIRST && w->state != ST_OBJ_NEXT) {
-        aps_json_priv_fail(w, APS_E_STATE);
+        aps_json_impl_fail(w, APS_E_STATE);
         return;
     }
-    if (aps_json_priv_put_key(w, s, len, w->state == ST_OBJ_NEXT))
+    if (aps_json_impl_put_key(w, s, len, w->state == ST_OBJ_NEXT))
         w->state = ST_OBJ_VALUE;
 }
 
 void aps_json_write_string(aps_json_writer *w, const char *s, size_t len)
 {
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put_string(w, s, len);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put_string(w, s, len);
 }
 
 void aps_json_write_int64(aps_json_writer *w, int64_t v)
 {
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put_int(w, v);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put_int(w, v);
 }
 
 void aps_json_write_uint64(aps_json_writer *w, uint64_t v)
 {
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put_uint(w, v, 0);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put_uint(w, v, 0);
 }
 
-int aps_json_priv_put_double(aps_json_writer *w, double v)
+int aps_json_impl_put_double(aps_json_writer *w, double v)
 {
     char tmp[40], out[40];
     int prec;
     size_t n = 0;
     if (!isfinite(v)) {
-        aps_json_priv_fail(w, APS_E_ARGUMENT);
+        aps_json_impl_fail(w, APS_E_ARGUMENT);
         return 0;
     }
     /* The shortest of 15, 16 or 17 significant digits that reads back as v. */
@@ -260,10 +260,10 @@ int aps_json_priv_put_double(aps_json_writer *w, double v)
             else if (n == 0 || out[n - 1] != '.')
                 out[n++] = '.';
         }
-        if (aps_json_priv_to_double(out, out + n, &back) && back == v)
+        if (aps_json_impl_to_double(out, out + n, &back) && back == v)
             break;
     }
-    return aps_json_priv_put(w, out, n);
+    return aps_json_impl_put(w, out, n);
 }
 
 void aps_json_write_double(aps_json_writer *w, double v)
@@ -272,23 +272,23 @@ void aps_json_write_double(aps_json_writer *w, double v)
         return;
     /* A non-finite value fails before the writer's state moves on. */
     if (!isfinite(v)) {
-        aps_json_priv_fail(w, APS_E_ARGUMENT);
+        aps_json_impl_fail(w, APS_E_ARGUMENT);
         return;
     }
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put_double(w, v);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put_double(w, v);
 }
 
 void aps_json_write_bool(aps_json_writer *w, int v)
 {
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put_bool(w, v);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put_bool(w, v);
 }
 
 void aps_json_write_null(aps_json_writer *w)
 {
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put(w, "null", 4);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put(w, "null", 4);
 }
 
 /*
@@ -353,18 +353,18 @@ static size_t raw_compact_prefix(const char *p, size_t n)
     }
 }
 
-int aps_json_priv_put_raw(aps_json_writer *w, aps_json_raw raw)
+int aps_json_impl_put_raw(aps_json_writer *w, aps_json_raw raw)
 {
     const char *p = raw.ptr, *end = raw.ptr + raw.len;
     /* Compacting never lengthens the text: a growable buffer makes room for
      * all of it at once. A caller-owned one takes each run as it comes, so a
      * value whose compact form fits is written whole. */
-    if (!w->fixed && !aps_json_priv_reserve(w, raw.len))
+    if (!w->fixed && !aps_json_impl_reserve(w, raw.len))
         return 0;
     /* Raw values are mostly compact already: then one scan, one copy. */
     while (p < end) {
         size_t run = raw_compact_prefix(p, (size_t)(end - p));
-        if (!aps_json_priv_put(w, p, run))
+        if (!aps_json_impl_put(w, p, run))
             return 0;
         p += run;
         if (p < end)
@@ -375,8 +375,8 @@ int aps_json_priv_put_raw(aps_json_writer *w, aps_json_raw raw)
 
 void aps_json_write_raw(aps_json_writer *w, aps_json_raw raw)
 {
-    if (aps_json_priv_before_value(w))
-        aps_json_priv_put_raw(w, raw);
+    if (aps_json_impl_before_value(w))
+        aps_json_impl_put_raw(w, raw);
 }
 
 aps_status aps_json_writer_finish(aps_json_writer *w, aps_error *err)
@@ -385,7 +385,7 @@ aps_status aps_json_writer_finish(aps_json_writer *w, aps_error *err)
         return aps_error_set(err, w->status, w->len, "JSON writer failed: %s",
                              aps_status_str(w->status));
     if (w->state != ST_DONE) {
-        aps_json_priv_fail(w, APS_E_STATE);
+        aps_json_impl_fail(w, APS_E_STATE);
         return aps_error_set(err, APS_E_STATE, w->len,
                              w->state == ST_ROOT ? "nothing was written"
                                                  : "an array or object is still open");

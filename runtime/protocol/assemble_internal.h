@@ -137,52 +137,52 @@ typedef aps_asm_violation verdict;
 /* ---- assemble_store.c ------------------------------------------------------ */
 
 /* memory charged to an item; keys; the map; the lists; violations */
-void aps_asm_priv_mem_free(const aps_assembler *a, void *p, size_t n);
-verdict aps_asm_priv_item_alloc(aps_assembler *a, asm_common *c, size_t n, void **out);
-void aps_asm_priv_item_free(aps_assembler *a, asm_common *c, void *p, size_t n);
-verdict aps_asm_priv_item_dup(aps_assembler *a, asm_common *c, const char *src, size_t n, char **out);
-verdict aps_asm_priv_grow(aps_assembler *a, asm_common *c, char **buf, size_t len, size_t *cap,
+APS_INTERNAL void aps_asm_priv_mem_free(const aps_assembler *a, void *p, size_t n);
+APS_INTERNAL verdict aps_asm_priv_item_alloc(aps_assembler *a, asm_common *c, size_t n, void **out);
+APS_INTERNAL void aps_asm_priv_item_free(aps_assembler *a, asm_common *c, void *p, size_t n);
+APS_INTERNAL verdict aps_asm_priv_item_dup(aps_assembler *a, asm_common *c, const char *src, size_t n, char **out);
+APS_INTERNAL verdict aps_asm_priv_grow(aps_assembler *a, asm_common *c, char **buf, size_t len, size_t *cap,
                           size_t need);
-uint64_t aps_asm_priv_hash_bytes(uint64_t seed, const char *p, size_t n);
-aps_status aps_asm_priv_message_key(aps_assembler *a, const aps_asm_event *ev, size_t *len);
-aps_status aps_asm_priv_id_key(aps_assembler *a, char prefix, aps_slice id, size_t *len);
-aps_asm_item *aps_asm_priv_map_find(const aps_asm_map *m, uint64_t h, const char *key, size_t len);
-aps_status aps_asm_priv_map_insert(aps_assembler *a, aps_asm_item *it);
-void aps_asm_priv_list_push(aps_asm_list *l, aps_asm_item *it);
-void aps_asm_priv_list_unlink(aps_asm_list *l, aps_asm_item *it);
-aps_asm_item *aps_asm_priv_item_new(aps_assembler *a, int kind, size_t size, size_t key_len);
-void aps_asm_priv_forget(aps_assembler *a, aps_asm_list *l, aps_asm_item *it);
-void aps_asm_priv_closed_push(aps_assembler *a, aps_asm_item *it);
-aps_status aps_asm_priv_poison_key(aps_assembler *a, size_t key_len);
-void aps_asm_priv_describe(aps_assembler *a, const char *fmt, ...) APS_PRINTF(2, 3);
-int aps_asm_priv_clip(size_t len);
-void aps_asm_priv_report(aps_assembler *a, const aps_asm_event *ev, verdict v);
-void aps_asm_priv_set_failure(asm_common *c, const aps_assembler *a, verdict v);
+APS_INTERNAL uint64_t aps_asm_priv_hash_bytes(uint64_t seed, const char *p, size_t n);
+APS_INTERNAL aps_status aps_asm_priv_message_key(aps_assembler *a, const aps_asm_event *ev, size_t *len);
+APS_INTERNAL aps_status aps_asm_priv_id_key(aps_assembler *a, char prefix, aps_slice id, size_t *len);
+APS_INTERNAL aps_asm_item *aps_asm_priv_map_find(const aps_asm_map *m, uint64_t h, const char *key, size_t len);
+APS_INTERNAL aps_status aps_asm_priv_map_insert(aps_assembler *a, aps_asm_item *it);
+APS_INTERNAL void aps_asm_priv_list_push(aps_asm_list *l, aps_asm_item *it);
+APS_INTERNAL void aps_asm_priv_list_unlink(aps_asm_list *l, aps_asm_item *it);
+APS_INTERNAL aps_asm_item *aps_asm_priv_item_new(aps_assembler *a, int kind, size_t size, size_t key_len);
+APS_INTERNAL void aps_asm_priv_forget(aps_assembler *a, aps_asm_list *l, aps_asm_item *it);
+APS_INTERNAL void aps_asm_priv_closed_push(aps_assembler *a, aps_asm_item *it);
+APS_INTERNAL aps_status aps_asm_priv_poison_key(aps_assembler *a, size_t key_len);
+APS_INTERNAL void aps_asm_priv_describe(aps_assembler *a, const char *fmt, ...) APS_PRINTF(2, 3);
+APS_INTERNAL int aps_asm_priv_clip(size_t len);
+APS_INTERNAL void aps_asm_priv_report(aps_assembler *a, const aps_asm_event *ev, verdict v);
+APS_INTERNAL void aps_asm_priv_set_failure(asm_common *c, const aps_assembler *a, verdict v);
 
 /* ---- assemble_block.c ------------------------------------------------------ */
 
 /* freeing, closing and failing items; copies at start and end; blocks */
-void aps_asm_priv_message_clear(aps_assembler *a, aps_asm_message *m);
-void aps_asm_priv_tool_clear(aps_assembler *a, aps_asm_tool *t);
-void aps_asm_priv_message_close(aps_assembler *a, aps_asm_message *m, int poisoned);
-void aps_asm_priv_tool_close(aps_assembler *a, aps_asm_tool *t, int poisoned);
-aps_status aps_asm_priv_message_fail(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev,
+APS_INTERNAL void aps_asm_priv_message_clear(aps_assembler *a, aps_asm_message *m);
+APS_INTERNAL void aps_asm_priv_tool_clear(aps_assembler *a, aps_asm_tool *t);
+APS_INTERNAL void aps_asm_priv_message_close(aps_assembler *a, aps_asm_message *m, int poisoned);
+APS_INTERNAL void aps_asm_priv_tool_close(aps_assembler *a, aps_asm_tool *t, int poisoned);
+APS_INTERNAL aps_status aps_asm_priv_message_fail(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev,
                                      verdict v);
-aps_status aps_asm_priv_tool_fail(aps_assembler *a, aps_asm_tool *t, const aps_asm_event *ev, verdict v);
-verdict aps_asm_priv_copy_head(aps_assembler *a, asm_common *c, const aps_asm_event *ev,
+APS_INTERNAL aps_status aps_asm_priv_tool_fail(aps_assembler *a, aps_asm_tool *t, const aps_asm_event *ev, verdict v);
+APS_INTERNAL verdict aps_asm_priv_copy_head(aps_assembler *a, asm_common *c, const aps_asm_event *ev,
                                aps_slice **s, size_t ns_count, aps_json_raw **r, size_t nr);
-verdict aps_asm_priv_copy_error(aps_assembler *a, asm_common *c, const aps_asm_event *ev);
-verdict aps_asm_priv_copy_tail_raw(aps_assembler *a, asm_common *c, aps_json_raw in, aps_json_raw *out);
-void aps_asm_priv_describe_message(aps_assembler *a, const aps_asm_message *m, const char *what);
-verdict aps_asm_priv_block_start(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
-verdict aps_asm_priv_block_finish(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
-verdict aps_asm_priv_block_delta(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+APS_INTERNAL verdict aps_asm_priv_copy_error(aps_assembler *a, asm_common *c, const aps_asm_event *ev);
+APS_INTERNAL verdict aps_asm_priv_copy_tail_raw(aps_assembler *a, asm_common *c, aps_json_raw in, aps_json_raw *out);
+APS_INTERNAL void aps_asm_priv_describe_message(aps_assembler *a, const aps_asm_message *m, const char *what);
+APS_INTERNAL verdict aps_asm_priv_block_start(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+APS_INTERNAL verdict aps_asm_priv_block_finish(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+APS_INTERNAL verdict aps_asm_priv_block_delta(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
 
 /* ---- assemble_event.c ------------------------------------------------------ */
 
 /* the general path for one event of a message, or of a tool */
-aps_status aps_asm_priv_message_event(aps_assembler *a, const aps_asm_event *ev);
-aps_status aps_asm_priv_tool_event(aps_assembler *a, const aps_asm_event *ev);
+APS_INTERNAL aps_status aps_asm_priv_message_event(aps_assembler *a, const aps_asm_event *ev);
+APS_INTERNAL aps_status aps_asm_priv_tool_event(aps_assembler *a, const aps_asm_event *ev);
 
 /* ---- the place of an event, and tokens: the hot path's helpers -------------- */
 

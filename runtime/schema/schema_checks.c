@@ -8,7 +8,7 @@
  * the engine's files call one way: decode -> fast -> checks,
  * validate -> decode, validate -> checks (tests/tooling/layers/calls.sh).
  */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 #include "schema_internal.h"
 
 #include <stdio.h>
@@ -56,7 +56,7 @@ static void format_double(char *buf, size_t cap, double v)
     double back;
     for (prec = 15; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
-        if (aps_json_priv_to_double(buf, buf + strlen(buf), &back) && back == v)
+        if (aps_json_impl_to_double(buf, buf + strlen(buf), &back) && back == v)
             return;
     }
 }

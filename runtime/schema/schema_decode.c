@@ -8,7 +8,7 @@
  * text of a union value and the JSON kind of a number need the position of
  * the next byte, and located errors need value_start to name that value.
  */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 #include "schema_internal.h"
 
 #include <stdio.h>
@@ -329,7 +329,7 @@ static aps_status decode_literal(dctx *c, const aps_literal *lit)
         aps_slice text;
         if ((st = aps_json_read_number(c->r, &text, c->err)) != APS_OK)
             return st;
-        if (!aps_json_priv_to_double(text.ptr, text.ptr + text.len, &v))
+        if (!aps_json_impl_to_double(text.ptr, text.ptr + text.len, &v))
             return fail_literal(c, lit, text.ptr, text.len, false);
         return v == lit->f ? APS_OK : fail_literal(c, lit, text.ptr, text.len, false);
     }

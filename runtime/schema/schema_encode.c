@@ -4,13 +4,13 @@
  *
  * The value is accounted for once in the writer's state (a comma, the
  * member it is the value of); everything inside it is written straight into
- * the writer's buffer with the writer's own primitives (json_internal.h).
+ * the writer's buffer with the writer's own primitives (aps/json_impl.h).
  * The descriptors already say where every comma, colon and bracket goes, so
  * the state machine of the public write calls would only repeat it, at a
  * call and a state check per value. Any failure is left in the writer, so a
  * value cut short never passes for a finished text.
  */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 #include "schema_internal.h"
 
 #include <string.h>
@@ -30,12 +30,12 @@ static aps_status put_literal(aps_json_writer *w, const aps_literal *lit)
 {
     int ok = 0;
     switch (lit->kind) {
-    case APS_LIT_TEXT: ok = aps_json_priv_put_string(w, lit->text, lit->len); break;
-    case APS_LIT_INT: ok = aps_json_priv_put_int(w, lit->i); break;
-    case APS_LIT_UINT: ok = aps_json_priv_put_uint(w, lit->u, 0); break;
-    case APS_LIT_FLOAT: ok = aps_json_priv_put_double(w, lit->f); break;
-    case APS_LIT_BOOL: ok = aps_json_priv_put_bool(w, lit->i != 0); break;
-    case APS_LIT_NULL: ok = aps_json_priv_put(w, "null", 4); break;
+    case APS_LIT_TEXT: ok = aps_json_impl_put_string(w, lit->text, lit->len); break;
+    case APS_LIT_INT: ok = aps_json_impl_put_int(w, lit->i); break;
+    case APS_LIT_UINT: ok = aps_json_impl_put_uint(w, lit->u, 0); break;
+    case APS_LIT_FLOAT: ok = aps_json_impl_put_double(w, lit->f); break;
+    case APS_LIT_BOOL: ok = aps_json_impl_put_bool(w, lit->i != 0); break;
+    case APS_LIT_NULL: ok = aps_json_impl_put(w, "null", 4); break;
     }
     return ok ? APS_OK : w->status;
 }
@@ -44,24 +44,24 @@ static aps_status put_raw(aps_json_writer *w, const aps_json_raw *raw)
 {
     if (raw->ptr == NULL || raw->len == 0)
         return APS_E_ARGUMENT;
-    return aps_json_priv_put_raw(w, *raw) ? APS_OK : w->status;
+    return aps_json_impl_put_raw(w, *raw) ? APS_OK : w->status;
 }
 
 /* Opens an array or object (`open` is '[' or '{'), within the writer's depth limit. */
 static aps_status open_container(ectx *c, char open)
 {
     if (c->containers >= APS_JSON_WRITER_MAX_DEPTH) {
-        aps_json_priv_fail(c->w, APS_E_DEPTH);
+        aps_json_impl_fail(c->w, APS_E_DEPTH);
         return APS_E_DEPTH;
     }
     c->containers++;
-    return aps_json_priv_put_byte(c->w, open) ? APS_OK : c->w->status;
+    return aps_json_impl_put_byte(c->w, open) ? APS_OK : c->w->status;
 }
 
 static aps_status close_container(ectx *c, char close)
 {
     c->containers--;
-    return aps_json_priv_put_byte(c->w, close) ? APS_OK : c->w->status;
+    return aps_json_impl_put_byte(c->w, close) ? APS_OK : c->w->status;
 }
 
 /*
@@ -79,11 +79,11 @@ static aps_status put_fields(ectx *c, const aps_field *f, size_t n, const char *
         bool snake = c->snake && f[i].snake != NULL;
         if ((fl & APS_F_OPTIONAL) && !*APS_CAT(base, f[i].present_offset, bool))
             continue;
-        if (!aps_json_priv_put_key(w, snake ? f[i].snake : f[i].key, snake ? f[i].snake_len : f[i].key_len,
+        if (!aps_json_impl_put_key(w, snake ? f[i].snake : f[i].key, snake ? f[i].snake_len : f[i].key_len,
                                    w->len != first))
             return w->status;
         if ((fl & APS_F_NULLABLE) && *APS_CAT(base, f[i].null_offset, bool))
-            st = aps_json_priv_put(w, "null", 4) ? APS_OK : w->status;
+            st = aps_json_impl_put(w, "null", 4) ? APS_OK : w->status;
         else if (fl & APS_F_LITERAL)
             st = put_literal(w, &f[i].type->u.lit);
         else
@@ -127,7 +127,7 @@ static aps_status encode_struct(ectx *c, const aps_type *t, const char *base)
     if (t->u.st.open) {
         const aps_json_members *x = APS_CAT(base, t->u.st.extras_offset, aps_json_members);
         for (i = 0; i < x->count; i++) {
-            if (!aps_json_priv_put_key(w, x->items[i].key.ptr, x->items[i].key.len, w->len != first))
+            if (!aps_json_impl_put_key(w, x->items[i].key.ptr, x->items[i].key.len, w->len != first))
                 return w->status;
             if ((st = put_raw(w, &x->items[i].value)) != APS_OK)
                 return st;
@@ -144,7 +144,7 @@ static aps_status encode_array(ectx *c, const aps_type *t, const aps_array *a)
     if ((st = open_container(c, '[')) != APS_OK)
         return st;
     for (i = 0; i < a->count; i++) {
-        if (i > 0 && !aps_json_priv_put_byte(c->w, ','))
+        if (i > 0 && !aps_json_impl_put_byte(c->w, ','))
             return c->w->status;
         if (et->kind == APS_K_LITERAL)
             st = put_literal(c->w, &et->u.lit);
@@ -165,7 +165,7 @@ static aps_status encode_map(ectx *c, const aps_type *t, const aps_array *a)
     for (i = 0; i < a->count; i++) {
         const char *e = (const char *)a->items + i * es;
         const aps_slice *key = (const aps_slice *)(const void *)e;
-        if (!aps_json_priv_put_key(c->w, key->ptr, key->len, i > 0))
+        if (!aps_json_impl_put_key(c->w, key->ptr, key->len, i > 0))
             return c->w->status;
         if ((st = encode(c, t->u.map.value, e + t->u.map.value_offset)) != APS_OK)
             return st;
@@ -204,13 +204,13 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
     int ok;
     switch (t->kind) {
     case APS_K_ANY: return put_raw(w, (const aps_json_raw *)value);
-    case APS_K_BOOL: ok = aps_json_priv_put_bool(w, *(const bool *)value); break;
-    case APS_K_INT: ok = aps_json_priv_put_int(w, *(const int64_t *)value); break;
-    case APS_K_UINT: ok = aps_json_priv_put_uint(w, *(const uint64_t *)value, 0); break;
-    case APS_K_FLOAT: ok = aps_json_priv_put_double(w, *(const double *)value); break;
+    case APS_K_BOOL: ok = aps_json_impl_put_bool(w, *(const bool *)value); break;
+    case APS_K_INT: ok = aps_json_impl_put_int(w, *(const int64_t *)value); break;
+    case APS_K_UINT: ok = aps_json_impl_put_uint(w, *(const uint64_t *)value, 0); break;
+    case APS_K_FLOAT: ok = aps_json_impl_put_double(w, *(const double *)value); break;
     case APS_K_TEXT: {
         const aps_slice *s = (const aps_slice *)value;
-        ok = aps_json_priv_put_string(w, s->ptr, s->len);
+        ok = aps_json_impl_put_string(w, s->ptr, s->len);
         break;
     }
     case APS_K_LITERAL: return put_literal(w, &t->u.lit);
@@ -219,13 +219,13 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
         const aps_slice *s;
         if (k > 0 && (size_t)k <= t->u.enm.count) {
             const aps_literal *lit = &t->u.enm.values[k - 1];
-            ok = aps_json_priv_put_string(w, lit->text, lit->len);
+            ok = aps_json_impl_put_string(w, lit->text, lit->len);
             break;
         }
         if (k != 0 || t->u.enm.other == NULL)
             return APS_E_ARGUMENT;
         s = APS_CAT(value, t->u.enm.other_offset, aps_slice);
-        ok = aps_json_priv_put_string(w, s->ptr, s->len);
+        ok = aps_json_impl_put_string(w, s->ptr, s->len);
         break;
     }
     case APS_K_STRUCT:
@@ -246,7 +246,7 @@ aps_status aps_schema_encode(const aps_type *type, const void *value, aps_json_w
     aps_status st;
     if (type == NULL || w == NULL || (value == NULL && type->size != 0))
         return APS_E_ARGUMENT;
-    if (!aps_json_priv_before_value(w))
+    if (!aps_json_impl_before_value(w))
         return w->status;
     c.w = w;
     c.snake = options != NULL && options->key_case == APS_CASE_SNAKE;
@@ -255,6 +255,6 @@ aps_status aps_schema_encode(const aps_type *type, const void *value, aps_json_w
     st = encode(&c, type, value);
     /* The writer already counts the value as written: it must not pass for whole. */
     if (st != APS_OK)
-        aps_json_priv_fail(w, st);
+        aps_json_impl_fail(w, st);
     return st;
 }

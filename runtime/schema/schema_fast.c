@@ -23,7 +23,7 @@
  */
 #include "aps/fast.h"
 #include "aps/utf8.h"
-#include "json_internal.h"
+#include "aps/json_impl.h"
 #include "schema_internal.h"
 
 #include <string.h>
@@ -102,7 +102,7 @@ const char *aps_fast_string_slow(fast_ctx *c, const char *p, aps_slice *out)
     for (r = q; r < s;) {
         if (*r != '\\') {
             buf[n++] = *r++;
-        } else if ((r = aps_json_priv_unescape_one(r, s, buf + n, &k, &code, &bad, &why)) == NULL) {
+        } else if ((r = aps_json_impl_unescape_one(r, s, buf + n, &k, &code, &bad, &why)) == NULL) {
             return NULL;
         } else {
             n += k;
@@ -137,7 +137,7 @@ static inline const char *fast_close_items(fast_ctx *c, const char *p, void *ite
 /* Skips one JSON value, checking what aps_json_skip checks (json_fast.c). */
 static inline const char *fast_skip(fast_ctx *c, const char *p)
 {
-    return aps_json_priv_skip_fast(p, c->end, c->max_depth - c->depth, 0);
+    return aps_json_impl_skip_fast(p, c->end, c->max_depth - c->depth, 0);
 }
 
 const char *aps_fast_any(fast_ctx *c, const char *p, aps_json_raw *out)
@@ -201,7 +201,7 @@ static const char *fast_float(const aps_type *t, const char *p, const char *end,
     char msg[APS_ERROR_MESSAGE_MAX];
     const char *e, *bad;
     if (p >= end || (*p != '-' && (unsigned)(*p - '0') > 9) ||
-        (e = aps_json_priv_scan_number(p, end, &bad)) == NULL || !aps_json_priv_to_double(p, e, out))
+        (e = aps_json_impl_scan_number(p, end, &bad)) == NULL || !aps_json_impl_to_double(p, e, out))
         return NULL;
     if ((t->u.f.has_min || t->u.f.has_max) && aps_schema_priv_check_float(t, *out, msg, sizeof msg) != APS_OK)
         return NULL;
@@ -873,7 +873,7 @@ static const char *fast_discriminated(fast_ctx *c, const aps_type *u, const char
 static const char *fast_choice(fast_ctx *c, const aps_type *t, const char *p, char *out)
 {
     const char *end = c->end, *q;
-    aps_json_kind jk = p < end ? aps_json_priv_kind_of(*p) : APS_JSON_INVALID;
+    aps_json_kind jk = p < end ? aps_json_impl_kind_of(*p) : APS_JSON_INVALID;
     bool is_int = false, matched;
     size_t i, j;
     if (jk == APS_JSON_NUMBER) {

@@ -40,24 +40,24 @@ static inline const char *aps_schema_priv_key(const aps_field *f, aps_key_case k
  * message: `q`, '\\' and control bytes escaped, cut after about 60 bytes
  * (at a character boundary) with "...". Returns buf.
  */
-char *aps_schema_priv_quote(char *buf, size_t cap, const char *s, size_t len, char q);
+APS_INTERNAL char *aps_schema_priv_quote(char *buf, size_t cap, const char *s, size_t len, char q);
 
 /* Writes a literal as JSON text ("text-delta", 1, true, null) into buf; returns buf. */
-char *aps_schema_priv_literal(char *buf, size_t cap, const aps_literal *lit);
+APS_INTERNAL char *aps_schema_priv_literal(char *buf, size_t cap, const aps_literal *lit);
 
 /*
  * Writes `expected one of "a", "b", ...` (at most 8 values, then "...")
  * into buf, plus ` or a string matching P` when `other` has a pattern
  * (` or another string` when it has none). Returns buf.
  */
-char *aps_schema_priv_one_of(char *buf, size_t cap, const aps_literal *values, size_t n,
+APS_INTERNAL char *aps_schema_priv_one_of(char *buf, size_t cap, const aps_literal *values, size_t n,
                              const aps_type *other);
 
 /*
  * Checks a string against a text type's size bounds and pattern. On
  * failure returns APS_E_RANGE or APS_E_PATTERN with the message in msg.
  */
-aps_status aps_schema_priv_check_text(const aps_type *t, const char *s, size_t len, char *msg,
+APS_INTERNAL aps_status aps_schema_priv_check_text(const aps_type *t, const char *s, size_t len, char *msg,
                                       size_t cap);
 
 /* True when the text type constrains anything (the slow check is needed). */
@@ -67,10 +67,10 @@ static inline bool aps_schema_priv_text_constrained(const aps_type *t, size_t le
 }
 
 /* Checks a double against a float type's bounds; message in msg on failure (APS_E_RANGE). */
-aps_status aps_schema_priv_check_float(const aps_type *t, double v, char *msg, size_t cap);
+APS_INTERNAL aps_status aps_schema_priv_check_float(const aps_type *t, double v, char *msg, size_t cap);
 
 /* Message for an integer outside [min, max]: "expected an integer in MIN..MAX; got V". */
-void aps_schema_priv_int_range(char *buf, size_t cap, const aps_type *t, const char *got,
+APS_INTERNAL void aps_schema_priv_int_range(char *buf, size_t cap, const aps_type *t, const char *got,
                                size_t got_len);
 
 /* Equality of a decoded string with a text literal. */
@@ -83,7 +83,7 @@ static inline bool aps_schema_priv_text_is(const aps_literal *lit, const char *s
  * Does a value of JSON kind jk (is_int: written as an integer) fit type t?
  * A value that does not can never decode as t: choices skip such alternatives.
  */
-bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth);
+APS_INTERNAL bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth);
 
 /*
  * The decoder's fast path (schema_fast.c): decodes `json` into `out` (zeroed
@@ -94,7 +94,7 @@ bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int,
  * `generated`: the types that have generated decoders (aps_type.fast) are
  * read by those; else every type by the tables.
  */
-bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t len,
+APS_INTERNAL bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t len,
                                  aps_arena *arena, void *out, const aps_decode_options *options,
                                  bool generated);
 
@@ -103,14 +103,14 @@ bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t 
  * validator: for tests that compare the two. Arguments are checked by the
  * caller.
  */
-aps_status aps_schema_priv_validate_tables(const aps_type *type, const void *value, bool strict, aps_error *err);
+APS_INTERNAL aps_status aps_schema_priv_validate_tables(const aps_type *type, const void *value, bool strict, aps_error *err);
 
 /*
  * aps_schema_decode without the fast path: the decoder that reads through
  * the pull reader and reports every error located. Arguments are checked
  * by the caller.
  */
-aps_status aps_schema_priv_decode_exact(const aps_type *type, const char *json, size_t len,
+APS_INTERNAL aps_status aps_schema_priv_decode_exact(const aps_type *type, const char *json, size_t len,
                                         aps_arena *arena, void *out, const aps_decode_options *options,
                                         aps_error *err);
 

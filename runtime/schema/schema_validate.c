@@ -3,7 +3,7 @@
  * (see aps/schema.h). The constraint checks and messages it shares with the
  * decoder are in schema_checks.c.
  */
-#include "json_internal.h"
+#include "aps/json_impl.h"
 #include "schema_internal.h"
 
 #include "aps/fast.h"

@@ -26,7 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ap.h"
 
-#include "../../runtime/core/json_internal.h"
+#include "aps/json_impl.h"
 #include "../../runtime/schema/schema_internal.h"
 
 #include <dirent.h>
@@ -393,7 +393,7 @@ static int validate_agrees(const char *json, size_t len, const aps_json_reader_o
     aps_status exact, st;
     size_t max_depth = o->max_depth != 0 ? o->max_depth : APS_JSON_MAX_DEPTH_DEFAULT;
     const char *end = json + len,
-               *p = aps_json_priv_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
+               *p = aps_json_impl_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
     int took = p != NULL && aps_scan_ws(p, end) == end;
     memset(&exact_err, 0, sizeof exact_err);
     memset(&err, 0, sizeof err);

@@ -25,7 +25,7 @@
  */
 #include "ap.h"
 
-#include "../../runtime/core/json_internal.h"
+#include "aps/json_impl.h"
 #include "../../runtime/schema/schema_internal.h"
 
 #include <stdint.h>
@@ -146,7 +146,7 @@ static void check_validate(fuzz_state *s, const char *json, size_t len, const ap
         exact = aps_json_reader_finish(&r, NULL);
     if (aps_json_validate(json, len, o, NULL) != exact)
         abort();
-    p = aps_json_priv_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
+    p = aps_json_impl_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
     if (p != NULL && aps_scan_ws(p, end) == end && exact != APS_OK)
         abort();
 }

@@ -18,7 +18,7 @@ set(below_schema core)
 set(below_framing core)
 set(below_protocol core schema framing)
 
-# Where each header lives: "aps/json.h" -> core; "json_internal.h" -> core.
+# Where each header lives: "aps/json.h" -> core; "schema_internal.h" -> schema.
 foreach(l ${layers})
   file(GLOB_RECURSE hs RELATIVE ${RUNTIME}/${l} ${RUNTIME}/${l}/*.h)
   foreach(h ${hs})

@@ -1,9 +1,15 @@
 /*
- * json_internal.h - pieces shared by the JSON reader, writer and raw helpers.
- * Private to the runtime: not installed, not part of the API.
+ * aps/json_impl.h - the JSON reader's and writer's inner pieces: number
+ * scanning and conversion, unescaping, the validating skip, and the
+ * writer's buffer primitives. The reader, the writer and the raw helpers
+ * share them, and the schema engine (a layer above) encodes and decodes
+ * with them directly, which is why they are exported.
+ *
+ * Not meant for applications, like aps/scan.h and aps/fast.h: it may change
+ * with any release. Applications use aps/json.h.
  */
-#ifndef APS_JSON_INTERNAL_H
-#define APS_JSON_INTERNAL_H
+#ifndef APS_JSON_IMPL_H
+#define APS_JSON_IMPL_H
 
 #include "aps/json.h"
 #include "aps/scan.h"
@@ -14,20 +20,24 @@
 #include <emmintrin.h>
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Parses the JSON number text [p, end) (syntax already checked) into the
  * nearest double. Returns 0 when the magnitude exceeds DBL_MAX.
  */
-int aps_json_priv_to_double(const char *p, const char *end, double *out);
+int aps_json_impl_to_double(const char *p, const char *end, double *out);
 
 /*
  * Checks JSON number syntax from p; returns the end of the number or NULL,
  * with *bad at the first offending byte.
  */
-const char *aps_json_priv_scan_number(const char *p, const char *end, const char **bad);
+const char *aps_json_impl_scan_number(const char *p, const char *end, const char **bad);
 
 /* Kind of the JSON value that byte c starts (APS_JSON_INVALID: none does). */
-static inline aps_json_kind aps_json_priv_kind_of(char c)
+static inline aps_json_kind aps_json_impl_kind_of(char c)
 {
     switch (c) {
     case '"': return APS_JSON_STRING;
@@ -46,7 +56,7 @@ static inline aps_json_kind aps_json_priv_kind_of(char c)
  * *out_len bytes, at most 4); returns the byte after it, or NULL with *code
  * (APS_E_SYNTAX or APS_E_UTF8), *bad (where) and *why (what) set.
  */
-const char *aps_json_priv_unescape_one(const char *p, const char *end, char *out, size_t *out_len,
+const char *aps_json_impl_unescape_one(const char *p, const char *end, char *out, size_t *out_len,
                                        aps_status *code, const char **bad, const char **why);
 
 /* ---- fast scans ------------------------------------------------------------
@@ -67,7 +77,7 @@ const char *aps_json_priv_unescape_one(const char *p, const char *end, char *out
  */
 #define APS_JSON_FAST_DEPTH 64
 #define APS_JSON_FAST_NAMES 64
-const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates);
+const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates);
 
 /* ---- writer --------------------------------------------------------------
  * The writer's primitives, shared by the writer (json_writer.c) and the
@@ -76,7 +86,7 @@ const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room,
  * state machine nor a call into another translation unit per member name,
  * integer or short string: these helpers put bytes straight at
  * w->buf + w->len and never touch the container state. A caller accounts for
- * its value once (aps_json_priv_before_value) and keeps its own nesting.
+ * its value once (aps_json_impl_before_value) and keeps its own nesting.
  *
  * Each returns 1, or 0 when the output does not fit (the failure recorded in
  * the writer, sticky); after a 0 the caller must stop writing. Every
@@ -85,41 +95,41 @@ const char *aps_json_priv_skip_fast(const char *p, const char *end, size_t room,
  */
 
 /* Records `code` as the writer's failure unless one is recorded already. */
-static inline void aps_json_priv_fail(aps_json_writer *w, aps_status code)
+static inline void aps_json_impl_fail(aps_json_writer *w, aps_status code)
 {
     if (w->status == APS_OK)
         w->status = code;
 }
 
 /* Grows the buffer for n more bytes (out of line: rare). */
-int aps_json_priv_grow(aps_json_writer *w, size_t n);
+int aps_json_impl_grow(aps_json_writer *w, size_t n);
 
 /* Makes room for n more bytes. */
-static inline int aps_json_priv_reserve(aps_json_writer *w, size_t n)
+static inline int aps_json_impl_reserve(aps_json_writer *w, size_t n)
 {
-    return w->cap - w->len >= n || aps_json_priv_grow(w, n);
+    return w->cap - w->len >= n || aps_json_impl_grow(w, n);
 }
 
-static inline int aps_json_priv_put(aps_json_writer *w, const char *s, size_t n)
+static inline int aps_json_impl_put(aps_json_writer *w, const char *s, size_t n)
 {
-    if (!aps_json_priv_reserve(w, n))
+    if (!aps_json_impl_reserve(w, n))
         return 0;
     memcpy(w->buf + w->len, s, n);
     w->len += n;
     return 1;
 }
 
-static inline int aps_json_priv_put_byte(aps_json_writer *w, char c)
+static inline int aps_json_impl_put_byte(aps_json_writer *w, char c)
 {
-    if (!aps_json_priv_reserve(w, 1))
+    if (!aps_json_impl_reserve(w, 1))
         return 0;
     w->buf[w->len++] = c;
     return 1;
 }
 
-static inline int aps_json_priv_put_bool(aps_json_writer *w, int v)
+static inline int aps_json_impl_put_bool(aps_json_writer *w, int v)
 {
-    return v ? aps_json_priv_put(w, "true", 4) : aps_json_priv_put(w, "false", 5);
+    return v ? aps_json_impl_put(w, "true", 4) : aps_json_impl_put(w, "false", 5);
 }
 
 /*
@@ -127,10 +137,10 @@ static inline int aps_json_priv_put_bool(aps_json_writer *w, int v)
  * (writing the comma it needs), as every aps_json_write_* value call does.
  * 0 when the writer has failed or expects no value here (APS_E_STATE).
  */
-int aps_json_priv_before_value(aps_json_writer *w);
+int aps_json_impl_before_value(aps_json_writer *w);
 
-/* Writes s quoted and escaped (the general case of aps_json_priv_put_string). */
-int aps_json_priv_put_string_slow(aps_json_writer *w, const char *s, size_t len);
+/* Writes s quoted and escaped (the general case of aps_json_impl_put_string). */
+int aps_json_impl_put_string_slow(aps_json_writer *w, const char *s, size_t len);
 
 /*
  * Copies the n <= 16 bytes at src to dst (not overlapping) with at most four
@@ -139,7 +149,7 @@ int aps_json_priv_put_string_slow(aps_json_writer *w, const char *s, size_t len)
  * characters). Member names and most string values are this short, where
  * memcpy's call and a byte loop cost more than the copy.
  */
-static inline int aps_json_priv_copy_plain16(char *dst, const char *src, size_t n)
+static inline int aps_json_impl_copy_plain16(char *dst, const char *src, size_t n)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     uint64_t a, b, q, k;
@@ -178,33 +188,33 @@ static inline int aps_json_priv_copy_plain16(char *dst, const char *src, size_t 
 }
 
 /*
- * aps_json_priv_copy_plain16 for n <= 32: two overlapping halves of 16
+ * aps_json_impl_copy_plain16 for n <= 32: two overlapping halves of 16
  * bytes past 16 (discriminants such as "content-block-delta", ids).
  */
-static inline int aps_json_priv_copy_plain32(char *dst, const char *src, size_t n)
+static inline int aps_json_impl_copy_plain32(char *dst, const char *src, size_t n)
 {
     if (n <= 16)
-        return aps_json_priv_copy_plain16(dst, src, n);
-    return aps_json_priv_copy_plain16(dst, src, 16) &&
-           aps_json_priv_copy_plain16(dst + n - 16, src + n - 16, 16);
+        return aps_json_impl_copy_plain16(dst, src, n);
+    return aps_json_impl_copy_plain16(dst, src, 16) &&
+           aps_json_impl_copy_plain16(dst + n - 16, src + n - 16, 16);
 }
 
 /* Writes s (len bytes) quoted and escaped. */
-static inline int aps_json_priv_put_string(aps_json_writer *w, const char *s, size_t len)
+static inline int aps_json_impl_put_string(aps_json_writer *w, const char *s, size_t len)
 {
     if (len <= 32) {
         char *o;
-        if (!aps_json_priv_reserve(w, len + 2))
+        if (!aps_json_impl_reserve(w, len + 2))
             return 0;
         o = w->buf + w->len;
-        if (aps_json_priv_copy_plain32(o + 1, s, len)) {
+        if (aps_json_impl_copy_plain32(o + 1, s, len)) {
             o[0] = '"';
             o[len + 1] = '"';
             w->len += len + 2;
             return 1;
         }
     }
-    return aps_json_priv_put_string_slow(w, s, len);
+    return aps_json_impl_put_string_slow(w, s, len);
 }
 
 /*
@@ -212,15 +222,15 @@ static inline int aps_json_priv_put_string(aps_json_writer *w, const char *s, si
  * The name is escaped like any string. Names are short: past 16 bytes the
  * general path costs less than one more length test for every name.
  */
-static inline int aps_json_priv_put_key(aps_json_writer *w, const char *s, size_t len, int comma)
+static inline int aps_json_impl_put_key(aps_json_writer *w, const char *s, size_t len, int comma)
 {
     size_t c = comma != 0;
     if (len <= 16) {
         char *o;
-        if (!aps_json_priv_reserve(w, c + len + 3))
+        if (!aps_json_impl_reserve(w, c + len + 3))
             return 0;
         o = w->buf + w->len;
-        if (aps_json_priv_copy_plain16(o + c + 1, s, len)) {
+        if (aps_json_impl_copy_plain16(o + c + 1, s, len)) {
             /* Without a comma the opening quote lands on it: no branch. */
             o[0] = ',';
             o[c] = '"';
@@ -230,12 +240,12 @@ static inline int aps_json_priv_put_key(aps_json_writer *w, const char *s, size_
             return 1;
         }
     }
-    return (!comma || aps_json_priv_put_byte(w, ',')) && aps_json_priv_put_string_slow(w, s, len) &&
-           aps_json_priv_put_byte(w, ':');
+    return (!comma || aps_json_impl_put_byte(w, ',')) && aps_json_impl_put_string_slow(w, s, len) &&
+           aps_json_impl_put_byte(w, ':');
 }
 
 /* Decimal digits of v. */
-static inline size_t aps_json_priv_digits(uint64_t v)
+static inline size_t aps_json_impl_digits(uint64_t v)
 {
     size_t n = 1;
     for (;;) {
@@ -253,15 +263,15 @@ static inline size_t aps_json_priv_digits(uint64_t v)
 }
 
 /* Writes v in decimal, with a '-' first when neg; two digits per division, in place. */
-static inline int aps_json_priv_put_uint(aps_json_writer *w, uint64_t v, int neg)
+static inline int aps_json_impl_put_uint(aps_json_writer *w, uint64_t v, int neg)
 {
     static const char pairs[] =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
-    size_t n = aps_json_priv_digits(v) + (neg != 0);
+    size_t n = aps_json_impl_digits(v) + (neg != 0);
     char *p;
-    if (!aps_json_priv_reserve(w, n))
+    if (!aps_json_impl_reserve(w, n))
         return 0;
     p = w->buf + w->len;
     w->len += n;
@@ -281,15 +291,18 @@ static inline int aps_json_priv_put_uint(aps_json_writer *w, uint64_t v, int neg
     return 1;
 }
 
-static inline int aps_json_priv_put_int(aps_json_writer *w, int64_t v)
+static inline int aps_json_impl_put_int(aps_json_writer *w, int64_t v)
 {
-    return aps_json_priv_put_uint(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+    return aps_json_impl_put_uint(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 /* Writes the shortest text that reads back as v; APS_E_ARGUMENT for NaN and infinities. */
-int aps_json_priv_put_double(aps_json_writer *w, double v);
+int aps_json_impl_put_double(aps_json_writer *w, double v);
 
 /* Writes a raw value, compacted (see aps_json_write_raw). */
-int aps_json_priv_put_raw(aps_json_writer *w, aps_json_raw raw);
+int aps_json_impl_put_raw(aps_json_writer *w, aps_json_raw raw);
 
+#ifdef __cplusplus
+}
 #endif
+#endif /* APS_JSON_IMPL_H */

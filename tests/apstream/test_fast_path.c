@@ -14,7 +14,7 @@
  * input is the decode_fast fuzz target's job; its seed corpus replays as a
  * ctest in every build.)
  *
- * Usage: apstream-fast-path CORPUS_DIR TRACE.jsonl
+ * Usage: apstream-fast-path CORPUS_DIR [TRACE.jsonl]
  *   every valid corpus file and every trace line (snake_case) the exact
  *   decoder accepts strictly must take the fast path, with the same encoding.
  * Usage: apstream-fast-path --validate DIR...
@@ -449,15 +449,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "%d check(s) failed\n", failures);
         return failures != 0;
     }
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s CORPUS_DIR TRACE.jsonl\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s CORPUS_DIR [TRACE.jsonl]\n", argv[0]);
         return 2;
     }
     aps_arena_init(&arena, NULL);
     test_inline();
     test_validators();
     test_corpus(argv[1]);
-    test_trace(argv[2]);
+    if (argc == 3)
+        test_trace(argv[2]);
     aps_arena_deinit(&arena);
     if (failures != 0)
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -4,11 +4,12 @@
  * the runtime JSON reader and assembled; then hostile variants of its lines
  * (every truncation, byte flips, garbage) go through the same adapter and
  * assembler without harm.
+ * Usage: assemble-trace TRACE.jsonl (the shared test material's
+ * traces/react-agent-tool-result-events.jsonl)
  */
 #include "../test.h"
 #include "asm_test.h"
 
-#define TRACE SHARED_DIR "/traces/react-agent-tool-result-events.jsonl"
 
 typedef struct run_stats {
     size_t used, other, bad;
@@ -40,10 +41,10 @@ static void run_lines(aps_assembler *a, adapter *ad, const char *text, size_t le
     }
 }
 
-static void test_trace(void)
+static void test_trace(const char *trace)
 {
     size_t len;
-    char *text = read_file(TRACE, &len);
+    char *text = read_file(trace, &len);
     collector c;
     aps_asm_callbacks cb;
     aps_assembler a;
@@ -121,10 +122,10 @@ static void test_trace(void)
 }
 
 /* Every truncation of every line, byte flips and garbage: nothing crashes, all is freed. */
-static void test_hostile_lines(void)
+static void test_hostile_lines(const char *trace)
 {
     size_t len, at = 0, lines = 0;
-    char *text = read_file(TRACE, &len);
+    char *text = read_file(trace, &len);
     collector c;
     aps_asm_callbacks cb;
     aps_assembler a;
@@ -188,9 +189,13 @@ static void test_hostile_lines(void)
     free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_trace();
-    test_hostile_lines();
+    if (argc != 2) {
+        fprintf(stderr, "usage: assemble-trace TRACE.jsonl\n");
+        return 2;
+    }
+    test_trace(argv[1]);
+    test_hostile_lines(argv[1]);
     return test_report();
 }

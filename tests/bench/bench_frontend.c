@@ -4,9 +4,10 @@
  * with every rule it defines renamed (`Foo` becomes `Foo-c3` in copy 3, at
  * its definition and at every use), so the copies coexist as one schema.
  *
- * The schema is read from $AP_SHARED/cddl/upstream/ (the project's
- * CDDLGEN_SHARED_DIR), or ../shared/cddl/upstream/ relative to the current
- * directory when AP_SHARED is unset. Target: under 50 ms.
+ * The schema is read from $CDDLGEN_SHARED_DIR/cddl/upstream/ (the shared
+ * test material, as CMake's variable of that name), or
+ * ../shared/cddl/upstream/ relative to the current directory when the
+ * variable is unset. Target: under 50 ms.
  */
 #include "bench.h"
 
@@ -262,7 +263,7 @@ static int defined_names(FILE *sink, const char *text, size_t len, name_set *set
 
 int bench_frontend(const bench_config *cfg)
 {
-    const char *env = getenv("AP_SHARED");
+    const char *env = getenv("CDDLGEN_SHARED_DIR");
     const char *shared = env != NULL && env[0] != '\0' ? env : "../shared";
     char dir[4096], path[4096 + 256];
     char *schema;
@@ -274,10 +275,11 @@ int bench_frontend(const bench_config *cfg)
     int copies, copy, r, rc = 1;
     snprintf(dir, sizeof dir, "%s/cddl/upstream", shared);
     printf("frontend: schemas from %s (%s)\n", dir,
-           env != NULL && env[0] != '\0' ? "$AP_SHARED" : "AP_SHARED unset: ../shared from the current directory");
+           env != NULL && env[0] != '\0' ? "$CDDLGEN_SHARED_DIR"
+                                           : "CDDLGEN_SHARED_DIR unset: ../shared from the current directory");
     if (sink == NULL || newest_schema(dir, path, sizeof path) != 0 ||
         (schema = read_whole(path, &len)) == NULL) {
-        printf("frontend: no upstream schema found; set AP_SHARED to the shared folder\n");
+        printf("frontend: no upstream schema found; set CDDLGEN_SHARED_DIR to the shared test material\n");
         if (sink != NULL)
             fclose(sink);
         return 1;

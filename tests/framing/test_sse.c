@@ -1,7 +1,8 @@
 /*
  * test_sse.c - the SSE encoder and parser, rule by rule against the WHATWG
- * "Interpreting an event stream" section, chunking invariance, and the real
- * trace in ../shared/traces.
+ * "Interpreting an event stream" section, chunking invariance, and, given
+ * its two captures, the real trace (in the shared test material's traces/).
+ * Usage: test_sse [TRACE.sse TRACE.jsonl]
  */
 #include "aps/jsonl.h"
 #include "aps/sse.h"
@@ -556,12 +557,12 @@ static void trace_chunked(const uint8_t *in, size_t len, const size_t *cuts, siz
     sse_chunked(in, len, cuts, ncuts, out);
 }
 
-static void test_trace(void)
+/* The trace's SSE capture gives the events of its JSONL capture, in any chunking. */
+static void test_trace(const char *sse_path, const char *jsonl_path)
 {
     size_t sse_len = 0, jsonl_len = 0;
-    char *sse = read_file(SHARED_DIR "/traces/react-agent-tool-result-events.sse", &sse_len);
-    char *jsonl = read_file(SHARED_DIR "/traces/react-agent-tool-result-events.jsonl",
-                            &jsonl_len);
+    char *sse = read_file(sse_path, &sse_len);
+    char *jsonl = read_file(jsonl_path, &jsonl_len);
     static char storage[1 << 16], line_storage[1 << 16];
     aps_sse_parser p;
     aps_jsonl_splitter s;
@@ -608,8 +609,12 @@ static void test_trace(void)
     free(jsonl);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc != 1 && argc != 3) {
+        fprintf(stderr, "usage: test_sse [TRACE.sse TRACE.jsonl]\n");
+        return 2;
+    }
     test_fields();
     test_ids();
     test_retry();
@@ -623,6 +628,7 @@ int main(void)
     test_getters();
     test_encoder();
     test_round_trip();
-    test_trace();
+    if (argc == 3)
+        test_trace(argv[1], argv[2]);
     return test_report();
 }

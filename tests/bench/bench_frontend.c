@@ -19,6 +19,8 @@
 
 #include "cddl.h"
 #include "sema.h"
+#include "test_cddl.h"
+#include "test_util.h"
 
 #define TARGET_LINES 10000
 
@@ -65,26 +67,6 @@ static int newest_schema(const char *dir, char *path, size_t size)
         return -1;
     snprintf(path, size, "%s/%s", dir, best);
     return 0;
-}
-
-static char *read_whole(const char *path, size_t *len)
-{
-    text_buf b = { NULL, 0, 0 };
-    char chunk[65536];
-    size_t got;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (buf_put(&b, chunk, got) != 0) {
-            free(b.data);
-            fclose(f);
-            return NULL;
-        }
-    }
-    fclose(f);
-    *len = b.len;
-    return b.data;
 }
 
 /* ---- renaming ------------------------------------------------------------ */
@@ -183,35 +165,6 @@ static int append_renamed(text_buf *out, const char *s, size_t n, const name_set
 
 /* ---- the timed work ------------------------------------------------------- */
 
-/* Parses and checks `text`; returns the error count, and the rule count in *nrules. */
-static unsigned parse_and_check(FILE *sink, const char *text, size_t len, size_t *nrules)
-{
-    diag_ctx d;
-    cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
-    sema_table table;
-    diag_init(&d, sink);
-    cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
-    if (setjmp(oom) != 0) {
-        cddl_source_deinit(&src);
-        cddl_ctx_deinit(&ctx);
-        return 1;
-    }
-    ctx.oom = &oom;
-    prelude = cddl_prelude(&ctx);
-    cddl_source_from_text(&src, "<bench>", text, len);
-    doc = cddl_parse(&ctx, &src);
-    *nrules = doc != NULL ? doc->nrules : 0;
-    if (doc != NULL && d.errors == 0)
-        sema_check(&ctx, prelude, doc, &table);
-    cddl_source_deinit(&src);
-    cddl_ctx_deinit(&ctx);
-    return d.errors;
-}
-
 static int defined_in(const ast_document *doc, ast_str name)
 {
     size_t i;
@@ -278,7 +231,7 @@ int bench_frontend(const bench_config *cfg)
            env != NULL && env[0] != '\0' ? "$CDDLGEN_SHARED_DIR"
                                            : "CDDLGEN_SHARED_DIR unset: ../shared from the current directory");
     if (sink == NULL || newest_schema(dir, path, sizeof path) != 0 ||
-        (schema = read_whole(path, &len)) == NULL) {
+        (schema = test_read_file(path, &len)) == NULL) {
         printf("frontend: no upstream schema found; set CDDLGEN_SHARED_DIR to the shared test material\n");
         if (sink != NULL)
             fclose(sink);
@@ -300,13 +253,13 @@ int bench_frontend(const bench_config *cfg)
     lines = 0;
     for (i = 0; i < big.len; i++)
         lines += big.data[i] == '\n';
-    if (parse_and_check(sink, schema, len, &rules_one) != 0) {
+    if (test_cddl_check(sink, "<bench>", schema, len, &rules_one, NULL) != 0) {
         printf("frontend: %s has errors\n", path);
         goto done;
     }
     for (r = 0; r < cfg->repeat; r++) {
         double t0 = bench_now(), t;
-        unsigned errors = parse_and_check(sink, big.data, big.len, &nrules);
+        unsigned errors = test_cddl_check(sink, "<bench>", big.data, big.len, &nrules, NULL);
         t = bench_now() - t0;
         if (errors != 0 || nrules != rules_one * (size_t)copies) {
             printf("frontend: the renamed copies do not check clean (%u errors, %zu rules)\n", errors, nrules);

@@ -7,6 +7,7 @@
 #include "aps/jsonl.h"
 #include "aps/sse.h"
 #include "chunking.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Parsing into a log: [type][data][last id][retry] per event, !CODE@offset   */
@@ -478,27 +479,6 @@ static void test_round_trip(void)
 /* The recorded trace                                                       */
 /* ------------------------------------------------------------------------ */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-        fseek(f, 0, SEEK_SET) != 0) {
-        if (f != NULL)
-            fclose(f);
-        return NULL;
-    }
-    buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* JSON text without the whitespace outside strings (the JSONL is spaced). */
 static void compact_json(const char *s, size_t n, tlog *out)
 {
@@ -561,8 +541,8 @@ static void trace_chunked(const uint8_t *in, size_t len, const size_t *cuts, siz
 static void test_trace(const char *sse_path, const char *jsonl_path)
 {
     size_t sse_len = 0, jsonl_len = 0;
-    char *sse = read_file(sse_path, &sse_len);
-    char *jsonl = read_file(jsonl_path, &jsonl_len);
+    char *sse = test_read_file(sse_path, &sse_len);
+    char *jsonl = test_read_file(jsonl_path, &jsonl_len);
     static char storage[1 << 16], line_storage[1 << 16];
     aps_sse_parser p;
     aps_jsonl_splitter s;

@@ -15,7 +15,6 @@
  * are run, so ctest can spread the work (it is quadratic in the file size).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,8 @@
 #include "../test.h"
 #include "cddl.h"
 #include "sema.h"
+#include "test_cddl.h"
+#include "test_util.h"
 
 /* More than 50 errors of a few source lines each; far less than the input echoed. */
 #define MAX_STDERR_BYTES (256u * 1024u)
@@ -218,22 +219,6 @@ static int run_check(const char *cddlgen, const char *input, const char *errpath
     return status;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    buffer b = { NULL, 0, 0 };
-    char chunk[65536];
-    size_t got;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        put(&b, chunk, got);
-    fclose(f);
-    put(&b, "", 1);
-    *len = b.len - 1;
-    return b.data;
-}
-
 static void run_case(const char *cddlgen, const char *workdir, const char *name, int variant)
 {
     hostile_case hc;
@@ -262,7 +247,7 @@ static void run_case(const char *cddlgen, const char *workdir, const char *name,
     CHECK(ok);
     if (!ok)
         fprintf(stderr, "%s: exit status %d\n", input, code);
-    err = read_file(errpath, &errlen);
+    err = test_read_file(errpath, &errlen);
     CHECK(err != NULL);
     if (err == NULL)
         return;
@@ -289,36 +274,17 @@ static void run_case(const char *cddlgen, const char *workdir, const char *name,
 /* Parses and checks text[0, len); returns the number of errors. */
 static unsigned check_text(FILE *sink, const char *text, size_t len)
 {
-    diag_ctx d;
-    cddl_ctx ctx;
-    jmp_buf oom;
-    cddl_source src;
-    ast_document *prelude, *doc;
-    sema_table table;
-    diag_init(&d, sink);
-    cddl_ctx_init(&ctx, &d);
-    memset(&src, 0, sizeof src);
-    if (setjmp(oom) != 0) {
+    int oom;
+    unsigned errors = test_cddl_check(sink, "<prefix>", text, len, NULL, &oom);
+    if (oom)
         CHECK(!"out of memory");
-        cddl_source_deinit(&src);
-        cddl_ctx_deinit(&ctx);
-        return 1;
-    }
-    ctx.oom = &oom;
-    prelude = cddl_prelude(&ctx);
-    cddl_source_from_text(&src, "<prefix>", text, len);
-    doc = cddl_parse(&ctx, &src);
-    if (d.errors == 0)
-        sema_check(&ctx, prelude, doc, &table);
-    cddl_source_deinit(&src);
-    cddl_ctx_deinit(&ctx);
-    return d.errors;
+    return errors;
 }
 
 static void check_prefixes(const char *path, size_t shard, size_t nshards)
 {
     size_t len = 0, n;
-    char *text = read_file(path, &len);
+    char *text = test_read_file(path, &len);
     FILE *sink = fopen("/dev/null", "w");
     CHECK(text != NULL && sink != NULL);
     if (text == NULL || sink == NULL)

@@ -2,6 +2,7 @@
 #include "aps/json.h"
 
 #include "../test.h"
+#include "test_util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -356,34 +357,17 @@ static void test_fixed(void)
     CHECK(out_is(&w, sample));
 }
 
-typedef struct failing {
-    long calls, fail_at, live;
-} failing;
-
-static void *failing_alloc(void *ctx, size_t size)
-{
-    failing *f = (failing *)ctx;
-    if (f->calls++ == f->fail_at)
-        return NULL;
-    f->live += (long)size;
-    return malloc(size);
-}
-
-static void failing_free(void *ctx, void *ptr, size_t size)
-{
-    ((failing *)ctx)->live -= (long)size;
-    free(ptr);
-}
-
 static void test_alloc_failures(void)
 {
     long n;
     int done = 0;
     for (n = 0; !done; n++) {
-        failing f = { 0, n, 0 };
-        aps_allocator al = { failing_alloc, failing_free, &f };
+        test_alloc f;
+        aps_allocator al;
         aps_json_writer w;
         int i;
+        test_alloc_init(&f, n, 0);
+        al = test_alloc_hooks(&f);
         aps_json_writer_init(&w, &al);
         aps_json_write_array_begin(&w);
         for (i = 0; i < 300; i++)

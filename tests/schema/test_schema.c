@@ -1,6 +1,7 @@
 /* test_schema.c - the schema engine: decode, encode, validate over hand-written descriptors. */
 #include "../test.h"
 #include "fixture.h"
+#include "test_util.h"
 
 #include "aps/utf8.h"
 
@@ -1489,26 +1490,6 @@ static void test_encode_writer(void)
 
 /* ---- allocation failures -------------------------------------------------------------- */
 
-typedef struct budget {
-    int left;
-} budget;
-
-static void *budget_alloc(void *ctx, size_t size)
-{
-    budget *b = (budget *)ctx;
-    if (b->left <= 0)
-        return NULL;
-    b->left--;
-    return malloc(size);
-}
-
-static void budget_free(void *ctx, void *p, size_t size)
-{
-    (void)ctx;
-    (void)size;
-    free(p);
-}
-
 static void test_nomem(void)
 {
     /* Escaped strings, arrays, extras, typed extras, a choice: many allocation points. */
@@ -1524,7 +1505,7 @@ static void test_nomem(void)
     for (k = 0; k < 2; k++) {
         int limit, ok = 0, clean = 1;
         for (limit = 0; limit < 200 && !ok; limit++) {
-            budget b;
+            test_alloc b;
             aps_arena_options ao;
             aps_arena a;
             union {
@@ -1534,10 +1515,8 @@ static void test_nomem(void)
             aps_error e = APS_ERROR_INIT;
             aps_status st;
             memset(&ao, 0, sizeof ao);
-            b.left = limit;
-            ao.allocator.alloc = budget_alloc;
-            ao.allocator.free = budget_free;
-            ao.allocator.ctx = &b;
+            test_alloc_init(&b, limit, 1); /* limit allocations succeed, then none */
+            ao.allocator = test_alloc_hooks(&b);
             ao.chunk_size = 64;
             aps_arena_init(&a, &ao);
             st = aps_schema_decode(types[k], inputs[k], strlen(inputs[k]), &a, &out, NULL, &e);

@@ -19,6 +19,7 @@
 #include "sema.h"
 #include "mutate.h"
 #include "test.h"
+#include "test_util.h"
 
 typedef struct verdict {
     aps_status status;
@@ -58,26 +59,6 @@ static void compare(const char *what, const aps_type *gen, const aps_type *inter
                     a.err.message, aps_status_str(b.status), b.err.pointer, b.err.offset, b.err.message);
         }
     }
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *buf;
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        if (f)
-            fclose(f);
-        return NULL;
-    }
-    buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
 }
 
 int main(int argc, char **argv)
@@ -128,7 +109,7 @@ int main(int argc, char **argv)
             if (e->d_name[0] == '.')
                 continue;
             snprintf(path, sizeof path, "%s/%s", argv[a], e->d_name);
-            if ((json = slurp(path, &len)) == NULL)
+            if ((json = test_read_file(path, &len)) == NULL)
                 continue;
             files++;
             compare(e->d_name, &ap_message_type, interp_msg, json, len, &arena);

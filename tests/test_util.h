@@ -71,6 +71,18 @@ long test_for_each_file(const char *dir, const char *suffix,
                         void (*fn)(void *ctx, const char *path, const char *name), void *ctx);
 
 /*
+ * splitmix64: a small seeded generator, so random inputs (and benchmark
+ * corpora) are the same on every run. Inline: benchmarks call it in loops.
+ */
+static inline uint64_t test_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/*
  * h with `len` bytes folded in (FNV-1a) and then an end mark, so that
  * what callbacks reported hashes the same only if it was the same, piece by
  * piece. Start from TEST_HASH_INIT. Inline: the fuzz targets use it too,

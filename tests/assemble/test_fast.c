@@ -16,15 +16,6 @@
 #include "../test.h"
 #include "asm_test.h"
 
-/* splitmix64, so runs are reproducible. */
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Whether the assembler is given the padded promise, which every event below then keeps. */
 static int padded;
 static uint64_t garbage = 12345;
@@ -40,7 +31,7 @@ static void scribble(char *p, size_t n)
 {
     size_t i;
     for (i = 0; i < pad_bytes(); i++)
-        p[n + i] = (char)rnd(&garbage);
+        p[n + i] = (char)test_rand(&garbage);
 }
 
 /* A copy of `n` bytes in memory of its own, exactly as long as the promise needs (free it). */
@@ -272,9 +263,9 @@ static void test_token_lengths(int hooks)
     init(&a, &s, &o);
     open_at(&a, &sp, "m", &pos);
     for (i = 0; i < 4000; i++) {
-        size_t n = (size_t)(rnd(&r) % 41);
+        size_t n = (size_t)(test_rand(&r) % 41);
         for (k = 0; k < n; k++)
-            src[k] = chars[rnd(&r) % (sizeof chars - 1)];
+            src[k] = chars[test_rand(&r) % (sizeof chars - 1)];
         /* feed_at gives the token memory that ends where it (and its padding) ends */
         token_at(&a, &sp, src, n, &pos);
         tokens++;
@@ -438,12 +429,12 @@ static void test_interleaved_many(void)
         open_at(&a, &sp[i], id, &pos);
     }
     for (i = 0; i < 20000; i++) {
-        size_t k = (size_t)(rnd(&r) % N);
+        size_t k = (size_t)(test_rand(&r) % N);
         char tok[9];
-        size_t n = 1 + (size_t)(rnd(&r) % 8), j;
+        size_t n = 1 + (size_t)(test_rand(&r) % 8), j;
         for (j = 0; j < n; j++)
             tok[j] = (char)('a' + (k + j) % 26);
-        if (rnd(&r) % 500 == 0) {
+        if (test_rand(&r) % 500 == 0) {
             char id[16];
             fail_at(&a, &sp[k], &pos);
             expect_line(&want, &sp[k], "error");

@@ -24,30 +24,6 @@
 
 #define TARGET_LINES 10000
 
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-} text_buf;
-
-static int buf_put(text_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        char *grown;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        grown = realloc(b->data, cap);
-        if (grown == NULL)
-            return -1;
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
-
 /* The upstream file whose name sorts last: names start with their date. */
 static int newest_schema(const char *dir, char *path, size_t size)
 {
@@ -124,7 +100,7 @@ static size_t skip_quoted(const char *s, size_t i, size_t n, char quote)
  * the token kinds that can hold letters (comments, strings, numbers, control
  * operators, names) is enough: the schema is known to be valid CDDL.
  */
-static int append_renamed(text_buf *out, const char *s, size_t n, const name_set *set, int copy)
+static void append_renamed(tlog *out, const char *s, size_t n, const name_set *set, int copy)
 {
     size_t i = 0, start = 0;
     char suffix[16];
@@ -152,15 +128,15 @@ static int append_renamed(text_buf *out, const char *s, size_t n, const name_set
             if (i < n && s[i] == '\'')
                 continue; /* h'..' or b64'..' */
             if (bsearch(&id, set->names, set->count, sizeof id, str_compare) != NULL) {
-                if (buf_put(out, s + start, i - start) != 0 || buf_put(out, suffix, (size_t)slen) != 0)
-                    return -1;
+                tlog_add(out, s + start, i - start);
+                tlog_add(out, suffix, (size_t)slen);
                 start = i;
             }
         } else {
             i++;
         }
     }
-    return buf_put(out, s + start, n - start);
+    tlog_add(out, s + start, n - start);
 }
 
 /* ---- the timed work ------------------------------------------------------- */
@@ -221,7 +197,7 @@ int bench_frontend(const bench_config *cfg)
     char dir[4096], path[4096 + 256];
     char *schema;
     size_t len = 0, lines = 0, i, nrules = 0, rules_one = 0;
-    text_buf big = { NULL, 0, 0 };
+    tlog big = { NULL, 0, 0 };
     name_set set = { NULL, 0 };
     FILE *sink = fopen("/dev/null", "w");
     double best = 1e30;
@@ -245,21 +221,19 @@ int bench_frontend(const bench_config *cfg)
     }
     copies = (int)((TARGET_LINES + lines - 1) / lines);
     for (copy = 1; copy <= copies; copy++) {
-        if (append_renamed(&big, schema, len, &set, copy) != 0 || buf_put(&big, "\n", 1) != 0) {
-            printf("frontend: out of memory\n");
-            goto done;
-        }
+        append_renamed(&big, schema, len, &set, copy);
+        tlog_add(&big, "\n", 1);
     }
     lines = 0;
     for (i = 0; i < big.len; i++)
-        lines += big.data[i] == '\n';
+        lines += big.s[i] == '\n';
     if (test_cddl_check(sink, "<bench>", schema, len, &rules_one, NULL) != 0) {
         printf("frontend: %s has errors\n", path);
         goto done;
     }
     for (r = 0; r < cfg->repeat; r++) {
         double t0 = bench_now(), t;
-        unsigned errors = test_cddl_check(sink, "<bench>", big.data, big.len, &nrules, NULL);
+        unsigned errors = test_cddl_check(sink, "<bench>", big.s, big.len, &nrules, NULL);
         t = bench_now() - t0;
         if (errors != 0 || nrules != rules_one * (size_t)copies) {
             printf("frontend: the renamed copies do not check clean (%u errors, %zu rules)\n", errors, nrules);
@@ -275,7 +249,7 @@ int bench_frontend(const bench_config *cfg)
     rc = 0;
 done:
     free(set.names);
-    free(big.data);
+    tlog_free(&big);
     free(schema);
     fclose(sink);
     return rc;

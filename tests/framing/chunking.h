@@ -22,14 +22,6 @@
 typedef void (*chunked_parse_fn)(const uint8_t *in, size_t len, const size_t *cuts,
                                  size_t ncuts, tlog *out);
 
-static inline uint64_t chunk_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /*
  * Checks that every chunking gives the whole input's log; returns that log
  * (the caller frees it). `two_way_max` caps the inputs on which all two-way
@@ -69,7 +61,7 @@ static inline tlog check_split_invariance(const char *name, const uint8_t *in, s
         size_t n = 0, at = 0;
         while (len > 0) {
             /* Mostly short pieces, sometimes long ones. */
-            size_t step = 1 + (size_t)(chunk_rand(&seed) % (round % 2 ? 7 : 300));
+            size_t step = 1 + (size_t)(test_rand(&seed) % (round % 2 ? 7 : 300));
             at += step;
             if (at >= len)
                 break;

@@ -432,11 +432,11 @@ static void test_round_trip(void)
     aps_sse_writer_init_buffer(&w, out, sizeof out);
     for (i = 0; i < 300; i++) {
         char data[64], id[8], type[8], norm[64];
-        size_t dn = (size_t)(chunk_rand(&seed) % 40), k, nn = 0;
-        size_t idn = (size_t)(chunk_rand(&seed) % 4), tn = 1 + (size_t)(chunk_rand(&seed) % 5);
+        size_t dn = (size_t)(test_rand(&seed) % 40), k, nn = 0;
+        size_t idn = (size_t)(test_rand(&seed) % 4), tn = 1 + (size_t)(test_rand(&seed) % 5);
         for (k = 0; k < dn; k++) {
             /* whole characters only, so the data stays valid UTF-8 */
-            size_t pick = (size_t)(chunk_rand(&seed) % (sizeof alphabet - 1));
+            size_t pick = (size_t)(test_rand(&seed) % (sizeof alphabet - 1));
             if (alphabet[pick] == '\xC3' || alphabet[pick] == '\xA9') {
                 if (k + 1 < dn) {
                     data[k++] = '\xC3';
@@ -449,9 +449,9 @@ static void test_round_trip(void)
             }
         }
         for (k = 0; k < idn; k++)
-            id[k] = (char)('0' + chunk_rand(&seed) % 10);
+            id[k] = (char)('0' + test_rand(&seed) % 10);
         for (k = 0; k < tn; k++)
-            type[k] = (char)('a' + chunk_rand(&seed) % 26);
+            type[k] = (char)('a' + test_rand(&seed) % 26);
         for (k = 0; k < dn; k++) {
             if (data[k] == '\r' && k + 1 < dn && data[k + 1] == '\n')
                 k++;

@@ -329,11 +329,8 @@ static void test_doubles(void)
     check_double(&w, 0.30000000000000004);
     /* Random bit patterns cover every exponent; random short decimals the usual values. */
     for (i = 0; i < 20000; i++) {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        uint64_t z = test_rand(&state);
         double v;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
         memcpy(&v, &z, sizeof v);
         if (isfinite(v))
             check_double(&w, v);

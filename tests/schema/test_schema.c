@@ -1036,15 +1036,6 @@ static bool utf8_agrees(const uint8_t *s, size_t len, size_t from, size_t to)
     return true;
 }
 
-/* splitmix64: reproducible random texts. */
-static uint64_t utf8_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void test_utf8(void)
 {
     /* Bytes where the rules change: ASCII, continuation bounds, every special lead byte. */
@@ -1103,8 +1094,8 @@ static void test_utf8(void)
     /* Random texts: runs of ASCII, probes and random bytes, checked and split at random. */
     for (k = 0; k < 200000; k++) {
         len = 0;
-        while (len < 100 && utf8_rand(&rng) % 8 != 0) {
-            uint64_t r = utf8_rand(&rng);
+        while (len < 100 && test_rand(&rng) % 8 != 0) {
+            uint64_t r = test_rand(&rng);
             if (r % 3 == 0) {
                 size_t run = (size_t)(r >> 8) % 24;
                 for (i = 0; i < run && len < 140; i++)
@@ -1119,7 +1110,7 @@ static void test_utf8(void)
                 s[len++] = (uint8_t)(r >> 8);
             }
         }
-        p = (size_t)(utf8_rand(&rng) % (len + 1));
+        p = (size_t)(test_rand(&rng) % (len + 1));
         failed += !utf8_agrees(s, len, p, p);
         total++;
     }

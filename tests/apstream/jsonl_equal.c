@@ -14,31 +14,7 @@
 #include <string.h>
 
 #include "aps/json.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    if (f == NULL)
-        return NULL;
-    do {
-        if (n == cap) {
-            char *grown = realloc(buf, cap = cap ? cap * 2 : 65536);
-            if (grown == NULL) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = grown;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    *len = n;
-    return buf;
-}
+#include "test_util.h"
 
 /* The next line of [*p, end), its '\n' (and a '\r' before it) excluded; NULL at the end. */
 static const char *next_line(const char **p, const char *end, size_t *len)
@@ -84,8 +60,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: jsonl-equal A.jsonl B.jsonl\n");
         return 2;
     }
-    a = slurp(argv[1], &alen);
-    b = slurp(argv[2], &blen);
+    a = test_read_file(argv[1], &alen);
+    b = test_read_file(argv[2], &blen);
     if (a == NULL || b == NULL) {
         fprintf(stderr, "jsonl-equal: cannot read %s\n", a == NULL ? argv[1] : argv[2]);
         free(a);

@@ -45,31 +45,16 @@
 
 #include "../test.h"
 #include "ap.h"
+#include "test_util.h"
 
 /* ---- small helpers -------------------------------------------------------- */
 
+/* The file `name` of the corpus folder `dir` (test_read_file). */
 static char *read_all(const char *dir, const char *name, size_t *len)
 {
     char path[4096];
-    FILE *f;
-    char *buf = NULL;
-    long n;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)n + 1);
-        if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else if (buf != NULL) {
-            buf[n] = '\0';
-            *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return buf;
+    return test_read_file(path, len);
 }
 
 /* A failure about one file: counted by CHECK, explained here. */

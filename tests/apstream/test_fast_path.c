@@ -14,7 +14,7 @@
  * input is the decode_fast fuzz target's job; its seed corpus replays as a
  * ctest in every build.)
  *
- * Usage: apstream-fast-path CORPUS_DIR TRACE.jsonl
+ * Usage: apstream-fast-path CORPUS_DIR [TRACE.jsonl]
  *   every valid corpus file and every trace line (snake_case) the exact
  *   decoder accepts strictly must take the fast path, with the same encoding.
  * Usage: apstream-fast-path --validate DIR...
@@ -29,10 +29,11 @@
 #include "aps/json_impl.h"
 #include "../../runtime/schema/schema_internal.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "test_util.h"
 
 static int failures;
 
@@ -190,21 +191,6 @@ static void test_inline(void)
     }
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) != NULL) {
-        *len = fread(buf, 1, (size_t)n, f);
-        buf[*len] = '\0';
-    }
-    if (f != NULL)
-        fclose(f);
-    return buf;
-}
-
 /*
  * Valid corpus files the fast path leaves to the exact decoder, and why.
  * Every other valid file must take it.
@@ -267,7 +253,7 @@ static void test_corpus(const char *dir)
             continue;
         t = strcmp(rule, "Command") == 0 ? &ap_command_type : &ap_message_type;
         snprintf(path, sizeof path, "%s/valid/%s", dir, file);
-        json = read_all(path, &len);
+        json = test_read_file(path, &len);
         CHECK(json != NULL, path);
         if (json == NULL)
             continue;
@@ -296,7 +282,7 @@ static void test_corpus(const char *dir)
 static void test_trace(const char *file)
 {
     size_t len, taken = 0, accepted = 0, passed = 0;
-    char *all = read_all(file, &len), *line, *next;
+    char *all = test_read_file(file, &len), *line, *next;
     CHECK(all != NULL, file);
     if (all == NULL)
         return;
@@ -405,38 +391,39 @@ static int validate_agrees(const char *json, size_t len, const aps_json_reader_o
     return took;
 }
 
+/* What the files of --validate gave. */
+typedef struct validate_counts {
+    size_t files, valid, taken;
+} validate_counts;
+
+static const aps_json_reader_options validate_options[] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 3, 0 }, { 3, 1 } };
+
+/* One file, under every set of options. */
+static void validate_file(void *ctx, const char *path, const char *name)
+{
+    validate_counts *c = (validate_counts *)ctx;
+    size_t len, k;
+    char *json = test_read_file(path, &len);
+    (void)name;
+    if (json == NULL)
+        return;
+    c->files++;
+    for (k = 0; k < sizeof validate_options / sizeof *validate_options; k++)
+        c->taken += (size_t)validate_agrees(json, len, &validate_options[k], path);
+    c->valid += aps_json_validate(json, len, NULL, NULL) == APS_OK;
+    free(json);
+}
+
 /* Every file of each directory, as the differential check above says. */
 static void test_validate(char **dirs, int n)
 {
-    static const aps_json_reader_options options[] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 3, 0 }, { 3, 1 } };
-    size_t files = 0, valid = 0, taken = 0, k;
+    validate_counts c = { 0, 0, 0 };
     int d;
-    for (d = 0; d < n; d++) {
-        DIR *dir = opendir(dirs[d]);
-        struct dirent *e;
-        CHECK(dir != NULL, dirs[d]);
-        if (dir == NULL)
-            continue;
-        while ((e = readdir(dir)) != NULL) {
-            char path[4096];
-            size_t len;
-            char *json;
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(path, sizeof path, "%s/%s", dirs[d], e->d_name);
-            if ((json = read_all(path, &len)) == NULL)
-                continue;
-            files++;
-            for (k = 0; k < sizeof options / sizeof *options; k++)
-                taken += (size_t)validate_agrees(json, len, &options[k], path);
-            valid += aps_json_validate(json, len, NULL, NULL) == APS_OK;
-            free(json);
-        }
-        closedir(dir);
-    }
-    printf("validate: %zu files (%zu valid), %zu of %zu checks took the fast path\n", files, valid, taken,
-           files * (sizeof options / sizeof *options));
-    CHECK(files > 100 && taken > 0, "the files were read and some took the fast path");
+    for (d = 0; d < n; d++)
+        CHECK(test_for_each_file(dirs[d], NULL, validate_file, &c) >= 0, dirs[d]);
+    printf("validate: %zu files (%zu valid), %zu of %zu checks took the fast path\n", c.files, c.valid, c.taken,
+           c.files * (sizeof validate_options / sizeof *validate_options));
+    CHECK(c.files > 100 && c.taken > 0, "the files were read and some took the fast path");
 }
 
 int main(int argc, char **argv)
@@ -449,15 +436,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "%d check(s) failed\n", failures);
         return failures != 0;
     }
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s CORPUS_DIR TRACE.jsonl\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s CORPUS_DIR [TRACE.jsonl]\n", argv[0]);
         return 2;
     }
     aps_arena_init(&arena, NULL);
     test_inline();
     test_validators();
     test_corpus(argv[1]);
-    test_trace(argv[2]);
+    if (argc == 3)
+        test_trace(argv[2]);
     aps_arena_deinit(&arena);
     if (failures != 0)
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -1,82 +1,41 @@
 /*
  * asm_test.h - helpers shared by the assembler tests: a collector that
- * records what the assembler delivers as text, event builders, a counting
- * allocator that can fail on demand, and the JSONL adapter that turns a
- * protocol event line into an aps_asm_event.
+ * records what the assembler delivers as text (tlog, test_util.h), event
+ * builders, and the JSONL adapter that turns a protocol event line into an
+ * aps_asm_event.
  */
 #ifndef ASM_TEST_H
 #define ASM_TEST_H
 
 #include "aps/asm.h"
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a growable string ------------------------------------------------- */
-
-typedef struct tbuf {
-    char *p;
-    size_t len, cap;
-} tbuf;
-
-static inline void tbuf_add(tbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        b->p = (char *)realloc(b->p, cap);
-        if (b->p == NULL)
-            abort();
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static inline void tbuf_str(tbuf *b, const char *s)
-{
-    tbuf_add(b, s, strlen(s));
-}
-
-static inline const char *tbuf_get(tbuf *b)
-{
-    if (b->p == NULL)
-        tbuf_add(b, "", 0);
-    return b->p;
-}
-
-static inline void tbuf_free(tbuf *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
 /* ---- the collector ------------------------------------------------------ */
 
 /* Everything the assembler said, as text: one line per item or violation. */
 typedef struct collector {
-    tbuf out;          /* message and tool JSON lines, in delivery order */
-    tbuf violations;   /* "POS code: text" lines */
-    tbuf appended;     /* every on_append text, concatenated */
+    tlog out;          /* message and tool JSON lines, in delivery order */
+    tlog violations;   /* "POS code: text" lines */
+    tlog appended;     /* every on_append text, concatenated */
     size_t appends;
     size_t links;      /* tools delivered with a linked tool_call block */
-    tbuf link_json;    /* the linked blocks, one per line */
+    tlog link_json;    /* the linked blocks, one per line */
 } collector;
 
-static inline void col_line(tbuf *b, void (*write)(const void *, aps_json_writer *), const void *item)
+static inline void col_line(tlog *b, void (*write)(const void *, aps_json_writer *), const void *item)
 {
     aps_json_writer w;
     aps_json_writer_init(&w, NULL);
     write(item, &w);
     if (aps_json_writer_finish(&w, NULL) != APS_OK)
-        tbuf_str(b, "<writer error>");
+        tlog_str(b, "<writer error>");
     else
-        tbuf_add(b, aps_json_writer_data(&w), aps_json_writer_len(&w));
-    tbuf_str(b, "\n");
+        tlog_add(b, aps_json_writer_data(&w), aps_json_writer_len(&w));
+    tlog_str(b, "\n");
     aps_json_writer_deinit(&w);
 }
 
@@ -98,7 +57,7 @@ static inline void col_on_append(void *ctx, const aps_asm_message *m, uint64_t i
     (void)index;
     (void)kind;
     c->appends++;
-    tbuf_add(&c->appended, appended.ptr, appended.len);
+    tlog_add(&c->appended, appended.ptr, appended.len);
 }
 
 static inline void col_on_message(void *ctx, const aps_asm_message *m)
@@ -113,20 +72,20 @@ static inline void col_on_tool(void *ctx, const aps_asm_tool *t)
     col_line(&c->out, write_tool, t);
     if (link.ptr != NULL) {
         c->links++;
-        tbuf_add(&c->link_json, link.ptr, link.len);
-        tbuf_str(&c->link_json, "\n");
+        tlog_add(&c->link_json, link.ptr, link.len);
+        tlog_str(&c->link_json, "\n");
     }
 }
 
 /* Appends one violation as the tests pin it: "POSITION NAME: text\n". */
-static inline void asm_put_violation(tbuf *out, uint64_t position, aps_asm_violation code, const char *text)
+static inline void asm_put_violation(tlog *out, uint64_t position, aps_asm_violation code, const char *text)
 {
     char head[64];
     snprintf(head, sizeof head, "%llu %s: ", (unsigned long long)position,
              aps_asm_violation_name(code));
-    tbuf_str(out, head);
-    tbuf_str(out, text);
-    tbuf_str(out, "\n");
+    tlog_str(out, head);
+    tlog_str(out, text);
+    tlog_str(out, "\n");
 }
 
 static inline void col_on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
@@ -149,17 +108,17 @@ static inline aps_asm_callbacks col_callbacks(collector *c)
 /* Whether two collectors heard the same: items, violations, appended text, links. */
 static inline int col_same(collector *x, collector *y)
 {
-    return strcmp(tbuf_get(&x->out), tbuf_get(&y->out)) == 0 &&
-           strcmp(tbuf_get(&x->violations), tbuf_get(&y->violations)) == 0 &&
-           strcmp(tbuf_get(&x->appended), tbuf_get(&y->appended)) == 0 && x->links == y->links;
+    return strcmp(tlog_get(&x->out), tlog_get(&y->out)) == 0 &&
+           strcmp(tlog_get(&x->violations), tlog_get(&y->violations)) == 0 &&
+           strcmp(tlog_get(&x->appended), tlog_get(&y->appended)) == 0 && x->links == y->links;
 }
 
 static inline void col_free(collector *c)
 {
-    tbuf_free(&c->out);
-    tbuf_free(&c->violations);
-    tbuf_free(&c->appended);
-    tbuf_free(&c->link_json);
+    tlog_free(&c->out);
+    tlog_free(&c->violations);
+    tlog_free(&c->appended);
+    tlog_free(&c->link_json);
 }
 
 /* ---- event builders ------------------------------------------------------ */
@@ -223,78 +182,10 @@ static const struct {
     { "{\"type\":\"custom\",\"v\":1}", APS_ASM_DELTA_UNKNOWN },
 };
 
-/* ---- a counting allocator that fails on demand ---------------------------- */
-
-typedef struct talloc {
-    size_t calls;        /* allocations made */
-    size_t fail_at;      /* fail the allocation with this number (1-based); 0: never */
-    size_t failed;
-    size_t live_blocks;
-    size_t live_bytes;
-    size_t total_bytes;  /* bytes ever allocated */
-} talloc;
-
-static inline void *talloc_alloc(void *ctx, size_t n)
-{
-    talloc *t = (talloc *)ctx;
-    void *p;
-    t->calls++;
-    if (t->fail_at != 0 && t->calls == t->fail_at) {
-        t->failed++;
-        return NULL;
-    }
-    p = malloc(n);
-    if (p != NULL) {
-        t->live_blocks++;
-        t->live_bytes += n;
-        t->total_bytes += n;
-    }
-    return p;
-}
-
-static inline void talloc_free(void *ctx, void *p, size_t n)
-{
-    talloc *t = (talloc *)ctx;
-    t->live_blocks--;
-    t->live_bytes -= n;
-    free(p);
-}
-
-static inline aps_allocator talloc_hooks(talloc *t)
-{
-    aps_allocator a;
-    a.alloc = talloc_alloc;
-    a.free = talloc_free;
-    a.ctx = t;
-    return a;
-}
-
 /* ---- JSONL adapter: the runtime's lenient reader (aps_asm_event_from_json) ---- */
 
 typedef aps_asm_reader adapter;
 #define adapt_line aps_asm_event_from_json
 
 /* Reads the whole file at `path` (malloc'd, NUL-terminated); NULL if it cannot. */
-static inline char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *p = NULL;
-    long n;
-    if (f == NULL)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        p = (char *)malloc((size_t)n + 1);
-        if (p != NULL && fread(p, 1, (size_t)n, f) != (size_t)n) {
-            free(p);
-            p = NULL;
-        }
-        if (p != NULL) {
-            p[n] = 0;
-            *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return p;
-}
-
 #endif

@@ -249,7 +249,7 @@ static void gen(stream *s, size_t steps)
 typedef struct result {
     collector c;
     aps_assembler a;
-    tbuf statuses; /* "POSITION STATUS\n" for each event not fed with APS_OK */
+    tlog statuses; /* "POSITION STATUS\n" for each event not fed with APS_OK */
 } result;
 
 /* on_append only when asked: with it the batch takes every event by aps_asm_feed. */
@@ -270,19 +270,19 @@ static void note_status(result *r, const aps_asm_event *e, aps_status st)
 {
     char line[64];
     snprintf(line, sizeof line, "%llu %d\n", (unsigned long long)e->position, (int)st);
-    tbuf_str(&r->statuses, line);
+    tlog_str(&r->statuses, line);
 }
 
 static void result_free(result *r)
 {
     aps_asm_deinit(&r->a);
     col_free(&r->c);
-    tbuf_free(&r->statuses);
+    tlog_free(&r->statuses);
 }
 
 static int same(result *x, result *y)
 {
-    return col_same(&x->c, &y->c) && strcmp(tbuf_get(&x->statuses), tbuf_get(&y->statuses)) == 0;
+    return col_same(&x->c, &y->c) && strcmp(tlog_get(&x->statuses), tlog_get(&y->statuses)) == 0;
 }
 
 static void run_direct(const stream *s, result *r)
@@ -372,13 +372,13 @@ static void test_long_text(void)
     static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     stream s;
     result direct, batched;
-    tbuf want = { NULL, 0, 0 };
+    tlog want = { NULL, 0, 0 };
     size_t i;
     memset(&s, 0, sizeof s);
     rng = 7;
     next_event(&s, 0, APS_ASM_MESSAGE_START)->id = own(&s.mem, "m", 1);
     next_event(&s, 0, APS_ASM_BLOCK_START)->content = R("{\"type\":\"reasoning\"}");
-    tbuf_str(&want, "\"reasoning\":\"");
+    tlog_str(&want, "\"reasoning\":\"");
     for (i = 0; i < 100000; i++) {
         aps_asm_event *e = next_event(&s, 0, APS_ASM_BLOCK_DELTA);
         char buf[16];
@@ -387,9 +387,9 @@ static void test_long_text(void)
             buf[j] = letters[rnd(sizeof letters - 1)];
         e->delta = APS_ASM_DELTA_REASONING;
         e->text = own(&s.mem, buf, n);
-        tbuf_add(&want, buf, n);
+        tlog_add(&want, buf, n);
     }
-    tbuf_str(&want, "\"");
+    tlog_str(&want, "\"");
     result_init(&direct, 0);
     result_init(&batched, 0);
     for (i = 0; i < s.n; i += 64) {
@@ -400,9 +400,9 @@ static void test_long_text(void)
     aps_asm_finish(&batched.a);
     run_direct(&s, &direct);
     CHECK_INT(aps_asm_violations(&batched.a), 0);
-    CHECK(strstr(tbuf_get(&batched.c.out), tbuf_get(&want)) != NULL);
+    CHECK(strstr(tlog_get(&batched.c.out), tlog_get(&want)) != NULL);
     CHECK(same(&direct, &batched));
-    tbuf_free(&want);
+    tlog_free(&want);
     result_free(&direct);
     result_free(&batched);
     free(s.ev);

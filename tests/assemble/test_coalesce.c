@@ -270,7 +270,7 @@ static void test_no_memory(void)
 {
     stream s = { NULL, 0, 0 };
     result direct, co;
-    talloc ta;
+    test_alloc ta;
     aps_asm_coalesce_options o;
     aps_asm_coalescer c;
     size_t i, fail_at;
@@ -281,10 +281,9 @@ static void test_no_memory(void)
         CHECK(aps_asm_feed(&direct.a, &s.ev[i], NULL) == APS_OK);
     aps_asm_finish(&direct.a);
     for (fail_at = 1; fail_at <= 4; fail_at++) {
-        memset(&ta, 0, sizeof ta);
-        ta.fail_at = fail_at;
+        test_alloc_init(&ta, (long)fail_at - 1, 0); /* fail_at counts from 1 */
         memset(&o, 0, sizeof o);
-        o.allocator = talloc_hooks(&ta);
+        o.allocator = test_alloc_hooks(&ta);
         result_init(&co);
         aps_asm_coalescer_init(&c, &o, emit, &co);
         for (i = 0; i < s.n; i++)
@@ -293,7 +292,7 @@ static void test_no_memory(void)
         aps_asm_coalescer_deinit(&c);
         aps_asm_finish(&co.a);
         CHECK(same(&direct, &co));
-        CHECK_INT(ta.live_blocks, 0);
+        CHECK_INT(ta.allocs - ta.frees, 0);
         result_free(&co);
     }
     result_free(&direct);
@@ -303,13 +302,13 @@ static void test_no_memory(void)
 /* What a merged event looks like, and that emit's status stops a push. */
 static aps_status capture(void *ctx, const aps_asm_event *ev)
 {
-    tbuf *b = (tbuf *)ctx;
+    tlog *b = (tlog *)ctx;
     char head[64];
     snprintf(head, sizeof head, "%d/%d@%llu:", (int)ev->kind, (int)ev->delta,
              (unsigned long long)ev->position);
-    tbuf_str(b, head);
-    tbuf_add(b, ev->text.ptr, ev->text.len);
-    tbuf_str(b, "|");
+    tlog_str(b, head);
+    tlog_add(b, ev->text.ptr, ev->text.len);
+    tlog_str(b, "|");
     return ev->kind == APS_ASM_MESSAGE_FINISH ? APS_E_STATE : APS_OK;
 }
 
@@ -319,7 +318,7 @@ static void test_shape(void)
     aps_asm_coalescer c;
     aps_asm_coalesce_options o;
     aps_asm_event e;
-    tbuf b = { NULL, 0, 0 };
+    tlog b = { NULL, 0, 0 };
     memset(&o, 0, sizeof o);
     o.max_bytes = 4;
     aps_asm_coalescer_init(&c, &o, capture, &b);
@@ -342,10 +341,10 @@ static void test_shape(void)
     CHECK(aps_asm_coalescer_push(&c, &e) == APS_OK);
     e = E(&pl, APS_ASM_MESSAGE_FINISH, 15);
     CHECK_INT(aps_asm_coalescer_push(&c, &e), APS_E_STATE);
-    CHECK_STR(tbuf_get(&b), "3/1@10:abcd|3/1@12:e|3/1@13:fghijk|3/2@14:r|5/0@15:|");
+    CHECK_STR(tlog_get(&b), "3/1@10:abcd|3/1@12:e|3/1@13:fghijk|3/2@14:r|5/0@15:|");
     CHECK_INT(aps_asm_coalescer_push(&c, NULL), APS_E_ARGUMENT);
     aps_asm_coalescer_deinit(&c);
-    tbuf_free(&b);
+    tlog_free(&b);
 }
 
 int main(void)

@@ -16,15 +16,6 @@
 #include "../test.h"
 #include "asm_test.h"
 
-/* splitmix64, so runs are reproducible. */
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Whether the assembler is given the padded promise, which every event below then keeps. */
 static int padded;
 static uint64_t garbage = 12345;
@@ -40,7 +31,7 @@ static void scribble(char *p, size_t n)
 {
     size_t i;
     for (i = 0; i < pad_bytes(); i++)
-        p[n + i] = (char)rnd(&garbage);
+        p[n + i] = (char)test_rand(&garbage);
 }
 
 /* A copy of `n` bytes in memory of its own, exactly as long as the promise needs (free it). */
@@ -61,7 +52,7 @@ typedef struct spot {
     const char *ns[3];
     size_t ns_len;
     const char *node; /* NULL: absent */
-    tbuf text;
+    tlog text;
     char id[16];
     uint64_t started; /* position of its message's start */
 } spot;
@@ -129,8 +120,8 @@ static aps_asm_event ev(aps_asm_kind kind, uint64_t pos)
 
 /* Everything delivered: "ID STATUS BLOCK0\n" per message, and the violations. */
 typedef struct seen {
-    tbuf out;
-    tbuf violations;
+    tlog out;
+    tlog violations;
     size_t appends;
 } seen;
 
@@ -140,16 +131,16 @@ static void on_done(void *ctx, const aps_asm_message *m)
     seen *s = (seen *)ctx;
     aps_slice id = aps_asm_message_id(m);
     aps_json_writer w;
-    tbuf_add(&s->out, id.ptr, id.len);
-    tbuf_str(&s->out, " ");
-    tbuf_str(&s->out, status[aps_asm_message_state(m)]);
-    tbuf_str(&s->out, " ");
+    tlog_add(&s->out, id.ptr, id.len);
+    tlog_str(&s->out, " ");
+    tlog_str(&s->out, status[aps_asm_message_state(m)]);
+    tlog_str(&s->out, " ");
     aps_json_writer_init(&w, NULL);
     aps_asm_message_write_block(m, 0, &w);
     if (aps_json_writer_finish(&w, NULL) == APS_OK)
-        tbuf_add(&s->out, aps_json_writer_data(&w), aps_json_writer_len(&w));
+        tlog_add(&s->out, aps_json_writer_data(&w), aps_json_writer_len(&w));
     aps_json_writer_deinit(&w);
-    tbuf_str(&s->out, "\n");
+    tlog_str(&s->out, "\n");
 }
 
 static void on_append(void *ctx, const aps_asm_message *m, uint64_t index, aps_asm_delta kind,
@@ -188,8 +179,8 @@ static void init(aps_assembler *a, seen *s, const aps_asm_options *options)
 static void done(aps_assembler *a, seen *s)
 {
     aps_asm_deinit(a);
-    tbuf_free(&s->out);
-    tbuf_free(&s->violations);
+    tlog_free(&s->out);
+    tlog_free(&s->violations);
 }
 
 /* message-start and a text block at `s`, as message `id`. */
@@ -202,7 +193,7 @@ static void open_at(aps_assembler *a, spot *s, const char *id, uint64_t *pos)
     e = ev(APS_ASM_BLOCK_START, ++*pos);
     e.content = R("{\"type\":\"text\",\"text\":\"\"}");
     CHECK_INT(feed_at(a, &e, s), APS_OK);
-    tbuf_free(&s->text);
+    tlog_free(&s->text);
     s->started = *pos;
 }
 
@@ -214,7 +205,7 @@ static void token_at(aps_assembler *a, spot *s, const char *p, size_t n, uint64_
     e.text.ptr = p;
     e.text.len = n;
     CHECK_INT(feed_at(a, &e, s), APS_OK);
-    tbuf_add(&s->text, p, n);
+    tlog_add(&s->text, p, n);
 }
 
 /* An `error` event at `s`: the message closes with its block as the deltas built it. */
@@ -226,24 +217,24 @@ static void fail_at(aps_assembler *a, spot *s, uint64_t *pos)
 }
 
 /* What on_done writes for `s`'s message, with the text it was fed. */
-static void expect_line(tbuf *out, const spot *s, const char *status)
+static void expect_line(tlog *out, const spot *s, const char *status)
 {
     aps_json_writer w;
-    tbuf_str(out, s->id);
-    tbuf_str(out, " ");
-    tbuf_str(out, status);
-    tbuf_str(out, " ");
+    tlog_str(out, s->id);
+    tlog_str(out, " ");
+    tlog_str(out, status);
+    tlog_str(out, " ");
     aps_json_writer_init(&w, NULL);
     aps_json_write_object_begin(&w);
     aps_json_write_key(&w, "type", 4);
     aps_json_write_string(&w, "text", 4);
     aps_json_write_key(&w, "text", 4);
-    aps_json_write_string(&w, s->text.p ? s->text.p : "", s->text.len);
+    aps_json_write_string(&w, s->text.s ? s->text.s : "", s->text.len);
     aps_json_write_object_end(&w);
     if (aps_json_writer_finish(&w, NULL) == APS_OK)
-        tbuf_add(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
+        tlog_add(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
     aps_json_writer_deinit(&w);
-    tbuf_str(out, "\n");
+    tlog_str(out, "\n");
 }
 
 /*
@@ -257,39 +248,39 @@ static void test_token_lengths(int hooks)
     static const char chars[] = "abc \"\\\n\t/xyz0123456789ABCDEFGHIJ~!";
     aps_assembler a;
     seen s;
-    talloc ta;
+    test_alloc ta;
     aps_asm_options o;
     spot sp = at("model_request:db60c136-bbdc-5c76-a665-4bd487797692", NULL, "model");
     char src[41];
-    tbuf want;
+    tlog want;
     uint64_t pos = 0, r = 7;
     size_t i, k, tokens = 0;
     memset(&o, 0, sizeof o);
-    memset(&ta, 0, sizeof ta);
+    test_alloc_init(&ta, -1, 0);
     memset(&want, 0, sizeof want);
     if (hooks)
-        o.allocator = talloc_hooks(&ta);
+        o.allocator = test_alloc_hooks(&ta);
     init(&a, &s, &o);
     open_at(&a, &sp, "m", &pos);
     for (i = 0; i < 4000; i++) {
-        size_t n = (size_t)(rnd(&r) % 41);
+        size_t n = (size_t)(test_rand(&r) % 41);
         for (k = 0; k < n; k++)
-            src[k] = chars[rnd(&r) % (sizeof chars - 1)];
+            src[k] = chars[test_rand(&r) % (sizeof chars - 1)];
         /* feed_at gives the token memory that ends where it (and its padding) ends */
         token_at(&a, &sp, src, n, &pos);
         tokens++;
     }
     aps_asm_finish(&a);
     expect_line(&want, &sp, "open");
-    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
-    CHECK_STR(tbuf_get(&s.violations), "");
+    CHECK_STR(tlog_get(&s.out), tlog_get(&want));
+    CHECK_STR(tlog_get(&s.violations), "");
     CHECK_INT(s.appends, tokens);
     done(&a, &s);
-    tbuf_free(&want);
-    tbuf_free(&sp.text);
+    tlog_free(&want);
+    tlog_free(&sp.text);
     if (hooks) {
-        CHECK_INT(ta.live_blocks, 0);
-        CHECK_INT(ta.live_bytes, 0);
+        CHECK_INT(ta.allocs - ta.frees, 0);
+        CHECK_INT(ta.live, 0);
     }
 }
 
@@ -305,7 +296,7 @@ static void test_room_edges(void)
     aps_assembler a;
     seen s;
     spot sp = at("ns", NULL, "model");
-    tbuf want;
+    tlog want;
     uint64_t pos = 0;
     size_t l1, l2;
     memset(&want, 0, sizeof want);
@@ -323,11 +314,11 @@ static void test_room_edges(void)
         }
     }
     aps_asm_finish(&a);
-    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
-    CHECK_STR(tbuf_get(&s.violations), "");
+    CHECK_STR(tlog_get(&s.out), tlog_get(&want));
+    CHECK_STR(tlog_get(&s.violations), "");
     done(&a, &s);
-    tbuf_free(&want);
-    tbuf_free(&sp.text);
+    tlog_free(&want);
+    tlog_free(&sp.text);
 }
 
 /*
@@ -371,7 +362,7 @@ static void test_places_apart(void)
         aps_assembler a;
         seen s;
         spot sp[2];
-        tbuf want;
+        tlog want;
         uint64_t pos = 0;
         int i, j;
         memset(&want, 0, sizeof want);
@@ -395,14 +386,14 @@ static void test_places_apart(void)
         aps_asm_finish(&a);
         expect_line(&want, &sp[0], "open");
         expect_line(&want, &sp[1], "open");
-        CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
-        CHECK_STR(tbuf_get(&s.violations), "");
-        if (strcmp(tbuf_get(&s.out), tbuf_get(&want)) != 0)
+        CHECK_STR(tlog_get(&s.out), tlog_get(&want));
+        CHECK_STR(tlog_get(&s.violations), "");
+        if (strcmp(tlog_get(&s.out), tlog_get(&want)) != 0)
             fprintf(stderr, "  (pair %zu)\n", p);
         done(&a, &s);
-        tbuf_free(&want);
-        tbuf_free(&sp[0].text);
-        tbuf_free(&sp[1].text);
+        tlog_free(&want);
+        tlog_free(&sp[0].text);
+        tlog_free(&sp[1].text);
     }
 }
 
@@ -418,7 +409,7 @@ static void test_interleaved_many(void)
     aps_assembler a;
     seen s;
     spot sp[N];
-    tbuf want;
+    tlog want;
     uint64_t pos = 0, r = 99;
     size_t i, restarts = 0;
     memset(&want, 0, sizeof want);
@@ -438,12 +429,12 @@ static void test_interleaved_many(void)
         open_at(&a, &sp[i], id, &pos);
     }
     for (i = 0; i < 20000; i++) {
-        size_t k = (size_t)(rnd(&r) % N);
+        size_t k = (size_t)(test_rand(&r) % N);
         char tok[9];
-        size_t n = 1 + (size_t)(rnd(&r) % 8), j;
+        size_t n = 1 + (size_t)(test_rand(&r) % 8), j;
         for (j = 0; j < n; j++)
             tok[j] = (char)('a' + (k + j) % 26);
-        if (rnd(&r) % 500 == 0) {
+        if (test_rand(&r) % 500 == 0) {
             char id[16];
             fail_at(&a, &sp[k], &pos);
             expect_line(&want, &sp[k], "error");
@@ -465,12 +456,12 @@ static void test_interleaved_many(void)
         sp[first].started = 0;
     }
     CHECK(restarts > 0);
-    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
-    CHECK_STR(tbuf_get(&s.violations), "");
+    CHECK_STR(tlog_get(&s.out), tlog_get(&want));
+    CHECK_STR(tlog_get(&s.violations), "");
     done(&a, &s);
-    tbuf_free(&want);
+    tlog_free(&want);
     for (i = 0; i < N; i++)
-        tbuf_free(&sp[i].text);
+        tlog_free(&sp[i].text);
 }
 
 /*
@@ -515,16 +506,16 @@ static void test_closed_and_rules(void)
     e.text = S("no");
     CHECK_INT(feed_at(&a, &e, &sp), APS_OK);
     aps_asm_finish(&a);
-    CHECK_STR(tbuf_get(&s.out),
+    CHECK_STR(tlog_get(&s.out),
               "m1 finished {\"type\":\"text\",\"text\":\"final\"}\n"
               "m2 error {\"type\":\"text\",\"text\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"
               "m3 error {\"type\":\"text\",\"text\":\"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\"}\n");
-    CHECK_STR(tbuf_get(&s.violations),
+    CHECK_STR(tlog_get(&s.violations),
               "45 message-finished: content-block-delta after the message finished or failed\n"
               "89 block-not-started: content-block-delta for block 1, which was never started (message \"m2\")\n"
               "132 delta-mismatch: reasoning-delta on block 0, whose type does not take it (message \"m3\")\n");
     done(&a, &s);
-    tbuf_free(&sp.text);
+    tlog_free(&sp.text);
 }
 
 /* Strings in memory of their own (own_copy), for views fed directly; freed together. */
@@ -561,7 +552,7 @@ static void test_malformed_while_fast(void)
     aps_asm_event e;
     aps_slice ns[2];
     owned kept;
-    tbuf want;
+    tlog want;
     uint64_t pos = 0;
     int i;
     memset(&want, 0, sizeof want);
@@ -595,10 +586,10 @@ static void test_malformed_while_fast(void)
     /* the same view, well formed: it is applied */
     e.ns = ns;
     CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
-    tbuf_add(&sp.text, "no", 2);
+    tlog_add(&sp.text, "no", 2);
     e.fields = R("{\"extra\":1}"); /* not read for a text delta */
     CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
-    tbuf_add(&sp.text, "no", 2);
+    tlog_add(&sp.text, "no", 2);
     e.fields.ptr = NULL;
     e.fields.len = 0;
     e.text.ptr = NULL; /* absent: appends nothing */
@@ -607,12 +598,12 @@ static void test_malformed_while_fast(void)
     token_at(&a, &sp, "end", 3, &pos);
     aps_asm_finish(&a);
     expect_line(&want, &sp, "open");
-    CHECK_STR(tbuf_get(&s.out), tbuf_get(&want));
-    CHECK_STR(tbuf_get(&s.violations), "");
+    CHECK_STR(tlog_get(&s.out), tlog_get(&want));
+    CHECK_STR(tlog_get(&s.violations), "");
     CHECK_INT(s.appends, 40 + 3 + 1);
     done(&a, &s);
-    tbuf_free(&want);
-    tbuf_free(&sp.text);
+    tlog_free(&want);
+    tlog_free(&sp.text);
     owned_free(&kept);
 }
 

@@ -26,18 +26,18 @@ static void count_append(void *ctx, const aps_asm_message *m, uint64_t index, ap
 static void measure_message(work *w, size_t n)
 {
     static work ctx[2];
-    talloc ta;
+    test_alloc ta;
     aps_asm_options o;
     aps_asm_callbacks cb;
     aps_assembler a;
     aps_asm_event e;
     place p = P("ns", NULL, "node");
     size_t i;
-    memset(&ta, 0, sizeof ta);
+    test_alloc_init(&ta, -1, 0);
     memset(&o, 0, sizeof o);
     memset(&cb, 0, sizeof cb);
     memset(ctx, 0, sizeof ctx);
-    o.allocator = talloc_hooks(&ta);
+    o.allocator = test_alloc_hooks(&ta);
     cb.on_append = count_append;
     cb.ctx = ctx;
     aps_asm_init(&a, &o, &cb);
@@ -50,7 +50,7 @@ static void measure_message(work *w, size_t n)
     CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     /* what start cost is not append work */
     w->calls = ta.calls;
-    w->bytes = ta.total_bytes;
+    w->bytes = ta.total;
     e = E(&p, APS_ASM_BLOCK_DELTA, 0);
     e.delta = APS_ASM_DELTA_TEXT;
     e.text = S("a");
@@ -61,14 +61,14 @@ static void measure_message(work *w, size_t n)
     }
     CHECK_INT(i, n);
     w->calls = ta.calls - w->calls;
-    w->bytes = ta.total_bytes - w->bytes;
+    w->bytes = ta.total - w->bytes;
     w->appends = ctx[1].appends;
     CHECK_INT(w->appends, n);
     CHECK_INT(aps_asm_violations(&a), 0);
     aps_asm_finish(&a);
     aps_asm_deinit(&a);
-    CHECK_INT(ta.live_blocks, 0);
-    CHECK_INT(ta.live_bytes, 0);
+    CHECK_INT(ta.allocs - ta.frees, 0);
+    CHECK_INT(ta.live, 0);
 }
 
 static void render_len(void *ctx, const aps_asm_message *m)
@@ -111,22 +111,22 @@ static void test_result(size_t n)
 
 static void measure_tool(work *w, size_t n)
 {
-    talloc ta;
+    test_alloc ta;
     aps_asm_options o;
     aps_assembler a;
     aps_asm_event e;
     place p = P(NULL, NULL, NULL);
     size_t i;
-    memset(&ta, 0, sizeof ta);
+    test_alloc_init(&ta, -1, 0);
     memset(&o, 0, sizeof o);
-    o.allocator = talloc_hooks(&ta);
+    o.allocator = test_alloc_hooks(&ta);
     aps_asm_init(&a, &o, NULL);
     e = E(&p, APS_ASM_TOOL_STARTED, 0);
     e.tool_call_id = S("call");
     e.tool_name = S("f");
     CHECK_INT(aps_asm_feed(&a, &e, NULL), APS_OK);
     w->calls = ta.calls;
-    w->bytes = ta.total_bytes;
+    w->bytes = ta.total;
     e = E(&p, APS_ASM_TOOL_OUTPUT_DELTA, 1);
     e.tool_call_id = S("call");
     e.text = S("x");
@@ -135,10 +135,10 @@ static void measure_tool(work *w, size_t n)
             break;
     CHECK_INT(i, n);
     w->calls = ta.calls - w->calls;
-    w->bytes = ta.total_bytes - w->bytes;
+    w->bytes = ta.total - w->bytes;
     aps_asm_finish(&a);
     aps_asm_deinit(&a);
-    CHECK_INT(ta.live_blocks, 0);
+    CHECK_INT(ta.allocs - ta.frees, 0);
 }
 
 static void check_linear(const char *what, const work *w1, const work *w2, size_t n)

@@ -147,14 +147,14 @@ static void test_text_message(void)
     text(&t, 0, "lo");
     bfinish(&t, 0, "{\"type\":\"text\",\"text\":\"Hello\"}");
     mfinish(&t, "{\"inputTokens\":1}");
-    CHECK_STR(tbuf_get(&t.c.out),
+    CHECK_STR(tlog_get(&t.c.out),
               MSG_HEAD("m1", "[]", "null", "\"ai\"")
               ",\"metadata\":{\"model\":\"x\"},\"status\":\"finished\","
               "\"content\":[{\"type\":\"text\",\"text\":\"Hello\"}],"
               "\"usage\":{\"inputTokens\":1},\"error\":null}\n");
-    CHECK_STR(tbuf_get(&t.c.appended), "Hello");
+    CHECK_STR(tlog_get(&t.c.appended), "Hello");
     CHECK_INT(t.c.appends, 2);
-    CHECK_STR(tbuf_get(&t.c.violations), "");
+    CHECK_STR(tlog_get(&t.c.violations), "");
     t_done(&t);
 }
 
@@ -181,7 +181,7 @@ static void test_append_rules(void)
     delta(&t, 2, APS_ASM_DELTA_TOOL_CALL, NULL);
     delta(&t, 2, APS_ASM_DELTA_TOOL_CALL, "1}");
     aps_asm_finish(&t.a);
-    CHECK_STR(tbuf_get(&t.c.out),
+    CHECK_STR(tlog_get(&t.c.out),
               MSG_HEAD("m2", "[\"a\"]", "\"agent\"", "null")
               ",\"metadata\":null,\"status\":\"open\",\"content\":["
               "{\"type\":\"text\",\"text\":\"done\"},"
@@ -196,7 +196,7 @@ static void test_append_rules(void)
     bstart(&t, 0, "{\"type\":\"text\",\"text\":\"pre\\u0041\",\"id\":\"t1\"}");
     text(&t, 0, "x\"\n");
     aps_asm_finish(&t.a);
-    CHECK_STR(tbuf_get(&t.c.out),
+    CHECK_STR(tlog_get(&t.c.out),
               MSG_HEAD("m3", "[]", "null", "\"ai\"")
               ",\"metadata\":null,\"status\":\"open\",\"content\":["
               "{\"type\":\"text\",\"text\":\"preAx\\\"\\n\",\"id\":\"t1\"}"
@@ -209,7 +209,7 @@ static void test_append_rules(void)
     bstart(&t, 0, "{\"type\":\"server_tool_call_chunk\"}");
     delta(&t, 0, APS_ASM_DELTA_TOOL_CALL, "{}");
     aps_asm_finish(&t.a);
-    CHECK(strstr(tbuf_get(&t.c.out),
+    CHECK(strstr(tlog_get(&t.c.out),
                  "\"content\":[{\"type\":\"server_tool_call_chunk\",\"args\":\"{}\"}]") != NULL);
     t_done(&t);
 }
@@ -226,10 +226,10 @@ static void test_block_delta(void)
     bdelta(&t, 0, "{\"type\":\"tool_call_chunk\",\"caller\":null,\"extra\":[1,2]}");
     delta(&t, 0, APS_ASM_DELTA_TOOL_CALL, " ");
     aps_asm_finish(&t.a);
-    CHECK(strstr(tbuf_get(&t.c.out),
+    CHECK(strstr(tlog_get(&t.c.out),
                  "\"content\":[{\"type\":\"tool_call_chunk\",\"id\":\"x\",\"input\":\"\","
                  "\"caller\":null,\"name\":\"calc\",\"args\":\"{\\\"a\\\":1} \",\"extra\":[1,2]}]") != NULL);
-    CHECK_STR(tbuf_get(&t.c.violations), "");
+    CHECK_STR(tlog_get(&t.c.violations), "");
     t_done(&t);
 
     /* a block-delta that replaces the appended member: later appends extend the new value */
@@ -243,9 +243,9 @@ static void test_block_delta(void)
     bdelta(&t, 0, "{\"type\":\"reasoning\"}");
     delta(&t, 0, APS_ASM_DELTA_REASONING, "r");
     aps_asm_finish(&t.a);
-    CHECK(strstr(tbuf_get(&t.c.out),
+    CHECK(strstr(tlog_get(&t.c.out),
                  "\"content\":[{\"type\":\"reasoning\",\"text\":\"XY\",\"reasoning\":\"r\"}]") != NULL);
-    CHECK_STR(tbuf_get(&t.c.violations), "");
+    CHECK_STR(tlog_get(&t.c.violations), "");
     t_done(&t);
 }
 
@@ -263,8 +263,8 @@ static void test_unknown_delta_skipped(void)
     }
     bfinish(&t, 0, "{\"type\":\"text\",\"text\":\"ab\"}");
     mfinish(&t, NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"ab\"}]") != NULL);
-    CHECK_STR(tbuf_get(&t.c.violations), "");
+    CHECK(strstr(tlog_get(&t.c.out), "\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"ab\"}]") != NULL);
+    CHECK_STR(tlog_get(&t.c.violations), "");
     t_done(&t);
 }
 
@@ -276,7 +276,7 @@ static void test_error_event(void)
     bstart(&t, 0, "{\"type\":\"text\",\"text\":\"\"}");
     text(&t, 0, "partial");
     merror(&t, "model overloaded", "overloaded");
-    CHECK_STR(tbuf_get(&t.c.out),
+    CHECK_STR(tlog_get(&t.c.out),
               MSG_HEAD("m", "[]", "null", "\"ai\"")
               ",\"metadata\":null,\"status\":\"error\",\"content\":["
               "{\"type\":\"text\",\"text\":\"partial\"}],\"usage\":null,"
@@ -284,14 +284,14 @@ static void test_error_event(void)
     /* an event after the error is a violation, reported once */
     mfinish(&t, NULL);
     mfinish(&t, NULL);
-    CHECK_STR(tbuf_get(&t.c.violations),
+    CHECK_STR(tlog_get(&t.c.violations),
               "5 message-finished: message-finish after the message finished or failed\n");
     t_done(&t);
 
     t_init(&t, NULL);
     start(&t, "m", "ai", NULL);
     merror(&t, "boom", NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"error\":{\"message\":\"boom\",\"code\":null}") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"error\":{\"message\":\"boom\",\"code\":null}") != NULL);
     t_done(&t);
 }
 
@@ -328,8 +328,8 @@ static void test_image_base64(void)
     snprintf(expect, sizeof expect,
              "\"content\":[{\"type\":\"image\",\"mimeType\":\"image/png\",\"base64\":\"%s\"}]",
              encoded);
-    CHECK(strstr(tbuf_get(&t.c.out), expect) != NULL);
-    CHECK_STR(tbuf_get(&t.c.appended), encoded);
+    CHECK(strstr(tlog_get(&t.c.out), expect) != NULL);
+    CHECK_STR(tlog_get(&t.c.appended), encoded);
     t_done(&t);
 
     /* the other data types take data-delta too; a partially given base64 is extended */
@@ -343,8 +343,8 @@ static void test_image_base64(void)
             bstart(&t, 0, content);
             delta(&t, 0, APS_ASM_DELTA_DATA, "==");
             aps_asm_finish(&t.a);
-            CHECK(strstr(tbuf_get(&t.c.out), "\"base64\":\"AA==\"}]") != NULL);
-            CHECK_STR(tbuf_get(&t.c.violations), "");
+            CHECK(strstr(tlog_get(&t.c.out), "\"base64\":\"AA==\"}]") != NULL);
+            CHECK_STR(tlog_get(&t.c.violations), "");
             t_done(&t);
         }
     }
@@ -385,7 +385,7 @@ static void test_interleaved(void)
     t.p = pl[1];
     text(&t, 0, "!");
     aps_asm_finish(&t.a);
-    CHECK_STR(tbuf_get(&t.c.out),
+    CHECK_STR(tlog_get(&t.c.out),
               MSG_HEAD("m2", "[\"sub\"]", "\"n2\"", "\"ai\"")
               ",\"metadata\":null,\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"cccccccccc\"}],\"usage\":null,\"error\":null}\n"
               MSG_HEAD("m0", "[]", "null", "\"ai\"")
@@ -393,7 +393,7 @@ static void test_interleaved(void)
               "\"error\":{\"message\":\"message-finish while block 0 is open (message \\\"m0\\\")\",\"code\":\"finish-block-open\"}}\n"
               MSG_HEAD("m1", "[\"sub\"]", "null", "\"ai\"")
               ",\"metadata\":null,\"status\":\"open\",\"content\":[{\"type\":\"text\",\"text\":\"bbbbbbbbbb!\"}],\"usage\":null,\"error\":null}\n");
-    CHECK_STR(tbuf_get(&t.c.violations),
+    CHECK_STR(tlog_get(&t.c.violations),
               "39 finish-block-open: message-finish while block 0 is open (message \"m0\")\n");
     t_done(&t);
 }
@@ -403,7 +403,7 @@ static void test_interleaved(void)
 /* Runs `setup` then checks the violation lines and the delivered output. */
 static void expect_violations(T *t, const char *violations)
 {
-    CHECK_STR(tbuf_get(&t->c.violations), violations);
+    CHECK_STR(tlog_get(&t->c.violations), violations);
 }
 
 static void test_violations_messages(void)
@@ -419,7 +419,7 @@ static void test_violations_messages(void)
     /* a message-start then works normally */
     start(&t, "m", "ai", NULL);
     mfinish(&t, NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"finished\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"status\":\"finished\"") != NULL);
     CHECK_INT(aps_asm_violations(&t.a), 1);
     t_done(&t);
 
@@ -438,9 +438,9 @@ static void test_violations_messages(void)
     start(&t, "m2", "ai", NULL);
     mfinish(&t, NULL);
     expect_violations(&t, "2 message-open: message-start of \"m2\" while this message is open (message \"m1\")\n");
-    CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"m1\"") < strstr(tbuf_get(&t.c.out), "\"id\":\"m2\""));
-    CHECK(strstr(tbuf_get(&t.c.out), "\"code\":\"message-open\"") != NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"m2\",\"namespace\":[],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"id\":\"m1\"") < strstr(tlog_get(&t.c.out), "\"id\":\"m2\""));
+    CHECK(strstr(tlog_get(&t.c.out), "\"code\":\"message-open\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"id\":\"m2\",\"namespace\":[],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
     t_done(&t);
 
     /* block N+1 started before block N finished */
@@ -450,7 +450,7 @@ static void test_violations_messages(void)
     bstart(&t, 1, "{\"type\":\"text\",\"text\":\"\"}");
     text(&t, 0, "ignored");
     expect_violations(&t, "3 block-open: content-block-start for block 1 while block 0 is open (message \"m\")\n");
-    CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"error\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"status\":\"error\"") != NULL);
     t_done(&t);
 
     /* a start whose index is not the next one */
@@ -562,7 +562,7 @@ static void test_delta_mismatch(void)
                  "3 delta-mismatch: %s on block 0, whose type does not take it (message \"m\")\n",
                  cases[i].name);
         expect_violations(&t, expect);
-        CHECK(strstr(tbuf_get(&t.c.out), "\"code\":\"delta-mismatch\"") != NULL);
+        CHECK(strstr(tlog_get(&t.c.out), "\"code\":\"delta-mismatch\"") != NULL);
         t_done(&t);
     }
 }
@@ -593,13 +593,13 @@ static void test_poison_isolated(void)
     bfinish(&t, 0, "{\"type\":\"text\",\"text\":\"good\"}");
     mfinish(&t, NULL);
     CHECK_INT(aps_asm_violations(&t.a), 1);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"ma\"") != NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"good\"}]") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"id\":\"ma\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"good\"}]") != NULL);
     /* a new message-start in the failed place starts afresh */
     t.p = a;
     start(&t, "ma2", "ai", NULL);
     mfinish(&t, NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"ma2\",\"namespace\":[\"a\"],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"id\":\"ma2\",\"namespace\":[\"a\"],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
     CHECK_INT(aps_asm_violations(&t.a), 1);
     t_done(&t);
 }
@@ -623,7 +623,7 @@ static void test_tools(void)
     tdelta(&t, "call_1", "tial");
     tfinish(&t, "call_1", "{\"v\":2}");
     terror(&t, "call_2", "timed out", "timeout");
-    CHECK_STR(strchr(tbuf_get(&t.c.out), '\n') + 1,
+    CHECK_STR(strchr(tlog_get(&t.c.out), '\n') + 1,
               "{\"kind\":\"tool\",\"toolCallId\":\"call_1\",\"namespace\":[\"tools\"],\"node\":\"tools\","
               "\"toolName\":\"calc\",\"input\":{\"x\":1},\"status\":\"finished\",\"outputDelta\":\"partial\","
               "\"output\":{\"v\":2},\"error\":null}\n"
@@ -631,9 +631,9 @@ static void test_tools(void)
               "\"toolName\":\"search\",\"input\":null,\"status\":\"error\",\"outputDelta\":null,"
               "\"output\":null,\"error\":{\"message\":\"timed out\",\"code\":\"timeout\"}}\n");
     CHECK_INT(t.c.links, 1);
-    CHECK_STR(tbuf_get(&t.c.link_json),
+    CHECK_STR(tlog_get(&t.c.link_json),
               "{\"type\":\"tool_call\",\"id\":\"call_1\",\"name\":\"calc\",\"args\":{\"x\":1}}\n");
-    CHECK_STR(tbuf_get(&t.c.violations), "");
+    CHECK_STR(tlog_get(&t.c.violations), "");
 
     /* tool violations: unknown id, events after finish (reported once), a second start */
     tdelta(&t, "nope", "x");
@@ -648,16 +648,16 @@ static void test_tools(void)
                       "14 tool-finished: tool-output-delta after the tool finished or failed\n"
                       "17 tool-started: tool-started for toolCallId \"call_3\", which is already running\n");
     /* the first call_3 failed; the second ran to its end */
-    CHECK(strstr(tbuf_get(&t.c.out), "\"toolCallId\":\"call_3\",\"namespace\":[\"tools\"],\"node\":\"tools\",\"toolName\":\"f\",\"input\":null,\"status\":\"error\"") != NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"status\":\"finished\",\"outputDelta\":null,\"output\":3,\"error\":null}\n") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"toolCallId\":\"call_3\",\"namespace\":[\"tools\"],\"node\":\"tools\",\"toolName\":\"f\",\"input\":null,\"status\":\"error\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"status\":\"finished\",\"outputDelta\":null,\"output\":3,\"error\":null}\n") != NULL);
     /* tool-started for an id that already finished */
     tstart(&t, "call_2", "search", NULL);
-    CHECK(strstr(tbuf_get(&t.c.violations), "19 tool-finished: tool-started after the tool finished or failed\n") != NULL);
+    CHECK(strstr(tlog_get(&t.c.violations), "19 tool-finished: tool-started after the tool finished or failed\n") != NULL);
     /* a running tool at the end is delivered as started, with no link */
     tstart(&t, "call_9", "slow", "[]");
     tdelta(&t, "call_9", "");
     aps_asm_finish(&t.a);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"toolCallId\":\"call_9\",\"namespace\":[\"tools\"],\"node\":\"tools\",\"toolName\":\"slow\",\"input\":[],\"status\":\"started\",\"outputDelta\":\"\",\"output\":null,\"error\":null}") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"toolCallId\":\"call_9\",\"namespace\":[\"tools\"],\"node\":\"tools\",\"toolName\":\"slow\",\"input\":[],\"status\":\"started\",\"outputDelta\":\"\",\"output\":null,\"error\":null}") != NULL);
     CHECK_INT(t.c.links, 1);
     t_done(&t);
 }
@@ -680,7 +680,7 @@ static void test_links(void)
     tstart(&t, "u", "f", NULL);
     tfinish(&t, "u", "null");
     CHECK_INT(t.c.links, 1);
-    CHECK_STR(tbuf_get(&t.c.link_json), "{\"type\":\"tool_call\",\"id\":\"u\",\"name\":\"f\",\"args\":{}}\n");
+    CHECK_STR(tlog_get(&t.c.link_json), "{\"type\":\"tool_call\",\"id\":\"u\",\"name\":\"f\",\"args\":{}}\n");
     t_done(&t);
 }
 
@@ -723,11 +723,11 @@ static void test_limits(void)
         for (i = 0; i < 100; i++)
             text(&t, 0, chunk);
     }
-    CHECK(strstr(tbuf_get(&t.c.violations), "limit: message exceeds the assembler's size limits (message \"big\")\n") != NULL);
+    CHECK(strstr(tlog_get(&t.c.violations), "limit: message exceeds the assembler's size limits (message \"big\")\n") != NULL);
     CHECK_INT(aps_asm_violations(&t.a), 1);
     t.p = P("other", NULL, NULL);
     mfinish(&t, NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"id\":\"small\",\"namespace\":[\"other\"],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"id\":\"small\",\"namespace\":[\"other\"],\"node\":null,\"role\":\"ai\",\"metadata\":null,\"status\":\"finished\"") != NULL);
     t_done(&t);
 
     /* members per block */
@@ -737,7 +737,7 @@ static void test_limits(void)
     start(&t, "m", "ai", NULL);
     bstart(&t, 0, "{\"type\":\"text\",\"text\":\"\",\"a\":1}");
     bdelta(&t, 0, "{\"type\":\"text\",\"b\":2}");
-    CHECK(strstr(tbuf_get(&t.c.violations), "3 limit: ") != NULL);
+    CHECK(strstr(tlog_get(&t.c.violations), "3 limit: ") != NULL);
     t_done(&t);
 
     /* remembered finished places: once forgotten, a late event reads as "no message" */
@@ -783,7 +783,7 @@ static void test_limits(void)
     tstart(&t, "c5", "f", NULL);
     tfinish(&t, "c5", "0");
     CHECK_INT(t.c.links, 1);
-    CHECK(strstr(tbuf_get(&t.c.link_json), "\"c5\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.link_json), "\"c5\"") != NULL);
     t_done(&t);
 }
 
@@ -798,16 +798,16 @@ static void test_finish_order_and_reuse(void)
     start(&t, "second", "human", NULL);
     aps_asm_finish(&t.a);
     {
-        const char *out = tbuf_get(&t.c.out);
+        const char *out = tlog_get(&t.c.out);
         const char *a = strstr(out, "\"first\""), *b = strstr(out, "\"tool\""), *c = strstr(out, "\"second\"");
         CHECK(a != NULL && b != NULL && c != NULL && a < b && b < c);
     }
     /* after finish the assembler starts over: the same place takes a new message */
-    tbuf_free(&t.c.out);
+    tlog_free(&t.c.out);
     t.p = P("a", NULL, NULL);
     start(&t, "again", "ai", NULL);
     mfinish(&t, NULL);
-    CHECK(strstr(tbuf_get(&t.c.out), "\"again\"") != NULL);
+    CHECK(strstr(tlog_get(&t.c.out), "\"again\"") != NULL);
     CHECK_INT(aps_asm_violations(&t.a), 0);
     t_done(&t);
 }
@@ -827,7 +827,7 @@ static void test_bad_views(void)
     e.ns_len = 2; /* ns NULL */
     CHECK_INT(aps_asm_feed(&t.a, &e, NULL), APS_E_ARGUMENT);
     CHECK_INT(aps_asm_feed(&t.a, NULL, NULL), APS_E_ARGUMENT);
-    CHECK_STR(tbuf_get(&t.c.out), "");
+    CHECK_STR(tlog_get(&t.c.out), "");
     t_done(&t);
 }
 

@@ -4,11 +4,12 @@
  * the runtime JSON reader and assembled; then hostile variants of its lines
  * (every truncation, byte flips, garbage) go through the same adapter and
  * assembler without harm.
+ * Usage: assemble-trace TRACE.jsonl (the shared test material's
+ * traces/react-agent-tool-result-events.jsonl)
  */
 #include "../test.h"
 #include "asm_test.h"
 
-#define TRACE SHARED_DIR "/traces/react-agent-tool-result-events.jsonl"
 
 typedef struct run_stats {
     size_t used, other, bad;
@@ -40,10 +41,10 @@ static void run_lines(aps_assembler *a, adapter *ad, const char *text, size_t le
     }
 }
 
-static void test_trace(void)
+static void test_trace(const char *trace)
 {
     size_t len;
-    char *text = read_file(TRACE, &len);
+    char *text = test_read_file(trace, &len);
     collector c;
     aps_asm_callbacks cb;
     aps_assembler a;
@@ -64,8 +65,8 @@ static void test_trace(void)
     /* 41 messages events, 2 of them the unknown "usage" (kind OTHER), and 2 tools events */
     CHECK_INT(st.used, 41);
     CHECK_INT(st.other, 59 - 41);
-    CHECK_STR(tbuf_get(&c.violations), "");
-    out = tbuf_get(&c.out);
+    CHECK_STR(tlog_get(&c.violations), "");
+    out = tlog_get(&c.out);
     /* completion order: the AI tool-call message, the tool, the tool message, the answer */
     m1 = strstr(out, "{\"kind\":\"message\",\"id\":\"msg_01U6vGrPqjfRQ8DbeuebcCxY\","
                      "\"namespace\":[\"model_request:db60c136-bbdc-5c76-a665-4bd487797692\"],"
@@ -90,7 +91,7 @@ static void test_trace(void)
     /* the tool links to the finished block with its id (type input_json_delta in this trace),
        returned as the producer wrote it */
     CHECK_INT(c.links, 1);
-    CHECK(strncmp(tbuf_get(&c.link_json), "{\"index\": 0, \"type\": \"input_json_delta\", \"id\": \"toolu_01RYpmgSmXeKZcyJWFNzNEt4\"", 79) == 0);
+    CHECK(strncmp(tlog_get(&c.link_json), "{\"index\": 0, \"type\": \"input_json_delta\", \"id\": \"toolu_01RYpmgSmXeKZcyJWFNzNEt4\"", 79) == 0);
     /* the streamed text of the answer is exactly its finished text */
     if (m3 != NULL) {
         aps_json_raw line, content, block, text_raw;
@@ -98,7 +99,7 @@ static void test_trace(void)
         aps_slice s;
         aps_arena arena;
         int more = 0;
-        const char *app = strstr(tbuf_get(&c.appended), "The result is **80,235**.");
+        const char *app = strstr(tlog_get(&c.appended), "The result is **80,235**.");
         aps_arena_init(&arena, NULL);
         line.ptr = m3;
         line.len = strcspn(m3, "\n");
@@ -121,10 +122,10 @@ static void test_trace(void)
 }
 
 /* Every truncation of every line, byte flips and garbage: nothing crashes, all is freed. */
-static void test_hostile_lines(void)
+static void test_hostile_lines(const char *trace)
 {
     size_t len, at = 0, lines = 0;
-    char *text = read_file(TRACE, &len);
+    char *text = test_read_file(trace, &len);
     collector c;
     aps_asm_callbacks cb;
     aps_assembler a;
@@ -188,9 +189,13 @@ static void test_hostile_lines(void)
     free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_trace();
-    test_hostile_lines();
+    if (argc != 2) {
+        fprintf(stderr, "usage: assemble-trace TRACE.jsonl\n");
+        return 2;
+    }
+    test_trace(argv[1]);
+    test_hostile_lines(argv[1]);
     return test_report();
 }

@@ -30,6 +30,7 @@
 
 #include "../test.h"
 #include "naming.h"
+#include "test_util.h"
 
 #define MAX_DOC 4096
 
@@ -47,22 +48,14 @@ static void expect(int ok, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* The whole file, or exit 2: without it there is nothing to test. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    char *buf = test_read_file(path, NULL);
+    if (buf == NULL) {
         fprintf(stderr, "cannot read %s\n", path);
         exit(2);
     }
-    buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    buf[n] = '\0';
-    fclose(f);
     return buf;
 }
 

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "test_util.h" /* test_rand */
+
 typedef struct bench_config {
     size_t corpus_bytes; /* approximate size of generated corpora */
     uint64_t seed;       /* PRNG seed: same seed, same corpus */
@@ -23,15 +25,6 @@ static inline double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* splitmix64: a small seeded PRNG so corpora are reproducible. */
-static inline uint64_t bench_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 int bench_json(const bench_config *cfg);

@@ -115,7 +115,7 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
         c->ns[i].ptr = memcpy(c->names[i], ns_names[i], c->ns[i].len);
     }
     for (i = 0; i < EVENTS; i++) {
-        size_t len = fixed ? fixed : 1 + (size_t)(bench_rand(&s) % 8);
+        size_t len = fixed ? fixed : 1 + (size_t)(test_rand(&s) % 8);
         lens[i] = len;
         start[i] = at;
         at += (size_t)snprintf(c->json + at, cap - at,
@@ -125,7 +125,7 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
                                "\"delta\":{\"type\":\"text-delta\",\"text\":\"",
                                i + 1, i + 1, ns_names[i % places], 1777587969651ull + i);
         for (k = 0; k < len; k++) {
-            char ch = pool[bench_rand(&s) % (sizeof pool - 1)];
+            char ch = pool[test_rand(&s) % (sizeof pool - 1)];
             if (ch == '\n' || ch == '"')
                 c->json[at++] = '\\';
             c->json[at++] = ch == '\n' ? 'n' : ch;
@@ -138,7 +138,7 @@ static int corpus_build(corpus *c, uint64_t seed, size_t fixed, size_t places)
                                    &c->msgs[i], NULL) != APS_OK ||
                  !event_view(&c->msgs[i], &c->views[i]);
     for (i = 0; i < ORDER; i++) {
-        c->order[i] = (uint16_t)(bench_rand(&s) % EVENTS);
+        c->order[i] = (uint16_t)(test_rand(&s) % EVENTS);
         c->order_bytes += lens[c->order[i]];
     }
     free(start);

@@ -4,9 +4,10 @@
  * with every rule it defines renamed (`Foo` becomes `Foo-c3` in copy 3, at
  * its definition and at every use), so the copies coexist as one schema.
  *
- * The schema is read from $AP_SHARED/cddl/upstream/ (the project's
- * CDDLGEN_SHARED_DIR), or ../shared/cddl/upstream/ relative to the current
- * directory when AP_SHARED is unset. Target: under 50 ms.
+ * The schema is read from $CDDLGEN_SHARED_DIR/cddl/upstream/ (the shared
+ * test material, as CMake's variable of that name), or
+ * ../shared/cddl/upstream/ relative to the current directory when the
+ * variable is unset. Target: under 50 ms.
  */
 #include "bench.h"
 
@@ -17,32 +18,10 @@
 
 #include "cddl.h"
 #include "frontend.h"
+#include "test_cddl.h"
+#include "test_util.h"
 
 #define TARGET_LINES 10000
-
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-} text_buf;
-
-static int buf_put(text_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        char *grown;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        grown = realloc(b->data, cap);
-        if (grown == NULL)
-            return -1;
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
 
 /* The upstream file whose name sorts last: names start with their date. */
 static int newest_schema(const char *dir, char *path, size_t size)
@@ -63,26 +42,6 @@ static int newest_schema(const char *dir, char *path, size_t size)
         return -1;
     snprintf(path, size, "%s/%s", dir, best);
     return 0;
-}
-
-static char *read_whole(const char *path, size_t *len)
-{
-    text_buf b = { NULL, 0, 0 };
-    char chunk[65536];
-    size_t got;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (buf_put(&b, chunk, got) != 0) {
-            free(b.data);
-            fclose(f);
-            return NULL;
-        }
-    }
-    fclose(f);
-    *len = b.len;
-    return b.data;
 }
 
 /* ---- renaming ------------------------------------------------------------ */
@@ -140,7 +99,7 @@ static size_t skip_quoted(const char *s, size_t i, size_t n, char quote)
  * the token kinds that can hold letters (comments, strings, numbers, control
  * operators, names) is enough: the schema is known to be valid CDDL.
  */
-static int append_renamed(text_buf *out, const char *s, size_t n, const name_set *set, int copy)
+static void append_renamed(tlog *out, const char *s, size_t n, const name_set *set, int copy)
 {
     size_t i = 0, start = 0;
     char suffix[16];
@@ -168,37 +127,18 @@ static int append_renamed(text_buf *out, const char *s, size_t n, const name_set
             if (i < n && s[i] == '\'')
                 continue; /* h'..' or b64'..' */
             if (bsearch(&id, set->names, set->count, sizeof id, str_compare) != NULL) {
-                if (buf_put(out, s + start, i - start) != 0 || buf_put(out, suffix, (size_t)slen) != 0)
-                    return -1;
+                tlog_add(out, s + start, i - start);
+                tlog_add(out, suffix, (size_t)slen);
                 start = i;
             }
         } else {
             i++;
         }
     }
-    return buf_put(out, s + start, n - start);
+    tlog_add(out, s + start, n - start);
 }
 
 /* ---- the timed work ------------------------------------------------------- */
-
-/* Parses and checks `text`; returns the error count, and the rule count in *nrules. */
-static unsigned parse_and_check(FILE *sink, const char *text, size_t len, size_t *nrules)
-{
-    static const cddl_compile_options to_check = { .stop_after = CDDL_STAGE_CHECK };
-    diag_ctx d;
-    cddl_ctx ctx;
-    cddl_unit u;
-    cddl_compile_status rc;
-    diag_init(&d, sink);
-    cddl_ctx_init(&ctx, &d);
-    cddl_unit_init_text(&u, "<bench>", text, len);
-    rc = cddl_compile(&ctx, &u, &to_check);
-    /* the rules parsed count even when a stage reported errors (out of memory is one too) */
-    *nrules = rc != CDDL_COMPILE_FAILED && u.doc != NULL ? u.doc->nrules : 0;
-    cddl_unit_deinit(&u);
-    cddl_ctx_deinit(&ctx);
-    return d.errors;
-}
 
 static int defined_in(const ast_document *doc, ast_str name)
 {
@@ -243,22 +183,23 @@ static int defined_names(FILE *sink, const char *text, size_t len, name_set *set
 
 int bench_frontend(const bench_config *cfg)
 {
-    const char *env = getenv("AP_SHARED");
+    const char *env = getenv("CDDLGEN_SHARED_DIR");
     const char *shared = env != NULL && env[0] != '\0' ? env : "../shared";
     char dir[4096], path[4096 + 256];
     char *schema;
     size_t len = 0, lines = 0, i, nrules = 0, rules_one = 0;
-    text_buf big = { NULL, 0, 0 };
+    tlog big = { NULL, 0, 0 };
     name_set set = { NULL, 0 };
     FILE *sink = fopen("/dev/null", "w");
     double best = 1e30;
     int copies, copy, r, rc = 1;
     snprintf(dir, sizeof dir, "%s/cddl/upstream", shared);
     printf("frontend: schemas from %s (%s)\n", dir,
-           env != NULL && env[0] != '\0' ? "$AP_SHARED" : "AP_SHARED unset: ../shared from the current directory");
+           env != NULL && env[0] != '\0' ? "$CDDLGEN_SHARED_DIR"
+                                           : "CDDLGEN_SHARED_DIR unset: ../shared from the current directory");
     if (sink == NULL || newest_schema(dir, path, sizeof path) != 0 ||
-        (schema = read_whole(path, &len)) == NULL) {
-        printf("frontend: no upstream schema found; set AP_SHARED to the shared folder\n");
+        (schema = test_read_file(path, &len)) == NULL) {
+        printf("frontend: no upstream schema found; set CDDLGEN_SHARED_DIR to the shared test material\n");
         if (sink != NULL)
             fclose(sink);
         return 1;
@@ -271,21 +212,19 @@ int bench_frontend(const bench_config *cfg)
     }
     copies = (int)((TARGET_LINES + lines - 1) / lines);
     for (copy = 1; copy <= copies; copy++) {
-        if (append_renamed(&big, schema, len, &set, copy) != 0 || buf_put(&big, "\n", 1) != 0) {
-            printf("frontend: out of memory\n");
-            goto done;
-        }
+        append_renamed(&big, schema, len, &set, copy);
+        tlog_add(&big, "\n", 1);
     }
     lines = 0;
     for (i = 0; i < big.len; i++)
-        lines += big.data[i] == '\n';
-    if (parse_and_check(sink, schema, len, &rules_one) != 0) {
+        lines += big.s[i] == '\n';
+    if (test_cddl_check(sink, "<bench>", schema, len, &rules_one, NULL) != 0) {
         printf("frontend: %s has errors\n", path);
         goto done;
     }
     for (r = 0; r < cfg->repeat; r++) {
         double t0 = bench_now(), t;
-        unsigned errors = parse_and_check(sink, big.data, big.len, &nrules);
+        unsigned errors = test_cddl_check(sink, "<bench>", big.s, big.len, &nrules, NULL);
         t = bench_now() - t0;
         if (errors != 0 || nrules != rules_one * (size_t)copies) {
             printf("frontend: the renamed copies do not check clean (%u errors, %zu rules)\n", errors, nrules);
@@ -301,7 +240,7 @@ int bench_frontend(const bench_config *cfg)
     rc = 0;
 done:
     free(set.names);
-    free(big.data);
+    tlog_free(&big);
     free(schema);
     fclose(sink);
     return rc;

@@ -97,7 +97,7 @@ static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*i
          * namespaces one to three segments deep under five roots: ~10% match. */
         aps_slice segs[3];
         aps_replay_meta m;
-        uint64_t x = bench_rand(&rs);
+        uint64_t x = test_rand(&rs);
         memset(&m, 0, sizeof m);
         m.channel = (x & 1) ? APS_CHANNEL_MESSAGES : (aps_channel)((x >> 1) % 9);
         if (m.channel == APS_CHANNEL_MESSAGES && !(x & 1))
@@ -162,7 +162,7 @@ int bench_replay(const bench_config *cfg)
     if (ids == NULL)
         return 1;
     for (i = 0; i < EVENT_BYTES; i++)
-        body[i] = (uint8_t)(' ' + bench_rand(&rs) % 90);
+        body[i] = (uint8_t)(' ' + test_rand(&rs) % 90);
     for (i = 0; i < ID_COUNT; i++)
         snprintf(ids[i], sizeof ids[i], "evt_%08zx", i);
     rc = bench_append(cfg, body, ids);

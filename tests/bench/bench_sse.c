@@ -43,10 +43,10 @@ static size_t put(char *dst, const char *s)
 static size_t write_event(char *dst, uint64_t seq, uint64_t *rng)
 {
     size_t n, json;
-    const char *method = methods[bench_rand(rng) % 6];
+    const char *method = methods[test_rand(rng) % 6];
     /* JSON size: mostly small deltas, sometimes a large values snapshot. */
-    size_t target = bench_rand(rng) % 10 < 7 ? 50 + bench_rand(rng) % 350
-                                             : 400 + bench_rand(rng) % 2600;
+    size_t target = test_rand(rng) % 10 < 7 ? 50 + test_rand(rng) % 350
+                                             : 400 + test_rand(rng) % 2600;
     n = (size_t)sprintf(dst, "event: %s\ndata: ", method);
     json = n;
     if (target >= 200)
@@ -59,7 +59,7 @@ static size_t write_event(char *dst, uint64_t seq, uint64_t *rng)
     else
         n += put(dst + n, "{\"type\":\"event\",\"params\":{\"data\":{\"text\":\"");
     while (n - json + 16 < target) {
-        uint64_t pick = bench_rand(rng);
+        uint64_t pick = test_rand(rng);
         n += put(dst + n, pick % 128 == 0 ? "caf\xC3\xA9" : words[pick % 16]);
         dst[n++] = ' ';
     }
@@ -77,7 +77,7 @@ static int make_corpus(corpus *c, size_t want, uint64_t seed)
         return -1;
     /* 8 KB of slack always fits one more event */
     while (c->len < want) {
-        if (bench_rand(&rng) % 50 == 0) {
+        if (test_rand(&rng) % 50 == 0) {
             c->len += put(c->bytes + c->len, ": keepalive\n\n");
             c->lines += 2;
         }

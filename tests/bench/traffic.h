@@ -48,7 +48,7 @@ typedef struct traffic_gen {
 
 static inline uint64_t traffic_pick(traffic_gen *g, uint64_t n)
 {
-    return bench_rand(&g->rng) % n;
+    return test_rand(&g->rng) % n;
 }
 
 static inline void traffic_vput(traffic_gen *g, const char *fmt, va_list ap)
@@ -155,7 +155,7 @@ static inline void traffic_checkpoint(traffic_gen *g, int step)
 {
     traffic_event_head(g, "checkpoints", 0);
     traffic_put(g, "\"data\":{\"id\":\"1f144e39-6660-6790-8000-%012llx\",\"parentId\":\"1f144e39-6659-6261-ffff-7cbab0102476\",\"step\":%d,\"source\":\"loop\"}}}",
-                (unsigned long long)(bench_rand(&g->rng) & 0xFFFFFFFFFFFFull), step);
+                (unsigned long long)(test_rand(&g->rng) & 0xFFFFFFFFFFFFull), step);
     traffic_end_line(g);
 }
 
@@ -170,7 +170,7 @@ static inline void traffic_state(traffic_gen *g, size_t size)
     while (g->c->len - begin < size && !g->failed) {
         traffic_put(g, "%s{\"type\":\"%s\",\"content\":\"", i ? "," : "", i % 2 ? "ai" : "human");
         traffic_text(g, 40);
-        id = bench_rand(&g->rng) & 0xFFFFFFFFFFFFull;
+        id = test_rand(&g->rng) & 0xFFFFFFFFFFFFull;
         in = traffic_pick(g, 5000);
         out = traffic_pick(g, 900);
         traffic_put(g, "\",\"id\":\"e89e07da-9da0-4ff7-9e25-%012llx\",\"additional_kwargs\":{},\"response_metadata\":{\"model\":\"claude-sonnet\",\"stop_reason\":null,\"usage\":{\"input_tokens\":%llu,\"output_tokens\":%llu}},\"tool_calls\":[]}",
@@ -202,7 +202,7 @@ static inline void traffic_updates(traffic_gen *g)
 
 static inline void traffic_model_turn(traffic_gen *g)
 {
-    uint64_t msg = bench_rand(&g->rng), deltas = 20 + traffic_pick(g, 300), i;
+    uint64_t msg = test_rand(&g->rng), deltas = 20 + traffic_pick(g, 300), i;
     uint64_t in = 200 + traffic_pick(g, 4000), out = deltas * 3;
     traffic_event_head(g, "messages", 1);
     traffic_put(g, "\"node\":\"agent\",\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"msg_%016llx\",\"metadata\":{\"provider\":\"anthropic\",\"model\":\"claude-sonnet-4\",\"runId\":\"019de07f-de8b-737f-a872-e81aabb47645\"}}}}",
@@ -232,7 +232,7 @@ static inline void traffic_model_turn(traffic_gen *g)
 
 static inline void traffic_tool(traffic_gen *g)
 {
-    uint64_t id = bench_rand(&g->rng), a = traffic_pick(g, 100000), b = traffic_pick(g, 100000), i, n;
+    uint64_t id = test_rand(&g->rng), a = traffic_pick(g, 100000), b = traffic_pick(g, 100000), i, n;
     traffic_event_head(g, "tools", 1);
     traffic_put(g, "\"node\":\"tools\",\"data\":{\"event\":\"tool-started\",\"toolCallId\":\"toolu_%016llx\",\"toolName\":\"calculator\",\"input\":{\"operation\":\"add\",\"a\":%llu,\"b\":%llu,\"options\":{\"precision\":2,\"explain\":true,\"tags\":[\"math\",\"demo\"]}}}}}",
                 (unsigned long long)id, (unsigned long long)a, (unsigned long long)b);
@@ -256,7 +256,7 @@ static inline void traffic_response(traffic_gen *g, uint64_t id)
 {
     if (traffic_pick(g, 2))
         traffic_put(g, "{\"type\":\"success\",\"id\":%llu,\"result\":{\"runId\":\"019de07f-de8b-737f-a872-%012llx\"},\"meta\":{\"appliedThroughSeq\":%llu}}",
-                    (unsigned long long)id, (unsigned long long)(bench_rand(&g->rng) & 0xFFFFFFFFFFFFull),
+                    (unsigned long long)id, (unsigned long long)(test_rand(&g->rng) & 0xFFFFFFFFFFFFull),
                     (unsigned long long)g->seq);
     else
         traffic_put(g, "{\"type\":\"success\",\"id\":%llu,\"result\":{}}", (unsigned long long)id);

@@ -1,88 +1,19 @@
 /*
- * chunking.h - what the framing tests share: a growable text log that a
- * parser's callbacks write what they saw into, and a driver that feeds the
- * same bytes in many chunkings (byte at a time, every two-way split, seeded
- * random splits) and checks that every one gives the log of the whole.
+ * chunking.h - what the framing tests share: a driver that feeds the same
+ * bytes in many chunkings (byte at a time, every two-way split, seeded random
+ * splits) and checks that every one gives the log (a tlog of test_util.h,
+ * which the parser's callbacks write what they saw into) of the whole.
  */
 #ifndef FRAMING_CHUNKING_H
 #define FRAMING_CHUNKING_H
 
 #include "../test.h"
+#include "test_util.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct tlog {
-    char *s;
-    size_t len, cap;
-} tlog;
-
-static inline void tlog_add(tlog *l, const char *bytes, size_t n)
-{
-    if (l->len + n + 1 > l->cap) {
-        size_t cap = l->cap ? l->cap : 256;
-        char *s;
-        while (cap < l->len + n + 1)
-            cap *= 2;
-        s = realloc(l->s, cap);
-        if (s == NULL) {
-            fprintf(stderr, "out of memory\n");
-            exit(2);
-        }
-        l->s = s;
-        l->cap = cap;
-    }
-    memcpy(l->s + l->len, bytes, n);
-    l->len += n;
-    l->s[l->len] = '\0';
-}
-
-static inline void tlog_printf(tlog *l, const char *fmt, ...)
-{
-    char buf[512];
-    int n;
-    va_list ap;
-    va_start(ap, fmt);
-    n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        tlog_add(l, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-/* Appends bytes with \n, \r, \0, \\ and other control bytes made visible. */
-static inline void tlog_escaped(tlog *l, const char *s, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\n')
-            tlog_add(l, "\\n", 2);
-        else if (c == '\r')
-            tlog_add(l, "\\r", 2);
-        else if (c == '\\')
-            tlog_add(l, "\\\\", 2);
-        else if (c < 0x20 || c == 0x7F)
-            tlog_printf(l, "\\x%02x", c);
-        else
-            tlog_add(l, (const char *)&c, 1);
-    }
-}
-
-static inline void tlog_clear(tlog *l)
-{
-    l->len = 0;
-    if (l->s != NULL)
-        l->s[0] = '\0';
-}
-
-static inline void tlog_free(tlog *l)
-{
-    free(l->s);
-    memset(l, 0, sizeof *l);
-}
 
 /*
  * Parses in[0..len) as pieces cut at cuts[0..ncuts) (increasing offsets) and
@@ -90,14 +21,6 @@ static inline void tlog_free(tlog *l)
  */
 typedef void (*chunked_parse_fn)(const uint8_t *in, size_t len, const size_t *cuts,
                                  size_t ncuts, tlog *out);
-
-static inline uint64_t chunk_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /*
  * Checks that every chunking gives the whole input's log; returns that log
@@ -138,7 +61,7 @@ static inline tlog check_split_invariance(const char *name, const uint8_t *in, s
         size_t n = 0, at = 0;
         while (len > 0) {
             /* Mostly short pieces, sometimes long ones. */
-            size_t step = 1 + (size_t)(chunk_rand(&seed) % (round % 2 ? 7 : 300));
+            size_t step = 1 + (size_t)(test_rand(&seed) % (round % 2 ? 7 : 300));
             at += step;
             if (at >= len)
                 break;

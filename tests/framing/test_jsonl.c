@@ -148,7 +148,7 @@ static void test_random(void)
     size_t i;
     tlog got;
     for (i = 0; i < sizeof in; i++)
-        in[i] = alphabet[chunk_rand(&seed) % (sizeof alphabet - 1)];
+        in[i] = alphabet[test_rand(&seed) % (sizeof alphabet - 1)];
     g_cap = 16;
     got = check_split_invariance("jsonl-random", (const uint8_t *)in, sizeof in, jsonl_chunked,
                                  sizeof in);

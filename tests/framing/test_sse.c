@@ -1,11 +1,13 @@
 /*
  * test_sse.c - the SSE encoder and parser, rule by rule against the WHATWG
- * "Interpreting an event stream" section, chunking invariance, and the real
- * trace in ../shared/traces.
+ * "Interpreting an event stream" section, chunking invariance, and, given
+ * its two captures, the real trace (in the shared test material's traces/).
+ * Usage: test_sse [TRACE.sse TRACE.jsonl]
  */
 #include "aps/jsonl.h"
 #include "aps/sse.h"
 #include "chunking.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Parsing into a log: [type][data][last id][retry] per event, !CODE@offset   */
@@ -430,11 +432,11 @@ static void test_round_trip(void)
     aps_sse_writer_init_buffer(&w, out, sizeof out);
     for (i = 0; i < 300; i++) {
         char data[64], id[8], type[8], norm[64];
-        size_t dn = (size_t)(chunk_rand(&seed) % 40), k, nn = 0;
-        size_t idn = (size_t)(chunk_rand(&seed) % 4), tn = 1 + (size_t)(chunk_rand(&seed) % 5);
+        size_t dn = (size_t)(test_rand(&seed) % 40), k, nn = 0;
+        size_t idn = (size_t)(test_rand(&seed) % 4), tn = 1 + (size_t)(test_rand(&seed) % 5);
         for (k = 0; k < dn; k++) {
             /* whole characters only, so the data stays valid UTF-8 */
-            size_t pick = (size_t)(chunk_rand(&seed) % (sizeof alphabet - 1));
+            size_t pick = (size_t)(test_rand(&seed) % (sizeof alphabet - 1));
             if (alphabet[pick] == '\xC3' || alphabet[pick] == '\xA9') {
                 if (k + 1 < dn) {
                     data[k++] = '\xC3';
@@ -447,9 +449,9 @@ static void test_round_trip(void)
             }
         }
         for (k = 0; k < idn; k++)
-            id[k] = (char)('0' + chunk_rand(&seed) % 10);
+            id[k] = (char)('0' + test_rand(&seed) % 10);
         for (k = 0; k < tn; k++)
-            type[k] = (char)('a' + chunk_rand(&seed) % 26);
+            type[k] = (char)('a' + test_rand(&seed) % 26);
         for (k = 0; k < dn; k++) {
             if (data[k] == '\r' && k + 1 < dn && data[k + 1] == '\n')
                 k++;
@@ -476,27 +478,6 @@ static void test_round_trip(void)
 /* ------------------------------------------------------------------------ */
 /* The recorded trace                                                       */
 /* ------------------------------------------------------------------------ */
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
-        fseek(f, 0, SEEK_SET) != 0) {
-        if (f != NULL)
-            fclose(f);
-        return NULL;
-    }
-    buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 /* JSON text without the whitespace outside strings (the JSONL is spaced). */
 static void compact_json(const char *s, size_t n, tlog *out)
@@ -556,12 +537,12 @@ static void trace_chunked(const uint8_t *in, size_t len, const size_t *cuts, siz
     sse_chunked(in, len, cuts, ncuts, out);
 }
 
-static void test_trace(void)
+/* The trace's SSE capture gives the events of its JSONL capture, in any chunking. */
+static void test_trace(const char *sse_path, const char *jsonl_path)
 {
     size_t sse_len = 0, jsonl_len = 0;
-    char *sse = read_file(SHARED_DIR "/traces/react-agent-tool-result-events.sse", &sse_len);
-    char *jsonl = read_file(SHARED_DIR "/traces/react-agent-tool-result-events.jsonl",
-                            &jsonl_len);
+    char *sse = test_read_file(sse_path, &sse_len);
+    char *jsonl = test_read_file(jsonl_path, &jsonl_len);
     static char storage[1 << 16], line_storage[1 << 16];
     aps_sse_parser p;
     aps_jsonl_splitter s;
@@ -608,8 +589,12 @@ static void test_trace(void)
     free(jsonl);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc != 1 && argc != 3) {
+        fprintf(stderr, "usage: test_sse [TRACE.sse TRACE.jsonl]\n");
+        return 2;
+    }
     test_fields();
     test_ids();
     test_retry();
@@ -623,6 +608,7 @@ int main(void)
     test_getters();
     test_encoder();
     test_round_trip();
-    test_trace();
+    if (argc == 3)
+        test_trace(argv[1], argv[2]);
     return test_report();
 }

@@ -299,11 +299,11 @@ static void test_round_trip(void)
     tlog want = { 0 }, got;
     int round;
     for (round = 0; round < 40; round++) {
-        size_t plen = (size_t)(chunk_rand(&seed) % sizeof payload), frames, f, at = 0;
+        size_t plen = (size_t)(test_rand(&seed) % sizeof payload), frames, f, at = 0;
         size_t start = len;
         for (i = 0; i < plen; i++)
-            payload[i] = (uint8_t)('a' + chunk_rand(&seed) % 26);
-        frames = 1 + (size_t)(chunk_rand(&seed) % 3);
+            payload[i] = (uint8_t)('a' + test_rand(&seed) % 26);
+        frames = 1 + (size_t)(test_rand(&seed) % 3);
         for (f = 0; f < frames; f++) {
             size_t piece = f + 1 == frames ? plen - at : (plen - at) / 2;
             CHECK(aps_ws_encode_frame(stream + len, sizeof stream - len, &n, f + 1 == frames,

@@ -26,56 +26,20 @@
 
 #include "../test.h"
 #include "cddl.h"
-#include "frontend.h"
+#include "test_cddl.h"
+#include "test_util.h"
 
 /* More than 50 errors of a few source lines each; far less than the input echoed. */
 #define MAX_STDERR_BYTES (256u * 1024u)
 #define MB (1024u * 1024u)
 
-/* splitmix64, so the random inputs are the same on every run. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* A growable byte buffer for building inputs. */
-typedef struct buffer {
-    char *data;
-    size_t len, cap;
-} buffer;
-
-static void put(buffer *b, const void *bytes, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        b->data = realloc(b->data, cap);
-        if (b->data == NULL) {
-            fprintf(stderr, "out of memory building the input\n");
-            exit(2);
-        }
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, bytes, n);
-    b->len += n;
-}
-
-static void put_str(buffer *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void put_repeated(buffer *b, char c, size_t n)
+static void put_repeated(tlog *b, char c, size_t n)
 {
     char chunk[4096];
     memset(chunk, c, sizeof chunk);
     while (n > 0) {
         size_t k = n < sizeof chunk ? n : sizeof chunk;
-        put(b, chunk, k);
+        tlog_add(b, chunk, k);
         n -= k;
     }
 }
@@ -88,25 +52,25 @@ static const char *const fragments[] = {
     "h'00'", "b64'AA'", "'x'", "$s", "$$g", " ", "\n", "; c\n", "\"", "'", "\\", "\x80", "\xff",
 };
 
-static void random_bytes(buffer *b, uint64_t *state, size_t n)
+static void random_bytes(tlog *b, uint64_t *state, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        char c = (char)(next_random(state) & 0xFF);
-        put(b, &c, 1);
+        char c = (char)(test_rand(state) & 0xFF);
+        tlog_add(b, &c, 1);
     }
 }
 
-static void random_fragments(buffer *b, uint64_t *state, size_t n)
+static void random_fragments(tlog *b, uint64_t *state, size_t n)
 {
     size_t nfrag = sizeof fragments / sizeof fragments[0];
     while (b->len < n)
-        put_str(b, fragments[next_random(state) % nfrag]);
+        tlog_str(b, fragments[test_rand(state) % nfrag]);
 }
 
 /* One hostile file and the exit statuses it may produce. */
 typedef struct hostile_case {
-    buffer input;
+    tlog input;
     unsigned allowed;   /* exit statuses accepted: bit n for status n */
     int needs_error;    /* stderr must hold an error diagnostic */
 } hostile_case;
@@ -118,81 +82,81 @@ static int build_case(const char *name, int variant, hostile_case *hc)
     hc->allowed = 1u << 1;
     hc->needs_error = 1;
     if (strcmp(name, "random-binary") == 0) {
-        random_bytes(&hc->input, &state, 1 + (size_t)(next_random(&state) % 65536));
+        random_bytes(&hc->input, &state, 1 + (size_t)(test_rand(&state) % 65536));
     } else if (strcmp(name, "random-tokens") == 0) {
         /* Token soup can be a valid schema by chance: any verdict, but a verdict. */
-        random_fragments(&hc->input, &state, 1 + (size_t)(next_random(&state) % 16384));
+        random_fragments(&hc->input, &state, 1 + (size_t)(test_rand(&state) % 16384));
         hc->allowed = 1u << 0 | 1u << 1;
         hc->needs_error = 0;
     } else if (strcmp(name, "nested-parens") == 0) {
-        put_str(&hc->input, "a = ");
+        tlog_str(&hc->input, "a = ");
         put_repeated(&hc->input, '(', 100000);
     } else if (strcmp(name, "nested-parens-closed") == 0) {
-        put_str(&hc->input, "a = ");
+        tlog_str(&hc->input, "a = ");
         put_repeated(&hc->input, '(', 100000);
-        put_str(&hc->input, "int");
+        tlog_str(&hc->input, "int");
         put_repeated(&hc->input, ')', 100000);
-        put_str(&hc->input, "\n");
+        tlog_str(&hc->input, "\n");
     } else if (strcmp(name, "nested-mixed") == 0) {
         size_t i;
-        put_str(&hc->input, "a = ");
+        tlog_str(&hc->input, "a = ");
         for (i = 0; i < 100000; i++)
-            put_str(&hc->input, i % 3 == 0 ? "[" : i % 3 == 1 ? "{b:" : "#6.1(");
+            tlog_str(&hc->input, i % 3 == 0 ? "[" : i % 3 == 1 ? "{b:" : "#6.1(");
     } else if (strcmp(name, "long-identifier") == 0) {
         put_repeated(&hc->input, 'x', 10 * MB);
     } else if (strcmp(name, "long-identifier-use") == 0) {
         /* undefined name: the "did you mean" search meets a 10 MB name */
-        put_str(&hc->input, "a = ");
+        tlog_str(&hc->input, "a = ");
         put_repeated(&hc->input, 'x', 10 * MB);
-        put_str(&hc->input, "\n");
+        tlog_str(&hc->input, "\n");
     } else if (strcmp(name, "long-string") == 0) {
-        put_str(&hc->input, "\"");
+        tlog_str(&hc->input, "\"");
         put_repeated(&hc->input, 's', 10 * MB);
-        put_str(&hc->input, "\"");
+        tlog_str(&hc->input, "\"");
     } else if (strcmp(name, "long-string-unterminated") == 0) {
-        put_str(&hc->input, "a = \"");
+        tlog_str(&hc->input, "a = \"");
         put_repeated(&hc->input, 's', 10 * MB);
     } else if (strcmp(name, "long-comment") == 0) {
         /* A comment line is fine; the rule after it is broken. */
-        put_str(&hc->input, ";");
+        tlog_str(&hc->input, ";");
         put_repeated(&hc->input, 'c', 10 * MB);
-        put_str(&hc->input, "\na =\n");
+        tlog_str(&hc->input, "\na =\n");
     } else if (strcmp(name, "long-comment-valid") == 0) {
-        put_str(&hc->input, ";");
+        tlog_str(&hc->input, ";");
         put_repeated(&hc->input, 'c', 10 * MB);
-        put_str(&hc->input, "\na = int\n");
+        tlog_str(&hc->input, "\na = int\n");
         hc->allowed = 1u << 0;
         hc->needs_error = 0;
     } else if (strcmp(name, "colons") == 0) {
         put_repeated(&hc->input, ':', 1000000);
     } else if (strcmp(name, "nul-bytes") == 0) {
-        put_str(&hc->input, "a = int");
+        tlog_str(&hc->input, "a = int");
         put_repeated(&hc->input, '\0', 1 * MB);
-        put_str(&hc->input, "\nb = \"\0\"\nc = '\0'\n; \0\n");
+        tlog_str(&hc->input, "\nb = \"\0\"\nc = '\0'\n; \0\n");
     } else if (strcmp(name, "invalid-utf8") == 0) {
         size_t i;
         for (i = 0; i < 100000; i++)
-            put_str(&hc->input, i % 2 ? "a = \"\xC0\xAF\"\n" : "; \xED\xA0\x80\n");
+            tlog_str(&hc->input, i % 2 ? "a = \"\xC0\xAF\"\n" : "; \xED\xA0\x80\n");
     } else if (strcmp(name, "many-rules-broken") == 0) {
         /* Error recovery at every rule: the count of shown errors must stay capped. */
         size_t i;
         for (i = 0; i < 200000; i++)
-            put_str(&hc->input, "r = [\n");
+            tlog_str(&hc->input, "r = [\n");
     } else if (strcmp(name, "empty-schema") == 0) {
         /* RFC 8610 Appendix B: cddl = S 1*(rule S) */
-        put_str(&hc->input, "; no rules here\n");
+        tlog_str(&hc->input, "; no rules here\n");
     } else {
         return -1;
     }
     return 0;
 }
 
-static int write_file(const char *path, const buffer *b)
+static int write_file(const char *path, const tlog *b)
 {
     FILE *f = fopen(path, "wb");
     if (f == NULL)
         return -1;
-    if (fwrite(b->data, 1, b->len, f) != b->len) {
+    if (fwrite(b->s, 1, b->len, f) != b->len) {
         fclose(f);
         return -1;
     }
@@ -217,22 +181,6 @@ static int run_check(const char *cddlgen, const char *input, const char *errpath
     return status;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    buffer b = { NULL, 0, 0 };
-    char chunk[65536];
-    size_t got;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        put(&b, chunk, got);
-    fclose(f);
-    put(&b, "", 1);
-    *len = b.len - 1;
-    return b.data;
-}
-
 static void run_case(const char *cddlgen, const char *workdir, const char *name, int variant)
 {
     hostile_case hc;
@@ -241,12 +189,12 @@ static void run_case(const char *cddlgen, const char *workdir, const char *name,
     char *err;
     size_t errlen = 0;
     CHECK(build_case(name, variant, &hc) == 0);
-    if (hc.input.data == NULL)
+    if (hc.input.s == NULL)
         return;
     snprintf(input, sizeof input, "%s/%s-%d.cddl", workdir, name, variant);
     snprintf(errpath, sizeof errpath, "%s/%s-%d.stderr", workdir, name, variant);
     CHECK(write_file(input, &hc.input) == 0);
-    free(hc.input.data);
+    free(hc.input.s);
     status = run_check(cddlgen, input, errpath);
     CHECK(status != -1);
     if (status == -1)
@@ -261,7 +209,7 @@ static void run_case(const char *cddlgen, const char *workdir, const char *name,
     CHECK(ok);
     if (!ok)
         fprintf(stderr, "%s: exit status %d\n", input, code);
-    err = read_file(errpath, &errlen);
+    err = test_read_file(errpath, &errlen);
     CHECK(err != NULL);
     if (err == NULL)
         return;
@@ -288,25 +236,17 @@ static void run_case(const char *cddlgen, const char *workdir, const char *name,
 /* Parses and checks text[0, len); returns the number of errors. */
 static unsigned check_text(FILE *sink, const char *text, size_t len)
 {
-    static const cddl_compile_options to_check = { .stop_after = CDDL_STAGE_CHECK };
-    diag_ctx d;
-    cddl_ctx ctx;
-    cddl_unit u;
-    diag_init(&d, sink);
-    cddl_ctx_init(&ctx, &d);
-    cddl_unit_init_text(&u, "<prefix>", text, len);
-    /* text cannot fail to be read: FAILED is out of memory */
-    if (cddl_compile(&ctx, &u, &to_check) == CDDL_COMPILE_FAILED)
+    int oom;
+    unsigned errors = test_cddl_check(sink, "<prefix>", text, len, NULL, &oom);
+    if (oom)
         CHECK(!"out of memory");
-    cddl_unit_deinit(&u);
-    cddl_ctx_deinit(&ctx);
-    return d.errors;
+    return errors;
 }
 
 static void check_prefixes(const char *path, size_t shard, size_t nshards)
 {
     size_t len = 0, n;
-    char *text = read_file(path, &len);
+    char *text = test_read_file(path, &len);
     FILE *sink = fopen("/dev/null", "w");
     CHECK(text != NULL && sink != NULL);
     if (text == NULL || sink == NULL)

@@ -5,6 +5,7 @@
  * the same lines and errors.
  */
 #include "aps/jsonl.h"
+#include "../test_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,15 +16,6 @@ typedef struct summary {
     size_t lines, errors, cap;
 } summary;
 
-static void mix(summary *s, const void *bytes, size_t len)
-{
-    const uint8_t *p = bytes;
-    size_t i;
-    for (i = 0; i < len; i++)
-        s->hash = (s->hash ^ p[i]) * 0x100000001B3ull;
-    s->hash = (s->hash ^ 0xFF) * 0x100000001B3ull;
-}
-
 static aps_status on_line(void *user, const aps_jsonl_line *line)
 {
     summary *s = user;
@@ -32,10 +24,10 @@ static aps_status on_line(void *user, const aps_jsonl_line *line)
     /* Lines never carry their LF and never exceed the maximum. */
     if (line->len > s->cap || memchr(line->text, '\n', line->len) != NULL)
         abort();
-    mix(s, line->text, line->len);
+    s->hash = test_hash_mix(s->hash, line->text, line->len);
     nums[0] = line->line_no;
     nums[1] = line->offset;
-    mix(s, nums, sizeof nums);
+    s->hash = test_hash_mix(s->hash, nums, sizeof nums);
     return APS_OK;
 }
 
@@ -43,8 +35,8 @@ static aps_status on_error(void *user, const aps_error *err)
 {
     summary *s = user;
     s->errors++;
-    mix(s, &err->offset, sizeof err->offset);
-    mix(s, err->message, strlen(err->message));
+    s->hash = test_hash_mix(s->hash, &err->offset, sizeof err->offset);
+    s->hash = test_hash_mix(s->hash, err->message, strlen(err->message));
     return APS_OK;
 }
 
@@ -52,7 +44,7 @@ static summary split_at(const uint8_t *in, size_t len, size_t cut, size_t cap)
 {
     static char storage[512];
     aps_jsonl_splitter sp;
-    summary s = { 0xCBF29CE484222325ull, 0, 0, 0 };
+    summary s = { TEST_HASH_INIT, 0, 0, 0 };
     s.cap = cap;
     aps_jsonl_splitter_init(&sp, storage, cap, on_line, on_error, &s);
     if (aps_jsonl_splitter_push(&sp, in, cut, NULL) != APS_OK ||

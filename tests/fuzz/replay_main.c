@@ -3,82 +3,64 @@
  * every build (gcc included) replays the checked-in seed corpus as a ctest.
  * Usage: fuzz-NAME-replay FILE-OR-DIR...
  */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../test_util.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* One input file through the target. */
 static int run_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    long n;
-    uint8_t *buf;
-    if (f == NULL) {
+    size_t n = 0;
+    char *buf = test_read_file(path, &n);
+    if (buf == NULL) {
         perror(path);
         return 1;
     }
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        fprintf(stderr, "%s: cannot size file\n", path);
-        return 1;
-    }
-    /* malloc(0) may return NULL; always ask for one byte more. */
-    buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        fprintf(stderr, "%s: cannot read file\n", path);
-        return 1;
-    }
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, (size_t)n);
+    LLVMFuzzerTestOneInput((const uint8_t *)buf, n);
     free(buf);
     return 0;
 }
 
-static int run_path(const char *path, int *count)
+/* What a walk over the corpus folders has done so far. */
+typedef struct replay_walk {
+    int rc, count;
+} replay_walk;
+
+/* A file is run; a folder's entries are, in name order (so a failure reads
+ * the same on every machine). */
+static void run_path(void *ctx, const char *path, const char *name)
 {
+    replay_walk *w = (replay_walk *)ctx;
     struct stat st;
-    DIR *d;
-    struct dirent *e;
-    int rc = 0;
+    (void)name;
     if (stat(path, &st) != 0) {
         perror(path);
-        return 1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        ++*count;
-        return run_file(path);
-    }
-    d = opendir(path);
-    if (d == NULL) {
+        w->rc = 1;
+    } else if (!S_ISDIR(st.st_mode)) {
+        w->count++;
+        w->rc |= run_file(path);
+    } else if (test_for_each_file(path, NULL, run_path, w) < 0) {
         perror(path);
-        return 1;
+        w->rc = 1;
     }
-    while ((e = readdir(d)) != NULL) {
-        char child[4096];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-        rc |= run_path(child, count);
-    }
-    closedir(d);
-    return rc;
 }
 
 int main(int argc, char **argv)
 {
-    int i, rc = 0, count = 0;
+    replay_walk w = { 0, 0 };
+    int i;
     for (i = 1; i < argc; i++)
-        rc |= run_path(argv[i], &count);
-    if (count == 0) {
+        run_path(&w, argv[i], argv[i]);
+    if (w.count == 0) {
         fprintf(stderr, "no corpus files found\n");
         return 1;
     }
-    printf("replayed %d inputs\n", count);
-    return rc;
+    printf("replayed %d inputs\n", w.count);
+    return w.rc;
 }

@@ -5,6 +5,7 @@
  * events and errors, and that each event encoded again parses back to itself.
  */
 #include "aps/sse.h"
+#include "../test_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,15 +16,6 @@ typedef struct summary {
     size_t events, errors;
     const aps_sse_options *opts;
 } summary;
-
-static void mix(summary *s, const void *bytes, size_t len)
-{
-    const uint8_t *p = bytes;
-    size_t i;
-    for (i = 0; i < len; i++)
-        s->hash = (s->hash ^ p[i]) * 0x100000001B3ull;
-    s->hash = (s->hash ^ 0xFF) * 0x100000001B3ull;
-}
 
 typedef struct echo {
     const aps_sse_event *want;
@@ -68,13 +60,13 @@ static aps_status on_event(void *user, const aps_sse_event *ev)
     summary *s = user;
     uint64_t nums[3];
     s->events++;
-    mix(s, ev->type, ev->type_len);
-    mix(s, ev->data, ev->data_len);
-    mix(s, ev->last_id, ev->last_id_len);
+    s->hash = test_hash_mix(s->hash, ev->type, ev->type_len);
+    s->hash = test_hash_mix(s->hash, ev->data, ev->data_len);
+    s->hash = test_hash_mix(s->hash, ev->last_id, ev->last_id_len);
     nums[0] = (uint64_t)ev->retry;
     nums[1] = ev->offset;
     nums[2] = ev->data_offset;
-    mix(s, nums, sizeof nums);
+    s->hash = test_hash_mix(s->hash, nums, sizeof nums);
     round_trip(ev, s->opts);
     return APS_OK;
 }
@@ -86,8 +78,8 @@ static aps_status on_error(void *user, const aps_error *err)
     s->errors++;
     nums[0] = (uint64_t)err->code;
     nums[1] = err->offset;
-    mix(s, nums, sizeof nums);
-    mix(s, err->message, strlen(err->message));
+    s->hash = test_hash_mix(s->hash, nums, sizeof nums);
+    s->hash = test_hash_mix(s->hash, err->message, strlen(err->message));
     return APS_OK;
 }
 
@@ -96,7 +88,7 @@ static summary parse(const uint8_t *in, size_t len, size_t cut, size_t cap,
 {
     static char storage[4096];
     aps_sse_parser p;
-    summary s = { 0xCBF29CE484222325ull, 0, 0, NULL };
+    summary s = { TEST_HASH_INIT, 0, 0, NULL };
     s.opts = opts;
     aps_sse_parser_init(&p, storage, cap, opts, on_event, on_error, &s);
     if (aps_sse_parser_push(&p, in, cut, NULL) != APS_OK ||

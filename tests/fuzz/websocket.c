@@ -6,6 +6,7 @@
  * message, encoded again as one frame, decodes back to itself.
  */
 #include "aps/ws.h"
+#include "../test_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,15 +19,6 @@ typedef struct summary {
     size_t offset;
     aps_ws_role role;
 } summary;
-
-static void mix(summary *s, const void *bytes, size_t len)
-{
-    const uint8_t *p = bytes;
-    size_t i;
-    for (i = 0; i < len; i++)
-        s->hash = (s->hash ^ p[i]) * 0x100000001B3ull;
-    s->hash = (s->hash ^ 0xFF) * 0x100000001B3ull;
-}
 
 typedef struct echo {
     const aps_ws_message *want;
@@ -72,8 +64,8 @@ static aps_status on_message(void *user, const aps_ws_message *m)
     nums[1] = m->offset;
     nums[2] = m->frames;
     nums[3] = m->close_code;
-    mix(s, nums, sizeof nums);
-    mix(s, m->payload, m->len);
+    s->hash = test_hash_mix(s->hash, nums, sizeof nums);
+    s->hash = test_hash_mix(s->hash, m->payload, m->len);
     if (m->opcode != APS_WS_CLOSE && m->reason_len != 0)
         abort();
     round_trip(m, s->role);
@@ -86,7 +78,7 @@ static summary decode(const uint8_t *in, size_t len, size_t cut, aps_ws_role rol
     static uint8_t storage[1024];
     aps_ws_decoder d;
     aps_error err = APS_ERROR_INIT;
-    summary s = { 0xCBF29CE484222325ull, 0, APS_OK, 0, APS_WS_SERVER };
+    summary s = { TEST_HASH_INIT, 0, APS_OK, 0, APS_WS_SERVER };
     s.role = role;
     aps_ws_decoder_init(&d, role, storage, cap, on_message, &s);
     s.status = aps_ws_decoder_push(&d, in, cut, &err);

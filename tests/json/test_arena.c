@@ -2,32 +2,10 @@
 #include "aps/arena.h"
 
 #include "../test.h"
+#include "test_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>
-
-/* An allocator that fails the n-th call (counting from 0) and counts live bytes. */
-typedef struct failing {
-    long calls;
-    long fail_at;
-    long live;
-} failing;
-
-static void *failing_alloc(void *ctx, size_t size)
-{
-    failing *f = (failing *)ctx;
-    if (f->calls++ == f->fail_at)
-        return NULL;
-    f->live += (long)size;
-    return malloc(size);
-}
-
-static void failing_free(void *ctx, void *ptr, size_t size)
-{
-    failing *f = (failing *)ctx;
-    f->live -= (long)size;
-    free(ptr);
-}
 
 static void test_basics(void)
 {
@@ -103,14 +81,13 @@ static void test_failures(void)
 {
     long n;
     for (n = 0; n < 6; n++) {
-        failing f = { 0, n, 0 };
+        test_alloc f;
         aps_arena_options o;
         aps_arena a;
         int i, ok = 1;
         memset(&o, 0, sizeof o);
-        o.allocator.alloc = failing_alloc;
-        o.allocator.free = failing_free;
-        o.allocator.ctx = &f;
+        test_alloc_init(&f, n, 0);
+        o.allocator = test_alloc_hooks(&f);
         o.chunk_size = 256;
         aps_arena_init(&a, &o);
         for (i = 0; i < 20 && ok; i++)

@@ -2,6 +2,7 @@
 #include "aps/json.h"
 
 #include "../test.h"
+#include "test_util.h"
 
 #include <stdlib.h>
 
@@ -92,25 +93,6 @@ static void test_equal(void)
     }
 }
 
-typedef struct failing {
-    long calls, fail_at, live;
-} failing;
-
-static void *failing_alloc(void *ctx, size_t size)
-{
-    failing *f = (failing *)ctx;
-    if (f->calls++ == f->fail_at)
-        return NULL;
-    f->live += (long)size;
-    return malloc(size);
-}
-
-static void failing_free(void *ctx, void *ptr, size_t size)
-{
-    ((failing *)ctx)->live -= (long)size;
-    free(ptr);
-}
-
 /* The reader with every arena allocation failing in turn: a clean error each time. */
 static void test_reader_alloc_failures(void)
 {
@@ -128,16 +110,15 @@ static void test_reader_alloc_failures(void)
         doc[len++] = ']';
     doc[len++] = '}';
     for (n = 0; !done; n++) {
-        failing f = { 0, n, 0 };
+        test_alloc f;
         aps_arena_options o;
         aps_arena a;
         aps_error err = APS_ERROR_INIT;
         aps_json_reader r;
         aps_status st;
         memset(&o, 0, sizeof o);
-        o.allocator.alloc = failing_alloc;
-        o.allocator.free = failing_free;
-        o.allocator.ctx = &f;
+        test_alloc_init(&f, n, 0);
+        o.allocator = test_alloc_hooks(&f);
         o.chunk_size = 512;
         aps_arena_init(&a, &o);
         aps_json_reader_init(&r, doc, len, &a, NULL);

@@ -2,6 +2,7 @@
 #include "aps/json.h"
 
 #include "../test.h"
+#include "test_util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -328,11 +329,8 @@ static void test_doubles(void)
     check_double(&w, 0.30000000000000004);
     /* Random bit patterns cover every exponent; random short decimals the usual values. */
     for (i = 0; i < 20000; i++) {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        uint64_t z = test_rand(&state);
         double v;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
         memcpy(&v, &z, sizeof v);
         if (isfinite(v))
             check_double(&w, v);
@@ -356,34 +354,17 @@ static void test_fixed(void)
     CHECK(out_is(&w, sample));
 }
 
-typedef struct failing {
-    long calls, fail_at, live;
-} failing;
-
-static void *failing_alloc(void *ctx, size_t size)
-{
-    failing *f = (failing *)ctx;
-    if (f->calls++ == f->fail_at)
-        return NULL;
-    f->live += (long)size;
-    return malloc(size);
-}
-
-static void failing_free(void *ctx, void *ptr, size_t size)
-{
-    ((failing *)ctx)->live -= (long)size;
-    free(ptr);
-}
-
 static void test_alloc_failures(void)
 {
     long n;
     int done = 0;
     for (n = 0; !done; n++) {
-        failing f = { 0, n, 0 };
-        aps_allocator al = { failing_alloc, failing_free, &f };
+        test_alloc f;
+        aps_allocator al;
         aps_json_writer w;
         int i;
+        test_alloc_init(&f, n, 0);
+        al = test_alloc_hooks(&f);
         aps_json_writer_init(&w, &al);
         aps_json_write_array_begin(&w);
         for (i = 0; i < 300; i++)

@@ -1,6 +1,7 @@
 /* test_buffer.c - the replay buffer: seqs, eviction, lookups, resume points,
  * misses, cursors and the values baseline. */
 #include "../test.h"
+#include "test_util.h"
 
 #include "aps/replay.h"
 
@@ -779,42 +780,19 @@ static void test_baseline_limits(void)
     aps_replay_deinit(&rb);
 }
 
-typedef struct counting {
-    int allocs, frees, fail_at;
-    size_t live;
-} counting;
-
-static void *c_alloc(void *ctx, size_t size)
-{
-    counting *c = (counting *)ctx;
-    if (c->fail_at >= 0 && c->allocs >= c->fail_at)
-        return NULL;
-    c->allocs++;
-    c->live += size;
-    return malloc(size);
-}
-
-static void c_free(void *ctx, void *p, size_t size)
-{
-    counting *c = (counting *)ctx;
-    c->frees++;
-    c->live -= size;
-    free(p);
-}
-
 static void test_allocator(void)
 {
-    counting c = { 0, 0, -1, 0 };
+    test_alloc c;
     aps_replay_options o;
     aps_replay rb;
     aps_replay_stats st;
-    int fail, allocs, i;
+    long fail, allocs;
+    int i;
     memset(&o, 0, sizeof o);
     o.max_events = 16;
     o.max_bytes = 1024;
-    o.allocator.alloc = c_alloc;
-    o.allocator.free = c_free;
-    o.allocator.ctx = &c;
+    test_alloc_init(&c, -1, 1);
+    o.allocator = test_alloc_hooks(&c);
     CHECK_INT(aps_replay_init(&rb, &o, NULL), APS_OK);
     allocs = c.allocs;
     for (i = 0; i < 100; i++)
@@ -836,7 +814,7 @@ static void test_allocator(void)
 
     /* Every init allocation failing in turn: NOMEM, nothing leaked. */
     for (fail = 0; fail < allocs; fail++) {
-        c.allocs = c.frees = 0;
+        c.calls = c.allocs = c.frees = 0;
         c.fail_at = fail;
         CHECK_INT(aps_replay_init(&rb, &o, NULL), APS_E_NOMEM);
         CHECK_INT(c.live, 0);

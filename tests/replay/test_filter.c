@@ -1,5 +1,6 @@
 /* test_filter.c - the subscription filter and its documented interpretations. */
 #include "../test.h"
+#include "test_util.h"
 
 #include "aps/channel.h"
 #include "aps/filter.h"
@@ -304,41 +305,17 @@ static void test_copies(void)
     aps_filter_deinit(&f);
 }
 
-typedef struct counting {
-    int allocs, frees, fail_at;
-    size_t live;
-} counting;
-
-static void *c_alloc(void *ctx, size_t size)
-{
-    counting *c = (counting *)ctx;
-    if (c->fail_at >= 0 && c->allocs >= c->fail_at)
-        return NULL;
-    c->allocs++;
-    c->live += size;
-    return malloc(size);
-}
-
-static void c_free(void *ctx, void *p, size_t size)
-{
-    counting *c = (counting *)ctx;
-    c->frees++;
-    c->live -= size;
-    free(p);
-}
-
 static void test_allocator(void)
 {
-    counting c = { 0, 0, -1, 0 };
+    test_alloc c;
     aps_allocator a;
     aps_filter f;
     aps_filter_spec spec;
     aps_slice ch[2];
     ns_buf b;
     aps_namespace pre = mk_ns(&b, "x", NULL, NULL);
-    a.alloc = c_alloc;
-    a.free = c_free;
-    a.ctx = &c;
+    test_alloc_init(&c, -1, 1);
+    a = test_alloc_hooks(&c);
     ch[0] = S("custom:n");
     ch[1] = S("values");
     memset(&spec, 0, sizeof spec);

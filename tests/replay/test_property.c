@@ -9,6 +9,7 @@
  * the byte accounting documented in aps/replay.h.
  */
 #include "../test.h"
+#include "test_util.h"
 
 #include "aps/replay.h"
 
@@ -18,17 +19,9 @@
 #define MAX_LOG 400
 #define MAX_EXTRA 12
 
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static unsigned pick(uint64_t *s, unsigned n)
 {
-    return (unsigned)(rnd(s) % n);
+    return (unsigned)(test_rand(s) % n);
 }
 
 static const char *const alphabet[] = { "a", "b", "ab", "" };

@@ -1,6 +1,7 @@
 /* test_schema.c - the schema engine: decode, encode, validate over hand-written descriptors. */
 #include "../test.h"
 #include "fixture.h"
+#include "test_util.h"
 
 #include "aps/utf8.h"
 
@@ -1035,15 +1036,6 @@ static bool utf8_agrees(const uint8_t *s, size_t len, size_t from, size_t to)
     return true;
 }
 
-/* splitmix64: reproducible random texts. */
-static uint64_t utf8_rand(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static void test_utf8(void)
 {
     /* Bytes where the rules change: ASCII, continuation bounds, every special lead byte. */
@@ -1102,8 +1094,8 @@ static void test_utf8(void)
     /* Random texts: runs of ASCII, probes and random bytes, checked and split at random. */
     for (k = 0; k < 200000; k++) {
         len = 0;
-        while (len < 100 && utf8_rand(&rng) % 8 != 0) {
-            uint64_t r = utf8_rand(&rng);
+        while (len < 100 && test_rand(&rng) % 8 != 0) {
+            uint64_t r = test_rand(&rng);
             if (r % 3 == 0) {
                 size_t run = (size_t)(r >> 8) % 24;
                 for (i = 0; i < run && len < 140; i++)
@@ -1118,7 +1110,7 @@ static void test_utf8(void)
                 s[len++] = (uint8_t)(r >> 8);
             }
         }
-        p = (size_t)(utf8_rand(&rng) % (len + 1));
+        p = (size_t)(test_rand(&rng) % (len + 1));
         failed += !utf8_agrees(s, len, p, p);
         total++;
     }
@@ -1489,26 +1481,6 @@ static void test_encode_writer(void)
 
 /* ---- allocation failures -------------------------------------------------------------- */
 
-typedef struct budget {
-    int left;
-} budget;
-
-static void *budget_alloc(void *ctx, size_t size)
-{
-    budget *b = (budget *)ctx;
-    if (b->left <= 0)
-        return NULL;
-    b->left--;
-    return malloc(size);
-}
-
-static void budget_free(void *ctx, void *p, size_t size)
-{
-    (void)ctx;
-    (void)size;
-    free(p);
-}
-
 static void test_nomem(void)
 {
     /* Escaped strings, arrays, extras, typed extras, a choice: many allocation points. */
@@ -1524,7 +1496,7 @@ static void test_nomem(void)
     for (k = 0; k < 2; k++) {
         int limit, ok = 0, clean = 1;
         for (limit = 0; limit < 200 && !ok; limit++) {
-            budget b;
+            test_alloc b;
             aps_arena_options ao;
             aps_arena a;
             union {
@@ -1534,10 +1506,8 @@ static void test_nomem(void)
             aps_error e = APS_ERROR_INIT;
             aps_status st;
             memset(&ao, 0, sizeof ao);
-            b.left = limit;
-            ao.allocator.alloc = budget_alloc;
-            ao.allocator.free = budget_free;
-            ao.allocator.ctx = &b;
+            test_alloc_init(&b, limit, 1); /* limit allocations succeed, then none */
+            ao.allocator = test_alloc_hooks(&b);
             ao.chunk_size = 64;
             aps_arena_init(&a, &ao);
             st = aps_schema_decode(types[k], inputs[k], strlen(inputs[k]), &a, &out, NULL, &e);

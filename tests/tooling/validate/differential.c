@@ -7,7 +7,6 @@
  * deleted, duplicated, inserted).
  * Usage: tooling-validate-differential SCHEMA DIR...
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "interp.h"
 #include "mutate.h"
 #include "test.h"
+#include "test_util.h"
 
 typedef struct verdict {
     aps_status status;
@@ -59,24 +59,32 @@ static void compare(const char *what, const aps_type *gen, const aps_type *inter
     }
 }
 
-static char *slurp(const char *path, size_t *len)
+/* The interpreted types each file is compared on, and the files so far. */
+typedef struct corpus_walk {
+    const aps_type *interp_msg, *interp_cmd;
+    aps_arena *arena;
+    int files;
+} corpus_walk;
+
+/* One file, as Message and as Command, and 40 mutations of it. */
+static void compare_file(void *ctx, const char *path, const char *name)
 {
-    FILE *f = fopen(path, "rb");
-    long n;
-    char *buf;
-    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        if (f)
-            fclose(f);
-        return NULL;
+    corpus_walk *w = (corpus_walk *)ctx;
+    size_t len, i;
+    char *json = test_read_file(path, &len), *mut;
+    if (json == NULL)
+        return;
+    w->files++;
+    compare(name, &ap_message_type, w->interp_msg, json, len, w->arena);
+    compare(name, &ap_command_type, w->interp_cmd, json, len, w->arena);
+    mut = malloc(2 * len + 16);
+    for (i = 0; mut != NULL && i < 40; i++) {
+        size_t n = mutate(json, len, mut);
+        compare(name, &ap_message_type, w->interp_msg, mut, n, w->arena);
+        compare(name, &ap_command_type, w->interp_cmd, mut, n, w->arena);
     }
-    buf = malloc((size_t)n + 1);
-    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
+    free(mut);
+    free(json);
 }
 
 int main(int argc, char **argv)
@@ -93,7 +101,7 @@ int main(int argc, char **argv)
     const aps_type *interp_msg, *interp_cmd;
     aps_arena arena;
     int a;
-    volatile int files = 0;
+    corpus_walk w = { NULL, NULL, NULL, 0 };
     if (argc < 3) {
         fprintf(stderr, "usage: %s SCHEMA DIR...\n", argv[0]);
         return 2;
@@ -113,36 +121,13 @@ int main(int argc, char **argv)
     if (interp_msg == NULL || interp_cmd == NULL)
         return test_report();
     aps_arena_init(&arena, NULL);
-    for (a = 2; a < argc; a++) {
-        DIR *dir = opendir(argv[a]);
-        struct dirent *e;
-        CHECK(dir != NULL);
-        while (dir != NULL && (e = readdir(dir)) != NULL) {
-            char path[4096];
-            size_t len, i;
-            char *json, *mut;
-            if (e->d_name[0] == '.')
-                continue;
-            snprintf(path, sizeof path, "%s/%s", argv[a], e->d_name);
-            if ((json = slurp(path, &len)) == NULL)
-                continue;
-            files++;
-            compare(e->d_name, &ap_message_type, interp_msg, json, len, &arena);
-            compare(e->d_name, &ap_command_type, interp_cmd, json, len, &arena);
-            mut = malloc(2 * len + 16);
-            for (i = 0; mut != NULL && i < 40; i++) {
-                size_t n = mutate(json, len, mut);
-                compare(e->d_name, &ap_message_type, interp_msg, mut, n, &arena);
-                compare(e->d_name, &ap_command_type, interp_cmd, mut, n, &arena);
-            }
-            free(mut);
-            free(json);
-        }
-        if (dir != NULL)
-            closedir(dir);
-    }
-    printf("%d files, %d comparisons, %d differences\n", files, compared, differed);
-    CHECK(files > 100);
+    w.interp_msg = interp_msg;
+    w.interp_cmd = interp_cmd;
+    w.arena = &arena;
+    for (a = 2; a < argc; a++)
+        CHECK(test_for_each_file(argv[a], NULL, compare_file, &w) >= 0);
+    printf("%d files, %d comparisons, %d differences\n", w.files, compared, differed);
+    CHECK(w.files > 100);
     CHECK(differed == 0);
     aps_arena_deinit(&arena);
     cddl_unit_deinit(&u);

@@ -9,10 +9,12 @@
 #include "emit.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "aps/fast.h"
 #include "lower.h"
@@ -1202,6 +1204,11 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     if (ctx->diag->errors > before)
         return (int)(ctx->diag->errors - before);
 
+    /* the folder itself, not its parents: a mistyped path should fail, not grow a tree */
+    if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {
+        diag_plain(ctx->diag, DIAG_ERROR, opt->out_dir, "cannot create the --out folder: %s", strerror(errno));
+        return 1;
+    }
     snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
     if ((out = fopen(path, "wb")) == NULL) {
         diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write");

@@ -173,6 +173,33 @@ elseif(MODE STREQUAL "embed")
   run(COMMAND ${alone}/embed_main OUT out)
   expect_match("embed_main" "^decoded and re-encoded: [^\n]*\nrejected as expected: " "${out}")
 
+elseif(MODE STREQUAL "embed_two")
+  # Two schemas, two pairs, one program. The --out folders do not exist yet:
+  # generate makes them.
+  set(dir ${SCRATCH}/embed_two)
+  set(alone ${dir}/alone)
+  file(REMOVE_RECURSE ${dir})
+  file(MAKE_DIRECTORY ${alone})
+  run(COMMAND ${BUILD}/bin/cddlgen generate ${SCHEMA} --prefix ap --out ${dir}/ap --embed-runtime)
+  run(COMMAND ${BUILD}/bin/cddlgen generate ${SOURCE}/consumer/greeting.cddl --prefix hello
+    --out ${dir}/hello --embed-runtime)
+  foreach(p ap hello)
+    string(TOUPPER ${p} P)
+    file(READ ${dir}/${p}/${p}.h header)
+    # the runtime under the pair's prefix, and no declaration left under the shared one
+    expect_match("${p}.h" "typedef struct ${p}_aps_arena" "${header}")
+    expect_match("${p}.h" "#define ${P}_APS_VERSION_STRING" "${header}")
+    expect_no_match("${p}.h" "(typedef|struct|enum|#define)[ \t]+(aps|APS)_" "${header}")
+  endforeach()
+  file(COPY ${dir}/ap/ap.h ${dir}/ap/ap.c ${dir}/hello/hello.h ${dir}/hello/hello.c ${SOURCE}/embed_two_main.c
+    DESTINATION ${alone})
+  foreach(f ap hello embed_two_main)
+    run(COMMAND ${CC} ${strict} -c ${f}.c -o ${f}.o WORKING_DIRECTORY ${alone})
+  endforeach()
+  run(COMMAND ${CC} ${EXTRA_FLAGS} ap.o hello.o embed_two_main.o -o embed_two_main WORKING_DIRECTORY ${alone})
+  run(COMMAND ${alone}/embed_two_main OUT out)
+  expect_match("embed_two_main" "^ap: decoded and re-encoded: [^\n]*\nhello: decoded and re-encoded: \\{\"name\":\"ada\",\"count\":2\\}\nhello: rejected as expected: /count: " "${out}")
+
 elseif(MODE STREQUAL "version_check")
   # The runtime's headers copied as they are, and copies that claim another
   # version; the generated header must accept the first only.

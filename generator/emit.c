@@ -4,7 +4,9 @@
  * This file computes what the templates cannot: C type names, descriptor
  * names, offsetof expressions, escaped string literals, doc comment blocks
  * and the declaration order (each type after the types it holds by value).
- * All C syntax lives in the templates.
+ * All C syntax lives in the templates, except the designated initializers
+ * of a descriptor's union member and of literals (`{ .min = 0, .max = 9 }`),
+ * whose fields depend on the kind and leave zeros out.
  */
 #include "emit.h"
 
@@ -726,7 +728,7 @@ static tmpl_value *describe_fields(emitter *E, const ir_type *t, const char *ct)
         const ir_field *f = &t->fields[i];
         tmpl_value *v = tmpl_object(C);
         char flags[120] = "";
-        const char *p[5];
+        const char *p[4];
         for (b = 0; b < sizeof names / sizeof names[0]; b++)
             if (f->flags & (1u << b))
                 snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", flags[0] ? " | " : "",

@@ -1077,13 +1077,35 @@ static bool ap_tool_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 static const char *ap_tool_content_block_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_tool_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 
-const aps_type ap_js_int_type = { APS_K_INT, "js-int", sizeof(ap_js_int_t), { .i = { INT64_C(-9007199254740991), INT64_C(9007199254740991) } }, NULL, NULL };
+const aps_type ap_js_int_type = {
+    .kind = APS_K_INT,
+    .name = "js-int",
+    .size = sizeof(ap_js_int_t),
+    .u.i = { .min = INT64_C(-9007199254740991), .max = INT64_C(9007199254740991) },
+};
 
-const aps_type ap_js_uint_type = { APS_K_UINT, "js-uint", sizeof(ap_js_uint_t), { .u = { UINT64_C(0), UINT64_C(9007199254740991) } }, NULL, NULL };
+const aps_type ap_js_uint_type = {
+    .kind = APS_K_UINT,
+    .name = "js-uint",
+    .size = sizeof(ap_js_uint_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_C(9007199254740991) },
+};
 
-const aps_type ap_namespace_type = { APS_K_ARRAY, "Namespace", sizeof(ap_namespace_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, ap_namespace_fast, ap_namespace_fast_valid };
+const aps_type ap_namespace_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Namespace",
+    .size = sizeof(ap_namespace_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_namespace_fast,
+    .valid = ap_namespace_fast_valid,
+};
 
-const aps_type ap_timestamp_type = { APS_K_UINT, "Timestamp", sizeof(ap_timestamp_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL, NULL };
+const aps_type ap_timestamp_type = {
+    .kind = APS_K_UINT,
+    .name = "Timestamp",
+    .size = sizeof(ap_timestamp_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_MAX },
+};
 
 static const aps_type *const ap_metadata_scalar_type_alts[] = {
     &aps_null_type,
@@ -1092,255 +1114,829 @@ static const aps_type *const ap_metadata_scalar_type_alts[] = {
     &aps_float_type,
     &aps_text_type,
 };
-const aps_type ap_metadata_scalar_type = { APS_K_UNION, "MetadataScalar", sizeof(ap_metadata_scalar_t), { .un = { APS_U_KIND, ap_metadata_scalar_type_alts, 5, NULL, NULL, offsetof(ap_metadata_scalar_t, kind), offsetof(ap_metadata_scalar_t, u), offsetof(ap_metadata_scalar_t, raw) } }, NULL, NULL };
+const aps_type ap_metadata_scalar_type = {
+    .kind = APS_K_UNION,
+    .name = "MetadataScalar",
+    .size = sizeof(ap_metadata_scalar_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = ap_metadata_scalar_type_alts,
+        .nalts = 5,
+        .kind_offset = offsetof(ap_metadata_scalar_t, kind),
+        .payload_offset = offsetof(ap_metadata_scalar_t, u),
+        .raw_offset = offsetof(ap_metadata_scalar_t, raw),
+    },
+};
 
-static const aps_type ap_run_start_method_type = { APS_K_LITERAL, "run.start.method", 0, { .lit = { APS_LIT_TEXT, "run.start", 9, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_run_start_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "run.start.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "run.start", .len = 9 },
+};
 
-const aps_type ap_run_start_params_config_type = { APS_K_MAP, "RunStartParams.config", sizeof(ap_run_start_params_config_t), { .map = { &aps_any_type, sizeof(ap_run_start_params_config_entry_t), offsetof(ap_run_start_params_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_run_start_params_config_type = {
+    .kind = APS_K_MAP,
+    .name = "RunStartParams.config",
+    .size = sizeof(ap_run_start_params_config_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_run_start_params_config_entry_t),
+        .value_offset = offsetof(ap_run_start_params_config_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
-const aps_type ap_run_start_params_metadata_type = { APS_K_MAP, "RunStartParams.metadata", sizeof(ap_run_start_params_metadata_t), { .map = { &aps_any_type, sizeof(ap_run_start_params_metadata_entry_t), offsetof(ap_run_start_params_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_run_start_params_metadata_type = {
+    .kind = APS_K_MAP,
+    .name = "RunStartParams.metadata",
+    .size = sizeof(ap_run_start_params_metadata_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_run_start_params_metadata_entry_t),
+        .value_offset = offsetof(ap_run_start_params_metadata_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_run_start_params_type_fields[] = {
-    { "assistantId", 11, "assistant_id", 12, &aps_text_type, offsetof(ap_run_start_params_t, assistant_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "input", 5, "input", 5, &aps_any_type, offsetof(ap_run_start_params_t, input), 0, 0, APS_F_PLAIN_NAMES },
-    { "config", 6, "config", 6, &ap_run_start_params_config_type, offsetof(ap_run_start_params_t, config), offsetof(ap_run_start_params_t, has_config), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "metadata", 8, "metadata", 8, &ap_run_start_params_metadata_type, offsetof(ap_run_start_params_t, metadata), offsetof(ap_run_start_params_t, has_metadata), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "assistantId", .key_len = 11, .snake = "assistant_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_start_params_t, assistant_id) },
+    { .key = "input", .key_len = 5, .snake = "input", .snake_len = 5, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_start_params_t, input) },
+    { .key = "config", .key_len = 6, .snake = "config", .snake_len = 6, .type = &ap_run_start_params_config_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_start_params_t, config),
+      .present_offset = offsetof(ap_run_start_params_t, has_config) },
+    { .key = "metadata", .key_len = 8, .snake = "metadata", .snake_len = 8, .type = &ap_run_start_params_metadata_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_start_params_t, metadata),
+      .present_offset = offsetof(ap_run_start_params_t, has_metadata) },
 };
-const aps_type ap_run_start_params_type = { APS_K_STRUCT, "RunStartParams", sizeof(ap_run_start_params_t), { .st = { ap_run_start_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_run_start_params_fast, ap_run_start_params_fast_valid };
+const aps_type ap_run_start_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "RunStartParams",
+    .size = sizeof(ap_run_start_params_t),
+    .u.st = { .fields = ap_run_start_params_type_fields, .nfields = 4 },
+    .fast = ap_run_start_params_fast,
+    .valid = ap_run_start_params_fast_valid,
+};
 
 static const aps_field ap_run_start_type_fields[] = {
-    { "method", 6, "method", 6, &ap_run_start_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_run_start_params_type, offsetof(ap_run_start_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_run_start_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_run_start_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_start_t, params) },
 };
-const aps_type ap_run_start_type = { APS_K_STRUCT, "run.start", sizeof(ap_run_start_t), { .st = { ap_run_start_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_start_fast, ap_run_start_fast_valid };
+const aps_type ap_run_start_type = {
+    .kind = APS_K_STRUCT,
+    .name = "run.start",
+    .size = sizeof(ap_run_start_t),
+    .u.st = { .fields = ap_run_start_type_fields, .nfields = 2 },
+    .fast = ap_run_start_fast,
+    .valid = ap_run_start_fast_valid,
+};
 
-static const aps_type ap_subscription_subscribe_method_type = { APS_K_LITERAL, "subscription.subscribe.method", 0, { .lit = { APS_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_subscription_subscribe_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "subscription.subscribe.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "subscription.subscribe", .len = 22 },
+};
 
-static const aps_type ap_channel_other_type = { APS_K_TEXT, "Channel(other)", sizeof(aps_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL };
+static const aps_type ap_channel_other_type = {
+    .kind = APS_K_TEXT,
+    .name = "Channel(other)",
+    .size = sizeof(aps_slice),
+    .u.text = { .min_len = 0, .max_len = SIZE_MAX, .pattern = "custom:.+" },
+};
 
 static const aps_literal ap_channel_type_values[] = {
-    { APS_LIT_TEXT, "values", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "updates", 7, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "messages", 8, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tools", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "input", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tasks", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "custom", 6, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "values", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "updates", .len = 7 },
+    { .kind = APS_LIT_TEXT, .text = "messages", .len = 8 },
+    { .kind = APS_LIT_TEXT, .text = "tools", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "lifecycle", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "input", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "checkpoints", .len = 11 },
+    { .kind = APS_LIT_TEXT, .text = "tasks", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "custom", .len = 6 },
 };
-const aps_type ap_channel_type = { APS_K_ENUM, "Channel", sizeof(ap_channel_t), { .enm = { ap_channel_type_values, 9, &ap_channel_other_type, offsetof(ap_channel_t, other) } }, NULL, NULL };
+const aps_type ap_channel_type = {
+    .kind = APS_K_ENUM,
+    .name = "Channel",
+    .size = sizeof(ap_channel_t),
+    .u.enm = {
+        .values = ap_channel_type_values,
+        .count = 9,
+        .other = &ap_channel_other_type,
+        .other_offset = offsetof(ap_channel_t, other),
+    },
+};
 
-const aps_type ap_subscribe_params_channels_type = { APS_K_ARRAY, "SubscribeParams.channels", sizeof(ap_subscribe_params_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_subscribe_params_channels_fast, ap_subscribe_params_channels_fast_valid };
+const aps_type ap_subscribe_params_channels_type = {
+    .kind = APS_K_ARRAY,
+    .name = "SubscribeParams.channels",
+    .size = sizeof(ap_subscribe_params_channels_t),
+    .u.arr = { .elem = &ap_channel_type, .min = 1, .max = SIZE_MAX },
+    .fast = ap_subscribe_params_channels_fast,
+    .valid = ap_subscribe_params_channels_fast_valid,
+};
 
-const aps_type ap_subscribe_params_namespaces_type = { APS_K_ARRAY, "SubscribeParams.namespaces", sizeof(ap_subscribe_params_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_subscribe_params_namespaces_fast, ap_subscribe_params_namespaces_fast_valid };
+const aps_type ap_subscribe_params_namespaces_type = {
+    .kind = APS_K_ARRAY,
+    .name = "SubscribeParams.namespaces",
+    .size = sizeof(ap_subscribe_params_namespaces_t),
+    .u.arr = { .elem = &ap_namespace_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_subscribe_params_namespaces_fast,
+    .valid = ap_subscribe_params_namespaces_fast_valid,
+};
 
 static const aps_field ap_subscribe_params_type_fields[] = {
-    { "channels", 8, "channels", 8, &ap_subscribe_params_channels_type, offsetof(ap_subscribe_params_t, channels), 0, 0, APS_F_PLAIN_NAMES },
-    { "namespaces", 10, "namespaces", 10, &ap_subscribe_params_namespaces_type, offsetof(ap_subscribe_params_t, namespaces), offsetof(ap_subscribe_params_t, has_namespaces), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "depth", 5, "depth", 5, &aps_uint_type, offsetof(ap_subscribe_params_t, depth), offsetof(ap_subscribe_params_t, has_depth), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "channels", .key_len = 8, .snake = "channels", .snake_len = 8, .type = &ap_subscribe_params_channels_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscribe_params_t, channels) },
+    { .key = "namespaces", .key_len = 10, .snake = "namespaces", .snake_len = 10, .type = &ap_subscribe_params_namespaces_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscribe_params_t, namespaces),
+      .present_offset = offsetof(ap_subscribe_params_t, has_namespaces) },
+    { .key = "depth", .key_len = 5, .snake = "depth", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscribe_params_t, depth),
+      .present_offset = offsetof(ap_subscribe_params_t, has_depth) },
 };
-const aps_type ap_subscribe_params_type = { APS_K_STRUCT, "SubscribeParams", sizeof(ap_subscribe_params_t), { .st = { ap_subscribe_params_type_fields, 3, true, offsetof(ap_subscribe_params_t, extras), NULL, NULL, 0 } }, ap_subscribe_params_fast, ap_subscribe_params_fast_valid };
+const aps_type ap_subscribe_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "SubscribeParams",
+    .size = sizeof(ap_subscribe_params_t),
+    .u.st = {
+        .fields = ap_subscribe_params_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_subscribe_params_t, extras),
+    },
+    .fast = ap_subscribe_params_fast,
+    .valid = ap_subscribe_params_fast_valid,
+};
 
 static const aps_field ap_subscription_subscribe_type_fields[] = {
-    { "method", 6, "method", 6, &ap_subscription_subscribe_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_subscribe_params_type, offsetof(ap_subscription_subscribe_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_subscription_subscribe_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_subscribe_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscription_subscribe_t, params) },
 };
-const aps_type ap_subscription_subscribe_type = { APS_K_STRUCT, "subscription.subscribe", sizeof(ap_subscription_subscribe_t), { .st = { ap_subscription_subscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_subscribe_fast, ap_subscription_subscribe_fast_valid };
+const aps_type ap_subscription_subscribe_type = {
+    .kind = APS_K_STRUCT,
+    .name = "subscription.subscribe",
+    .size = sizeof(ap_subscription_subscribe_t),
+    .u.st = { .fields = ap_subscription_subscribe_type_fields, .nfields = 2 },
+    .fast = ap_subscription_subscribe_fast,
+    .valid = ap_subscription_subscribe_fast_valid,
+};
 
-static const aps_type ap_subscription_unsubscribe_method_type = { APS_K_LITERAL, "subscription.unsubscribe.method", 0, { .lit = { APS_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_subscription_unsubscribe_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "subscription.unsubscribe.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "subscription.unsubscribe", .len = 24 },
+};
 
 static const aps_field ap_unsubscribe_params_type_fields[] = {
-    { "subscriptionId", 14, "subscription_id", 15, &aps_text_type, offsetof(ap_unsubscribe_params_t, subscription_id), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "subscriptionId", .key_len = 14, .snake = "subscription_id", .snake_len = 15, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_unsubscribe_params_t, subscription_id) },
 };
-const aps_type ap_unsubscribe_params_type = { APS_K_STRUCT, "UnsubscribeParams", sizeof(ap_unsubscribe_params_t), { .st = { ap_unsubscribe_params_type_fields, 1, true, offsetof(ap_unsubscribe_params_t, extras), NULL, NULL, 0 } }, ap_unsubscribe_params_fast, ap_unsubscribe_params_fast_valid };
+const aps_type ap_unsubscribe_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "UnsubscribeParams",
+    .size = sizeof(ap_unsubscribe_params_t),
+    .u.st = {
+        .fields = ap_unsubscribe_params_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(ap_unsubscribe_params_t, extras),
+    },
+    .fast = ap_unsubscribe_params_fast,
+    .valid = ap_unsubscribe_params_fast_valid,
+};
 
 static const aps_field ap_subscription_unsubscribe_type_fields[] = {
-    { "method", 6, "method", 6, &ap_subscription_unsubscribe_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_unsubscribe_params_type, offsetof(ap_subscription_unsubscribe_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_subscription_unsubscribe_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_unsubscribe_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscription_unsubscribe_t, params) },
 };
-const aps_type ap_subscription_unsubscribe_type = { APS_K_STRUCT, "subscription.unsubscribe", sizeof(ap_subscription_unsubscribe_t), { .st = { ap_subscription_unsubscribe_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_unsubscribe_fast, ap_subscription_unsubscribe_fast_valid };
+const aps_type ap_subscription_unsubscribe_type = {
+    .kind = APS_K_STRUCT,
+    .name = "subscription.unsubscribe",
+    .size = sizeof(ap_subscription_unsubscribe_t),
+    .u.st = { .fields = ap_subscription_unsubscribe_type_fields, .nfields = 2 },
+    .fast = ap_subscription_unsubscribe_fast,
+    .valid = ap_subscription_unsubscribe_fast_valid,
+};
 
-static const aps_type ap_subscription_reconnect_method_type = { APS_K_LITERAL, "subscription.reconnect.method", 0, { .lit = { APS_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_subscription_reconnect_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "subscription.reconnect.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "subscription.reconnect", .len = 22 },
+};
 
-const aps_type ap_reconnect_params_subscriptions_type = { APS_K_ARRAY, "ReconnectParams.subscriptions", sizeof(ap_reconnect_params_subscriptions_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, ap_reconnect_params_subscriptions_fast, ap_reconnect_params_subscriptions_fast_valid };
+const aps_type ap_reconnect_params_subscriptions_type = {
+    .kind = APS_K_ARRAY,
+    .name = "ReconnectParams.subscriptions",
+    .size = sizeof(ap_reconnect_params_subscriptions_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_reconnect_params_subscriptions_fast,
+    .valid = ap_reconnect_params_subscriptions_fast_valid,
+};
 
 static const aps_field ap_reconnect_params_type_fields[] = {
-    { "runId", 5, "run_id", 6, &aps_text_type, offsetof(ap_reconnect_params_t, run_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "lastEventId", 11, "last_event_id", 13, &aps_text_type, offsetof(ap_reconnect_params_t, last_event_id), offsetof(ap_reconnect_params_t, has_last_event_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "subscriptions", 13, "subscriptions", 13, &ap_reconnect_params_subscriptions_type, offsetof(ap_reconnect_params_t, subscriptions), offsetof(ap_reconnect_params_t, has_subscriptions), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "runId", .key_len = 5, .snake = "run_id", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reconnect_params_t, run_id) },
+    { .key = "lastEventId", .key_len = 11, .snake = "last_event_id", .snake_len = 13, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reconnect_params_t, last_event_id),
+      .present_offset = offsetof(ap_reconnect_params_t, has_last_event_id) },
+    { .key = "subscriptions", .key_len = 13, .snake = "subscriptions", .snake_len = 13, .type = &ap_reconnect_params_subscriptions_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reconnect_params_t, subscriptions),
+      .present_offset = offsetof(ap_reconnect_params_t, has_subscriptions) },
 };
-const aps_type ap_reconnect_params_type = { APS_K_STRUCT, "ReconnectParams", sizeof(ap_reconnect_params_t), { .st = { ap_reconnect_params_type_fields, 3, true, offsetof(ap_reconnect_params_t, extras), NULL, NULL, 0 } }, ap_reconnect_params_fast, ap_reconnect_params_fast_valid };
+const aps_type ap_reconnect_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ReconnectParams",
+    .size = sizeof(ap_reconnect_params_t),
+    .u.st = {
+        .fields = ap_reconnect_params_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_reconnect_params_t, extras),
+    },
+    .fast = ap_reconnect_params_fast,
+    .valid = ap_reconnect_params_fast_valid,
+};
 
 static const aps_field ap_subscription_reconnect_type_fields[] = {
-    { "method", 6, "method", 6, &ap_subscription_reconnect_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_reconnect_params_type, offsetof(ap_subscription_reconnect_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_subscription_reconnect_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_reconnect_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscription_reconnect_t, params) },
 };
-const aps_type ap_subscription_reconnect_type = { APS_K_STRUCT, "subscription.reconnect", sizeof(ap_subscription_reconnect_t), { .st = { ap_subscription_reconnect_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_subscription_reconnect_fast, ap_subscription_reconnect_fast_valid };
+const aps_type ap_subscription_reconnect_type = {
+    .kind = APS_K_STRUCT,
+    .name = "subscription.reconnect",
+    .size = sizeof(ap_subscription_reconnect_t),
+    .u.st = { .fields = ap_subscription_reconnect_type_fields, .nfields = 2 },
+    .fast = ap_subscription_reconnect_fast,
+    .valid = ap_subscription_reconnect_fast_valid,
+};
 
-static const aps_type ap_agent_get_tree_method_type = { APS_K_LITERAL, "agent.getTree.method", 0, { .lit = { APS_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_agent_get_tree_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "agent.getTree.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "agent.getTree", .len = 13 },
+};
 
 static const aps_field ap_agent_get_tree_params_type_fields[] = {
-    { "runId", 5, "run_id", 6, &aps_text_type, offsetof(ap_agent_get_tree_params_t, run_id), offsetof(ap_agent_get_tree_params_t, has_run_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "runId", .key_len = 5, .snake = "run_id", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_get_tree_params_t, run_id),
+      .present_offset = offsetof(ap_agent_get_tree_params_t, has_run_id) },
 };
-const aps_type ap_agent_get_tree_params_type = { APS_K_STRUCT, "AgentGetTreeParams", sizeof(ap_agent_get_tree_params_t), { .st = { ap_agent_get_tree_params_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_params_fast, ap_agent_get_tree_params_fast_valid };
+const aps_type ap_agent_get_tree_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "AgentGetTreeParams",
+    .size = sizeof(ap_agent_get_tree_params_t),
+    .u.st = { .fields = ap_agent_get_tree_params_type_fields, .nfields = 1 },
+    .fast = ap_agent_get_tree_params_fast,
+    .valid = ap_agent_get_tree_params_fast_valid,
+};
 
 static const aps_field ap_agent_get_tree_type_fields[] = {
-    { "method", 6, "method", 6, &ap_agent_get_tree_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_agent_get_tree_params_type, offsetof(ap_agent_get_tree_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_agent_get_tree_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_agent_get_tree_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_get_tree_t, params) },
 };
-const aps_type ap_agent_get_tree_type = { APS_K_STRUCT, "agent.getTree", sizeof(ap_agent_get_tree_t), { .st = { ap_agent_get_tree_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_agent_get_tree_fast, ap_agent_get_tree_fast_valid };
+const aps_type ap_agent_get_tree_type = {
+    .kind = APS_K_STRUCT,
+    .name = "agent.getTree",
+    .size = sizeof(ap_agent_get_tree_t),
+    .u.st = { .fields = ap_agent_get_tree_type_fields, .nfields = 2 },
+    .fast = ap_agent_get_tree_fast,
+    .valid = ap_agent_get_tree_fast_valid,
+};
 
-static const aps_type ap_input_respond_method_type = { APS_K_LITERAL, "input.respond.method", 0, { .lit = { APS_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_input_respond_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "input.respond.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "input.respond", .len = 13 },
+};
 
-const aps_type ap_input_respond_one_update_type = { APS_K_MAP, "InputRespondOne.update", sizeof(ap_input_respond_one_update_t), { .map = { &aps_any_type, sizeof(ap_input_respond_one_update_entry_t), offsetof(ap_input_respond_one_update_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_input_respond_one_update_type = {
+    .kind = APS_K_MAP,
+    .name = "InputRespondOne.update",
+    .size = sizeof(ap_input_respond_one_update_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_input_respond_one_update_entry_t),
+        .value_offset = offsetof(ap_input_respond_one_update_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_run_send_type_fields[] = {
-    { "node", 4, "node", 4, &aps_text_type, offsetof(ap_run_send_t, node), 0, 0, APS_F_PLAIN_NAMES },
-    { "input", 5, "input", 5, &aps_any_type, offsetof(ap_run_send_t, input), offsetof(ap_run_send_t, has_input), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "node", .key_len = 4, .snake = "node", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_send_t, node) },
+    { .key = "input", .key_len = 5, .snake = "input", .snake_len = 5, .type = &aps_any_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_send_t, input),
+      .present_offset = offsetof(ap_run_send_t, has_input) },
 };
-const aps_type ap_run_send_type = { APS_K_STRUCT, "RunSend", sizeof(ap_run_send_t), { .st = { ap_run_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_run_send_fast, ap_run_send_fast_valid };
+const aps_type ap_run_send_type = {
+    .kind = APS_K_STRUCT,
+    .name = "RunSend",
+    .size = sizeof(ap_run_send_t),
+    .u.st = { .fields = ap_run_send_type_fields, .nfields = 2 },
+    .fast = ap_run_send_fast,
+    .valid = ap_run_send_fast_valid,
+};
 
 static const aps_type *const ap_goto_alt3_item_type_alts[] = {
     &aps_text_type,
     &ap_run_send_type,
 };
-const aps_type ap_goto_alt3_item_type = { APS_K_UNION, "Goto/3[]", sizeof(ap_goto_alt3_item_t), { .un = { APS_U_KIND, ap_goto_alt3_item_type_alts, 2, NULL, NULL, offsetof(ap_goto_alt3_item_t, kind), offsetof(ap_goto_alt3_item_t, u), offsetof(ap_goto_alt3_item_t, raw) } }, NULL, NULL };
+const aps_type ap_goto_alt3_item_type = {
+    .kind = APS_K_UNION,
+    .name = "Goto/3[]",
+    .size = sizeof(ap_goto_alt3_item_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = ap_goto_alt3_item_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(ap_goto_alt3_item_t, kind),
+        .payload_offset = offsetof(ap_goto_alt3_item_t, u),
+        .raw_offset = offsetof(ap_goto_alt3_item_t, raw),
+    },
+};
 
-const aps_type ap_goto_alt3_type = { APS_K_ARRAY, "Goto/3", sizeof(ap_goto_alt3_t), { .arr = { &ap_goto_alt3_item_type, 0, SIZE_MAX } }, ap_goto_alt3_fast, ap_goto_alt3_fast_valid };
+const aps_type ap_goto_alt3_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Goto/3",
+    .size = sizeof(ap_goto_alt3_t),
+    .u.arr = { .elem = &ap_goto_alt3_item_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_goto_alt3_fast,
+    .valid = ap_goto_alt3_fast_valid,
+};
 
 static const aps_type *const ap_goto_type_alts[] = {
     &aps_text_type,
     &ap_run_send_type,
     &ap_goto_alt3_type,
 };
-const aps_type ap_goto_type = { APS_K_UNION, "Goto", sizeof(ap_goto_t), { .un = { APS_U_KIND, ap_goto_type_alts, 3, NULL, NULL, offsetof(ap_goto_t, kind), offsetof(ap_goto_t, u), offsetof(ap_goto_t, raw) } }, NULL, NULL };
+const aps_type ap_goto_type = {
+    .kind = APS_K_UNION,
+    .name = "Goto",
+    .size = sizeof(ap_goto_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = ap_goto_type_alts,
+        .nalts = 3,
+        .kind_offset = offsetof(ap_goto_t, kind),
+        .payload_offset = offsetof(ap_goto_t, u),
+        .raw_offset = offsetof(ap_goto_t, raw),
+    },
+};
 
-const aps_type ap_input_respond_one_config_type = { APS_K_MAP, "InputRespondOne.config", sizeof(ap_input_respond_one_config_t), { .map = { &aps_any_type, sizeof(ap_input_respond_one_config_entry_t), offsetof(ap_input_respond_one_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_input_respond_one_config_type = {
+    .kind = APS_K_MAP,
+    .name = "InputRespondOne.config",
+    .size = sizeof(ap_input_respond_one_config_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_input_respond_one_config_entry_t),
+        .value_offset = offsetof(ap_input_respond_one_config_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
-const aps_type ap_input_respond_one_metadata_type = { APS_K_MAP, "InputRespondOne.metadata", sizeof(ap_input_respond_one_metadata_t), { .map = { &aps_any_type, sizeof(ap_input_respond_one_metadata_entry_t), offsetof(ap_input_respond_one_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_input_respond_one_metadata_type = {
+    .kind = APS_K_MAP,
+    .name = "InputRespondOne.metadata",
+    .size = sizeof(ap_input_respond_one_metadata_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_input_respond_one_metadata_entry_t),
+        .value_offset = offsetof(ap_input_respond_one_metadata_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_input_respond_one_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_one_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "interruptId", 11, "interrupt_id", 12, &aps_text_type, offsetof(ap_input_respond_one_t, interrupt_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "response", 8, "response", 8, &aps_any_type, offsetof(ap_input_respond_one_t, response), 0, 0, APS_F_PLAIN_NAMES },
-    { "update", 6, "update", 6, &ap_input_respond_one_update_type, offsetof(ap_input_respond_one_t, update), offsetof(ap_input_respond_one_t, has_update), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "goto", 4, "goto", 4, &ap_goto_type, offsetof(ap_input_respond_one_t, goto_), offsetof(ap_input_respond_one_t, has_goto_), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "config", 6, "config", 6, &ap_input_respond_one_config_type, offsetof(ap_input_respond_one_t, config), offsetof(ap_input_respond_one_t, has_config), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "metadata", 8, "metadata", 8, &ap_input_respond_one_metadata_type, offsetof(ap_input_respond_one_t, metadata), offsetof(ap_input_respond_one_t, has_metadata), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, namespace_) },
+    { .key = "interruptId", .key_len = 11, .snake = "interrupt_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, interrupt_id) },
+    { .key = "response", .key_len = 8, .snake = "response", .snake_len = 8, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, response) },
+    { .key = "update", .key_len = 6, .snake = "update", .snake_len = 6, .type = &ap_input_respond_one_update_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, update),
+      .present_offset = offsetof(ap_input_respond_one_t, has_update) },
+    { .key = "goto", .key_len = 4, .snake = "goto", .snake_len = 4, .type = &ap_goto_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, goto_),
+      .present_offset = offsetof(ap_input_respond_one_t, has_goto_) },
+    { .key = "config", .key_len = 6, .snake = "config", .snake_len = 6, .type = &ap_input_respond_one_config_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, config),
+      .present_offset = offsetof(ap_input_respond_one_t, has_config) },
+    { .key = "metadata", .key_len = 8, .snake = "metadata", .snake_len = 8, .type = &ap_input_respond_one_metadata_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_one_t, metadata),
+      .present_offset = offsetof(ap_input_respond_one_t, has_metadata) },
 };
-const aps_type ap_input_respond_one_type = { APS_K_STRUCT, "InputRespondOne", sizeof(ap_input_respond_one_t), { .st = { ap_input_respond_one_type_fields, 7, false, 0, NULL, NULL, 0 } }, ap_input_respond_one_fast, ap_input_respond_one_fast_valid };
+const aps_type ap_input_respond_one_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputRespondOne",
+    .size = sizeof(ap_input_respond_one_t),
+    .u.st = { .fields = ap_input_respond_one_type_fields, .nfields = 7 },
+    .fast = ap_input_respond_one_fast,
+    .valid = ap_input_respond_one_fast_valid,
+};
 
 static const aps_field ap_input_respond_entry_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_respond_entry_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "interruptId", 11, "interrupt_id", 12, &aps_text_type, offsetof(ap_input_respond_entry_t, interrupt_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "response", 8, "response", 8, &aps_any_type, offsetof(ap_input_respond_entry_t, response), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_entry_t, namespace_) },
+    { .key = "interruptId", .key_len = 11, .snake = "interrupt_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_entry_t, interrupt_id) },
+    { .key = "response", .key_len = 8, .snake = "response", .snake_len = 8, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_entry_t, response) },
 };
-const aps_type ap_input_respond_entry_type = { APS_K_STRUCT, "InputRespondEntry", sizeof(ap_input_respond_entry_t), { .st = { ap_input_respond_entry_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_respond_entry_fast, ap_input_respond_entry_fast_valid };
+const aps_type ap_input_respond_entry_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputRespondEntry",
+    .size = sizeof(ap_input_respond_entry_t),
+    .u.st = { .fields = ap_input_respond_entry_type_fields, .nfields = 3 },
+    .fast = ap_input_respond_entry_fast,
+    .valid = ap_input_respond_entry_fast_valid,
+};
 
-const aps_type ap_input_respond_many_responses_type = { APS_K_ARRAY, "InputRespondMany.responses", sizeof(ap_input_respond_many_responses_t), { .arr = { &ap_input_respond_entry_type, 1, SIZE_MAX } }, ap_input_respond_many_responses_fast, ap_input_respond_many_responses_fast_valid };
+const aps_type ap_input_respond_many_responses_type = {
+    .kind = APS_K_ARRAY,
+    .name = "InputRespondMany.responses",
+    .size = sizeof(ap_input_respond_many_responses_t),
+    .u.arr = { .elem = &ap_input_respond_entry_type, .min = 1, .max = SIZE_MAX },
+    .fast = ap_input_respond_many_responses_fast,
+    .valid = ap_input_respond_many_responses_fast_valid,
+};
 
-const aps_type ap_input_respond_many_update_type = { APS_K_MAP, "InputRespondMany.update", sizeof(ap_input_respond_many_update_t), { .map = { &aps_any_type, sizeof(ap_input_respond_many_update_entry_t), offsetof(ap_input_respond_many_update_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_input_respond_many_update_type = {
+    .kind = APS_K_MAP,
+    .name = "InputRespondMany.update",
+    .size = sizeof(ap_input_respond_many_update_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_input_respond_many_update_entry_t),
+        .value_offset = offsetof(ap_input_respond_many_update_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
-const aps_type ap_input_respond_many_config_type = { APS_K_MAP, "InputRespondMany.config", sizeof(ap_input_respond_many_config_t), { .map = { &aps_any_type, sizeof(ap_input_respond_many_config_entry_t), offsetof(ap_input_respond_many_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_input_respond_many_config_type = {
+    .kind = APS_K_MAP,
+    .name = "InputRespondMany.config",
+    .size = sizeof(ap_input_respond_many_config_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_input_respond_many_config_entry_t),
+        .value_offset = offsetof(ap_input_respond_many_config_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
-const aps_type ap_input_respond_many_metadata_type = { APS_K_MAP, "InputRespondMany.metadata", sizeof(ap_input_respond_many_metadata_t), { .map = { &aps_any_type, sizeof(ap_input_respond_many_metadata_entry_t), offsetof(ap_input_respond_many_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_input_respond_many_metadata_type = {
+    .kind = APS_K_MAP,
+    .name = "InputRespondMany.metadata",
+    .size = sizeof(ap_input_respond_many_metadata_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_input_respond_many_metadata_entry_t),
+        .value_offset = offsetof(ap_input_respond_many_metadata_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_input_respond_many_type_fields[] = {
-    { "responses", 9, "responses", 9, &ap_input_respond_many_responses_type, offsetof(ap_input_respond_many_t, responses), 0, 0, APS_F_PLAIN_NAMES },
-    { "update", 6, "update", 6, &ap_input_respond_many_update_type, offsetof(ap_input_respond_many_t, update), offsetof(ap_input_respond_many_t, has_update), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "goto", 4, "goto", 4, &ap_goto_type, offsetof(ap_input_respond_many_t, goto_), offsetof(ap_input_respond_many_t, has_goto_), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "config", 6, "config", 6, &ap_input_respond_many_config_type, offsetof(ap_input_respond_many_t, config), offsetof(ap_input_respond_many_t, has_config), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "metadata", 8, "metadata", 8, &ap_input_respond_many_metadata_type, offsetof(ap_input_respond_many_t, metadata), offsetof(ap_input_respond_many_t, has_metadata), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "responses", .key_len = 9, .snake = "responses", .snake_len = 9, .type = &ap_input_respond_many_responses_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_many_t, responses) },
+    { .key = "update", .key_len = 6, .snake = "update", .snake_len = 6, .type = &ap_input_respond_many_update_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_many_t, update),
+      .present_offset = offsetof(ap_input_respond_many_t, has_update) },
+    { .key = "goto", .key_len = 4, .snake = "goto", .snake_len = 4, .type = &ap_goto_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_many_t, goto_),
+      .present_offset = offsetof(ap_input_respond_many_t, has_goto_) },
+    { .key = "config", .key_len = 6, .snake = "config", .snake_len = 6, .type = &ap_input_respond_many_config_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_many_t, config),
+      .present_offset = offsetof(ap_input_respond_many_t, has_config) },
+    { .key = "metadata", .key_len = 8, .snake = "metadata", .snake_len = 8, .type = &ap_input_respond_many_metadata_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_many_t, metadata),
+      .present_offset = offsetof(ap_input_respond_many_t, has_metadata) },
 };
-const aps_type ap_input_respond_many_type = { APS_K_STRUCT, "InputRespondMany", sizeof(ap_input_respond_many_t), { .st = { ap_input_respond_many_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_input_respond_many_fast, ap_input_respond_many_fast_valid };
+const aps_type ap_input_respond_many_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputRespondMany",
+    .size = sizeof(ap_input_respond_many_t),
+    .u.st = { .fields = ap_input_respond_many_type_fields, .nfields = 5 },
+    .fast = ap_input_respond_many_fast,
+    .valid = ap_input_respond_many_fast_valid,
+};
 
 static const aps_type *const ap_input_respond_params_type_alts[] = {
     &ap_input_respond_one_type,
     &ap_input_respond_many_type,
 };
-const aps_type ap_input_respond_params_type = { APS_K_UNION, "InputRespondParams", sizeof(ap_input_respond_params_t), { .un = { APS_U_UNTAGGED, ap_input_respond_params_type_alts, 2, NULL, NULL, offsetof(ap_input_respond_params_t, kind), offsetof(ap_input_respond_params_t, u), offsetof(ap_input_respond_params_t, raw) } }, NULL, NULL };
+const aps_type ap_input_respond_params_type = {
+    .kind = APS_K_UNION,
+    .name = "InputRespondParams",
+    .size = sizeof(ap_input_respond_params_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = ap_input_respond_params_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(ap_input_respond_params_t, kind),
+        .payload_offset = offsetof(ap_input_respond_params_t, u),
+        .raw_offset = offsetof(ap_input_respond_params_t, raw),
+    },
+};
 
 static const aps_field ap_input_respond_type_fields[] = {
-    { "method", 6, "method", 6, &ap_input_respond_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_input_respond_params_type, offsetof(ap_input_respond_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_input_respond_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_input_respond_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_respond_t, params) },
 };
-const aps_type ap_input_respond_type = { APS_K_STRUCT, "input.respond", sizeof(ap_input_respond_t), { .st = { ap_input_respond_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_respond_fast, ap_input_respond_fast_valid };
+const aps_type ap_input_respond_type = {
+    .kind = APS_K_STRUCT,
+    .name = "input.respond",
+    .size = sizeof(ap_input_respond_t),
+    .u.st = { .fields = ap_input_respond_type_fields, .nfields = 2 },
+    .fast = ap_input_respond_fast,
+    .valid = ap_input_respond_fast_valid,
+};
 
-static const aps_type ap_input_inject_method_type = { APS_K_LITERAL, "input.inject.method", 0, { .lit = { APS_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_input_inject_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "input.inject.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "input.inject", .len = 12 },
+};
 
 static const aps_literal ap_input_message_role_type_values[] = {
-    { APS_LIT_TEXT, "user", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "system", 6, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "user", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "system", .len = 6 },
 };
-const aps_type ap_input_message_role_type = { APS_K_ENUM, "InputMessage.role", sizeof(ap_input_message_role_t), { .enm = { ap_input_message_role_type_values, 2, NULL, 0 } }, NULL, NULL };
+const aps_type ap_input_message_role_type = {
+    .kind = APS_K_ENUM,
+    .name = "InputMessage.role",
+    .size = sizeof(ap_input_message_role_t),
+    .u.enm = { .values = ap_input_message_role_type_values, .count = 2 },
+};
 
 static const aps_field ap_input_message_type_fields[] = {
-    { "role", 4, "role", 4, &ap_input_message_role_type, offsetof(ap_input_message_t, role), 0, 0, APS_F_PLAIN_NAMES },
-    { "content", 7, "content", 7, &aps_text_type, offsetof(ap_input_message_t, content), 0, 0, APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_input_message_t, name), offsetof(ap_input_message_t, has_name), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "role", .key_len = 4, .snake = "role", .snake_len = 4, .type = &ap_input_message_role_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_message_t, role) },
+    { .key = "content", .key_len = 7, .snake = "content", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_message_t, content) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_message_t, name),
+      .present_offset = offsetof(ap_input_message_t, has_name) },
 };
-const aps_type ap_input_message_type = { APS_K_STRUCT, "InputMessage", sizeof(ap_input_message_t), { .st = { ap_input_message_type_fields, 3, true, offsetof(ap_input_message_t, extras), NULL, NULL, 0 } }, ap_input_message_fast, ap_input_message_fast_valid };
+const aps_type ap_input_message_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputMessage",
+    .size = sizeof(ap_input_message_t),
+    .u.st = {
+        .fields = ap_input_message_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_input_message_t, extras),
+    },
+    .fast = ap_input_message_fast,
+    .valid = ap_input_message_fast_valid,
+};
 
 static const aps_field ap_input_inject_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_inject_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "message", 7, "message", 7, &ap_input_message_type, offsetof(ap_input_inject_params_t, message), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_inject_params_t, namespace_) },
+    { .key = "message", .key_len = 7, .snake = "message", .snake_len = 7, .type = &ap_input_message_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_inject_params_t, message) },
 };
-const aps_type ap_input_inject_params_type = { APS_K_STRUCT, "InputInjectParams", sizeof(ap_input_inject_params_t), { .st = { ap_input_inject_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_params_fast, ap_input_inject_params_fast_valid };
+const aps_type ap_input_inject_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputInjectParams",
+    .size = sizeof(ap_input_inject_params_t),
+    .u.st = { .fields = ap_input_inject_params_type_fields, .nfields = 2 },
+    .fast = ap_input_inject_params_fast,
+    .valid = ap_input_inject_params_fast_valid,
+};
 
 static const aps_field ap_input_inject_type_fields[] = {
-    { "method", 6, "method", 6, &ap_input_inject_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_input_inject_params_type, offsetof(ap_input_inject_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_input_inject_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_input_inject_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_inject_t, params) },
 };
-const aps_type ap_input_inject_type = { APS_K_STRUCT, "input.inject", sizeof(ap_input_inject_t), { .st = { ap_input_inject_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_inject_fast, ap_input_inject_fast_valid };
+const aps_type ap_input_inject_type = {
+    .kind = APS_K_STRUCT,
+    .name = "input.inject",
+    .size = sizeof(ap_input_inject_t),
+    .u.st = { .fields = ap_input_inject_type_fields, .nfields = 2 },
+    .fast = ap_input_inject_fast,
+    .valid = ap_input_inject_fast_valid,
+};
 
-static const aps_type ap_state_get_method_type = { APS_K_LITERAL, "state.get.method", 0, { .lit = { APS_LIT_TEXT, "state.get", 9, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_state_get_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "state.get.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "state.get", .len = 9 },
+};
 
-const aps_type ap_state_get_params_keys_type = { APS_K_ARRAY, "StateGetParams.keys", sizeof(ap_state_get_params_keys_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, ap_state_get_params_keys_fast, ap_state_get_params_keys_fast_valid };
+const aps_type ap_state_get_params_keys_type = {
+    .kind = APS_K_ARRAY,
+    .name = "StateGetParams.keys",
+    .size = sizeof(ap_state_get_params_keys_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_state_get_params_keys_fast,
+    .valid = ap_state_get_params_keys_fast_valid,
+};
 
 static const aps_field ap_state_get_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_state_get_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "keys", 4, "keys", 4, &ap_state_get_params_keys_type, offsetof(ap_state_get_params_t, keys), offsetof(ap_state_get_params_t, has_keys), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_get_params_t, namespace_) },
+    { .key = "keys", .key_len = 4, .snake = "keys", .snake_len = 4, .type = &ap_state_get_params_keys_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_get_params_t, keys),
+      .present_offset = offsetof(ap_state_get_params_t, has_keys) },
 };
-const aps_type ap_state_get_params_type = { APS_K_STRUCT, "StateGetParams", sizeof(ap_state_get_params_t), { .st = { ap_state_get_params_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_params_fast, ap_state_get_params_fast_valid };
+const aps_type ap_state_get_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "StateGetParams",
+    .size = sizeof(ap_state_get_params_t),
+    .u.st = { .fields = ap_state_get_params_type_fields, .nfields = 2 },
+    .fast = ap_state_get_params_fast,
+    .valid = ap_state_get_params_fast_valid,
+};
 
 static const aps_field ap_state_get_type_fields[] = {
-    { "method", 6, "method", 6, &ap_state_get_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_state_get_params_type, offsetof(ap_state_get_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_state_get_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_state_get_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_get_t, params) },
 };
-const aps_type ap_state_get_type = { APS_K_STRUCT, "state.get", sizeof(ap_state_get_t), { .st = { ap_state_get_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_fast, ap_state_get_fast_valid };
+const aps_type ap_state_get_type = {
+    .kind = APS_K_STRUCT,
+    .name = "state.get",
+    .size = sizeof(ap_state_get_t),
+    .u.st = { .fields = ap_state_get_type_fields, .nfields = 2 },
+    .fast = ap_state_get_fast,
+    .valid = ap_state_get_fast_valid,
+};
 
-static const aps_type ap_state_list_checkpoints_method_type = { APS_K_LITERAL, "state.listCheckpoints.method", 0, { .lit = { APS_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_state_list_checkpoints_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "state.listCheckpoints.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "state.listCheckpoints", .len = 21 },
+};
 
 static const aps_field ap_list_checkpoints_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_list_checkpoints_params_t, namespace_), offsetof(ap_list_checkpoints_params_t, has_namespace_), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "limit", 5, "limit", 5, &aps_uint_type, offsetof(ap_list_checkpoints_params_t, limit), offsetof(ap_list_checkpoints_params_t, has_limit), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "before", 6, "before", 6, &aps_text_type, offsetof(ap_list_checkpoints_params_t, before), offsetof(ap_list_checkpoints_params_t, has_before), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_list_checkpoints_params_t, namespace_),
+      .present_offset = offsetof(ap_list_checkpoints_params_t, has_namespace_) },
+    { .key = "limit", .key_len = 5, .snake = "limit", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_list_checkpoints_params_t, limit),
+      .present_offset = offsetof(ap_list_checkpoints_params_t, has_limit) },
+    { .key = "before", .key_len = 6, .snake = "before", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_list_checkpoints_params_t, before),
+      .present_offset = offsetof(ap_list_checkpoints_params_t, has_before) },
 };
-const aps_type ap_list_checkpoints_params_type = { APS_K_STRUCT, "ListCheckpointsParams", sizeof(ap_list_checkpoints_params_t), { .st = { ap_list_checkpoints_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_params_fast, ap_list_checkpoints_params_fast_valid };
+const aps_type ap_list_checkpoints_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ListCheckpointsParams",
+    .size = sizeof(ap_list_checkpoints_params_t),
+    .u.st = { .fields = ap_list_checkpoints_params_type_fields, .nfields = 3 },
+    .fast = ap_list_checkpoints_params_fast,
+    .valid = ap_list_checkpoints_params_fast_valid,
+};
 
 static const aps_field ap_state_list_checkpoints_type_fields[] = {
-    { "method", 6, "method", 6, &ap_state_list_checkpoints_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_list_checkpoints_params_type, offsetof(ap_state_list_checkpoints_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_state_list_checkpoints_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_list_checkpoints_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_list_checkpoints_t, params) },
 };
-const aps_type ap_state_list_checkpoints_type = { APS_K_STRUCT, "state.listCheckpoints", sizeof(ap_state_list_checkpoints_t), { .st = { ap_state_list_checkpoints_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_list_checkpoints_fast, ap_state_list_checkpoints_fast_valid };
+const aps_type ap_state_list_checkpoints_type = {
+    .kind = APS_K_STRUCT,
+    .name = "state.listCheckpoints",
+    .size = sizeof(ap_state_list_checkpoints_t),
+    .u.st = { .fields = ap_state_list_checkpoints_type_fields, .nfields = 2 },
+    .fast = ap_state_list_checkpoints_fast,
+    .valid = ap_state_list_checkpoints_fast_valid,
+};
 
-static const aps_type ap_state_fork_method_type = { APS_K_LITERAL, "state.fork.method", 0, { .lit = { APS_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_state_fork_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "state.fork.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "state.fork", .len = 10 },
+};
 
-const aps_type ap_state_fork_params_config_type = { APS_K_MAP, "StateForkParams.config", sizeof(ap_state_fork_params_config_t), { .map = { &aps_any_type, sizeof(ap_state_fork_params_config_entry_t), offsetof(ap_state_fork_params_config_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_state_fork_params_config_type = {
+    .kind = APS_K_MAP,
+    .name = "StateForkParams.config",
+    .size = sizeof(ap_state_fork_params_config_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_state_fork_params_config_entry_t),
+        .value_offset = offsetof(ap_state_fork_params_config_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_state_fork_params_type_fields[] = {
-    { "checkpointId", 12, "checkpoint_id", 13, &aps_text_type, offsetof(ap_state_fork_params_t, checkpoint_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "input", 5, "input", 5, &aps_any_type, offsetof(ap_state_fork_params_t, input), offsetof(ap_state_fork_params_t, has_input), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "config", 6, "config", 6, &ap_state_fork_params_config_type, offsetof(ap_state_fork_params_t, config), offsetof(ap_state_fork_params_t, has_config), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "checkpointId", .key_len = 12, .snake = "checkpoint_id", .snake_len = 13, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_fork_params_t, checkpoint_id) },
+    { .key = "input", .key_len = 5, .snake = "input", .snake_len = 5, .type = &aps_any_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_fork_params_t, input),
+      .present_offset = offsetof(ap_state_fork_params_t, has_input) },
+    { .key = "config", .key_len = 6, .snake = "config", .snake_len = 6, .type = &ap_state_fork_params_config_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_fork_params_t, config),
+      .present_offset = offsetof(ap_state_fork_params_t, has_config) },
 };
-const aps_type ap_state_fork_params_type = { APS_K_STRUCT, "StateForkParams", sizeof(ap_state_fork_params_t), { .st = { ap_state_fork_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_state_fork_params_fast, ap_state_fork_params_fast_valid };
+const aps_type ap_state_fork_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "StateForkParams",
+    .size = sizeof(ap_state_fork_params_t),
+    .u.st = { .fields = ap_state_fork_params_type_fields, .nfields = 3 },
+    .fast = ap_state_fork_params_fast,
+    .valid = ap_state_fork_params_fast_valid,
+};
 
 static const aps_field ap_state_fork_type_fields[] = {
-    { "method", 6, "method", 6, &ap_state_fork_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_state_fork_params_type, offsetof(ap_state_fork_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_state_fork_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_state_fork_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_fork_t, params) },
 };
-const aps_type ap_state_fork_type = { APS_K_STRUCT, "state.fork", sizeof(ap_state_fork_t), { .st = { ap_state_fork_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_fast, ap_state_fork_fast_valid };
+const aps_type ap_state_fork_type = {
+    .kind = APS_K_STRUCT,
+    .name = "state.fork",
+    .size = sizeof(ap_state_fork_t),
+    .u.st = { .fields = ap_state_fork_type_fields, .nfields = 2 },
+    .fast = ap_state_fork_fast,
+    .valid = ap_state_fork_fast_valid,
+};
 
 static const aps_type *const ap_command_data_type_alts[] = {
     &ap_run_start_type,
@@ -1355,23 +1951,55 @@ static const aps_type *const ap_command_data_type_alts[] = {
     &ap_state_fork_type,
 };
 static const aps_literal ap_command_data_type_disc[] = {
-    { APS_LIT_TEXT, "run.start", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "agent.getTree", 13, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "state.get", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "run.start", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "subscription.subscribe", .len = 22 },
+    { .kind = APS_LIT_TEXT, .text = "subscription.unsubscribe", .len = 24 },
+    { .kind = APS_LIT_TEXT, .text = "subscription.reconnect", .len = 22 },
+    { .kind = APS_LIT_TEXT, .text = "agent.getTree", .len = 13 },
+    { .kind = APS_LIT_TEXT, .text = "input.respond", .len = 13 },
+    { .kind = APS_LIT_TEXT, .text = "input.inject", .len = 12 },
+    { .kind = APS_LIT_TEXT, .text = "state.get", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "state.listCheckpoints", .len = 21 },
+    { .kind = APS_LIT_TEXT, .text = "state.fork", .len = 10 },
 };
-const aps_type ap_command_data_type = { APS_K_UNION, "CommandData", sizeof(ap_command_data_t), { .un = { APS_U_DISCRIMINATED, ap_command_data_type_alts, 10, "method", ap_command_data_type_disc, offsetof(ap_command_data_t, kind), offsetof(ap_command_data_t, u), offsetof(ap_command_data_t, raw) } }, ap_command_data_fast, ap_command_data_fast_valid };
+const aps_type ap_command_data_type = {
+    .kind = APS_K_UNION,
+    .name = "CommandData",
+    .size = sizeof(ap_command_data_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_command_data_type_alts,
+        .nalts = 10,
+        .disc_key = "method",
+        .disc = ap_command_data_type_disc,
+        .kind_offset = offsetof(ap_command_data_t, kind),
+        .payload_offset = offsetof(ap_command_data_t, u),
+        .raw_offset = offsetof(ap_command_data_t, raw),
+    },
+    .fast = ap_command_data_fast,
+    .valid = ap_command_data_fast_valid,
+};
 
 static const aps_field ap_command_type_fields[] = {
-    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_t, id), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &ap_js_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_command_t, id) },
 };
-const aps_type ap_command_type = { APS_K_STRUCT, "Command", sizeof(ap_command_t), { .st = { ap_command_type_fields, 1, true, offsetof(ap_command_t, extras), NULL, &ap_command_data_type, offsetof(ap_command_t, command_data) } }, ap_command_fast, ap_command_fast_valid };
+const aps_type ap_command_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Command",
+    .size = sizeof(ap_command_t),
+    .u.st = {
+        .fields = ap_command_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(ap_command_t, extras),
+        .variants = &ap_command_data_type,
+        .variants_offset = offsetof(ap_command_t, command_data),
+    },
+    .fast = ap_command_fast,
+    .valid = ap_command_fast_valid,
+};
 
 static const aps_type *const ap_subscription_command_type_alts[] = {
     &ap_subscription_subscribe_type,
@@ -1379,21 +2007,53 @@ static const aps_type *const ap_subscription_command_type_alts[] = {
     &ap_subscription_reconnect_type,
 };
 static const aps_literal ap_subscription_command_type_disc[] = {
-    { APS_LIT_TEXT, "subscription.subscribe", 22, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "subscription.unsubscribe", 24, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "subscription.reconnect", 22, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "subscription.subscribe", .len = 22 },
+    { .kind = APS_LIT_TEXT, .text = "subscription.unsubscribe", .len = 24 },
+    { .kind = APS_LIT_TEXT, .text = "subscription.reconnect", .len = 22 },
 };
-const aps_type ap_subscription_command_type = { APS_K_UNION, "SubscriptionCommand", sizeof(ap_subscription_command_t), { .un = { APS_U_DISCRIMINATED, ap_subscription_command_type_alts, 3, "method", ap_subscription_command_type_disc, offsetof(ap_subscription_command_t, kind), offsetof(ap_subscription_command_t, u), offsetof(ap_subscription_command_t, raw) } }, ap_subscription_command_fast, ap_subscription_command_fast_valid };
+const aps_type ap_subscription_command_type = {
+    .kind = APS_K_UNION,
+    .name = "SubscriptionCommand",
+    .size = sizeof(ap_subscription_command_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_subscription_command_type_alts,
+        .nalts = 3,
+        .disc_key = "method",
+        .disc = ap_subscription_command_type_disc,
+        .kind_offset = offsetof(ap_subscription_command_t, kind),
+        .payload_offset = offsetof(ap_subscription_command_t, u),
+        .raw_offset = offsetof(ap_subscription_command_t, raw),
+    },
+    .fast = ap_subscription_command_fast,
+    .valid = ap_subscription_command_fast_valid,
+};
 
 static const aps_type *const ap_input_command_type_alts[] = {
     &ap_input_respond_type,
     &ap_input_inject_type,
 };
 static const aps_literal ap_input_command_type_disc[] = {
-    { APS_LIT_TEXT, "input.respond", 13, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "input.inject", 12, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "input.respond", .len = 13 },
+    { .kind = APS_LIT_TEXT, .text = "input.inject", .len = 12 },
 };
-const aps_type ap_input_command_type = { APS_K_UNION, "InputCommand", sizeof(ap_input_command_t), { .un = { APS_U_DISCRIMINATED, ap_input_command_type_alts, 2, "method", ap_input_command_type_disc, offsetof(ap_input_command_t, kind), offsetof(ap_input_command_t, u), offsetof(ap_input_command_t, raw) } }, ap_input_command_fast, ap_input_command_fast_valid };
+const aps_type ap_input_command_type = {
+    .kind = APS_K_UNION,
+    .name = "InputCommand",
+    .size = sizeof(ap_input_command_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_input_command_type_alts,
+        .nalts = 2,
+        .disc_key = "method",
+        .disc = ap_input_command_type_disc,
+        .kind_offset = offsetof(ap_input_command_t, kind),
+        .payload_offset = offsetof(ap_input_command_t, u),
+        .raw_offset = offsetof(ap_input_command_t, raw),
+    },
+    .fast = ap_input_command_fast,
+    .valid = ap_input_command_fast_valid,
+};
 
 static const aps_type *const ap_state_command_type_alts[] = {
     &ap_state_get_type,
@@ -1401,113 +2061,369 @@ static const aps_type *const ap_state_command_type_alts[] = {
     &ap_state_fork_type,
 };
 static const aps_literal ap_state_command_type_disc[] = {
-    { APS_LIT_TEXT, "state.get", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "state.listCheckpoints", 21, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "state.fork", 10, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "state.get", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "state.listCheckpoints", .len = 21 },
+    { .kind = APS_LIT_TEXT, .text = "state.fork", .len = 10 },
 };
-const aps_type ap_state_command_type = { APS_K_UNION, "StateCommand", sizeof(ap_state_command_t), { .un = { APS_U_DISCRIMINATED, ap_state_command_type_alts, 3, "method", ap_state_command_type_disc, offsetof(ap_state_command_t, kind), offsetof(ap_state_command_t, u), offsetof(ap_state_command_t, raw) } }, ap_state_command_fast, ap_state_command_fast_valid };
+const aps_type ap_state_command_type = {
+    .kind = APS_K_UNION,
+    .name = "StateCommand",
+    .size = sizeof(ap_state_command_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_state_command_type_alts,
+        .nalts = 3,
+        .disc_key = "method",
+        .disc = ap_state_command_type_disc,
+        .kind_offset = offsetof(ap_state_command_t, kind),
+        .payload_offset = offsetof(ap_state_command_t, u),
+        .raw_offset = offsetof(ap_state_command_t, raw),
+    },
+    .fast = ap_state_command_fast,
+    .valid = ap_state_command_fast_valid,
+};
 
-static const aps_type ap_command_response_type_type = { APS_K_LITERAL, "CommandResponse.type", 0, { .lit = { APS_LIT_TEXT, "success", 7, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_command_response_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "CommandResponse.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "success", .len = 7 },
+};
 
 static const aps_field ap_run_result_type_fields[] = {
-    { "runId", 5, "run_id", 6, &aps_text_type, offsetof(ap_run_result_t, run_id), offsetof(ap_run_result_t, has_run_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "runId", .key_len = 5, .snake = "run_id", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_run_result_t, run_id),
+      .present_offset = offsetof(ap_run_result_t, has_run_id) },
 };
-const aps_type ap_run_result_type = { APS_K_STRUCT, "RunResult", sizeof(ap_run_result_t), { .st = { ap_run_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_run_result_fast, ap_run_result_fast_valid };
+const aps_type ap_run_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "RunResult",
+    .size = sizeof(ap_run_result_t),
+    .u.st = { .fields = ap_run_result_type_fields, .nfields = 1 },
+    .fast = ap_run_result_fast,
+    .valid = ap_run_result_fast_valid,
+};
 
 static const aps_field ap_subscribe_result_type_fields[] = {
-    { "subscriptionId", 14, "subscription_id", 15, &aps_text_type, offsetof(ap_subscribe_result_t, subscription_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "replayedEvents", 14, "replayed_events", 15, &aps_uint_type, offsetof(ap_subscribe_result_t, replayed_events), offsetof(ap_subscribe_result_t, has_replayed_events), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "subscriptionId", .key_len = 14, .snake = "subscription_id", .snake_len = 15, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscribe_result_t, subscription_id) },
+    { .key = "replayedEvents", .key_len = 14, .snake = "replayed_events", .snake_len = 15, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_subscribe_result_t, replayed_events),
+      .present_offset = offsetof(ap_subscribe_result_t, has_replayed_events) },
 };
-const aps_type ap_subscribe_result_type = { APS_K_STRUCT, "SubscribeResult", sizeof(ap_subscribe_result_t), { .st = { ap_subscribe_result_type_fields, 2, true, offsetof(ap_subscribe_result_t, extras), NULL, NULL, 0 } }, ap_subscribe_result_fast, ap_subscribe_result_fast_valid };
+const aps_type ap_subscribe_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "SubscribeResult",
+    .size = sizeof(ap_subscribe_result_t),
+    .u.st = {
+        .fields = ap_subscribe_result_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_subscribe_result_t, extras),
+    },
+    .fast = ap_subscribe_result_fast,
+    .valid = ap_subscribe_result_fast_valid,
+};
 
 static const aps_literal ap_agent_status_type_values[] = {
-    { APS_LIT_TEXT, "started", 7, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "running", 7, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "completed", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "failed", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "interrupted", 11, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "started", .len = 7 },
+    { .kind = APS_LIT_TEXT, .text = "running", .len = 7 },
+    { .kind = APS_LIT_TEXT, .text = "completed", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "failed", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "interrupted", .len = 11 },
 };
-const aps_type ap_agent_status_type = { APS_K_ENUM, "AgentStatus", sizeof(ap_agent_status_t), { .enm = { ap_agent_status_type_values, 5, NULL, 0 } }, NULL, NULL };
+const aps_type ap_agent_status_type = {
+    .kind = APS_K_ENUM,
+    .name = "AgentStatus",
+    .size = sizeof(ap_agent_status_t),
+    .u.enm = { .values = ap_agent_status_type_values, .count = 5 },
+};
 
 static const aps_field ap_agent_status_entry_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_status_entry_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_status_entry_t, status), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_status_entry_t, namespace_) },
+    { .key = "status", .key_len = 6, .snake = "status", .snake_len = 6, .type = &ap_agent_status_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_status_entry_t, status) },
 };
-const aps_type ap_agent_status_entry_type = { APS_K_STRUCT, "AgentStatusEntry", sizeof(ap_agent_status_entry_t), { .st = { ap_agent_status_entry_type_fields, 2, true, offsetof(ap_agent_status_entry_t, extras), NULL, NULL, 0 } }, ap_agent_status_entry_fast, ap_agent_status_entry_fast_valid };
+const aps_type ap_agent_status_entry_type = {
+    .kind = APS_K_STRUCT,
+    .name = "AgentStatusEntry",
+    .size = sizeof(ap_agent_status_entry_t),
+    .u.st = {
+        .fields = ap_agent_status_entry_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_agent_status_entry_t, extras),
+    },
+    .fast = ap_agent_status_entry_fast,
+    .valid = ap_agent_status_entry_fast_valid,
+};
 
-const aps_type ap_reconnect_result_current_namespaces_type = { APS_K_ARRAY, "ReconnectResult.currentNamespaces", sizeof(ap_reconnect_result_current_namespaces_t), { .arr = { &ap_agent_status_entry_type, 0, SIZE_MAX } }, ap_reconnect_result_current_namespaces_fast, ap_reconnect_result_current_namespaces_fast_valid };
+const aps_type ap_reconnect_result_current_namespaces_type = {
+    .kind = APS_K_ARRAY,
+    .name = "ReconnectResult.currentNamespaces",
+    .size = sizeof(ap_reconnect_result_current_namespaces_t),
+    .u.arr = { .elem = &ap_agent_status_entry_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_reconnect_result_current_namespaces_fast,
+    .valid = ap_reconnect_result_current_namespaces_fast_valid,
+};
 
 static const aps_field ap_reconnect_result_type_fields[] = {
-    { "restored", 8, "restored", 8, &aps_bool_type, offsetof(ap_reconnect_result_t, restored), 0, 0, APS_F_PLAIN_NAMES },
-    { "missedEvents", 12, "missed_events", 13, &aps_uint_type, offsetof(ap_reconnect_result_t, missed_events), offsetof(ap_reconnect_result_t, has_missed_events), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "currentNamespaces", 17, "current_namespaces", 18, &ap_reconnect_result_current_namespaces_type, offsetof(ap_reconnect_result_t, current_namespaces), offsetof(ap_reconnect_result_t, has_current_namespaces), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "restored", .key_len = 8, .snake = "restored", .snake_len = 8, .type = &aps_bool_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reconnect_result_t, restored) },
+    { .key = "missedEvents", .key_len = 12, .snake = "missed_events", .snake_len = 13, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reconnect_result_t, missed_events),
+      .present_offset = offsetof(ap_reconnect_result_t, has_missed_events) },
+    { .key = "currentNamespaces", .key_len = 17, .snake = "current_namespaces", .snake_len = 18, .type = &ap_reconnect_result_current_namespaces_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reconnect_result_t, current_namespaces),
+      .present_offset = offsetof(ap_reconnect_result_t, has_current_namespaces) },
 };
-const aps_type ap_reconnect_result_type = { APS_K_STRUCT, "ReconnectResult", sizeof(ap_reconnect_result_t), { .st = { ap_reconnect_result_type_fields, 3, true, offsetof(ap_reconnect_result_t, extras), NULL, NULL, 0 } }, ap_reconnect_result_fast, ap_reconnect_result_fast_valid };
+const aps_type ap_reconnect_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ReconnectResult",
+    .size = sizeof(ap_reconnect_result_t),
+    .u.st = {
+        .fields = ap_reconnect_result_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_reconnect_result_t, extras),
+    },
+    .fast = ap_reconnect_result_fast,
+    .valid = ap_reconnect_result_fast_valid,
+};
 
-const aps_type ap_empty_result_type = { APS_K_STRUCT, "EmptyResult", sizeof(ap_empty_result_t), { .st = { NULL, 0, true, offsetof(ap_empty_result_t, extras), NULL, NULL, 0 } }, ap_empty_result_fast, ap_empty_result_fast_valid };
+const aps_type ap_empty_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "EmptyResult",
+    .size = sizeof(ap_empty_result_t),
+    .u.st = {
+        .nfields = 0,
+        .open = true,
+        .extras_offset = offsetof(ap_empty_result_t, extras),
+    },
+    .fast = ap_empty_result_fast,
+    .valid = ap_empty_result_fast_valid,
+};
 
 static const aps_type *const ap_subscription_result_type_alts[] = {
     &ap_subscribe_result_type,
     &ap_reconnect_result_type,
     &ap_empty_result_type,
 };
-const aps_type ap_subscription_result_type = { APS_K_UNION, "SubscriptionResult", sizeof(ap_subscription_result_t), { .un = { APS_U_UNTAGGED, ap_subscription_result_type_alts, 3, NULL, NULL, offsetof(ap_subscription_result_t, kind), offsetof(ap_subscription_result_t, u), offsetof(ap_subscription_result_t, raw) } }, NULL, NULL };
+const aps_type ap_subscription_result_type = {
+    .kind = APS_K_UNION,
+    .name = "SubscriptionResult",
+    .size = sizeof(ap_subscription_result_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = ap_subscription_result_type_alts,
+        .nalts = 3,
+        .kind_offset = offsetof(ap_subscription_result_t, kind),
+        .payload_offset = offsetof(ap_subscription_result_t, u),
+        .raw_offset = offsetof(ap_subscription_result_t, raw),
+    },
+};
 
-const aps_type ap_agent_tree_node_children_type = { APS_K_ARRAY, "AgentTreeNode.children", sizeof(ap_agent_tree_node_children_t), { .arr = { &ap_agent_tree_node_type, 0, SIZE_MAX } }, ap_agent_tree_node_children_fast, ap_agent_tree_node_children_fast_valid };
+const aps_type ap_agent_tree_node_children_type = {
+    .kind = APS_K_ARRAY,
+    .name = "AgentTreeNode.children",
+    .size = sizeof(ap_agent_tree_node_children_t),
+    .u.arr = { .elem = &ap_agent_tree_node_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_agent_tree_node_children_fast,
+    .valid = ap_agent_tree_node_children_fast_valid,
+};
 
-const aps_type ap_agent_tree_node_metadata_type = { APS_K_MAP, "AgentTreeNode.metadata", sizeof(ap_agent_tree_node_metadata_t), { .map = { &aps_any_type, sizeof(ap_agent_tree_node_metadata_entry_t), offsetof(ap_agent_tree_node_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_agent_tree_node_metadata_type = {
+    .kind = APS_K_MAP,
+    .name = "AgentTreeNode.metadata",
+    .size = sizeof(ap_agent_tree_node_metadata_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_agent_tree_node_metadata_entry_t),
+        .value_offset = offsetof(ap_agent_tree_node_metadata_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_agent_tree_node_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_agent_tree_node_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "status", 6, "status", 6, &ap_agent_status_type, offsetof(ap_agent_tree_node_t, status), 0, 0, APS_F_PLAIN_NAMES },
-    { "graphName", 9, "graph_name", 10, &aps_text_type, offsetof(ap_agent_tree_node_t, graph_name), 0, 0, APS_F_PLAIN_NAMES },
-    { "children", 8, "children", 8, &ap_agent_tree_node_children_type, offsetof(ap_agent_tree_node_t, children), offsetof(ap_agent_tree_node_t, has_children), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "metadata", 8, "metadata", 8, &ap_agent_tree_node_metadata_type, offsetof(ap_agent_tree_node_t, metadata), offsetof(ap_agent_tree_node_t, has_metadata), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_tree_node_t, namespace_) },
+    { .key = "status", .key_len = 6, .snake = "status", .snake_len = 6, .type = &ap_agent_status_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_tree_node_t, status) },
+    { .key = "graphName", .key_len = 9, .snake = "graph_name", .snake_len = 10, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_tree_node_t, graph_name) },
+    { .key = "children", .key_len = 8, .snake = "children", .snake_len = 8, .type = &ap_agent_tree_node_children_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_tree_node_t, children),
+      .present_offset = offsetof(ap_agent_tree_node_t, has_children) },
+    { .key = "metadata", .key_len = 8, .snake = "metadata", .snake_len = 8, .type = &ap_agent_tree_node_metadata_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_tree_node_t, metadata),
+      .present_offset = offsetof(ap_agent_tree_node_t, has_metadata) },
 };
-const aps_type ap_agent_tree_node_type = { APS_K_STRUCT, "AgentTreeNode", sizeof(ap_agent_tree_node_t), { .st = { ap_agent_tree_node_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_agent_tree_node_fast, ap_agent_tree_node_fast_valid };
+const aps_type ap_agent_tree_node_type = {
+    .kind = APS_K_STRUCT,
+    .name = "AgentTreeNode",
+    .size = sizeof(ap_agent_tree_node_t),
+    .u.st = { .fields = ap_agent_tree_node_type_fields, .nfields = 5 },
+    .fast = ap_agent_tree_node_fast,
+    .valid = ap_agent_tree_node_fast_valid,
+};
 
 static const aps_field ap_agent_result_type_fields[] = {
-    { "tree", 4, "tree", 4, &ap_agent_tree_node_type, offsetof(ap_agent_result_t, tree), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "tree", .key_len = 4, .snake = "tree", .snake_len = 4, .type = &ap_agent_tree_node_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_agent_result_t, tree) },
 };
-const aps_type ap_agent_result_type = { APS_K_STRUCT, "AgentResult", sizeof(ap_agent_result_t), { .st = { ap_agent_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_agent_result_fast, ap_agent_result_fast_valid };
+const aps_type ap_agent_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "AgentResult",
+    .size = sizeof(ap_agent_result_t),
+    .u.st = { .fields = ap_agent_result_type_fields, .nfields = 1 },
+    .fast = ap_agent_result_fast,
+    .valid = ap_agent_result_fast_valid,
+};
 
-const aps_type ap_state_get_result_values_type = { APS_K_MAP, "StateGetResult.values", sizeof(ap_state_get_result_values_t), { .map = { &aps_any_type, sizeof(ap_state_get_result_values_entry_t), offsetof(ap_state_get_result_values_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_state_get_result_values_type = {
+    .kind = APS_K_MAP,
+    .name = "StateGetResult.values",
+    .size = sizeof(ap_state_get_result_values_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_state_get_result_values_entry_t),
+        .value_offset = offsetof(ap_state_get_result_values_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_checkpoint_ref_type_fields[] = {
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_checkpoint_ref_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "ns", 2, "ns", 2, &aps_text_type, offsetof(ap_checkpoint_ref_t, ns), offsetof(ap_checkpoint_ref_t, has_ns), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_ref_t, id) },
+    { .key = "ns", .key_len = 2, .snake = "ns", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_ref_t, ns),
+      .present_offset = offsetof(ap_checkpoint_ref_t, has_ns) },
 };
-const aps_type ap_checkpoint_ref_type = { APS_K_STRUCT, "CheckpointRef", sizeof(ap_checkpoint_ref_t), { .st = { ap_checkpoint_ref_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoint_ref_fast, ap_checkpoint_ref_fast_valid };
+const aps_type ap_checkpoint_ref_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CheckpointRef",
+    .size = sizeof(ap_checkpoint_ref_t),
+    .u.st = { .fields = ap_checkpoint_ref_type_fields, .nfields = 2 },
+    .fast = ap_checkpoint_ref_fast,
+    .valid = ap_checkpoint_ref_fast_valid,
+};
 
 static const aps_field ap_state_get_result_type_fields[] = {
-    { "values", 6, "values", 6, &ap_state_get_result_values_type, offsetof(ap_state_get_result_t, values), 0, 0, APS_F_PLAIN_NAMES },
-    { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_state_get_result_t, checkpoint), offsetof(ap_state_get_result_t, has_checkpoint), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "values", .key_len = 6, .snake = "values", .snake_len = 6, .type = &ap_state_get_result_values_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_get_result_t, values) },
+    { .key = "checkpoint", .key_len = 10, .snake = "checkpoint", .snake_len = 10, .type = &ap_checkpoint_ref_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_get_result_t, checkpoint),
+      .present_offset = offsetof(ap_state_get_result_t, has_checkpoint) },
 };
-const aps_type ap_state_get_result_type = { APS_K_STRUCT, "StateGetResult", sizeof(ap_state_get_result_t), { .st = { ap_state_get_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_get_result_fast, ap_state_get_result_fast_valid };
+const aps_type ap_state_get_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "StateGetResult",
+    .size = sizeof(ap_state_get_result_t),
+    .u.st = { .fields = ap_state_get_result_type_fields, .nfields = 2 },
+    .fast = ap_state_get_result_fast,
+    .valid = ap_state_get_result_fast_valid,
+};
 
-const aps_type ap_checkpoint_summary_metadata_type = { APS_K_MAP, "CheckpointSummary.metadata", sizeof(ap_checkpoint_summary_metadata_t), { .map = { &aps_any_type, sizeof(ap_checkpoint_summary_metadata_entry_t), offsetof(ap_checkpoint_summary_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_checkpoint_summary_metadata_type = {
+    .kind = APS_K_MAP,
+    .name = "CheckpointSummary.metadata",
+    .size = sizeof(ap_checkpoint_summary_metadata_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_checkpoint_summary_metadata_entry_t),
+        .value_offset = offsetof(ap_checkpoint_summary_metadata_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_checkpoint_summary_type_fields[] = {
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_checkpoint_summary_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &aps_text_type, offsetof(ap_checkpoint_summary_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "step", 4, "step", 4, &aps_uint_type, offsetof(ap_checkpoint_summary_t, step), 0, 0, APS_F_PLAIN_NAMES },
-    { "nodeName", 8, "node_name", 9, &aps_text_type, offsetof(ap_checkpoint_summary_t, node_name), offsetof(ap_checkpoint_summary_t, has_node_name), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "metadata", 8, "metadata", 8, &ap_checkpoint_summary_metadata_type, offsetof(ap_checkpoint_summary_t, metadata), offsetof(ap_checkpoint_summary_t, has_metadata), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_summary_t, id) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_summary_t, timestamp) },
+    { .key = "step", .key_len = 4, .snake = "step", .snake_len = 4, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_summary_t, step) },
+    { .key = "nodeName", .key_len = 8, .snake = "node_name", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_summary_t, node_name),
+      .present_offset = offsetof(ap_checkpoint_summary_t, has_node_name) },
+    { .key = "metadata", .key_len = 8, .snake = "metadata", .snake_len = 8, .type = &ap_checkpoint_summary_metadata_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_summary_t, metadata),
+      .present_offset = offsetof(ap_checkpoint_summary_t, has_metadata) },
 };
-const aps_type ap_checkpoint_summary_type = { APS_K_STRUCT, "CheckpointSummary", sizeof(ap_checkpoint_summary_t), { .st = { ap_checkpoint_summary_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_checkpoint_summary_fast, ap_checkpoint_summary_fast_valid };
+const aps_type ap_checkpoint_summary_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CheckpointSummary",
+    .size = sizeof(ap_checkpoint_summary_t),
+    .u.st = { .fields = ap_checkpoint_summary_type_fields, .nfields = 5 },
+    .fast = ap_checkpoint_summary_fast,
+    .valid = ap_checkpoint_summary_fast_valid,
+};
 
-const aps_type ap_list_checkpoints_result_checkpoints_type = { APS_K_ARRAY, "ListCheckpointsResult.checkpoints", sizeof(ap_list_checkpoints_result_checkpoints_t), { .arr = { &ap_checkpoint_summary_type, 0, SIZE_MAX } }, ap_list_checkpoints_result_checkpoints_fast, ap_list_checkpoints_result_checkpoints_fast_valid };
+const aps_type ap_list_checkpoints_result_checkpoints_type = {
+    .kind = APS_K_ARRAY,
+    .name = "ListCheckpointsResult.checkpoints",
+    .size = sizeof(ap_list_checkpoints_result_checkpoints_t),
+    .u.arr = { .elem = &ap_checkpoint_summary_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_list_checkpoints_result_checkpoints_fast,
+    .valid = ap_list_checkpoints_result_checkpoints_fast_valid,
+};
 
 static const aps_field ap_list_checkpoints_result_type_fields[] = {
-    { "checkpoints", 11, "checkpoints", 11, &ap_list_checkpoints_result_checkpoints_type, offsetof(ap_list_checkpoints_result_t, checkpoints), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "checkpoints", .key_len = 11, .snake = "checkpoints", .snake_len = 11, .type = &ap_list_checkpoints_result_checkpoints_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_list_checkpoints_result_t, checkpoints) },
 };
-const aps_type ap_list_checkpoints_result_type = { APS_K_STRUCT, "ListCheckpointsResult", sizeof(ap_list_checkpoints_result_t), { .st = { ap_list_checkpoints_result_type_fields, 1, false, 0, NULL, NULL, 0 } }, ap_list_checkpoints_result_fast, ap_list_checkpoints_result_fast_valid };
+const aps_type ap_list_checkpoints_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ListCheckpointsResult",
+    .size = sizeof(ap_list_checkpoints_result_t),
+    .u.st = { .fields = ap_list_checkpoints_result_type_fields, .nfields = 1 },
+    .fast = ap_list_checkpoints_result_fast,
+    .valid = ap_list_checkpoints_result_fast_valid,
+};
 
 static const aps_field ap_state_fork_result_type_fields[] = {
-    { "runId", 5, "run_id", 6, &aps_text_type, offsetof(ap_state_fork_result_t, run_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "threadId", 8, "thread_id", 9, &aps_text_type, offsetof(ap_state_fork_result_t, thread_id), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "runId", .key_len = 5, .snake = "run_id", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_fork_result_t, run_id) },
+    { .key = "threadId", .key_len = 8, .snake = "thread_id", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_state_fork_result_t, thread_id) },
 };
-const aps_type ap_state_fork_result_type = { APS_K_STRUCT, "StateForkResult", sizeof(ap_state_fork_result_t), { .st = { ap_state_fork_result_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_state_fork_result_fast, ap_state_fork_result_fast_valid };
+const aps_type ap_state_fork_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "StateForkResult",
+    .size = sizeof(ap_state_fork_result_t),
+    .u.st = { .fields = ap_state_fork_result_type_fields, .nfields = 2 },
+    .fast = ap_state_fork_result_fast,
+    .valid = ap_state_fork_result_fast_valid,
+};
 
 static const aps_type *const ap_state_result_type_alts[] = {
     &ap_state_get_result_type,
@@ -1515,7 +2431,19 @@ static const aps_type *const ap_state_result_type_alts[] = {
     &ap_state_fork_result_type,
     &ap_empty_result_type,
 };
-const aps_type ap_state_result_type = { APS_K_UNION, "StateResult", sizeof(ap_state_result_t), { .un = { APS_U_UNTAGGED, ap_state_result_type_alts, 4, NULL, NULL, offsetof(ap_state_result_t, kind), offsetof(ap_state_result_t, u), offsetof(ap_state_result_t, raw) } }, NULL, NULL };
+const aps_type ap_state_result_type = {
+    .kind = APS_K_UNION,
+    .name = "StateResult",
+    .size = sizeof(ap_state_result_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = ap_state_result_type_alts,
+        .nalts = 4,
+        .kind_offset = offsetof(ap_state_result_t, kind),
+        .payload_offset = offsetof(ap_state_result_t, u),
+        .raw_offset = offsetof(ap_state_result_t, raw),
+    },
+};
 
 static const aps_type *const ap_result_data_type_alts[] = {
     &ap_run_result_type,
@@ -1525,74 +2453,206 @@ static const aps_type *const ap_result_data_type_alts[] = {
     &ap_state_result_type,
     &ap_empty_result_type,
 };
-const aps_type ap_result_data_type = { APS_K_UNION, "ResultData", sizeof(ap_result_data_t), { .un = { APS_U_UNTAGGED, ap_result_data_type_alts, 6, NULL, NULL, offsetof(ap_result_data_t, kind), offsetof(ap_result_data_t, u), offsetof(ap_result_data_t, raw) } }, NULL, NULL };
+const aps_type ap_result_data_type = {
+    .kind = APS_K_UNION,
+    .name = "ResultData",
+    .size = sizeof(ap_result_data_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = ap_result_data_type_alts,
+        .nalts = 6,
+        .kind_offset = offsetof(ap_result_data_t, kind),
+        .payload_offset = offsetof(ap_result_data_t, u),
+        .raw_offset = offsetof(ap_result_data_t, raw),
+    },
+};
 
 static const aps_field ap_response_meta_type_fields[] = {
-    { "appliedThroughSeq", 17, "applied_through_seq", 19, &ap_js_uint_type, offsetof(ap_response_meta_t, applied_through_seq), offsetof(ap_response_meta_t, has_applied_through_seq), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "appliedThroughSeq", .key_len = 17, .snake = "applied_through_seq", .snake_len = 19, .type = &ap_js_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_response_meta_t, applied_through_seq),
+      .present_offset = offsetof(ap_response_meta_t, has_applied_through_seq) },
 };
-const aps_type ap_response_meta_type = { APS_K_STRUCT, "ResponseMeta", sizeof(ap_response_meta_t), { .st = { ap_response_meta_type_fields, 1, true, offsetof(ap_response_meta_t, extras), NULL, NULL, 0 } }, ap_response_meta_fast, ap_response_meta_fast_valid };
+const aps_type ap_response_meta_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ResponseMeta",
+    .size = sizeof(ap_response_meta_t),
+    .u.st = {
+        .fields = ap_response_meta_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(ap_response_meta_t, extras),
+    },
+    .fast = ap_response_meta_fast,
+    .valid = ap_response_meta_fast_valid,
+};
 
 static const aps_field ap_command_response_type_fields[] = {
-    { "type", 4, "type", 4, &ap_command_response_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_command_response_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "result", 6, "result", 6, &ap_result_data_type, offsetof(ap_command_response_t, result), 0, 0, APS_F_PLAIN_NAMES },
-    { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_command_response_t, meta), offsetof(ap_command_response_t, has_meta), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_command_response_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &ap_js_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_command_response_t, id) },
+    { .key = "result", .key_len = 6, .snake = "result", .snake_len = 6, .type = &ap_result_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_command_response_t, result) },
+    { .key = "meta", .key_len = 4, .snake = "meta", .snake_len = 4, .type = &ap_response_meta_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_command_response_t, meta),
+      .present_offset = offsetof(ap_command_response_t, has_meta) },
 };
-const aps_type ap_command_response_type = { APS_K_STRUCT, "CommandResponse", sizeof(ap_command_response_t), { .st = { ap_command_response_type_fields, 4, true, offsetof(ap_command_response_t, extras), NULL, NULL, 0 } }, ap_command_response_fast, ap_command_response_fast_valid };
+const aps_type ap_command_response_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CommandResponse",
+    .size = sizeof(ap_command_response_t),
+    .u.st = {
+        .fields = ap_command_response_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_command_response_t, extras),
+    },
+    .fast = ap_command_response_fast,
+    .valid = ap_command_response_fast_valid,
+};
 
-static const aps_type ap_error_response_type_type = { APS_K_LITERAL, "ErrorResponse.type", 0, { .lit = { APS_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_error_response_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ErrorResponse.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "error", .len = 5 },
+};
 
 static const aps_literal ap_error_code_type_values[] = {
-    { APS_LIT_TEXT, "invalid_argument", 16, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "unknown_command", 15, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "unknown_error", 13, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "no_such_run", 11, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "no_such_subscription", 20, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "no_such_namespace", 17, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "no_such_interrupt", 17, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "no_such_checkpoint", 18, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "permission_denied", 17, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "not_supported", 13, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "invalid_argument", .len = 16 },
+    { .kind = APS_LIT_TEXT, .text = "unknown_command", .len = 15 },
+    { .kind = APS_LIT_TEXT, .text = "unknown_error", .len = 13 },
+    { .kind = APS_LIT_TEXT, .text = "no_such_run", .len = 11 },
+    { .kind = APS_LIT_TEXT, .text = "no_such_subscription", .len = 20 },
+    { .kind = APS_LIT_TEXT, .text = "no_such_namespace", .len = 17 },
+    { .kind = APS_LIT_TEXT, .text = "no_such_interrupt", .len = 17 },
+    { .kind = APS_LIT_TEXT, .text = "no_such_checkpoint", .len = 18 },
+    { .kind = APS_LIT_TEXT, .text = "permission_denied", .len = 17 },
+    { .kind = APS_LIT_TEXT, .text = "not_supported", .len = 13 },
 };
-const aps_type ap_error_code_type = { APS_K_ENUM, "ErrorCode", sizeof(ap_error_code_t), { .enm = { ap_error_code_type_values, 10, NULL, 0 } }, NULL, NULL };
+const aps_type ap_error_code_type = {
+    .kind = APS_K_ENUM,
+    .name = "ErrorCode",
+    .size = sizeof(ap_error_code_t),
+    .u.enm = { .values = ap_error_code_type_values, .count = 10 },
+};
 
 static const aps_field ap_error_response_type_fields[] = {
-    { "type", 4, "type", 4, &ap_error_response_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &ap_js_uint_type, offsetof(ap_error_response_t, id), 0, offsetof(ap_error_response_t, id_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "error", 5, "error", 5, &ap_error_code_type, offsetof(ap_error_response_t, error), 0, 0, APS_F_PLAIN_NAMES },
-    { "message", 7, "message", 7, &aps_text_type, offsetof(ap_error_response_t, message), 0, 0, APS_F_PLAIN_NAMES },
-    { "stacktrace", 10, "stacktrace", 10, &aps_text_type, offsetof(ap_error_response_t, stacktrace), offsetof(ap_error_response_t, has_stacktrace), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "meta", 4, "meta", 4, &ap_response_meta_type, offsetof(ap_error_response_t, meta), offsetof(ap_error_response_t, has_meta), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_error_response_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &ap_js_uint_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_error_response_t, id),
+      .null_offset = offsetof(ap_error_response_t, id_is_null) },
+    { .key = "error", .key_len = 5, .snake = "error", .snake_len = 5, .type = &ap_error_code_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_error_response_t, error) },
+    { .key = "message", .key_len = 7, .snake = "message", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_error_response_t, message) },
+    { .key = "stacktrace", .key_len = 10, .snake = "stacktrace", .snake_len = 10, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_error_response_t, stacktrace),
+      .present_offset = offsetof(ap_error_response_t, has_stacktrace) },
+    { .key = "meta", .key_len = 4, .snake = "meta", .snake_len = 4, .type = &ap_response_meta_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_error_response_t, meta),
+      .present_offset = offsetof(ap_error_response_t, has_meta) },
 };
-const aps_type ap_error_response_type = { APS_K_STRUCT, "ErrorResponse", sizeof(ap_error_response_t), { .st = { ap_error_response_type_fields, 6, true, offsetof(ap_error_response_t, extras), NULL, NULL, 0 } }, ap_error_response_fast, ap_error_response_fast_valid };
+const aps_type ap_error_response_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ErrorResponse",
+    .size = sizeof(ap_error_response_t),
+    .u.st = {
+        .fields = ap_error_response_type_fields,
+        .nfields = 6,
+        .open = true,
+        .extras_offset = offsetof(ap_error_response_t, extras),
+    },
+    .fast = ap_error_response_fast,
+    .valid = ap_error_response_fast_valid,
+};
 
-static const aps_type ap_event_type_type = { APS_K_LITERAL, "Event.type", 0, { .lit = { APS_LIT_TEXT, "event", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_event_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Event.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "event", .len = 5 },
+};
 
-static const aps_type ap_lifecycle_event_method_type = { APS_K_LITERAL, "LifecycleEvent.method", 0, { .lit = { APS_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_lifecycle_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "LifecycleEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "lifecycle", .len = 9 },
+};
 
-static const aps_type ap_lifecycle_cause_tool_call_type_type = { APS_K_LITERAL, "LifecycleCauseToolCall.type", 0, { .lit = { APS_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_lifecycle_cause_tool_call_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "LifecycleCauseToolCall.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "toolCall", .len = 8 },
+};
 
 static const aps_field ap_lifecycle_cause_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_lifecycle_cause_tool_call_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "toolCallId", 10, "tool_call_id", 12, &aps_text_type, offsetof(ap_lifecycle_cause_tool_call_t, tool_call_id), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_lifecycle_cause_tool_call_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "toolCallId", .key_len = 10, .snake = "tool_call_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_cause_tool_call_t, tool_call_id) },
 };
-const aps_type ap_lifecycle_cause_tool_call_type = { APS_K_STRUCT, "LifecycleCauseToolCall", sizeof(ap_lifecycle_cause_tool_call_t), { .st = { ap_lifecycle_cause_tool_call_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_tool_call_fast, ap_lifecycle_cause_tool_call_fast_valid };
+const aps_type ap_lifecycle_cause_tool_call_type = {
+    .kind = APS_K_STRUCT,
+    .name = "LifecycleCauseToolCall",
+    .size = sizeof(ap_lifecycle_cause_tool_call_t),
+    .u.st = { .fields = ap_lifecycle_cause_tool_call_type_fields, .nfields = 2 },
+    .fast = ap_lifecycle_cause_tool_call_fast,
+    .valid = ap_lifecycle_cause_tool_call_fast_valid,
+};
 
-static const aps_type ap_lifecycle_cause_send_type_type = { APS_K_LITERAL, "LifecycleCauseSend.type", 0, { .lit = { APS_LIT_TEXT, "send", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_lifecycle_cause_send_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "LifecycleCauseSend.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "send", .len = 4 },
+};
 
 static const aps_field ap_lifecycle_cause_send_type_fields[] = {
-    { "type", 4, "type", 4, &ap_lifecycle_cause_send_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "fromNode", 8, "from_node", 9, &aps_text_type, offsetof(ap_lifecycle_cause_send_t, from_node), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_lifecycle_cause_send_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "fromNode", .key_len = 8, .snake = "from_node", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_cause_send_t, from_node) },
 };
-const aps_type ap_lifecycle_cause_send_type = { APS_K_STRUCT, "LifecycleCauseSend", sizeof(ap_lifecycle_cause_send_t), { .st = { ap_lifecycle_cause_send_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_send_fast, ap_lifecycle_cause_send_fast_valid };
+const aps_type ap_lifecycle_cause_send_type = {
+    .kind = APS_K_STRUCT,
+    .name = "LifecycleCauseSend",
+    .size = sizeof(ap_lifecycle_cause_send_t),
+    .u.st = { .fields = ap_lifecycle_cause_send_type_fields, .nfields = 2 },
+    .fast = ap_lifecycle_cause_send_fast,
+    .valid = ap_lifecycle_cause_send_fast_valid,
+};
 
-static const aps_type ap_lifecycle_cause_edge_type_type = { APS_K_LITERAL, "LifecycleCauseEdge.type", 0, { .lit = { APS_LIT_TEXT, "edge", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_lifecycle_cause_edge_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "LifecycleCauseEdge.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "edge", .len = 4 },
+};
 
 static const aps_field ap_lifecycle_cause_edge_type_fields[] = {
-    { "type", 4, "type", 4, &ap_lifecycle_cause_edge_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "fromNode", 8, "from_node", 9, &aps_text_type, offsetof(ap_lifecycle_cause_edge_t, from_node), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_lifecycle_cause_edge_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "fromNode", .key_len = 8, .snake = "from_node", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_cause_edge_t, from_node) },
 };
-const aps_type ap_lifecycle_cause_edge_type = { APS_K_STRUCT, "LifecycleCauseEdge", sizeof(ap_lifecycle_cause_edge_t), { .st = { ap_lifecycle_cause_edge_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_cause_edge_fast, ap_lifecycle_cause_edge_fast_valid };
+const aps_type ap_lifecycle_cause_edge_type = {
+    .kind = APS_K_STRUCT,
+    .name = "LifecycleCauseEdge",
+    .size = sizeof(ap_lifecycle_cause_edge_t),
+    .u.st = { .fields = ap_lifecycle_cause_edge_type_fields, .nfields = 2 },
+    .fast = ap_lifecycle_cause_edge_fast,
+    .valid = ap_lifecycle_cause_edge_fast_valid,
+};
 
 static const aps_type *const ap_lifecycle_cause_type_alts[] = {
     &ap_lifecycle_cause_tool_call_type,
@@ -1600,270 +2660,934 @@ static const aps_type *const ap_lifecycle_cause_type_alts[] = {
     &ap_lifecycle_cause_edge_type,
 };
 static const aps_literal ap_lifecycle_cause_type_disc[] = {
-    { APS_LIT_TEXT, "toolCall", 8, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "send", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "edge", 4, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "toolCall", .len = 8 },
+    { .kind = APS_LIT_TEXT, .text = "send", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "edge", .len = 4 },
 };
-const aps_type ap_lifecycle_cause_type = { APS_K_UNION, "LifecycleCause", sizeof(ap_lifecycle_cause_t), { .un = { APS_U_DISCRIMINATED, ap_lifecycle_cause_type_alts, 3, "type", ap_lifecycle_cause_type_disc, offsetof(ap_lifecycle_cause_t, kind), offsetof(ap_lifecycle_cause_t, u), offsetof(ap_lifecycle_cause_t, raw) } }, ap_lifecycle_cause_fast, ap_lifecycle_cause_fast_valid };
+const aps_type ap_lifecycle_cause_type = {
+    .kind = APS_K_UNION,
+    .name = "LifecycleCause",
+    .size = sizeof(ap_lifecycle_cause_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_lifecycle_cause_type_alts,
+        .nalts = 3,
+        .disc_key = "type",
+        .disc = ap_lifecycle_cause_type_disc,
+        .kind_offset = offsetof(ap_lifecycle_cause_t, kind),
+        .payload_offset = offsetof(ap_lifecycle_cause_t, u),
+        .raw_offset = offsetof(ap_lifecycle_cause_t, raw),
+    },
+    .fast = ap_lifecycle_cause_fast,
+    .valid = ap_lifecycle_cause_fast_valid,
+};
 
 static const aps_field ap_lifecycle_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_agent_status_type, offsetof(ap_lifecycle_data_t, event), 0, 0, APS_F_PLAIN_NAMES },
-    { "graphName", 9, "graph_name", 10, &aps_text_type, offsetof(ap_lifecycle_data_t, graph_name), offsetof(ap_lifecycle_data_t, has_graph_name), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "cause", 5, "cause", 5, &ap_lifecycle_cause_type, offsetof(ap_lifecycle_data_t, cause), offsetof(ap_lifecycle_data_t, has_cause), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "error", 5, "error", 5, &aps_text_type, offsetof(ap_lifecycle_data_t, error), offsetof(ap_lifecycle_data_t, has_error), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "checkpoint", 10, "checkpoint", 10, &ap_checkpoint_ref_type, offsetof(ap_lifecycle_data_t, checkpoint), offsetof(ap_lifecycle_data_t, has_checkpoint), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_agent_status_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_data_t, event) },
+    { .key = "graphName", .key_len = 9, .snake = "graph_name", .snake_len = 10, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_data_t, graph_name),
+      .present_offset = offsetof(ap_lifecycle_data_t, has_graph_name) },
+    { .key = "cause", .key_len = 5, .snake = "cause", .snake_len = 5, .type = &ap_lifecycle_cause_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_data_t, cause),
+      .present_offset = offsetof(ap_lifecycle_data_t, has_cause) },
+    { .key = "error", .key_len = 5, .snake = "error", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_data_t, error),
+      .present_offset = offsetof(ap_lifecycle_data_t, has_error) },
+    { .key = "checkpoint", .key_len = 10, .snake = "checkpoint", .snake_len = 10, .type = &ap_checkpoint_ref_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_data_t, checkpoint),
+      .present_offset = offsetof(ap_lifecycle_data_t, has_checkpoint) },
 };
-const aps_type ap_lifecycle_data_type = { APS_K_STRUCT, "LifecycleData", sizeof(ap_lifecycle_data_t), { .st = { ap_lifecycle_data_type_fields, 5, false, 0, NULL, NULL, 0 } }, ap_lifecycle_data_fast, ap_lifecycle_data_fast_valid };
+const aps_type ap_lifecycle_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "LifecycleData",
+    .size = sizeof(ap_lifecycle_data_t),
+    .u.st = { .fields = ap_lifecycle_data_type_fields, .nfields = 5 },
+    .fast = ap_lifecycle_data_fast,
+    .valid = ap_lifecycle_data_fast_valid,
+};
 
 static const aps_field ap_lifecycle_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_lifecycle_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_lifecycle_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_lifecycle_data_type, offsetof(ap_lifecycle_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_lifecycle_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_event_params_t, data) },
 };
-const aps_type ap_lifecycle_event_params_type = { APS_K_STRUCT, "LifecycleEvent.params", sizeof(ap_lifecycle_event_params_t), { .st = { ap_lifecycle_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_params_fast, ap_lifecycle_event_params_fast_valid };
+const aps_type ap_lifecycle_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "LifecycleEvent.params",
+    .size = sizeof(ap_lifecycle_event_params_t),
+    .u.st = { .fields = ap_lifecycle_event_params_type_fields, .nfields = 3 },
+    .fast = ap_lifecycle_event_params_fast,
+    .valid = ap_lifecycle_event_params_fast_valid,
+};
 
 static const aps_field ap_lifecycle_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_lifecycle_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_lifecycle_event_params_type, offsetof(ap_lifecycle_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_lifecycle_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_lifecycle_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_lifecycle_event_t, params) },
 };
-const aps_type ap_lifecycle_event_type = { APS_K_STRUCT, "LifecycleEvent", sizeof(ap_lifecycle_event_t), { .st = { ap_lifecycle_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_lifecycle_event_fast, ap_lifecycle_event_fast_valid };
+const aps_type ap_lifecycle_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "LifecycleEvent",
+    .size = sizeof(ap_lifecycle_event_t),
+    .u.st = { .fields = ap_lifecycle_event_type_fields, .nfields = 2 },
+    .fast = ap_lifecycle_event_fast,
+    .valid = ap_lifecycle_event_fast_valid,
+};
 
-static const aps_type ap_messages_event_method_type = { APS_K_LITERAL, "MessagesEvent.method", 0, { .lit = { APS_LIT_TEXT, "messages", 8, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_messages_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "MessagesEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "messages", .len = 8 },
+};
 
-static const aps_type ap_message_start_data_event_type = { APS_K_LITERAL, "MessageStartData.event", 0, { .lit = { APS_LIT_TEXT, "message-start", 13, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_message_start_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "MessageStartData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "message-start", .len = 13 },
+};
 
 static const aps_literal ap_message_role_type_values[] = {
-    { APS_LIT_TEXT, "ai", 2, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "human", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "system", 6, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "ai", .len = 2 },
+    { .kind = APS_LIT_TEXT, .text = "human", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "system", .len = 6 },
 };
-const aps_type ap_message_role_type = { APS_K_ENUM, "MessageRole", sizeof(ap_message_role_t), { .enm = { ap_message_role_type_values, 3, NULL, 0 } }, NULL, NULL };
+const aps_type ap_message_role_type = {
+    .kind = APS_K_ENUM,
+    .name = "MessageRole",
+    .size = sizeof(ap_message_role_t),
+    .u.enm = { .values = ap_message_role_type_values, .count = 3 },
+};
 
 static const aps_field ap_message_metadata_type_fields[] = {
-    { "provider", 8, "provider", 8, &aps_text_type, offsetof(ap_message_metadata_t, provider), offsetof(ap_message_metadata_t, has_provider), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "model", 5, "model", 5, &aps_text_type, offsetof(ap_message_metadata_t, model), offsetof(ap_message_metadata_t, has_model), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "modelType", 9, "model_type", 10, &aps_text_type, offsetof(ap_message_metadata_t, model_type), offsetof(ap_message_metadata_t, has_model_type), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "runId", 5, "run_id", 6, &aps_text_type, offsetof(ap_message_metadata_t, run_id), offsetof(ap_message_metadata_t, has_run_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "threadId", 8, "thread_id", 9, &aps_text_type, offsetof(ap_message_metadata_t, thread_id), offsetof(ap_message_metadata_t, has_thread_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "systemFingerprint", 17, "system_fingerprint", 18, &aps_text_type, offsetof(ap_message_metadata_t, system_fingerprint), offsetof(ap_message_metadata_t, has_system_fingerprint), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "serviceTier", 11, "service_tier", 12, &aps_text_type, offsetof(ap_message_metadata_t, service_tier), offsetof(ap_message_metadata_t, has_service_tier), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "provider", .key_len = 8, .snake = "provider", .snake_len = 8, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, provider),
+      .present_offset = offsetof(ap_message_metadata_t, has_provider) },
+    { .key = "model", .key_len = 5, .snake = "model", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, model),
+      .present_offset = offsetof(ap_message_metadata_t, has_model) },
+    { .key = "modelType", .key_len = 9, .snake = "model_type", .snake_len = 10, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, model_type),
+      .present_offset = offsetof(ap_message_metadata_t, has_model_type) },
+    { .key = "runId", .key_len = 5, .snake = "run_id", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, run_id),
+      .present_offset = offsetof(ap_message_metadata_t, has_run_id) },
+    { .key = "threadId", .key_len = 8, .snake = "thread_id", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, thread_id),
+      .present_offset = offsetof(ap_message_metadata_t, has_thread_id) },
+    { .key = "systemFingerprint", .key_len = 17, .snake = "system_fingerprint", .snake_len = 18, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, system_fingerprint),
+      .present_offset = offsetof(ap_message_metadata_t, has_system_fingerprint) },
+    { .key = "serviceTier", .key_len = 11, .snake = "service_tier", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_metadata_t, service_tier),
+      .present_offset = offsetof(ap_message_metadata_t, has_service_tier) },
 };
-const aps_type ap_message_metadata_type = { APS_K_STRUCT, "MessageMetadata", sizeof(ap_message_metadata_t), { .st = { ap_message_metadata_type_fields, 7, true, offsetof(ap_message_metadata_t, extras), &ap_metadata_scalar_type, NULL, 0 } }, ap_message_metadata_fast, ap_message_metadata_fast_valid };
+const aps_type ap_message_metadata_type = {
+    .kind = APS_K_STRUCT,
+    .name = "MessageMetadata",
+    .size = sizeof(ap_message_metadata_t),
+    .u.st = {
+        .fields = ap_message_metadata_type_fields,
+        .nfields = 7,
+        .open = true,
+        .extras_offset = offsetof(ap_message_metadata_t, extras),
+        .extras_type = &ap_metadata_scalar_type,
+    },
+    .fast = ap_message_metadata_fast,
+    .valid = ap_message_metadata_fast_valid,
+};
 
 static const aps_field ap_message_start_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_message_start_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "role", 4, "role", 4, &ap_message_role_type, offsetof(ap_message_start_data_t, role), 0, 0, APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_message_start_data_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "metadata", 8, "metadata", 8, &ap_message_metadata_type, offsetof(ap_message_start_data_t, metadata), offsetof(ap_message_start_data_t, has_metadata), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_message_start_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "role", .key_len = 4, .snake = "role", .snake_len = 4, .type = &ap_message_role_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_start_data_t, role) },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_start_data_t, id) },
+    { .key = "metadata", .key_len = 8, .snake = "metadata", .snake_len = 8, .type = &ap_message_metadata_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_start_data_t, metadata),
+      .present_offset = offsetof(ap_message_start_data_t, has_metadata) },
 };
-const aps_type ap_message_start_data_type = { APS_K_STRUCT, "MessageStartData", sizeof(ap_message_start_data_t), { .st = { ap_message_start_data_type_fields, 4, true, offsetof(ap_message_start_data_t, extras), NULL, NULL, 0 } }, ap_message_start_data_fast, ap_message_start_data_fast_valid };
+const aps_type ap_message_start_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "MessageStartData",
+    .size = sizeof(ap_message_start_data_t),
+    .u.st = {
+        .fields = ap_message_start_data_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_message_start_data_t, extras),
+    },
+    .fast = ap_message_start_data_fast,
+    .valid = ap_message_start_data_fast_valid,
+};
 
-static const aps_type ap_content_block_start_data_event_type = { APS_K_LITERAL, "ContentBlockStartData.event", 0, { .lit = { APS_LIT_TEXT, "content-block-start", 19, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_content_block_start_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ContentBlockStartData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "content-block-start", .len = 19 },
+};
 
-static const aps_type ap_text_content_block_type_type = { APS_K_LITERAL, "TextContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "text", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_text_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "TextContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "text", .len = 4 },
+};
 
 static const aps_type *const ap_block_index_type_alts[] = {
     &ap_js_int_type,
     &aps_text_type,
 };
-const aps_type ap_block_index_type = { APS_K_UNION, "BlockIndex", sizeof(ap_block_index_t), { .un = { APS_U_KIND, ap_block_index_type_alts, 2, NULL, NULL, offsetof(ap_block_index_t, kind), offsetof(ap_block_index_t, u), offsetof(ap_block_index_t, raw) } }, NULL, NULL };
+const aps_type ap_block_index_type = {
+    .kind = APS_K_UNION,
+    .name = "BlockIndex",
+    .size = sizeof(ap_block_index_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = ap_block_index_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(ap_block_index_t, kind),
+        .payload_offset = offsetof(ap_block_index_t, u),
+        .raw_offset = offsetof(ap_block_index_t, raw),
+    },
+};
 
-static const aps_type ap_citation_type_type = { APS_K_LITERAL, "Citation.type", 0, { .lit = { APS_LIT_TEXT, "citation", 8, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_citation_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Citation.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "citation", .len = 8 },
+};
 
 static const aps_field ap_citation_type_fields[] = {
-    { "type", 4, "type", 4, &ap_citation_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_citation_t, id), offsetof(ap_citation_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "url", 3, "url", 3, &aps_text_type, offsetof(ap_citation_t, url), offsetof(ap_citation_t, has_url), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "title", 5, "title", 5, &aps_text_type, offsetof(ap_citation_t, title), offsetof(ap_citation_t, has_title), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "startIndex", 10, "start_index", 11, &aps_uint_type, offsetof(ap_citation_t, start_index), offsetof(ap_citation_t, has_start_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "endIndex", 8, "end_index", 9, &aps_uint_type, offsetof(ap_citation_t, end_index), offsetof(ap_citation_t, has_end_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "citedText", 9, "cited_text", 10, &aps_text_type, offsetof(ap_citation_t, cited_text), offsetof(ap_citation_t, has_cited_text), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_citation_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_citation_t, id),
+      .present_offset = offsetof(ap_citation_t, has_id) },
+    { .key = "url", .key_len = 3, .snake = "url", .snake_len = 3, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_citation_t, url),
+      .present_offset = offsetof(ap_citation_t, has_url) },
+    { .key = "title", .key_len = 5, .snake = "title", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_citation_t, title),
+      .present_offset = offsetof(ap_citation_t, has_title) },
+    { .key = "startIndex", .key_len = 10, .snake = "start_index", .snake_len = 11, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_citation_t, start_index),
+      .present_offset = offsetof(ap_citation_t, has_start_index) },
+    { .key = "endIndex", .key_len = 8, .snake = "end_index", .snake_len = 9, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_citation_t, end_index),
+      .present_offset = offsetof(ap_citation_t, has_end_index) },
+    { .key = "citedText", .key_len = 9, .snake = "cited_text", .snake_len = 10, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_citation_t, cited_text),
+      .present_offset = offsetof(ap_citation_t, has_cited_text) },
 };
-const aps_type ap_citation_type = { APS_K_STRUCT, "Citation", sizeof(ap_citation_t), { .st = { ap_citation_type_fields, 7, true, offsetof(ap_citation_t, extras), NULL, NULL, 0 } }, ap_citation_fast, ap_citation_fast_valid };
+const aps_type ap_citation_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Citation",
+    .size = sizeof(ap_citation_t),
+    .u.st = {
+        .fields = ap_citation_type_fields,
+        .nfields = 7,
+        .open = true,
+        .extras_offset = offsetof(ap_citation_t, extras),
+    },
+    .fast = ap_citation_fast,
+    .valid = ap_citation_fast_valid,
+};
 
-static const aps_type ap_non_standard_annotation_type_type = { APS_K_LITERAL, "NonStandardAnnotation.type", 0, { .lit = { APS_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_non_standard_annotation_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "NonStandardAnnotation.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "non_standard_annotation", .len = 23 },
+};
 
-const aps_type ap_non_standard_annotation_value_type = { APS_K_MAP, "NonStandardAnnotation.value", sizeof(ap_non_standard_annotation_value_t), { .map = { &aps_any_type, sizeof(ap_non_standard_annotation_value_entry_t), offsetof(ap_non_standard_annotation_value_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_non_standard_annotation_value_type = {
+    .kind = APS_K_MAP,
+    .name = "NonStandardAnnotation.value",
+    .size = sizeof(ap_non_standard_annotation_value_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_non_standard_annotation_value_entry_t),
+        .value_offset = offsetof(ap_non_standard_annotation_value_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_non_standard_annotation_type_fields[] = {
-    { "type", 4, "type", 4, &ap_non_standard_annotation_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_non_standard_annotation_t, id), offsetof(ap_non_standard_annotation_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "value", 5, "value", 5, &ap_non_standard_annotation_value_type, offsetof(ap_non_standard_annotation_t, value), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_non_standard_annotation_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_non_standard_annotation_t, id),
+      .present_offset = offsetof(ap_non_standard_annotation_t, has_id) },
+    { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &ap_non_standard_annotation_value_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_non_standard_annotation_t, value) },
 };
-const aps_type ap_non_standard_annotation_type = { APS_K_STRUCT, "NonStandardAnnotation", sizeof(ap_non_standard_annotation_t), { .st = { ap_non_standard_annotation_type_fields, 3, true, offsetof(ap_non_standard_annotation_t, extras), NULL, NULL, 0 } }, ap_non_standard_annotation_fast, ap_non_standard_annotation_fast_valid };
+const aps_type ap_non_standard_annotation_type = {
+    .kind = APS_K_STRUCT,
+    .name = "NonStandardAnnotation",
+    .size = sizeof(ap_non_standard_annotation_t),
+    .u.st = {
+        .fields = ap_non_standard_annotation_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_non_standard_annotation_t, extras),
+    },
+    .fast = ap_non_standard_annotation_fast,
+    .valid = ap_non_standard_annotation_fast_valid,
+};
 
 static const aps_type *const ap_annotation_type_alts[] = {
     &ap_citation_type,
     &ap_non_standard_annotation_type,
 };
 static const aps_literal ap_annotation_type_disc[] = {
-    { APS_LIT_TEXT, "citation", 8, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "non_standard_annotation", 23, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "citation", .len = 8 },
+    { .kind = APS_LIT_TEXT, .text = "non_standard_annotation", .len = 23 },
 };
-const aps_type ap_annotation_type = { APS_K_UNION, "Annotation", sizeof(ap_annotation_t), { .un = { APS_U_DISCRIMINATED, ap_annotation_type_alts, 2, "type", ap_annotation_type_disc, offsetof(ap_annotation_t, kind), offsetof(ap_annotation_t, u), offsetof(ap_annotation_t, raw) } }, ap_annotation_fast, ap_annotation_fast_valid };
+const aps_type ap_annotation_type = {
+    .kind = APS_K_UNION,
+    .name = "Annotation",
+    .size = sizeof(ap_annotation_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_annotation_type_alts,
+        .nalts = 2,
+        .disc_key = "type",
+        .disc = ap_annotation_type_disc,
+        .kind_offset = offsetof(ap_annotation_t, kind),
+        .payload_offset = offsetof(ap_annotation_t, u),
+        .raw_offset = offsetof(ap_annotation_t, raw),
+    },
+    .fast = ap_annotation_fast,
+    .valid = ap_annotation_fast_valid,
+};
 
-const aps_type ap_text_content_block_annotations_type = { APS_K_ARRAY, "TextContentBlock.annotations", sizeof(ap_text_content_block_annotations_t), { .arr = { &ap_annotation_type, 0, SIZE_MAX } }, ap_text_content_block_annotations_fast, ap_text_content_block_annotations_fast_valid };
+const aps_type ap_text_content_block_annotations_type = {
+    .kind = APS_K_ARRAY,
+    .name = "TextContentBlock.annotations",
+    .size = sizeof(ap_text_content_block_annotations_t),
+    .u.arr = { .elem = &ap_annotation_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_text_content_block_annotations_fast,
+    .valid = ap_text_content_block_annotations_fast_valid,
+};
 
 static const aps_field ap_text_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_text_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "text", 4, "text", 4, &aps_text_type, offsetof(ap_text_content_block_t, text), 0, 0, APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_text_content_block_t, id), offsetof(ap_text_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_text_content_block_t, index), offsetof(ap_text_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "annotations", 11, "annotations", 11, &ap_text_content_block_annotations_type, offsetof(ap_text_content_block_t, annotations), offsetof(ap_text_content_block_t, has_annotations), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_text_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "text", .key_len = 4, .snake = "text", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_text_content_block_t, text) },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_text_content_block_t, id),
+      .present_offset = offsetof(ap_text_content_block_t, has_id) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_text_content_block_t, index),
+      .present_offset = offsetof(ap_text_content_block_t, has_index) },
+    { .key = "annotations", .key_len = 11, .snake = "annotations", .snake_len = 11, .type = &ap_text_content_block_annotations_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_text_content_block_t, annotations),
+      .present_offset = offsetof(ap_text_content_block_t, has_annotations) },
 };
-const aps_type ap_text_content_block_type = { APS_K_STRUCT, "TextContentBlock", sizeof(ap_text_content_block_t), { .st = { ap_text_content_block_type_fields, 5, true, offsetof(ap_text_content_block_t, extras), NULL, NULL, 0 } }, ap_text_content_block_fast, ap_text_content_block_fast_valid };
+const aps_type ap_text_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "TextContentBlock",
+    .size = sizeof(ap_text_content_block_t),
+    .u.st = {
+        .fields = ap_text_content_block_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_text_content_block_t, extras),
+    },
+    .fast = ap_text_content_block_fast,
+    .valid = ap_text_content_block_fast_valid,
+};
 
-static const aps_type ap_invalid_tool_call_type_type = { APS_K_LITERAL, "InvalidToolCall.type", 0, { .lit = { APS_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_invalid_tool_call_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "InvalidToolCall.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "invalid_tool_call", .len = 17 },
+};
 
 static const aps_field ap_invalid_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_invalid_tool_call_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_invalid_tool_call_t, id), 0, offsetof(ap_invalid_tool_call_t, id_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_invalid_tool_call_t, name), 0, offsetof(ap_invalid_tool_call_t, name_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "args", 4, "args", 4, &aps_text_type, offsetof(ap_invalid_tool_call_t, args), 0, offsetof(ap_invalid_tool_call_t, args_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "error", 5, "error", 5, &aps_text_type, offsetof(ap_invalid_tool_call_t, error), 0, offsetof(ap_invalid_tool_call_t, error_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_invalid_tool_call_t, index), offsetof(ap_invalid_tool_call_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_invalid_tool_call_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_invalid_tool_call_t, id),
+      .null_offset = offsetof(ap_invalid_tool_call_t, id_is_null) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_invalid_tool_call_t, name),
+      .null_offset = offsetof(ap_invalid_tool_call_t, name_is_null) },
+    { .key = "args", .key_len = 4, .snake = "args", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_invalid_tool_call_t, args),
+      .null_offset = offsetof(ap_invalid_tool_call_t, args_is_null) },
+    { .key = "error", .key_len = 5, .snake = "error", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_invalid_tool_call_t, error),
+      .null_offset = offsetof(ap_invalid_tool_call_t, error_is_null) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_invalid_tool_call_t, index),
+      .present_offset = offsetof(ap_invalid_tool_call_t, has_index) },
 };
-const aps_type ap_invalid_tool_call_type = { APS_K_STRUCT, "InvalidToolCall", sizeof(ap_invalid_tool_call_t), { .st = { ap_invalid_tool_call_type_fields, 6, true, offsetof(ap_invalid_tool_call_t, extras), NULL, NULL, 0 } }, ap_invalid_tool_call_fast, ap_invalid_tool_call_fast_valid };
+const aps_type ap_invalid_tool_call_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InvalidToolCall",
+    .size = sizeof(ap_invalid_tool_call_t),
+    .u.st = {
+        .fields = ap_invalid_tool_call_type_fields,
+        .nfields = 6,
+        .open = true,
+        .extras_offset = offsetof(ap_invalid_tool_call_t, extras),
+    },
+    .fast = ap_invalid_tool_call_fast,
+    .valid = ap_invalid_tool_call_fast_valid,
+};
 
-static const aps_type ap_reasoning_content_block_type_type = { APS_K_LITERAL, "ReasoningContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_reasoning_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ReasoningContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "reasoning", .len = 9 },
+};
 
 static const aps_field ap_reasoning_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_reasoning_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "reasoning", 9, "reasoning", 9, &aps_text_type, offsetof(ap_reasoning_content_block_t, reasoning), offsetof(ap_reasoning_content_block_t, has_reasoning), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_reasoning_content_block_t, id), offsetof(ap_reasoning_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_reasoning_content_block_t, index), offsetof(ap_reasoning_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_reasoning_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "reasoning", .key_len = 9, .snake = "reasoning", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reasoning_content_block_t, reasoning),
+      .present_offset = offsetof(ap_reasoning_content_block_t, has_reasoning) },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reasoning_content_block_t, id),
+      .present_offset = offsetof(ap_reasoning_content_block_t, has_id) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reasoning_content_block_t, index),
+      .present_offset = offsetof(ap_reasoning_content_block_t, has_index) },
 };
-const aps_type ap_reasoning_content_block_type = { APS_K_STRUCT, "ReasoningContentBlock", sizeof(ap_reasoning_content_block_t), { .st = { ap_reasoning_content_block_type_fields, 4, true, offsetof(ap_reasoning_content_block_t, extras), NULL, NULL, 0 } }, ap_reasoning_content_block_fast, ap_reasoning_content_block_fast_valid };
+const aps_type ap_reasoning_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ReasoningContentBlock",
+    .size = sizeof(ap_reasoning_content_block_t),
+    .u.st = {
+        .fields = ap_reasoning_content_block_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_reasoning_content_block_t, extras),
+    },
+    .fast = ap_reasoning_content_block_fast,
+    .valid = ap_reasoning_content_block_fast_valid,
+};
 
-static const aps_type ap_non_standard_content_block_type_type = { APS_K_LITERAL, "NonStandardContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_non_standard_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "NonStandardContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "non_standard", .len = 12 },
+};
 
-const aps_type ap_non_standard_content_block_value_type = { APS_K_MAP, "NonStandardContentBlock.value", sizeof(ap_non_standard_content_block_value_t), { .map = { &aps_any_type, sizeof(ap_non_standard_content_block_value_entry_t), offsetof(ap_non_standard_content_block_value_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_non_standard_content_block_value_type = {
+    .kind = APS_K_MAP,
+    .name = "NonStandardContentBlock.value",
+    .size = sizeof(ap_non_standard_content_block_value_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_non_standard_content_block_value_entry_t),
+        .value_offset = offsetof(ap_non_standard_content_block_value_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_non_standard_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_non_standard_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "value", 5, "value", 5, &ap_non_standard_content_block_value_type, offsetof(ap_non_standard_content_block_t, value), 0, 0, APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_non_standard_content_block_t, id), offsetof(ap_non_standard_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_non_standard_content_block_t, index), offsetof(ap_non_standard_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_non_standard_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &ap_non_standard_content_block_value_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_non_standard_content_block_t, value) },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_non_standard_content_block_t, id),
+      .present_offset = offsetof(ap_non_standard_content_block_t, has_id) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_non_standard_content_block_t, index),
+      .present_offset = offsetof(ap_non_standard_content_block_t, has_index) },
 };
-const aps_type ap_non_standard_content_block_type = { APS_K_STRUCT, "NonStandardContentBlock", sizeof(ap_non_standard_content_block_t), { .st = { ap_non_standard_content_block_type_fields, 4, true, offsetof(ap_non_standard_content_block_t, extras), NULL, NULL, 0 } }, ap_non_standard_content_block_fast, ap_non_standard_content_block_fast_valid };
+const aps_type ap_non_standard_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "NonStandardContentBlock",
+    .size = sizeof(ap_non_standard_content_block_t),
+    .u.st = {
+        .fields = ap_non_standard_content_block_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_non_standard_content_block_t, extras),
+    },
+    .fast = ap_non_standard_content_block_fast,
+    .valid = ap_non_standard_content_block_fast_valid,
+};
 
-static const aps_type ap_image_content_block_type_type = { APS_K_LITERAL, "ImageContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "image", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_image_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ImageContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "image", .len = 5 },
+};
 
 static const aps_field ap_image_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_image_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_image_content_block_t, id), offsetof(ap_image_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "fileId", 6, "file_id", 7, &aps_text_type, offsetof(ap_image_content_block_t, file_id), offsetof(ap_image_content_block_t, has_file_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "url", 3, "url", 3, &aps_text_type, offsetof(ap_image_content_block_t, url), offsetof(ap_image_content_block_t, has_url), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "base64", 6, "base64", 6, &aps_text_type, offsetof(ap_image_content_block_t, base64), offsetof(ap_image_content_block_t, has_base64), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "mimeType", 8, "mime_type", 9, &aps_text_type, offsetof(ap_image_content_block_t, mime_type), offsetof(ap_image_content_block_t, has_mime_type), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_image_content_block_t, index), offsetof(ap_image_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_image_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_image_content_block_t, id),
+      .present_offset = offsetof(ap_image_content_block_t, has_id) },
+    { .key = "fileId", .key_len = 6, .snake = "file_id", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_image_content_block_t, file_id),
+      .present_offset = offsetof(ap_image_content_block_t, has_file_id) },
+    { .key = "url", .key_len = 3, .snake = "url", .snake_len = 3, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_image_content_block_t, url),
+      .present_offset = offsetof(ap_image_content_block_t, has_url) },
+    { .key = "base64", .key_len = 6, .snake = "base64", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_image_content_block_t, base64),
+      .present_offset = offsetof(ap_image_content_block_t, has_base64) },
+    { .key = "mimeType", .key_len = 8, .snake = "mime_type", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_image_content_block_t, mime_type),
+      .present_offset = offsetof(ap_image_content_block_t, has_mime_type) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_image_content_block_t, index),
+      .present_offset = offsetof(ap_image_content_block_t, has_index) },
 };
-const aps_type ap_image_content_block_type = { APS_K_STRUCT, "ImageContentBlock", sizeof(ap_image_content_block_t), { .st = { ap_image_content_block_type_fields, 7, true, offsetof(ap_image_content_block_t, extras), NULL, NULL, 0 } }, ap_image_content_block_fast, ap_image_content_block_fast_valid };
+const aps_type ap_image_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ImageContentBlock",
+    .size = sizeof(ap_image_content_block_t),
+    .u.st = {
+        .fields = ap_image_content_block_type_fields,
+        .nfields = 7,
+        .open = true,
+        .extras_offset = offsetof(ap_image_content_block_t, extras),
+    },
+    .fast = ap_image_content_block_fast,
+    .valid = ap_image_content_block_fast_valid,
+};
 
-static const aps_type ap_video_content_block_type_type = { APS_K_LITERAL, "VideoContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "video", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_video_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "VideoContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "video", .len = 5 },
+};
 
 static const aps_field ap_video_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_video_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_video_content_block_t, id), offsetof(ap_video_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "fileId", 6, "file_id", 7, &aps_text_type, offsetof(ap_video_content_block_t, file_id), offsetof(ap_video_content_block_t, has_file_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "url", 3, "url", 3, &aps_text_type, offsetof(ap_video_content_block_t, url), offsetof(ap_video_content_block_t, has_url), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "base64", 6, "base64", 6, &aps_text_type, offsetof(ap_video_content_block_t, base64), offsetof(ap_video_content_block_t, has_base64), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "mimeType", 8, "mime_type", 9, &aps_text_type, offsetof(ap_video_content_block_t, mime_type), offsetof(ap_video_content_block_t, has_mime_type), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_video_content_block_t, index), offsetof(ap_video_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_video_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_video_content_block_t, id),
+      .present_offset = offsetof(ap_video_content_block_t, has_id) },
+    { .key = "fileId", .key_len = 6, .snake = "file_id", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_video_content_block_t, file_id),
+      .present_offset = offsetof(ap_video_content_block_t, has_file_id) },
+    { .key = "url", .key_len = 3, .snake = "url", .snake_len = 3, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_video_content_block_t, url),
+      .present_offset = offsetof(ap_video_content_block_t, has_url) },
+    { .key = "base64", .key_len = 6, .snake = "base64", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_video_content_block_t, base64),
+      .present_offset = offsetof(ap_video_content_block_t, has_base64) },
+    { .key = "mimeType", .key_len = 8, .snake = "mime_type", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_video_content_block_t, mime_type),
+      .present_offset = offsetof(ap_video_content_block_t, has_mime_type) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_video_content_block_t, index),
+      .present_offset = offsetof(ap_video_content_block_t, has_index) },
 };
-const aps_type ap_video_content_block_type = { APS_K_STRUCT, "VideoContentBlock", sizeof(ap_video_content_block_t), { .st = { ap_video_content_block_type_fields, 7, true, offsetof(ap_video_content_block_t, extras), NULL, NULL, 0 } }, ap_video_content_block_fast, ap_video_content_block_fast_valid };
+const aps_type ap_video_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "VideoContentBlock",
+    .size = sizeof(ap_video_content_block_t),
+    .u.st = {
+        .fields = ap_video_content_block_type_fields,
+        .nfields = 7,
+        .open = true,
+        .extras_offset = offsetof(ap_video_content_block_t, extras),
+    },
+    .fast = ap_video_content_block_fast,
+    .valid = ap_video_content_block_fast_valid,
+};
 
-static const aps_type ap_audio_content_block_type_type = { APS_K_LITERAL, "AudioContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "audio", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_audio_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "AudioContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "audio", .len = 5 },
+};
 
 static const aps_field ap_audio_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_audio_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_audio_content_block_t, id), offsetof(ap_audio_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "fileId", 6, "file_id", 7, &aps_text_type, offsetof(ap_audio_content_block_t, file_id), offsetof(ap_audio_content_block_t, has_file_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "url", 3, "url", 3, &aps_text_type, offsetof(ap_audio_content_block_t, url), offsetof(ap_audio_content_block_t, has_url), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "base64", 6, "base64", 6, &aps_text_type, offsetof(ap_audio_content_block_t, base64), offsetof(ap_audio_content_block_t, has_base64), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "mimeType", 8, "mime_type", 9, &aps_text_type, offsetof(ap_audio_content_block_t, mime_type), offsetof(ap_audio_content_block_t, has_mime_type), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_audio_content_block_t, index), offsetof(ap_audio_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_audio_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_audio_content_block_t, id),
+      .present_offset = offsetof(ap_audio_content_block_t, has_id) },
+    { .key = "fileId", .key_len = 6, .snake = "file_id", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_audio_content_block_t, file_id),
+      .present_offset = offsetof(ap_audio_content_block_t, has_file_id) },
+    { .key = "url", .key_len = 3, .snake = "url", .snake_len = 3, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_audio_content_block_t, url),
+      .present_offset = offsetof(ap_audio_content_block_t, has_url) },
+    { .key = "base64", .key_len = 6, .snake = "base64", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_audio_content_block_t, base64),
+      .present_offset = offsetof(ap_audio_content_block_t, has_base64) },
+    { .key = "mimeType", .key_len = 8, .snake = "mime_type", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_audio_content_block_t, mime_type),
+      .present_offset = offsetof(ap_audio_content_block_t, has_mime_type) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_audio_content_block_t, index),
+      .present_offset = offsetof(ap_audio_content_block_t, has_index) },
 };
-const aps_type ap_audio_content_block_type = { APS_K_STRUCT, "AudioContentBlock", sizeof(ap_audio_content_block_t), { .st = { ap_audio_content_block_type_fields, 7, true, offsetof(ap_audio_content_block_t, extras), NULL, NULL, 0 } }, ap_audio_content_block_fast, ap_audio_content_block_fast_valid };
+const aps_type ap_audio_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "AudioContentBlock",
+    .size = sizeof(ap_audio_content_block_t),
+    .u.st = {
+        .fields = ap_audio_content_block_type_fields,
+        .nfields = 7,
+        .open = true,
+        .extras_offset = offsetof(ap_audio_content_block_t, extras),
+    },
+    .fast = ap_audio_content_block_fast,
+    .valid = ap_audio_content_block_fast_valid,
+};
 
-static const aps_type ap_file_content_block_type_type = { APS_K_LITERAL, "FileContentBlock.type", 0, { .lit = { APS_LIT_TEXT, "file", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_file_content_block_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "FileContentBlock.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "file", .len = 4 },
+};
 
 static const aps_field ap_file_content_block_type_fields[] = {
-    { "type", 4, "type", 4, &ap_file_content_block_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_file_content_block_t, id), offsetof(ap_file_content_block_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "fileId", 6, "file_id", 7, &aps_text_type, offsetof(ap_file_content_block_t, file_id), offsetof(ap_file_content_block_t, has_file_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "url", 3, "url", 3, &aps_text_type, offsetof(ap_file_content_block_t, url), offsetof(ap_file_content_block_t, has_url), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "base64", 6, "base64", 6, &aps_text_type, offsetof(ap_file_content_block_t, base64), offsetof(ap_file_content_block_t, has_base64), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "mimeType", 8, "mime_type", 9, &aps_text_type, offsetof(ap_file_content_block_t, mime_type), offsetof(ap_file_content_block_t, has_mime_type), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_file_content_block_t, index), offsetof(ap_file_content_block_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_file_content_block_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_file_content_block_t, id),
+      .present_offset = offsetof(ap_file_content_block_t, has_id) },
+    { .key = "fileId", .key_len = 6, .snake = "file_id", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_file_content_block_t, file_id),
+      .present_offset = offsetof(ap_file_content_block_t, has_file_id) },
+    { .key = "url", .key_len = 3, .snake = "url", .snake_len = 3, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_file_content_block_t, url),
+      .present_offset = offsetof(ap_file_content_block_t, has_url) },
+    { .key = "base64", .key_len = 6, .snake = "base64", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_file_content_block_t, base64),
+      .present_offset = offsetof(ap_file_content_block_t, has_base64) },
+    { .key = "mimeType", .key_len = 8, .snake = "mime_type", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_file_content_block_t, mime_type),
+      .present_offset = offsetof(ap_file_content_block_t, has_mime_type) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_file_content_block_t, index),
+      .present_offset = offsetof(ap_file_content_block_t, has_index) },
 };
-const aps_type ap_file_content_block_type = { APS_K_STRUCT, "FileContentBlock", sizeof(ap_file_content_block_t), { .st = { ap_file_content_block_type_fields, 7, true, offsetof(ap_file_content_block_t, extras), NULL, NULL, 0 } }, ap_file_content_block_fast, ap_file_content_block_fast_valid };
+const aps_type ap_file_content_block_type = {
+    .kind = APS_K_STRUCT,
+    .name = "FileContentBlock",
+    .size = sizeof(ap_file_content_block_t),
+    .u.st = {
+        .fields = ap_file_content_block_type_fields,
+        .nfields = 7,
+        .open = true,
+        .extras_offset = offsetof(ap_file_content_block_t, extras),
+    },
+    .fast = ap_file_content_block_fast,
+    .valid = ap_file_content_block_fast_valid,
+};
 
-static const aps_type ap_tool_call_type_type = { APS_K_LITERAL, "ToolCall.type", 0, { .lit = { APS_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_call_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolCall.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool_call", .len = 9 },
+};
 
-const aps_type ap_tool_call_args_type = { APS_K_MAP, "ToolCall.args", sizeof(ap_tool_call_args_t), { .map = { &aps_any_type, sizeof(ap_tool_call_args_entry_t), offsetof(ap_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_tool_call_args_type = {
+    .kind = APS_K_MAP,
+    .name = "ToolCall.args",
+    .size = sizeof(ap_tool_call_args_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_tool_call_args_entry_t),
+        .value_offset = offsetof(ap_tool_call_args_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_tool_call_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_tool_call_t, id), 0, offsetof(ap_tool_call_t, id_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_tool_call_t, name), 0, 0, APS_F_PLAIN_NAMES },
-    { "args", 4, "args", 4, &ap_tool_call_args_type, offsetof(ap_tool_call_t, args), 0, 0, APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_t, index), offsetof(ap_tool_call_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_tool_call_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_t, id),
+      .null_offset = offsetof(ap_tool_call_t, id_is_null) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_t, name) },
+    { .key = "args", .key_len = 4, .snake = "args", .snake_len = 4, .type = &ap_tool_call_args_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_t, args) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_t, index),
+      .present_offset = offsetof(ap_tool_call_t, has_index) },
 };
-const aps_type ap_tool_call_type = { APS_K_STRUCT, "ToolCall", sizeof(ap_tool_call_t), { .st = { ap_tool_call_type_fields, 5, true, offsetof(ap_tool_call_t, extras), NULL, NULL, 0 } }, ap_tool_call_fast, ap_tool_call_fast_valid };
+const aps_type ap_tool_call_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolCall",
+    .size = sizeof(ap_tool_call_t),
+    .u.st = {
+        .fields = ap_tool_call_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_call_t, extras),
+    },
+    .fast = ap_tool_call_fast,
+    .valid = ap_tool_call_fast_valid,
+};
 
-static const aps_type ap_tool_call_chunk_type_type = { APS_K_LITERAL, "ToolCallChunk.type", 0, { .lit = { APS_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_call_chunk_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolCallChunk.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool_call_chunk", .len = 15 },
+};
 
 static const aps_field ap_tool_call_chunk_type_fields[] = {
-    { "type", 4, "type", 4, &ap_tool_call_chunk_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_tool_call_chunk_t, id), 0, offsetof(ap_tool_call_chunk_t, id_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_tool_call_chunk_t, name), 0, offsetof(ap_tool_call_chunk_t, name_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "args", 4, "args", 4, &aps_text_type, offsetof(ap_tool_call_chunk_t, args), 0, offsetof(ap_tool_call_chunk_t, args_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_tool_call_chunk_t, index), offsetof(ap_tool_call_chunk_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_tool_call_chunk_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_chunk_t, id),
+      .null_offset = offsetof(ap_tool_call_chunk_t, id_is_null) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_chunk_t, name),
+      .null_offset = offsetof(ap_tool_call_chunk_t, name_is_null) },
+    { .key = "args", .key_len = 4, .snake = "args", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_chunk_t, args),
+      .null_offset = offsetof(ap_tool_call_chunk_t, args_is_null) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_chunk_t, index),
+      .present_offset = offsetof(ap_tool_call_chunk_t, has_index) },
 };
-const aps_type ap_tool_call_chunk_type = { APS_K_STRUCT, "ToolCallChunk", sizeof(ap_tool_call_chunk_t), { .st = { ap_tool_call_chunk_type_fields, 5, true, offsetof(ap_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_tool_call_chunk_fast, ap_tool_call_chunk_fast_valid };
+const aps_type ap_tool_call_chunk_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolCallChunk",
+    .size = sizeof(ap_tool_call_chunk_t),
+    .u.st = {
+        .fields = ap_tool_call_chunk_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_call_chunk_t, extras),
+    },
+    .fast = ap_tool_call_chunk_fast,
+    .valid = ap_tool_call_chunk_fast_valid,
+};
 
-static const aps_type ap_server_tool_call_type_type = { APS_K_LITERAL, "ServerToolCall.type", 0, { .lit = { APS_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_server_tool_call_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ServerToolCall.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "server_tool_call", .len = 16 },
+};
 
-const aps_type ap_server_tool_call_args_type = { APS_K_MAP, "ServerToolCall.args", sizeof(ap_server_tool_call_args_t), { .map = { &aps_any_type, sizeof(ap_server_tool_call_args_entry_t), offsetof(ap_server_tool_call_args_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_server_tool_call_args_type = {
+    .kind = APS_K_MAP,
+    .name = "ServerToolCall.args",
+    .size = sizeof(ap_server_tool_call_args_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_server_tool_call_args_entry_t),
+        .value_offset = offsetof(ap_server_tool_call_args_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_server_tool_call_type_fields[] = {
-    { "type", 4, "type", 4, &ap_server_tool_call_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_server_tool_call_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_server_tool_call_t, name), 0, 0, APS_F_PLAIN_NAMES },
-    { "args", 4, "args", 4, &ap_server_tool_call_args_type, offsetof(ap_server_tool_call_t, args), 0, 0, APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_t, index), offsetof(ap_server_tool_call_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_server_tool_call_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_t, id) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_t, name) },
+    { .key = "args", .key_len = 4, .snake = "args", .snake_len = 4, .type = &ap_server_tool_call_args_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_t, args) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_t, index),
+      .present_offset = offsetof(ap_server_tool_call_t, has_index) },
 };
-const aps_type ap_server_tool_call_type = { APS_K_STRUCT, "ServerToolCall", sizeof(ap_server_tool_call_t), { .st = { ap_server_tool_call_type_fields, 5, true, offsetof(ap_server_tool_call_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_fast, ap_server_tool_call_fast_valid };
+const aps_type ap_server_tool_call_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ServerToolCall",
+    .size = sizeof(ap_server_tool_call_t),
+    .u.st = {
+        .fields = ap_server_tool_call_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_server_tool_call_t, extras),
+    },
+    .fast = ap_server_tool_call_fast,
+    .valid = ap_server_tool_call_fast_valid,
+};
 
-static const aps_type ap_server_tool_call_chunk_type_type = { APS_K_LITERAL, "ServerToolCallChunk.type", 0, { .lit = { APS_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_server_tool_call_chunk_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ServerToolCallChunk.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "server_tool_call_chunk", .len = 22 },
+};
 
 static const aps_field ap_server_tool_call_chunk_type_fields[] = {
-    { "type", 4, "type", 4, &ap_server_tool_call_chunk_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_server_tool_call_chunk_t, id), offsetof(ap_server_tool_call_chunk_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_server_tool_call_chunk_t, name), offsetof(ap_server_tool_call_chunk_t, has_name), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "args", 4, "args", 4, &aps_text_type, offsetof(ap_server_tool_call_chunk_t, args), offsetof(ap_server_tool_call_chunk_t, has_args), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_call_chunk_t, index), offsetof(ap_server_tool_call_chunk_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_server_tool_call_chunk_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_chunk_t, id),
+      .present_offset = offsetof(ap_server_tool_call_chunk_t, has_id) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_chunk_t, name),
+      .present_offset = offsetof(ap_server_tool_call_chunk_t, has_name) },
+    { .key = "args", .key_len = 4, .snake = "args", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_chunk_t, args),
+      .present_offset = offsetof(ap_server_tool_call_chunk_t, has_args) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_call_chunk_t, index),
+      .present_offset = offsetof(ap_server_tool_call_chunk_t, has_index) },
 };
-const aps_type ap_server_tool_call_chunk_type = { APS_K_STRUCT, "ServerToolCallChunk", sizeof(ap_server_tool_call_chunk_t), { .st = { ap_server_tool_call_chunk_type_fields, 5, true, offsetof(ap_server_tool_call_chunk_t, extras), NULL, NULL, 0 } }, ap_server_tool_call_chunk_fast, ap_server_tool_call_chunk_fast_valid };
+const aps_type ap_server_tool_call_chunk_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ServerToolCallChunk",
+    .size = sizeof(ap_server_tool_call_chunk_t),
+    .u.st = {
+        .fields = ap_server_tool_call_chunk_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_server_tool_call_chunk_t, extras),
+    },
+    .fast = ap_server_tool_call_chunk_fast,
+    .valid = ap_server_tool_call_chunk_fast_valid,
+};
 
-static const aps_type ap_server_tool_result_type_type = { APS_K_LITERAL, "ServerToolResult.type", 0, { .lit = { APS_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_server_tool_result_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ServerToolResult.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "server_tool_result", .len = 18 },
+};
 
 static const aps_literal ap_server_tool_result_status_type_values[] = {
-    { APS_LIT_TEXT, "success", 7, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "error", 5, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "success", .len = 7 },
+    { .kind = APS_LIT_TEXT, .text = "error", .len = 5 },
 };
-const aps_type ap_server_tool_result_status_type = { APS_K_ENUM, "ServerToolResult.status", sizeof(ap_server_tool_result_status_t), { .enm = { ap_server_tool_result_status_type_values, 2, NULL, 0 } }, NULL, NULL };
+const aps_type ap_server_tool_result_status_type = {
+    .kind = APS_K_ENUM,
+    .name = "ServerToolResult.status",
+    .size = sizeof(ap_server_tool_result_status_t),
+    .u.enm = { .values = ap_server_tool_result_status_type_values, .count = 2 },
+};
 
 static const aps_field ap_server_tool_result_type_fields[] = {
-    { "type", 4, "type", 4, &ap_server_tool_result_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "toolCallId", 10, "tool_call_id", 12, &aps_text_type, offsetof(ap_server_tool_result_t, tool_call_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "status", 6, "status", 6, &ap_server_tool_result_status_type, offsetof(ap_server_tool_result_t, status), 0, 0, APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_server_tool_result_t, id), offsetof(ap_server_tool_result_t, has_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "output", 6, "output", 6, &aps_any_type, offsetof(ap_server_tool_result_t, output), offsetof(ap_server_tool_result_t, has_output), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &ap_block_index_type, offsetof(ap_server_tool_result_t, index), offsetof(ap_server_tool_result_t, has_index), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_server_tool_result_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "toolCallId", .key_len = 10, .snake = "tool_call_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_result_t, tool_call_id) },
+    { .key = "status", .key_len = 6, .snake = "status", .snake_len = 6, .type = &ap_server_tool_result_status_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_result_t, status) },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_result_t, id),
+      .present_offset = offsetof(ap_server_tool_result_t, has_id) },
+    { .key = "output", .key_len = 6, .snake = "output", .snake_len = 6, .type = &aps_any_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_result_t, output),
+      .present_offset = offsetof(ap_server_tool_result_t, has_output) },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &ap_block_index_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_server_tool_result_t, index),
+      .present_offset = offsetof(ap_server_tool_result_t, has_index) },
 };
-const aps_type ap_server_tool_result_type = { APS_K_STRUCT, "ServerToolResult", sizeof(ap_server_tool_result_t), { .st = { ap_server_tool_result_type_fields, 6, true, offsetof(ap_server_tool_result_t, extras), NULL, NULL, 0 } }, ap_server_tool_result_fast, ap_server_tool_result_fast_valid };
+const aps_type ap_server_tool_result_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ServerToolResult",
+    .size = sizeof(ap_server_tool_result_t),
+    .u.st = {
+        .fields = ap_server_tool_result_type_fields,
+        .nfields = 6,
+        .open = true,
+        .extras_offset = offsetof(ap_server_tool_result_t, extras),
+    },
+    .fast = ap_server_tool_result_fast,
+    .valid = ap_server_tool_result_fast_valid,
+};
 
 static const aps_type *const ap_content_block_type_alts[] = {
     &ap_text_content_block_type,
@@ -1881,78 +3605,230 @@ static const aps_type *const ap_content_block_type_alts[] = {
     &ap_server_tool_result_type,
 };
 static const aps_literal ap_content_block_type_disc[] = {
-    { APS_LIT_TEXT, "text", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "image", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "video", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "audio", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "file", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "text", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "invalid_tool_call", .len = 17 },
+    { .kind = APS_LIT_TEXT, .text = "reasoning", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "non_standard", .len = 12 },
+    { .kind = APS_LIT_TEXT, .text = "image", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "video", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "audio", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "file", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "tool_call", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "tool_call_chunk", .len = 15 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_call", .len = 16 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_call_chunk", .len = 22 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_result", .len = 18 },
 };
-const aps_type ap_content_block_type = { APS_K_UNION, "ContentBlock", sizeof(ap_content_block_t), { .un = { APS_U_DISCRIMINATED, ap_content_block_type_alts, 13, "type", ap_content_block_type_disc, offsetof(ap_content_block_t, kind), offsetof(ap_content_block_t, u), offsetof(ap_content_block_t, raw) } }, ap_content_block_fast, ap_content_block_fast_valid };
+const aps_type ap_content_block_type = {
+    .kind = APS_K_UNION,
+    .name = "ContentBlock",
+    .size = sizeof(ap_content_block_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_content_block_type_alts,
+        .nalts = 13,
+        .disc_key = "type",
+        .disc = ap_content_block_type_disc,
+        .kind_offset = offsetof(ap_content_block_t, kind),
+        .payload_offset = offsetof(ap_content_block_t, u),
+        .raw_offset = offsetof(ap_content_block_t, raw),
+    },
+    .fast = ap_content_block_fast,
+    .valid = ap_content_block_fast_valid,
+};
 
 static const aps_field ap_content_block_start_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_content_block_start_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &aps_uint_type, offsetof(ap_content_block_start_data_t, index), 0, 0, APS_F_PLAIN_NAMES },
-    { "content", 7, "content", 7, &ap_content_block_type, offsetof(ap_content_block_start_data_t, content), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_content_block_start_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_content_block_start_data_t, index) },
+    { .key = "content", .key_len = 7, .snake = "content", .snake_len = 7, .type = &ap_content_block_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_content_block_start_data_t, content) },
 };
-const aps_type ap_content_block_start_data_type = { APS_K_STRUCT, "ContentBlockStartData", sizeof(ap_content_block_start_data_t), { .st = { ap_content_block_start_data_type_fields, 3, true, offsetof(ap_content_block_start_data_t, extras), NULL, NULL, 0 } }, ap_content_block_start_data_fast, ap_content_block_start_data_fast_valid };
+const aps_type ap_content_block_start_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ContentBlockStartData",
+    .size = sizeof(ap_content_block_start_data_t),
+    .u.st = {
+        .fields = ap_content_block_start_data_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_content_block_start_data_t, extras),
+    },
+    .fast = ap_content_block_start_data_fast,
+    .valid = ap_content_block_start_data_fast_valid,
+};
 
-static const aps_type ap_content_block_delta_data_event_type = { APS_K_LITERAL, "ContentBlockDeltaData.event", 0, { .lit = { APS_LIT_TEXT, "content-block-delta", 19, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_content_block_delta_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ContentBlockDeltaData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "content-block-delta", .len = 19 },
+};
 
-static const aps_type ap_text_delta_type_type = { APS_K_LITERAL, "TextDelta.type", 0, { .lit = { APS_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_text_delta_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "TextDelta.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "text-delta", .len = 10 },
+};
 
 static const aps_field ap_text_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_text_delta_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "text", 4, "text", 4, &aps_text_type, offsetof(ap_text_delta_t, text), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_text_delta_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "text", .key_len = 4, .snake = "text", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_text_delta_t, text) },
 };
-const aps_type ap_text_delta_type = { APS_K_STRUCT, "TextDelta", sizeof(ap_text_delta_t), { .st = { ap_text_delta_type_fields, 2, true, offsetof(ap_text_delta_t, extras), NULL, NULL, 0 } }, ap_text_delta_fast, ap_text_delta_fast_valid };
+const aps_type ap_text_delta_type = {
+    .kind = APS_K_STRUCT,
+    .name = "TextDelta",
+    .size = sizeof(ap_text_delta_t),
+    .u.st = {
+        .fields = ap_text_delta_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_text_delta_t, extras),
+    },
+    .fast = ap_text_delta_fast,
+    .valid = ap_text_delta_fast_valid,
+};
 
-static const aps_type ap_reasoning_delta_type_type = { APS_K_LITERAL, "ReasoningDelta.type", 0, { .lit = { APS_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_reasoning_delta_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ReasoningDelta.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "reasoning-delta", .len = 15 },
+};
 
 static const aps_field ap_reasoning_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_reasoning_delta_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "reasoning", 9, "reasoning", 9, &aps_text_type, offsetof(ap_reasoning_delta_t, reasoning), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_reasoning_delta_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "reasoning", .key_len = 9, .snake = "reasoning", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_reasoning_delta_t, reasoning) },
 };
-const aps_type ap_reasoning_delta_type = { APS_K_STRUCT, "ReasoningDelta", sizeof(ap_reasoning_delta_t), { .st = { ap_reasoning_delta_type_fields, 2, true, offsetof(ap_reasoning_delta_t, extras), NULL, NULL, 0 } }, ap_reasoning_delta_fast, ap_reasoning_delta_fast_valid };
+const aps_type ap_reasoning_delta_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ReasoningDelta",
+    .size = sizeof(ap_reasoning_delta_t),
+    .u.st = {
+        .fields = ap_reasoning_delta_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_reasoning_delta_t, extras),
+    },
+    .fast = ap_reasoning_delta_fast,
+    .valid = ap_reasoning_delta_fast_valid,
+};
 
-static const aps_type ap_data_delta_type_type = { APS_K_LITERAL, "DataDelta.type", 0, { .lit = { APS_LIT_TEXT, "data-delta", 10, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_data_delta_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "DataDelta.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "data-delta", .len = 10 },
+};
 
-static const aps_type ap_data_delta_encoding_type = { APS_K_LITERAL, "DataDelta.encoding", 0, { .lit = { APS_LIT_TEXT, "base64", 6, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_data_delta_encoding_type = {
+    .kind = APS_K_LITERAL,
+    .name = "DataDelta.encoding",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "base64", .len = 6 },
+};
 
 static const aps_field ap_data_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_data_delta_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &aps_text_type, offsetof(ap_data_delta_t, data), 0, 0, APS_F_PLAIN_NAMES },
-    { "encoding", 8, "encoding", 8, &ap_data_delta_encoding_type, 0, offsetof(ap_data_delta_t, has_encoding), 0, APS_F_OPTIONAL | APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_data_delta_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_data_delta_t, data) },
+    { .key = "encoding", .key_len = 8, .snake = "encoding", .snake_len = 8, .type = &ap_data_delta_encoding_type,
+      .flags = APS_F_OPTIONAL | APS_F_LITERAL | APS_F_PLAIN_NAMES,
+      .present_offset = offsetof(ap_data_delta_t, has_encoding) },
 };
-const aps_type ap_data_delta_type = { APS_K_STRUCT, "DataDelta", sizeof(ap_data_delta_t), { .st = { ap_data_delta_type_fields, 3, true, offsetof(ap_data_delta_t, extras), NULL, NULL, 0 } }, ap_data_delta_fast, ap_data_delta_fast_valid };
+const aps_type ap_data_delta_type = {
+    .kind = APS_K_STRUCT,
+    .name = "DataDelta",
+    .size = sizeof(ap_data_delta_t),
+    .u.st = {
+        .fields = ap_data_delta_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_data_delta_t, extras),
+    },
+    .fast = ap_data_delta_fast,
+    .valid = ap_data_delta_fast_valid,
+};
 
-static const aps_type ap_block_delta_type_type = { APS_K_LITERAL, "BlockDelta.type", 0, { .lit = { APS_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_block_delta_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "BlockDelta.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "block-delta", .len = 11 },
+};
 
 static const aps_field ap_block_delta_fields_type_fields[] = {
-    { "type", 4, "type", 4, &aps_text_type, offsetof(ap_block_delta_fields_t, type), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_block_delta_fields_t, type) },
 };
-const aps_type ap_block_delta_fields_type = { APS_K_STRUCT, "BlockDeltaFields", sizeof(ap_block_delta_fields_t), { .st = { ap_block_delta_fields_type_fields, 1, true, offsetof(ap_block_delta_fields_t, extras), NULL, NULL, 0 } }, ap_block_delta_fields_fast, ap_block_delta_fields_fast_valid };
+const aps_type ap_block_delta_fields_type = {
+    .kind = APS_K_STRUCT,
+    .name = "BlockDeltaFields",
+    .size = sizeof(ap_block_delta_fields_t),
+    .u.st = {
+        .fields = ap_block_delta_fields_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(ap_block_delta_fields_t, extras),
+    },
+    .fast = ap_block_delta_fields_fast,
+    .valid = ap_block_delta_fields_fast_valid,
+};
 
 static const aps_field ap_block_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_block_delta_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "fields", 6, "fields", 6, &ap_block_delta_fields_type, offsetof(ap_block_delta_t, fields), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_block_delta_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "fields", .key_len = 6, .snake = "fields", .snake_len = 6, .type = &ap_block_delta_fields_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_block_delta_t, fields) },
 };
-const aps_type ap_block_delta_type = { APS_K_STRUCT, "BlockDelta", sizeof(ap_block_delta_t), { .st = { ap_block_delta_type_fields, 2, true, offsetof(ap_block_delta_t, extras), NULL, NULL, 0 } }, ap_block_delta_fast, ap_block_delta_fast_valid };
+const aps_type ap_block_delta_type = {
+    .kind = APS_K_STRUCT,
+    .name = "BlockDelta",
+    .size = sizeof(ap_block_delta_t),
+    .u.st = {
+        .fields = ap_block_delta_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_block_delta_t, extras),
+    },
+    .fast = ap_block_delta_fast,
+    .valid = ap_block_delta_fast_valid,
+};
 
-static const aps_type ap_tool_call_delta_type_type = { APS_K_LITERAL, "ToolCallDelta.type", 0, { .lit = { APS_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_call_delta_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolCallDelta.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool-call-delta", .len = 15 },
+};
 
 static const aps_field ap_tool_call_delta_type_fields[] = {
-    { "type", 4, "type", 4, &ap_tool_call_delta_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "args", 4, "args", 4, &aps_text_type, offsetof(ap_tool_call_delta_t, args), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_tool_call_delta_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "args", .key_len = 4, .snake = "args", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_call_delta_t, args) },
 };
-const aps_type ap_tool_call_delta_type = { APS_K_STRUCT, "ToolCallDelta", sizeof(ap_tool_call_delta_t), { .st = { ap_tool_call_delta_type_fields, 2, true, offsetof(ap_tool_call_delta_t, extras), NULL, NULL, 0 } }, ap_tool_call_delta_fast, ap_tool_call_delta_fast_valid };
+const aps_type ap_tool_call_delta_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolCallDelta",
+    .size = sizeof(ap_tool_call_delta_t),
+    .u.st = {
+        .fields = ap_tool_call_delta_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_call_delta_t, extras),
+    },
+    .fast = ap_tool_call_delta_fast,
+    .valid = ap_tool_call_delta_fast_valid,
+};
 
 static const aps_type *const ap_content_block_delta_type_alts[] = {
     &ap_text_delta_type,
@@ -1962,22 +3838,59 @@ static const aps_type *const ap_content_block_delta_type_alts[] = {
     &ap_tool_call_delta_type,
 };
 static const aps_literal ap_content_block_delta_type_disc[] = {
-    { APS_LIT_TEXT, "text-delta", 10, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "reasoning-delta", 15, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "data-delta", 10, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "block-delta", 11, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool-call-delta", 15, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "text-delta", .len = 10 },
+    { .kind = APS_LIT_TEXT, .text = "reasoning-delta", .len = 15 },
+    { .kind = APS_LIT_TEXT, .text = "data-delta", .len = 10 },
+    { .kind = APS_LIT_TEXT, .text = "block-delta", .len = 11 },
+    { .kind = APS_LIT_TEXT, .text = "tool-call-delta", .len = 15 },
 };
-const aps_type ap_content_block_delta_type = { APS_K_UNION, "ContentBlockDelta", sizeof(ap_content_block_delta_t), { .un = { APS_U_DISCRIMINATED, ap_content_block_delta_type_alts, 5, "type", ap_content_block_delta_type_disc, offsetof(ap_content_block_delta_t, kind), offsetof(ap_content_block_delta_t, u), offsetof(ap_content_block_delta_t, raw) } }, ap_content_block_delta_fast, ap_content_block_delta_fast_valid };
+const aps_type ap_content_block_delta_type = {
+    .kind = APS_K_UNION,
+    .name = "ContentBlockDelta",
+    .size = sizeof(ap_content_block_delta_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_content_block_delta_type_alts,
+        .nalts = 5,
+        .disc_key = "type",
+        .disc = ap_content_block_delta_type_disc,
+        .kind_offset = offsetof(ap_content_block_delta_t, kind),
+        .payload_offset = offsetof(ap_content_block_delta_t, u),
+        .raw_offset = offsetof(ap_content_block_delta_t, raw),
+    },
+    .fast = ap_content_block_delta_fast,
+    .valid = ap_content_block_delta_fast_valid,
+};
 
 static const aps_field ap_content_block_delta_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_content_block_delta_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &aps_uint_type, offsetof(ap_content_block_delta_data_t, index), 0, 0, APS_F_PLAIN_NAMES },
-    { "delta", 5, "delta", 5, &ap_content_block_delta_type, offsetof(ap_content_block_delta_data_t, delta), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_content_block_delta_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_content_block_delta_data_t, index) },
+    { .key = "delta", .key_len = 5, .snake = "delta", .snake_len = 5, .type = &ap_content_block_delta_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_content_block_delta_data_t, delta) },
 };
-const aps_type ap_content_block_delta_data_type = { APS_K_STRUCT, "ContentBlockDeltaData", sizeof(ap_content_block_delta_data_t), { .st = { ap_content_block_delta_data_type_fields, 3, true, offsetof(ap_content_block_delta_data_t, extras), NULL, NULL, 0 } }, ap_content_block_delta_data_fast, ap_content_block_delta_data_fast_valid };
+const aps_type ap_content_block_delta_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ContentBlockDeltaData",
+    .size = sizeof(ap_content_block_delta_data_t),
+    .u.st = {
+        .fields = ap_content_block_delta_data_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_content_block_delta_data_t, extras),
+    },
+    .fast = ap_content_block_delta_data_fast,
+    .valid = ap_content_block_delta_data_fast_valid,
+};
 
-static const aps_type ap_content_block_finish_data_event_type = { APS_K_LITERAL, "ContentBlockFinishData.event", 0, { .lit = { APS_LIT_TEXT, "content-block-finish", 20, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_content_block_finish_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ContentBlockFinishData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "content-block-finish", .len = 20 },
+};
 
 static const aps_type *const ap_finalized_content_block_type_alts[] = {
     &ap_text_content_block_type,
@@ -1993,65 +3906,206 @@ static const aps_type *const ap_finalized_content_block_type_alts[] = {
     &ap_non_standard_content_block_type,
 };
 static const aps_literal ap_finalized_content_block_type_disc[] = {
-    { APS_LIT_TEXT, "text", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "reasoning", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "invalid_tool_call", 17, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "image", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "video", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "audio", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "file", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "non_standard", 12, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "text", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "reasoning", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "tool_call", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "invalid_tool_call", .len = 17 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_call", .len = 16 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_result", .len = 18 },
+    { .kind = APS_LIT_TEXT, .text = "image", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "video", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "audio", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "file", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "non_standard", .len = 12 },
 };
-const aps_type ap_finalized_content_block_type = { APS_K_UNION, "FinalizedContentBlock", sizeof(ap_finalized_content_block_t), { .un = { APS_U_DISCRIMINATED, ap_finalized_content_block_type_alts, 11, "type", ap_finalized_content_block_type_disc, offsetof(ap_finalized_content_block_t, kind), offsetof(ap_finalized_content_block_t, u), offsetof(ap_finalized_content_block_t, raw) } }, ap_finalized_content_block_fast, ap_finalized_content_block_fast_valid };
+const aps_type ap_finalized_content_block_type = {
+    .kind = APS_K_UNION,
+    .name = "FinalizedContentBlock",
+    .size = sizeof(ap_finalized_content_block_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_finalized_content_block_type_alts,
+        .nalts = 11,
+        .disc_key = "type",
+        .disc = ap_finalized_content_block_type_disc,
+        .kind_offset = offsetof(ap_finalized_content_block_t, kind),
+        .payload_offset = offsetof(ap_finalized_content_block_t, u),
+        .raw_offset = offsetof(ap_finalized_content_block_t, raw),
+    },
+    .fast = ap_finalized_content_block_fast,
+    .valid = ap_finalized_content_block_fast_valid,
+};
 
 static const aps_field ap_content_block_finish_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_content_block_finish_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "index", 5, "index", 5, &aps_uint_type, offsetof(ap_content_block_finish_data_t, index), 0, 0, APS_F_PLAIN_NAMES },
-    { "content", 7, "content", 7, &ap_finalized_content_block_type, offsetof(ap_content_block_finish_data_t, content), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_content_block_finish_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "index", .key_len = 5, .snake = "index", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_content_block_finish_data_t, index) },
+    { .key = "content", .key_len = 7, .snake = "content", .snake_len = 7, .type = &ap_finalized_content_block_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_content_block_finish_data_t, content) },
 };
-const aps_type ap_content_block_finish_data_type = { APS_K_STRUCT, "ContentBlockFinishData", sizeof(ap_content_block_finish_data_t), { .st = { ap_content_block_finish_data_type_fields, 3, true, offsetof(ap_content_block_finish_data_t, extras), NULL, NULL, 0 } }, ap_content_block_finish_data_fast, ap_content_block_finish_data_fast_valid };
+const aps_type ap_content_block_finish_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ContentBlockFinishData",
+    .size = sizeof(ap_content_block_finish_data_t),
+    .u.st = {
+        .fields = ap_content_block_finish_data_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_content_block_finish_data_t, extras),
+    },
+    .fast = ap_content_block_finish_data_fast,
+    .valid = ap_content_block_finish_data_fast_valid,
+};
 
-static const aps_type ap_message_finish_data_event_type = { APS_K_LITERAL, "MessageFinishData.event", 0, { .lit = { APS_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_message_finish_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "MessageFinishData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "message-finish", .len = 14 },
+};
 
 static const aps_field ap_input_token_details_type_fields[] = {
-    { "audio", 5, "audio", 5, &aps_uint_type, offsetof(ap_input_token_details_t, audio), offsetof(ap_input_token_details_t, has_audio), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "cacheCreation", 13, "cache_creation", 14, &aps_uint_type, offsetof(ap_input_token_details_t, cache_creation), offsetof(ap_input_token_details_t, has_cache_creation), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "cacheRead", 9, "cache_read", 10, &aps_uint_type, offsetof(ap_input_token_details_t, cache_read), offsetof(ap_input_token_details_t, has_cache_read), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "audio", .key_len = 5, .snake = "audio", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_token_details_t, audio),
+      .present_offset = offsetof(ap_input_token_details_t, has_audio) },
+    { .key = "cacheCreation", .key_len = 13, .snake = "cache_creation", .snake_len = 14, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_token_details_t, cache_creation),
+      .present_offset = offsetof(ap_input_token_details_t, has_cache_creation) },
+    { .key = "cacheRead", .key_len = 9, .snake = "cache_read", .snake_len = 10, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_token_details_t, cache_read),
+      .present_offset = offsetof(ap_input_token_details_t, has_cache_read) },
 };
-const aps_type ap_input_token_details_type = { APS_K_STRUCT, "InputTokenDetails", sizeof(ap_input_token_details_t), { .st = { ap_input_token_details_type_fields, 3, true, offsetof(ap_input_token_details_t, extras), NULL, NULL, 0 } }, ap_input_token_details_fast, ap_input_token_details_fast_valid };
+const aps_type ap_input_token_details_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputTokenDetails",
+    .size = sizeof(ap_input_token_details_t),
+    .u.st = {
+        .fields = ap_input_token_details_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_input_token_details_t, extras),
+    },
+    .fast = ap_input_token_details_fast,
+    .valid = ap_input_token_details_fast_valid,
+};
 
 static const aps_field ap_output_token_details_type_fields[] = {
-    { "audio", 5, "audio", 5, &aps_uint_type, offsetof(ap_output_token_details_t, audio), offsetof(ap_output_token_details_t, has_audio), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "reasoning", 9, "reasoning", 9, &aps_uint_type, offsetof(ap_output_token_details_t, reasoning), offsetof(ap_output_token_details_t, has_reasoning), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "audio", .key_len = 5, .snake = "audio", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_output_token_details_t, audio),
+      .present_offset = offsetof(ap_output_token_details_t, has_audio) },
+    { .key = "reasoning", .key_len = 9, .snake = "reasoning", .snake_len = 9, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_output_token_details_t, reasoning),
+      .present_offset = offsetof(ap_output_token_details_t, has_reasoning) },
 };
-const aps_type ap_output_token_details_type = { APS_K_STRUCT, "OutputTokenDetails", sizeof(ap_output_token_details_t), { .st = { ap_output_token_details_type_fields, 2, true, offsetof(ap_output_token_details_t, extras), NULL, NULL, 0 } }, ap_output_token_details_fast, ap_output_token_details_fast_valid };
+const aps_type ap_output_token_details_type = {
+    .kind = APS_K_STRUCT,
+    .name = "OutputTokenDetails",
+    .size = sizeof(ap_output_token_details_t),
+    .u.st = {
+        .fields = ap_output_token_details_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_output_token_details_t, extras),
+    },
+    .fast = ap_output_token_details_fast,
+    .valid = ap_output_token_details_fast_valid,
+};
 
 static const aps_field ap_usage_info_type_fields[] = {
-    { "inputTokens", 11, "input_tokens", 12, &aps_uint_type, offsetof(ap_usage_info_t, input_tokens), offsetof(ap_usage_info_t, has_input_tokens), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "outputTokens", 12, "output_tokens", 13, &aps_uint_type, offsetof(ap_usage_info_t, output_tokens), offsetof(ap_usage_info_t, has_output_tokens), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "totalTokens", 11, "total_tokens", 12, &aps_uint_type, offsetof(ap_usage_info_t, total_tokens), offsetof(ap_usage_info_t, has_total_tokens), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "inputTokenDetails", 17, "input_token_details", 19, &ap_input_token_details_type, offsetof(ap_usage_info_t, input_token_details), offsetof(ap_usage_info_t, has_input_token_details), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "outputTokenDetails", 18, "output_token_details", 20, &ap_output_token_details_type, offsetof(ap_usage_info_t, output_token_details), offsetof(ap_usage_info_t, has_output_token_details), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "inputTokens", .key_len = 11, .snake = "input_tokens", .snake_len = 12, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_usage_info_t, input_tokens),
+      .present_offset = offsetof(ap_usage_info_t, has_input_tokens) },
+    { .key = "outputTokens", .key_len = 12, .snake = "output_tokens", .snake_len = 13, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_usage_info_t, output_tokens),
+      .present_offset = offsetof(ap_usage_info_t, has_output_tokens) },
+    { .key = "totalTokens", .key_len = 11, .snake = "total_tokens", .snake_len = 12, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_usage_info_t, total_tokens),
+      .present_offset = offsetof(ap_usage_info_t, has_total_tokens) },
+    { .key = "inputTokenDetails", .key_len = 17, .snake = "input_token_details", .snake_len = 19, .type = &ap_input_token_details_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_usage_info_t, input_token_details),
+      .present_offset = offsetof(ap_usage_info_t, has_input_token_details) },
+    { .key = "outputTokenDetails", .key_len = 18, .snake = "output_token_details", .snake_len = 20, .type = &ap_output_token_details_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_usage_info_t, output_token_details),
+      .present_offset = offsetof(ap_usage_info_t, has_output_token_details) },
 };
-const aps_type ap_usage_info_type = { APS_K_STRUCT, "UsageInfo", sizeof(ap_usage_info_t), { .st = { ap_usage_info_type_fields, 5, true, offsetof(ap_usage_info_t, extras), NULL, NULL, 0 } }, ap_usage_info_fast, ap_usage_info_fast_valid };
+const aps_type ap_usage_info_type = {
+    .kind = APS_K_STRUCT,
+    .name = "UsageInfo",
+    .size = sizeof(ap_usage_info_t),
+    .u.st = {
+        .fields = ap_usage_info_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_usage_info_t, extras),
+    },
+    .fast = ap_usage_info_fast,
+    .valid = ap_usage_info_fast_valid,
+};
 
 static const aps_field ap_message_finish_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_message_finish_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "usage", 5, "usage", 5, &ap_usage_info_type, offsetof(ap_message_finish_data_t, usage), offsetof(ap_message_finish_data_t, has_usage), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_message_finish_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "usage", .key_len = 5, .snake = "usage", .snake_len = 5, .type = &ap_usage_info_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_finish_data_t, usage),
+      .present_offset = offsetof(ap_message_finish_data_t, has_usage) },
 };
-const aps_type ap_message_finish_data_type = { APS_K_STRUCT, "MessageFinishData", sizeof(ap_message_finish_data_t), { .st = { ap_message_finish_data_type_fields, 2, true, offsetof(ap_message_finish_data_t, extras), NULL, NULL, 0 } }, ap_message_finish_data_fast, ap_message_finish_data_fast_valid };
+const aps_type ap_message_finish_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "MessageFinishData",
+    .size = sizeof(ap_message_finish_data_t),
+    .u.st = {
+        .fields = ap_message_finish_data_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_message_finish_data_t, extras),
+    },
+    .fast = ap_message_finish_data_fast,
+    .valid = ap_message_finish_data_fast_valid,
+};
 
-static const aps_type ap_message_error_data_event_type = { APS_K_LITERAL, "MessageErrorData.event", 0, { .lit = { APS_LIT_TEXT, "error", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_message_error_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "MessageErrorData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "error", .len = 5 },
+};
 
 static const aps_field ap_message_error_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_message_error_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "message", 7, "message", 7, &aps_text_type, offsetof(ap_message_error_data_t, message), 0, 0, APS_F_PLAIN_NAMES },
-    { "code", 4, "code", 4, &aps_text_type, offsetof(ap_message_error_data_t, code), offsetof(ap_message_error_data_t, has_code), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_message_error_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "message", .key_len = 7, .snake = "message", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_error_data_t, message) },
+    { .key = "code", .key_len = 4, .snake = "code", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_message_error_data_t, code),
+      .present_offset = offsetof(ap_message_error_data_t, has_code) },
 };
-const aps_type ap_message_error_data_type = { APS_K_STRUCT, "MessageErrorData", sizeof(ap_message_error_data_t), { .st = { ap_message_error_data_type_fields, 3, true, offsetof(ap_message_error_data_t, extras), NULL, NULL, 0 } }, ap_message_error_data_fast, ap_message_error_data_fast_valid };
+const aps_type ap_message_error_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "MessageErrorData",
+    .size = sizeof(ap_message_error_data_t),
+    .u.st = {
+        .fields = ap_message_error_data_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_message_error_data_t, extras),
+    },
+    .fast = ap_message_error_data_fast,
+    .valid = ap_message_error_data_fast_valid,
+};
 
 static const aps_type *const ap_messages_data_type_alts[] = {
     &ap_message_start_data_type,
@@ -2062,68 +4116,204 @@ static const aps_type *const ap_messages_data_type_alts[] = {
     &ap_message_error_data_type,
 };
 static const aps_literal ap_messages_data_type_disc[] = {
-    { APS_LIT_TEXT, "message-start", 13, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "content-block-start", 19, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "content-block-delta", 19, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "content-block-finish", 20, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "message-finish", 14, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "error", 5, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "message-start", .len = 13 },
+    { .kind = APS_LIT_TEXT, .text = "content-block-start", .len = 19 },
+    { .kind = APS_LIT_TEXT, .text = "content-block-delta", .len = 19 },
+    { .kind = APS_LIT_TEXT, .text = "content-block-finish", .len = 20 },
+    { .kind = APS_LIT_TEXT, .text = "message-finish", .len = 14 },
+    { .kind = APS_LIT_TEXT, .text = "error", .len = 5 },
 };
-const aps_type ap_messages_data_type = { APS_K_UNION, "MessagesData", sizeof(ap_messages_data_t), { .un = { APS_U_DISCRIMINATED, ap_messages_data_type_alts, 6, "event", ap_messages_data_type_disc, offsetof(ap_messages_data_t, kind), offsetof(ap_messages_data_t, u), offsetof(ap_messages_data_t, raw) } }, ap_messages_data_fast, ap_messages_data_fast_valid };
+const aps_type ap_messages_data_type = {
+    .kind = APS_K_UNION,
+    .name = "MessagesData",
+    .size = sizeof(ap_messages_data_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_messages_data_type_alts,
+        .nalts = 6,
+        .disc_key = "event",
+        .disc = ap_messages_data_type_disc,
+        .kind_offset = offsetof(ap_messages_data_t, kind),
+        .payload_offset = offsetof(ap_messages_data_t, u),
+        .raw_offset = offsetof(ap_messages_data_t, raw),
+    },
+    .fast = ap_messages_data_fast,
+    .valid = ap_messages_data_fast_valid,
+};
 
 static const aps_field ap_messages_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_messages_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_messages_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "node", 4, "node", 4, &aps_text_type, offsetof(ap_messages_event_params_t, node), offsetof(ap_messages_event_params_t, has_node), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_messages_data_type, offsetof(ap_messages_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_messages_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_messages_event_params_t, timestamp) },
+    { .key = "node", .key_len = 4, .snake = "node", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_messages_event_params_t, node),
+      .present_offset = offsetof(ap_messages_event_params_t, has_node) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_messages_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_messages_event_params_t, data) },
 };
-const aps_type ap_messages_event_params_type = { APS_K_STRUCT, "MessagesEvent.params", sizeof(ap_messages_event_params_t), { .st = { ap_messages_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_messages_event_params_fast, ap_messages_event_params_fast_valid };
+const aps_type ap_messages_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "MessagesEvent.params",
+    .size = sizeof(ap_messages_event_params_t),
+    .u.st = { .fields = ap_messages_event_params_type_fields, .nfields = 4 },
+    .fast = ap_messages_event_params_fast,
+    .valid = ap_messages_event_params_fast_valid,
+};
 
 static const aps_field ap_messages_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_messages_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_messages_event_params_type, offsetof(ap_messages_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_messages_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_messages_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_messages_event_t, params) },
 };
-const aps_type ap_messages_event_type = { APS_K_STRUCT, "MessagesEvent", sizeof(ap_messages_event_t), { .st = { ap_messages_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_messages_event_fast, ap_messages_event_fast_valid };
+const aps_type ap_messages_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "MessagesEvent",
+    .size = sizeof(ap_messages_event_t),
+    .u.st = { .fields = ap_messages_event_type_fields, .nfields = 2 },
+    .fast = ap_messages_event_fast,
+    .valid = ap_messages_event_fast_valid,
+};
 
-static const aps_type ap_tools_event_method_type = { APS_K_LITERAL, "ToolsEvent.method", 0, { .lit = { APS_LIT_TEXT, "tools", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tools_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolsEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tools", .len = 5 },
+};
 
-static const aps_type ap_tool_started_data_event_type = { APS_K_LITERAL, "ToolStartedData.event", 0, { .lit = { APS_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_started_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolStartedData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool-started", .len = 12 },
+};
 
 static const aps_field ap_tool_started_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_started_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "toolCallId", 10, "tool_call_id", 12, &aps_text_type, offsetof(ap_tool_started_data_t, tool_call_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "toolName", 8, "tool_name", 9, &aps_text_type, offsetof(ap_tool_started_data_t, tool_name), 0, 0, APS_F_PLAIN_NAMES },
-    { "input", 5, "input", 5, &aps_any_type, offsetof(ap_tool_started_data_t, input), offsetof(ap_tool_started_data_t, has_input), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_tool_started_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "toolCallId", .key_len = 10, .snake = "tool_call_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_started_data_t, tool_call_id) },
+    { .key = "toolName", .key_len = 8, .snake = "tool_name", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_started_data_t, tool_name) },
+    { .key = "input", .key_len = 5, .snake = "input", .snake_len = 5, .type = &aps_any_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_started_data_t, input),
+      .present_offset = offsetof(ap_tool_started_data_t, has_input) },
 };
-const aps_type ap_tool_started_data_type = { APS_K_STRUCT, "ToolStartedData", sizeof(ap_tool_started_data_t), { .st = { ap_tool_started_data_type_fields, 4, true, offsetof(ap_tool_started_data_t, extras), NULL, NULL, 0 } }, ap_tool_started_data_fast, ap_tool_started_data_fast_valid };
+const aps_type ap_tool_started_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolStartedData",
+    .size = sizeof(ap_tool_started_data_t),
+    .u.st = {
+        .fields = ap_tool_started_data_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_started_data_t, extras),
+    },
+    .fast = ap_tool_started_data_fast,
+    .valid = ap_tool_started_data_fast_valid,
+};
 
-static const aps_type ap_tool_output_delta_data_event_type = { APS_K_LITERAL, "ToolOutputDeltaData.event", 0, { .lit = { APS_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_output_delta_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolOutputDeltaData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool-output-delta", .len = 17 },
+};
 
 static const aps_field ap_tool_output_delta_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_output_delta_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "toolCallId", 10, "tool_call_id", 12, &aps_text_type, offsetof(ap_tool_output_delta_data_t, tool_call_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "delta", 5, "delta", 5, &aps_text_type, offsetof(ap_tool_output_delta_data_t, delta), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_tool_output_delta_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "toolCallId", .key_len = 10, .snake = "tool_call_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_output_delta_data_t, tool_call_id) },
+    { .key = "delta", .key_len = 5, .snake = "delta", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_output_delta_data_t, delta) },
 };
-const aps_type ap_tool_output_delta_data_type = { APS_K_STRUCT, "ToolOutputDeltaData", sizeof(ap_tool_output_delta_data_t), { .st = { ap_tool_output_delta_data_type_fields, 3, true, offsetof(ap_tool_output_delta_data_t, extras), NULL, NULL, 0 } }, ap_tool_output_delta_data_fast, ap_tool_output_delta_data_fast_valid };
+const aps_type ap_tool_output_delta_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolOutputDeltaData",
+    .size = sizeof(ap_tool_output_delta_data_t),
+    .u.st = {
+        .fields = ap_tool_output_delta_data_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_output_delta_data_t, extras),
+    },
+    .fast = ap_tool_output_delta_data_fast,
+    .valid = ap_tool_output_delta_data_fast_valid,
+};
 
-static const aps_type ap_tool_finished_data_event_type = { APS_K_LITERAL, "ToolFinishedData.event", 0, { .lit = { APS_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_finished_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolFinishedData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool-finished", .len = 13 },
+};
 
 static const aps_field ap_tool_finished_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_finished_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "toolCallId", 10, "tool_call_id", 12, &aps_text_type, offsetof(ap_tool_finished_data_t, tool_call_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "output", 6, "output", 6, &aps_any_type, offsetof(ap_tool_finished_data_t, output), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_tool_finished_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "toolCallId", .key_len = 10, .snake = "tool_call_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_finished_data_t, tool_call_id) },
+    { .key = "output", .key_len = 6, .snake = "output", .snake_len = 6, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_finished_data_t, output) },
 };
-const aps_type ap_tool_finished_data_type = { APS_K_STRUCT, "ToolFinishedData", sizeof(ap_tool_finished_data_t), { .st = { ap_tool_finished_data_type_fields, 3, true, offsetof(ap_tool_finished_data_t, extras), NULL, NULL, 0 } }, ap_tool_finished_data_fast, ap_tool_finished_data_fast_valid };
+const aps_type ap_tool_finished_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolFinishedData",
+    .size = sizeof(ap_tool_finished_data_t),
+    .u.st = {
+        .fields = ap_tool_finished_data_type_fields,
+        .nfields = 3,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_finished_data_t, extras),
+    },
+    .fast = ap_tool_finished_data_fast,
+    .valid = ap_tool_finished_data_fast_valid,
+};
 
-static const aps_type ap_tool_error_data_event_type = { APS_K_LITERAL, "ToolErrorData.event", 0, { .lit = { APS_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tool_error_data_event_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ToolErrorData.event",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tool-error", .len = 10 },
+};
 
 static const aps_field ap_tool_error_data_type_fields[] = {
-    { "event", 5, "event", 5, &ap_tool_error_data_event_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "toolCallId", 10, "tool_call_id", 12, &aps_text_type, offsetof(ap_tool_error_data_t, tool_call_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "message", 7, "message", 7, &aps_text_type, offsetof(ap_tool_error_data_t, message), 0, 0, APS_F_PLAIN_NAMES },
-    { "code", 4, "code", 4, &aps_text_type, offsetof(ap_tool_error_data_t, code), offsetof(ap_tool_error_data_t, has_code), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "event", .key_len = 5, .snake = "event", .snake_len = 5, .type = &ap_tool_error_data_event_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "toolCallId", .key_len = 10, .snake = "tool_call_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_error_data_t, tool_call_id) },
+    { .key = "message", .key_len = 7, .snake = "message", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_error_data_t, message) },
+    { .key = "code", .key_len = 4, .snake = "code", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tool_error_data_t, code),
+      .present_offset = offsetof(ap_tool_error_data_t, has_code) },
 };
-const aps_type ap_tool_error_data_type = { APS_K_STRUCT, "ToolErrorData", sizeof(ap_tool_error_data_t), { .st = { ap_tool_error_data_type_fields, 4, true, offsetof(ap_tool_error_data_t, extras), NULL, NULL, 0 } }, ap_tool_error_data_fast, ap_tool_error_data_fast_valid };
+const aps_type ap_tool_error_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolErrorData",
+    .size = sizeof(ap_tool_error_data_t),
+    .u.st = {
+        .fields = ap_tool_error_data_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_tool_error_data_t, extras),
+    },
+    .fast = ap_tool_error_data_fast,
+    .valid = ap_tool_error_data_fast_valid,
+};
 
 static const aps_type *const ap_tools_data_type_alts[] = {
     &ap_tool_started_data_type,
@@ -2132,152 +4322,443 @@ static const aps_type *const ap_tools_data_type_alts[] = {
     &ap_tool_error_data_type,
 };
 static const aps_literal ap_tools_data_type_disc[] = {
-    { APS_LIT_TEXT, "tool-started", 12, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool-output-delta", 17, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool-finished", 13, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool-error", 10, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "tool-started", .len = 12 },
+    { .kind = APS_LIT_TEXT, .text = "tool-output-delta", .len = 17 },
+    { .kind = APS_LIT_TEXT, .text = "tool-finished", .len = 13 },
+    { .kind = APS_LIT_TEXT, .text = "tool-error", .len = 10 },
 };
-const aps_type ap_tools_data_type = { APS_K_UNION, "ToolsData", sizeof(ap_tools_data_t), { .un = { APS_U_DISCRIMINATED, ap_tools_data_type_alts, 4, "event", ap_tools_data_type_disc, offsetof(ap_tools_data_t, kind), offsetof(ap_tools_data_t, u), offsetof(ap_tools_data_t, raw) } }, ap_tools_data_fast, ap_tools_data_fast_valid };
+const aps_type ap_tools_data_type = {
+    .kind = APS_K_UNION,
+    .name = "ToolsData",
+    .size = sizeof(ap_tools_data_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_tools_data_type_alts,
+        .nalts = 4,
+        .disc_key = "event",
+        .disc = ap_tools_data_type_disc,
+        .kind_offset = offsetof(ap_tools_data_t, kind),
+        .payload_offset = offsetof(ap_tools_data_t, u),
+        .raw_offset = offsetof(ap_tools_data_t, raw),
+    },
+    .fast = ap_tools_data_fast,
+    .valid = ap_tools_data_fast_valid,
+};
 
 static const aps_field ap_tools_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tools_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tools_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "node", 4, "node", 4, &aps_text_type, offsetof(ap_tools_event_params_t, node), offsetof(ap_tools_event_params_t, has_node), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_tools_data_type, offsetof(ap_tools_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tools_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tools_event_params_t, timestamp) },
+    { .key = "node", .key_len = 4, .snake = "node", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tools_event_params_t, node),
+      .present_offset = offsetof(ap_tools_event_params_t, has_node) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_tools_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tools_event_params_t, data) },
 };
-const aps_type ap_tools_event_params_type = { APS_K_STRUCT, "ToolsEvent.params", sizeof(ap_tools_event_params_t), { .st = { ap_tools_event_params_type_fields, 4, false, 0, NULL, NULL, 0 } }, ap_tools_event_params_fast, ap_tools_event_params_fast_valid };
+const aps_type ap_tools_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolsEvent.params",
+    .size = sizeof(ap_tools_event_params_t),
+    .u.st = { .fields = ap_tools_event_params_type_fields, .nfields = 4 },
+    .fast = ap_tools_event_params_fast,
+    .valid = ap_tools_event_params_fast_valid,
+};
 
 static const aps_field ap_tools_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_tools_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_tools_event_params_type, offsetof(ap_tools_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_tools_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_tools_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tools_event_t, params) },
 };
-const aps_type ap_tools_event_type = { APS_K_STRUCT, "ToolsEvent", sizeof(ap_tools_event_t), { .st = { ap_tools_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tools_event_fast, ap_tools_event_fast_valid };
+const aps_type ap_tools_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ToolsEvent",
+    .size = sizeof(ap_tools_event_t),
+    .u.st = { .fields = ap_tools_event_type_fields, .nfields = 2 },
+    .fast = ap_tools_event_fast,
+    .valid = ap_tools_event_fast_valid,
+};
 
-static const aps_type ap_input_event_method_type = { APS_K_LITERAL, "InputEvent.method", 0, { .lit = { APS_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_input_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "InputEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "input.requested", .len = 15 },
+};
 
 static const aps_field ap_input_requested_data_type_fields[] = {
-    { "interruptId", 11, "interrupt_id", 12, &aps_text_type, offsetof(ap_input_requested_data_t, interrupt_id), 0, 0, APS_F_PLAIN_NAMES },
-    { "payload", 7, "payload", 7, &aps_any_type, offsetof(ap_input_requested_data_t, payload), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "interruptId", .key_len = 11, .snake = "interrupt_id", .snake_len = 12, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_requested_data_t, interrupt_id) },
+    { .key = "payload", .key_len = 7, .snake = "payload", .snake_len = 7, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_requested_data_t, payload) },
 };
-const aps_type ap_input_requested_data_type = { APS_K_STRUCT, "InputRequestedData", sizeof(ap_input_requested_data_t), { .st = { ap_input_requested_data_type_fields, 2, true, offsetof(ap_input_requested_data_t, extras), NULL, NULL, 0 } }, ap_input_requested_data_fast, ap_input_requested_data_fast_valid };
+const aps_type ap_input_requested_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputRequestedData",
+    .size = sizeof(ap_input_requested_data_t),
+    .u.st = {
+        .fields = ap_input_requested_data_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_input_requested_data_t, extras),
+    },
+    .fast = ap_input_requested_data_fast,
+    .valid = ap_input_requested_data_fast_valid,
+};
 
 static const aps_field ap_input_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_input_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_input_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_input_requested_data_type, offsetof(ap_input_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_input_requested_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_event_params_t, data) },
 };
-const aps_type ap_input_event_params_type = { APS_K_STRUCT, "InputEvent.params", sizeof(ap_input_event_params_t), { .st = { ap_input_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_input_event_params_fast, ap_input_event_params_fast_valid };
+const aps_type ap_input_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputEvent.params",
+    .size = sizeof(ap_input_event_params_t),
+    .u.st = { .fields = ap_input_event_params_type_fields, .nfields = 3 },
+    .fast = ap_input_event_params_fast,
+    .valid = ap_input_event_params_fast_valid,
+};
 
 static const aps_field ap_input_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_input_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_input_event_params_type, offsetof(ap_input_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_input_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_input_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_input_event_t, params) },
 };
-const aps_type ap_input_event_type = { APS_K_STRUCT, "InputEvent", sizeof(ap_input_event_t), { .st = { ap_input_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_input_event_fast, ap_input_event_fast_valid };
+const aps_type ap_input_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "InputEvent",
+    .size = sizeof(ap_input_event_t),
+    .u.st = { .fields = ap_input_event_type_fields, .nfields = 2 },
+    .fast = ap_input_event_fast,
+    .valid = ap_input_event_fast_valid,
+};
 
-static const aps_type ap_values_event_method_type = { APS_K_LITERAL, "ValuesEvent.method", 0, { .lit = { APS_LIT_TEXT, "values", 6, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_values_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "ValuesEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "values", .len = 6 },
+};
 
 static const aps_field ap_values_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_values_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_values_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &aps_any_type, offsetof(ap_values_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_values_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_values_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_values_event_params_t, data) },
 };
-const aps_type ap_values_event_params_type = { APS_K_STRUCT, "ValuesEvent.params", sizeof(ap_values_event_params_t), { .st = { ap_values_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_values_event_params_fast, ap_values_event_params_fast_valid };
+const aps_type ap_values_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ValuesEvent.params",
+    .size = sizeof(ap_values_event_params_t),
+    .u.st = { .fields = ap_values_event_params_type_fields, .nfields = 3 },
+    .fast = ap_values_event_params_fast,
+    .valid = ap_values_event_params_fast_valid,
+};
 
 static const aps_field ap_values_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_values_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_values_event_params_type, offsetof(ap_values_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_values_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_values_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_values_event_t, params) },
 };
-const aps_type ap_values_event_type = { APS_K_STRUCT, "ValuesEvent", sizeof(ap_values_event_t), { .st = { ap_values_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_values_event_fast, ap_values_event_fast_valid };
+const aps_type ap_values_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "ValuesEvent",
+    .size = sizeof(ap_values_event_t),
+    .u.st = { .fields = ap_values_event_type_fields, .nfields = 2 },
+    .fast = ap_values_event_fast,
+    .valid = ap_values_event_fast_valid,
+};
 
-static const aps_type ap_updates_event_method_type = { APS_K_LITERAL, "UpdatesEvent.method", 0, { .lit = { APS_LIT_TEXT, "updates", 7, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_updates_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "UpdatesEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "updates", .len = 7 },
+};
 
-const aps_type ap_updates_data_values_type = { APS_K_MAP, "UpdatesData.values", sizeof(ap_updates_data_values_t), { .map = { &aps_any_type, sizeof(ap_updates_data_values_entry_t), offsetof(ap_updates_data_values_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type ap_updates_data_values_type = {
+    .kind = APS_K_MAP,
+    .name = "UpdatesData.values",
+    .size = sizeof(ap_updates_data_values_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(ap_updates_data_values_entry_t),
+        .value_offset = offsetof(ap_updates_data_values_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field ap_updates_data_type_fields[] = {
-    { "node", 4, "node", 4, &aps_text_type, offsetof(ap_updates_data_t, node), offsetof(ap_updates_data_t, has_node), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "values", 6, "values", 6, &ap_updates_data_values_type, offsetof(ap_updates_data_t, values), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "node", .key_len = 4, .snake = "node", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_updates_data_t, node),
+      .present_offset = offsetof(ap_updates_data_t, has_node) },
+    { .key = "values", .key_len = 6, .snake = "values", .snake_len = 6, .type = &ap_updates_data_values_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_updates_data_t, values) },
 };
-const aps_type ap_updates_data_type = { APS_K_STRUCT, "UpdatesData", sizeof(ap_updates_data_t), { .st = { ap_updates_data_type_fields, 2, true, offsetof(ap_updates_data_t, extras), NULL, NULL, 0 } }, ap_updates_data_fast, ap_updates_data_fast_valid };
+const aps_type ap_updates_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "UpdatesData",
+    .size = sizeof(ap_updates_data_t),
+    .u.st = {
+        .fields = ap_updates_data_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_updates_data_t, extras),
+    },
+    .fast = ap_updates_data_fast,
+    .valid = ap_updates_data_fast_valid,
+};
 
 static const aps_field ap_updates_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_updates_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_updates_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_updates_data_type, offsetof(ap_updates_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_updates_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_updates_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_updates_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_updates_event_params_t, data) },
 };
-const aps_type ap_updates_event_params_type = { APS_K_STRUCT, "UpdatesEvent.params", sizeof(ap_updates_event_params_t), { .st = { ap_updates_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_updates_event_params_fast, ap_updates_event_params_fast_valid };
+const aps_type ap_updates_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "UpdatesEvent.params",
+    .size = sizeof(ap_updates_event_params_t),
+    .u.st = { .fields = ap_updates_event_params_type_fields, .nfields = 3 },
+    .fast = ap_updates_event_params_fast,
+    .valid = ap_updates_event_params_fast_valid,
+};
 
 static const aps_field ap_updates_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_updates_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_updates_event_params_type, offsetof(ap_updates_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_updates_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_updates_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_updates_event_t, params) },
 };
-const aps_type ap_updates_event_type = { APS_K_STRUCT, "UpdatesEvent", sizeof(ap_updates_event_t), { .st = { ap_updates_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_updates_event_fast, ap_updates_event_fast_valid };
+const aps_type ap_updates_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "UpdatesEvent",
+    .size = sizeof(ap_updates_event_t),
+    .u.st = { .fields = ap_updates_event_type_fields, .nfields = 2 },
+    .fast = ap_updates_event_fast,
+    .valid = ap_updates_event_fast_valid,
+};
 
-static const aps_type ap_checkpoints_event_method_type = { APS_K_LITERAL, "CheckpointsEvent.method", 0, { .lit = { APS_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_checkpoints_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "CheckpointsEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "checkpoints", .len = 11 },
+};
 
 static const aps_literal ap_checkpoint_source_type_values[] = {
-    { APS_LIT_TEXT, "input", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "loop", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "update", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "fork", 4, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "input", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "loop", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "update", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "fork", .len = 4 },
 };
-const aps_type ap_checkpoint_source_type = { APS_K_ENUM, "CheckpointSource", sizeof(ap_checkpoint_source_t), { .enm = { ap_checkpoint_source_type_values, 4, NULL, 0 } }, NULL, NULL };
+const aps_type ap_checkpoint_source_type = {
+    .kind = APS_K_ENUM,
+    .name = "CheckpointSource",
+    .size = sizeof(ap_checkpoint_source_t),
+    .u.enm = { .values = ap_checkpoint_source_type_values, .count = 4 },
+};
 
 static const aps_field ap_checkpoint_type_fields[] = {
-    { "id", 2, "id", 2, &aps_text_type, offsetof(ap_checkpoint_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "parentId", 8, "parent_id", 9, &aps_text_type, offsetof(ap_checkpoint_t, parent_id), offsetof(ap_checkpoint_t, has_parent_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "step", 4, "step", 4, &aps_int_type, offsetof(ap_checkpoint_t, step), 0, 0, APS_F_PLAIN_NAMES },
-    { "source", 6, "source", 6, &ap_checkpoint_source_type, offsetof(ap_checkpoint_t, source), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_t, id) },
+    { .key = "parentId", .key_len = 8, .snake = "parent_id", .snake_len = 9, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_t, parent_id),
+      .present_offset = offsetof(ap_checkpoint_t, has_parent_id) },
+    { .key = "step", .key_len = 4, .snake = "step", .snake_len = 4, .type = &aps_int_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_t, step) },
+    { .key = "source", .key_len = 6, .snake = "source", .snake_len = 6, .type = &ap_checkpoint_source_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoint_t, source) },
 };
-const aps_type ap_checkpoint_type = { APS_K_STRUCT, "Checkpoint", sizeof(ap_checkpoint_t), { .st = { ap_checkpoint_type_fields, 4, true, offsetof(ap_checkpoint_t, extras), NULL, NULL, 0 } }, ap_checkpoint_fast, ap_checkpoint_fast_valid };
+const aps_type ap_checkpoint_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Checkpoint",
+    .size = sizeof(ap_checkpoint_t),
+    .u.st = {
+        .fields = ap_checkpoint_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_checkpoint_t, extras),
+    },
+    .fast = ap_checkpoint_fast,
+    .valid = ap_checkpoint_fast_valid,
+};
 
 static const aps_field ap_checkpoints_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_checkpoints_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_checkpoints_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_checkpoint_type, offsetof(ap_checkpoints_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoints_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoints_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_checkpoint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoints_event_params_t, data) },
 };
-const aps_type ap_checkpoints_event_params_type = { APS_K_STRUCT, "CheckpointsEvent.params", sizeof(ap_checkpoints_event_params_t), { .st = { ap_checkpoints_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_params_fast, ap_checkpoints_event_params_fast_valid };
+const aps_type ap_checkpoints_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CheckpointsEvent.params",
+    .size = sizeof(ap_checkpoints_event_params_t),
+    .u.st = { .fields = ap_checkpoints_event_params_type_fields, .nfields = 3 },
+    .fast = ap_checkpoints_event_params_fast,
+    .valid = ap_checkpoints_event_params_fast_valid,
+};
 
 static const aps_field ap_checkpoints_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_checkpoints_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_checkpoints_event_params_type, offsetof(ap_checkpoints_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_checkpoints_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_checkpoints_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_checkpoints_event_t, params) },
 };
-const aps_type ap_checkpoints_event_type = { APS_K_STRUCT, "CheckpointsEvent", sizeof(ap_checkpoints_event_t), { .st = { ap_checkpoints_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_checkpoints_event_fast, ap_checkpoints_event_fast_valid };
+const aps_type ap_checkpoints_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CheckpointsEvent",
+    .size = sizeof(ap_checkpoints_event_t),
+    .u.st = { .fields = ap_checkpoints_event_type_fields, .nfields = 2 },
+    .fast = ap_checkpoints_event_fast,
+    .valid = ap_checkpoints_event_fast_valid,
+};
 
-static const aps_type ap_custom_event_method_type = { APS_K_LITERAL, "CustomEvent.method", 0, { .lit = { APS_LIT_TEXT, "custom", 6, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_custom_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "CustomEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "custom", .len = 6 },
+};
 
 static const aps_field ap_custom_data_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(ap_custom_data_t, name), offsetof(ap_custom_data_t, has_name), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "payload", 7, "payload", 7, &aps_any_type, offsetof(ap_custom_data_t, payload), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_custom_data_t, name),
+      .present_offset = offsetof(ap_custom_data_t, has_name) },
+    { .key = "payload", .key_len = 7, .snake = "payload", .snake_len = 7, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_custom_data_t, payload) },
 };
-const aps_type ap_custom_data_type = { APS_K_STRUCT, "CustomData", sizeof(ap_custom_data_t), { .st = { ap_custom_data_type_fields, 2, true, offsetof(ap_custom_data_t, extras), NULL, NULL, 0 } }, ap_custom_data_fast, ap_custom_data_fast_valid };
+const aps_type ap_custom_data_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CustomData",
+    .size = sizeof(ap_custom_data_t),
+    .u.st = {
+        .fields = ap_custom_data_type_fields,
+        .nfields = 2,
+        .open = true,
+        .extras_offset = offsetof(ap_custom_data_t, extras),
+    },
+    .fast = ap_custom_data_fast,
+    .valid = ap_custom_data_fast_valid,
+};
 
 static const aps_field ap_custom_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_custom_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_custom_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &ap_custom_data_type, offsetof(ap_custom_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_custom_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_custom_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &ap_custom_data_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_custom_event_params_t, data) },
 };
-const aps_type ap_custom_event_params_type = { APS_K_STRUCT, "CustomEvent.params", sizeof(ap_custom_event_params_t), { .st = { ap_custom_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_custom_event_params_fast, ap_custom_event_params_fast_valid };
+const aps_type ap_custom_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CustomEvent.params",
+    .size = sizeof(ap_custom_event_params_t),
+    .u.st = { .fields = ap_custom_event_params_type_fields, .nfields = 3 },
+    .fast = ap_custom_event_params_fast,
+    .valid = ap_custom_event_params_fast_valid,
+};
 
 static const aps_field ap_custom_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_custom_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_custom_event_params_type, offsetof(ap_custom_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_custom_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_custom_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_custom_event_t, params) },
 };
-const aps_type ap_custom_event_type = { APS_K_STRUCT, "CustomEvent", sizeof(ap_custom_event_t), { .st = { ap_custom_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_custom_event_fast, ap_custom_event_fast_valid };
+const aps_type ap_custom_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "CustomEvent",
+    .size = sizeof(ap_custom_event_t),
+    .u.st = { .fields = ap_custom_event_type_fields, .nfields = 2 },
+    .fast = ap_custom_event_fast,
+    .valid = ap_custom_event_fast_valid,
+};
 
-static const aps_type ap_tasks_event_method_type = { APS_K_LITERAL, "TasksEvent.method", 0, { .lit = { APS_LIT_TEXT, "tasks", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type ap_tasks_event_method_type = {
+    .kind = APS_K_LITERAL,
+    .name = "TasksEvent.method",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "tasks", .len = 5 },
+};
 
 static const aps_field ap_tasks_event_params_type_fields[] = {
-    { "namespace", 9, "namespace", 9, &ap_namespace_type, offsetof(ap_tasks_event_params_t, namespace_), 0, 0, APS_F_PLAIN_NAMES },
-    { "timestamp", 9, "timestamp", 9, &ap_timestamp_type, offsetof(ap_tasks_event_params_t, timestamp), 0, 0, APS_F_PLAIN_NAMES },
-    { "data", 4, "data", 4, &aps_any_type, offsetof(ap_tasks_event_params_t, data), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "namespace", .key_len = 9, .snake = "namespace", .snake_len = 9, .type = &ap_namespace_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tasks_event_params_t, namespace_) },
+    { .key = "timestamp", .key_len = 9, .snake = "timestamp", .snake_len = 9, .type = &ap_timestamp_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tasks_event_params_t, timestamp) },
+    { .key = "data", .key_len = 4, .snake = "data", .snake_len = 4, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tasks_event_params_t, data) },
 };
-const aps_type ap_tasks_event_params_type = { APS_K_STRUCT, "TasksEvent.params", sizeof(ap_tasks_event_params_t), { .st = { ap_tasks_event_params_type_fields, 3, false, 0, NULL, NULL, 0 } }, ap_tasks_event_params_fast, ap_tasks_event_params_fast_valid };
+const aps_type ap_tasks_event_params_type = {
+    .kind = APS_K_STRUCT,
+    .name = "TasksEvent.params",
+    .size = sizeof(ap_tasks_event_params_t),
+    .u.st = { .fields = ap_tasks_event_params_type_fields, .nfields = 3 },
+    .fast = ap_tasks_event_params_fast,
+    .valid = ap_tasks_event_params_fast_valid,
+};
 
 static const aps_field ap_tasks_event_type_fields[] = {
-    { "method", 6, "method", 6, &ap_tasks_event_method_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "params", 6, "params", 6, &ap_tasks_event_params_type, offsetof(ap_tasks_event_t, params), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "method", .key_len = 6, .snake = "method", .snake_len = 6, .type = &ap_tasks_event_method_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "params", .key_len = 6, .snake = "params", .snake_len = 6, .type = &ap_tasks_event_params_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_tasks_event_t, params) },
 };
-const aps_type ap_tasks_event_type = { APS_K_STRUCT, "TasksEvent", sizeof(ap_tasks_event_t), { .st = { ap_tasks_event_type_fields, 2, false, 0, NULL, NULL, 0 } }, ap_tasks_event_fast, ap_tasks_event_fast_valid };
+const aps_type ap_tasks_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "TasksEvent",
+    .size = sizeof(ap_tasks_event_t),
+    .u.st = { .fields = ap_tasks_event_type_fields, .nfields = 2 },
+    .fast = ap_tasks_event_fast,
+    .valid = ap_tasks_event_fast_valid,
+};
 
 static const aps_type *const ap_event_data_type_alts[] = {
     &ap_lifecycle_event_type,
@@ -2291,25 +4772,65 @@ static const aps_type *const ap_event_data_type_alts[] = {
     &ap_tasks_event_type,
 };
 static const aps_literal ap_event_data_type_disc[] = {
-    { APS_LIT_TEXT, "lifecycle", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "messages", 8, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tools", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "input.requested", 15, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "values", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "updates", 7, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "checkpoints", 11, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "custom", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tasks", 5, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "lifecycle", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "messages", .len = 8 },
+    { .kind = APS_LIT_TEXT, .text = "tools", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "input.requested", .len = 15 },
+    { .kind = APS_LIT_TEXT, .text = "values", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "updates", .len = 7 },
+    { .kind = APS_LIT_TEXT, .text = "checkpoints", .len = 11 },
+    { .kind = APS_LIT_TEXT, .text = "custom", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "tasks", .len = 5 },
 };
-const aps_type ap_event_data_type = { APS_K_UNION, "EventData", sizeof(ap_event_data_t), { .un = { APS_U_DISCRIMINATED, ap_event_data_type_alts, 9, "method", ap_event_data_type_disc, offsetof(ap_event_data_t, kind), offsetof(ap_event_data_t, u), offsetof(ap_event_data_t, raw) } }, ap_event_data_fast, ap_event_data_fast_valid };
+const aps_type ap_event_data_type = {
+    .kind = APS_K_UNION,
+    .name = "EventData",
+    .size = sizeof(ap_event_data_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_event_data_type_alts,
+        .nalts = 9,
+        .disc_key = "method",
+        .disc = ap_event_data_type_disc,
+        .kind_offset = offsetof(ap_event_data_t, kind),
+        .payload_offset = offsetof(ap_event_data_t, u),
+        .raw_offset = offsetof(ap_event_data_t, raw),
+    },
+    .fast = ap_event_data_fast,
+    .valid = ap_event_data_fast_valid,
+};
 
 static const aps_field ap_event_type_fields[] = {
-    { "type", 4, "type", 4, &ap_event_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "eventId", 7, "event_id", 8, &aps_text_type, offsetof(ap_event_t, event_id), offsetof(ap_event_t, has_event_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "seq", 3, "seq", 3, &ap_js_uint_type, offsetof(ap_event_t, seq), offsetof(ap_event_t, has_seq), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "runId", 5, "run_id", 6, &aps_text_type, offsetof(ap_event_t, run_id), offsetof(ap_event_t, has_run_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &ap_event_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "eventId", .key_len = 7, .snake = "event_id", .snake_len = 8, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_t, event_id),
+      .present_offset = offsetof(ap_event_t, has_event_id) },
+    { .key = "seq", .key_len = 3, .snake = "seq", .snake_len = 3, .type = &ap_js_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_t, seq),
+      .present_offset = offsetof(ap_event_t, has_seq) },
+    { .key = "runId", .key_len = 5, .snake = "run_id", .snake_len = 6, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_t, run_id),
+      .present_offset = offsetof(ap_event_t, has_run_id) },
 };
-const aps_type ap_event_type = { APS_K_STRUCT, "Event", sizeof(ap_event_t), { .st = { ap_event_type_fields, 4, true, offsetof(ap_event_t, extras), NULL, &ap_event_data_type, offsetof(ap_event_t, event_data) } }, ap_event_fast, ap_event_fast_valid };
+const aps_type ap_event_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Event",
+    .size = sizeof(ap_event_t),
+    .u.st = {
+        .fields = ap_event_type_fields,
+        .nfields = 4,
+        .open = true,
+        .extras_offset = offsetof(ap_event_t, extras),
+        .variants = &ap_event_data_type,
+        .variants_offset = offsetof(ap_event_t, event_data),
+    },
+    .fast = ap_event_fast,
+    .valid = ap_event_fast_valid,
+};
 
 static const aps_type *const ap_message_type_alts[] = {
     &ap_command_response_type,
@@ -2317,11 +4838,27 @@ static const aps_type *const ap_message_type_alts[] = {
     &ap_event_type,
 };
 static const aps_literal ap_message_type_disc[] = {
-    { APS_LIT_TEXT, "success", 7, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "error", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "event", 5, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "success", .len = 7 },
+    { .kind = APS_LIT_TEXT, .text = "error", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "event", .len = 5 },
 };
-const aps_type ap_message_type = { APS_K_UNION, "Message", sizeof(ap_message_t), { .un = { APS_U_DISCRIMINATED, ap_message_type_alts, 3, "type", ap_message_type_disc, offsetof(ap_message_t, kind), offsetof(ap_message_t, u), offsetof(ap_message_t, raw) } }, ap_message_fast, ap_message_fast_valid };
+const aps_type ap_message_type = {
+    .kind = APS_K_UNION,
+    .name = "Message",
+    .size = sizeof(ap_message_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_message_type_alts,
+        .nalts = 3,
+        .disc_key = "type",
+        .disc = ap_message_type_disc,
+        .kind_offset = offsetof(ap_message_t, kind),
+        .payload_offset = offsetof(ap_message_t, u),
+        .raw_offset = offsetof(ap_message_t, raw),
+    },
+    .fast = ap_message_fast,
+    .valid = ap_message_fast_valid,
+};
 
 static const aps_type *const ap_data_content_block_type_alts[] = {
     &ap_image_content_block_type,
@@ -2330,12 +4867,28 @@ static const aps_type *const ap_data_content_block_type_alts[] = {
     &ap_file_content_block_type,
 };
 static const aps_literal ap_data_content_block_type_disc[] = {
-    { APS_LIT_TEXT, "image", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "video", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "audio", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "file", 4, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "image", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "video", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "audio", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "file", .len = 4 },
 };
-const aps_type ap_data_content_block_type = { APS_K_UNION, "DataContentBlock", sizeof(ap_data_content_block_t), { .un = { APS_U_DISCRIMINATED, ap_data_content_block_type_alts, 4, "type", ap_data_content_block_type_disc, offsetof(ap_data_content_block_t, kind), offsetof(ap_data_content_block_t, u), offsetof(ap_data_content_block_t, raw) } }, ap_data_content_block_fast, ap_data_content_block_fast_valid };
+const aps_type ap_data_content_block_type = {
+    .kind = APS_K_UNION,
+    .name = "DataContentBlock",
+    .size = sizeof(ap_data_content_block_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_data_content_block_type_alts,
+        .nalts = 4,
+        .disc_key = "type",
+        .disc = ap_data_content_block_type_disc,
+        .kind_offset = offsetof(ap_data_content_block_t, kind),
+        .payload_offset = offsetof(ap_data_content_block_t, u),
+        .raw_offset = offsetof(ap_data_content_block_t, raw),
+    },
+    .fast = ap_data_content_block_fast,
+    .valid = ap_data_content_block_fast_valid,
+};
 
 static const aps_type *const ap_tool_content_block_type_alts[] = {
     &ap_tool_call_type,
@@ -2345,26 +4898,82 @@ static const aps_type *const ap_tool_content_block_type_alts[] = {
     &ap_server_tool_result_type,
 };
 static const aps_literal ap_tool_content_block_type_disc[] = {
-    { APS_LIT_TEXT, "tool_call", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "tool_call_chunk", 15, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_call", 16, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_call_chunk", 22, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "server_tool_result", 18, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "tool_call", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "tool_call_chunk", .len = 15 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_call", .len = 16 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_call_chunk", .len = 22 },
+    { .kind = APS_LIT_TEXT, .text = "server_tool_result", .len = 18 },
 };
-const aps_type ap_tool_content_block_type = { APS_K_UNION, "ToolContentBlock", sizeof(ap_tool_content_block_t), { .un = { APS_U_DISCRIMINATED, ap_tool_content_block_type_alts, 5, "type", ap_tool_content_block_type_disc, offsetof(ap_tool_content_block_t, kind), offsetof(ap_tool_content_block_t, u), offsetof(ap_tool_content_block_t, raw) } }, ap_tool_content_block_fast, ap_tool_content_block_fast_valid };
+const aps_type ap_tool_content_block_type = {
+    .kind = APS_K_UNION,
+    .name = "ToolContentBlock",
+    .size = sizeof(ap_tool_content_block_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = ap_tool_content_block_type_alts,
+        .nalts = 5,
+        .disc_key = "type",
+        .disc = ap_tool_content_block_type_disc,
+        .kind_offset = offsetof(ap_tool_content_block_t, kind),
+        .payload_offset = offsetof(ap_tool_content_block_t, u),
+        .raw_offset = offsetof(ap_tool_content_block_t, raw),
+    },
+    .fast = ap_tool_content_block_fast,
+    .valid = ap_tool_content_block_fast_valid,
+};
 
-const aps_type ap_event_stream_request_channels_type = { APS_K_ARRAY, "EventStreamRequest.channels", sizeof(ap_event_stream_request_channels_t), { .arr = { &ap_channel_type, 1, SIZE_MAX } }, ap_event_stream_request_channels_fast, ap_event_stream_request_channels_fast_valid };
+const aps_type ap_event_stream_request_channels_type = {
+    .kind = APS_K_ARRAY,
+    .name = "EventStreamRequest.channels",
+    .size = sizeof(ap_event_stream_request_channels_t),
+    .u.arr = { .elem = &ap_channel_type, .min = 1, .max = SIZE_MAX },
+    .fast = ap_event_stream_request_channels_fast,
+    .valid = ap_event_stream_request_channels_fast_valid,
+};
 
-const aps_type ap_event_stream_request_namespaces_type = { APS_K_ARRAY, "EventStreamRequest.namespaces", sizeof(ap_event_stream_request_namespaces_t), { .arr = { &ap_namespace_type, 0, SIZE_MAX } }, ap_event_stream_request_namespaces_fast, ap_event_stream_request_namespaces_fast_valid };
+const aps_type ap_event_stream_request_namespaces_type = {
+    .kind = APS_K_ARRAY,
+    .name = "EventStreamRequest.namespaces",
+    .size = sizeof(ap_event_stream_request_namespaces_t),
+    .u.arr = { .elem = &ap_namespace_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_event_stream_request_namespaces_fast,
+    .valid = ap_event_stream_request_namespaces_fast_valid,
+};
 
 static const aps_field ap_event_stream_request_type_fields[] = {
-    { "channels", 8, "channels", 8, &ap_event_stream_request_channels_type, offsetof(ap_event_stream_request_t, channels), 0, 0, APS_F_PLAIN_NAMES },
-    { "namespaces", 10, "namespaces", 10, &ap_event_stream_request_namespaces_type, offsetof(ap_event_stream_request_t, namespaces), offsetof(ap_event_stream_request_t, has_namespaces), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "depth", 5, "depth", 5, &aps_uint_type, offsetof(ap_event_stream_request_t, depth), offsetof(ap_event_stream_request_t, has_depth), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "since", 5, "since", 5, &ap_js_uint_type, offsetof(ap_event_stream_request_t, since), offsetof(ap_event_stream_request_t, has_since), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "sinceEventId", 12, "since_event_id", 14, &aps_text_type, offsetof(ap_event_stream_request_t, since_event_id), offsetof(ap_event_stream_request_t, has_since_event_id), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "channels", .key_len = 8, .snake = "channels", .snake_len = 8, .type = &ap_event_stream_request_channels_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_stream_request_t, channels) },
+    { .key = "namespaces", .key_len = 10, .snake = "namespaces", .snake_len = 10, .type = &ap_event_stream_request_namespaces_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_stream_request_t, namespaces),
+      .present_offset = offsetof(ap_event_stream_request_t, has_namespaces) },
+    { .key = "depth", .key_len = 5, .snake = "depth", .snake_len = 5, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_stream_request_t, depth),
+      .present_offset = offsetof(ap_event_stream_request_t, has_depth) },
+    { .key = "since", .key_len = 5, .snake = "since", .snake_len = 5, .type = &ap_js_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_stream_request_t, since),
+      .present_offset = offsetof(ap_event_stream_request_t, has_since) },
+    { .key = "sinceEventId", .key_len = 12, .snake = "since_event_id", .snake_len = 14, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(ap_event_stream_request_t, since_event_id),
+      .present_offset = offsetof(ap_event_stream_request_t, has_since_event_id) },
 };
-const aps_type ap_event_stream_request_type = { APS_K_STRUCT, "EventStreamRequest", sizeof(ap_event_stream_request_t), { .st = { ap_event_stream_request_type_fields, 5, true, offsetof(ap_event_stream_request_t, extras), NULL, NULL, 0 } }, ap_event_stream_request_fast, ap_event_stream_request_fast_valid };
+const aps_type ap_event_stream_request_type = {
+    .kind = APS_K_STRUCT,
+    .name = "EventStreamRequest",
+    .size = sizeof(ap_event_stream_request_t),
+    .u.st = {
+        .fields = ap_event_stream_request_type_fields,
+        .nfields = 5,
+        .open = true,
+        .extras_offset = offsetof(ap_event_stream_request_t, extras),
+    },
+    .fast = ap_event_stream_request_fast,
+    .valid = ap_event_stream_request_fast_valid,
+};
 
 /* The member of Command that the name k names: its number, or -1. */
 static int ap_command_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -23626,174 +26235,174 @@ aps_status ap_event_stream_request_namespaces_validate(const ap_event_stream_req
 }
 
 const aps_named_type ap_types[] = {
-    { "js-int", &ap_js_int_type },
-    { "js-uint", &ap_js_uint_type },
-    { "Namespace", &ap_namespace_type },
-    { "Timestamp", &ap_timestamp_type },
-    { "MetadataScalar", &ap_metadata_scalar_type },
-    { "Command", &ap_command_type },
-    { "CommandData", &ap_command_data_type },
-    { "RunCommand", &ap_run_start_type },
-    { "run.start", &ap_run_start_type },
-    { "RunStartParams", &ap_run_start_params_type },
-    { "RunStartParams.config", &ap_run_start_params_config_type },
-    { "RunStartParams.metadata", &ap_run_start_params_metadata_type },
-    { "SubscriptionCommand", &ap_subscription_command_type },
-    { "subscription.subscribe", &ap_subscription_subscribe_type },
-    { "SubscribeParams", &ap_subscribe_params_type },
-    { "SubscribeParams.channels", &ap_subscribe_params_channels_type },
-    { "Channel", &ap_channel_type },
-    { "SubscribeParams.namespaces", &ap_subscribe_params_namespaces_type },
-    { "subscription.unsubscribe", &ap_subscription_unsubscribe_type },
-    { "UnsubscribeParams", &ap_unsubscribe_params_type },
-    { "subscription.reconnect", &ap_subscription_reconnect_type },
-    { "ReconnectParams", &ap_reconnect_params_type },
-    { "ReconnectParams.subscriptions", &ap_reconnect_params_subscriptions_type },
-    { "AgentCommand", &ap_agent_get_tree_type },
-    { "agent.getTree", &ap_agent_get_tree_type },
-    { "AgentGetTreeParams", &ap_agent_get_tree_params_type },
-    { "InputCommand", &ap_input_command_type },
-    { "input.respond", &ap_input_respond_type },
-    { "InputRespondParams", &ap_input_respond_params_type },
-    { "InputRespondOne", &ap_input_respond_one_type },
-    { "InputRespondOne.update", &ap_input_respond_one_update_type },
-    { "Goto", &ap_goto_type },
-    { "RunSend", &ap_run_send_type },
-    { "Goto/3", &ap_goto_alt3_type },
-    { "Goto/3[]", &ap_goto_alt3_item_type },
-    { "InputRespondOne.config", &ap_input_respond_one_config_type },
-    { "InputRespondOne.metadata", &ap_input_respond_one_metadata_type },
-    { "InputRespondMany", &ap_input_respond_many_type },
-    { "InputRespondMany.responses", &ap_input_respond_many_responses_type },
-    { "InputRespondEntry", &ap_input_respond_entry_type },
-    { "InputRespondMany.update", &ap_input_respond_many_update_type },
-    { "InputRespondMany.config", &ap_input_respond_many_config_type },
-    { "InputRespondMany.metadata", &ap_input_respond_many_metadata_type },
-    { "input.inject", &ap_input_inject_type },
-    { "InputInjectParams", &ap_input_inject_params_type },
-    { "InputMessage", &ap_input_message_type },
-    { "InputMessage.role", &ap_input_message_role_type },
-    { "StateCommand", &ap_state_command_type },
-    { "state.get", &ap_state_get_type },
-    { "StateGetParams", &ap_state_get_params_type },
-    { "StateGetParams.keys", &ap_state_get_params_keys_type },
-    { "state.listCheckpoints", &ap_state_list_checkpoints_type },
-    { "ListCheckpointsParams", &ap_list_checkpoints_params_type },
-    { "state.fork", &ap_state_fork_type },
-    { "StateForkParams", &ap_state_fork_params_type },
-    { "StateForkParams.config", &ap_state_fork_params_config_type },
-    { "Message", &ap_message_type },
-    { "CommandResponse", &ap_command_response_type },
-    { "ResultData", &ap_result_data_type },
-    { "RunResult", &ap_run_result_type },
-    { "SubscriptionResult", &ap_subscription_result_type },
-    { "SubscribeResult", &ap_subscribe_result_type },
-    { "ReconnectResult", &ap_reconnect_result_type },
-    { "ReconnectResult.currentNamespaces", &ap_reconnect_result_current_namespaces_type },
-    { "AgentStatusEntry", &ap_agent_status_entry_type },
-    { "AgentStatus", &ap_agent_status_type },
-    { "EmptyResult", &ap_empty_result_type },
-    { "AgentResult", &ap_agent_result_type },
-    { "AgentTreeNode", &ap_agent_tree_node_type },
-    { "AgentTreeNode.children", &ap_agent_tree_node_children_type },
-    { "AgentTreeNode.metadata", &ap_agent_tree_node_metadata_type },
-    { "InputResult", &ap_empty_result_type },
-    { "StateResult", &ap_state_result_type },
-    { "StateGetResult", &ap_state_get_result_type },
-    { "StateGetResult.values", &ap_state_get_result_values_type },
-    { "CheckpointRef", &ap_checkpoint_ref_type },
-    { "ListCheckpointsResult", &ap_list_checkpoints_result_type },
-    { "ListCheckpointsResult.checkpoints", &ap_list_checkpoints_result_checkpoints_type },
-    { "CheckpointSummary", &ap_checkpoint_summary_type },
-    { "CheckpointSummary.metadata", &ap_checkpoint_summary_metadata_type },
-    { "StateForkResult", &ap_state_fork_result_type },
-    { "ResponseMeta", &ap_response_meta_type },
-    { "ErrorResponse", &ap_error_response_type },
-    { "ErrorCode", &ap_error_code_type },
-    { "Event", &ap_event_type },
-    { "EventData", &ap_event_data_type },
-    { "LifecycleEvent", &ap_lifecycle_event_type },
-    { "LifecycleEvent.params", &ap_lifecycle_event_params_type },
-    { "LifecycleData", &ap_lifecycle_data_type },
-    { "LifecycleCause", &ap_lifecycle_cause_type },
-    { "LifecycleCauseToolCall", &ap_lifecycle_cause_tool_call_type },
-    { "LifecycleCauseSend", &ap_lifecycle_cause_send_type },
-    { "LifecycleCauseEdge", &ap_lifecycle_cause_edge_type },
-    { "MessagesEvent", &ap_messages_event_type },
-    { "MessagesEvent.params", &ap_messages_event_params_type },
-    { "MessagesData", &ap_messages_data_type },
-    { "MessageStartData", &ap_message_start_data_type },
-    { "MessageRole", &ap_message_role_type },
-    { "MessageMetadata", &ap_message_metadata_type },
-    { "ContentBlockStartData", &ap_content_block_start_data_type },
-    { "ContentBlock", &ap_content_block_type },
-    { "TextContentBlock", &ap_text_content_block_type },
-    { "BlockIndex", &ap_block_index_type },
-    { "TextContentBlock.annotations", &ap_text_content_block_annotations_type },
-    { "Annotation", &ap_annotation_type },
-    { "Citation", &ap_citation_type },
-    { "NonStandardAnnotation", &ap_non_standard_annotation_type },
-    { "NonStandardAnnotation.value", &ap_non_standard_annotation_value_type },
-    { "InvalidToolCall", &ap_invalid_tool_call_type },
-    { "ReasoningContentBlock", &ap_reasoning_content_block_type },
-    { "NonStandardContentBlock", &ap_non_standard_content_block_type },
-    { "NonStandardContentBlock.value", &ap_non_standard_content_block_value_type },
-    { "DataContentBlock", &ap_data_content_block_type },
-    { "ImageContentBlock", &ap_image_content_block_type },
-    { "VideoContentBlock", &ap_video_content_block_type },
-    { "AudioContentBlock", &ap_audio_content_block_type },
-    { "FileContentBlock", &ap_file_content_block_type },
-    { "ToolContentBlock", &ap_tool_content_block_type },
-    { "ToolCall", &ap_tool_call_type },
-    { "ToolCall.args", &ap_tool_call_args_type },
-    { "ToolCallChunk", &ap_tool_call_chunk_type },
-    { "ServerToolCall", &ap_server_tool_call_type },
-    { "ServerToolCall.args", &ap_server_tool_call_args_type },
-    { "ServerToolCallChunk", &ap_server_tool_call_chunk_type },
-    { "ServerToolResult", &ap_server_tool_result_type },
-    { "ServerToolResult.status", &ap_server_tool_result_status_type },
-    { "ContentBlockDeltaData", &ap_content_block_delta_data_type },
-    { "ContentBlockDelta", &ap_content_block_delta_type },
-    { "TextDelta", &ap_text_delta_type },
-    { "ReasoningDelta", &ap_reasoning_delta_type },
-    { "DataDelta", &ap_data_delta_type },
-    { "BlockDelta", &ap_block_delta_type },
-    { "BlockDeltaFields", &ap_block_delta_fields_type },
-    { "ToolCallDelta", &ap_tool_call_delta_type },
-    { "ContentBlockFinishData", &ap_content_block_finish_data_type },
-    { "FinalizedContentBlock", &ap_finalized_content_block_type },
-    { "MessageFinishData", &ap_message_finish_data_type },
-    { "UsageInfo", &ap_usage_info_type },
-    { "InputTokenDetails", &ap_input_token_details_type },
-    { "OutputTokenDetails", &ap_output_token_details_type },
-    { "MessageErrorData", &ap_message_error_data_type },
-    { "ToolsEvent", &ap_tools_event_type },
-    { "ToolsEvent.params", &ap_tools_event_params_type },
-    { "ToolsData", &ap_tools_data_type },
-    { "ToolStartedData", &ap_tool_started_data_type },
-    { "ToolOutputDeltaData", &ap_tool_output_delta_data_type },
-    { "ToolFinishedData", &ap_tool_finished_data_type },
-    { "ToolErrorData", &ap_tool_error_data_type },
-    { "InputEvent", &ap_input_event_type },
-    { "InputEvent.params", &ap_input_event_params_type },
-    { "InputRequestedData", &ap_input_requested_data_type },
-    { "ValuesEvent", &ap_values_event_type },
-    { "ValuesEvent.params", &ap_values_event_params_type },
-    { "UpdatesEvent", &ap_updates_event_type },
-    { "UpdatesEvent.params", &ap_updates_event_params_type },
-    { "UpdatesData", &ap_updates_data_type },
-    { "UpdatesData.values", &ap_updates_data_values_type },
-    { "CheckpointsEvent", &ap_checkpoints_event_type },
-    { "CheckpointsEvent.params", &ap_checkpoints_event_params_type },
-    { "Checkpoint", &ap_checkpoint_type },
-    { "CheckpointSource", &ap_checkpoint_source_type },
-    { "CustomEvent", &ap_custom_event_type },
-    { "CustomEvent.params", &ap_custom_event_params_type },
-    { "CustomData", &ap_custom_data_type },
-    { "TasksEvent", &ap_tasks_event_type },
-    { "TasksEvent.params", &ap_tasks_event_params_type },
-    { "EventStreamRequest", &ap_event_stream_request_type },
-    { "EventStreamRequest.channels", &ap_event_stream_request_channels_type },
-    { "EventStreamRequest.namespaces", &ap_event_stream_request_namespaces_type },
+    { .name = "js-int", .type = &ap_js_int_type },
+    { .name = "js-uint", .type = &ap_js_uint_type },
+    { .name = "Namespace", .type = &ap_namespace_type },
+    { .name = "Timestamp", .type = &ap_timestamp_type },
+    { .name = "MetadataScalar", .type = &ap_metadata_scalar_type },
+    { .name = "Command", .type = &ap_command_type },
+    { .name = "CommandData", .type = &ap_command_data_type },
+    { .name = "RunCommand", .type = &ap_run_start_type },
+    { .name = "run.start", .type = &ap_run_start_type },
+    { .name = "RunStartParams", .type = &ap_run_start_params_type },
+    { .name = "RunStartParams.config", .type = &ap_run_start_params_config_type },
+    { .name = "RunStartParams.metadata", .type = &ap_run_start_params_metadata_type },
+    { .name = "SubscriptionCommand", .type = &ap_subscription_command_type },
+    { .name = "subscription.subscribe", .type = &ap_subscription_subscribe_type },
+    { .name = "SubscribeParams", .type = &ap_subscribe_params_type },
+    { .name = "SubscribeParams.channels", .type = &ap_subscribe_params_channels_type },
+    { .name = "Channel", .type = &ap_channel_type },
+    { .name = "SubscribeParams.namespaces", .type = &ap_subscribe_params_namespaces_type },
+    { .name = "subscription.unsubscribe", .type = &ap_subscription_unsubscribe_type },
+    { .name = "UnsubscribeParams", .type = &ap_unsubscribe_params_type },
+    { .name = "subscription.reconnect", .type = &ap_subscription_reconnect_type },
+    { .name = "ReconnectParams", .type = &ap_reconnect_params_type },
+    { .name = "ReconnectParams.subscriptions", .type = &ap_reconnect_params_subscriptions_type },
+    { .name = "AgentCommand", .type = &ap_agent_get_tree_type },
+    { .name = "agent.getTree", .type = &ap_agent_get_tree_type },
+    { .name = "AgentGetTreeParams", .type = &ap_agent_get_tree_params_type },
+    { .name = "InputCommand", .type = &ap_input_command_type },
+    { .name = "input.respond", .type = &ap_input_respond_type },
+    { .name = "InputRespondParams", .type = &ap_input_respond_params_type },
+    { .name = "InputRespondOne", .type = &ap_input_respond_one_type },
+    { .name = "InputRespondOne.update", .type = &ap_input_respond_one_update_type },
+    { .name = "Goto", .type = &ap_goto_type },
+    { .name = "RunSend", .type = &ap_run_send_type },
+    { .name = "Goto/3", .type = &ap_goto_alt3_type },
+    { .name = "Goto/3[]", .type = &ap_goto_alt3_item_type },
+    { .name = "InputRespondOne.config", .type = &ap_input_respond_one_config_type },
+    { .name = "InputRespondOne.metadata", .type = &ap_input_respond_one_metadata_type },
+    { .name = "InputRespondMany", .type = &ap_input_respond_many_type },
+    { .name = "InputRespondMany.responses", .type = &ap_input_respond_many_responses_type },
+    { .name = "InputRespondEntry", .type = &ap_input_respond_entry_type },
+    { .name = "InputRespondMany.update", .type = &ap_input_respond_many_update_type },
+    { .name = "InputRespondMany.config", .type = &ap_input_respond_many_config_type },
+    { .name = "InputRespondMany.metadata", .type = &ap_input_respond_many_metadata_type },
+    { .name = "input.inject", .type = &ap_input_inject_type },
+    { .name = "InputInjectParams", .type = &ap_input_inject_params_type },
+    { .name = "InputMessage", .type = &ap_input_message_type },
+    { .name = "InputMessage.role", .type = &ap_input_message_role_type },
+    { .name = "StateCommand", .type = &ap_state_command_type },
+    { .name = "state.get", .type = &ap_state_get_type },
+    { .name = "StateGetParams", .type = &ap_state_get_params_type },
+    { .name = "StateGetParams.keys", .type = &ap_state_get_params_keys_type },
+    { .name = "state.listCheckpoints", .type = &ap_state_list_checkpoints_type },
+    { .name = "ListCheckpointsParams", .type = &ap_list_checkpoints_params_type },
+    { .name = "state.fork", .type = &ap_state_fork_type },
+    { .name = "StateForkParams", .type = &ap_state_fork_params_type },
+    { .name = "StateForkParams.config", .type = &ap_state_fork_params_config_type },
+    { .name = "Message", .type = &ap_message_type },
+    { .name = "CommandResponse", .type = &ap_command_response_type },
+    { .name = "ResultData", .type = &ap_result_data_type },
+    { .name = "RunResult", .type = &ap_run_result_type },
+    { .name = "SubscriptionResult", .type = &ap_subscription_result_type },
+    { .name = "SubscribeResult", .type = &ap_subscribe_result_type },
+    { .name = "ReconnectResult", .type = &ap_reconnect_result_type },
+    { .name = "ReconnectResult.currentNamespaces", .type = &ap_reconnect_result_current_namespaces_type },
+    { .name = "AgentStatusEntry", .type = &ap_agent_status_entry_type },
+    { .name = "AgentStatus", .type = &ap_agent_status_type },
+    { .name = "EmptyResult", .type = &ap_empty_result_type },
+    { .name = "AgentResult", .type = &ap_agent_result_type },
+    { .name = "AgentTreeNode", .type = &ap_agent_tree_node_type },
+    { .name = "AgentTreeNode.children", .type = &ap_agent_tree_node_children_type },
+    { .name = "AgentTreeNode.metadata", .type = &ap_agent_tree_node_metadata_type },
+    { .name = "InputResult", .type = &ap_empty_result_type },
+    { .name = "StateResult", .type = &ap_state_result_type },
+    { .name = "StateGetResult", .type = &ap_state_get_result_type },
+    { .name = "StateGetResult.values", .type = &ap_state_get_result_values_type },
+    { .name = "CheckpointRef", .type = &ap_checkpoint_ref_type },
+    { .name = "ListCheckpointsResult", .type = &ap_list_checkpoints_result_type },
+    { .name = "ListCheckpointsResult.checkpoints", .type = &ap_list_checkpoints_result_checkpoints_type },
+    { .name = "CheckpointSummary", .type = &ap_checkpoint_summary_type },
+    { .name = "CheckpointSummary.metadata", .type = &ap_checkpoint_summary_metadata_type },
+    { .name = "StateForkResult", .type = &ap_state_fork_result_type },
+    { .name = "ResponseMeta", .type = &ap_response_meta_type },
+    { .name = "ErrorResponse", .type = &ap_error_response_type },
+    { .name = "ErrorCode", .type = &ap_error_code_type },
+    { .name = "Event", .type = &ap_event_type },
+    { .name = "EventData", .type = &ap_event_data_type },
+    { .name = "LifecycleEvent", .type = &ap_lifecycle_event_type },
+    { .name = "LifecycleEvent.params", .type = &ap_lifecycle_event_params_type },
+    { .name = "LifecycleData", .type = &ap_lifecycle_data_type },
+    { .name = "LifecycleCause", .type = &ap_lifecycle_cause_type },
+    { .name = "LifecycleCauseToolCall", .type = &ap_lifecycle_cause_tool_call_type },
+    { .name = "LifecycleCauseSend", .type = &ap_lifecycle_cause_send_type },
+    { .name = "LifecycleCauseEdge", .type = &ap_lifecycle_cause_edge_type },
+    { .name = "MessagesEvent", .type = &ap_messages_event_type },
+    { .name = "MessagesEvent.params", .type = &ap_messages_event_params_type },
+    { .name = "MessagesData", .type = &ap_messages_data_type },
+    { .name = "MessageStartData", .type = &ap_message_start_data_type },
+    { .name = "MessageRole", .type = &ap_message_role_type },
+    { .name = "MessageMetadata", .type = &ap_message_metadata_type },
+    { .name = "ContentBlockStartData", .type = &ap_content_block_start_data_type },
+    { .name = "ContentBlock", .type = &ap_content_block_type },
+    { .name = "TextContentBlock", .type = &ap_text_content_block_type },
+    { .name = "BlockIndex", .type = &ap_block_index_type },
+    { .name = "TextContentBlock.annotations", .type = &ap_text_content_block_annotations_type },
+    { .name = "Annotation", .type = &ap_annotation_type },
+    { .name = "Citation", .type = &ap_citation_type },
+    { .name = "NonStandardAnnotation", .type = &ap_non_standard_annotation_type },
+    { .name = "NonStandardAnnotation.value", .type = &ap_non_standard_annotation_value_type },
+    { .name = "InvalidToolCall", .type = &ap_invalid_tool_call_type },
+    { .name = "ReasoningContentBlock", .type = &ap_reasoning_content_block_type },
+    { .name = "NonStandardContentBlock", .type = &ap_non_standard_content_block_type },
+    { .name = "NonStandardContentBlock.value", .type = &ap_non_standard_content_block_value_type },
+    { .name = "DataContentBlock", .type = &ap_data_content_block_type },
+    { .name = "ImageContentBlock", .type = &ap_image_content_block_type },
+    { .name = "VideoContentBlock", .type = &ap_video_content_block_type },
+    { .name = "AudioContentBlock", .type = &ap_audio_content_block_type },
+    { .name = "FileContentBlock", .type = &ap_file_content_block_type },
+    { .name = "ToolContentBlock", .type = &ap_tool_content_block_type },
+    { .name = "ToolCall", .type = &ap_tool_call_type },
+    { .name = "ToolCall.args", .type = &ap_tool_call_args_type },
+    { .name = "ToolCallChunk", .type = &ap_tool_call_chunk_type },
+    { .name = "ServerToolCall", .type = &ap_server_tool_call_type },
+    { .name = "ServerToolCall.args", .type = &ap_server_tool_call_args_type },
+    { .name = "ServerToolCallChunk", .type = &ap_server_tool_call_chunk_type },
+    { .name = "ServerToolResult", .type = &ap_server_tool_result_type },
+    { .name = "ServerToolResult.status", .type = &ap_server_tool_result_status_type },
+    { .name = "ContentBlockDeltaData", .type = &ap_content_block_delta_data_type },
+    { .name = "ContentBlockDelta", .type = &ap_content_block_delta_type },
+    { .name = "TextDelta", .type = &ap_text_delta_type },
+    { .name = "ReasoningDelta", .type = &ap_reasoning_delta_type },
+    { .name = "DataDelta", .type = &ap_data_delta_type },
+    { .name = "BlockDelta", .type = &ap_block_delta_type },
+    { .name = "BlockDeltaFields", .type = &ap_block_delta_fields_type },
+    { .name = "ToolCallDelta", .type = &ap_tool_call_delta_type },
+    { .name = "ContentBlockFinishData", .type = &ap_content_block_finish_data_type },
+    { .name = "FinalizedContentBlock", .type = &ap_finalized_content_block_type },
+    { .name = "MessageFinishData", .type = &ap_message_finish_data_type },
+    { .name = "UsageInfo", .type = &ap_usage_info_type },
+    { .name = "InputTokenDetails", .type = &ap_input_token_details_type },
+    { .name = "OutputTokenDetails", .type = &ap_output_token_details_type },
+    { .name = "MessageErrorData", .type = &ap_message_error_data_type },
+    { .name = "ToolsEvent", .type = &ap_tools_event_type },
+    { .name = "ToolsEvent.params", .type = &ap_tools_event_params_type },
+    { .name = "ToolsData", .type = &ap_tools_data_type },
+    { .name = "ToolStartedData", .type = &ap_tool_started_data_type },
+    { .name = "ToolOutputDeltaData", .type = &ap_tool_output_delta_data_type },
+    { .name = "ToolFinishedData", .type = &ap_tool_finished_data_type },
+    { .name = "ToolErrorData", .type = &ap_tool_error_data_type },
+    { .name = "InputEvent", .type = &ap_input_event_type },
+    { .name = "InputEvent.params", .type = &ap_input_event_params_type },
+    { .name = "InputRequestedData", .type = &ap_input_requested_data_type },
+    { .name = "ValuesEvent", .type = &ap_values_event_type },
+    { .name = "ValuesEvent.params", .type = &ap_values_event_params_type },
+    { .name = "UpdatesEvent", .type = &ap_updates_event_type },
+    { .name = "UpdatesEvent.params", .type = &ap_updates_event_params_type },
+    { .name = "UpdatesData", .type = &ap_updates_data_type },
+    { .name = "UpdatesData.values", .type = &ap_updates_data_values_type },
+    { .name = "CheckpointsEvent", .type = &ap_checkpoints_event_type },
+    { .name = "CheckpointsEvent.params", .type = &ap_checkpoints_event_params_type },
+    { .name = "Checkpoint", .type = &ap_checkpoint_type },
+    { .name = "CheckpointSource", .type = &ap_checkpoint_source_type },
+    { .name = "CustomEvent", .type = &ap_custom_event_type },
+    { .name = "CustomEvent.params", .type = &ap_custom_event_params_type },
+    { .name = "CustomData", .type = &ap_custom_data_type },
+    { .name = "TasksEvent", .type = &ap_tasks_event_type },
+    { .name = "TasksEvent.params", .type = &ap_tasks_event_params_type },
+    { .name = "EventStreamRequest", .type = &ap_event_stream_request_type },
+    { .name = "EventStreamRequest.channels", .type = &ap_event_stream_request_channels_type },
+    { .name = "EventStreamRequest.namespaces", .type = &ap_event_stream_request_namespaces_type },
 };
 const size_t ap_types_count = sizeof ap_types / sizeof ap_types[0];

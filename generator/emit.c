@@ -4,15 +4,19 @@
  * This file computes what the templates cannot: C type names, descriptor
  * names, offsetof expressions, escaped string literals, doc comment blocks
  * and the declaration order (each type after the types it holds by value).
- * All C syntax lives in the templates.
+ * All C syntax lives in the templates, except the designated initializers
+ * of a descriptor's union member and of literals (`{ .min = 0, .max = 9 }`),
+ * whose fields depend on the kind and leave zeros out.
  */
 #include "emit.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "aps/fast.h"
 #include "lower.h"
@@ -221,18 +225,64 @@ static const char *size_lit(emitter *E, uint64_t v)
     return v == AST_OCCUR_INF || v == SIZE_MAX ? "SIZE_MAX" : cddl_fmt(E->ctx, "%llu", (unsigned long long)v);
 }
 
+/* The parts given, each ".field = value", joined by `sep`; NULL parts (fields left zero) skipped. */
+static const char *joined(emitter *E, const char *const *parts, size_t n, const char *sep)
+{
+    const char *s = "";
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (parts[i] != NULL)
+            s = s[0] ? cddl_fmt(E->ctx, "%s%s%s", s, sep, parts[i]) : parts[i];
+    return s;
+}
+
+/* The designated initializer `{ .a = x, .b = y }` of the parts given (see joined). */
+static const char *designated(emitter *E, const char *const *parts, size_t n)
+{
+    return cddl_fmt(E->ctx, "{ %s }", joined(E, parts, n, ", "));
+}
+
+/*
+ * The same for the `u` member of a descriptor, which desc.c.tmpl writes
+ * four columns in: on one line when it fits in about 100 columns, else one
+ * field per line, so a reader finds each field without scrolling sideways.
+ */
+static const char *designated_u(emitter *E, const char *const *parts, size_t n)
+{
+    const char *one = designated(E, parts, n), *s = "{\n";
+    size_t i;
+    if (strlen(one) <= 80)
+        return one;
+    for (i = 0; i < n; i++)
+        if (parts[i] != NULL)
+            s = cddl_fmt(E->ctx, "%s        %s,\n", s, parts[i]);
+    return cddl_fmt(E->ctx, "%s    }", s);
+}
+
+/* ".name = value" for designated(), or NULL (left zero) when `cond` is false. */
+static const char *field_if(emitter *E, int cond, const char *name, const char *value)
+{
+    return cond ? cddl_fmt(E->ctx, ".%s = %s", name, value) : NULL;
+}
+
+/* An aps_literal initializer: its kind and the one value that kind uses. */
 static const char *literal_init(emitter *E, const ir_literal *l)
 {
     static const char *const kinds[] = { "APS_LIT_TEXT", "APS_LIT_INT", "APS_LIT_UINT", "APS_LIT_FLOAT",
                                          "APS_LIT_BOOL", "APS_LIT_NULL" };
-    if (l->kind == IR_LIT_TEXT)
-        return cddl_fmt(E->ctx, "{ %s, %s, %zu, 0, 0, 0.0 }", kinds[l->kind], c_string(E, l->text.ptr, l->text.len),
-                   l->text.len);
-    if (l->kind == IR_LIT_FLOAT)
-        return cddl_fmt(E->ctx, "{ %s, NULL, 0, 0, 0, %.17g }", kinds[l->kind], l->f);
-    if (l->kind == IR_LIT_UINT)
-        return cddl_fmt(E->ctx, "{ %s, NULL, 0, 0, %s, 0.0 }", kinds[l->kind], uint_lit(E, l->u));
-    return cddl_fmt(E->ctx, "{ %s, NULL, 0, %s, 0, 0.0 }", kinds[l->kind], int_lit(E, l->i));
+    const char *parts[3] = { NULL, NULL, NULL };
+    parts[0] = field_if(E, 1, "kind", kinds[l->kind]);
+    if (l->kind == IR_LIT_TEXT) {
+        parts[1] = field_if(E, 1, "text", c_string(E, l->text.ptr, l->text.len));
+        parts[2] = field_if(E, 1, "len", cddl_fmt(E->ctx, "%zu", l->text.len));
+    } else if (l->kind == IR_LIT_FLOAT) {
+        parts[1] = field_if(E, 1, "f", cddl_fmt(E->ctx, "%.17g", l->f));
+    } else if (l->kind == IR_LIT_UINT) {
+        parts[1] = field_if(E, 1, "u", uint_lit(E, l->u));
+    } else if (l->kind != IR_LIT_NULL) {
+        parts[1] = field_if(E, 1, "i", int_lit(E, l->i));
+    }
+    return designated(E, parts, 3);
 }
 
 /* ---- generated decoders --------------------------------------------------------
@@ -624,46 +674,112 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
     return d;
 }
 
+/* "&NAME" of the descriptor of `t`, for a pointer member of an initializer. */
+static const char *desc_ref(emitter *E, const ir_type *t)
+{
+    return cddl_fmt(E->ctx, "&%s", desc_of(E, t));
+}
+
+/* The `u` member of a numeric or text descriptor: "union_member" and its "init". */
+static void describe_scalar(emitter *E, const ir_type *t, tmpl_value *d)
+{
+    cddl_ctx *C = E->ctx;
+    const char *p[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
+    switch (t->kind) {
+    case IR_INT:
+        p[0] = field_if(E, 1, "min", int_lit(E, t->imin));
+        p[1] = field_if(E, 1, "max", int_lit(E, t->imax));
+        tmpl_set(C, d, "union_member", "i");
+        break;
+    case IR_UINT:
+        p[0] = field_if(E, 1, "min", uint_lit(E, t->umin));
+        p[1] = field_if(E, 1, "max", uint_lit(E, t->umax));
+        tmpl_set(C, d, "union_member", "u");
+        break;
+    case IR_FLOAT:
+        p[0] = field_if(E, 1, "min", cddl_fmt(C, "%.17g", t->fmin));
+        p[1] = field_if(E, 1, "max", cddl_fmt(C, "%.17g", t->fmax));
+        p[2] = field_if(E, t->has_fmin, "has_min", "true");
+        p[3] = field_if(E, t->has_fmax, "has_max", "true");
+        p[4] = field_if(E, t->fmin_excl, "min_exclusive", "true");
+        p[5] = field_if(E, t->fmax_excl, "max_exclusive", "true");
+        tmpl_set(C, d, "union_member", "f");
+        break;
+    default: /* IR_TEXT */
+        p[0] = field_if(E, 1, "min_len", cddl_fmt(C, "%zu", t->len_min));
+        p[1] = field_if(E, 1, "max_len", size_lit(E, t->len_max));
+        p[2] = field_if(E, t->pattern != NULL, "pattern",
+                        t->pattern ? c_string(E, t->pattern, strlen(t->pattern)) : "");
+        tmpl_set(C, d, "union_member", "text");
+        break;
+    }
+    tmpl_set(C, d, "init", designated_u(E, p, 6));
+}
+
+/* The rows of a struct's member table (`struct_fields`): each an aps_field initializer. */
+static tmpl_value *describe_fields(emitter *E, const ir_type *t, const char *ct)
+{
+    static const char *const names[] = { "APS_F_OPTIONAL", "APS_F_LITERAL", "APS_F_NULLABLE",
+                                         "APS_F_PLAIN_NAMES", "APS_F_SHARED_NAME" };
+    cddl_ctx *C = E->ctx;
+    tmpl_value *fields = tmpl_list(C);
+    size_t i, b;
+    for (i = 0; i < t->nfields; i++) {
+        const ir_field *f = &t->fields[i];
+        tmpl_value *v = tmpl_object(C);
+        char flags[120] = "";
+        const char *p[4];
+        for (b = 0; b < sizeof names / sizeof names[0]; b++)
+            if (f->flags & (1u << b))
+                snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", flags[0] ? " | " : "",
+                         names[b]);
+        tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
+        tmpl_setf(C, v, "key_len", "%zu", f->key.len);
+        tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
+        tmpl_setf(C, v, "snake_len", "%zu", strlen(f->snake));
+        tmpl_set(C, v, "type", desc_ref(E, f->type));
+        /* the rest of the row, a line each: its flags and where the value lives, zeros left out */
+        p[0] = field_if(E, flags[0] != '\0', "flags", flags);
+        p[1] = field_if(E, !(f->flags & IR_F_LITERAL), "offset", cddl_fmt(C, "offsetof(%s, %s)", ct, f->c_name));
+        p[2] = field_if(E, (f->flags & IR_F_OPTIONAL) != 0, "present_offset",
+                        cddl_fmt(C, "offsetof(%s, has_%s)", ct, f->c_name));
+        p[3] = field_if(E, (f->flags & IR_F_NULLABLE) != 0, "null_offset",
+                        cddl_fmt(C, "offsetof(%s, %s_is_null)", ct, f->c_name));
+        tmpl_set(C, v, "rest", joined(E, p, 4, ",\n      "));
+        tmpl_append(C, fields, v);
+    }
+    return fields;
+}
+
 /* The descriptor's initializer and the auxiliary arrays it needs, as template data. */
 static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
 {
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C);
     const char *ct = t->named ? ctype(E, t) : NULL;
+    const char *p[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     size_t i;
     tmpl_set(C, d, "desc", name);
-    tmpl_set(C, d, "rule", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "NULL");
-    tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "0" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
+    tmpl_set(C, d, "rule_name", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "");
+    tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
     tmpl_flag(C, d, "external", t->named);
-    tmpl_set(C, d, "fast", has_fast(t) ? fast_fn(E, t) : "NULL");
-    tmpl_set(C, d, "valid", has_fast(t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "NULL");
+    tmpl_set(C, d, "fast", has_fast(t) ? fast_fn(E, t) : "");
+    tmpl_set(C, d, "valid", has_fast(t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "");
+    tmpl_set(C, d, "union_member", "");
+    tmpl_set(C, d, "init", "");
     switch (t->kind) {
     case IR_ANY: case IR_BOOL:
         tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APS_K_ANY" : "APS_K_BOOL");
-        tmpl_set(C, d, "init", ".i = { 0, 0 }");
         break;
-    case IR_INT:
-        tmpl_set(C, d, "kind", "APS_K_INT");
-        tmpl_setf(C, d, "init", ".i = { %s, %s }", int_lit(E, t->imin), int_lit(E, t->imax));
-        break;
-    case IR_UINT:
-        tmpl_set(C, d, "kind", "APS_K_UINT");
-        tmpl_setf(C, d, "init", ".u = { %s, %s }", uint_lit(E, t->umin), uint_lit(E, t->umax));
-        break;
-    case IR_FLOAT:
-        tmpl_set(C, d, "kind", "APS_K_FLOAT");
-        tmpl_setf(C, d, "init", ".f = { %.17g, %.17g, %s, %s, %s, %s }", t->fmin, t->fmax,
-                  t->has_fmin ? "true" : "false", t->has_fmax ? "true" : "false",
-                  t->fmin_excl ? "true" : "false", t->fmax_excl ? "true" : "false");
-        break;
-    case IR_TEXT:
-        tmpl_set(C, d, "kind", "APS_K_TEXT");
-        tmpl_setf(C, d, "init", ".text = { %zu, %s, %s }", t->len_min, size_lit(E, t->len_max),
-                  t->pattern ? c_string(E, t->pattern, strlen(t->pattern)) : "NULL");
+    case IR_INT: case IR_UINT: case IR_FLOAT: case IR_TEXT:
+        tmpl_set(C, d, "kind", t->kind == IR_INT ? "APS_K_INT" : t->kind == IR_UINT ? "APS_K_UINT"
+                               : t->kind == IR_FLOAT ? "APS_K_FLOAT" : "APS_K_TEXT");
+        describe_scalar(E, t, d);
         break;
     case IR_LITERAL:
         tmpl_set(C, d, "kind", "APS_K_LITERAL");
-        tmpl_setf(C, d, "init", ".lit = %s", literal_init(E, &t->lit));
+        tmpl_set(C, d, "union_member", "lit");
+        tmpl_set(C, d, "init", literal_init(E, &t->lit));
         break;
     case IR_ENUM: {
         tmpl_value *vals = tmpl_list(C);
@@ -675,65 +791,56 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         tmpl_put(C, d, "enum_values", vals);
         tmpl_flag(C, d, "has_values", t->nvalues > 0);
         tmpl_set(C, d, "kind", "APS_K_ENUM");
-        tmpl_setf(C, d, "init", ".enm = { %s_values, %zu, %s, %s }", name, t->nvalues,
-                  t->other ? cddl_fmt(E->ctx, "&%s", desc_of(E, t->other)) : "NULL",
-                  t->other ? cddl_fmt(E->ctx, "offsetof(%s, other)", ct) : "0");
+        p[0] = field_if(E, t->nvalues > 0, "values", cddl_fmt(C, "%s_values", name));
+        p[1] = field_if(E, 1, "count", cddl_fmt(C, "%zu", t->nvalues));
+        p[2] = field_if(E, t->other != NULL, "other", t->other ? desc_ref(E, t->other) : "");
+        p[3] = field_if(E, t->other != NULL, "other_offset", t->other ? cddl_fmt(C, "offsetof(%s, other)", ct) : "");
+        tmpl_set(C, d, "union_member", "enm");
+        tmpl_set(C, d, "init", designated_u(E, p, 4));
         break;
     }
-    case IR_STRUCT: {
-        tmpl_value *fields = tmpl_list(C);
-        for (i = 0; i < t->nfields; i++) {
-            const ir_field *f = &t->fields[i];
-            tmpl_value *v = tmpl_object(C);
-            static const char *const names[] = { "APS_F_OPTIONAL", "APS_F_LITERAL", "APS_F_NULLABLE",
-                                                 "APS_F_PLAIN_NAMES", "APS_F_SHARED_NAME" };
-            char flags[120] = "";
-            size_t b;
-            for (b = 0; b < sizeof names / sizeof names[0]; b++)
-                if (f->flags & (1u << b))
-                    snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s",
-                             flags[0] ? " | " : "", names[b]);
-            tmpl_set(C, v, "key", c_string(E, f->key.ptr, f->key.len));
-            tmpl_setf(C, v, "key_len", "%zu", f->key.len);
-            tmpl_set(C, v, "snake", c_string(E, f->snake, strlen(f->snake)));
-            tmpl_setf(C, v, "snake_len", "%zu", strlen(f->snake));
-            tmpl_setf(C, v, "type", "&%s", desc_of(E, f->type));
-            tmpl_set(C, v, "offset", (f->flags & IR_F_LITERAL) ? "0" : cddl_fmt(E->ctx, "offsetof(%s, %s)", ct, f->c_name));
-            tmpl_set(C, v, "present", (f->flags & IR_F_OPTIONAL) ? cddl_fmt(E->ctx, "offsetof(%s, has_%s)", ct, f->c_name) : "0");
-            tmpl_set(C, v, "null", (f->flags & IR_F_NULLABLE) ? cddl_fmt(E->ctx, "offsetof(%s, %s_is_null)", ct, f->c_name) : "0");
-            tmpl_set(C, v, "flags", flags[0] ? flags : "0");
-            tmpl_append(C, fields, v);
-        }
-        tmpl_put(C, d, "struct_fields", fields);
+    case IR_STRUCT:
+        tmpl_put(C, d, "struct_fields", describe_fields(E, t, ct));
         tmpl_flag(C, d, "has_fields", t->nfields > 0);
         tmpl_set(C, d, "kind", "APS_K_STRUCT");
-        tmpl_setf(C, d, "init", ".st = { %s, %zu, %s, %s, %s, %s, %s }",
-                  t->nfields ? cddl_fmt(E->ctx, "%s_fields", name) : "NULL", t->nfields, t->open ? "true" : "false",
-                  t->open ? cddl_fmt(E->ctx, "offsetof(%s, extras)", ct) : "0",
-                  t->extras_type ? cddl_fmt(E->ctx, "&%s", desc_of(E, t->extras_type)) : "NULL",
-                  t->variants ? cddl_fmt(E->ctx, "&%s", desc_of(E, resolved(t->variants))) : "NULL",
-                  t->variants ? cddl_fmt(E->ctx, "offsetof(%s, %s)", ct, t->variants_c_name) : "0");
+        p[0] = field_if(E, t->nfields > 0, "fields", cddl_fmt(C, "%s_fields", name));
+        p[1] = field_if(E, 1, "nfields", cddl_fmt(C, "%zu", t->nfields));
+        p[2] = field_if(E, t->open, "open", "true");
+        p[3] = field_if(E, t->open, "extras_offset", t->open ? cddl_fmt(C, "offsetof(%s, extras)", ct) : "");
+        p[4] = field_if(E, t->extras_type != NULL, "extras_type", t->extras_type ? desc_ref(E, t->extras_type) : "");
+        p[5] = field_if(E, t->variants != NULL, "variants", t->variants ? desc_ref(E, resolved(t->variants)) : "");
+        p[6] = field_if(E, t->variants != NULL, "variants_offset",
+                        t->variants ? cddl_fmt(C, "offsetof(%s, %s)", ct, t->variants_c_name) : "");
+        tmpl_set(C, d, "union_member", "st");
+        tmpl_set(C, d, "init", designated_u(E, p, 7));
         break;
-    }
     case IR_ARRAY:
         tmpl_set(C, d, "kind", "APS_K_ARRAY");
-        tmpl_setf(C, d, "init", ".arr = { &%s, %s, %s }", desc_of(E, t->elem), size_lit(E, t->occ_min),
-                  size_lit(E, t->occ_max));
+        p[0] = field_if(E, 1, "elem", desc_ref(E, t->elem));
+        p[1] = field_if(E, 1, "min", size_lit(E, t->occ_min));
+        p[2] = field_if(E, 1, "max", size_lit(E, t->occ_max));
+        tmpl_set(C, d, "union_member", "arr");
+        tmpl_set(C, d, "init", designated_u(E, p, 3));
         break;
     case IR_MAP:
         tmpl_set(C, d, "kind", "APS_K_MAP");
-        tmpl_setf(C, d, "init", ".map = { &%s, sizeof(%s_%s_entry_t), offsetof(%s_%s_entry_t, value), %s, %s }",
-                  desc_of(E, t->elem), E->opt->prefix, t->c_name, E->opt->prefix, t->c_name,
-                  size_lit(E, t->occ_min), size_lit(E, t->occ_max));
+        p[0] = field_if(E, 1, "value", desc_ref(E, t->elem));
+        p[1] = field_if(E, 1, "entry_size", cddl_fmt(C, "sizeof(%s_%s_entry_t)", E->opt->prefix, t->c_name));
+        p[2] = field_if(E, 1, "value_offset", cddl_fmt(C, "offsetof(%s_%s_entry_t, value)", E->opt->prefix, t->c_name));
+        p[3] = field_if(E, 1, "min", size_lit(E, t->occ_min));
+        p[4] = field_if(E, 1, "max", size_lit(E, t->occ_max));
+        tmpl_set(C, d, "union_member", "map");
+        tmpl_set(C, d, "init", designated_u(E, p, 5));
         break;
     case IR_UNION: {
         tmpl_value *alts = tmpl_list(C), *disc = tmpl_list(C);
         static const char *const cls[] = { "APS_U_DISCRIMINATED", "APS_U_KIND", "APS_U_UNTAGGED" };
+        int by_disc = t->cls == IR_U_DISCRIMINATED;
         for (i = 0; i < t->nalts; i++) {
             tmpl_value *v = tmpl_object(C);
-            tmpl_setf(C, v, "alt", "&%s", desc_of(E, resolved(t->alts[i])));
+            tmpl_set(C, v, "alt", desc_ref(E, resolved(t->alts[i])));
             tmpl_append(C, alts, v);
-            if (t->cls == IR_U_DISCRIMINATED) {
+            if (by_disc) {
                 v = tmpl_object(C);
                 tmpl_set(C, v, "literal", literal_init(E, &t->disc[i]));
                 tmpl_append(C, disc, v);
@@ -742,12 +849,18 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         tmpl_put(C, d, "union_alts", alts);
         tmpl_put(C, d, "union_disc", disc);
         tmpl_flag(C, d, "has_alts", t->nalts > 0);
-        tmpl_flag(C, d, "has_disc", t->cls == IR_U_DISCRIMINATED);
+        tmpl_flag(C, d, "has_disc", by_disc);
         tmpl_set(C, d, "kind", "APS_K_UNION");
-        tmpl_setf(C, d, "init", ".un = { %s, %s_alts, %zu, %s, %s, offsetof(%s, kind), offsetof(%s, u), offsetof(%s, raw) }",
-                  cls[t->cls], name, t->nalts,
-                  t->cls == IR_U_DISCRIMINATED ? c_string(E, t->disc_key.ptr, t->disc_key.len) : "NULL",
-                  t->cls == IR_U_DISCRIMINATED ? cddl_fmt(E->ctx, "%s_disc", name) : "NULL", ct, ct, ct);
+        p[0] = field_if(E, 1, "cls", cls[t->cls]);
+        p[1] = field_if(E, 1, "alts", cddl_fmt(C, "%s_alts", name));
+        p[2] = field_if(E, 1, "nalts", cddl_fmt(C, "%zu", t->nalts));
+        p[3] = field_if(E, by_disc, "disc_key", by_disc ? c_string(E, t->disc_key.ptr, t->disc_key.len) : "");
+        p[4] = field_if(E, by_disc, "disc", by_disc ? cddl_fmt(C, "%s_disc", name) : "");
+        p[5] = field_if(E, 1, "kind_offset", cddl_fmt(C, "offsetof(%s, kind)", ct));
+        p[6] = field_if(E, 1, "payload_offset", cddl_fmt(C, "offsetof(%s, u)", ct));
+        p[7] = field_if(E, 1, "raw_offset", cddl_fmt(C, "offsetof(%s, raw)", ct));
+        tmpl_set(C, d, "union_member", "un");
+        tmpl_set(C, d, "init", designated_u(E, p, 8));
         break;
     }
     case IR_ALIAS:
@@ -1048,6 +1161,10 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     tmpl_set(ctx, data, "prefix", opt->prefix);
     tmpl_set(ctx, data, "PREFIX", upper(&E, opt->prefix));
     tmpl_set(ctx, data, "version", CDDLGEN_VERSION);
+    /* the runtime cddlgen was built with is the one its output is for (header.h.tmpl checks it) */
+    tmpl_set(ctx, data, "runtime_version", APS_VERSION_STRING);
+    tmpl_setf(ctx, data, "runtime_major", "%d", APS_VERSION_MAJOR);
+    tmpl_setf(ctx, data, "runtime_minor", "%d", APS_VERSION_MINOR);
     tmpl_set(ctx, data, "schema", mod->schema_name);
     tmpl_setf(ctx, data, "header", "%s.h", opt->prefix);
     tmpl_setf(ctx, data, "GUARD", "%s_H", upper(&E, opt->prefix));
@@ -1089,6 +1206,11 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     if (ctx->diag->errors > before)
         return (int)(ctx->diag->errors - before);
 
+    /* the folder itself, not its parents: a mistyped path should fail, not grow a tree */
+    if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {
+        diag_plain(ctx->diag, DIAG_ERROR, opt->out_dir, "cannot create the --out folder: %s", strerror(errno));
+        return 1;
+    }
     snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
     if ((out = fopen(path, "wb")) == NULL) {
         diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write");

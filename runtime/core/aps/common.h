@@ -19,6 +19,19 @@
 extern "C" {
 #endif
 
+/*
+ * The runtime's version, equal to the cddlgen project version that shipped it
+ * (the ctest package-runtime-version holds them equal). Generated headers
+ * compare APS_VERSION_MAJOR and APS_VERSION_MINOR with the version they were
+ * generated for and refuse to compile against another (templates/header.h.tmpl).
+ * APS_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH, for `#if`.
+ */
+#define APS_VERSION_MAJOR 0
+#define APS_VERSION_MINOR 1
+#define APS_VERSION_PATCH 0
+#define APS_VERSION_NUMBER (APS_VERSION_MAJOR * 10000 + APS_VERSION_MINOR * 100 + APS_VERSION_PATCH)
+#define APS_VERSION_STRING "0.1.0"
+
 /* Marks a function whose result must be looked at. */
 #if defined(__GNUC__) || defined(__clang__)
 #define APS_NODISCARD __attribute__((warn_unused_result))

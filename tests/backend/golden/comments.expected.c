@@ -22,25 +22,60 @@ static const char *comments_person_fast(aps_fast_ctx *c, const char *p, void *ou
 static bool comments_person_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const aps_field comments_person_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(comments_person_t, name), 0, 0, APS_F_PLAIN_NAMES },
-    { "age", 3, "age", 3, &aps_uint_type, offsetof(comments_person_t, age), 0, 0, APS_F_PLAIN_NAMES },
-    { "email", 5, "email", 5, &aps_text_type, offsetof(comments_person_t, email), offsetof(comments_person_t, has_email), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "nick", 4, "nick", 4, &aps_text_type, offsetof(comments_person_t, nick), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(comments_person_t, name) },
+    { .key = "age", .key_len = 3, .snake = "age", .snake_len = 3, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(comments_person_t, age) },
+    { .key = "email", .key_len = 5, .snake = "email", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(comments_person_t, email),
+      .present_offset = offsetof(comments_person_t, has_email) },
+    { .key = "nick", .key_len = 4, .snake = "nick", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(comments_person_t, nick) },
 };
-const aps_type comments_person_type = { APS_K_STRUCT, "Person", sizeof(comments_person_t), { .st = { comments_person_type_fields, 4, false, 0, NULL, NULL, 0 } }, comments_person_fast, comments_person_fast_valid };
+const aps_type comments_person_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Person",
+    .size = sizeof(comments_person_t),
+    .u.st = { .fields = comments_person_type_fields, .nfields = 4 },
+    .fast = comments_person_fast,
+    .valid = comments_person_fast_valid,
+};
 
 static const aps_literal comments_level_type_values[] = {
-    { APS_LIT_TEXT, "low", 3, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "medium", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "high", 4, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "low", .len = 3 },
+    { .kind = APS_LIT_TEXT, .text = "medium", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "high", .len = 4 },
 };
-const aps_type comments_level_type = { APS_K_ENUM, "Level", sizeof(comments_level_t), { .enm = { comments_level_type_values, 3, NULL, 0 } }, NULL, NULL };
+const aps_type comments_level_type = {
+    .kind = APS_K_ENUM,
+    .name = "Level",
+    .size = sizeof(comments_level_t),
+    .u.enm = { .values = comments_level_type_values, .count = 3 },
+};
 
-const aps_type comments_count_type = { APS_K_UINT, "Count", sizeof(comments_count_t), { .u = { UINT64_C(0), UINT64_MAX } }, NULL, NULL };
+const aps_type comments_count_type = {
+    .kind = APS_K_UINT,
+    .name = "Count",
+    .size = sizeof(comments_count_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_MAX },
+};
 
-const aps_type comments_label_type = { APS_K_TEXT, "Label", sizeof(comments_label_t), { .text = { 0, SIZE_MAX, NULL } }, NULL, NULL };
+const aps_type comments_label_type = {
+    .kind = APS_K_TEXT,
+    .name = "Label",
+    .size = sizeof(comments_label_t),
+    .u.text = { .min_len = 0, .max_len = SIZE_MAX },
+};
 
-const aps_type comments_orphan_type = { APS_K_BOOL, "Orphan", sizeof(comments_orphan_t), { .i = { 0, 0 } }, NULL, NULL };
+const aps_type comments_orphan_type = {
+    .kind = APS_K_BOOL,
+    .name = "Orphan",
+    .size = sizeof(comments_orphan_t),
+};
 
 /* The member of Person that the name k names: its number, or -1. */
 static int comments_person_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -328,10 +363,10 @@ aps_status comments_orphan_validate(const comments_orphan_t *value, bool strict,
 }
 
 const aps_named_type comments_types[] = {
-    { "Person", &comments_person_type },
-    { "Level", &comments_level_type },
-    { "Count", &comments_count_type },
-    { "Label", &comments_label_type },
-    { "Orphan", &comments_orphan_type },
+    { .name = "Person", .type = &comments_person_type },
+    { .name = "Level", .type = &comments_level_type },
+    { .name = "Count", .type = &comments_count_type },
+    { .name = "Label", .type = &comments_label_type },
+    { .name = "Orphan", .type = &comments_orphan_type },
 };
 const size_t comments_types_count = sizeof comments_types / sizeof comments_types[0];

@@ -24,34 +24,103 @@ static const char *controls_limits_fast_body(aps_fast_ctx *c, const char *p, int
 static const char *controls_limits_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool controls_limits_fast_valid(const void *value, bool strict, unsigned depth);
 
-const aps_type controls_percent_type = { APS_K_UINT, "Percent", sizeof(controls_percent_t), { .u = { UINT64_C(0), UINT64_C(100) } }, NULL, NULL };
+const aps_type controls_percent_type = {
+    .kind = APS_K_UINT,
+    .name = "Percent",
+    .size = sizeof(controls_percent_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_C(100) },
+};
 
-const aps_type controls_offset_type = { APS_K_INT, "Offset", sizeof(controls_offset_t), { .i = { INT64_C(-10), INT64_C(9) } }, NULL, NULL };
+const aps_type controls_offset_type = {
+    .kind = APS_K_INT,
+    .name = "Offset",
+    .size = sizeof(controls_offset_t),
+    .u.i = { .min = INT64_C(-10), .max = INT64_C(9) },
+};
 
-const aps_type controls_ratio_type = { APS_K_FLOAT, "Ratio", sizeof(controls_ratio_t), { .f = { 0, 1, true, true, false, false } }, NULL, NULL };
+const aps_type controls_ratio_type = {
+    .kind = APS_K_FLOAT,
+    .name = "Ratio",
+    .size = sizeof(controls_ratio_t),
+    .u.f = { .min = 0, .max = 1, .has_min = true, .has_max = true },
+};
 
-const aps_type controls_code_type = { APS_K_TEXT, "Code", sizeof(controls_code_t), { .text = { 3, 3, NULL } }, NULL, NULL };
+const aps_type controls_code_type = {
+    .kind = APS_K_TEXT,
+    .name = "Code",
+    .size = sizeof(controls_code_t),
+    .u.text = { .min_len = 3, .max_len = 3 },
+};
 
-const aps_type controls_byte_type = { APS_K_UINT, "Byte", sizeof(controls_byte_t), { .u = { UINT64_C(0), UINT64_C(255) } }, NULL, NULL };
+const aps_type controls_byte_type = {
+    .kind = APS_K_UINT,
+    .name = "Byte",
+    .size = sizeof(controls_byte_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_C(255) },
+};
 
-const aps_type controls_slug_type = { APS_K_TEXT, "Slug", sizeof(controls_slug_t), { .text = { 0, SIZE_MAX, "[a-z][a-z0-9-]*" } }, NULL, NULL };
+const aps_type controls_slug_type = {
+    .kind = APS_K_TEXT,
+    .name = "Slug",
+    .size = sizeof(controls_slug_t),
+    .u.text = { .min_len = 0, .max_len = SIZE_MAX, .pattern = "[a-z][a-z0-9-]*" },
+};
 
-const aps_type controls_small_type = { APS_K_UINT, "Small", sizeof(controls_small_t), { .u = { UINT64_C(0), UINT64_C(9) } }, NULL, NULL };
+const aps_type controls_small_type = {
+    .kind = APS_K_UINT,
+    .name = "Small",
+    .size = sizeof(controls_small_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_C(9) },
+};
 
-const aps_type controls_positive_type = { APS_K_FLOAT, "Positive", sizeof(controls_positive_t), { .f = { 0, 0, true, false, true, false } }, NULL, NULL };
+const aps_type controls_positive_type = {
+    .kind = APS_K_FLOAT,
+    .name = "Positive",
+    .size = sizeof(controls_positive_t),
+    .u.f = { .min = 0, .max = 0, .has_min = true, .min_exclusive = true },
+};
 
-static const aps_type controls_limits_count_type = { APS_K_UINT, "Limits.count", sizeof(uint64_t), { .u = { UINT64_C(1), UINT64_C(1000) } }, NULL, NULL };
+static const aps_type controls_limits_count_type = {
+    .kind = APS_K_UINT,
+    .name = "Limits.count",
+    .size = sizeof(uint64_t),
+    .u.u = { .min = UINT64_C(1), .max = UINT64_C(1000) },
+};
 
-static const aps_type controls_limits_name_type = { APS_K_TEXT, "Limits.name", sizeof(aps_slice), { .text = { 8, 8, NULL } }, NULL, NULL };
+static const aps_type controls_limits_name_type = {
+    .kind = APS_K_TEXT,
+    .name = "Limits.name",
+    .size = sizeof(aps_slice),
+    .u.text = { .min_len = 8, .max_len = 8 },
+};
 
-static const aps_type controls_limits_depth_type = { APS_K_UINT, "Limits.depth", sizeof(uint64_t), { .u = { UINT64_C(0), UINT64_C(32) } }, NULL, NULL };
+static const aps_type controls_limits_depth_type = {
+    .kind = APS_K_UINT,
+    .name = "Limits.depth",
+    .size = sizeof(uint64_t),
+    .u.u = { .min = UINT64_C(0), .max = UINT64_C(32) },
+};
 
 static const aps_field controls_limits_type_fields[] = {
-    { "count", 5, "count", 5, &controls_limits_count_type, offsetof(controls_limits_t, count), 0, 0, APS_F_PLAIN_NAMES },
-    { "name", 4, "name", 4, &controls_limits_name_type, offsetof(controls_limits_t, name), 0, 0, APS_F_PLAIN_NAMES },
-    { "depth", 5, "depth", 5, &controls_limits_depth_type, offsetof(controls_limits_t, depth), offsetof(controls_limits_t, has_depth), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "count", .key_len = 5, .snake = "count", .snake_len = 5, .type = &controls_limits_count_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(controls_limits_t, count) },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &controls_limits_name_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(controls_limits_t, name) },
+    { .key = "depth", .key_len = 5, .snake = "depth", .snake_len = 5, .type = &controls_limits_depth_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(controls_limits_t, depth),
+      .present_offset = offsetof(controls_limits_t, has_depth) },
 };
-const aps_type controls_limits_type = { APS_K_STRUCT, "Limits", sizeof(controls_limits_t), { .st = { controls_limits_type_fields, 3, false, 0, NULL, NULL, 0 } }, controls_limits_fast, controls_limits_fast_valid };
+const aps_type controls_limits_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Limits",
+    .size = sizeof(controls_limits_t),
+    .u.st = { .fields = controls_limits_type_fields, .nfields = 3 },
+    .fast = controls_limits_fast,
+    .valid = controls_limits_fast_valid,
+};
 
 /* The member of Limits that the name k names: its number, or -1. */
 static int controls_limits_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -442,14 +511,14 @@ aps_status controls_limits_validate(const controls_limits_t *value, bool strict,
 }
 
 const aps_named_type controls_types[] = {
-    { "Percent", &controls_percent_type },
-    { "Offset", &controls_offset_type },
-    { "Ratio", &controls_ratio_type },
-    { "Code", &controls_code_type },
-    { "Byte", &controls_byte_type },
-    { "Slug", &controls_slug_type },
-    { "Small", &controls_small_type },
-    { "Positive", &controls_positive_type },
-    { "Limits", &controls_limits_type },
+    { .name = "Percent", .type = &controls_percent_type },
+    { .name = "Offset", .type = &controls_offset_type },
+    { .name = "Ratio", .type = &controls_ratio_type },
+    { .name = "Code", .type = &controls_code_type },
+    { .name = "Byte", .type = &controls_byte_type },
+    { .name = "Slug", .type = &controls_slug_type },
+    { .name = "Small", .type = &controls_small_type },
+    { .name = "Positive", .type = &controls_positive_type },
+    { .name = "Limits", .type = &controls_limits_type },
 };
 const size_t controls_types_count = sizeof controls_types / sizeof controls_types[0];

@@ -81,39 +81,99 @@ static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_comman
 static const char *disc_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_command_fast_valid(const void *value, bool strict, unsigned depth);
 
-static const aps_type disc_circle_type_type = { APS_K_LITERAL, "Circle.type", 0, { .lit = { APS_LIT_TEXT, "circle", 6, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type disc_circle_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Circle.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "circle", .len = 6 },
+};
 
 static const aps_field disc_circle_type_fields[] = {
-    { "type", 4, "type", 4, &disc_circle_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "radius", 6, "radius", 6, &aps_float_type, offsetof(disc_circle_t, radius), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &disc_circle_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "radius", .key_len = 6, .snake = "radius", .snake_len = 6, .type = &aps_float_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_circle_t, radius) },
 };
-const aps_type disc_circle_type = { APS_K_STRUCT, "Circle", sizeof(disc_circle_t), { .st = { disc_circle_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_circle_fast, disc_circle_fast_valid };
+const aps_type disc_circle_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Circle",
+    .size = sizeof(disc_circle_t),
+    .u.st = { .fields = disc_circle_type_fields, .nfields = 2 },
+    .fast = disc_circle_fast,
+    .valid = disc_circle_fast_valid,
+};
 
-static const aps_type disc_square_type_type = { APS_K_LITERAL, "Square.type", 0, { .lit = { APS_LIT_TEXT, "square", 6, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type disc_square_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Square.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "square", .len = 6 },
+};
 
 static const aps_field disc_square_type_fields[] = {
-    { "type", 4, "type", 4, &disc_square_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "side", 4, "side", 4, &aps_float_type, offsetof(disc_square_t, side), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &disc_square_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "side", .key_len = 4, .snake = "side", .snake_len = 4, .type = &aps_float_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_square_t, side) },
 };
-const aps_type disc_square_type = { APS_K_STRUCT, "Square", sizeof(disc_square_t), { .st = { disc_square_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_square_fast, disc_square_fast_valid };
+const aps_type disc_square_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Square",
+    .size = sizeof(disc_square_t),
+    .u.st = { .fields = disc_square_type_fields, .nfields = 2 },
+    .fast = disc_square_fast,
+    .valid = disc_square_fast_valid,
+};
 
-static const aps_type disc_triangle_type_type = { APS_K_LITERAL, "Triangle.type", 0, { .lit = { APS_LIT_TEXT, "triangle", 8, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type disc_triangle_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Triangle.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "triangle", .len = 8 },
+};
 
 static const aps_field disc_triangle_type_fields[] = {
-    { "type", 4, "type", 4, &disc_triangle_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "a", 1, "a", 1, &aps_float_type, offsetof(disc_triangle_t, a), 0, 0, APS_F_PLAIN_NAMES },
-    { "b", 1, "b", 1, &aps_float_type, offsetof(disc_triangle_t, b), 0, 0, APS_F_PLAIN_NAMES },
-    { "c", 1, "c", 1, &aps_float_type, offsetof(disc_triangle_t, c), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &disc_triangle_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "a", .key_len = 1, .snake = "a", .snake_len = 1, .type = &aps_float_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_triangle_t, a) },
+    { .key = "b", .key_len = 1, .snake = "b", .snake_len = 1, .type = &aps_float_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_triangle_t, b) },
+    { .key = "c", .key_len = 1, .snake = "c", .snake_len = 1, .type = &aps_float_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_triangle_t, c) },
 };
-const aps_type disc_triangle_type = { APS_K_STRUCT, "Triangle", sizeof(disc_triangle_t), { .st = { disc_triangle_type_fields, 4, false, 0, NULL, NULL, 0 } }, disc_triangle_fast, disc_triangle_fast_valid };
+const aps_type disc_triangle_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Triangle",
+    .size = sizeof(disc_triangle_t),
+    .u.st = { .fields = disc_triangle_type_fields, .nfields = 4 },
+    .fast = disc_triangle_fast,
+    .valid = disc_triangle_fast_valid,
+};
 
-static const aps_type disc_hexagon_type_type = { APS_K_LITERAL, "Hexagon.type", 0, { .lit = { APS_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type disc_hexagon_type_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Hexagon.type",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "hexagon", .len = 7 },
+};
 
 static const aps_field disc_hexagon_type_fields[] = {
-    { "type", 4, "type", 4, &disc_hexagon_type_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "side", 4, "side", 4, &aps_float_type, offsetof(disc_hexagon_t, side), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &disc_hexagon_type_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "side", .key_len = 4, .snake = "side", .snake_len = 4, .type = &aps_float_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_hexagon_t, side) },
 };
-const aps_type disc_hexagon_type = { APS_K_STRUCT, "Hexagon", sizeof(disc_hexagon_t), { .st = { disc_hexagon_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_hexagon_fast, disc_hexagon_fast_valid };
+const aps_type disc_hexagon_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Hexagon",
+    .size = sizeof(disc_hexagon_t),
+    .u.st = { .fields = disc_hexagon_type_fields, .nfields = 2 },
+    .fast = disc_hexagon_fast,
+    .valid = disc_hexagon_fast_valid,
+};
 
 static const aps_type *const disc_shape_type_alts[] = {
     &disc_circle_type,
@@ -122,47 +182,121 @@ static const aps_type *const disc_shape_type_alts[] = {
     &disc_hexagon_type,
 };
 static const aps_literal disc_shape_type_disc[] = {
-    { APS_LIT_TEXT, "circle", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "square", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "triangle", 8, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "circle", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "square", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "triangle", .len = 8 },
+    { .kind = APS_LIT_TEXT, .text = "hexagon", .len = 7 },
 };
-const aps_type disc_shape_type = { APS_K_UNION, "Shape", sizeof(disc_shape_t), { .un = { APS_U_DISCRIMINATED, disc_shape_type_alts, 4, "type", disc_shape_type_disc, offsetof(disc_shape_t, kind), offsetof(disc_shape_t, u), offsetof(disc_shape_t, raw) } }, disc_shape_fast, disc_shape_fast_valid };
+const aps_type disc_shape_type = {
+    .kind = APS_K_UNION,
+    .name = "Shape",
+    .size = sizeof(disc_shape_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = disc_shape_type_alts,
+        .nalts = 4,
+        .disc_key = "type",
+        .disc = disc_shape_type_disc,
+        .kind_offset = offsetof(disc_shape_t, kind),
+        .payload_offset = offsetof(disc_shape_t, u),
+        .raw_offset = offsetof(disc_shape_t, raw),
+    },
+    .fast = disc_shape_fast,
+    .valid = disc_shape_fast_valid,
+};
 
 static const aps_type *const disc_polygon_type_alts[] = {
     &disc_triangle_type,
     &disc_hexagon_type,
 };
 static const aps_literal disc_polygon_type_disc[] = {
-    { APS_LIT_TEXT, "triangle", 8, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "hexagon", 7, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "triangle", .len = 8 },
+    { .kind = APS_LIT_TEXT, .text = "hexagon", .len = 7 },
 };
-const aps_type disc_polygon_type = { APS_K_UNION, "Polygon", sizeof(disc_polygon_t), { .un = { APS_U_DISCRIMINATED, disc_polygon_type_alts, 2, "type", disc_polygon_type_disc, offsetof(disc_polygon_t, kind), offsetof(disc_polygon_t, u), offsetof(disc_polygon_t, raw) } }, disc_polygon_fast, disc_polygon_fast_valid };
+const aps_type disc_polygon_type = {
+    .kind = APS_K_UNION,
+    .name = "Polygon",
+    .size = sizeof(disc_polygon_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = disc_polygon_type_alts,
+        .nalts = 2,
+        .disc_key = "type",
+        .disc = disc_polygon_type_disc,
+        .kind_offset = offsetof(disc_polygon_t, kind),
+        .payload_offset = offsetof(disc_polygon_t, u),
+        .raw_offset = offsetof(disc_polygon_t, raw),
+    },
+    .fast = disc_polygon_fast,
+    .valid = disc_polygon_fast_valid,
+};
 
-static const aps_type disc_command_alt1_op_type = { APS_K_LITERAL, "Command/1.op", 0, { .lit = { APS_LIT_TEXT, "add", 3, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type disc_command_alt1_op_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Command/1.op",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "add", .len = 3 },
+};
 
 static const aps_field disc_command_alt1_type_fields[] = {
-    { "op", 2, "op", 2, &disc_command_alt1_op_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "value", 5, "value", 5, &aps_int_type, offsetof(disc_command_alt1_t, value), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "op", .key_len = 2, .snake = "op", .snake_len = 2, .type = &disc_command_alt1_op_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &aps_int_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(disc_command_alt1_t, value) },
 };
-const aps_type disc_command_alt1_type = { APS_K_STRUCT, "Command/1", sizeof(disc_command_alt1_t), { .st = { disc_command_alt1_type_fields, 2, false, 0, NULL, NULL, 0 } }, disc_command_alt1_fast, disc_command_alt1_fast_valid };
+const aps_type disc_command_alt1_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Command/1",
+    .size = sizeof(disc_command_alt1_t),
+    .u.st = { .fields = disc_command_alt1_type_fields, .nfields = 2 },
+    .fast = disc_command_alt1_fast,
+    .valid = disc_command_alt1_fast_valid,
+};
 
-static const aps_type disc_command_alt2_op_type = { APS_K_LITERAL, "Command/2.op", 0, { .lit = { APS_LIT_TEXT, "clear", 5, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type disc_command_alt2_op_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Command/2.op",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "clear", .len = 5 },
+};
 
 static const aps_field disc_command_alt2_type_fields[] = {
-    { "op", 2, "op", 2, &disc_command_alt2_op_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "op", .key_len = 2, .snake = "op", .snake_len = 2, .type = &disc_command_alt2_op_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
 };
-const aps_type disc_command_alt2_type = { APS_K_STRUCT, "Command/2", sizeof(disc_command_alt2_t), { .st = { disc_command_alt2_type_fields, 1, false, 0, NULL, NULL, 0 } }, disc_command_alt2_fast, disc_command_alt2_fast_valid };
+const aps_type disc_command_alt2_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Command/2",
+    .size = sizeof(disc_command_alt2_t),
+    .u.st = { .fields = disc_command_alt2_type_fields, .nfields = 1 },
+    .fast = disc_command_alt2_fast,
+    .valid = disc_command_alt2_fast_valid,
+};
 
 static const aps_type *const disc_command_type_alts[] = {
     &disc_command_alt1_type,
     &disc_command_alt2_type,
 };
 static const aps_literal disc_command_type_disc[] = {
-    { APS_LIT_TEXT, "add", 3, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "clear", 5, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "add", .len = 3 },
+    { .kind = APS_LIT_TEXT, .text = "clear", .len = 5 },
 };
-const aps_type disc_command_type = { APS_K_UNION, "Command", sizeof(disc_command_t), { .un = { APS_U_DISCRIMINATED, disc_command_type_alts, 2, "op", disc_command_type_disc, offsetof(disc_command_t, kind), offsetof(disc_command_t, u), offsetof(disc_command_t, raw) } }, disc_command_fast, disc_command_fast_valid };
+const aps_type disc_command_type = {
+    .kind = APS_K_UNION,
+    .name = "Command",
+    .size = sizeof(disc_command_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = disc_command_type_alts,
+        .nalts = 2,
+        .disc_key = "op",
+        .disc = disc_command_type_disc,
+        .kind_offset = offsetof(disc_command_t, kind),
+        .payload_offset = offsetof(disc_command_t, u),
+        .raw_offset = offsetof(disc_command_t, raw),
+    },
+    .fast = disc_command_fast,
+    .valid = disc_command_fast_valid,
+};
 
 /* The member of Circle that the name k names: its number, or -1. */
 static int disc_circle_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -1398,14 +1532,14 @@ aps_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool str
 }
 
 const aps_named_type disc_types[] = {
-    { "Shape", &disc_shape_type },
-    { "Circle", &disc_circle_type },
-    { "Square", &disc_square_type },
-    { "Polygon", &disc_polygon_type },
-    { "Triangle", &disc_triangle_type },
-    { "Hexagon", &disc_hexagon_type },
-    { "Command", &disc_command_type },
-    { "Command/1", &disc_command_alt1_type },
-    { "Command/2", &disc_command_alt2_type },
+    { .name = "Shape", .type = &disc_shape_type },
+    { .name = "Circle", .type = &disc_circle_type },
+    { .name = "Square", .type = &disc_square_type },
+    { .name = "Polygon", .type = &disc_polygon_type },
+    { .name = "Triangle", .type = &disc_triangle_type },
+    { .name = "Hexagon", .type = &disc_hexagon_type },
+    { .name = "Command", .type = &disc_command_type },
+    { .name = "Command/1", .type = &disc_command_alt1_type },
+    { .name = "Command/2", .type = &disc_command_alt2_type },
 };
 const size_t disc_types_count = sizeof disc_types / sizeof disc_types[0];

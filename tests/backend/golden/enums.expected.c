@@ -14,27 +14,52 @@
 static const aps_type enums_stream_other_type;
 
 static const aps_literal enums_colour_type_values[] = {
-    { APS_LIT_TEXT, "red", 3, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "amber", 5, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "green", 5, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "red", .len = 3 },
+    { .kind = APS_LIT_TEXT, .text = "amber", .len = 5 },
+    { .kind = APS_LIT_TEXT, .text = "green", .len = 5 },
 };
-const aps_type enums_colour_type = { APS_K_ENUM, "Colour", sizeof(enums_colour_t), { .enm = { enums_colour_type_values, 3, NULL, 0 } }, NULL, NULL };
+const aps_type enums_colour_type = {
+    .kind = APS_K_ENUM,
+    .name = "Colour",
+    .size = sizeof(enums_colour_t),
+    .u.enm = { .values = enums_colour_type_values, .count = 3 },
+};
 
-static const aps_type enums_stream_other_type = { APS_K_TEXT, "Stream(other)", sizeof(aps_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL };
+static const aps_type enums_stream_other_type = {
+    .kind = APS_K_TEXT,
+    .name = "Stream(other)",
+    .size = sizeof(aps_slice),
+    .u.text = { .min_len = 0, .max_len = SIZE_MAX, .pattern = "custom:.+" },
+};
 
 static const aps_literal enums_stream_type_values[] = {
-    { APS_LIT_TEXT, "values", 6, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "updates", 7, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "values", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "updates", .len = 7 },
 };
-const aps_type enums_stream_type = { APS_K_ENUM, "Stream", sizeof(enums_stream_t), { .enm = { enums_stream_type_values, 2, &enums_stream_other_type, offsetof(enums_stream_t, other) } }, NULL, NULL };
+const aps_type enums_stream_type = {
+    .kind = APS_K_ENUM,
+    .name = "Stream",
+    .size = sizeof(enums_stream_t),
+    .u.enm = {
+        .values = enums_stream_type_values,
+        .count = 2,
+        .other = &enums_stream_other_type,
+        .other_offset = offsetof(enums_stream_t, other),
+    },
+};
 
 static const aps_literal enums_mode_type_values[] = {
-    { APS_LIT_TEXT, "read-only", 9, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "read+write", 10, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "2fa", 3, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "", 0, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "read-only", .len = 9 },
+    { .kind = APS_LIT_TEXT, .text = "read+write", .len = 10 },
+    { .kind = APS_LIT_TEXT, .text = "2fa", .len = 3 },
+    { .kind = APS_LIT_TEXT, .text = "", .len = 0 },
 };
-const aps_type enums_mode_type = { APS_K_ENUM, "Mode", sizeof(enums_mode_t), { .enm = { enums_mode_type_values, 4, NULL, 0 } }, NULL, NULL };
+const aps_type enums_mode_type = {
+    .kind = APS_K_ENUM,
+    .name = "Mode",
+    .size = sizeof(enums_mode_t),
+    .u.enm = { .values = enums_mode_type_values, .count = 4 },
+};
 
 aps_status enums_colour_decode(const char *json, size_t len, aps_arena *arena,
     enums_colour_t *out, aps_error *err)
@@ -121,8 +146,8 @@ aps_status enums_mode_validate(const enums_mode_t *value, bool strict, aps_error
 }
 
 const aps_named_type enums_types[] = {
-    { "Colour", &enums_colour_type },
-    { "Stream", &enums_stream_type },
-    { "Mode", &enums_mode_type },
+    { .name = "Colour", .type = &enums_colour_type },
+    { .name = "Stream", .type = &enums_stream_type },
+    { .name = "Mode", .type = &enums_mode_type },
 };
 const size_t enums_types_count = sizeof enums_types / sizeof enums_types[0];

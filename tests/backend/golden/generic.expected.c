@@ -64,38 +64,113 @@ static const char *generic_page_text_uint_items_fast(aps_fast_ctx *c, const char
 static bool generic_page_text_uint_items_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const aps_field generic_user_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(generic_user_t, name), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_user_t, name) },
 };
-const aps_type generic_user_type = { APS_K_STRUCT, "User", sizeof(generic_user_t), { .st = { generic_user_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_user_fast, generic_user_fast_valid };
+const aps_type generic_user_type = {
+    .kind = APS_K_STRUCT,
+    .name = "User",
+    .size = sizeof(generic_user_t),
+    .u.st = { .fields = generic_user_type_fields, .nfields = 1 },
+    .fast = generic_user_fast,
+    .valid = generic_user_fast_valid,
+};
 
-const aps_type generic_page_user_text_items_type = { APS_K_ARRAY, "Page<User, text>.items", sizeof(generic_page_user_text_items_t), { .arr = { &generic_user_type, 0, SIZE_MAX } }, generic_page_user_text_items_fast, generic_page_user_text_items_fast_valid };
+const aps_type generic_page_user_text_items_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Page<User, text>.items",
+    .size = sizeof(generic_page_user_text_items_t),
+    .u.arr = { .elem = &generic_user_type, .min = 0, .max = SIZE_MAX },
+    .fast = generic_page_user_text_items_fast,
+    .valid = generic_page_user_text_items_fast_valid,
+};
 
 static const aps_field generic_page_user_text_type_fields[] = {
-    { "items", 5, "items", 5, &generic_page_user_text_items_type, offsetof(generic_page_user_text_t, items), 0, 0, APS_F_PLAIN_NAMES },
-    { "next", 4, "next", 4, &aps_text_type, offsetof(generic_page_user_text_t, next), offsetof(generic_page_user_text_t, has_next), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "items", .key_len = 5, .snake = "items", .snake_len = 5, .type = &generic_page_user_text_items_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_page_user_text_t, items) },
+    { .key = "next", .key_len = 4, .snake = "next", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_page_user_text_t, next),
+      .present_offset = offsetof(generic_page_user_text_t, has_next) },
 };
-const aps_type generic_page_user_text_type = { APS_K_STRUCT, "Page<User, text>", sizeof(generic_page_user_text_t), { .st = { generic_page_user_text_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_user_text_fast, generic_page_user_text_fast_valid };
+const aps_type generic_page_user_text_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Page<User, text>",
+    .size = sizeof(generic_page_user_text_t),
+    .u.st = { .fields = generic_page_user_text_type_fields, .nfields = 2 },
+    .fast = generic_page_user_text_fast,
+    .valid = generic_page_user_text_fast_valid,
+};
 
-const aps_type generic_page_uint_int_items_type = { APS_K_ARRAY, "Page<uint, int>.items", sizeof(generic_page_uint_int_items_t), { .arr = { &aps_uint_type, 0, SIZE_MAX } }, generic_page_uint_int_items_fast, generic_page_uint_int_items_fast_valid };
+const aps_type generic_page_uint_int_items_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Page<uint, int>.items",
+    .size = sizeof(generic_page_uint_int_items_t),
+    .u.arr = { .elem = &aps_uint_type, .min = 0, .max = SIZE_MAX },
+    .fast = generic_page_uint_int_items_fast,
+    .valid = generic_page_uint_int_items_fast_valid,
+};
 
 static const aps_field generic_page_uint_int_type_fields[] = {
-    { "items", 5, "items", 5, &generic_page_uint_int_items_type, offsetof(generic_page_uint_int_t, items), 0, 0, APS_F_PLAIN_NAMES },
-    { "next", 4, "next", 4, &aps_int_type, offsetof(generic_page_uint_int_t, next), offsetof(generic_page_uint_int_t, has_next), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "items", .key_len = 5, .snake = "items", .snake_len = 5, .type = &generic_page_uint_int_items_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_page_uint_int_t, items) },
+    { .key = "next", .key_len = 4, .snake = "next", .snake_len = 4, .type = &aps_int_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_page_uint_int_t, next),
+      .present_offset = offsetof(generic_page_uint_int_t, has_next) },
 };
-const aps_type generic_page_uint_int_type = { APS_K_STRUCT, "Page<uint, int>", sizeof(generic_page_uint_int_t), { .st = { generic_page_uint_int_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_uint_int_fast, generic_page_uint_int_fast_valid };
+const aps_type generic_page_uint_int_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Page<uint, int>",
+    .size = sizeof(generic_page_uint_int_t),
+    .u.st = { .fields = generic_page_uint_int_type_fields, .nfields = 2 },
+    .fast = generic_page_uint_int_fast,
+    .valid = generic_page_uint_int_fast_valid,
+};
 
-const aps_type generic_page_text_uint_items_type = { APS_K_ARRAY, "Page<text, uint>.items", sizeof(generic_page_text_uint_items_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, generic_page_text_uint_items_fast, generic_page_text_uint_items_fast_valid };
+const aps_type generic_page_text_uint_items_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Page<text, uint>.items",
+    .size = sizeof(generic_page_text_uint_items_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = generic_page_text_uint_items_fast,
+    .valid = generic_page_text_uint_items_fast_valid,
+};
 
 static const aps_field generic_page_text_uint_type_fields[] = {
-    { "items", 5, "items", 5, &generic_page_text_uint_items_type, offsetof(generic_page_text_uint_t, items), 0, 0, APS_F_PLAIN_NAMES },
-    { "next", 4, "next", 4, &aps_uint_type, offsetof(generic_page_text_uint_t, next), offsetof(generic_page_text_uint_t, has_next), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "items", .key_len = 5, .snake = "items", .snake_len = 5, .type = &generic_page_text_uint_items_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_page_text_uint_t, items) },
+    { .key = "next", .key_len = 4, .snake = "next", .snake_len = 4, .type = &aps_uint_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_page_text_uint_t, next),
+      .present_offset = offsetof(generic_page_text_uint_t, has_next) },
 };
-const aps_type generic_page_text_uint_type = { APS_K_STRUCT, "Page<text, uint>", sizeof(generic_page_text_uint_t), { .st = { generic_page_text_uint_type_fields, 2, false, 0, NULL, NULL, 0 } }, generic_page_text_uint_fast, generic_page_text_uint_fast_valid };
+const aps_type generic_page_text_uint_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Page<text, uint>",
+    .size = sizeof(generic_page_text_uint_t),
+    .u.st = { .fields = generic_page_text_uint_type_fields, .nfields = 2 },
+    .fast = generic_page_text_uint_fast,
+    .valid = generic_page_text_uint_fast_valid,
+};
 
 static const aps_field generic_envelope_text_type_fields[] = {
-    { "page", 4, "page", 4, &generic_page_text_uint_type, offsetof(generic_envelope_text_t, page), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "page", .key_len = 4, .snake = "page", .snake_len = 4, .type = &generic_page_text_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(generic_envelope_text_t, page) },
 };
-const aps_type generic_envelope_text_type = { APS_K_STRUCT, "Envelope<text>", sizeof(generic_envelope_text_t), { .st = { generic_envelope_text_type_fields, 1, false, 0, NULL, NULL, 0 } }, generic_envelope_text_fast, generic_envelope_text_fast_valid };
+const aps_type generic_envelope_text_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Envelope<text>",
+    .size = sizeof(generic_envelope_text_t),
+    .u.st = { .fields = generic_envelope_text_type_fields, .nfields = 1 },
+    .fast = generic_envelope_text_fast,
+    .valid = generic_envelope_text_fast_valid,
+};
 
 /* The member of User that the name k names: its number, or -1. */
 static int generic_user_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -1127,16 +1202,16 @@ aps_status generic_page_text_uint_items_validate(const generic_page_text_uint_it
 }
 
 const aps_named_type generic_types[] = {
-    { "User", &generic_user_type },
-    { "Users", &generic_page_user_text_type },
-    { "Page<User, text>", &generic_page_user_text_type },
-    { "Page<User, text>.items", &generic_page_user_text_items_type },
-    { "Counts", &generic_page_uint_int_type },
-    { "Page<uint, int>", &generic_page_uint_int_type },
-    { "Page<uint, int>.items", &generic_page_uint_int_items_type },
-    { "Letters", &generic_envelope_text_type },
-    { "Envelope<text>", &generic_envelope_text_type },
-    { "Page<text, uint>", &generic_page_text_uint_type },
-    { "Page<text, uint>.items", &generic_page_text_uint_items_type },
+    { .name = "User", .type = &generic_user_type },
+    { .name = "Users", .type = &generic_page_user_text_type },
+    { .name = "Page<User, text>", .type = &generic_page_user_text_type },
+    { .name = "Page<User, text>.items", .type = &generic_page_user_text_items_type },
+    { .name = "Counts", .type = &generic_page_uint_int_type },
+    { .name = "Page<uint, int>", .type = &generic_page_uint_int_type },
+    { .name = "Page<uint, int>.items", .type = &generic_page_uint_int_items_type },
+    { .name = "Letters", .type = &generic_envelope_text_type },
+    { .name = "Envelope<text>", .type = &generic_envelope_text_type },
+    { .name = "Page<text, uint>", .type = &generic_page_text_uint_type },
+    { .name = "Page<text, uint>.items", .type = &generic_page_text_uint_items_type },
 };
 const size_t generic_types_count = sizeof generic_types / sizeof generic_types[0];

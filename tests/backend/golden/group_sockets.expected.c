@@ -22,11 +22,25 @@ static const char *group_sockets_header_fast(aps_fast_ctx *c, const char *p, voi
 static bool group_sockets_header_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const aps_field group_sockets_header_type_fields[] = {
-    { "version", 7, "version", 7, &aps_uint_type, offsetof(group_sockets_header_t, version), 0, 0, APS_F_PLAIN_NAMES },
-    { "trace", 5, "trace", 5, &aps_text_type, offsetof(group_sockets_header_t, trace), 0, 0, APS_F_PLAIN_NAMES },
-    { "span", 4, "span", 4, &aps_text_type, offsetof(group_sockets_header_t, span), offsetof(group_sockets_header_t, has_span), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "version", .key_len = 7, .snake = "version", .snake_len = 7, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(group_sockets_header_t, version) },
+    { .key = "trace", .key_len = 5, .snake = "trace", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(group_sockets_header_t, trace) },
+    { .key = "span", .key_len = 4, .snake = "span", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(group_sockets_header_t, span),
+      .present_offset = offsetof(group_sockets_header_t, has_span) },
 };
-const aps_type group_sockets_header_type = { APS_K_STRUCT, "Header", sizeof(group_sockets_header_t), { .st = { group_sockets_header_type_fields, 3, false, 0, NULL, NULL, 0 } }, group_sockets_header_fast, group_sockets_header_fast_valid };
+const aps_type group_sockets_header_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Header",
+    .size = sizeof(group_sockets_header_t),
+    .u.st = { .fields = group_sockets_header_type_fields, .nfields = 3 },
+    .fast = group_sockets_header_fast,
+    .valid = group_sockets_header_fast_valid,
+};
 
 /* The member of Header that the name k names: its number, or -1. */
 static int group_sockets_header_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -191,6 +205,6 @@ aps_status group_sockets_header_validate(const group_sockets_header_t *value, bo
 }
 
 const aps_named_type group_sockets_types[] = {
-    { "Header", &group_sockets_header_type },
+    { .name = "Header", .type = &group_sockets_header_type },
 };
 const size_t group_sockets_types_count = sizeof group_sockets_types / sizeof group_sockets_types[0];

@@ -36,40 +36,121 @@ static const aps_type *const kind_ref_type_alts[] = {
     &aps_int_type,
     &aps_text_type,
 };
-const aps_type kind_ref_type = { APS_K_UNION, "Ref", sizeof(kind_ref_t), { .un = { APS_U_KIND, kind_ref_type_alts, 2, NULL, NULL, offsetof(kind_ref_t, kind), offsetof(kind_ref_t, u), offsetof(kind_ref_t, raw) } }, NULL, NULL };
+const aps_type kind_ref_type = {
+    .kind = APS_K_UNION,
+    .name = "Ref",
+    .size = sizeof(kind_ref_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = kind_ref_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(kind_ref_t, kind),
+        .payload_offset = offsetof(kind_ref_t, u),
+        .raw_offset = offsetof(kind_ref_t, raw),
+    },
+};
 
 static const aps_type *const kind_amount_type_alts[] = {
     &aps_int_type,
     &aps_float_type,
 };
-const aps_type kind_amount_type = { APS_K_UNION, "Amount", sizeof(kind_amount_t), { .un = { APS_U_KIND, kind_amount_type_alts, 2, NULL, NULL, offsetof(kind_amount_t, kind), offsetof(kind_amount_t, u), offsetof(kind_amount_t, raw) } }, NULL, NULL };
+const aps_type kind_amount_type = {
+    .kind = APS_K_UNION,
+    .name = "Amount",
+    .size = sizeof(kind_amount_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = kind_amount_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(kind_amount_t, kind),
+        .payload_offset = offsetof(kind_amount_t, u),
+        .raw_offset = offsetof(kind_amount_t, raw),
+    },
+};
 
 static const aps_field kind_spec_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(kind_spec_t, name), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(kind_spec_t, name) },
 };
-const aps_type kind_spec_type = { APS_K_STRUCT, "Spec", sizeof(kind_spec_t), { .st = { kind_spec_type_fields, 1, false, 0, NULL, NULL, 0 } }, kind_spec_fast, kind_spec_fast_valid };
+const aps_type kind_spec_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Spec",
+    .size = sizeof(kind_spec_t),
+    .u.st = { .fields = kind_spec_type_fields, .nfields = 1 },
+    .fast = kind_spec_fast,
+    .valid = kind_spec_fast_valid,
+};
 
-const aps_type kind_target_alt2_type = { APS_K_ARRAY, "Target/2", sizeof(kind_target_alt2_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, kind_target_alt2_fast, kind_target_alt2_fast_valid };
+const aps_type kind_target_alt2_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Target/2",
+    .size = sizeof(kind_target_alt2_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = kind_target_alt2_fast,
+    .valid = kind_target_alt2_fast_valid,
+};
 
 static const aps_type *const kind_target_type_alts[] = {
     &kind_spec_type,
     &kind_target_alt2_type,
     &aps_bool_type,
 };
-const aps_type kind_target_type = { APS_K_UNION, "Target", sizeof(kind_target_t), { .un = { APS_U_KIND, kind_target_type_alts, 3, NULL, NULL, offsetof(kind_target_t, kind), offsetof(kind_target_t, u), offsetof(kind_target_t, raw) } }, NULL, NULL };
+const aps_type kind_target_type = {
+    .kind = APS_K_UNION,
+    .name = "Target",
+    .size = sizeof(kind_target_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = kind_target_type_alts,
+        .nalts = 3,
+        .kind_offset = offsetof(kind_target_t, kind),
+        .payload_offset = offsetof(kind_target_t, u),
+        .raw_offset = offsetof(kind_target_t, raw),
+    },
+};
 
 static const aps_type *const kind_reading_note_type_alts[] = {
     &aps_int_type,
     &aps_text_type,
 };
-const aps_type kind_reading_note_type = { APS_K_UNION, "Reading.note", sizeof(kind_reading_note_t), { .un = { APS_U_KIND, kind_reading_note_type_alts, 2, NULL, NULL, offsetof(kind_reading_note_t, kind), offsetof(kind_reading_note_t, u), offsetof(kind_reading_note_t, raw) } }, NULL, NULL };
+const aps_type kind_reading_note_type = {
+    .kind = APS_K_UNION,
+    .name = "Reading.note",
+    .size = sizeof(kind_reading_note_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = kind_reading_note_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(kind_reading_note_t, kind),
+        .payload_offset = offsetof(kind_reading_note_t, u),
+        .raw_offset = offsetof(kind_reading_note_t, raw),
+    },
+};
 
 static const aps_field kind_reading_type_fields[] = {
-    { "value", 5, "value", 5, &aps_float_type, offsetof(kind_reading_t, value), 0, offsetof(kind_reading_t, value_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "note", 4, "note", 4, &kind_reading_note_type, offsetof(kind_reading_t, note), 0, offsetof(kind_reading_t, note_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "unit", 4, "unit", 4, &aps_text_type, offsetof(kind_reading_t, unit), offsetof(kind_reading_t, has_unit), offsetof(kind_reading_t, unit_is_null), APS_F_OPTIONAL | APS_F_NULLABLE | APS_F_PLAIN_NAMES },
+    { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &aps_float_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(kind_reading_t, value),
+      .null_offset = offsetof(kind_reading_t, value_is_null) },
+    { .key = "note", .key_len = 4, .snake = "note", .snake_len = 4, .type = &kind_reading_note_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(kind_reading_t, note),
+      .null_offset = offsetof(kind_reading_t, note_is_null) },
+    { .key = "unit", .key_len = 4, .snake = "unit", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(kind_reading_t, unit),
+      .present_offset = offsetof(kind_reading_t, has_unit),
+      .null_offset = offsetof(kind_reading_t, unit_is_null) },
 };
-const aps_type kind_reading_type = { APS_K_STRUCT, "Reading", sizeof(kind_reading_t), { .st = { kind_reading_type_fields, 3, false, 0, NULL, NULL, 0 } }, kind_reading_fast, kind_reading_fast_valid };
+const aps_type kind_reading_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Reading",
+    .size = sizeof(kind_reading_t),
+    .u.st = { .fields = kind_reading_type_fields, .nfields = 3 },
+    .fast = kind_reading_fast,
+    .valid = kind_reading_fast_valid,
+};
 
 /* The member of Spec that the name k names: its number, or -1. */
 static int kind_spec_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -574,12 +655,12 @@ aps_status kind_reading_note_validate(const kind_reading_note_t *value, bool str
 }
 
 const aps_named_type kind_types[] = {
-    { "Ref", &kind_ref_type },
-    { "Amount", &kind_amount_type },
-    { "Target", &kind_target_type },
-    { "Spec", &kind_spec_type },
-    { "Target/2", &kind_target_alt2_type },
-    { "Reading", &kind_reading_type },
-    { "Reading.note", &kind_reading_note_type },
+    { .name = "Ref", .type = &kind_ref_type },
+    { .name = "Amount", .type = &kind_amount_type },
+    { .name = "Target", .type = &kind_target_type },
+    { .name = "Spec", .type = &kind_spec_type },
+    { .name = "Target/2", .type = &kind_target_alt2_type },
+    { .name = "Reading", .type = &kind_reading_type },
+    { .name = "Reading.note", .type = &kind_reading_note_type },
 };
 const size_t kind_types_count = sizeof kind_types / sizeof kind_types[0];

@@ -27,27 +27,79 @@ static bool members_item_tags_fast_valid(const void *value, bool strict, unsigne
 static const char *members_item_flags_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool members_item_flags_fast_valid(const void *value, bool strict, unsigned depth);
 
-static const aps_type members_item_kind__type = { APS_K_LITERAL, "Item.kind", 0, { .lit = { APS_LIT_TEXT, "item", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type members_item_kind__type = {
+    .kind = APS_K_LITERAL,
+    .name = "Item.kind",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "item", .len = 4 },
+};
 
-static const aps_type members_item_version_type = { APS_K_LITERAL, "Item.version", 0, { .lit = { APS_LIT_UINT, NULL, 0, 0, UINT64_C(2), 0.0 } }, NULL, NULL };
+static const aps_type members_item_version_type = {
+    .kind = APS_K_LITERAL,
+    .name = "Item.version",
+    .u.lit = { .kind = APS_LIT_UINT, .u = UINT64_C(2) },
+};
 
-const aps_type members_item_tags_type = { APS_K_ARRAY, "Item.tags", sizeof(members_item_tags_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, members_item_tags_fast, members_item_tags_fast_valid };
+const aps_type members_item_tags_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Item.tags",
+    .size = sizeof(members_item_tags_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = members_item_tags_fast,
+    .valid = members_item_tags_fast_valid,
+};
 
-const aps_type members_item_flags_type = { APS_K_ARRAY, "Item.flags", sizeof(members_item_flags_t), { .arr = { &aps_bool_type, 1, 4 } }, members_item_flags_fast, members_item_flags_fast_valid };
+const aps_type members_item_flags_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Item.flags",
+    .size = sizeof(members_item_flags_t),
+    .u.arr = { .elem = &aps_bool_type, .min = 1, .max = 4 },
+    .fast = members_item_flags_fast,
+    .valid = members_item_flags_fast_valid,
+};
 
 static const aps_field members_item_type_fields[] = {
-    { "kind", 4, "kind", 4, &members_item_kind__type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "version", 7, "version", 7, &members_item_version_type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "id", 2, "id", 2, &aps_uint_type, offsetof(members_item_t, id), 0, 0, APS_F_PLAIN_NAMES },
-    { "label", 5, "label", 5, &aps_text_type, offsetof(members_item_t, label), offsetof(members_item_t, has_label), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "parent", 6, "parent", 6, &aps_uint_type, offsetof(members_item_t, parent), 0, offsetof(members_item_t, parent_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "owner", 5, "owner", 5, &aps_text_type, offsetof(members_item_t, owner), offsetof(members_item_t, has_owner), offsetof(members_item_t, owner_is_null), APS_F_OPTIONAL | APS_F_NULLABLE | APS_F_PLAIN_NAMES },
-    { "enabled", 7, "enabled", 7, &aps_bool_type, offsetof(members_item_t, enabled), 0, 0, APS_F_PLAIN_NAMES },
-    { "tags", 4, "tags", 4, &members_item_tags_type, offsetof(members_item_t, tags), 0, 0, APS_F_PLAIN_NAMES },
-    { "flags", 5, "flags", 5, &members_item_flags_type, offsetof(members_item_t, flags), offsetof(members_item_t, has_flags), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "extra", 5, "extra", 5, &aps_any_type, offsetof(members_item_t, extra), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "kind", .key_len = 4, .snake = "kind", .snake_len = 4, .type = &members_item_kind__type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "version", .key_len = 7, .snake = "version", .snake_len = 7, .type = &members_item_version_type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, id) },
+    { .key = "label", .key_len = 5, .snake = "label", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, label),
+      .present_offset = offsetof(members_item_t, has_label) },
+    { .key = "parent", .key_len = 6, .snake = "parent", .snake_len = 6, .type = &aps_uint_type,
+      .flags = APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, parent),
+      .null_offset = offsetof(members_item_t, parent_is_null) },
+    { .key = "owner", .key_len = 5, .snake = "owner", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_NULLABLE | APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, owner),
+      .present_offset = offsetof(members_item_t, has_owner),
+      .null_offset = offsetof(members_item_t, owner_is_null) },
+    { .key = "enabled", .key_len = 7, .snake = "enabled", .snake_len = 7, .type = &aps_bool_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, enabled) },
+    { .key = "tags", .key_len = 4, .snake = "tags", .snake_len = 4, .type = &members_item_tags_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, tags) },
+    { .key = "flags", .key_len = 5, .snake = "flags", .snake_len = 5, .type = &members_item_flags_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, flags),
+      .present_offset = offsetof(members_item_t, has_flags) },
+    { .key = "extra", .key_len = 5, .snake = "extra", .snake_len = 5, .type = &aps_any_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(members_item_t, extra) },
 };
-const aps_type members_item_type = { APS_K_STRUCT, "Item", sizeof(members_item_t), { .st = { members_item_type_fields, 10, false, 0, NULL, NULL, 0 } }, members_item_fast, members_item_fast_valid };
+const aps_type members_item_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Item",
+    .size = sizeof(members_item_t),
+    .u.st = { .fields = members_item_type_fields, .nfields = 10 },
+    .fast = members_item_fast,
+    .valid = members_item_fast_valid,
+};
 
 /* The member of Item that the name k names: its number, or -1. */
 static int members_item_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -439,8 +491,8 @@ aps_status members_item_flags_validate(const members_item_flags_t *value, bool s
 }
 
 const aps_named_type members_types[] = {
-    { "Item", &members_item_type },
-    { "Item.tags", &members_item_tags_type },
-    { "Item.flags", &members_item_flags_type },
+    { .name = "Item", .type = &members_item_type },
+    { .name = "Item.tags", .type = &members_item_tags_type },
+    { .name = "Item.flags", .type = &members_item_flags_type },
 };
 const size_t members_types_count = sizeof members_types / sizeof members_types[0];

@@ -13,13 +13,29 @@
 
 
 static const aps_field names_options_type_fields[] = {
-    { "default", 7, "default", 7, &aps_int_type, offsetof(names_options_t, default_), 0, 0, APS_F_PLAIN_NAMES },
-    { "register", 8, "register", 8, &aps_text_type, offsetof(names_options_t, register_), offsetof(names_options_t, has_register_), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
-    { "fooBar", 6, "foo_bar", 7, &aps_int_type, offsetof(names_options_t, foo_bar), 0, 0, APS_F_PLAIN_NAMES | APS_F_SHARED_NAME },
-    { "foo_bar", 7, "foo_bar", 7, &aps_text_type, offsetof(names_options_t, foo_bar_2), 0, 0, APS_F_PLAIN_NAMES | APS_F_SHARED_NAME },
-    { "kind", 4, "kind", 4, &aps_uint_type, offsetof(names_options_t, kind_), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "default", .key_len = 7, .snake = "default", .snake_len = 7, .type = &aps_int_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(names_options_t, default_) },
+    { .key = "register", .key_len = 8, .snake = "register", .snake_len = 8, .type = &aps_text_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(names_options_t, register_),
+      .present_offset = offsetof(names_options_t, has_register_) },
+    { .key = "fooBar", .key_len = 6, .snake = "foo_bar", .snake_len = 7, .type = &aps_int_type,
+      .flags = APS_F_PLAIN_NAMES | APS_F_SHARED_NAME,
+      .offset = offsetof(names_options_t, foo_bar) },
+    { .key = "foo_bar", .key_len = 7, .snake = "foo_bar", .snake_len = 7, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES | APS_F_SHARED_NAME,
+      .offset = offsetof(names_options_t, foo_bar_2) },
+    { .key = "kind", .key_len = 4, .snake = "kind", .snake_len = 4, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(names_options_t, kind_) },
 };
-const aps_type names_options_type = { APS_K_STRUCT, "Options", sizeof(names_options_t), { .st = { names_options_type_fields, 5, false, 0, NULL, NULL, 0 } }, NULL, NULL };
+const aps_type names_options_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Options",
+    .size = sizeof(names_options_t),
+    .u.st = { .fields = names_options_type_fields, .nfields = 5 },
+};
 
 aps_status names_options_decode(const char *json, size_t len, aps_arena *arena,
     names_options_t *out, aps_error *err)
@@ -50,6 +66,6 @@ aps_status names_options_validate(const names_options_t *value, bool strict, aps
 }
 
 const aps_named_type names_types[] = {
-    { "Options", &names_options_type },
+    { .name = "Options", .type = &names_options_type },
 };
 const size_t names_types_count = sizeof names_types / sizeof names_types[0];

@@ -49,24 +49,76 @@ static const char *open_map_labels_fast(aps_fast_ctx *c, const char *p, void *ou
 static bool open_map_labels_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const aps_field open_map_open_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(open_map_open_t, name), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(open_map_open_t, name) },
 };
-const aps_type open_map_open_type = { APS_K_STRUCT, "Open", sizeof(open_map_open_t), { .st = { open_map_open_type_fields, 1, true, offsetof(open_map_open_t, extras), NULL, NULL, 0 } }, open_map_open_fast, open_map_open_fast_valid };
+const aps_type open_map_open_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Open",
+    .size = sizeof(open_map_open_t),
+    .u.st = {
+        .fields = open_map_open_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(open_map_open_t, extras),
+    },
+    .fast = open_map_open_fast,
+    .valid = open_map_open_fast_valid,
+};
 
 static const aps_field open_map_closed_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(open_map_closed_t, name), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(open_map_closed_t, name) },
 };
-const aps_type open_map_closed_type = { APS_K_STRUCT, "Closed", sizeof(open_map_closed_t), { .st = { open_map_closed_type_fields, 1, false, 0, NULL, NULL, 0 } }, open_map_closed_fast, open_map_closed_fast_valid };
+const aps_type open_map_closed_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Closed",
+    .size = sizeof(open_map_closed_t),
+    .u.st = { .fields = open_map_closed_type_fields, .nfields = 1 },
+    .fast = open_map_closed_fast,
+    .valid = open_map_closed_fast_valid,
+};
 
 static const aps_field open_map_described_type_fields[] = {
-    { "title", 5, "title", 5, &aps_text_type, offsetof(open_map_described_t, title), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "title", .key_len = 5, .snake = "title", .snake_len = 5, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(open_map_described_t, title) },
 };
-const aps_type open_map_described_type = { APS_K_STRUCT, "Described", sizeof(open_map_described_t), { .st = { open_map_described_type_fields, 1, true, offsetof(open_map_described_t, extras), NULL, NULL, 0 } }, open_map_described_fast, open_map_described_fast_valid };
+const aps_type open_map_described_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Described",
+    .size = sizeof(open_map_described_t),
+    .u.st = {
+        .fields = open_map_described_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(open_map_described_t, extras),
+    },
+    .fast = open_map_described_fast,
+    .valid = open_map_described_fast_valid,
+};
 
 static const aps_field open_map_labels_type_fields[] = {
-    { "id", 2, "id", 2, &aps_uint_type, offsetof(open_map_labels_t, id), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(open_map_labels_t, id) },
 };
-const aps_type open_map_labels_type = { APS_K_STRUCT, "Labels", sizeof(open_map_labels_t), { .st = { open_map_labels_type_fields, 1, true, offsetof(open_map_labels_t, extras), &aps_text_type, NULL, 0 } }, open_map_labels_fast, open_map_labels_fast_valid };
+const aps_type open_map_labels_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Labels",
+    .size = sizeof(open_map_labels_t),
+    .u.st = {
+        .fields = open_map_labels_type_fields,
+        .nfields = 1,
+        .open = true,
+        .extras_offset = offsetof(open_map_labels_t, extras),
+        .extras_type = &aps_text_type,
+    },
+    .fast = open_map_labels_fast,
+    .valid = open_map_labels_fast_valid,
+};
 
 /* The member of Open that the name k names: its number, or -1. */
 static int open_map_open_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -646,9 +698,9 @@ aps_status open_map_labels_validate(const open_map_labels_t *value, bool strict,
 }
 
 const aps_named_type open_map_types[] = {
-    { "Open", &open_map_open_type },
-    { "Closed", &open_map_closed_type },
-    { "Described", &open_map_described_type },
-    { "Labels", &open_map_labels_type },
+    { .name = "Open", .type = &open_map_open_type },
+    { .name = "Closed", .type = &open_map_closed_type },
+    { .name = "Described", .type = &open_map_described_type },
+    { .name = "Labels", .type = &open_map_labels_type },
 };
 const size_t open_map_types_count = sizeof open_map_types / sizeof open_map_types[0];

@@ -31,14 +31,32 @@ static const char *roots_part_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool roots_part_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const aps_field roots_part_type_fields[] = {
-    { "size", 4, "size", 4, &aps_uint_type, offsetof(roots_part_t, size), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "size", .key_len = 4, .snake = "size", .snake_len = 4, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(roots_part_t, size) },
 };
-const aps_type roots_part_type = { APS_K_STRUCT, "Part", sizeof(roots_part_t), { .st = { roots_part_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_part_fast, roots_part_fast_valid };
+const aps_type roots_part_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Part",
+    .size = sizeof(roots_part_t),
+    .u.st = { .fields = roots_part_type_fields, .nfields = 1 },
+    .fast = roots_part_fast,
+    .valid = roots_part_fast_valid,
+};
 
 static const aps_field roots_wanted_type_fields[] = {
-    { "part", 4, "part", 4, &roots_part_type, offsetof(roots_wanted_t, part), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "part", .key_len = 4, .snake = "part", .snake_len = 4, .type = &roots_part_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(roots_wanted_t, part) },
 };
-const aps_type roots_wanted_type = { APS_K_STRUCT, "Wanted", sizeof(roots_wanted_t), { .st = { roots_wanted_type_fields, 1, false, 0, NULL, NULL, 0 } }, roots_wanted_fast, roots_wanted_fast_valid };
+const aps_type roots_wanted_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Wanted",
+    .size = sizeof(roots_wanted_t),
+    .u.st = { .fields = roots_wanted_type_fields, .nfields = 1 },
+    .fast = roots_wanted_fast,
+    .valid = roots_wanted_fast_valid,
+};
 
 /* The member of Wanted that the name k names: its number, or -1. */
 static int roots_wanted_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -321,7 +339,7 @@ aps_status roots_part_validate(const roots_part_t *value, bool strict, aps_error
 }
 
 const aps_named_type roots_types[] = {
-    { "Wanted", &roots_wanted_type },
-    { "Part", &roots_part_type },
+    { .name = "Wanted", .type = &roots_wanted_type },
+    { .name = "Part", .type = &roots_part_type },
 };
 const size_t roots_types_count = sizeof roots_types / sizeof roots_types[0];

@@ -22,14 +22,33 @@ static const char *size_range_name_fast_body(aps_fast_ctx *c, const char *p, int
 static const char *size_range_name_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool size_range_name_fast_valid(const void *value, bool strict, unsigned depth);
 
-const aps_type size_range_short_type = { APS_K_TEXT, "Short", sizeof(size_range_short_t), { .text = { 1, 16, NULL } }, NULL, NULL };
+const aps_type size_range_short_type = {
+    .kind = APS_K_TEXT,
+    .name = "Short",
+    .size = sizeof(size_range_short_t),
+    .u.text = { .min_len = 1, .max_len = 16 },
+};
 
-static const aps_type size_range_name_name_type = { APS_K_TEXT, "Name.name", sizeof(aps_slice), { .text = { 0, 64, NULL } }, NULL, NULL };
+static const aps_type size_range_name_name_type = {
+    .kind = APS_K_TEXT,
+    .name = "Name.name",
+    .size = sizeof(aps_slice),
+    .u.text = { .min_len = 0, .max_len = 64 },
+};
 
 static const aps_field size_range_name_type_fields[] = {
-    { "name", 4, "name", 4, &size_range_name_name_type, offsetof(size_range_name_t, name), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &size_range_name_name_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(size_range_name_t, name) },
 };
-const aps_type size_range_name_type = { APS_K_STRUCT, "Name", sizeof(size_range_name_t), { .st = { size_range_name_type_fields, 1, false, 0, NULL, NULL, 0 } }, size_range_name_fast, size_range_name_fast_valid };
+const aps_type size_range_name_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Name",
+    .size = sizeof(size_range_name_t),
+    .u.st = { .fields = size_range_name_type_fields, .nfields = 1 },
+    .fast = size_range_name_fast,
+    .valid = size_range_name_fast_valid,
+};
 
 /* The member of Name that the name k names: its number, or -1. */
 static int size_range_name_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -201,7 +220,7 @@ aps_status size_range_name_validate(const size_range_name_t *value, bool strict,
 }
 
 const aps_named_type size_range_types[] = {
-    { "Short", &size_range_short_type },
-    { "Name", &size_range_name_type },
+    { .name = "Short", .type = &size_range_short_type },
+    { .name = "Name", .type = &size_range_name_type },
 };
 const size_t size_range_types_count = sizeof size_range_types / sizeof size_range_types[0];

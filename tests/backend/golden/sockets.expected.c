@@ -35,31 +35,75 @@ static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_
 static const char *sockets_message_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool sockets_message_fast_valid(const void *value, bool strict, unsigned depth);
 
-static const aps_type sockets_ping_kind__type = { APS_K_LITERAL, "Ping.kind", 0, { .lit = { APS_LIT_TEXT, "ping", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type sockets_ping_kind__type = {
+    .kind = APS_K_LITERAL,
+    .name = "Ping.kind",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "ping", .len = 4 },
+};
 
 static const aps_field sockets_ping_type_fields[] = {
-    { "kind", 4, "kind", 4, &sockets_ping_kind__type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "n", 1, "n", 1, &aps_uint_type, offsetof(sockets_ping_t, n), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "kind", .key_len = 4, .snake = "kind", .snake_len = 4, .type = &sockets_ping_kind__type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "n", .key_len = 1, .snake = "n", .snake_len = 1, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(sockets_ping_t, n) },
 };
-const aps_type sockets_ping_type = { APS_K_STRUCT, "Ping", sizeof(sockets_ping_t), { .st = { sockets_ping_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_ping_fast, sockets_ping_fast_valid };
+const aps_type sockets_ping_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Ping",
+    .size = sizeof(sockets_ping_t),
+    .u.st = { .fields = sockets_ping_type_fields, .nfields = 2 },
+    .fast = sockets_ping_fast,
+    .valid = sockets_ping_fast_valid,
+};
 
-static const aps_type sockets_pong_kind__type = { APS_K_LITERAL, "Pong.kind", 0, { .lit = { APS_LIT_TEXT, "pong", 4, 0, 0, 0.0 } }, NULL, NULL };
+static const aps_type sockets_pong_kind__type = {
+    .kind = APS_K_LITERAL,
+    .name = "Pong.kind",
+    .u.lit = { .kind = APS_LIT_TEXT, .text = "pong", .len = 4 },
+};
 
 static const aps_field sockets_pong_type_fields[] = {
-    { "kind", 4, "kind", 4, &sockets_pong_kind__type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES },
-    { "n", 1, "n", 1, &aps_uint_type, offsetof(sockets_pong_t, n), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "kind", .key_len = 4, .snake = "kind", .snake_len = 4, .type = &sockets_pong_kind__type,
+      .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
+    { .key = "n", .key_len = 1, .snake = "n", .snake_len = 1, .type = &aps_uint_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(sockets_pong_t, n) },
 };
-const aps_type sockets_pong_type = { APS_K_STRUCT, "Pong", sizeof(sockets_pong_t), { .st = { sockets_pong_type_fields, 2, false, 0, NULL, NULL, 0 } }, sockets_pong_fast, sockets_pong_fast_valid };
+const aps_type sockets_pong_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Pong",
+    .size = sizeof(sockets_pong_t),
+    .u.st = { .fields = sockets_pong_type_fields, .nfields = 2 },
+    .fast = sockets_pong_fast,
+    .valid = sockets_pong_fast_valid,
+};
 
 static const aps_type *const sockets_message_type_alts[] = {
     &sockets_ping_type,
     &sockets_pong_type,
 };
 static const aps_literal sockets_message_type_disc[] = {
-    { APS_LIT_TEXT, "ping", 4, 0, 0, 0.0 },
-    { APS_LIT_TEXT, "pong", 4, 0, 0, 0.0 },
+    { .kind = APS_LIT_TEXT, .text = "ping", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "pong", .len = 4 },
 };
-const aps_type sockets_message_type = { APS_K_UNION, "$message", sizeof(sockets_message_t), { .un = { APS_U_DISCRIMINATED, sockets_message_type_alts, 2, "kind", sockets_message_type_disc, offsetof(sockets_message_t, kind), offsetof(sockets_message_t, u), offsetof(sockets_message_t, raw) } }, sockets_message_fast, sockets_message_fast_valid };
+const aps_type sockets_message_type = {
+    .kind = APS_K_UNION,
+    .name = "$message",
+    .size = sizeof(sockets_message_t),
+    .u.un = {
+        .cls = APS_U_DISCRIMINATED,
+        .alts = sockets_message_type_alts,
+        .nalts = 2,
+        .disc_key = "kind",
+        .disc = sockets_message_type_disc,
+        .kind_offset = offsetof(sockets_message_t, kind),
+        .payload_offset = offsetof(sockets_message_t, u),
+        .raw_offset = offsetof(sockets_message_t, raw),
+    },
+    .fast = sockets_message_fast,
+    .valid = sockets_message_fast_valid,
+};
 
 /* The member of Ping that the name k names: its number, or -1. */
 static int sockets_ping_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -489,9 +533,9 @@ aps_status sockets_pong_validate(const sockets_pong_t *value, bool strict, aps_e
 }
 
 const aps_named_type sockets_types[] = {
-    { "Envelope", &sockets_message_type },
-    { "$message", &sockets_message_type },
-    { "Ping", &sockets_ping_type },
-    { "Pong", &sockets_pong_type },
+    { .name = "Envelope", .type = &sockets_message_type },
+    { .name = "$message", .type = &sockets_message_type },
+    { .name = "Ping", .type = &sockets_ping_type },
+    { .name = "Pong", .type = &sockets_pong_type },
 };
 const size_t sockets_types_count = sizeof sockets_types / sizeof sockets_types[0];

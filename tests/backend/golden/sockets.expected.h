@@ -34,6 +34,25 @@
 #include "aps/schema.h"
 #include "aps/types.h"
 
+/*
+ * This code is for the runtime of cddlgen 0.1.0: its descriptors
+ * follow that runtime's aps_type layout. The rule: the runtime's major version
+ * must equal 0; before 1.0 its minor version must equal
+ * 1 too (any 0.x release may change the layout); from 1.0 on
+ * its minor version may be newer, never older (a minor release only adds).
+ * Any other runtime stops the build here instead of misreading the tables.
+ * #error does not expand macros, so the #pragma message before it names the
+ * runtime found (GCC and clang print it expanded; other compilers may not).
+ * Regenerate with the cddlgen of the runtime you build against.
+ */
+#if !defined(APS_VERSION_MAJOR) || !defined(APS_VERSION_MINOR) || !defined(APS_VERSION_STRING)
+#error "sockets.h was generated for aps runtime 0.1.0; the runtime found has no version (older than 0.1.0)"
+#elif APS_VERSION_MAJOR != 0 || APS_VERSION_MINOR < 1 || \
+    (APS_VERSION_MAJOR == 0 && APS_VERSION_MINOR != 1)
+#pragma message("sockets.h was generated for aps runtime 0.1.0; found aps runtime " APS_VERSION_STRING)
+#error "sockets.h was generated for aps runtime 0.1.0 and does not work with the runtime found (its version is in the message above)"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

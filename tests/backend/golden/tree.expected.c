@@ -23,13 +23,32 @@ static bool tree_node_fast_valid(const void *value, bool strict, unsigned depth)
 static const char *tree_node_children_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool tree_node_children_fast_valid(const void *value, bool strict, unsigned depth);
 
-const aps_type tree_node_children_type = { APS_K_ARRAY, "Node.children", sizeof(tree_node_children_t), { .arr = { &tree_node_type, 0, SIZE_MAX } }, tree_node_children_fast, tree_node_children_fast_valid };
+const aps_type tree_node_children_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Node.children",
+    .size = sizeof(tree_node_children_t),
+    .u.arr = { .elem = &tree_node_type, .min = 0, .max = SIZE_MAX },
+    .fast = tree_node_children_fast,
+    .valid = tree_node_children_fast_valid,
+};
 
 static const aps_field tree_node_type_fields[] = {
-    { "name", 4, "name", 4, &aps_text_type, offsetof(tree_node_t, name), 0, 0, APS_F_PLAIN_NAMES },
-    { "children", 8, "children", 8, &tree_node_children_type, offsetof(tree_node_t, children), offsetof(tree_node_t, has_children), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(tree_node_t, name) },
+    { .key = "children", .key_len = 8, .snake = "children", .snake_len = 8, .type = &tree_node_children_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(tree_node_t, children),
+      .present_offset = offsetof(tree_node_t, has_children) },
 };
-const aps_type tree_node_type = { APS_K_STRUCT, "Node", sizeof(tree_node_t), { .st = { tree_node_type_fields, 2, false, 0, NULL, NULL, 0 } }, tree_node_fast, tree_node_fast_valid };
+const aps_type tree_node_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Node",
+    .size = sizeof(tree_node_t),
+    .u.st = { .fields = tree_node_type_fields, .nfields = 2 },
+    .fast = tree_node_fast,
+    .valid = tree_node_fast_valid,
+};
 
 /* The member of Node that the name k names: its number, or -1. */
 static int tree_node_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -255,7 +274,7 @@ aps_status tree_node_children_validate(const tree_node_children_t *value, bool s
 }
 
 const aps_named_type tree_types[] = {
-    { "Node", &tree_node_type },
-    { "Node.children", &tree_node_children_type },
+    { .name = "Node", .type = &tree_node_type },
+    { .name = "Node.children", .type = &tree_node_children_type },
 };
 const size_t tree_types_count = sizeof tree_types / sizeof tree_types[0];

@@ -12,7 +12,18 @@
 #include "aps/fast.h"
 
 
-const aps_type typed_map_scores_type = { APS_K_MAP, "Scores", sizeof(typed_map_scores_t), { .map = { &aps_uint_type, sizeof(typed_map_scores_entry_t), offsetof(typed_map_scores_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type typed_map_scores_type = {
+    .kind = APS_K_MAP,
+    .name = "Scores",
+    .size = sizeof(typed_map_scores_t),
+    .u.map = {
+        .value = &aps_uint_type,
+        .entry_size = sizeof(typed_map_scores_entry_t),
+        .value_offset = offsetof(typed_map_scores_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_type *const typed_map_scalar_type_alts[] = {
     &aps_text_type,
@@ -20,11 +31,45 @@ static const aps_type *const typed_map_scalar_type_alts[] = {
     &aps_bool_type,
     &aps_null_type,
 };
-const aps_type typed_map_scalar_type = { APS_K_UNION, "Scalar", sizeof(typed_map_scalar_t), { .un = { APS_U_KIND, typed_map_scalar_type_alts, 4, NULL, NULL, offsetof(typed_map_scalar_t, kind), offsetof(typed_map_scalar_t, u), offsetof(typed_map_scalar_t, raw) } }, NULL, NULL };
+const aps_type typed_map_scalar_type = {
+    .kind = APS_K_UNION,
+    .name = "Scalar",
+    .size = sizeof(typed_map_scalar_t),
+    .u.un = {
+        .cls = APS_U_KIND,
+        .alts = typed_map_scalar_type_alts,
+        .nalts = 4,
+        .kind_offset = offsetof(typed_map_scalar_t, kind),
+        .payload_offset = offsetof(typed_map_scalar_t, u),
+        .raw_offset = offsetof(typed_map_scalar_t, raw),
+    },
+};
 
-const aps_type typed_map_metadata_type = { APS_K_MAP, "Metadata", sizeof(typed_map_metadata_t), { .map = { &typed_map_scalar_type, sizeof(typed_map_metadata_entry_t), offsetof(typed_map_metadata_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type typed_map_metadata_type = {
+    .kind = APS_K_MAP,
+    .name = "Metadata",
+    .size = sizeof(typed_map_metadata_t),
+    .u.map = {
+        .value = &typed_map_scalar_type,
+        .entry_size = sizeof(typed_map_metadata_entry_t),
+        .value_offset = offsetof(typed_map_metadata_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
-const aps_type typed_map_env_type = { APS_K_MAP, "Env", sizeof(typed_map_env_t), { .map = { &aps_text_type, sizeof(typed_map_env_entry_t), offsetof(typed_map_env_entry_t, value), 1, SIZE_MAX } }, NULL, NULL };
+const aps_type typed_map_env_type = {
+    .kind = APS_K_MAP,
+    .name = "Env",
+    .size = sizeof(typed_map_env_t),
+    .u.map = {
+        .value = &aps_text_type,
+        .entry_size = sizeof(typed_map_env_entry_t),
+        .value_offset = offsetof(typed_map_env_entry_t, value),
+        .min = 1,
+        .max = SIZE_MAX,
+    },
+};
 
 aps_status typed_map_scores_decode(const char *json, size_t len, aps_arena *arena,
     typed_map_scores_t *out, aps_error *err)
@@ -139,9 +184,9 @@ aps_status typed_map_env_validate(const typed_map_env_t *value, bool strict, aps
 }
 
 const aps_named_type typed_map_types[] = {
-    { "Scores", &typed_map_scores_type },
-    { "Metadata", &typed_map_metadata_type },
-    { "Scalar", &typed_map_scalar_type },
-    { "Env", &typed_map_env_type },
+    { .name = "Scores", .type = &typed_map_scores_type },
+    { .name = "Metadata", .type = &typed_map_metadata_type },
+    { .name = "Scalar", .type = &typed_map_scalar_type },
+    { .name = "Env", .type = &typed_map_env_type },
 };
 const size_t typed_map_types_count = sizeof typed_map_types / sizeof typed_map_types[0];

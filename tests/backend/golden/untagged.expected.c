@@ -60,23 +60,69 @@ static const char *untagged_listed_items_fast(aps_fast_ctx *c, const char *p, vo
 static bool untagged_listed_items_fast_valid(const void *value, bool strict, unsigned depth);
 
 static const aps_field untagged_created_type_fields[] = {
-    { "id", 2, "id", 2, &aps_text_type, offsetof(untagged_created_t, id), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(untagged_created_t, id) },
 };
-const aps_type untagged_created_type = { APS_K_STRUCT, "Created", sizeof(untagged_created_t), { .st = { untagged_created_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_created_fast, untagged_created_fast_valid };
+const aps_type untagged_created_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Created",
+    .size = sizeof(untagged_created_t),
+    .u.st = { .fields = untagged_created_type_fields, .nfields = 1 },
+    .fast = untagged_created_fast,
+    .valid = untagged_created_fast_valid,
+};
 
-const aps_type untagged_listed_items_type = { APS_K_ARRAY, "Listed.items", sizeof(untagged_listed_items_t), { .arr = { &aps_text_type, 0, SIZE_MAX } }, untagged_listed_items_fast, untagged_listed_items_fast_valid };
+const aps_type untagged_listed_items_type = {
+    .kind = APS_K_ARRAY,
+    .name = "Listed.items",
+    .size = sizeof(untagged_listed_items_t),
+    .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
+    .fast = untagged_listed_items_fast,
+    .valid = untagged_listed_items_fast_valid,
+};
 
 static const aps_field untagged_listed_type_fields[] = {
-    { "items", 5, "items", 5, &untagged_listed_items_type, offsetof(untagged_listed_t, items), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "items", .key_len = 5, .snake = "items", .snake_len = 5, .type = &untagged_listed_items_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(untagged_listed_t, items) },
 };
-const aps_type untagged_listed_type = { APS_K_STRUCT, "Listed", sizeof(untagged_listed_t), { .st = { untagged_listed_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_listed_fast, untagged_listed_fast_valid };
+const aps_type untagged_listed_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Listed",
+    .size = sizeof(untagged_listed_t),
+    .u.st = { .fields = untagged_listed_type_fields, .nfields = 1 },
+    .fast = untagged_listed_fast,
+    .valid = untagged_listed_fast_valid,
+};
 
-const aps_type untagged_empty_type = { APS_K_MAP, "Empty", sizeof(untagged_empty_t), { .map = { &aps_any_type, sizeof(untagged_empty_entry_t), offsetof(untagged_empty_entry_t, value), 0, SIZE_MAX } }, NULL, NULL };
+const aps_type untagged_empty_type = {
+    .kind = APS_K_MAP,
+    .name = "Empty",
+    .size = sizeof(untagged_empty_t),
+    .u.map = {
+        .value = &aps_any_type,
+        .entry_size = sizeof(untagged_empty_entry_t),
+        .value_offset = offsetof(untagged_empty_entry_t, value),
+        .min = 0,
+        .max = SIZE_MAX,
+    },
+};
 
 static const aps_field untagged_deleted_type_fields[] = {
-    { "gone", 4, "gone", 4, &aps_bool_type, offsetof(untagged_deleted_t, gone), offsetof(untagged_deleted_t, has_gone), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES },
+    { .key = "gone", .key_len = 4, .snake = "gone", .snake_len = 4, .type = &aps_bool_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(untagged_deleted_t, gone),
+      .present_offset = offsetof(untagged_deleted_t, has_gone) },
 };
-const aps_type untagged_deleted_type = { APS_K_STRUCT, "Deleted", sizeof(untagged_deleted_t), { .st = { untagged_deleted_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_deleted_fast, untagged_deleted_fast_valid };
+const aps_type untagged_deleted_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Deleted",
+    .size = sizeof(untagged_deleted_t),
+    .u.st = { .fields = untagged_deleted_type_fields, .nfields = 1 },
+    .fast = untagged_deleted_fast,
+    .valid = untagged_deleted_fast_valid,
+};
 
 static const aps_type *const untagged_result_type_alts[] = {
     &untagged_created_type,
@@ -84,28 +130,89 @@ static const aps_type *const untagged_result_type_alts[] = {
     &untagged_empty_type,
     &untagged_deleted_type,
 };
-const aps_type untagged_result_type = { APS_K_UNION, "Result", sizeof(untagged_result_t), { .un = { APS_U_UNTAGGED, untagged_result_type_alts, 4, NULL, NULL, offsetof(untagged_result_t, kind), offsetof(untagged_result_t, u), offsetof(untagged_result_t, raw) } }, NULL, NULL };
+const aps_type untagged_result_type = {
+    .kind = APS_K_UNION,
+    .name = "Result",
+    .size = sizeof(untagged_result_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = untagged_result_type_alts,
+        .nalts = 4,
+        .kind_offset = offsetof(untagged_result_t, kind),
+        .payload_offset = offsetof(untagged_result_t, u),
+        .raw_offset = offsetof(untagged_result_t, raw),
+    },
+};
 
-const aps_type untagged_digits_type = { APS_K_TEXT, "Digits", sizeof(untagged_digits_t), { .text = { 0, SIZE_MAX, "[0-9]+" } }, NULL, NULL };
+const aps_type untagged_digits_type = {
+    .kind = APS_K_TEXT,
+    .name = "Digits",
+    .size = sizeof(untagged_digits_t),
+    .u.text = { .min_len = 0, .max_len = SIZE_MAX, .pattern = "[0-9]+" },
+};
 
 static const aps_type *const untagged_word_type_alts[] = {
     &untagged_digits_type,
     &aps_text_type,
 };
-const aps_type untagged_word_type = { APS_K_UNION, "Word", sizeof(untagged_word_t), { .un = { APS_U_UNTAGGED, untagged_word_type_alts, 2, NULL, NULL, offsetof(untagged_word_t, kind), offsetof(untagged_word_t, u), offsetof(untagged_word_t, raw) } }, NULL, NULL };
+const aps_type untagged_word_type = {
+    .kind = APS_K_UNION,
+    .name = "Word",
+    .size = sizeof(untagged_word_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = untagged_word_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(untagged_word_t, kind),
+        .payload_offset = offsetof(untagged_word_t, u),
+        .raw_offset = offsetof(untagged_word_t, raw),
+    },
+};
 
-const aps_type untagged_anything_type = { APS_K_STRUCT, "Anything", sizeof(untagged_anything_t), { .st = { NULL, 0, true, offsetof(untagged_anything_t, extras), NULL, NULL, 0 } }, untagged_anything_fast, untagged_anything_fast_valid };
+const aps_type untagged_anything_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Anything",
+    .size = sizeof(untagged_anything_t),
+    .u.st = {
+        .nfields = 0,
+        .open = true,
+        .extras_offset = offsetof(untagged_anything_t, extras),
+    },
+    .fast = untagged_anything_fast,
+    .valid = untagged_anything_fast_valid,
+};
 
 static const aps_field untagged_ack_type_fields[] = {
-    { "ok", 2, "ok", 2, &aps_bool_type, offsetof(untagged_ack_t, ok), 0, 0, APS_F_PLAIN_NAMES },
+    { .key = "ok", .key_len = 2, .snake = "ok", .snake_len = 2, .type = &aps_bool_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(untagged_ack_t, ok) },
 };
-const aps_type untagged_ack_type = { APS_K_STRUCT, "Ack", sizeof(untagged_ack_t), { .st = { untagged_ack_type_fields, 1, false, 0, NULL, NULL, 0 } }, untagged_ack_fast, untagged_ack_fast_valid };
+const aps_type untagged_ack_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Ack",
+    .size = sizeof(untagged_ack_t),
+    .u.st = { .fields = untagged_ack_type_fields, .nfields = 1 },
+    .fast = untagged_ack_fast,
+    .valid = untagged_ack_fast_valid,
+};
 
 static const aps_type *const untagged_reply_type_alts[] = {
     &untagged_anything_type,
     &untagged_ack_type,
 };
-const aps_type untagged_reply_type = { APS_K_UNION, "Reply", sizeof(untagged_reply_t), { .un = { APS_U_UNTAGGED, untagged_reply_type_alts, 2, NULL, NULL, offsetof(untagged_reply_t, kind), offsetof(untagged_reply_t, u), offsetof(untagged_reply_t, raw) } }, NULL, NULL };
+const aps_type untagged_reply_type = {
+    .kind = APS_K_UNION,
+    .name = "Reply",
+    .size = sizeof(untagged_reply_t),
+    .u.un = {
+        .cls = APS_U_UNTAGGED,
+        .alts = untagged_reply_type_alts,
+        .nalts = 2,
+        .kind_offset = offsetof(untagged_reply_t, kind),
+        .payload_offset = offsetof(untagged_reply_t, u),
+        .raw_offset = offsetof(untagged_reply_t, raw),
+    },
+};
 
 /* The member of Created that the name k names: its number, or -1. */
 static int untagged_created_fast_index(const aps_fast_ctx *c, aps_slice k)
@@ -1043,16 +1150,16 @@ aps_status untagged_ack_validate(const untagged_ack_t *value, bool strict, aps_e
 }
 
 const aps_named_type untagged_types[] = {
-    { "Result", &untagged_result_type },
-    { "Created", &untagged_created_type },
-    { "Listed", &untagged_listed_type },
-    { "Listed.items", &untagged_listed_items_type },
-    { "Empty", &untagged_empty_type },
-    { "Deleted", &untagged_deleted_type },
-    { "Word", &untagged_word_type },
-    { "Digits", &untagged_digits_type },
-    { "Reply", &untagged_reply_type },
-    { "Anything", &untagged_anything_type },
-    { "Ack", &untagged_ack_type },
+    { .name = "Result", .type = &untagged_result_type },
+    { .name = "Created", .type = &untagged_created_type },
+    { .name = "Listed", .type = &untagged_listed_type },
+    { .name = "Listed.items", .type = &untagged_listed_items_type },
+    { .name = "Empty", .type = &untagged_empty_type },
+    { .name = "Deleted", .type = &untagged_deleted_type },
+    { .name = "Word", .type = &untagged_word_type },
+    { .name = "Digits", .type = &untagged_digits_type },
+    { .name = "Reply", .type = &untagged_reply_type },
+    { .name = "Anything", .type = &untagged_anything_type },
+    { .name = "Ack", .type = &untagged_ack_type },
 };
 const size_t untagged_types_count = sizeof untagged_types / sizeof untagged_types[0];

@@ -11,7 +11,7 @@
 
 /*
  * Rewrites OUT_DIR/PREFIX.h so it declares the runtime itself (its
- * `#include "aps/*.h"` lines give way to the runtime's public headers) and
+ * `#include "aps/NAME.h"` lines give way to the runtime's public headers) and
  * OUT_DIR/PREFIX.c so it includes only PREFIX.h and ends with the runtime
  * sources the generated code needs. Both files come out with the runtime's
  * identifiers under the pair's prefix (aps_x -> PREFIX_aps_x, APS_X ->

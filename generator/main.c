@@ -38,7 +38,7 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  --prefix P           prefix of every generated symbol (generate; default: ap)\n"
-    "  --out DIR            where generate writes its files (default: .)\n"
+    "  --out DIR            where generate writes its files (default: .; made if missing)\n"
     "  --root RULE          generate only what RULE reaches (repeatable)\n"
     "  --templates DIR      templates to use instead of the built-in ones\n"
     "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"

@@ -144,3 +144,65 @@ int aps_records_split(const char *data, size_t len, aps_record_format format, si
         return s.stop;
     return st == APS_OK ? 0 : -1;
 }
+
+/* Whether the line [line, end) is a field SSE captures use, or a comment. */
+static int is_sse_field(const char *line, size_t n)
+{
+    static const char *const names[] = { "data", "event", "id", "retry" };
+    const char *colon = memchr(line, ':', n);
+    size_t name_len = colon != NULL ? (size_t)(colon - line) : n, k;
+    if (name_len == 0)
+        return 1; /* a comment */
+    for (k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == name_len && memcmp(line, names[k], name_len) == 0)
+            return 1;
+    return 0;
+}
+
+void aps_records_sse_check(const char *data, size_t len, aps_records_sse_shape *out)
+{
+    size_t i = 0;
+    uint64_t line = 1, event_line = 0;
+    memset(out, 0, sizeof *out);
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len) {
+        size_t start = i, n;
+        int terminated;
+        while (i < len && data[i] != '\n' && data[i] != '\r')
+            i++;
+        n = i - start;
+        terminated = i < len;
+        /* CR LF, LF or CR ends a line */
+        if (i < len && data[i] == '\r' && i + 1 < len && data[i + 1] == '\n')
+            i++;
+        if (i < len)
+            i++;
+        if (n == 0) {
+            event_line = 0; /* a blank line ends the event */
+        } else if (!is_sse_field(data + start, n)) {
+            if (out->bad_line == 0)
+                out->bad_line = line;
+        } else if (data[start] != ':' && event_line == 0) {
+            event_line = line;
+        }
+        /* a last line without its line break is cut too */
+        if (!terminated && n > 0 && event_line == 0 && data[start] == ':')
+            event_line = line;
+        line++;
+    }
+    out->open_line = event_line;
+}
+
+int aps_records_has_json_line(const char *data, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        const char *nl = memchr(data + i, '\n', len - i);
+        size_t end = nl != NULL ? (size_t)(nl - data) : len;
+        if (end > i && aps_json_validate(data + i, end - i, NULL, NULL) == APS_OK)
+            return 1;
+        i = end + 1;
+    }
+    return 0;
+}

@@ -29,6 +29,23 @@ typedef struct apstream_options {
  */
 int apstream_read_file(const char *path, char **data, size_t *len);
 
+/*
+ * The gate before records are read, so a check fails closed: `data` in the
+ * format asked for or detected (stored in *format), and for SSE, every line a
+ * field and the last event finished. Prints each finding as
+ * "apstream: FILE:LINE: error|warning: reason" on stderr. A stream cut inside
+ * an event is a warning, an error with --strict.
+ */
+typedef enum apstream_gate {
+    APSTREAM_INPUT_OK,       /* read it (warnings may have been printed) */
+    APSTREAM_INPUT_FAILED,   /* read what it holds, then exit 1 (a cut capture under --strict) */
+    APSTREAM_INPUT_REJECTED  /* not in the format: exit 1 without reading it */
+} apstream_gate;
+apstream_gate apstream_check_input(const apstream_options *o, const char *data, size_t len, aps_record_format *format);
+
+/* The gate after: a file without a record is rejected (prints why, returns 1; else 0). */
+int apstream_check_records(const apstream_options *o, uint64_t records);
+
 /* The schema type named `name`, or NULL after printing the known names. */
 const aps_type *apstream_find_type(const char *name);
 

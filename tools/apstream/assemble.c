@@ -3,7 +3,9 @@
  * assembler (aps/asm.h); one JSON object per line for each message and
  * each tool run, in the order they complete, then those still open.
  * Lifecycle violations, and records the schema rejects, are reported on
- * stderr as `LINE: error: message`; the exit status is then 1. A record the
+ * stderr as `LINE: error: message`; the exit status is then 1, as it is when
+ * a message or tool run is still open at the end (a cut capture, or a server
+ * that never finished it: either way not a final value). A record the
  * schema rejects is still assembled, read leniently from its JSON
  * (aps_asm_event_from_json), so one non-conforming event does not cost the
  * whole message.
@@ -30,7 +32,19 @@ typedef struct asm_run {
     aps_json_writer scratch;  /* re-encoded members of the current event */
     aps_asm_reader lenient;   /* for events the schema rejects */
     uint64_t rejected;
+    uint64_t records;
+    int finishing;            /* aps_asm_finish is delivering what is still open */
+    uint64_t unfinished;      /* messages and tool runs still open at the end */
 } asm_run;
+
+/* The stream ended before `what` `id` did: the capture is cut, or the server never finished it. */
+static void report_unfinished(asm_run *r, const char *what, aps_slice id)
+{
+    const char *file = strcmp(r->o->file, "-") == 0 ? "(standard input)" : r->o->file;
+    fprintf(stderr, "apstream: %s: error: %s \"%.*s\" is still open at the end of the stream\n", file, what,
+            (int)id.len, id.ptr);
+    r->unfinished++;
+}
 
 static void print_line(asm_run *r)
 {
@@ -44,6 +58,8 @@ static void on_message_done(void *ctx, const aps_asm_message *m)
     asm_run *r = ctx;
     aps_asm_message_write(m, &r->out);
     print_line(r);
+    if (r->finishing && aps_asm_message_state(m) == APS_ASM_OPEN)
+        report_unfinished(r, "message", aps_asm_message_id(m));
 }
 
 static void on_tool_done(void *ctx, const aps_asm_tool *t)
@@ -51,6 +67,8 @@ static void on_tool_done(void *ctx, const aps_asm_tool *t)
     asm_run *r = ctx;
     aps_asm_tool_write(t, &r->out);
     print_line(r);
+    if (r->finishing && aps_asm_tool_state(t) == APS_ASM_OPEN)
+        report_unfinished(r, "tool run", aps_asm_tool_call_id(t));
 }
 
 static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
@@ -191,6 +209,7 @@ static int on_record(void *user, const aps_record *rec)
     aps_error err = APS_ERROR_INIT;
     aps_asm_event ae;
     const ap_event_data_t *d;
+    r->records++;
     aps_arena_reset(&r->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = r->o->key_case;
@@ -246,8 +265,14 @@ int apstream_assemble(const apstream_options *o)
     char *data;
     size_t len;
     int rc;
+    aps_record_format format;
+    apstream_gate gate;
     if (apstream_read_file(o->file, &data, &len) != 0)
         return 2;
+    if ((gate = apstream_check_input(o, data, len, &format)) == APSTREAM_INPUT_REJECTED) {
+        free(data);
+        return 1;
+    }
     memset(&r, 0, sizeof r);
     memset(&cb, 0, sizeof cb);
     r.o = o;
@@ -267,12 +292,17 @@ int apstream_assemble(const apstream_options *o)
     aps_json_writer_init(&r.out, NULL);
     aps_json_writer_init(&r.scratch, NULL);
     aps_asm_reader_init(&r.lenient);
-    rc = aps_records_split(data, len, o->format, o->max_record, on_record, on_framing_error, &r);
-    if (rc == 0)
+    rc = aps_records_split(data, len, format, o->max_record, on_record, on_framing_error, &r);
+    if (rc == 0) {
+        r.finishing = 1;
         aps_asm_finish(&r.a);
+    }
     fflush(stdout);
     if (rc == 0)
-        rc = aps_asm_violations(&r.a) > 0 || r.rejected > 0 ? 1 : 0;
+        rc = aps_asm_violations(&r.a) > 0 || r.rejected > 0 || r.unfinished > 0 || gate != APSTREAM_INPUT_OK
+                 || apstream_check_records(o, r.records) != 0
+                 ? 1
+                 : 0;
     else
         rc = 2;
     aps_asm_reader_deinit(&r.lenient);

@@ -1,5 +1,9 @@
-/* read_file.c - apstream's input: a whole file, or standard input for "-". */
+/*
+ * read_file.c - apstream's input: a whole file, or standard input for "-",
+ * and the checks that it is a capture at all (apstream_check_input).
+ */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,4 +52,44 @@ int apstream_read_file(const char *path, char **data, size_t *len)
     *data = buf;
     *len = n;
     return 0;
+}
+
+static const char *input_name(const apstream_options *o)
+{
+    return strcmp(o->file, "-") == 0 ? "(standard input)" : o->file;
+}
+
+apstream_gate apstream_check_input(const apstream_options *o, const char *data, size_t len, aps_record_format *format)
+{
+    aps_records_sse_shape shape;
+    *format = o->format != APS_FORMAT_AUTO ? o->format : aps_records_detect(data, len);
+    if (*format == APS_FORMAT_JSONL && !aps_records_has_json_line(data, len) && len > 0) {
+        /* a file of which no line is JSON is not a capture with bad lines: say so once */
+        fprintf(stderr, "apstream: %s:1: error: not JSONL or SSE: no line is a JSON text\n", input_name(o));
+        return APSTREAM_INPUT_REJECTED;
+    }
+    if (*format != APS_FORMAT_SSE)
+        return APSTREAM_INPUT_OK; /* a JSON text that is not JSON is reported as an invalid record */
+    aps_records_sse_check(data, len, &shape);
+    if (shape.bad_line != 0) {
+        /* the SSE rules skip lines they do not know: without this, anything would pass as an empty stream */
+        fprintf(stderr, "apstream: %s:%" PRIu64 ": error: not SSE: the line is not a data, event, id or retry field or a comment\n",
+                input_name(o), shape.bad_line);
+        return APSTREAM_INPUT_REJECTED;
+    }
+    if (shape.open_line != 0) {
+        /* the SSE rules drop an unfinished event silently: a capture cut short */
+        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: the stream ends inside the event that starts here\n",
+                input_name(o), shape.open_line, o->strict ? "error" : "warning");
+        return o->strict ? APSTREAM_INPUT_FAILED : APSTREAM_INPUT_OK;
+    }
+    return APSTREAM_INPUT_OK;
+}
+
+int apstream_check_records(const apstream_options *o, uint64_t records)
+{
+    if (records > 0)
+        return 0;
+    fprintf(stderr, "apstream: %s: error: no records: nothing was checked\n", input_name(o));
+    return 1;
 }

@@ -121,6 +121,8 @@ int apstream_validate(const apstream_options *o, int roundtrip)
     char *data;
     size_t len;
     int rc;
+    aps_record_format format;
+    apstream_gate gate;
     memset(&s, 0, sizeof s);
     s.o = o;
     s.roundtrip = roundtrip;
@@ -128,25 +130,37 @@ int apstream_validate(const apstream_options *o, int roundtrip)
         return 2;
     if (apstream_read_file(o->file, &data, &len) != 0)
         return 2;
+    if ((gate = apstream_check_input(o, data, len, &format)) == APSTREAM_INPUT_REJECTED) {
+        free(data);
+        return 1;
+    }
     aps_arena_init(&s.arena, NULL);
     aps_json_writer_init(&s.writer, NULL);
     /* roundtrip's stdout is JSON: its report lines go to stderr */
     if (roundtrip)
         fflush(stdout);
-    rc = aps_records_split(data, len, o->format, o->max_record, on_record, on_framing_error, &s);
+    rc = aps_records_split(data, len, format, o->max_record, on_record, on_framing_error, &s);
     aps_json_writer_deinit(&s.writer);
     aps_arena_deinit(&s.arena);
     free(data);
     if (rc == 2 || rc < 0)
         return 2;
     fprintf(roundtrip ? stderr : stdout, "%" PRIu64 " valid, %" PRIu64 " invalid\n", s.valid, s.invalid);
-    return s.invalid > 0 ? 1 : 0;
+    if (apstream_check_records(o, s.valid + s.invalid) != 0)
+        return 1;
+    return s.invalid > 0 || gate != APSTREAM_INPUT_OK ? 1 : 0;
 }
+
+/* What sse2jsonl counts: records printed and framing errors. */
+typedef struct sse2jsonl_counts {
+    uint64_t records;
+    int errors;
+} sse2jsonl_counts;
 
 static int print_data(void *user, const aps_record *rec)
 {
     size_t i;
-    (void)user;
+    ((sse2jsonl_counts *)user)->records++;
     /* JSON allows a line break only between tokens, where a space says the same */
     for (i = 0; i < rec->len; i++)
         fputc(rec->text[i] == '\n' ? ' ' : rec->text[i], stdout);
@@ -156,19 +170,33 @@ static int print_data(void *user, const aps_record *rec)
 
 static void print_framing_error(void *user, uint64_t line, const aps_error *err)
 {
-    int *errors = user;
+    sse2jsonl_counts *n = user;
     fprintf(stderr, "%" PRIu64 ": error: %s\n", line, err->message);
-    ++*errors;
+    n->errors++;
 }
 
 int apstream_sse2jsonl(const apstream_options *o)
 {
     char *data;
     size_t len;
-    int errors = 0, rc;
+    int rc;
+    sse2jsonl_counts n = { 0, 0 };
+    apstream_options sse = *o;
+    aps_record_format format;
+    apstream_gate gate;
     if (apstream_read_file(o->file, &data, &len) != 0)
         return 2;
-    rc = aps_records_split(data, len, APS_FORMAT_SSE, o->max_record, print_data, print_framing_error, &errors);
+    /* the input must be SSE whatever it looks like */
+    sse.format = APS_FORMAT_SSE;
+    if ((gate = apstream_check_input(&sse, data, len, &format)) == APSTREAM_INPUT_REJECTED) {
+        free(data);
+        return 1;
+    }
+    rc = aps_records_split(data, len, APS_FORMAT_SSE, o->max_record, print_data, print_framing_error, &n);
     free(data);
-    return rc != 0 ? 2 : errors > 0 ? 1 : 0;
+    if (rc != 0)
+        return 2;
+    if (apstream_check_records(o, n.records) != 0)
+        return 1;
+    return n.errors > 0 || gate != APSTREAM_INPUT_OK ? 1 : 0;
 }

@@ -61,6 +61,29 @@ aps_record_format aps_records_detect(const char *data, size_t len);
 int aps_records_split(const char *data, size_t len, aps_record_format format, size_t max_record,
                       aps_record_fn on_record, aps_record_error_fn on_error, void *user);
 
+/* What aps_records_sse_check found; both 0 when the input is well-formed SSE. */
+typedef struct aps_records_sse_shape {
+    uint64_t bad_line;   /* first non-blank line that is neither a data, event, id or retry field nor a comment */
+    uint64_t open_line;  /* the stream ends inside an event: the line that event starts on */
+} aps_records_sse_shape;
+
+/*
+ * Checks that `data` is SSE as a capture of this protocol writes it: every
+ * non-blank line a known field or a comment (the SSE rules skip other
+ * lines, so bytes that are not SSE at all would pass as an empty stream),
+ * and the last event ended by a blank line (at the end of a stream the SSE
+ * rules drop an unfinished event without a word). For tools that gate on
+ * captures and must fail closed.
+ */
+void aps_records_sse_check(const char *data, size_t len, aps_records_sse_shape *out);
+
+/*
+ * Whether some line of `data` is a JSON text: 0 means the input is not
+ * JSONL at all (random bytes, a binary file), rather than JSONL with bad
+ * lines. Stops at the first such line, so a capture costs one line.
+ */
+int aps_records_has_json_line(const char *data, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -139,6 +139,7 @@ static int parse_args(int argc, char **argv, options *o)
         }
         if (strcmp(a, "--strict") == 0) {
             o->compile.strict = 1;
+            o->validate.strict = 1;
         } else if (strcmp(a, "--tolerant") == 0) {
             o->validate.tolerant = 1;
         } else if (strcmp(a, "--embed-runtime") == 0) {

@@ -22,7 +22,40 @@ typedef struct run {
     aps_arena arena;
     aps_json_writer *report;  /* JSON output: the errors array being written */
     uint64_t valid, invalid;
+    uint64_t failed;          /* files rejected whole: not in their format, empty, cut (--strict) */
 } run;
+
+/*
+ * The gate before a file's records are read, so validation fails closed:
+ * the file in its format (given or detected), and for SSE every line a field
+ * and the last event finished, which the SSE rules would not say. Returns 0
+ * to read it, 1 to read it and fail (a cut stream under --strict), -1 to
+ * skip it.
+ */
+static int check_input(run *r, const char *data, size_t len, aps_record_format format, int strict)
+{
+    aps_records_sse_shape shape;
+    if (format == APS_FORMAT_JSONL && len > 0 && !aps_records_has_json_line(data, len)) {
+        fprintf(stderr, "cddlgen: %s:1: error: not JSONL or SSE: no line is a JSON text\n", r->file);
+        return -1;
+    }
+    if (format != APS_FORMAT_SSE)
+        return 0; /* a JSON text that is not JSON is reported as an invalid record */
+    aps_records_sse_check(data, len, &shape);
+    if (shape.bad_line != 0) {
+        /* the SSE rules skip lines they do not know: anything would pass as an empty stream */
+        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": error: not SSE: the line is not a data, event, id or retry field or a comment\n",
+                r->file, shape.bad_line);
+        return -1;
+    }
+    if (shape.open_line != 0) {
+        /* the SSE rules drop an unfinished event silently: a capture cut short */
+        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": %s: the stream ends inside the event that starts here\n", r->file,
+                shape.open_line, strict ? "error" : "warning");
+        return strict ? 1 : 0;
+    }
+    return 0;
+}
 
 static void report(run *r, uint64_t line, const aps_error *err)
 {
@@ -180,13 +213,30 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         /* each file lives in the arena only while it is checked */
         aps_arena_marker before = aps_arena_mark(&ctx.arena);
         cddl_source data;
+        aps_record_format in_format;
+        uint64_t records;
+        int gate;
         r.file = files[i];
         if (cddl_source_load(&ctx, &data, files[i]) != 0) {
             rc = 2;
             continue;
         }
-        if (aps_records_split(data.text, data.len, format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
+        in_format = format != APS_FORMAT_AUTO ? format : aps_records_detect(data.text, data.len);
+        gate = check_input(&r, data.text, data.len, in_format, o->strict);
+        if (gate < 0) {
+            r.failed++;
+            aps_arena_rollback(&ctx.arena, before);
+            continue;
+        }
+        records = r.valid + r.invalid;
+        if (aps_records_split(data.text, data.len, in_format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
             rc = 2;
+        if (r.valid + r.invalid == records) {
+            fprintf(stderr, "cddlgen: %s: error: no records: nothing was checked\n", r.file);
+            gate = 1;
+        }
+        if (gate > 0)
+            r.failed++;
         aps_arena_rollback(&ctx.arena, before);
     }
     if (r.json_out) {
@@ -207,7 +257,7 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
     aps_arena_deinit(&r.arena);
     cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);
-    if (rc == 0 && r.invalid > 0)
+    if (rc == 0 && (r.invalid > 0 || r.failed > 0))
         rc = 1;
     return rc;
 }

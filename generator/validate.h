@@ -17,13 +17,17 @@ typedef struct validate_options {
     const char *output;   /* --output text|json */
     const char *key_case; /* --case schema|snake|either */
     int tolerant;         /* --tolerant: accept unknown union variants (validation reports them) */
+    int strict;           /* --strict: an SSE stream that ends inside an event is an error, not a warning */
 } validate_options;
 
 /*
  * Validates every record of `files` against rule o->type of `schema`.
  * Prints `FILE:LINE: error: POINTER: message` per invalid record and
- * `N valid, M invalid` (or one JSON report). Returns 0 all valid, 1 some
- * invalid (or schema errors), 2 usage or I/O errors.
+ * `N valid, M invalid` (or one JSON report). A file that is not in its
+ * format (SSE whose lines are not SSE fields, bytes of which no line is
+ * JSON), that holds no record, or (with o->strict) whose SSE ends inside an
+ * event fails, with the reason on stderr. Returns 0 all valid, 1 some
+ * invalid or a file failed (or schema errors), 2 usage or I/O errors.
  */
 int validate_files(const char *schema, const char *const *files, size_t nfiles,
                    const validate_options *o, diag_ctx *d);

@@ -15,6 +15,18 @@ function(expect name want_rc)
   endif()
 endfunction()
 
+# expect_err(NAME RC REGEX ARGS...): the exit status, and stderr matching REGEX.
+function(expect_err name want_rc regex)
+  execute_process(COMMAND ${CDDLGEN} validate ${ARGN}
+                  WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL want_rc)
+    message(FATAL_ERROR "${name}: exit ${rc}, expected ${want_rc}\n${out}${err}")
+  endif()
+  if(NOT err MATCHES "${regex}")
+    message(FATAL_ERROR "${name}: stderr does not match '${regex}':\n${err}")
+  endif()
+endfunction()
+
 if(DEFINED SHARED)
   # Paths as a person types them from the repository root, so reports are stable.
   file(RELATIVE_PATH SHARED ${SRC} ${SHARED})
@@ -49,3 +61,29 @@ expect(generic-written-args-bad 1 ${CMAKE_CURRENT_BINARY_DIR}/wrapped.cddl --typ
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tree.cddl "Root = Tree<[* int]>\nTree<T> = [* Tree<T>] / T\n")
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tree.json "[[[1, 2]], [3], []]\n")
 expect(generic-recursive-written-arg 0 ${CMAKE_CURRENT_BINARY_DIR}/tree.cddl --type Root ${CMAKE_CURRENT_BINARY_DIR}/tree.json)
+
+# A gate that fails closed: a file the command did not understand is an
+# error naming the file (and line), never "0 valid, 0 invalid" with exit 0.
+set(gate ${CMAKE_CURRENT_BINARY_DIR}/gate)
+file(MAKE_DIRECTORY ${gate})
+file(WRITE ${gate}/empty.jsonl "")
+file(WRITE ${gate}/prose.txt "These are not JSON lines,\nnor SSE fields.\n")
+file(WRITE ${gate}/one.jsonl "{\"type\":\"event\",\"eventId\":\"1\",\"seq\":1,\"method\":\"lifecycle\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":{\"event\":\"running\"}}}\n")
+expect_err(gate-empty 1 "^cddlgen: [^\n]*/empty.jsonl: error: no records" cddl/protocol.cddl --type Message ${gate}/empty.jsonl)
+expect_err(gate-empty-json-report 1 "empty.jsonl: error: no records" cddl/protocol.cddl --type Message --format json ${gate}/empty.jsonl)
+expect_err(gate-not-json 1 "^cddlgen: [^\n]*/prose.txt:1: error: not JSONL or SSE: no line is a JSON text"
+           cddl/protocol.cddl --type Message ${gate}/prose.txt)
+expect_err(gate-random 1 "^cddlgen: tests/apstream/data/random.bin:1: error: not JSONL or SSE"
+           cddl/protocol.cddl --type Message tests/apstream/data/random.bin)
+expect_err(gate-random-sse 1 "^cddlgen: tests/apstream/data/random.bin:1: error: not SSE: "
+           cddl/protocol.cddl --type Message --input sse tests/apstream/data/random.bin)
+expect_err(gate-jsonl-as-sse 1 "^cddlgen: [^\n]*/one.jsonl:1: error: not SSE: "
+           cddl/protocol.cddl --type Message --input sse ${gate}/one.jsonl)
+expect_err(gate-cut 0 "^cddlgen: tests/apstream/data/cut.sse:5: warning: the stream ends inside the event"
+           cddl/protocol.cddl --type Message tests/apstream/data/cut.sse)
+expect_err(gate-cut-strict 1 "^cddlgen: tests/apstream/data/cut.sse:5: error: the stream ends inside the event"
+           cddl/protocol.cddl --type Message --strict tests/apstream/data/cut.sse)
+# One good file does not carry an empty one.
+expect_err(gate-one-of-two-empty 1 "empty.jsonl: error: no records"
+           cddl/protocol.cddl --type Message ${gate}/one.jsonl ${gate}/empty.jsonl)
+expect(gate-one 0 cddl/protocol.cddl --type Message ${gate}/one.jsonl)

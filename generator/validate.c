@@ -35,8 +35,10 @@ typedef struct run {
 static int check_input(run *r, const char *data, size_t len, aps_record_format format, int strict)
 {
     aps_records_sse_shape shape;
-    if (format == APS_FORMAT_JSONL && len > 0 && !aps_records_has_json_line(data, len)) {
-        fprintf(stderr, "cddlgen: %s:1: error: not JSONL or SSE: no line is a JSON text\n", r->file);
+    const char *why;
+    uint64_t line;
+    if (format == APS_FORMAT_JSONL && (line = aps_records_jsonl_check(data, len, &why)) != 0) {
+        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": error: not JSONL or SSE: %s\n", r->file, line, why);
         return -1;
     }
     if (format != APS_FORMAT_SSE)

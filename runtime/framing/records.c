@@ -194,15 +194,24 @@ void aps_records_sse_check(const char *data, size_t len, aps_records_sse_shape *
     out->open_line = event_line;
 }
 
-int aps_records_has_json_line(const char *data, size_t len)
+uint64_t aps_records_jsonl_check(const char *data, size_t len, const char **why)
 {
+    const char *nul = memchr(data, '\0', len);
     size_t i = 0;
+    if (nul != NULL) {
+        uint64_t line = 1;
+        for (i = 0; data + i < nul; i++)
+            line += data[i] == '\n';
+        *why = "a NUL byte: binary data";
+        return line;
+    }
     while (i < len) {
         const char *nl = memchr(data + i, '\n', len - i);
         size_t end = nl != NULL ? (size_t)(nl - data) : len;
         if (end > i && aps_json_validate(data + i, end - i, NULL, NULL) == APS_OK)
-            return 1;
+            return 0;
         i = end + 1;
     }
-    return 0;
+    *why = "no line is a JSON text";
+    return len > 0 ? 1 : 0;
 }

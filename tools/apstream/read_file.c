@@ -62,10 +62,12 @@ static const char *input_name(const apstream_options *o)
 apstream_gate apstream_check_input(const apstream_options *o, const char *data, size_t len, aps_record_format *format)
 {
     aps_records_sse_shape shape;
+    const char *why;
+    uint64_t line;
     *format = o->format != APS_FORMAT_AUTO ? o->format : aps_records_detect(data, len);
-    if (*format == APS_FORMAT_JSONL && !aps_records_has_json_line(data, len) && len > 0) {
-        /* a file of which no line is JSON is not a capture with bad lines: say so once */
-        fprintf(stderr, "apstream: %s:1: error: not JSONL or SSE: no line is a JSON text\n", input_name(o));
+    if (*format == APS_FORMAT_JSONL && (line = aps_records_jsonl_check(data, len, &why)) != 0) {
+        /* bytes that are not a capture with bad lines: say so once */
+        fprintf(stderr, "apstream: %s:%" PRIu64 ": error: not JSONL or SSE: %s\n", input_name(o), line, why);
         return APSTREAM_INPUT_REJECTED;
     }
     if (*format != APS_FORMAT_SSE)

@@ -78,11 +78,13 @@ typedef struct aps_records_sse_shape {
 void aps_records_sse_check(const char *data, size_t len, aps_records_sse_shape *out);
 
 /*
- * Whether some line of `data` is a JSON text: 0 means the input is not
- * JSONL at all (random bytes, a binary file), rather than JSONL with bad
- * lines. Stops at the first such line, so a capture costs one line.
+ * Whether `data` can be JSONL at all, rather than JSONL with bad lines:
+ * returns 0 when it can; else the line to blame, with *why saying it: the
+ * first line holding a NUL byte (binary data: no JSON text holds one), or 1
+ * when no line is a JSON text. Stops at the first JSON line, so a capture
+ * costs one line and one scan for NUL.
  */
-int aps_records_has_json_line(const char *data, size_t len);
+uint64_t aps_records_jsonl_check(const char *data, size_t len, const char **why);
 
 #ifdef __cplusplus
 }

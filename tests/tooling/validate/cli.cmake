@@ -73,7 +73,7 @@ expect_err(gate-empty 1 "^cddlgen: [^\n]*/empty.jsonl: error: no records" cddl/p
 expect_err(gate-empty-json-report 1 "empty.jsonl: error: no records" cddl/protocol.cddl --type Message --format json ${gate}/empty.jsonl)
 expect_err(gate-not-json 1 "^cddlgen: [^\n]*/prose.txt:1: error: not JSONL or SSE: no line is a JSON text"
            cddl/protocol.cddl --type Message ${gate}/prose.txt)
-expect_err(gate-random 1 "^cddlgen: tests/apstream/data/random.bin:1: error: not JSONL or SSE"
+expect_err(gate-random 1 "^cddlgen: tests/apstream/data/random.bin:3: error: not JSONL or SSE: a NUL byte"
            cddl/protocol.cddl --type Message tests/apstream/data/random.bin)
 expect_err(gate-random-sse 1 "^cddlgen: tests/apstream/data/random.bin:1: error: not SSE: "
            cddl/protocol.cddl --type Message --input sse tests/apstream/data/random.bin)

@@ -26,37 +26,17 @@ typedef struct run {
 } run;
 
 /*
- * The gate before a file's records are read, so validation fails closed:
- * the file in its format (given or detected), and for SSE every line a field
- * and the last event finished, which the SSE rules would not say. Returns 0
- * to read it, 1 to read it and fail (a cut stream under --strict), -1 to
- * skip it.
+ * The gate before a file's records are read, so validation fails closed
+ * (aps_records_gate_check). Returns 0 to read it, 1 to read it and fail (a
+ * cut stream under --strict), -1 to skip it.
  */
 static int check_input(run *r, const char *data, size_t len, aps_record_format format, int strict)
 {
-    aps_records_sse_shape shape;
-    const char *why;
-    uint64_t line;
-    if (format == APS_FORMAT_JSONL && (line = aps_records_jsonl_check(data, len, &why)) != 0) {
-        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": error: not JSONL or SSE: %s\n", r->file, line, why);
-        return -1;
-    }
-    if (format != APS_FORMAT_SSE)
-        return 0; /* a JSON text that is not JSON is reported as an invalid record */
-    aps_records_sse_check(data, len, &shape);
-    if (shape.bad_line != 0) {
-        /* the SSE rules skip lines they do not know: anything would pass as an empty stream */
-        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": error: not SSE: the line is not a data, event, id or retry field or a comment\n",
-                r->file, shape.bad_line);
-        return -1;
-    }
-    if (shape.open_line != 0) {
-        /* the SSE rules drop an unfinished event silently: a capture cut short */
-        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": %s: the stream ends inside the event that starts here\n", r->file,
-                shape.open_line, strict ? "error" : "warning");
-        return strict ? 1 : 0;
-    }
-    return 0;
+    aps_records_gate g;
+    aps_records_gate_check(data, len, format, strict, &g);
+    if (g.severity != NULL)
+        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": %s: %s\n", r->file, g.line, g.severity, g.reason);
+    return g.verdict == APS_RECORDS_REJECT ? -1 : g.verdict == APS_RECORDS_READ_AND_FAIL;
 }
 
 static void report(run *r, uint64_t line, const aps_error *err)

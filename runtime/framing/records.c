@@ -202,7 +202,7 @@ uint64_t aps_records_jsonl_check(const char *data, size_t len, const char **why)
         uint64_t line = 1;
         for (i = 0; data + i < nul; i++)
             line += data[i] == '\n';
-        *why = "a NUL byte: binary data";
+        *why = "not JSONL or SSE: a NUL byte: binary data";
         return line;
     }
     while (i < len) {
@@ -212,6 +212,37 @@ uint64_t aps_records_jsonl_check(const char *data, size_t len, const char **why)
             return 0;
         i = end + 1;
     }
-    *why = "no line is a JSON text";
+    *why = "not JSONL or SSE: no line is a JSON text";
     return len > 0 ? 1 : 0;
+}
+
+void aps_records_gate_check(const char *data, size_t len, aps_record_format format, int strict,
+                            aps_records_gate *out)
+{
+    aps_records_sse_shape shape;
+    memset(out, 0, sizeof *out);
+    if (format == APS_FORMAT_JSONL) {
+        /* a JSON text that is not JSON is reported as an invalid record; bytes that are no capture, once */
+        if ((out->line = aps_records_jsonl_check(data, len, &out->reason)) != 0) {
+            out->verdict = APS_RECORDS_REJECT;
+            out->severity = "error";
+        }
+        return;
+    }
+    if (format != APS_FORMAT_SSE)
+        return;
+    aps_records_sse_check(data, len, &shape);
+    if (shape.bad_line != 0) {
+        /* the SSE rules skip lines they do not know: without this, anything would pass as an empty stream */
+        out->verdict = APS_RECORDS_REJECT;
+        out->severity = "error";
+        out->line = shape.bad_line;
+        out->reason = "not SSE: the line is not a data, event, id or retry field or a comment";
+    } else if (shape.open_line != 0) {
+        /* the SSE rules drop an unfinished event silently: a capture cut short */
+        out->verdict = strict ? APS_RECORDS_READ_AND_FAIL : APS_RECORDS_READ;
+        out->severity = strict ? "error" : "warning";
+        out->line = shape.open_line;
+        out->reason = "the stream ends inside the event that starts here";
+    }
 }

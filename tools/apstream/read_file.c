@@ -61,31 +61,14 @@ static const char *input_name(const apstream_options *o)
 
 apstream_gate apstream_check_input(const apstream_options *o, const char *data, size_t len, aps_record_format *format)
 {
-    aps_records_sse_shape shape;
-    const char *why;
-    uint64_t line;
+    aps_records_gate g;
     *format = o->format != APS_FORMAT_AUTO ? o->format : aps_records_detect(data, len);
-    if (*format == APS_FORMAT_JSONL && (line = aps_records_jsonl_check(data, len, &why)) != 0) {
-        /* bytes that are not a capture with bad lines: say so once */
-        fprintf(stderr, "apstream: %s:%" PRIu64 ": error: not JSONL or SSE: %s\n", input_name(o), line, why);
-        return APSTREAM_INPUT_REJECTED;
-    }
-    if (*format != APS_FORMAT_SSE)
-        return APSTREAM_INPUT_OK; /* a JSON text that is not JSON is reported as an invalid record */
-    aps_records_sse_check(data, len, &shape);
-    if (shape.bad_line != 0) {
-        /* the SSE rules skip lines they do not know: without this, anything would pass as an empty stream */
-        fprintf(stderr, "apstream: %s:%" PRIu64 ": error: not SSE: the line is not a data, event, id or retry field or a comment\n",
-                input_name(o), shape.bad_line);
-        return APSTREAM_INPUT_REJECTED;
-    }
-    if (shape.open_line != 0) {
-        /* the SSE rules drop an unfinished event silently: a capture cut short */
-        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: the stream ends inside the event that starts here\n",
-                input_name(o), shape.open_line, o->strict ? "error" : "warning");
-        return o->strict ? APSTREAM_INPUT_FAILED : APSTREAM_INPUT_OK;
-    }
-    return APSTREAM_INPUT_OK;
+    aps_records_gate_check(data, len, *format, o->strict, &g);
+    if (g.severity != NULL)
+        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: %s\n", input_name(o), g.line, g.severity, g.reason);
+    return g.verdict == APS_RECORDS_REJECT ? APSTREAM_INPUT_REJECTED
+           : g.verdict == APS_RECORDS_READ_AND_FAIL ? APSTREAM_INPUT_FAILED
+                                                    : APSTREAM_INPUT_OK;
 }
 
 int apstream_check_records(const apstream_options *o, uint64_t records)

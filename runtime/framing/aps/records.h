@@ -79,12 +79,39 @@ void aps_records_sse_check(const char *data, size_t len, aps_records_sse_shape *
 
 /*
  * Whether `data` can be JSONL at all, rather than JSONL with bad lines:
- * returns 0 when it can; else the line to blame, with *why saying it: the
- * first line holding a NUL byte (binary data: no JSON text holds one), or 1
- * when no line is a JSON text. Stops at the first JSON line, so a capture
+ * returns 0 when it can; else the line to blame, with *why saying it (a
+ * one-line reason starting "not JSONL or SSE: "): the first line holding a
+ * NUL byte (binary data: no JSON text holds one), or 1 when no line is a
+ * JSON text. Stops at the first JSON line, so a capture
  * costs one line and one scan for NUL.
  */
 uint64_t aps_records_jsonl_check(const char *data, size_t len, const char **why);
+
+/* What a gate does with a capture. */
+typedef enum aps_records_verdict {
+    APS_RECORDS_READ = 0,       /* read it (a warning may come with it) */
+    APS_RECORDS_READ_AND_FAIL,  /* read what it holds, then fail: a cut stream under strict */
+    APS_RECORDS_REJECT          /* not in its format: do not read it, fail */
+} aps_records_verdict;
+
+/* The verdict on a capture, and what to tell its user. */
+typedef struct aps_records_gate {
+    aps_records_verdict verdict;
+    const char *severity; /* "error" or "warning"; NULL when there is nothing to say */
+    uint64_t line;        /* the line `reason` is about */
+    const char *reason;   /* one line, static: "not SSE: ..." */
+} aps_records_gate;
+
+/*
+ * The check a tool that gates on captures makes before reading one in
+ * `format` (given or detected), so that it fails closed: JSONL must be
+ * JSONL at all (aps_records_jsonl_check), SSE must have only fields and
+ * comments and end its last event (aps_records_sse_check). A cut SSE stream
+ * is a warning, or with `strict` an error that still lets the complete
+ * events be read. Every tool prints the same reason the same way.
+ */
+void aps_records_gate_check(const char *data, size_t len, aps_record_format format, int strict,
+                            aps_records_gate *out);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@ const char *aps_status_str(aps_status status)
     case APS_E_NOT_FOUND: return "not found";
     case APS_E_MISSED: return "events missed";
     case APS_E_ARGUMENT: return "invalid argument";
+    case APS_E_IO: return "store unavailable";
     }
     return "unknown status";
 }

@@ -68,7 +68,8 @@ typedef enum aps_status {
     APS_E_STATE,      /* a call or an event out of the allowed order */
     APS_E_NOT_FOUND,  /* a lookup found nothing */
     APS_E_MISSED,     /* a replay point older than the buffer */
-    APS_E_ARGUMENT    /* a caller passed an invalid argument */
+    APS_E_ARGUMENT,   /* a caller passed an invalid argument */
+    APS_E_IO          /* a backing store (Redis) could not be reached or refused */
 } aps_status;
 
 /*

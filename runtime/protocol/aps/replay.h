@@ -186,6 +186,7 @@ typedef struct aps_replay_cursor {
     uint64_t baseline_done;     /* highest baseline seq already delivered */
     uint64_t baseline_drops;    /* the buffer's drop count when the cursor started */
     int unknown_point;          /* report a miss even when nothing was evicted */
+    uint64_t epoch;             /* Redis backend: the log instance the cursor reads (0: none yet) */
 } aps_replay_cursor;
 
 /* A snapshot of a buffer's counters (aps_replay_stats). */

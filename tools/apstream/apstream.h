@@ -19,6 +19,7 @@ typedef struct apstream_options {
     aps_record_format format;
     uint64_t capacity, bytes;
     const char *request;
+    const char *redis;  /* --redis URL: the replay log on Redis Streams */
     size_t max_record;  /* longest JSONL line or SSE event accepted */
 } apstream_options;
 

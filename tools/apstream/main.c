@@ -5,7 +5,7 @@
  *   apstream roundtrip [--type T] [--case C] [--format F] FILE
  *   apstream sse2jsonl FILE
  *   apstream assemble  [--case C] [--format F] FILE
- *   apstream replay --capacity N [--bytes B] --request REQUEST.json [--case C] FILE
+ *   apstream replay --capacity N [--bytes B] [--redis URL] --request REQUEST.json [--case C] FILE
  *
  * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
  * detected unless --format says; "-" reads standard input. The default type is
@@ -42,6 +42,7 @@ static const char usage_text[] =
     "  --capacity N         replay: ring capacity in events\n"
     "  --bytes B            replay: ring capacity in bytes\n"
     "  --request FILE       replay: the EventStreamRequest (JSON) to answer\n"
+    "  --redis URL          replay: keep the log on Redis Streams (redis://HOST[:PORT][/DB])\n"
     "\n"
     "Exit status: 0 all valid, 1 something invalid, 2 usage or I/O error.\n";
 
@@ -108,6 +109,8 @@ int main(int argc, char **argv)
             o.capacity = strtoull(value, NULL, 10), i++;
         } else if (strcmp(a, "--bytes") == 0 && value) {
             o.bytes = strtoull(value, NULL, 10), i++;
+        } else if (strcmp(a, "--redis") == 0 && value) {
+            o.redis = value, i++;
         } else if (strcmp(a, "--request") == 0 && value) {
             o.request = value, i++;
         } else if (a[0] == '-' && a[1] != '\0') {

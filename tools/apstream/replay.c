@@ -12,6 +12,11 @@
  * the same, from their envelope, so that seqs stay positions in FILE; a line
  * that is not an event at all (not JSON, no method) is reported and not
  * buffered, so later seqs count events, not lines. The exit status is then 1.
+ *
+ * With --redis URL the buffer is a run on Redis Streams (aps/replay_redis.h)
+ * instead: the events are appended to a fresh run, named after this
+ * process, and the request is answered from Redis, with the same output.
+ * The run's keys expire a minute later.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,14 +26,20 @@
 #include "aps/channel.h"
 #include "aps/filter.h"
 #include "aps/namespace.h"
-#include "aps/replay.h"
+#include "aps/replay_store.h"
+#ifdef APSTREAM_HAVE_REDIS
+#include "aps/replay_redis.h"
+#include <time.h>
+#include <unistd.h>
+#endif
 #include "ap_transport.h"
 #include "apstream.h"
 
 typedef struct load_state {
     const apstream_options *o;
-    aps_replay *rb;
+    aps_replay_store *rb;
     aps_arena arena;
+    int io_failed;      /* the store failed (Redis down): stop, exit 2 */
     uint64_t invalid;
     int failed;
 } load_state;
@@ -117,6 +128,7 @@ static int envelope_meta(const aps_record *rec, aps_arena *arena, aps_replay_met
 static int load_event(void *user, const aps_record *rec)
 {
     load_state *s = user;
+    aps_status st;
     ap_event_t ev;
     aps_decode_options dopt;
     aps_error err = APS_ERROR_INIT;
@@ -148,7 +160,13 @@ static int load_event(void *user, const aps_record *rec)
         meta.ns.count = ns->count;
     }
 append:
-    if (aps_replay_append(s->rb, rec->text, rec->len, &meta, NULL, &err) != APS_OK) {
+    st = aps_replay_store_append(s->rb, rec->text, rec->len, &meta, NULL, &err);
+    if (st == APS_E_IO) {
+        fprintf(stderr, "apstream: error: %s\n", err.message);
+        s->io_failed = 1;
+        return 1;
+    }
+    if (st != APS_OK) {
         apstream_report(stderr, rec->line, &err);
         s->invalid++;
     }
@@ -213,6 +231,47 @@ static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, a
     return 0;
 }
 
+/* The in-memory ring, or with --redis a fresh run on Redis. 0, or -1 after saying why. */
+static int open_store(const apstream_options *o, const aps_replay_options *ropt,
+                      aps_replay_store **rb)
+{
+    aps_error err = APS_ERROR_INIT;
+    if (o->redis == NULL) {
+        if (aps_replay_store_open_memory(rb, ropt, &err) == APS_OK)
+            return 0;
+        fprintf(stderr, "apstream: error: replay buffer: %s\n", err.message);
+        return -1;
+    }
+#ifdef APSTREAM_HAVE_REDIS
+    {
+        aps_replay_redis_options ro;
+        char run[64];
+        struct timespec t;
+        if (o->bytes != 0) {
+            fprintf(stderr, "apstream: error: --bytes sizes the in-memory ring; a Redis log is "
+                            "bounded by --capacity events\n");
+            return -1;
+        }
+        clock_gettime(CLOCK_REALTIME, &t);
+        snprintf(run, sizeof run, "apstream-%ld-%ld.%09ld", (long)getpid(), (long)t.tv_sec,
+                 (long)t.tv_nsec);
+        memset(&ro, 0, sizeof ro);
+        ro.url = o->redis;
+        ro.run = run;
+        ro.replay = *ropt;
+        ro.connect_timeout_ms = 2000;
+        ro.command_timeout_ms = 5000;
+        if (aps_replay_redis_open(rb, &ro, &err) == APS_OK)
+            return 0;
+        fprintf(stderr, "apstream: error: %s\n", err.message);
+        return -1;
+    }
+#else
+    fprintf(stderr, "apstream: error: --redis: this apstream was built without hiredis\n");
+    return -1;
+#endif
+}
+
 int apstream_replay(const apstream_options *o)
 {
     char *req_text = NULL, *data = NULL;
@@ -222,7 +281,7 @@ int apstream_replay(const apstream_options *o)
     aps_decode_options dopt;
     aps_error err = APS_ERROR_INIT;
     aps_replay_options ropt;
-    aps_replay rb;
+    aps_replay_store *rb = NULL;
     aps_filter filter;
     aps_replay_cursor cur;
     aps_replay_start start;
@@ -250,8 +309,7 @@ int apstream_replay(const apstream_options *o)
     memset(&ropt, 0, sizeof ropt);
     ropt.max_events = (size_t)o->capacity;
     ropt.max_bytes = o->bytes ? (size_t)o->bytes : (size_t)1 << 30;
-    if (aps_replay_init(&rb, &ropt, &err) != APS_OK) {
-        fprintf(stderr, "apstream: error: replay buffer: %s\n", err.message);
+    if (open_store(o, &ropt, &rb) != 0) {
         rc = 2;
         goto out_filter;
     }
@@ -261,9 +319,10 @@ int apstream_replay(const apstream_options *o)
     }
     memset(&s, 0, sizeof s);
     s.o = o;
-    s.rb = &rb;
+    s.rb = rb;
     aps_arena_init(&s.arena, NULL);
-    if (aps_records_split(data, len, APS_FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0)
+    if (aps_records_split(data, len, APS_FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0 ||
+        s.io_failed)
         rc = 2;
     aps_arena_deinit(&s.arena);
     memset(&start, 0, sizeof start);
@@ -274,24 +333,34 @@ int apstream_replay(const apstream_options *o)
         start.from = APS_REPLAY_FROM_EVENT_ID;
         start.event_id = req.since_event_id;
     }
-    if (rc == 0 && aps_replay_cursor_init(&cur, &rb, &filter, &start) == APS_OK) {
-        for (;;) {
-            size_t delivered = 0;
-            aps_replay_gap gap;
-            aps_status st = aps_replay_read(&rb, &cur, 4096, print_seq, NULL, &delivered, &gap);
-            if (st == APS_E_MISSED) {
-                printf("missed %" PRIu64 " oldest %" PRIu64 "\n", gap.lost, gap.oldest_seq);
-                continue;
-            }
-            if (st != APS_OK || delivered == 0)
-                break;
+    if (rc == 0 && aps_replay_store_cursor_init(rb, &cur, &filter, &start, &err) != APS_OK) {
+        fprintf(stderr, "apstream: error: %s\n", err.message);
+        rc = 2;
+    }
+    while (rc == 0) {
+        size_t delivered = 0;
+        aps_replay_gap gap;
+        aps_status st = aps_replay_store_read(rb, &cur, 4096, print_seq, NULL, &delivered, &gap, &err);
+        if (st == APS_E_MISSED) {
+            printf("missed %" PRIu64 " oldest %" PRIu64 "\n", gap.lost, gap.oldest_seq);
+            continue;
         }
+        if (st != APS_OK) {
+            fprintf(stderr, "apstream: error: %s\n", err.message);
+            rc = 2;
+        }
+        if (st != APS_OK || delivered == 0)
+            break;
     }
     if (rc == 0 && s.invalid > 0)
         rc = 1;
     free(data);
 out_rb:
-    aps_replay_deinit(&rb);
+#ifdef APSTREAM_HAVE_REDIS
+    if (o->redis != NULL && aps_replay_redis_expire(rb, 60, NULL) != APS_OK)
+        fprintf(stderr, "apstream: warning: the Redis run's keys were not set to expire\n");
+#endif
+    aps_replay_store_close(rb);
 out_filter:
     aps_filter_deinit(&filter);
 out_req:

@@ -202,6 +202,11 @@ void redis_server_stop(redis_server *s)
             running[i] = NULL;
 }
 
+void redis_server_kill(redis_server *s)
+{
+    kill_wait(s, SIGKILL);
+}
+
 int redis_server_restart(redis_server *s)
 {
     kill_wait(s, SIGKILL);

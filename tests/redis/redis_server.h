@@ -2,7 +2,9 @@
  * redis_server.h - a real redis-server for one test process: started on a
  * free loopback port with its own temporary folder, no persistence, in the
  * foreground (a child of the test, told to die with it), stopped by
- * redis_server_stop or at exit, also when a check fails.
+ * redis_server_stop or at exit, also when a check fails. Start and restart
+ * it from the main thread: the server is told to die with the thread that
+ * forked it.
  */
 #ifndef CDDLGEN_REDIS_SERVER_H
 #define CDDLGEN_REDIS_SERVER_H
@@ -28,7 +30,10 @@ int redis_server_start(redis_server *s, const char *const *extra);
 /* Stops it (SIGTERM, then waits for it) and removes its folder. Idempotent. */
 void redis_server_stop(redis_server *s);
 
-/* Kills it (SIGKILL: nothing saved) and starts it again on the same port: 0 or 1. */
+/* Kills it (SIGKILL: nothing saved, its data is lost). */
+void redis_server_kill(redis_server *s);
+
+/* Starts it again on the same port (killing it first if it runs): 0 or 1. */
 int redis_server_restart(redis_server *s);
 
 /* Sends one command (redisCommand format) and returns 0 unless it failed. */

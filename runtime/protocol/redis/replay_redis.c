@@ -647,6 +647,14 @@ static aps_status take_snapshot(redis_store *r, uint64_t from, size_t count, int
     argv[1] = a1;
     argv[2] = want_base ? "1" : "0";
     rep = run_script(r, S_SNAPSHOT, 4, 3, argv, NULL);
+    if (rep == NULL) {
+        /* A read is safe to repeat: on a dropped connection, once more on a new one. */
+        aps_error lost = APS_ERROR_INIT;
+        (void)io_error(r, &lost, "reading the log");
+        if ((s = ready(r, 0, err)) != APS_OK)
+            return s;
+        rep = run_script(r, S_SNAPSHOT, 4, 3, argv, NULL);
+    }
     if (rep == NULL)
         return io_error(r, err, "reading the log");
     if (rep->type == REDIS_REPLY_ERROR) {

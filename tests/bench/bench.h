@@ -33,5 +33,6 @@ int bench_replay(const bench_config *cfg);
 int bench_assemble(const bench_config *cfg);
 int bench_frontend(const bench_config *cfg);
 int bench_codec(const bench_config *cfg);
+int bench_redis(const bench_config *cfg);
 
 #endif

@@ -34,6 +34,9 @@ static const bench_area areas[] = {
 #ifdef HAVE_BENCH_REPLAY
     { "replay", bench_replay },
 #endif
+#ifdef HAVE_BENCH_REDIS
+    { "redis", bench_redis },
+#endif
     { NULL, NULL }
 };
 

@@ -56,7 +56,6 @@ static const char ensure_lua[] =
  */
 static const char values_lua[] =
     "local a = {KEYS[1], 'MAXLEN', ARGV[1], ARGV[2], '0-*', 'm', ARGV[3], 'p', ARGV[4]}\n"
-    "if ARGV[9] == '1' then a[#a + 1] = 'i'; a[#a + 1] = ARGV[5] end\n"
     "local id = redis.call('XADD', unpack(a))\n"
     "local seq = string.match(id, '%-(%d+)$')\n"
     "local ns, size = ARGV[6], tonumber(ARGV[10])\n"
@@ -97,10 +96,11 @@ static const char values_lua[] =
     "return id\n";
 
 /*
- * snapshot: what a read needs, consistent in one step. KEYS: log meta values
- * vseq. ARGV: from seq, count (0: no entries), want baseline (1/0).
- * Returns {epoch, first, drops, last, oldest, entries, baseline (seq,
- * record pairs), baseline namespaces, baseline bytes}.
+ * snapshot: the run's numbers a read needs. KEYS: log meta values vseq.
+ * ARGV: unused, unused, want baseline (1/0). Returns {epoch, first, drops,
+ * last, oldest, {}, baseline (seq, record pairs), baseline namespaces,
+ * baseline bytes}. The entries come from an XRANGE in the same MULTI: Lua
+ * would copy every entry into tables and back, several times the cost.
  */
 static const char snapshot_lua[] =
     "local m = redis.call('HMGET', KEYS[2], 'epoch', 'first', 'drops', 'vbytes')\n"
@@ -116,10 +116,6 @@ static const char snapshot_lua[] =
     "end\n"
     "if oldest == 0 then oldest = last + 1 end\n"
     "local es = {}\n"
-    "local from = tonumber(ARGV[1])\n"
-    "if tonumber(ARGV[2]) > 0 and from <= last then\n"
-    "  es = redis.call('XRANGE', KEYS[1], '0-' .. from, '+', 'COUNT', ARGV[2])\n"
-    "end\n"
     "local base = {}\n"
     "if ARGV[3] == '1' then\n"
     "  local all = redis.call('HGETALL', KEYS[4])\n"
@@ -131,15 +127,24 @@ static const char snapshot_lua[] =
     "return {m[1] or '', m[2] or '1', m[3] or '0', tostring(last), tostring(oldest), es, base,\n"
     "        tostring(redis.call('HLEN', KEYS[4])), m[4] or '0'}\n";
 
-/* find: the oldest entry carrying eventId ARGV[1], scanned in chunks. KEYS: log. */
+/* find: the oldest entry whose record carries eventId ARGV[1], scanned in
+ * chunks; the record header says where its eventId is (aps/replay_redis.h). KEYS: log. */
 static const char find_lua[] =
     "local from = '-'\n"
+    "local want = ARGV[1]\n"
     "while true do\n"
     "  local es = redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', 512)\n"
     "  for _, e in ipairs(es) do\n"
     "    local f = e[2]\n"
     "    for i = 1, #f, 2 do\n"
-    "      if f[i] == 'i' and f[i + 1] == ARGV[1] then return string.match(e[1], '%-(%d+)$') end\n"
+    "      local m = f[i + 1]\n"
+    "      if f[i] == 'm' and #m >= 20 and string.byte(m, 4) == 1 then\n"
+    "        local count, seg, name, idl = struct.unpack('<I4I4I4I4', m, 5)\n"
+    "        local at = 21 + count * 4 + seg + name\n"
+    "        if idl == #want and string.sub(m, at, at + idl - 1) == want then\n"
+    "          return string.match(e[1], '%-(%d+)$')\n"
+    "        end\n"
+    "      end\n"
     "    end\n"
     "  end\n"
     "  if #es < 512 then return '0' end\n"
@@ -442,10 +447,6 @@ static int queue_append(redis_store *r, const aps_replay_store_item *it, const u
         a[n] = (const char *)rec; l[n++] = rec_len;
         a[n] = "p"; l[n++] = 1;
         a[n] = tok; l[n++] = strlen(tok);
-        if (has_id) {
-            a[n] = "i"; l[n++] = 1;
-            a[n] = it->meta.event_id.ptr; l[n++] = it->meta.event_id.len;
-        }
     }
     n = redisAppendCommandArgv(r->c, n, a, l);
     free(key);
@@ -630,45 +631,123 @@ typedef struct snapshot {
     const redisReply *entries, *base;
 } snapshot;
 
+/*
+ * MULTI, the snapshot script, XRANGE from `from` (when count > 0), EXEC: one
+ * round trip, one consistent view. Returns EXEC's reply, or NULL when the
+ * connection failed (then dropped). A NOSCRIPT answer (scripts flushed) is
+ * answered by loading them again and trying once more.
+ */
+static redisReply *snapshot_exec(redis_store *r, const char *const *argv, uint64_t from,
+                                 size_t count)
+{
+    char start[32], cnt[24];
+    int attempt, i, replies;
+    for (attempt = 0; attempt < 2; attempt++) {
+        const char *a[12];
+        size_t l[12];
+        redisReply *rep = NULL, *exec = NULL;
+        int n = 0, failed = 0;
+        (void)redisAppendCommand(r->c, "MULTI");
+        a[n] = "EVALSHA"; l[n++] = 7;
+        a[n] = r->sha[S_SNAPSHOT]; l[n++] = 40;
+        a[n] = "4"; l[n++] = 1;
+        for (i = 0; i < 4; i++, n++) {
+            a[n] = r->keys[i];
+            l[n] = strlen(a[n]);
+        }
+        for (i = 0; i < 3; i++, n++) {
+            a[n] = argv[i];
+            l[n] = strlen(a[n]);
+        }
+        (void)redisAppendCommandArgv(r->c, n, a, l);
+        replies = 3;
+        if (count > 0) {
+            snprintf(start, sizeof start, "0-%" PRIu64, from);
+            snprintf(cnt, sizeof cnt, "%zu", count);
+            a[0] = "XRANGE"; a[1] = r->keys[K_LOG]; a[2] = start; a[3] = "+"; a[4] = "COUNT";
+            a[5] = cnt;
+            for (i = 0; i < 6; i++)
+                l[i] = strlen(a[i]);
+            (void)redisAppendCommandArgv(r->c, 6, a, l);
+            replies++;
+        }
+        (void)redisAppendCommand(r->c, "EXEC");
+        for (i = 0; i < replies; i++) {
+            if (redisGetReply(r->c, (void **)&rep) != REDIS_OK || rep == NULL) {
+                failed = 1;
+                break;
+            }
+            if (i == replies - 1)
+                exec = rep;
+            else
+                freeReplyObject(rep);
+        }
+        if (failed) {
+            if (exec != NULL)
+                freeReplyObject(exec);
+            return NULL;
+        }
+        if (attempt == 0 && exec->type == REDIS_REPLY_ARRAY && exec->elements > 0 &&
+            exec->element[0]->type == REDIS_REPLY_ERROR &&
+            strncmp(exec->element[0]->str, "NOSCRIPT", 8) == 0) {
+            aps_error ignored = APS_ERROR_INIT;
+            freeReplyObject(exec);
+            if (load_scripts(r, &ignored) != APS_OK)
+                return NULL;
+            continue;
+        }
+        return exec;
+    }
+    return NULL;
+}
+
 static aps_status take_snapshot(redis_store *r, uint64_t from, size_t count, int want_base,
                                 snapshot *sn, aps_error *err)
 {
-    char a0[24], a1[24];
     const char *argv[3];
-    redisReply *rep;
+    redisReply *exec, *rep;
     int ok = 1;
     aps_status s = ready(r, 0, err);
     memset(sn, 0, sizeof *sn);
     if (s != APS_OK)
         return s;
-    snprintf(a0, sizeof a0, "%" PRIu64, from);
-    snprintf(a1, sizeof a1, "%zu", count);
-    argv[0] = a0;
-    argv[1] = a1;
+    argv[0] = "0";
+    argv[1] = "0";
     argv[2] = want_base ? "1" : "0";
-    rep = run_script(r, S_SNAPSHOT, 4, 3, argv, NULL);
-    if (rep == NULL) {
+    exec = snapshot_exec(r, argv, from, count);
+    if (exec == NULL) {
         /* A read is safe to repeat: on a dropped connection, once more on a new one. */
         aps_error lost = APS_ERROR_INIT;
         (void)io_error(r, &lost, "reading the log");
         if ((s = ready(r, 0, err)) != APS_OK)
             return s;
-        rep = run_script(r, S_SNAPSHOT, 4, 3, argv, NULL);
+        exec = snapshot_exec(r, argv, from, count);
     }
-    if (rep == NULL)
+    if (exec == NULL)
         return io_error(r, err, "reading the log");
+    if (exec->type == REDIS_REPLY_ERROR) {
+        s = refused(r, err, "the read", exec);
+        freeReplyObject(exec);
+        return s;
+    }
+    if (exec->type != REDIS_REPLY_ARRAY || exec->elements != (count > 0 ? 2u : 1u)) {
+        freeReplyObject(exec);
+        return bad_reply(err, "EXEC");
+    }
+    rep = exec->element[0];
     if (rep->type == REDIS_REPLY_ERROR) {
         s = refused(r, err, "the read", rep);
-        freeReplyObject(rep);
+        freeReplyObject(exec);
         return s;
     }
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 9 ||
         rep->element[0]->type != REDIS_REPLY_STRING || rep->element[5]->type != REDIS_REPLY_ARRAY ||
-        rep->element[6]->type != REDIS_REPLY_ARRAY || rep->element[6]->elements % 2 != 0) {
-        freeReplyObject(rep);
+        rep->element[6]->type != REDIS_REPLY_ARRAY || rep->element[6]->elements % 2 != 0 ||
+        (count > 0 && exec->element[1]->type != REDIS_REPLY_ARRAY)) {
+        freeReplyObject(exec);
         return bad_reply(err, "snapshot");
     }
-    sn->rep = rep;
+    sn->rep = exec;
     sn->epoch = rep->element[0]->len == 0 ? 0 : num_of(rep->element[0], &ok);
     sn->first = num_of(rep->element[1], &ok);
     sn->drops = num_of(rep->element[2], &ok);
@@ -676,10 +755,10 @@ static aps_status take_snapshot(redis_store *r, uint64_t from, size_t count, int
     sn->oldest = num_of(rep->element[4], &ok);
     sn->vcount = num_of(rep->element[7], &ok);
     sn->vbytes = num_of(rep->element[8], &ok);
-    sn->entries = rep->element[5];
+    sn->entries = count > 0 ? exec->element[1] : rep->element[5];
     sn->base = rep->element[6];
     if (!ok || sn->oldest == 0 || sn->oldest > sn->last + 1) {
-        freeReplyObject(rep);
+        freeReplyObject(exec);
         sn->rep = NULL;
         return bad_reply(err, "snapshot numbers");
     }

@@ -552,6 +552,31 @@ static void test_live_cursor(void)
     aps_replay_store_close(rb);
 }
 
+/* The live tail: wait blocks until an event after the cursor exists (or the
+ * time is up), without the reader polling. */
+static void test_wait(void)
+{
+    aps_replay_store *rb = init_caps(8, 1 << 16);
+    aps_replay_cursor cur;
+    aps_replay_gap gap;
+    seen s;
+    size_t n;
+    memset(&s, 0, sizeof s);
+    put_plain(rb, "before");
+    CHECK_INT(aps_replay_store_cursor_init(rb, &cur, NULL, NULL, NULL), APS_OK);
+    CHECK_INT(aps_replay_store_read(rb, &cur, 10, collect, &s, &n, &gap, NULL), APS_OK);
+    CHECK_INT(n, 0);
+    CHECK_INT(aps_replay_store_wait(rb, &cur, 20, NULL), APS_E_NOT_FOUND);
+    put_plain(rb, "after");
+    CHECK_INT(aps_replay_store_wait(rb, &cur, 1000, NULL), APS_OK);
+    CHECK_INT(aps_replay_store_read(rb, &cur, 10, collect, &s, &n, &gap, NULL), APS_OK);
+    CHECK_INT(n, 1);
+    CHECK_STR(s.body[0], "after");
+    CHECK_INT(aps_replay_store_wait(rb, &cur, 20, NULL), APS_E_NOT_FOUND);
+    CHECK_INT(aps_replay_store_wait(rb, NULL, 20, NULL), APS_E_ARGUMENT);
+    aps_replay_store_close(rb);
+}
+
 static void test_filtered_replay(void)
 {
     aps_replay_store *rb;
@@ -872,6 +897,7 @@ int main(void)
     test_since();
     test_no_eviction();
     test_live_cursor();
+    test_wait();
     test_filtered_replay();
     test_baseline();
     test_baseline_limits();

@@ -169,6 +169,7 @@ typedef struct redis_store {
     uint64_t floor;             /* highest seq this store appended */
     uint64_t producer;          /* random id: tags entries, so a retry finds its own */
     uint64_t token;             /* entries appended so far (the tag's counter) */
+    char maxlen[24], ns_max[24], bytes_max[24]; /* the capacities, as appends send them */
     uint32_t ends[MAX_SEGMENTS];
     uint8_t *buf;               /* encoded records of the batch being appended */
     size_t buf_cap;
@@ -407,17 +408,15 @@ static int queue_append(redis_store *r, const aps_replay_store_item *it, const u
     const char *a[20];
     size_t l[20];
     int n = 0;
-    char *maxlen = numbuf, *nsmax = numbuf + 24, *bmax = numbuf + 48, *size = numbuf + 72;
+    const char *maxlen = r->maxlen, *nsmax = r->ns_max, *bmax = r->bytes_max;
+    char *size = numbuf;
     int has_id = it->meta.event_id.ptr != NULL;
-    snprintf(maxlen, 24, "%zu", r->replay.max_events);
     if (it->meta.channel == APS_CHANNEL_VALUES) {
         size_t ns_len, id_len = has_id ? it->meta.event_id.len : 0;
         size_t block = aps_namespace_packed_size(it->meta.ns) + id_len + it->len;
         key = ns_key(rec, &ns_len);
         if (key == NULL)
             return -1;
-        snprintf(nsmax, 24, "%zu", r->replay.baseline_namespaces);
-        snprintf(bmax, 24, "%zu", r->replay.baseline_bytes);
         snprintf(size, 24, "%zu", block > 0 ? block : (size_t)1);
         a[n] = "EVALSHA"; l[n++] = 7;
         a[n] = r->sha[S_VALUES]; l[n++] = 40;
@@ -1220,6 +1219,9 @@ aps_status aps_replay_redis_open(aps_replay_store **out, const aps_replay_redis_
         r->replay.baseline_namespaces = APS_REPLAY_DEFAULT_BASELINE_NAMESPACES;
     if (r->replay.baseline_bytes == 0)
         r->replay.baseline_bytes = r->replay.max_bytes;
+    snprintf(r->maxlen, sizeof r->maxlen, "%zu", r->replay.max_events);
+    snprintf(r->ns_max, sizeof r->ns_max, "%zu", r->replay.baseline_namespaces);
+    snprintf(r->bytes_max, sizeof r->bytes_max, "%zu", r->replay.baseline_bytes);
     r->connect_ms = opt->connect_timeout_ms ? opt->connect_timeout_ms : APS_REPLAY_REDIS_DEFAULT_CONNECT_MS;
     r->command_ms = opt->command_timeout_ms ? opt->command_timeout_ms : APS_REPLAY_REDIS_DEFAULT_COMMAND_MS;
     r->retry_ms = opt->retry_ms;

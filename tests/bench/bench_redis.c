@@ -5,7 +5,7 @@
  *
  *   ceiling   redis-benchmark's rate for `XADD key * f <200 bytes>`, pipelined
  *             16 deep (-P 16), with one client and with its default 50
- *   ours      appends of 200-byte events (eventId, one namespace segment,
+ *   ours      appends of 200-byte events (a distinct eventId each, one namespace segment,
  *             MAXLEN = 65536), pipelined (aps_replay_store_append_many, 256
  *             per batch, one connection) and one at a time; MAXLEN ~ too
  *   memory    the same events into the in-memory store (its pages touched first)
@@ -82,13 +82,18 @@ static double append_rate(aps_replay_store *st, fixture *fx, size_t n, size_t ba
     aps_error err = APS_ERROR_INIT;
     size_t done;
     double t0;
+    size_t i;
     fill_items(fx, items);
     t0 = bench_now();
-    for (done = 0; done < n; done += batch)
+    for (done = 0; done < n; done += batch) {
+        /* every event its own eventId, as a server numbers them */
+        for (i = 0; i < batch; i++)
+            snprintf(fx->ids[i], sizeof fx->ids[i], "evt_%08zx", (done + i) & 0xFFFFFFFu);
         if (aps_replay_store_append_many(st, items, batch, NULL, &err) != APS_OK) {
             fprintf(stderr, "redis: append: %s\n", err.message);
             return 0;
         }
+    }
     return (double)done / (bench_now() - t0);
 }
 

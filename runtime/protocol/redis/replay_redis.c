@@ -889,7 +889,7 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
     redis_store *r = rs_of(st);
     size_t n = 0, batch, i;
     uint64_t lost = 0;
-    int round, missed;
+    int round, missed, hole = 0;
     aps_status s = APS_OK;
     aps_replay_event ev;
 
@@ -901,6 +901,7 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
     for (round = 0;; round++) {
         snapshot sn;
         uint64_t head;
+        hole = 0;
         s = take_snapshot(r, cur->next_seq, n < max_events ? batch : 0,
                           cur->baseline_before != 0, &sn, err);
         if (s != APS_OK)
@@ -908,7 +909,7 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
         missed = 0;
         if (sn.epoch != cur->epoch && sn.epoch != 0) {
             /* Redis lost the run and a producer started it again. */
-            if (round > 0 || n > 0) {
+            if (n > 0) {
                 freeReplyObject(sn.rep);
                 break; /* the next read reports it */
             }
@@ -936,9 +937,9 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
             }
         }
         if (cur->next_seq <= sn.last && head > cur->next_seq) {
-            if (round > 0 || n > 0) {
+            if (n > 0) {
                 freeReplyObject(sn.rep);
-                break;
+                break; /* delivered already: the next read reports the gap */
             }
             missed = 1;
             lost += head - cur->next_seq;
@@ -982,8 +983,10 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
             s = entry_of(sn.entries->element[i], &seq, &rec, err);
             if (s != APS_OK)
                 break;
-            if (seq != cur->next_seq)
-                break; /* a hole inside the log: the next read reports it */
+            if (seq != cur->next_seq) {
+                hole = 1; /* a hole inside the log: reported from the next snapshot */
+                break;
+            }
             s = decode(r, rec, seq, 0, &ev, err);
             if (s != APS_OK)
                 break;
@@ -1000,8 +1003,13 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
             n++;
         }
         {
-            int more = s == APS_OK && n < max_events && i == sn.entries->elements &&
-                       sn.entries->elements == batch && cur->next_seq <= sn.last;
+            /* Go on while batches come back full and room is left; a hole
+             * met before anything was delivered is reported now, not left
+             * to a caller that stops at 0 delivered. */
+            int more = s == APS_OK && n < max_events &&
+                       ((i == sn.entries->elements && sn.entries->elements == batch &&
+                         cur->next_seq <= sn.last) ||
+                        (hole && n == 0));
             freeReplyObject(sn.rep);
             if (!more)
                 break;

@@ -165,7 +165,7 @@ static int begin_run(aps_asm_coalescer *c, const aps_asm_event *ev)
 static int malformed(const aps_asm_event *ev)
 {
     size_t i;
-    if ((unsigned)ev->kind > (unsigned)APS_ASM_TOOL_ERROR || (ev->ns == NULL && ev->ns_len) ||
+    if ((unsigned)ev->kind > (unsigned)APS_ASM_MESSAGE_USAGE || (ev->ns == NULL && ev->ns_len) ||
         (ev->node.ptr == NULL && ev->node.len) || (ev->text.ptr == NULL && ev->text.len))
         return 1;
     for (i = 0; i < ev->ns_len; i++)

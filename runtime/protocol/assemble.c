@@ -141,7 +141,7 @@ static int event_malformed(const aps_asm_event *ev)
     case APS_ASM_BLOCK_FINISH:
         return bad_raw(ev->content);
     case APS_ASM_BLOCK_DELTA:
-        return bad_slice(ev->text) || bad_raw(ev->fields) || bad_raw(ev->legacy);
+        return bad_slice(ev->text) || bad_raw(ev->fields) || bad_raw(ev->content);
     case APS_ASM_MESSAGE_FINISH:
     case APS_ASM_MESSAGE_USAGE:
         return bad_raw(ev->usage);
@@ -182,13 +182,20 @@ static ASM_NOINLINE aps_status feed(aps_assembler *a, const aps_asm_event *ev, a
 
 /*
  * Whether `m` takes the event's text by the fast path: the event is the
- * next delta of its hot member, with no run id or m's own.
+ * next delta of its hot member. Its run id (and whether it is
+ * content-shaped) is checked by the caller, with_extras.
  */
 static ASM_INLINE int takes_delta(const aps_asm_message *m, const aps_asm_event *ev)
 {
     /* hot is set only while m is the current message of its place and the member takes such deltas */
     return m->hot != NULL && m->hot_kind == ev->delta && ev->index == m->hot_index && ev->fields.len == 0 &&
-           ev->text.ptr != NULL && ev->legacy.ptr == NULL && same_run(m, ev->run_id);
+           ev->text.ptr != NULL;
+}
+
+/* Whether the event has a run id or is content-shaped: both tested at once, one branch. */
+static ASM_INLINE int with_extras(const aps_asm_event *ev)
+{
+    return ((uintptr_t)ev->run_id.ptr | (uintptr_t)ev->content.ptr) != 0;
 }
 
 /* Tells on_append; out of line, and reached by a tail call, like the rest below. */
@@ -215,6 +222,22 @@ static ASM_NOINLINE aps_status append_text(aps_assembler *a, aps_asm_message *m,
         memcpy(mb->val + mb->len, ev->text.ptr, n);
     mb->len += n;
     return a->cb.on_append != NULL ? notify_append(a, m, ev) : APS_OK;
+}
+
+/*
+ * An event that takes_delta but has a run id (real servers send one with
+ * every event) or is content-shaped: appended when the run id is m's own,
+ * else the general path routes it. Reached by a tail call, so that the
+ * fast path makes no call and saves no register for these.
+ */
+static ASM_NOINLINE aps_status feed_extras(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev,
+                                           aps_error *err)
+{
+    if (ev->content.ptr == NULL && same_run(m, ev->run_id)) {
+        a->last = m;
+        return append_text(a, m, ev, err);
+    }
+    return feed(a, ev, err);
 }
 
 /*
@@ -254,6 +277,8 @@ static ASM_INLINE aps_status feed_delta(aps_assembler *a, const aps_asm_event *e
         return feed(a, ev, err);
     if (!takes_delta(m, ev))
         return feed(a, ev, err);
+    if (APS_SCAN_UNLIKELY(with_extras(ev)))
+        return feed_extras(a, m, ev, err);
     a->last = m;
     return append_token(a, m, ev, err, padded);
 }
@@ -281,7 +306,7 @@ static ASM_INLINE aps_status feed_last(aps_assembler *a, const aps_asm_event *ev
     if (ASM_LIKELY(m != NULL && m->c.ns_len <= 1 && ev->ns_len == m->c.ns_len && same_node(m->c.node, ev, padded) &&
                    (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.ns[0], ev->ns[0], padded))) &&
                    takes_delta(m, ev)))
-        return append_token(a, m, ev, err, padded);
+        return ASM_LIKELY(!with_extras(ev)) ? append_token(a, m, ev, err, padded) : feed_extras(a, m, ev, err);
     return padded ? feed_delta_padded(a, ev, err) : feed_delta_plain(a, ev, err);
 }
 

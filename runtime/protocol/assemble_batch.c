@@ -61,9 +61,10 @@ static int token_run_of(aps_assembler *a, token_run *t)
  */
 static ASM_INLINE int token_fits(const token_run *t, const aps_asm_event *ev, const char **seg, const char **node)
 {
-    if (ev->kind != APS_ASM_BLOCK_DELTA || ev->delta != t->kind || ev->index != t->index || ev->fields.len != 0 ||
-        ev->text.ptr == NULL || ev->text.len - 1 >= 16 || ev->ns_len != 1 || ev->run_id.ptr != NULL ||
-        ev->legacy.ptr != NULL ||
+    /* fields, run id and content-shaped delta are all absent in a token: one test for the three */
+    if (ev->kind != APS_ASM_BLOCK_DELTA || ev->delta != t->kind || ev->index != t->index ||
+        (ev->fields.len | (uintptr_t)ev->run_id.ptr | (uintptr_t)ev->content.ptr) != 0 ||
+        ev->text.ptr == NULL || ev->text.len - 1 >= 16 || ev->ns_len != 1 ||
         ev->node.len != t->node_len || ev->ns == NULL || ev->ns[0].len != t->seg_len ||
         (*seg = ev->ns[0].ptr) == NULL || (*node = ev->node.ptr) == NULL)
         return 0;

@@ -686,7 +686,7 @@ static verdict strict_block_delta(aps_assembler *a, aps_asm_message *m, const ap
     if (!m->block_open || ev->index != m->nblocks - 1)
         return check_open_block(a, m, ev, "content-block-delta");
     b = &m->blocks[m->nblocks - 1];
-    if (ev->legacy.ptr != NULL) {
+    if (ev->content.ptr != NULL) {
         aps_asm_priv_describe_message(a, m, "content-block-delta with `content` instead of `delta`");
         return APS_ASM_E_LEGACY_DELTA;
     }
@@ -1122,13 +1122,13 @@ static verdict lenient_block_delta(aps_assembler *a, aps_asm_message *m, const a
     t.has = ct.has = 0;
     if (cur != NULL && (v = type_of_block(a, cur, &ct)) != APS_ASM_OK)
         return v;
-    if (ev->legacy.ptr != NULL) {
-        if (aps_json_raw_kind(ev->legacy) != APS_JSON_OBJECT) {
+    if (ev->content.ptr != NULL) {
+        if (aps_json_raw_kind(ev->content) != APS_JSON_OBJECT) {
             aps_asm_priv_describe_message(a, m, "content-block-delta whose content is not an object: ignored");
             warn(a, ev, APS_ASM_E_NOT_OBJECT);
             return APS_ASM_OK;
         }
-        v = type_of_object(a, ev->legacy, &t);
+        v = type_of_object(a, ev->content, &t);
     } else {
         switch (ev->delta) {
         case APS_ASM_DELTA_TEXT:
@@ -1191,7 +1191,7 @@ static verdict lenient_block_delta(aps_assembler *a, aps_asm_message *m, const a
                  (unsigned long long)i, target);
         aps_asm_priv_describe_message(a, m, buf);
         warn(a, ev, APS_ASM_E_DELTA_MISMATCH);
-    } else if (ev->legacy.ptr != NULL) {
+    } else if (ev->content.ptr != NULL) {
         aps_asm_priv_describe_message(a, m, "content-block-delta with `content` instead of `delta`");
         warn(a, ev, APS_ASM_E_LEGACY_DELTA);
     }
@@ -1200,9 +1200,9 @@ static verdict lenient_block_delta(aps_assembler *a, aps_asm_message *m, const a
     b = &m->blocks[target];
     was_open = b->present && b->open;
     /* Later deltas of this kind and index go to the same member: the fast path may take them (not content-shaped ones, which merge members). */
-    hot = ev->legacy.ptr == NULL;
-    if (ev->legacy.ptr != NULL) {
-        v = legacy_apply(a, m, b, ev->legacy, t, i);
+    hot = ev->content.ptr == NULL;
+    if (ev->content.ptr != NULL) {
+        v = legacy_apply(a, m, b, ev->content, t, i);
     } else {
         if (b->present && (v = block_reopen(a, m, b)) != APS_ASM_OK)
             return limit_text(a, m, v);

@@ -280,7 +280,7 @@ aps_status aps_asm_priv_message_event(aps_assembler *a, const aps_asm_event *ev)
      * A delta that the fast path would have taken had its member had room:
      * its deviation, if any, was reported for the first of the run.
      */
-    m->continuing = ev->kind == APS_ASM_BLOCK_DELTA && ev->legacy.ptr == NULL && ev->fields.len == 0 &&
+    m->continuing = ev->kind == APS_ASM_BLOCK_DELTA && ev->content.ptr == NULL && ev->fields.len == 0 &&
                     ((m->hot != NULL && m->hot_kind == ev->delta && m->hot_index == ev->index) ||
                      (m->skip_kind != APS_ASM_DELTA_UNKNOWN && m->skip_kind == ev->delta && m->skip_index == ev->index));
     m->hot = NULL;

@@ -150,13 +150,8 @@ static int adapt_data(aps_json_reader *r, aps_asm_event *ev, int tools)
         ev->kind = APS_ASM_MESSAGE_ERROR;
     else if (key_is(event, "usage", NULL))
         ev->kind = APS_ASM_MESSAGE_USAGE;
-    if (ev->kind == APS_ASM_BLOCK_DELTA && ev->content.ptr != NULL) {
-        /* a content-shaped delta: its `content` (when not null) is used instead of `delta` */
-        if (aps_json_raw_kind(ev->content) != APS_JSON_NULL)
-            ev->legacy = ev->content;
-        ev->content.ptr = NULL;
-        ev->content.len = 0;
-    }
+    if (ev->kind == APS_ASM_BLOCK_DELTA && ev->content.ptr != NULL && aps_json_raw_kind(ev->content) == APS_JSON_NULL)
+        ev->content.ptr = NULL, ev->content.len = 0; /* `content: null` is no content-shaped delta */
     if ((ev->kind == APS_ASM_MESSAGE_START || ev->kind == APS_ASM_MESSAGE_FINISH) && ev->usage.ptr != NULL &&
         aps_json_raw_kind(ev->usage) != APS_JSON_OBJECT)
         ev->usage.ptr = NULL, ev->usage.len = 0; /* only an object is a usage */

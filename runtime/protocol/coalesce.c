@@ -60,7 +60,7 @@ void aps_asm_coalescer_deinit(aps_asm_coalescer *c)
 /* Deltas that append text; one with a run id or content-shaped passes through as it is (it is rare). */
 static int mergeable(const aps_asm_event *ev)
 {
-    return ev->kind == APS_ASM_BLOCK_DELTA && ev->run_id.ptr == NULL && ev->legacy.ptr == NULL &&
+    return ev->kind == APS_ASM_BLOCK_DELTA && ev->run_id.ptr == NULL && ev->content.ptr == NULL &&
            (ev->delta == APS_ASM_DELTA_TEXT || ev->delta == APS_ASM_DELTA_REASONING ||
             ev->delta == APS_ASM_DELTA_DATA || ev->delta == APS_ASM_DELTA_TOOL_CALL);
 }

@@ -25,7 +25,17 @@
  *     aps_asm_finish(&a);        (delivers what is still open)
  *     aps_asm_deinit(&a);
  *
- * Rules (seed 000 and the protocol.cddl comments):
+ * Two modes (docs/assembly.md has every rule of each). The default follows
+ * the reference client, LangGraph's MessageAssembler (@langchain/langgraph-sdk
+ * 1.15.0): messages are routed by namespace, node and run id; blocks are
+ * placed by index; a delta of another type than its block's makes a block
+ * of its own; events with no open message open one; messages still open at
+ * aps_asm_finish are delivered as abandoned (status error, code "aborted").
+ * Nothing is lost, and every deviation from the rules below is reported
+ * through on_violation all the same. Strict mode (aps_asm_options.strict)
+ * applies the rules below as the protocol states them.
+ *
+ * Rules (seed 000 and the protocol.cddl comments; strict mode):
  *   - messages are tracked per (namespace, node); blocks of one message do
  *     not interleave: block N is started (index N, counting from 0),
  *     extended by deltas and finished before block N+1 starts;
@@ -42,8 +52,11 @@
  *     (concatenated), then tool-finished (output) or tool-error.
  *
  * Violations. An event that breaks the lifecycle (see aps_asm_violation) is
- * reported through on_violation with the event's position and fails the
- * message or tool it belongs to: that one is delivered at once with status
+ * reported through on_violation with the event's position; in the default
+ * mode the assembly goes on as the reference client's does (a run of deltas
+ * that the fast path takes is reported once, at its first). In strict mode
+ * (and in both for the limits and memory) it fails the message or tool it
+ * belongs to: that one is delivered at once with status
  * error, and its later events (up to the next message-start for the same
  * namespace and node; for tools, all events of that toolCallId) are ignored
  * without further reports. A violation never affects other messages.
@@ -119,10 +132,13 @@ typedef struct aps_asm_event {
     aps_slice text;           /* BLOCK_DELTA: the appended text (TEXT, REASONING, DATA, TOOL_CALL;
                                  absent counts as empty); TOOL_OUTPUT_DELTA: the `delta` */
     aps_json_raw fields;      /* BLOCK_DELTA of type BLOCK: the `fields` object */
+    /* Also read by the fast path, so here: */
+    aps_slice run_id;         /* messages: data.run_id, which real servers send, or absent;
+                                 routes events in the default mode (ignored in strict mode) */
+    aps_json_raw content;     /* BLOCK_START: initial block; BLOCK_FINISH: final block (JSON
+                                 objects); BLOCK_DELTA: absent, or the `content` of a
+                                 content-shaped (legacy) delta, used instead of `delta` */
     uint64_t position;        /* the caller's counter (a line number...), reported in violations */
-
-    /* BLOCK_START, BLOCK_FINISH */
-    aps_json_raw content;     /* START: initial block; FINISH: final block (JSON objects) */
 
     /* MESSAGE_START */
     aps_slice id;             /* message id */
@@ -142,11 +158,6 @@ typedef struct aps_asm_event {
     aps_json_raw input;       /* TOOL_STARTED, optional */
     aps_json_raw output;      /* TOOL_FINISHED */
 
-    /* Members real servers send that the schema does not name (docs/assembly.md). */
-    aps_slice run_id;         /* messages: data.run_id, or absent; routes events in the
-                                 default mode (ignored in strict mode) */
-    aps_json_raw legacy;      /* BLOCK_DELTA: the `content` block of a content-shaped
-                                 (legacy) delta, used instead of `delta` when set */
 } aps_asm_event;
 
 /* Lifecycle violations, each with the offending event's position. */
@@ -531,7 +542,7 @@ void aps_asm_reader_deinit(aps_asm_reader *ad);
  * never trusted). A message-start without `role` gets an absent role; a
  * "usage" event becomes MESSAGE_USAGE, another unknown messages `event`
  * kind OTHER; `run_id` (a string) becomes run_id, and the `content` of a
- * content-block-delta (not null) becomes `legacy`. The
+ * content-block-delta (unless null) makes it content-shaped. The
  * event's slices point into `json` or the reader's arena until the next call.
  */
 int aps_asm_event_from_json(aps_asm_reader *ad, const char *json, size_t len, uint64_t position,

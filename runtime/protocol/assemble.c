@@ -68,6 +68,7 @@ static void clear_items(aps_assembler *a)
     free_list(a, &a->open);
     free_list(a, &a->closed);
     free_list(a, &a->links);
+    free_list(a, &a->places);
     aps_asm_priv_mem_free(a, a->map.slots, a->map.cap * sizeof *a->map.slots);
     memset(&a->map, 0, sizeof a->map);
     a->open_messages = a->open_tools = 0;
@@ -91,11 +92,17 @@ void aps_asm_finish(aps_assembler *a)
     aps_asm_item *it;
     for (it = a->open.head; it != NULL; it = it->next) {
         if (it->kind == ITEM_MESSAGE) {
+            /* default mode: as the reference client's abandonActive reports it */
+            if (!a->opt.strict)
+                aps_asm_priv_abandon(&((aps_asm_message *)(void *)it)->c,
+                                     "message stream ended before message-finish");
             if (a->cb.on_message_done)
                 a->cb.on_message_done(a->cb.ctx, (aps_asm_message *)(void *)it);
         } else {
             aps_asm_tool *t = (aps_asm_tool *)(void *)it;
             size_t len;
+            if (!a->opt.strict)
+                aps_asm_priv_abandon(&t->c, "tool stream ended before tool-finished");
             if (aps_asm_priv_id_key(a, 'L', t->id, &len) == APS_OK)
                 t->link = aps_asm_priv_map_find(&a->map, aps_asm_priv_hash_bytes(a->seed, a->key, len), a->key, len);
             if (a->cb.on_tool_done)
@@ -120,22 +127,23 @@ static int bad_raw(aps_json_raw r)
 static int event_malformed(const aps_asm_event *ev)
 {
     size_t i;
-    if ((unsigned)ev->kind > (unsigned)APS_ASM_TOOL_ERROR)
+    if ((unsigned)ev->kind > (unsigned)APS_ASM_MESSAGE_USAGE)
         return 1;
-    if ((ev->ns == NULL && ev->ns_len != 0) || bad_slice(ev->node))
+    if ((ev->ns == NULL && ev->ns_len != 0) || bad_slice(ev->node) || bad_slice(ev->run_id))
         return 1;
     for (i = 0; i < ev->ns_len; i++)
         if (bad_slice(ev->ns[i]))
             return 1;
     switch (ev->kind) {
     case APS_ASM_MESSAGE_START:
-        return bad_slice(ev->id) || bad_slice(ev->role) || bad_raw(ev->metadata);
+        return bad_slice(ev->id) || bad_slice(ev->role) || bad_raw(ev->metadata) || bad_raw(ev->usage);
     case APS_ASM_BLOCK_START:
     case APS_ASM_BLOCK_FINISH:
         return bad_raw(ev->content);
     case APS_ASM_BLOCK_DELTA:
-        return bad_slice(ev->text) || bad_raw(ev->fields);
+        return bad_slice(ev->text) || bad_raw(ev->fields) || bad_raw(ev->content);
     case APS_ASM_MESSAGE_FINISH:
+    case APS_ASM_MESSAGE_USAGE:
         return bad_raw(ev->usage);
     case APS_ASM_MESSAGE_ERROR:
         return bad_slice(ev->message) || bad_slice(ev->code);
@@ -160,7 +168,8 @@ static ASM_NOINLINE aps_status feed(aps_assembler *a, const aps_asm_event *ev, a
     if (ev->kind == APS_ASM_OTHER)
         return APS_OK;
     aps_arena_reset(&a->scratch);
-    if (ev->kind >= APS_ASM_TOOL_STARTED)
+    a->position = ev->position;
+    if (ev->kind >= APS_ASM_TOOL_STARTED && ev->kind <= APS_ASM_TOOL_ERROR)
         st = aps_asm_priv_tool_event(a, ev);
     else
         st = aps_asm_priv_message_event(a, ev);
@@ -171,12 +180,22 @@ static ASM_NOINLINE aps_status feed(aps_assembler *a, const aps_asm_event *ev, a
     return st;
 }
 
-/* Whether `m` takes the event's text by the fast path: the event is the next delta of its hot member. */
+/*
+ * Whether `m` takes the event's text by the fast path: the event is the
+ * next delta of its hot member. Its run id (and whether it is
+ * content-shaped) is checked by the caller, with_extras.
+ */
 static ASM_INLINE int takes_delta(const aps_asm_message *m, const aps_asm_event *ev)
 {
-    /* hot is set only while the block it belongs to is open, the last one */
+    /* hot is set only while m is the current message of its place and the member takes such deltas */
     return m->hot != NULL && m->hot_kind == ev->delta && ev->index == m->hot_index && ev->fields.len == 0 &&
            ev->text.ptr != NULL;
+}
+
+/* Whether the event has a run id or is content-shaped: both tested at once, one branch. */
+static ASM_INLINE int with_extras(const aps_asm_event *ev)
+{
+    return ((uintptr_t)ev->run_id.ptr | (uintptr_t)ev->content.ptr) != 0;
 }
 
 /* Tells on_append; out of line, and reached by a tail call, like the rest below. */
@@ -203,6 +222,22 @@ static ASM_NOINLINE aps_status append_text(aps_assembler *a, aps_asm_message *m,
         memcpy(mb->val + mb->len, ev->text.ptr, n);
     mb->len += n;
     return a->cb.on_append != NULL ? notify_append(a, m, ev) : APS_OK;
+}
+
+/*
+ * An event that takes_delta but has a run id (real servers send one with
+ * every event) or is content-shaped: appended when the run id is m's own,
+ * else the general path routes it. Reached by a tail call, so that the
+ * fast path makes no call and saves no register for these.
+ */
+static ASM_NOINLINE aps_status feed_extras(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev,
+                                           aps_error *err)
+{
+    if (ev->content.ptr == NULL && same_run(m, ev->run_id)) {
+        a->last = m;
+        return append_text(a, m, ev, err);
+    }
+    return feed(a, ev, err);
 }
 
 /*
@@ -242,6 +277,8 @@ static ASM_INLINE aps_status feed_delta(aps_assembler *a, const aps_asm_event *e
         return feed(a, ev, err);
     if (!takes_delta(m, ev))
         return feed(a, ev, err);
+    if (APS_SCAN_UNLIKELY(with_extras(ev)))
+        return feed_extras(a, m, ev, err);
     a->last = m;
     return append_token(a, m, ev, err, padded);
 }
@@ -269,7 +306,7 @@ static ASM_INLINE aps_status feed_last(aps_assembler *a, const aps_asm_event *ev
     if (ASM_LIKELY(m != NULL && m->c.ns_len <= 1 && ev->ns_len == m->c.ns_len && same_node(m->c.node, ev, padded) &&
                    (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.ns[0], ev->ns[0], padded))) &&
                    takes_delta(m, ev)))
-        return append_token(a, m, ev, err, padded);
+        return ASM_LIKELY(!with_extras(ev)) ? append_token(a, m, ev, err, padded) : feed_extras(a, m, ev, err);
     return padded ? feed_delta_padded(a, ev, err) : feed_delta_plain(a, ev, err);
 }
 

@@ -56,11 +56,14 @@ static int token_run_of(aps_assembler *a, token_run *t)
  * Whether `ev` is the next token of the run, but for the bytes of its
  * segment and node; sets *seg and *node to them. Reads nothing through a
  * NULL pointer: a malformed view ends the run, and the general path then
- * refuses it.
+ * refuses it. An event with a run id or a content-shaped delta ends it
+ * too: aps_asm_feed checks those.
  */
 static ASM_INLINE int token_fits(const token_run *t, const aps_asm_event *ev, const char **seg, const char **node)
 {
-    if (ev->kind != APS_ASM_BLOCK_DELTA || ev->delta != t->kind || ev->index != t->index || ev->fields.len != 0 ||
+    /* fields, run id and content-shaped delta are all absent in a token: one test for the three */
+    if (ev->kind != APS_ASM_BLOCK_DELTA || ev->delta != t->kind || ev->index != t->index ||
+        (ev->fields.len | (uintptr_t)ev->run_id.ptr | (uintptr_t)ev->content.ptr) != 0 ||
         ev->text.ptr == NULL || ev->text.len - 1 >= 16 || ev->ns_len != 1 ||
         ev->node.len != t->node_len || ev->ns == NULL || ev->ns[0].len != t->seg_len ||
         (*seg = ev->ns[0].ptr) == NULL || (*node = ev->node.ptr) == NULL)

@@ -30,7 +30,7 @@
 
 #include <string.h>
 
-enum { ITEM_MESSAGE = 1, ITEM_TOOL, ITEM_CLOSED, ITEM_LINK };
+enum { ITEM_MESSAGE = 1, ITEM_TOOL, ITEM_CLOSED, ITEM_LINK, ITEM_PLACE };
 
 /* The fast path (aps_asm_feed) stays small: its helpers inline, the general path does not. */
 #if defined(__GNUC__)
@@ -80,7 +80,17 @@ typedef struct asm_block {
     int cls;
     aps_asm_delta append_kind; /* the delta kind mem[append_at] is ready for, 0: none */
     size_t append_at;
+    int present;          /* 0: a hole (default mode: blocks are placed by index) */
+    int open;             /* started, not finished */
 } asm_block;
+
+/* Default mode: where a delta or finish of (index, type) went when the type differed (docs/assembly.md). */
+typedef struct asm_alias {
+    uint64_t index;
+    size_t target;
+    char *type;           /* NULL: no type */
+    size_t type_len;
+} asm_alias;
 
 /* Strings copied at start, the error or usage copied at the end. */
 typedef struct asm_common {
@@ -100,11 +110,17 @@ typedef struct asm_common {
 struct aps_asm_message {
     aps_asm_item item;
     asm_common c;
-    aps_slice id, role;
+    aps_slice id, role, run_id;
     aps_json_raw metadata, usage;
+    char *usage_buf;        /* the usage, which message-start, usage and message-finish may each set */
+    size_t usage_size;
+    struct asm_place *place; /* its place while it is the place's current message, else NULL */
     asm_block *blocks;
     size_t nblocks, blocks_cap;
-    int block_open;
+    int block_open;         /* strict mode: block nblocks - 1 is open */
+    size_t open_blocks;     /* default mode: blocks started and not finished */
+    asm_alias *alias;
+    size_t nalias, alias_cap;
     /*
      * The member the last event appended to, for the fast path; set by a
      * successful append, cleared by any other event of this message.
@@ -112,6 +128,9 @@ struct aps_asm_message {
     asm_member *hot;
     aps_asm_delta hot_kind;
     uint64_t hot_index;
+    aps_asm_delta skip_kind; /* default mode: the delta the last event was, when it was ignored */
+    uint64_t skip_index;
+    int continuing;         /* the event being applied continues the run of `hot` or of an ignored delta */
 };
 
 struct aps_asm_tool {
@@ -124,6 +143,12 @@ struct aps_asm_tool {
     int has_delta;
     const aps_asm_item *link;
 };
+
+/* A (namespace, node) and its current message: events without a run id go there. */
+typedef struct asm_place {
+    aps_asm_item item;
+    aps_asm_message *cur;
+} asm_place;
 
 typedef struct asm_link {
     aps_asm_item item;
@@ -145,6 +170,7 @@ APS_INTERNAL verdict aps_asm_priv_grow(aps_assembler *a, asm_common *c, char **b
                           size_t need);
 APS_INTERNAL uint64_t aps_asm_priv_hash_bytes(uint64_t seed, const char *p, size_t n);
 APS_INTERNAL aps_status aps_asm_priv_message_key(aps_assembler *a, const aps_asm_event *ev, size_t *len);
+APS_INTERNAL aps_status aps_asm_priv_key_sub(aps_assembler *a, aps_slice sub, size_t *len);
 APS_INTERNAL aps_status aps_asm_priv_id_key(aps_assembler *a, char prefix, aps_slice id, size_t *len);
 APS_INTERNAL aps_asm_item *aps_asm_priv_map_find(const aps_asm_map *m, uint64_t h, const char *key, size_t len);
 APS_INTERNAL aps_status aps_asm_priv_map_insert(aps_assembler *a, aps_asm_item *it);
@@ -177,6 +203,8 @@ APS_INTERNAL void aps_asm_priv_describe_message(aps_assembler *a, const aps_asm_
 APS_INTERNAL verdict aps_asm_priv_block_start(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
 APS_INTERNAL verdict aps_asm_priv_block_finish(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
 APS_INTERNAL verdict aps_asm_priv_block_delta(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev);
+APS_INTERNAL verdict aps_asm_priv_set_usage(aps_assembler *a, aps_asm_message *m, aps_json_raw usage);
+APS_INTERNAL void aps_asm_priv_abandon(asm_common *c, const char *what);
 
 /* ---- assemble_event.c ------------------------------------------------------ */
 
@@ -308,6 +336,16 @@ static ASM_INLINE int same_place(const asm_common *c, const aps_asm_event *ev, i
         if (!same_segment(c->ns[i], ev->ns[i], padded))
             return 0;
     return 1;
+}
+
+/*
+ * Whether an event with run id `run` may go to `m`, the current message of
+ * its place, without a lookup: no run id, or m's own (docs/assembly.md).
+ */
+static ASM_INLINE int same_run(const aps_asm_message *m, aps_slice run)
+{
+    return run.ptr == NULL ||
+           (m->run_id.ptr != NULL && run.len == m->run_id.len && memcmp(run.ptr, m->run_id.ptr, run.len) == 0);
 }
 
 /*

@@ -114,6 +114,8 @@ static int adapt_data(aps_json_reader *r, aps_asm_event *ev, int tools)
             ok = aps_json_read_raw(r, &ev->input, NULL) == APS_OK;
         else if (key_is(key, "output", NULL))
             ok = aps_json_read_raw(r, &ev->output, NULL) == APS_OK;
+        else if (key_is(key, "run_id", NULL) && !tools && aps_json_peek(r) == APS_JSON_STRING)
+            ok = aps_json_read_string(r, &ev->run_id, NULL) == APS_OK; /* another value: no run id */
         else
             ok = aps_json_skip(r, NULL) == APS_OK;
         if (!ok)
@@ -146,6 +148,13 @@ static int adapt_data(aps_json_reader *r, aps_asm_event *ev, int tools)
         ev->kind = APS_ASM_MESSAGE_FINISH;
     else if (key_is(event, "error", NULL))
         ev->kind = APS_ASM_MESSAGE_ERROR;
+    else if (key_is(event, "usage", NULL))
+        ev->kind = APS_ASM_MESSAGE_USAGE;
+    if (ev->kind == APS_ASM_BLOCK_DELTA && ev->content.ptr != NULL && aps_json_raw_kind(ev->content) == APS_JSON_NULL)
+        ev->content.ptr = NULL, ev->content.len = 0; /* `content: null` is no content-shaped delta */
+    if ((ev->kind == APS_ASM_MESSAGE_START || ev->kind == APS_ASM_MESSAGE_FINISH) && ev->usage.ptr != NULL &&
+        aps_json_raw_kind(ev->usage) != APS_JSON_OBJECT)
+        ev->usage.ptr = NULL, ev->usage.len = 0; /* only an object is a usage */
     return 1;
 }
 

@@ -5,8 +5,11 @@
  *
  * Every message, tool, tombstone and link is an "item" with a byte-string
  * key in one hash map (linear probing, backward-shift deletion):
- *   'M' u32 nseg (u32 len, bytes)* node   -- a message, or the tombstone of
- *                                            the last one, per (namespace, node)
+ *   'M' u32 nseg (u32 len, bytes)* node 'R' sub
+ *                                         -- a message, or its tombstone; sub
+ *                                            is "" in strict mode, else the
+ *                                            message's run id, else its id
+ *   'P' u32 nseg (u32 len, bytes)* node   -- a place: its current message
  *   'T' id                                -- a tool, or its tombstone
  *   'L' id                                -- a finished tool-call block
  * A message or tool becomes its own tombstone when it closes (its contents
@@ -182,6 +185,18 @@ aps_status aps_asm_priv_message_key(aps_assembler *a, const aps_asm_event *ev, s
         at += 4 + ev->node.len;
     }
     *len = at;
+    return APS_OK;
+}
+
+/* Appends 'R' + `sub` to the key in a->key, `*len` bytes long so far. */
+aps_status aps_asm_priv_key_sub(aps_assembler *a, aps_slice sub, size_t *len)
+{
+    if (sub.len > SIZE_MAX / 2 - *len || key_reserve(a, *len + 1 + sub.len) != APS_OK)
+        return APS_E_NOMEM;
+    a->key[*len] = 'R';
+    if (sub.len)
+        memcpy(a->key + *len + 1, sub.ptr, sub.len);
+    *len += 1 + sub.len;
     return APS_OK;
 }
 
@@ -363,6 +378,7 @@ static const char *const violation_names[] = {
     "tool-finished",
     "limit",
     "out-of-memory",
+    "legacy-delta",
 };
 
 const char *aps_asm_violation_name(aps_asm_violation v)
@@ -387,14 +403,17 @@ int aps_asm_priv_clip(size_t len)
     return len > 64 ? 64 : (int)len;
 }
 
-/* Reports the violation in a->text (not for APS_ASM_E_NOMEM, which is returned instead). */
+/*
+ * Reports the violation in a->text (not for APS_ASM_E_NOMEM, which is
+ * returned instead), at the position of `ev`, or when NULL of the event being fed.
+ */
 void aps_asm_priv_report(aps_assembler *a, const aps_asm_event *ev, verdict v)
 {
     if (v == APS_ASM_E_NOMEM)
         return;
     a->violations++;
     if (a->cb.on_violation)
-        a->cb.on_violation(a->cb.ctx, ev->position, v, a->text);
+        a->cb.on_violation(a->cb.ctx, ev != NULL ? ev->position : a->position, v, a->text);
 }
 
 void aps_asm_priv_set_failure(asm_common *c, const aps_assembler *a, verdict v)

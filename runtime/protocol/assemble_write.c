@@ -52,7 +52,7 @@ void aps_asm_message_write_block(const aps_asm_message *m, size_t i, aps_json_wr
 {
     const asm_block *b;
     size_t k;
-    if (i >= m->nblocks) {
+    if (i >= m->nblocks || !m->blocks[i].present) { /* out of range, or a hole (default mode) */
         aps_json_write_null(w);
         return;
     }
@@ -145,7 +145,8 @@ void aps_asm_message_write(const aps_asm_message *m, aps_json_writer *w)
     WRITE_KEY(w, "content");
     aps_json_write_array_begin(w);
     for (i = 0; i < m->nblocks; i++)
-        aps_asm_message_write_block(m, i, w);
+        if (m->blocks[i].present) /* holes are left out, as the reference client leaves them out */
+            aps_asm_message_write_block(m, i, w);
     aps_json_write_array_end(w);
     WRITE_KEY(w, "usage");
     write_raw_or_null(w, m->usage);
@@ -211,10 +212,10 @@ void aps_asm_tool_write(const aps_asm_tool *t, aps_json_writer *w)
     WRITE_KEY(w, "status");
     aps_json_write_string(w, s, strlen(s));
     WRITE_KEY(w, "outputDelta");
-    if (aps_asm_tool_output_delta(t, &out))
+    if (aps_asm_tool_output_delta(t, &out)) /* the deltas concatenated: "" when none arrived */
         aps_json_write_string(w, out.ptr, out.len);
     else
-        aps_json_write_null(w);
+        aps_json_write_string(w, "", 0);
     WRITE_KEY(w, "output");
     write_raw_or_null(w, t->output);
     write_error(w, &t->c);

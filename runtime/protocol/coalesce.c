@@ -57,9 +57,10 @@ void aps_asm_coalescer_deinit(aps_asm_coalescer *c)
     c->pending.kind = APS_ASM_OTHER;
 }
 
+/* Deltas that append text; one with a run id or content-shaped passes through as it is (it is rare). */
 static int mergeable(const aps_asm_event *ev)
 {
-    return ev->kind == APS_ASM_BLOCK_DELTA &&
+    return ev->kind == APS_ASM_BLOCK_DELTA && ev->run_id.ptr == NULL && ev->content.ptr == NULL &&
            (ev->delta == APS_ASM_DELTA_TEXT || ev->delta == APS_ASM_DELTA_REASONING ||
             ev->delta == APS_ASM_DELTA_DATA || ev->delta == APS_ASM_DELTA_TOOL_CALL);
 }
@@ -164,7 +165,7 @@ static int begin_run(aps_asm_coalescer *c, const aps_asm_event *ev)
 static int malformed(const aps_asm_event *ev)
 {
     size_t i;
-    if ((unsigned)ev->kind > (unsigned)APS_ASM_TOOL_ERROR || (ev->ns == NULL && ev->ns_len) ||
+    if ((unsigned)ev->kind > (unsigned)APS_ASM_MESSAGE_USAGE || (ev->ns == NULL && ev->ns_len) ||
         (ev->node.ptr == NULL && ev->node.len) || (ev->text.ptr == NULL && ev->text.len))
         return 1;
     for (i = 0; i < ev->ns_len; i++)

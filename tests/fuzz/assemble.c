@@ -10,7 +10,9 @@
  * a coalescer, which is lossless. Agreeing means the same messages and tools
  * delivered in the same order with the same contents, and the same
  * violations. A fifth run with tiny limits (open items, bytes per item,
- * members per block, remembered items) must only stay in bounds.
+ * members per block, remembered items) must only stay in bounds. The
+ * assembler runs in the default mode or in strict mode, as the input's last
+ * byte says.
  */
 #include "aps/asm.h"
 
@@ -88,7 +90,7 @@ static aps_status to_assembler(void *ctx, const aps_asm_event *ev)
     return aps_asm_feed((aps_assembler *)ctx, ev, NULL);
 }
 
-static void way_init(way *w, int which)
+static void way_init(way *w, int which, int strict)
 {
     aps_asm_options o;
     aps_asm_callbacks cb;
@@ -103,6 +105,7 @@ static void way_init(way *w, int which)
     cb.on_violation = on_violation;
     cb.ctx = &w->r;
     o.padded = which == PADDED || which == BATCHED;
+    o.strict = strict;
     if (which == TINY) {
         o.max_open_messages = 2;
         o.max_open_tools = 2;
@@ -160,8 +163,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *batch_lines[BATCH];
     size_t at = 0, line = 0, held = 0, j;
     int k;
+    /* Both modes: the last byte chooses (a stream ending in "\n" is the default mode, in "}" strict). */
+    int strict = size != 0 && (data[size - 1] & 1);
     for (k = 0; k < WAYS; k++)
-        way_init(&ways[k], k);
+        way_init(&ways[k], k, strict);
     aps_asm_reader_init(&reader);
     for (j = 0; j < BATCH; j++)
         aps_asm_reader_init(&batch_readers[j]);

@@ -2,13 +2,15 @@
  * assemble.c - `apstream assemble`: decoded events fed to the runtime's
  * assembler (aps/asm.h); one JSON object per line for each message and
  * each tool run, in the order they complete, then those still open.
- * Lifecycle violations, and records the schema rejects, are reported on
- * stderr as `LINE: error: message`; the exit status is then 1, as it is when
- * a message or tool run is still open at the end (a cut capture, or a server
- * that never finished it: either way not a final value). A record the
- * schema rejects is still assembled, read leniently from its JSON
- * (aps_asm_event_from_json), so one non-conforming event does not cost the
- * whole message.
+ * By default the assembler follows the reference client's rules
+ * (docs/assembly.md): lifecycle violations, and messages or tools events
+ * the schema rejects, are reported on stderr as `LINE: warning: message`
+ * and assembled all the same (a rejected record read leniently from its
+ * JSON, aps_asm_event_from_json), so no content is lost. With --strict they
+ * are `LINE: error: message` and the protocol's rules apply. The exit
+ * status is 1 for an error, and when a message or tool run is still open
+ * at the end (a cut capture, or a server that never finished it: either
+ * way not a final value).
  *
  * The assembler sees each event through aps_asm_event, filled from the
  * generated types: nothing is re-parsed. Content blocks keep the raw text
@@ -58,7 +60,7 @@ static void on_message_done(void *ctx, const aps_asm_message *m)
     asm_run *r = ctx;
     aps_asm_message_write(m, &r->out);
     print_line(r);
-    if (r->finishing && aps_asm_message_state(m) == APS_ASM_OPEN)
+    if (r->finishing) /* still open: aps_asm_finish delivers it (as abandoned, in the default mode) */
         report_unfinished(r, "message", aps_asm_message_id(m));
 }
 
@@ -67,15 +69,16 @@ static void on_tool_done(void *ctx, const aps_asm_tool *t)
     asm_run *r = ctx;
     aps_asm_tool_write(t, &r->out);
     print_line(r);
-    if (r->finishing && aps_asm_tool_state(t) == APS_ASM_OPEN)
+    if (r->finishing) /* still open: aps_asm_finish delivers it (as abandoned, in the default mode) */
         report_unfinished(r, "tool run", aps_asm_tool_call_id(t));
 }
 
+/* A lifecycle violation: a warning in the default mode, which assembles on as the reference client does. */
 static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
 {
-    (void)ctx;
+    asm_run *r = ctx;
     (void)code;
-    fprintf(stderr, "%" PRIu64 ": error: %s\n", position, text);
+    fprintf(stderr, "%" PRIu64 ": %s: %s\n", position, r->o->strict ? "error" : "warning", text);
 }
 
 /* The JSON of a decoded value, copied into the arena (valid until the next record). */
@@ -96,8 +99,36 @@ static aps_slice optional(bool has, aps_slice s)
     return has ? s : none;
 }
 
+/* Member `name` of the event's data when it is a string (unescaped into the arena); absent otherwise. */
+static aps_slice data_string(asm_run *r, aps_json_raw data, const char *name)
+{
+    aps_slice s = { NULL, 0 };
+    aps_json_raw raw;
+    aps_json_reader rd;
+    if (data.ptr == NULL || aps_json_raw_member(data, name, strlen(name), &r->arena, &raw, NULL) != APS_OK ||
+        aps_json_raw_kind(raw) != APS_JSON_STRING)
+        return s;
+    aps_json_raw_reader(&rd, raw, &r->arena);
+    if (aps_json_read_string(&rd, &s, NULL) != APS_OK)
+        s.ptr = NULL, s.len = 0;
+    return s;
+}
+
 static void messages_view(asm_run *r, const ap_messages_data_t *d, aps_asm_event *ae)
 {
+    /*
+     * Real servers add `run_id` to message events (and usage to
+     * message-start); the schema keeps them among the unknown members. The
+     * default mode routes by the run id, as the reference client does.
+     */
+    if (!r->o->strict) {
+        aps_json_raw usage;
+        ae->run_id = data_string(r, d->raw, "run_id");
+        if (d->kind == AP_MESSAGES_DATA_MESSAGE_START_DATA &&
+            aps_json_raw_member(d->raw, "usage", 5, &r->arena, &usage, NULL) == APS_OK &&
+            aps_json_raw_kind(usage) == APS_JSON_OBJECT)
+            ae->usage = usage;
+    }
     switch (d->kind) {
     case AP_MESSAGES_DATA_MESSAGE_START_DATA: {
         const ap_message_start_data_t *s = &d->u.message_start_data;
@@ -163,9 +194,16 @@ static void messages_view(asm_run *r, const ap_messages_data_t *d, aps_asm_event
         ae->message = d->u.message_error_data.message;
         ae->code = optional(d->u.message_error_data.has_code, d->u.message_error_data.code);
         break;
-    default:
+    default: { /* an event the schema does not name: real servers send "usage" */
+        aps_slice event = data_string(r, d->raw, "event");
         ae->kind = APS_ASM_OTHER;
+        if (event.len == 5 && memcmp(event.ptr, "usage", 5) == 0) {
+            ae->kind = APS_ASM_MESSAGE_USAGE;
+            if (aps_json_raw_member(d->raw, "usage", 5, &r->arena, &ae->usage, NULL) != APS_OK)
+                ae->usage.ptr = NULL, ae->usage.len = 0;
+        }
         break;
+    }
     }
 }
 
@@ -214,11 +252,22 @@ static int on_record(void *user, const aps_record *rec)
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = r->o->key_case;
     if (ap_message_decode_opts(rec->text, rec->len, &r->arena, &msg, &dopt, &err) != APS_OK) {
-        /* Reported, then assembled all the same from the JSON itself, so a
-         * server that omits a role still gets its messages assembled. */
+        /*
+         * Reported, then assembled all the same from the JSON itself, so a
+         * server that omits a role, or sends a usage event or a
+         * content-shaped delta, still gets its messages assembled: a
+         * warning in the default mode, an error with --strict. A record
+         * that is no messages or tools event is an error either way.
+         */
+        int usable = aps_asm_event_from_json(&r->lenient, rec->text, rec->len, rec->line, &ae) == 1;
+        if (usable && !r->o->strict) {
+            fprintf(stderr, "%" PRIu64 ": warning: %s: %s\n", rec->line, err.pointer[0] ? err.pointer : "(root)",
+                    err.message);
+            goto feed;
+        }
         apstream_report(stderr, rec->line, &err);
         r->rejected++;
-        if (aps_asm_event_from_json(&r->lenient, rec->text, rec->len, rec->line, &ae) == 1)
+        if (usable)
             goto feed;
         return 0;
     }
@@ -287,6 +336,7 @@ int apstream_assemble(const apstream_options *o)
      */
     memset(&opt, 0, sizeof opt);
     opt.padded = 1;
+    opt.strict = o->strict; /* the protocol's rules; by default the reference client's (docs/assembly.md) */
     aps_asm_init(&r.a, &opt, &cb);
     aps_arena_init(&r.arena, NULL);
     aps_json_writer_init(&r.out, NULL);
@@ -299,7 +349,7 @@ int apstream_assemble(const apstream_options *o)
     }
     fflush(stdout);
     if (rc == 0)
-        rc = aps_asm_violations(&r.a) > 0 || r.rejected > 0 || r.unfinished > 0 || gate != APSTREAM_INPUT_OK
+        rc = (o->strict && aps_asm_violations(&r.a) > 0) || r.rejected > 0 || r.unfinished > 0 || gate != APSTREAM_INPUT_OK
                  || apstream_check_records(o, r.records) != 0
                  ? 1
                  : 0;

@@ -25,7 +25,17 @@
  *     aps_asm_finish(&a);        (delivers what is still open)
  *     aps_asm_deinit(&a);
  *
- * Rules (seed 000 and the protocol.cddl comments):
+ * Two modes (docs/assembly.md has every rule of each). The default follows
+ * the reference client, LangGraph's MessageAssembler (@langchain/langgraph-sdk
+ * 1.15.0): messages are routed by namespace, node and run id; blocks are
+ * placed by index; a delta of another type than its block's makes a block
+ * of its own; events with no open message open one; messages still open at
+ * aps_asm_finish are delivered as abandoned (status error, code "aborted").
+ * Nothing is lost, and every deviation from the rules below is reported
+ * through on_violation all the same. Strict mode (aps_asm_options.strict)
+ * applies the rules below as the protocol states them.
+ *
+ * Rules (seed 000 and the protocol.cddl comments; strict mode):
  *   - messages are tracked per (namespace, node); blocks of one message do
  *     not interleave: block N is started (index N, counting from 0),
  *     extended by deltas and finished before block N+1 starts;
@@ -42,8 +52,11 @@
  *     (concatenated), then tool-finished (output) or tool-error.
  *
  * Violations. An event that breaks the lifecycle (see aps_asm_violation) is
- * reported through on_violation with the event's position and fails the
- * message or tool it belongs to: that one is delivered at once with status
+ * reported through on_violation with the event's position; in the default
+ * mode the assembly goes on as the reference client's does (a run of deltas
+ * that the fast path takes is reported once, at its first). In strict mode
+ * (and in both for the limits and memory) it fails the message or tool it
+ * belongs to: that one is delivered at once with status
  * error, and its later events (up to the next message-start for the same
  * namespace and node; for tools, all events of that toolCallId) are ignored
  * without further reports. A violation never affects other messages.
@@ -86,7 +99,9 @@ typedef enum aps_asm_kind {
     APS_ASM_TOOL_STARTED,      /* tools: tool-started */
     APS_ASM_TOOL_OUTPUT_DELTA, /* tools: tool-output-delta */
     APS_ASM_TOOL_FINISHED,     /* tools: tool-finished */
-    APS_ASM_TOOL_ERROR         /* tools: tool-error */
+    APS_ASM_TOOL_ERROR,        /* tools: tool-error */
+    APS_ASM_MESSAGE_USAGE      /* messages: usage (sent by real servers, not in the schema):
+                                  its `usage` replaces the message's; ignored in strict mode */
 } aps_asm_kind;
 
 /* The `type` of a content-block-delta's delta. */
@@ -117,17 +132,20 @@ typedef struct aps_asm_event {
     aps_slice text;           /* BLOCK_DELTA: the appended text (TEXT, REASONING, DATA, TOOL_CALL;
                                  absent counts as empty); TOOL_OUTPUT_DELTA: the `delta` */
     aps_json_raw fields;      /* BLOCK_DELTA of type BLOCK: the `fields` object */
+    /* Also read by the fast path, so here: */
+    aps_slice run_id;         /* messages: data.run_id, which real servers send, or absent;
+                                 routes events in the default mode (ignored in strict mode) */
+    aps_json_raw content;     /* BLOCK_START: initial block; BLOCK_FINISH: final block (JSON
+                                 objects); BLOCK_DELTA: absent, or the `content` of a
+                                 content-shaped (legacy) delta, used instead of `delta` */
     uint64_t position;        /* the caller's counter (a line number...), reported in violations */
-
-    /* BLOCK_START, BLOCK_FINISH */
-    aps_json_raw content;     /* START: initial block; FINISH: final block (JSON objects) */
 
     /* MESSAGE_START */
     aps_slice id;             /* message id */
     aps_slice role;           /* "ai", "human", ... taken as given; may be absent */
     aps_json_raw metadata;    /* optional */
 
-    /* MESSAGE_FINISH */
+    /* MESSAGE_FINISH, MESSAGE_USAGE, and MESSAGE_START (real servers send it there too) */
     aps_json_raw usage;       /* optional */
 
     /* MESSAGE_ERROR, TOOL_ERROR */
@@ -139,6 +157,7 @@ typedef struct aps_asm_event {
     aps_slice tool_name;      /* TOOL_STARTED */
     aps_json_raw input;       /* TOOL_STARTED, optional */
     aps_json_raw output;      /* TOOL_FINISHED */
+
 } aps_asm_event;
 
 /* Lifecycle violations, each with the offending event's position. */
@@ -160,9 +179,10 @@ typedef enum aps_asm_violation {
     APS_ASM_E_TOOL_STARTED,      /* tool-started for a toolCallId already running: the running one fails */
     APS_ASM_E_TOOL_FINISHED,     /* a tool event after the tool finished or failed */
     APS_ASM_E_LIMIT,             /* a limit of aps_asm_options was exceeded */
-    APS_ASM_E_NOMEM              /* out of memory: never passed to on_violation (aps_asm_feed
+    APS_ASM_E_NOMEM,             /* out of memory: never passed to on_violation (aps_asm_feed
                                     returns APS_E_NOMEM); the error code, "out-of-memory", of the
                                     message or tool it failed */
+    APS_ASM_E_LEGACY_DELTA       /* a content-shaped delta (`content` instead of `delta`) */
 } aps_asm_violation;
 
 /* Short static name of a violation ("block-not-started", ...); used as the error code. */
@@ -236,6 +256,14 @@ typedef struct aps_asm_options {
      * a read out of bounds.
      */
     int padded;
+    /*
+     * Nonzero: the protocol's lifecycle rules as seed 000 states them: a
+     * violation fails the message or tool it belongs to (see Violations).
+     * Zero, the default: the reference client's rules (docs/assembly.md):
+     * every violation is still reported through on_violation, and the
+     * content goes on being assembled as the reference client assembles it.
+     */
+    int strict;
 } aps_asm_options;
 
 /* Private: the assembler's index of open, finished and linked items. */
@@ -266,6 +294,7 @@ typedef struct aps_assembler {
     aps_asm_list open;       /* open messages and tools, in start order */
     aps_asm_list closed;     /* tombstones of finished or failed items */
     aps_asm_list links;      /* finished tool-call blocks by id */
+    aps_asm_list places;     /* (namespace, node) with an open message: which one is current */
     size_t open_messages;
     size_t open_tools;
     aps_asm_message *last;   /* the message the previous event went to (fast path) */
@@ -275,6 +304,7 @@ typedef struct aps_assembler {
     aps_arena scratch;       /* reset per event: unescaped names and strings */
     uint64_t seed;
     uint64_t violations;
+    uint64_t position;       /* of the event the general path is applying */
     char sink[16];           /* where the fast path's copy writes what it must not keep */
     char text[256];          /* the violation being reported */
 } aps_assembler;
@@ -356,7 +386,7 @@ aps_asm_state aps_asm_message_state(const aps_asm_message *m);
  * aps_asm_violation_name.
  */
 int aps_asm_message_error(const aps_asm_message *m, aps_slice *message, aps_slice *code);
-/* Number of blocks started so far. */
+/* Number of blocks so far (default mode: the highest index + 1; holes included). */
 size_t aps_asm_message_block_count(const aps_asm_message *m);
 /*
  * Whether block `i` is finished; when it is, *out (may be NULL) gets its
@@ -366,7 +396,7 @@ int aps_asm_message_block_final(const aps_asm_message *m, size_t i, aps_json_raw
 /*
  * Writes block `i` as a JSON object into `w`: the final content when it is
  * finished, else the block as the deltas built it so far (null when `i` is
- * out of range).
+ * out of range or a hole: in the default mode blocks are placed by index).
  */
 void aps_asm_message_write_block(const aps_asm_message *m, size_t i, aps_json_writer *w);
 /*
@@ -413,7 +443,7 @@ aps_json_raw aps_asm_tool_call_block(const aps_asm_tool *t);
  * Writes the tool as one JSON object into `w`, absent values as null:
  * {"kind":"tool","toolCallId","namespace","node","toolName","input",
  *  "status":"started"|"finished"|"error","outputDelta","output","error"}
- * (outputDelta is null when no tool-output-delta arrived).
+ * (outputDelta is the tool-output-delta texts concatenated, "" when none arrived).
  */
 void aps_asm_tool_write(const aps_asm_tool *t, aps_json_writer *w);
 
@@ -443,7 +473,8 @@ typedef aps_status (*aps_asm_emit_fn)(void *ctx, const aps_asm_event *ev);
  * Merges runs of consecutive text, reasoning, data and tool-call deltas of
  * the same (namespace, node), block index and delta type into one delta
  * (whose position is that of the run's first), within the window; any other
- * event flushes the run and passes through. Lossless: assembling the output
+ * event (a delta with a run id or a content-shaped one too) flushes the
+ * run and passes through. Lossless: assembling the output
  * gives the same messages, tools and violations as assembling the input
  * (a violation inside a run, such as the item byte limit, is reported at the
  * run's position). Caller storage; fields are private.
@@ -508,8 +539,10 @@ void aps_asm_reader_deinit(aps_asm_reader *ad);
  * snake_case. Returns 1 with *ev set for a messages or tools event, 0 for
  * any other valid event (kind OTHER), -1 for a text it cannot use (not JSON,
  * a member of the wrong type, a missing member: hostile input is refused,
- * never trusted). A message-start without `role` gets an absent role; an
- * unknown messages `event` (a trace's "usage") becomes kind OTHER. The
+ * never trusted). A message-start without `role` gets an absent role; a
+ * "usage" event becomes MESSAGE_USAGE, another unknown messages `event`
+ * kind OTHER; `run_id` (a string) becomes run_id, and the `content` of a
+ * content-block-delta (unless null) makes it content-shaped. The
  * event's slices point into `json` or the reader's arena until the next call.
  */
 int aps_asm_event_from_json(aps_asm_reader *ad, const char *json, size_t len, uint64_t position,

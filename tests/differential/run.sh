@@ -1,0 +1,41 @@
+#!/bin/sh
+# run.sh - the differential test of message assembly against the reference
+# client (see compare.mjs). Installs @langchain/langgraph-sdk at the pinned
+# version into the build tree the first time (npm, kept for later runs), then
+# runs compare.mjs over the given streams and the generated ones.
+#
+#   run.sh SDK_DIR APSTREAM WORK_DIR GENERATED STREAM...
+#
+# Without node or npm it is skipped (exit 77) with a one-line reason, unless
+# CDDLGEN_REQUIRE_OPTIONAL=1, as in CI: then it fails, so that CI cannot pass
+# by skipping.
+set -u
+version=1.15.0
+sdk=$1 apstream=$2 work=$3 generated=$4
+shift 4
+
+unavailable() {
+    if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
+        echo "differential: error: $1 (CDDLGEN_REQUIRE_OPTIONAL=1)"
+        exit 1
+    fi
+    echo "differential: skipped: $1"
+    exit 77
+}
+
+command -v node >/dev/null 2>&1 || unavailable "node is not installed"
+command -v npm >/dev/null 2>&1 || unavailable "npm is not installed"
+
+installed=$sdk/node_modules/@langchain/langgraph-sdk/package.json
+if ! grep -q "\"version\": \"$version\"" "$installed" 2>/dev/null; then
+    echo "differential: installing @langchain/langgraph-sdk@$version into $sdk"
+    mkdir -p "$sdk" || exit 1
+    if ! npm install --prefix "$sdk" --no-audit --no-fund --loglevel=error \
+        "@langchain/langgraph-sdk@$version" >"$sdk/npm-install.log" 2>&1; then
+        cat "$sdk/npm-install.log"
+        unavailable "npm could not install @langchain/langgraph-sdk@$version (log above)"
+    fi
+fi
+
+exec node "$(dirname "$0")/compare.mjs" --sdk "$sdk" --apstream "$apstream" --work "$work" \
+    --generate "$generated" --seed 1 "$@"

@@ -32,7 +32,7 @@ static void encode_or_abort(const RT_TYPE *v, aps_json_writer *w, aps_key_case k
     memset(&eo, 0, sizeof eo);
     eo.key_case = kc;
     aps_json_writer_reset(w);
-    if (RT_ENCODE(v, w, &eo) != APS_OK || aps_json_writer_finish(w, NULL) != APS_OK)
+    if (RT_ENCODE(v, w, &eo, NULL) != APS_OK || aps_json_writer_finish(w, NULL) != APS_OK)
         abort();
 }
 

@@ -26,6 +26,7 @@ static void check(const aps_type *t, const char *json, size_t len, aps_key_case 
     memset(&o, 0, sizeof o);
     o.key_case = kc;
     o.strict = strict;
+    memset(&eo, 0, sizeof eo);
     eo.key_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
     aps_arena_init(&arena, NULL);
     st = aps_schema_decode(t, json, len, &arena, &a, &o, &err);

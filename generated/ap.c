@@ -21482,15 +21482,15 @@ aps_status ap_js_int_decode_opts(const char *json, size_t len, aps_arena *arena,
     return aps_schema_decode(&ap_js_int_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_js_int_encode(const ap_js_int_t *value, aps_json_writer *w)
+aps_status ap_js_int_encode(const ap_js_int_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_js_int_type, value, w, NULL);
+    return aps_schema_encode(&ap_js_int_type, value, w, NULL, err);
 }
 
 aps_status ap_js_int_encode_opts(const ap_js_int_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_js_int_type, value, w, options);
+    return aps_schema_encode(&ap_js_int_type, value, w, options, err);
 }
 
 aps_status ap_js_int_validate(const ap_js_int_t *value, bool strict, aps_error *err)
@@ -21510,15 +21510,15 @@ aps_status ap_js_uint_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&ap_js_uint_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_js_uint_encode(const ap_js_uint_t *value, aps_json_writer *w)
+aps_status ap_js_uint_encode(const ap_js_uint_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_js_uint_type, value, w, NULL);
+    return aps_schema_encode(&ap_js_uint_type, value, w, NULL, err);
 }
 
 aps_status ap_js_uint_encode_opts(const ap_js_uint_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_js_uint_type, value, w, options);
+    return aps_schema_encode(&ap_js_uint_type, value, w, options, err);
 }
 
 aps_status ap_js_uint_validate(const ap_js_uint_t *value, bool strict, aps_error *err)
@@ -21538,15 +21538,15 @@ aps_status ap_namespace_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&ap_namespace_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_namespace_encode(const ap_namespace_t *value, aps_json_writer *w)
+aps_status ap_namespace_encode(const ap_namespace_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_namespace_type, value, w, NULL);
+    return aps_schema_encode(&ap_namespace_type, value, w, NULL, err);
 }
 
 aps_status ap_namespace_encode_opts(const ap_namespace_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_namespace_type, value, w, options);
+    return aps_schema_encode(&ap_namespace_type, value, w, options, err);
 }
 
 aps_status ap_namespace_validate(const ap_namespace_t *value, bool strict, aps_error *err)
@@ -21566,15 +21566,15 @@ aps_status ap_timestamp_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&ap_timestamp_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_timestamp_encode(const ap_timestamp_t *value, aps_json_writer *w)
+aps_status ap_timestamp_encode(const ap_timestamp_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_timestamp_type, value, w, NULL);
+    return aps_schema_encode(&ap_timestamp_type, value, w, NULL, err);
 }
 
 aps_status ap_timestamp_encode_opts(const ap_timestamp_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_timestamp_type, value, w, options);
+    return aps_schema_encode(&ap_timestamp_type, value, w, options, err);
 }
 
 aps_status ap_timestamp_validate(const ap_timestamp_t *value, bool strict, aps_error *err)
@@ -21594,15 +21594,15 @@ aps_status ap_metadata_scalar_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_metadata_scalar_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *value, aps_json_writer *w)
+aps_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_metadata_scalar_type, value, w, NULL);
+    return aps_schema_encode(&ap_metadata_scalar_type, value, w, NULL, err);
 }
 
 aps_status ap_metadata_scalar_encode_opts(const ap_metadata_scalar_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_metadata_scalar_type, value, w, options);
+    return aps_schema_encode(&ap_metadata_scalar_type, value, w, options, err);
 }
 
 aps_status ap_metadata_scalar_validate(const ap_metadata_scalar_t *value, bool strict, aps_error *err)
@@ -21622,15 +21622,15 @@ aps_status ap_command_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&ap_command_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_command_encode(const ap_command_t *value, aps_json_writer *w)
+aps_status ap_command_encode(const ap_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_command_type, value, w, NULL);
+    return aps_schema_encode(&ap_command_type, value, w, NULL, err);
 }
 
 aps_status ap_command_encode_opts(const ap_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_command_type, value, w, options);
+    return aps_schema_encode(&ap_command_type, value, w, options, err);
 }
 
 aps_status ap_command_validate(const ap_command_t *value, bool strict, aps_error *err)
@@ -21650,15 +21650,15 @@ aps_status ap_command_data_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_command_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_command_data_encode(const ap_command_data_t *value, aps_json_writer *w)
+aps_status ap_command_data_encode(const ap_command_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_command_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_command_data_type, value, w, NULL, err);
 }
 
 aps_status ap_command_data_encode_opts(const ap_command_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_command_data_type, value, w, options);
+    return aps_schema_encode(&ap_command_data_type, value, w, options, err);
 }
 
 aps_status ap_command_data_validate(const ap_command_data_t *value, bool strict, aps_error *err)
@@ -21678,15 +21678,15 @@ aps_status ap_run_command_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_run_start_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_command_encode(const ap_run_command_t *value, aps_json_writer *w)
+aps_status ap_run_command_encode(const ap_run_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_start_type, value, w, NULL, err);
 }
 
 aps_status ap_run_command_encode_opts(const ap_run_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_type, value, w, options);
+    return aps_schema_encode(&ap_run_start_type, value, w, options, err);
 }
 
 aps_status ap_run_command_validate(const ap_run_command_t *value, bool strict, aps_error *err)
@@ -21706,15 +21706,15 @@ aps_status ap_run_start_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&ap_run_start_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_start_encode(const ap_run_start_t *value, aps_json_writer *w)
+aps_status ap_run_start_encode(const ap_run_start_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_start_type, value, w, NULL, err);
 }
 
 aps_status ap_run_start_encode_opts(const ap_run_start_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_type, value, w, options);
+    return aps_schema_encode(&ap_run_start_type, value, w, options, err);
 }
 
 aps_status ap_run_start_validate(const ap_run_start_t *value, bool strict, aps_error *err)
@@ -21734,15 +21734,15 @@ aps_status ap_run_start_params_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_run_start_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_start_params_encode(const ap_run_start_params_t *value, aps_json_writer *w)
+aps_status ap_run_start_params_encode(const ap_run_start_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_start_params_type, value, w, NULL, err);
 }
 
 aps_status ap_run_start_params_encode_opts(const ap_run_start_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_params_type, value, w, options);
+    return aps_schema_encode(&ap_run_start_params_type, value, w, options, err);
 }
 
 aps_status ap_run_start_params_validate(const ap_run_start_params_t *value, bool strict, aps_error *err)
@@ -21762,15 +21762,15 @@ aps_status ap_run_start_params_config_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_run_start_params_config_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_start_params_config_encode(const ap_run_start_params_config_t *value, aps_json_writer *w)
+aps_status ap_run_start_params_config_encode(const ap_run_start_params_config_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_params_config_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_start_params_config_type, value, w, NULL, err);
 }
 
 aps_status ap_run_start_params_config_encode_opts(const ap_run_start_params_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_params_config_type, value, w, options);
+    return aps_schema_encode(&ap_run_start_params_config_type, value, w, options, err);
 }
 
 aps_status ap_run_start_params_config_validate(const ap_run_start_params_config_t *value, bool strict, aps_error *err)
@@ -21790,15 +21790,15 @@ aps_status ap_run_start_params_metadata_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_run_start_params_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_start_params_metadata_encode(const ap_run_start_params_metadata_t *value, aps_json_writer *w)
+aps_status ap_run_start_params_metadata_encode(const ap_run_start_params_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_params_metadata_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_start_params_metadata_type, value, w, NULL, err);
 }
 
 aps_status ap_run_start_params_metadata_encode_opts(const ap_run_start_params_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_start_params_metadata_type, value, w, options);
+    return aps_schema_encode(&ap_run_start_params_metadata_type, value, w, options, err);
 }
 
 aps_status ap_run_start_params_metadata_validate(const ap_run_start_params_metadata_t *value, bool strict, aps_error *err)
@@ -21818,15 +21818,15 @@ aps_status ap_subscription_command_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_subscription_command_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscription_command_encode(const ap_subscription_command_t *value, aps_json_writer *w)
+aps_status ap_subscription_command_encode(const ap_subscription_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_command_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscription_command_type, value, w, NULL, err);
 }
 
 aps_status ap_subscription_command_encode_opts(const ap_subscription_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_command_type, value, w, options);
+    return aps_schema_encode(&ap_subscription_command_type, value, w, options, err);
 }
 
 aps_status ap_subscription_command_validate(const ap_subscription_command_t *value, bool strict, aps_error *err)
@@ -21846,15 +21846,15 @@ aps_status ap_subscription_subscribe_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&ap_subscription_subscribe_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, aps_json_writer *w)
+aps_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_subscribe_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscription_subscribe_type, value, w, NULL, err);
 }
 
 aps_status ap_subscription_subscribe_encode_opts(const ap_subscription_subscribe_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_subscribe_type, value, w, options);
+    return aps_schema_encode(&ap_subscription_subscribe_type, value, w, options, err);
 }
 
 aps_status ap_subscription_subscribe_validate(const ap_subscription_subscribe_t *value, bool strict, aps_error *err)
@@ -21874,15 +21874,15 @@ aps_status ap_subscribe_params_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_subscribe_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, aps_json_writer *w)
+aps_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscribe_params_type, value, w, NULL, err);
 }
 
 aps_status ap_subscribe_params_encode_opts(const ap_subscribe_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_params_type, value, w, options);
+    return aps_schema_encode(&ap_subscribe_params_type, value, w, options, err);
 }
 
 aps_status ap_subscribe_params_validate(const ap_subscribe_params_t *value, bool strict, aps_error *err)
@@ -21902,15 +21902,15 @@ aps_status ap_subscribe_params_channels_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_subscribe_params_channels_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, aps_json_writer *w)
+aps_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_params_channels_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscribe_params_channels_type, value, w, NULL, err);
 }
 
 aps_status ap_subscribe_params_channels_encode_opts(const ap_subscribe_params_channels_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_params_channels_type, value, w, options);
+    return aps_schema_encode(&ap_subscribe_params_channels_type, value, w, options, err);
 }
 
 aps_status ap_subscribe_params_channels_validate(const ap_subscribe_params_channels_t *value, bool strict, aps_error *err)
@@ -21930,15 +21930,15 @@ aps_status ap_channel_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&ap_channel_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_channel_encode(const ap_channel_t *value, aps_json_writer *w)
+aps_status ap_channel_encode(const ap_channel_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_channel_type, value, w, NULL);
+    return aps_schema_encode(&ap_channel_type, value, w, NULL, err);
 }
 
 aps_status ap_channel_encode_opts(const ap_channel_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_channel_type, value, w, options);
+    return aps_schema_encode(&ap_channel_type, value, w, options, err);
 }
 
 aps_status ap_channel_validate(const ap_channel_t *value, bool strict, aps_error *err)
@@ -21958,15 +21958,15 @@ aps_status ap_subscribe_params_namespaces_decode_opts(const char *json, size_t l
     return aps_schema_decode(&ap_subscribe_params_namespaces_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w)
+aps_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_params_namespaces_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscribe_params_namespaces_type, value, w, NULL, err);
 }
 
 aps_status ap_subscribe_params_namespaces_encode_opts(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_params_namespaces_type, value, w, options);
+    return aps_schema_encode(&ap_subscribe_params_namespaces_type, value, w, options, err);
 }
 
 aps_status ap_subscribe_params_namespaces_validate(const ap_subscribe_params_namespaces_t *value, bool strict, aps_error *err)
@@ -21986,15 +21986,15 @@ aps_status ap_subscription_unsubscribe_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_subscription_unsubscribe_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, aps_json_writer *w)
+aps_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_unsubscribe_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscription_unsubscribe_type, value, w, NULL, err);
 }
 
 aps_status ap_subscription_unsubscribe_encode_opts(const ap_subscription_unsubscribe_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_unsubscribe_type, value, w, options);
+    return aps_schema_encode(&ap_subscription_unsubscribe_type, value, w, options, err);
 }
 
 aps_status ap_subscription_unsubscribe_validate(const ap_subscription_unsubscribe_t *value, bool strict, aps_error *err)
@@ -22014,15 +22014,15 @@ aps_status ap_unsubscribe_params_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_unsubscribe_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, aps_json_writer *w)
+aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_unsubscribe_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_unsubscribe_params_type, value, w, NULL, err);
 }
 
 aps_status ap_unsubscribe_params_encode_opts(const ap_unsubscribe_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_unsubscribe_params_type, value, w, options);
+    return aps_schema_encode(&ap_unsubscribe_params_type, value, w, options, err);
 }
 
 aps_status ap_unsubscribe_params_validate(const ap_unsubscribe_params_t *value, bool strict, aps_error *err)
@@ -22042,15 +22042,15 @@ aps_status ap_subscription_reconnect_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&ap_subscription_reconnect_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, aps_json_writer *w)
+aps_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_reconnect_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscription_reconnect_type, value, w, NULL, err);
 }
 
 aps_status ap_subscription_reconnect_encode_opts(const ap_subscription_reconnect_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_reconnect_type, value, w, options);
+    return aps_schema_encode(&ap_subscription_reconnect_type, value, w, options, err);
 }
 
 aps_status ap_subscription_reconnect_validate(const ap_subscription_reconnect_t *value, bool strict, aps_error *err)
@@ -22070,15 +22070,15 @@ aps_status ap_reconnect_params_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_reconnect_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, aps_json_writer *w)
+aps_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_reconnect_params_type, value, w, NULL, err);
 }
 
 aps_status ap_reconnect_params_encode_opts(const ap_reconnect_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_params_type, value, w, options);
+    return aps_schema_encode(&ap_reconnect_params_type, value, w, options, err);
 }
 
 aps_status ap_reconnect_params_validate(const ap_reconnect_params_t *value, bool strict, aps_error *err)
@@ -22098,15 +22098,15 @@ aps_status ap_reconnect_params_subscriptions_decode_opts(const char *json, size_
     return aps_schema_decode(&ap_reconnect_params_subscriptions_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w)
+aps_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_params_subscriptions_type, value, w, NULL);
+    return aps_schema_encode(&ap_reconnect_params_subscriptions_type, value, w, NULL, err);
 }
 
 aps_status ap_reconnect_params_subscriptions_encode_opts(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_params_subscriptions_type, value, w, options);
+    return aps_schema_encode(&ap_reconnect_params_subscriptions_type, value, w, options, err);
 }
 
 aps_status ap_reconnect_params_subscriptions_validate(const ap_reconnect_params_subscriptions_t *value, bool strict, aps_error *err)
@@ -22126,15 +22126,15 @@ aps_status ap_agent_command_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_agent_get_tree_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_command_encode(const ap_agent_command_t *value, aps_json_writer *w)
+aps_status ap_agent_command_encode(const ap_agent_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_get_tree_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_get_tree_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_command_encode_opts(const ap_agent_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_get_tree_type, value, w, options);
+    return aps_schema_encode(&ap_agent_get_tree_type, value, w, options, err);
 }
 
 aps_status ap_agent_command_validate(const ap_agent_command_t *value, bool strict, aps_error *err)
@@ -22154,15 +22154,15 @@ aps_status ap_agent_get_tree_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_agent_get_tree_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, aps_json_writer *w)
+aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_get_tree_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_get_tree_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_get_tree_encode_opts(const ap_agent_get_tree_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_get_tree_type, value, w, options);
+    return aps_schema_encode(&ap_agent_get_tree_type, value, w, options, err);
 }
 
 aps_status ap_agent_get_tree_validate(const ap_agent_get_tree_t *value, bool strict, aps_error *err)
@@ -22182,15 +22182,15 @@ aps_status ap_agent_get_tree_params_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&ap_agent_get_tree_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, aps_json_writer *w)
+aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_get_tree_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_get_tree_params_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_get_tree_params_encode_opts(const ap_agent_get_tree_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_get_tree_params_type, value, w, options);
+    return aps_schema_encode(&ap_agent_get_tree_params_type, value, w, options, err);
 }
 
 aps_status ap_agent_get_tree_params_validate(const ap_agent_get_tree_params_t *value, bool strict, aps_error *err)
@@ -22210,15 +22210,15 @@ aps_status ap_input_command_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_input_command_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_command_encode(const ap_input_command_t *value, aps_json_writer *w)
+aps_status ap_input_command_encode(const ap_input_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_command_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_command_type, value, w, NULL, err);
 }
 
 aps_status ap_input_command_encode_opts(const ap_input_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_command_type, value, w, options);
+    return aps_schema_encode(&ap_input_command_type, value, w, options, err);
 }
 
 aps_status ap_input_command_validate(const ap_input_command_t *value, bool strict, aps_error *err)
@@ -22238,15 +22238,15 @@ aps_status ap_input_respond_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_input_respond_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_encode(const ap_input_respond_t *value, aps_json_writer *w)
+aps_status ap_input_respond_encode(const ap_input_respond_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_encode_opts(const ap_input_respond_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_validate(const ap_input_respond_t *value, bool strict, aps_error *err)
@@ -22274,15 +22274,15 @@ aps_status ap_input_respond_params_decode_as(const char *json, size_t len, aps_a
     return aps_schema_decode_as(&ap_input_respond_params_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_input_respond_params_encode(const ap_input_respond_params_t *value, aps_json_writer *w)
+aps_status ap_input_respond_params_encode(const ap_input_respond_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_params_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_params_encode_opts(const ap_input_respond_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_params_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_params_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_params_validate(const ap_input_respond_params_t *value, bool strict, aps_error *err)
@@ -22302,15 +22302,15 @@ aps_status ap_input_respond_one_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_input_respond_one_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, aps_json_writer *w)
+aps_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_one_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_one_encode_opts(const ap_input_respond_one_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_one_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_one_validate(const ap_input_respond_one_t *value, bool strict, aps_error *err)
@@ -22330,15 +22330,15 @@ aps_status ap_input_respond_one_update_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_input_respond_one_update_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_one_update_encode(const ap_input_respond_one_update_t *value, aps_json_writer *w)
+aps_status ap_input_respond_one_update_encode(const ap_input_respond_one_update_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_update_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_one_update_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_one_update_encode_opts(const ap_input_respond_one_update_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_update_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_one_update_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_one_update_validate(const ap_input_respond_one_update_t *value, bool strict, aps_error *err)
@@ -22358,15 +22358,15 @@ aps_status ap_goto_decode_opts(const char *json, size_t len, aps_arena *arena,
     return aps_schema_decode(&ap_goto_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_encode(const ap_goto_t *value, aps_json_writer *w)
+aps_status ap_goto_encode(const ap_goto_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_type, value, w, NULL);
+    return aps_schema_encode(&ap_goto_type, value, w, NULL, err);
 }
 
 aps_status ap_goto_encode_opts(const ap_goto_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_type, value, w, options);
+    return aps_schema_encode(&ap_goto_type, value, w, options, err);
 }
 
 aps_status ap_goto_validate(const ap_goto_t *value, bool strict, aps_error *err)
@@ -22386,15 +22386,15 @@ aps_status ap_run_send_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&ap_run_send_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json_writer *w)
+aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_send_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_send_type, value, w, NULL, err);
 }
 
 aps_status ap_run_send_encode_opts(const ap_run_send_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_send_type, value, w, options);
+    return aps_schema_encode(&ap_run_send_type, value, w, options, err);
 }
 
 aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_error *err)
@@ -22414,15 +22414,15 @@ aps_status ap_goto_alt3_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&ap_goto_alt3_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w)
+aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_type, value, w, NULL);
+    return aps_schema_encode(&ap_goto_alt3_type, value, w, NULL, err);
 }
 
 aps_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_type, value, w, options);
+    return aps_schema_encode(&ap_goto_alt3_type, value, w, options, err);
 }
 
 aps_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, aps_error *err)
@@ -22442,15 +22442,15 @@ aps_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_goto_alt3_item_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w)
+aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, NULL);
+    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, NULL, err);
 }
 
 aps_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, options);
+    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, options, err);
 }
 
 aps_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, aps_error *err)
@@ -22470,15 +22470,15 @@ aps_status ap_input_respond_one_config_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_input_respond_one_config_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_one_config_encode(const ap_input_respond_one_config_t *value, aps_json_writer *w)
+aps_status ap_input_respond_one_config_encode(const ap_input_respond_one_config_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_config_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_one_config_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_one_config_encode_opts(const ap_input_respond_one_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_config_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_one_config_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_one_config_validate(const ap_input_respond_one_config_t *value, bool strict, aps_error *err)
@@ -22498,15 +22498,15 @@ aps_status ap_input_respond_one_metadata_decode_opts(const char *json, size_t le
     return aps_schema_decode(&ap_input_respond_one_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_one_metadata_encode(const ap_input_respond_one_metadata_t *value, aps_json_writer *w)
+aps_status ap_input_respond_one_metadata_encode(const ap_input_respond_one_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_metadata_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_one_metadata_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_one_metadata_encode_opts(const ap_input_respond_one_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_one_metadata_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_one_metadata_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_one_metadata_validate(const ap_input_respond_one_metadata_t *value, bool strict, aps_error *err)
@@ -22526,15 +22526,15 @@ aps_status ap_input_respond_many_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_input_respond_many_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, aps_json_writer *w)
+aps_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_many_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_many_encode_opts(const ap_input_respond_many_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_many_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_many_validate(const ap_input_respond_many_t *value, bool strict, aps_error *err)
@@ -22554,15 +22554,15 @@ aps_status ap_input_respond_many_responses_decode_opts(const char *json, size_t 
     return aps_schema_decode(&ap_input_respond_many_responses_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, aps_json_writer *w)
+aps_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_responses_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_many_responses_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_many_responses_encode_opts(const ap_input_respond_many_responses_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_responses_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_many_responses_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_many_responses_validate(const ap_input_respond_many_responses_t *value, bool strict, aps_error *err)
@@ -22582,15 +22582,15 @@ aps_status ap_input_respond_entry_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_input_respond_entry_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, aps_json_writer *w)
+aps_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_entry_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_entry_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_entry_encode_opts(const ap_input_respond_entry_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_entry_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_entry_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_entry_validate(const ap_input_respond_entry_t *value, bool strict, aps_error *err)
@@ -22610,15 +22610,15 @@ aps_status ap_input_respond_many_update_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_input_respond_many_update_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_many_update_encode(const ap_input_respond_many_update_t *value, aps_json_writer *w)
+aps_status ap_input_respond_many_update_encode(const ap_input_respond_many_update_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_update_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_many_update_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_many_update_encode_opts(const ap_input_respond_many_update_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_update_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_many_update_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_many_update_validate(const ap_input_respond_many_update_t *value, bool strict, aps_error *err)
@@ -22638,15 +22638,15 @@ aps_status ap_input_respond_many_config_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_input_respond_many_config_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_many_config_encode(const ap_input_respond_many_config_t *value, aps_json_writer *w)
+aps_status ap_input_respond_many_config_encode(const ap_input_respond_many_config_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_config_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_many_config_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_many_config_encode_opts(const ap_input_respond_many_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_config_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_many_config_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_many_config_validate(const ap_input_respond_many_config_t *value, bool strict, aps_error *err)
@@ -22666,15 +22666,15 @@ aps_status ap_input_respond_many_metadata_decode_opts(const char *json, size_t l
     return aps_schema_decode(&ap_input_respond_many_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_respond_many_metadata_encode(const ap_input_respond_many_metadata_t *value, aps_json_writer *w)
+aps_status ap_input_respond_many_metadata_encode(const ap_input_respond_many_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_metadata_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_respond_many_metadata_type, value, w, NULL, err);
 }
 
 aps_status ap_input_respond_many_metadata_encode_opts(const ap_input_respond_many_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_respond_many_metadata_type, value, w, options);
+    return aps_schema_encode(&ap_input_respond_many_metadata_type, value, w, options, err);
 }
 
 aps_status ap_input_respond_many_metadata_validate(const ap_input_respond_many_metadata_t *value, bool strict, aps_error *err)
@@ -22694,15 +22694,15 @@ aps_status ap_input_inject_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_input_inject_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_inject_encode(const ap_input_inject_t *value, aps_json_writer *w)
+aps_status ap_input_inject_encode(const ap_input_inject_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_inject_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_inject_type, value, w, NULL, err);
 }
 
 aps_status ap_input_inject_encode_opts(const ap_input_inject_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_inject_type, value, w, options);
+    return aps_schema_encode(&ap_input_inject_type, value, w, options, err);
 }
 
 aps_status ap_input_inject_validate(const ap_input_inject_t *value, bool strict, aps_error *err)
@@ -22722,15 +22722,15 @@ aps_status ap_input_inject_params_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_input_inject_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, aps_json_writer *w)
+aps_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_inject_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_inject_params_type, value, w, NULL, err);
 }
 
 aps_status ap_input_inject_params_encode_opts(const ap_input_inject_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_inject_params_type, value, w, options);
+    return aps_schema_encode(&ap_input_inject_params_type, value, w, options, err);
 }
 
 aps_status ap_input_inject_params_validate(const ap_input_inject_params_t *value, bool strict, aps_error *err)
@@ -22750,15 +22750,15 @@ aps_status ap_input_message_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_input_message_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_message_encode(const ap_input_message_t *value, aps_json_writer *w)
+aps_status ap_input_message_encode(const ap_input_message_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_message_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_message_type, value, w, NULL, err);
 }
 
 aps_status ap_input_message_encode_opts(const ap_input_message_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_message_type, value, w, options);
+    return aps_schema_encode(&ap_input_message_type, value, w, options, err);
 }
 
 aps_status ap_input_message_validate(const ap_input_message_t *value, bool strict, aps_error *err)
@@ -22778,15 +22778,15 @@ aps_status ap_input_message_role_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_input_message_role_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_message_role_encode(const ap_input_message_role_t *value, aps_json_writer *w)
+aps_status ap_input_message_role_encode(const ap_input_message_role_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_message_role_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_message_role_type, value, w, NULL, err);
 }
 
 aps_status ap_input_message_role_encode_opts(const ap_input_message_role_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_message_role_type, value, w, options);
+    return aps_schema_encode(&ap_input_message_role_type, value, w, options, err);
 }
 
 aps_status ap_input_message_role_validate(const ap_input_message_role_t *value, bool strict, aps_error *err)
@@ -22806,15 +22806,15 @@ aps_status ap_state_command_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_state_command_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_command_encode(const ap_state_command_t *value, aps_json_writer *w)
+aps_status ap_state_command_encode(const ap_state_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_command_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_command_type, value, w, NULL, err);
 }
 
 aps_status ap_state_command_encode_opts(const ap_state_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_command_type, value, w, options);
+    return aps_schema_encode(&ap_state_command_type, value, w, options, err);
 }
 
 aps_status ap_state_command_validate(const ap_state_command_t *value, bool strict, aps_error *err)
@@ -22834,15 +22834,15 @@ aps_status ap_state_get_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&ap_state_get_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_get_encode(const ap_state_get_t *value, aps_json_writer *w)
+aps_status ap_state_get_encode(const ap_state_get_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_get_type, value, w, NULL, err);
 }
 
 aps_status ap_state_get_encode_opts(const ap_state_get_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_type, value, w, options);
+    return aps_schema_encode(&ap_state_get_type, value, w, options, err);
 }
 
 aps_status ap_state_get_validate(const ap_state_get_t *value, bool strict, aps_error *err)
@@ -22862,15 +22862,15 @@ aps_status ap_state_get_params_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_state_get_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_get_params_encode(const ap_state_get_params_t *value, aps_json_writer *w)
+aps_status ap_state_get_params_encode(const ap_state_get_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_get_params_type, value, w, NULL, err);
 }
 
 aps_status ap_state_get_params_encode_opts(const ap_state_get_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_params_type, value, w, options);
+    return aps_schema_encode(&ap_state_get_params_type, value, w, options, err);
 }
 
 aps_status ap_state_get_params_validate(const ap_state_get_params_t *value, bool strict, aps_error *err)
@@ -22890,15 +22890,15 @@ aps_status ap_state_get_params_keys_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&ap_state_get_params_keys_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, aps_json_writer *w)
+aps_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_params_keys_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_get_params_keys_type, value, w, NULL, err);
 }
 
 aps_status ap_state_get_params_keys_encode_opts(const ap_state_get_params_keys_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_params_keys_type, value, w, options);
+    return aps_schema_encode(&ap_state_get_params_keys_type, value, w, options, err);
 }
 
 aps_status ap_state_get_params_keys_validate(const ap_state_get_params_keys_t *value, bool strict, aps_error *err)
@@ -22918,15 +22918,15 @@ aps_status ap_state_list_checkpoints_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&ap_state_list_checkpoints_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, aps_json_writer *w)
+aps_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_list_checkpoints_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_list_checkpoints_type, value, w, NULL, err);
 }
 
 aps_status ap_state_list_checkpoints_encode_opts(const ap_state_list_checkpoints_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_list_checkpoints_type, value, w, options);
+    return aps_schema_encode(&ap_state_list_checkpoints_type, value, w, options, err);
 }
 
 aps_status ap_state_list_checkpoints_validate(const ap_state_list_checkpoints_t *value, bool strict, aps_error *err)
@@ -22946,15 +22946,15 @@ aps_status ap_list_checkpoints_params_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_list_checkpoints_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, aps_json_writer *w)
+aps_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_list_checkpoints_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_list_checkpoints_params_type, value, w, NULL, err);
 }
 
 aps_status ap_list_checkpoints_params_encode_opts(const ap_list_checkpoints_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_list_checkpoints_params_type, value, w, options);
+    return aps_schema_encode(&ap_list_checkpoints_params_type, value, w, options, err);
 }
 
 aps_status ap_list_checkpoints_params_validate(const ap_list_checkpoints_params_t *value, bool strict, aps_error *err)
@@ -22974,15 +22974,15 @@ aps_status ap_state_fork_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_state_fork_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_json_writer *w)
+aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_fork_type, value, w, NULL, err);
 }
 
 aps_status ap_state_fork_encode_opts(const ap_state_fork_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_type, value, w, options);
+    return aps_schema_encode(&ap_state_fork_type, value, w, options, err);
 }
 
 aps_status ap_state_fork_validate(const ap_state_fork_t *value, bool strict, aps_error *err)
@@ -23002,15 +23002,15 @@ aps_status ap_state_fork_params_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_state_fork_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, aps_json_writer *w)
+aps_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_fork_params_type, value, w, NULL, err);
 }
 
 aps_status ap_state_fork_params_encode_opts(const ap_state_fork_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_params_type, value, w, options);
+    return aps_schema_encode(&ap_state_fork_params_type, value, w, options, err);
 }
 
 aps_status ap_state_fork_params_validate(const ap_state_fork_params_t *value, bool strict, aps_error *err)
@@ -23030,15 +23030,15 @@ aps_status ap_state_fork_params_config_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_state_fork_params_config_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_fork_params_config_encode(const ap_state_fork_params_config_t *value, aps_json_writer *w)
+aps_status ap_state_fork_params_config_encode(const ap_state_fork_params_config_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_params_config_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_fork_params_config_type, value, w, NULL, err);
 }
 
 aps_status ap_state_fork_params_config_encode_opts(const ap_state_fork_params_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_params_config_type, value, w, options);
+    return aps_schema_encode(&ap_state_fork_params_config_type, value, w, options, err);
 }
 
 aps_status ap_state_fork_params_config_validate(const ap_state_fork_params_config_t *value, bool strict, aps_error *err)
@@ -23058,15 +23058,15 @@ aps_status ap_message_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&ap_message_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_message_encode(const ap_message_t *value, aps_json_writer *w)
+aps_status ap_message_encode(const ap_message_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_type, value, w, NULL);
+    return aps_schema_encode(&ap_message_type, value, w, NULL, err);
 }
 
 aps_status ap_message_encode_opts(const ap_message_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_type, value, w, options);
+    return aps_schema_encode(&ap_message_type, value, w, options, err);
 }
 
 aps_status ap_message_validate(const ap_message_t *value, bool strict, aps_error *err)
@@ -23086,15 +23086,15 @@ aps_status ap_command_response_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_command_response_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_command_response_encode(const ap_command_response_t *value, aps_json_writer *w)
+aps_status ap_command_response_encode(const ap_command_response_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_command_response_type, value, w, NULL);
+    return aps_schema_encode(&ap_command_response_type, value, w, NULL, err);
 }
 
 aps_status ap_command_response_encode_opts(const ap_command_response_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_command_response_type, value, w, options);
+    return aps_schema_encode(&ap_command_response_type, value, w, options, err);
 }
 
 aps_status ap_command_response_validate(const ap_command_response_t *value, bool strict, aps_error *err)
@@ -23122,15 +23122,15 @@ aps_status ap_result_data_decode_as(const char *json, size_t len, aps_arena *are
     return aps_schema_decode_as(&ap_result_data_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_result_data_encode(const ap_result_data_t *value, aps_json_writer *w)
+aps_status ap_result_data_encode(const ap_result_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_result_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_result_data_type, value, w, NULL, err);
 }
 
 aps_status ap_result_data_encode_opts(const ap_result_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_result_data_type, value, w, options);
+    return aps_schema_encode(&ap_result_data_type, value, w, options, err);
 }
 
 aps_status ap_result_data_validate(const ap_result_data_t *value, bool strict, aps_error *err)
@@ -23150,15 +23150,15 @@ aps_status ap_run_result_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_run_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_run_result_encode(const ap_run_result_t *value, aps_json_writer *w)
+aps_status ap_run_result_encode(const ap_run_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_run_result_type, value, w, NULL, err);
 }
 
 aps_status ap_run_result_encode_opts(const ap_run_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_run_result_type, value, w, options);
+    return aps_schema_encode(&ap_run_result_type, value, w, options, err);
 }
 
 aps_status ap_run_result_validate(const ap_run_result_t *value, bool strict, aps_error *err)
@@ -23186,15 +23186,15 @@ aps_status ap_subscription_result_decode_as(const char *json, size_t len, aps_ar
     return aps_schema_decode_as(&ap_subscription_result_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_subscription_result_encode(const ap_subscription_result_t *value, aps_json_writer *w)
+aps_status ap_subscription_result_encode(const ap_subscription_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscription_result_type, value, w, NULL, err);
 }
 
 aps_status ap_subscription_result_encode_opts(const ap_subscription_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscription_result_type, value, w, options);
+    return aps_schema_encode(&ap_subscription_result_type, value, w, options, err);
 }
 
 aps_status ap_subscription_result_validate(const ap_subscription_result_t *value, bool strict, aps_error *err)
@@ -23214,15 +23214,15 @@ aps_status ap_subscribe_result_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_subscribe_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, aps_json_writer *w)
+aps_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_subscribe_result_type, value, w, NULL, err);
 }
 
 aps_status ap_subscribe_result_encode_opts(const ap_subscribe_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_subscribe_result_type, value, w, options);
+    return aps_schema_encode(&ap_subscribe_result_type, value, w, options, err);
 }
 
 aps_status ap_subscribe_result_validate(const ap_subscribe_result_t *value, bool strict, aps_error *err)
@@ -23242,15 +23242,15 @@ aps_status ap_reconnect_result_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_reconnect_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, aps_json_writer *w)
+aps_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_reconnect_result_type, value, w, NULL, err);
 }
 
 aps_status ap_reconnect_result_encode_opts(const ap_reconnect_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_result_type, value, w, options);
+    return aps_schema_encode(&ap_reconnect_result_type, value, w, options, err);
 }
 
 aps_status ap_reconnect_result_validate(const ap_reconnect_result_t *value, bool strict, aps_error *err)
@@ -23270,15 +23270,15 @@ aps_status ap_reconnect_result_current_namespaces_decode_opts(const char *json, 
     return aps_schema_decode(&ap_reconnect_result_current_namespaces_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w)
+aps_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_result_current_namespaces_type, value, w, NULL);
+    return aps_schema_encode(&ap_reconnect_result_current_namespaces_type, value, w, NULL, err);
 }
 
 aps_status ap_reconnect_result_current_namespaces_encode_opts(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_reconnect_result_current_namespaces_type, value, w, options);
+    return aps_schema_encode(&ap_reconnect_result_current_namespaces_type, value, w, options, err);
 }
 
 aps_status ap_reconnect_result_current_namespaces_validate(const ap_reconnect_result_current_namespaces_t *value, bool strict, aps_error *err)
@@ -23298,15 +23298,15 @@ aps_status ap_agent_status_entry_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_agent_status_entry_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, aps_json_writer *w)
+aps_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_status_entry_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_status_entry_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_status_entry_encode_opts(const ap_agent_status_entry_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_status_entry_type, value, w, options);
+    return aps_schema_encode(&ap_agent_status_entry_type, value, w, options, err);
 }
 
 aps_status ap_agent_status_entry_validate(const ap_agent_status_entry_t *value, bool strict, aps_error *err)
@@ -23326,15 +23326,15 @@ aps_status ap_agent_status_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_agent_status_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_status_encode(const ap_agent_status_t *value, aps_json_writer *w)
+aps_status ap_agent_status_encode(const ap_agent_status_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_status_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_status_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_status_encode_opts(const ap_agent_status_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_status_type, value, w, options);
+    return aps_schema_encode(&ap_agent_status_type, value, w, options, err);
 }
 
 aps_status ap_agent_status_validate(const ap_agent_status_t *value, bool strict, aps_error *err)
@@ -23354,15 +23354,15 @@ aps_status ap_empty_result_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_empty_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_empty_result_encode(const ap_empty_result_t *value, aps_json_writer *w)
+aps_status ap_empty_result_encode(const ap_empty_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_empty_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_empty_result_type, value, w, NULL, err);
 }
 
 aps_status ap_empty_result_encode_opts(const ap_empty_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_empty_result_type, value, w, options);
+    return aps_schema_encode(&ap_empty_result_type, value, w, options, err);
 }
 
 aps_status ap_empty_result_validate(const ap_empty_result_t *value, bool strict, aps_error *err)
@@ -23382,15 +23382,15 @@ aps_status ap_agent_result_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_agent_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_result_encode(const ap_agent_result_t *value, aps_json_writer *w)
+aps_status ap_agent_result_encode(const ap_agent_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_result_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_result_encode_opts(const ap_agent_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_result_type, value, w, options);
+    return aps_schema_encode(&ap_agent_result_type, value, w, options, err);
 }
 
 aps_status ap_agent_result_validate(const ap_agent_result_t *value, bool strict, aps_error *err)
@@ -23410,15 +23410,15 @@ aps_status ap_agent_tree_node_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_agent_tree_node_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, aps_json_writer *w)
+aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_tree_node_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_tree_node_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_tree_node_encode_opts(const ap_agent_tree_node_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_tree_node_type, value, w, options);
+    return aps_schema_encode(&ap_agent_tree_node_type, value, w, options, err);
 }
 
 aps_status ap_agent_tree_node_validate(const ap_agent_tree_node_t *value, bool strict, aps_error *err)
@@ -23438,15 +23438,15 @@ aps_status ap_agent_tree_node_children_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_agent_tree_node_children_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, aps_json_writer *w)
+aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_tree_node_children_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_tree_node_children_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_tree_node_children_encode_opts(const ap_agent_tree_node_children_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_tree_node_children_type, value, w, options);
+    return aps_schema_encode(&ap_agent_tree_node_children_type, value, w, options, err);
 }
 
 aps_status ap_agent_tree_node_children_validate(const ap_agent_tree_node_children_t *value, bool strict, aps_error *err)
@@ -23466,15 +23466,15 @@ aps_status ap_agent_tree_node_metadata_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_agent_tree_node_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w)
+aps_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_tree_node_metadata_type, value, w, NULL);
+    return aps_schema_encode(&ap_agent_tree_node_metadata_type, value, w, NULL, err);
 }
 
 aps_status ap_agent_tree_node_metadata_encode_opts(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_agent_tree_node_metadata_type, value, w, options);
+    return aps_schema_encode(&ap_agent_tree_node_metadata_type, value, w, options, err);
 }
 
 aps_status ap_agent_tree_node_metadata_validate(const ap_agent_tree_node_metadata_t *value, bool strict, aps_error *err)
@@ -23494,15 +23494,15 @@ aps_status ap_input_result_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_empty_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_result_encode(const ap_input_result_t *value, aps_json_writer *w)
+aps_status ap_input_result_encode(const ap_input_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_empty_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_empty_result_type, value, w, NULL, err);
 }
 
 aps_status ap_input_result_encode_opts(const ap_input_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_empty_result_type, value, w, options);
+    return aps_schema_encode(&ap_empty_result_type, value, w, options, err);
 }
 
 aps_status ap_input_result_validate(const ap_input_result_t *value, bool strict, aps_error *err)
@@ -23530,15 +23530,15 @@ aps_status ap_state_result_decode_as(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode_as(&ap_state_result_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_state_result_encode(const ap_state_result_t *value, aps_json_writer *w)
+aps_status ap_state_result_encode(const ap_state_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_result_type, value, w, NULL, err);
 }
 
 aps_status ap_state_result_encode_opts(const ap_state_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_result_type, value, w, options);
+    return aps_schema_encode(&ap_state_result_type, value, w, options, err);
 }
 
 aps_status ap_state_result_validate(const ap_state_result_t *value, bool strict, aps_error *err)
@@ -23558,15 +23558,15 @@ aps_status ap_state_get_result_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_state_get_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_get_result_encode(const ap_state_get_result_t *value, aps_json_writer *w)
+aps_status ap_state_get_result_encode(const ap_state_get_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_get_result_type, value, w, NULL, err);
 }
 
 aps_status ap_state_get_result_encode_opts(const ap_state_get_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_result_type, value, w, options);
+    return aps_schema_encode(&ap_state_get_result_type, value, w, options, err);
 }
 
 aps_status ap_state_get_result_validate(const ap_state_get_result_t *value, bool strict, aps_error *err)
@@ -23586,15 +23586,15 @@ aps_status ap_state_get_result_values_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_state_get_result_values_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_get_result_values_encode(const ap_state_get_result_values_t *value, aps_json_writer *w)
+aps_status ap_state_get_result_values_encode(const ap_state_get_result_values_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_result_values_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_get_result_values_type, value, w, NULL, err);
 }
 
 aps_status ap_state_get_result_values_encode_opts(const ap_state_get_result_values_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_get_result_values_type, value, w, options);
+    return aps_schema_encode(&ap_state_get_result_values_type, value, w, options, err);
 }
 
 aps_status ap_state_get_result_values_validate(const ap_state_get_result_values_t *value, bool strict, aps_error *err)
@@ -23614,15 +23614,15 @@ aps_status ap_checkpoint_ref_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_checkpoint_ref_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, aps_json_writer *w)
+aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_ref_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoint_ref_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoint_ref_encode_opts(const ap_checkpoint_ref_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_ref_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoint_ref_type, value, w, options, err);
 }
 
 aps_status ap_checkpoint_ref_validate(const ap_checkpoint_ref_t *value, bool strict, aps_error *err)
@@ -23642,15 +23642,15 @@ aps_status ap_list_checkpoints_result_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_list_checkpoints_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, aps_json_writer *w)
+aps_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_list_checkpoints_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_list_checkpoints_result_type, value, w, NULL, err);
 }
 
 aps_status ap_list_checkpoints_result_encode_opts(const ap_list_checkpoints_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_list_checkpoints_result_type, value, w, options);
+    return aps_schema_encode(&ap_list_checkpoints_result_type, value, w, options, err);
 }
 
 aps_status ap_list_checkpoints_result_validate(const ap_list_checkpoints_result_t *value, bool strict, aps_error *err)
@@ -23670,15 +23670,15 @@ aps_status ap_list_checkpoints_result_checkpoints_decode_opts(const char *json, 
     return aps_schema_decode(&ap_list_checkpoints_result_checkpoints_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w)
+aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_list_checkpoints_result_checkpoints_type, value, w, NULL);
+    return aps_schema_encode(&ap_list_checkpoints_result_checkpoints_type, value, w, NULL, err);
 }
 
 aps_status ap_list_checkpoints_result_checkpoints_encode_opts(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_list_checkpoints_result_checkpoints_type, value, w, options);
+    return aps_schema_encode(&ap_list_checkpoints_result_checkpoints_type, value, w, options, err);
 }
 
 aps_status ap_list_checkpoints_result_checkpoints_validate(const ap_list_checkpoints_result_checkpoints_t *value, bool strict, aps_error *err)
@@ -23698,15 +23698,15 @@ aps_status ap_checkpoint_summary_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_checkpoint_summary_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, aps_json_writer *w)
+aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_summary_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoint_summary_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoint_summary_encode_opts(const ap_checkpoint_summary_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_summary_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoint_summary_type, value, w, options, err);
 }
 
 aps_status ap_checkpoint_summary_validate(const ap_checkpoint_summary_t *value, bool strict, aps_error *err)
@@ -23726,15 +23726,15 @@ aps_status ap_checkpoint_summary_metadata_decode_opts(const char *json, size_t l
     return aps_schema_decode(&ap_checkpoint_summary_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoint_summary_metadata_encode(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w)
+aps_status ap_checkpoint_summary_metadata_encode(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_summary_metadata_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoint_summary_metadata_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoint_summary_metadata_encode_opts(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_summary_metadata_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoint_summary_metadata_type, value, w, options, err);
 }
 
 aps_status ap_checkpoint_summary_metadata_validate(const ap_checkpoint_summary_metadata_t *value, bool strict, aps_error *err)
@@ -23754,15 +23754,15 @@ aps_status ap_state_fork_result_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_state_fork_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, aps_json_writer *w)
+aps_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_state_fork_result_type, value, w, NULL, err);
 }
 
 aps_status ap_state_fork_result_encode_opts(const ap_state_fork_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_state_fork_result_type, value, w, options);
+    return aps_schema_encode(&ap_state_fork_result_type, value, w, options, err);
 }
 
 aps_status ap_state_fork_result_validate(const ap_state_fork_result_t *value, bool strict, aps_error *err)
@@ -23782,15 +23782,15 @@ aps_status ap_response_meta_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_response_meta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_response_meta_encode(const ap_response_meta_t *value, aps_json_writer *w)
+aps_status ap_response_meta_encode(const ap_response_meta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_response_meta_type, value, w, NULL);
+    return aps_schema_encode(&ap_response_meta_type, value, w, NULL, err);
 }
 
 aps_status ap_response_meta_encode_opts(const ap_response_meta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_response_meta_type, value, w, options);
+    return aps_schema_encode(&ap_response_meta_type, value, w, options, err);
 }
 
 aps_status ap_response_meta_validate(const ap_response_meta_t *value, bool strict, aps_error *err)
@@ -23810,15 +23810,15 @@ aps_status ap_error_response_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_error_response_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_error_response_encode(const ap_error_response_t *value, aps_json_writer *w)
+aps_status ap_error_response_encode(const ap_error_response_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_error_response_type, value, w, NULL);
+    return aps_schema_encode(&ap_error_response_type, value, w, NULL, err);
 }
 
 aps_status ap_error_response_encode_opts(const ap_error_response_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_error_response_type, value, w, options);
+    return aps_schema_encode(&ap_error_response_type, value, w, options, err);
 }
 
 aps_status ap_error_response_validate(const ap_error_response_t *value, bool strict, aps_error *err)
@@ -23838,15 +23838,15 @@ aps_status ap_error_code_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_error_code_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_error_code_encode(const ap_error_code_t *value, aps_json_writer *w)
+aps_status ap_error_code_encode(const ap_error_code_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_error_code_type, value, w, NULL);
+    return aps_schema_encode(&ap_error_code_type, value, w, NULL, err);
 }
 
 aps_status ap_error_code_encode_opts(const ap_error_code_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_error_code_type, value, w, options);
+    return aps_schema_encode(&ap_error_code_type, value, w, options, err);
 }
 
 aps_status ap_error_code_validate(const ap_error_code_t *value, bool strict, aps_error *err)
@@ -23866,15 +23866,15 @@ aps_status ap_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     return aps_schema_decode(&ap_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_event_encode(const ap_event_t *value, aps_json_writer *w)
+aps_status ap_event_encode(const ap_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_event_type, value, w, NULL, err);
 }
 
 aps_status ap_event_encode_opts(const ap_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_type, value, w, options);
+    return aps_schema_encode(&ap_event_type, value, w, options, err);
 }
 
 aps_status ap_event_validate(const ap_event_t *value, bool strict, aps_error *err)
@@ -23894,15 +23894,15 @@ aps_status ap_event_data_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_event_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_event_data_encode(const ap_event_data_t *value, aps_json_writer *w)
+aps_status ap_event_data_encode(const ap_event_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_event_data_type, value, w, NULL, err);
 }
 
 aps_status ap_event_data_encode_opts(const ap_event_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_data_type, value, w, options);
+    return aps_schema_encode(&ap_event_data_type, value, w, options, err);
 }
 
 aps_status ap_event_data_validate(const ap_event_data_t *value, bool strict, aps_error *err)
@@ -23922,15 +23922,15 @@ aps_status ap_lifecycle_event_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_lifecycle_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_event_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_event_encode_opts(const ap_lifecycle_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_event_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_event_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_event_validate(const ap_lifecycle_event_t *value, bool strict, aps_error *err)
@@ -23950,15 +23950,15 @@ aps_status ap_lifecycle_event_params_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&ap_lifecycle_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_event_params_encode_opts(const ap_lifecycle_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_event_params_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_event_params_validate(const ap_lifecycle_event_params_t *value, bool strict, aps_error *err)
@@ -23978,15 +23978,15 @@ aps_status ap_lifecycle_data_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_lifecycle_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_data_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_data_encode_opts(const ap_lifecycle_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_data_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_data_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_data_validate(const ap_lifecycle_data_t *value, bool strict, aps_error *err)
@@ -24006,15 +24006,15 @@ aps_status ap_lifecycle_cause_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_lifecycle_cause_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_cause_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_encode_opts(const ap_lifecycle_cause_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_cause_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_cause_validate(const ap_lifecycle_cause_t *value, bool strict, aps_error *err)
@@ -24034,15 +24034,15 @@ aps_status ap_lifecycle_cause_tool_call_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_lifecycle_cause_tool_call_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_tool_call_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_cause_tool_call_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_tool_call_encode_opts(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_tool_call_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_cause_tool_call_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_cause_tool_call_validate(const ap_lifecycle_cause_tool_call_t *value, bool strict, aps_error *err)
@@ -24062,15 +24062,15 @@ aps_status ap_lifecycle_cause_send_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_lifecycle_cause_send_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_send_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_cause_send_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_send_encode_opts(const ap_lifecycle_cause_send_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_send_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_cause_send_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_cause_send_validate(const ap_lifecycle_cause_send_t *value, bool strict, aps_error *err)
@@ -24090,15 +24090,15 @@ aps_status ap_lifecycle_cause_edge_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_lifecycle_cause_edge_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w)
+aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_edge_type, value, w, NULL);
+    return aps_schema_encode(&ap_lifecycle_cause_edge_type, value, w, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_edge_encode_opts(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_lifecycle_cause_edge_type, value, w, options);
+    return aps_schema_encode(&ap_lifecycle_cause_edge_type, value, w, options, err);
 }
 
 aps_status ap_lifecycle_cause_edge_validate(const ap_lifecycle_cause_edge_t *value, bool strict, aps_error *err)
@@ -24118,15 +24118,15 @@ aps_status ap_messages_event_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_messages_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_messages_event_encode(const ap_messages_event_t *value, aps_json_writer *w)
+aps_status ap_messages_event_encode(const ap_messages_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_messages_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_messages_event_type, value, w, NULL, err);
 }
 
 aps_status ap_messages_event_encode_opts(const ap_messages_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_messages_event_type, value, w, options);
+    return aps_schema_encode(&ap_messages_event_type, value, w, options, err);
 }
 
 aps_status ap_messages_event_validate(const ap_messages_event_t *value, bool strict, aps_error *err)
@@ -24146,15 +24146,15 @@ aps_status ap_messages_event_params_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&ap_messages_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, aps_json_writer *w)
+aps_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_messages_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_messages_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_messages_event_params_encode_opts(const ap_messages_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_messages_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_messages_event_params_type, value, w, options, err);
 }
 
 aps_status ap_messages_event_params_validate(const ap_messages_event_params_t *value, bool strict, aps_error *err)
@@ -24174,15 +24174,15 @@ aps_status ap_messages_data_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_messages_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_messages_data_encode(const ap_messages_data_t *value, aps_json_writer *w)
+aps_status ap_messages_data_encode(const ap_messages_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_messages_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_messages_data_type, value, w, NULL, err);
 }
 
 aps_status ap_messages_data_encode_opts(const ap_messages_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_messages_data_type, value, w, options);
+    return aps_schema_encode(&ap_messages_data_type, value, w, options, err);
 }
 
 aps_status ap_messages_data_validate(const ap_messages_data_t *value, bool strict, aps_error *err)
@@ -24202,15 +24202,15 @@ aps_status ap_message_start_data_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_message_start_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_message_start_data_encode(const ap_message_start_data_t *value, aps_json_writer *w)
+aps_status ap_message_start_data_encode(const ap_message_start_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_start_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_message_start_data_type, value, w, NULL, err);
 }
 
 aps_status ap_message_start_data_encode_opts(const ap_message_start_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_start_data_type, value, w, options);
+    return aps_schema_encode(&ap_message_start_data_type, value, w, options, err);
 }
 
 aps_status ap_message_start_data_validate(const ap_message_start_data_t *value, bool strict, aps_error *err)
@@ -24230,15 +24230,15 @@ aps_status ap_message_role_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_message_role_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_message_role_encode(const ap_message_role_t *value, aps_json_writer *w)
+aps_status ap_message_role_encode(const ap_message_role_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_role_type, value, w, NULL);
+    return aps_schema_encode(&ap_message_role_type, value, w, NULL, err);
 }
 
 aps_status ap_message_role_encode_opts(const ap_message_role_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_role_type, value, w, options);
+    return aps_schema_encode(&ap_message_role_type, value, w, options, err);
 }
 
 aps_status ap_message_role_validate(const ap_message_role_t *value, bool strict, aps_error *err)
@@ -24258,15 +24258,15 @@ aps_status ap_message_metadata_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_message_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_message_metadata_encode(const ap_message_metadata_t *value, aps_json_writer *w)
+aps_status ap_message_metadata_encode(const ap_message_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_metadata_type, value, w, NULL);
+    return aps_schema_encode(&ap_message_metadata_type, value, w, NULL, err);
 }
 
 aps_status ap_message_metadata_encode_opts(const ap_message_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_metadata_type, value, w, options);
+    return aps_schema_encode(&ap_message_metadata_type, value, w, options, err);
 }
 
 aps_status ap_message_metadata_validate(const ap_message_metadata_t *value, bool strict, aps_error *err)
@@ -24286,15 +24286,15 @@ aps_status ap_content_block_start_data_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_content_block_start_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, aps_json_writer *w)
+aps_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_start_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_content_block_start_data_type, value, w, NULL, err);
 }
 
 aps_status ap_content_block_start_data_encode_opts(const ap_content_block_start_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_start_data_type, value, w, options);
+    return aps_schema_encode(&ap_content_block_start_data_type, value, w, options, err);
 }
 
 aps_status ap_content_block_start_data_validate(const ap_content_block_start_data_t *value, bool strict, aps_error *err)
@@ -24314,15 +24314,15 @@ aps_status ap_content_block_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_content_block_encode(const ap_content_block_t *value, aps_json_writer *w)
+aps_status ap_content_block_encode(const ap_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_content_block_encode_opts(const ap_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_content_block_type, value, w, options, err);
 }
 
 aps_status ap_content_block_validate(const ap_content_block_t *value, bool strict, aps_error *err)
@@ -24342,15 +24342,15 @@ aps_status ap_text_content_block_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_text_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_text_content_block_encode(const ap_text_content_block_t *value, aps_json_writer *w)
+aps_status ap_text_content_block_encode(const ap_text_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_text_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_text_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_text_content_block_encode_opts(const ap_text_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_text_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_text_content_block_type, value, w, options, err);
 }
 
 aps_status ap_text_content_block_validate(const ap_text_content_block_t *value, bool strict, aps_error *err)
@@ -24370,15 +24370,15 @@ aps_status ap_block_index_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_block_index_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_block_index_encode(const ap_block_index_t *value, aps_json_writer *w)
+aps_status ap_block_index_encode(const ap_block_index_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_block_index_type, value, w, NULL);
+    return aps_schema_encode(&ap_block_index_type, value, w, NULL, err);
 }
 
 aps_status ap_block_index_encode_opts(const ap_block_index_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_block_index_type, value, w, options);
+    return aps_schema_encode(&ap_block_index_type, value, w, options, err);
 }
 
 aps_status ap_block_index_validate(const ap_block_index_t *value, bool strict, aps_error *err)
@@ -24398,15 +24398,15 @@ aps_status ap_text_content_block_annotations_decode_opts(const char *json, size_
     return aps_schema_decode(&ap_text_content_block_annotations_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, aps_json_writer *w)
+aps_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_text_content_block_annotations_type, value, w, NULL);
+    return aps_schema_encode(&ap_text_content_block_annotations_type, value, w, NULL, err);
 }
 
 aps_status ap_text_content_block_annotations_encode_opts(const ap_text_content_block_annotations_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_text_content_block_annotations_type, value, w, options);
+    return aps_schema_encode(&ap_text_content_block_annotations_type, value, w, options, err);
 }
 
 aps_status ap_text_content_block_annotations_validate(const ap_text_content_block_annotations_t *value, bool strict, aps_error *err)
@@ -24426,15 +24426,15 @@ aps_status ap_annotation_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_annotation_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_annotation_encode(const ap_annotation_t *value, aps_json_writer *w)
+aps_status ap_annotation_encode(const ap_annotation_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_annotation_type, value, w, NULL);
+    return aps_schema_encode(&ap_annotation_type, value, w, NULL, err);
 }
 
 aps_status ap_annotation_encode_opts(const ap_annotation_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_annotation_type, value, w, options);
+    return aps_schema_encode(&ap_annotation_type, value, w, options, err);
 }
 
 aps_status ap_annotation_validate(const ap_annotation_t *value, bool strict, aps_error *err)
@@ -24454,15 +24454,15 @@ aps_status ap_citation_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&ap_citation_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_citation_encode(const ap_citation_t *value, aps_json_writer *w)
+aps_status ap_citation_encode(const ap_citation_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_citation_type, value, w, NULL);
+    return aps_schema_encode(&ap_citation_type, value, w, NULL, err);
 }
 
 aps_status ap_citation_encode_opts(const ap_citation_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_citation_type, value, w, options);
+    return aps_schema_encode(&ap_citation_type, value, w, options, err);
 }
 
 aps_status ap_citation_validate(const ap_citation_t *value, bool strict, aps_error *err)
@@ -24482,15 +24482,15 @@ aps_status ap_non_standard_annotation_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_non_standard_annotation_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, aps_json_writer *w)
+aps_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_annotation_type, value, w, NULL);
+    return aps_schema_encode(&ap_non_standard_annotation_type, value, w, NULL, err);
 }
 
 aps_status ap_non_standard_annotation_encode_opts(const ap_non_standard_annotation_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_annotation_type, value, w, options);
+    return aps_schema_encode(&ap_non_standard_annotation_type, value, w, options, err);
 }
 
 aps_status ap_non_standard_annotation_validate(const ap_non_standard_annotation_t *value, bool strict, aps_error *err)
@@ -24510,15 +24510,15 @@ aps_status ap_non_standard_annotation_value_decode_opts(const char *json, size_t
     return aps_schema_decode(&ap_non_standard_annotation_value_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_non_standard_annotation_value_encode(const ap_non_standard_annotation_value_t *value, aps_json_writer *w)
+aps_status ap_non_standard_annotation_value_encode(const ap_non_standard_annotation_value_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_annotation_value_type, value, w, NULL);
+    return aps_schema_encode(&ap_non_standard_annotation_value_type, value, w, NULL, err);
 }
 
 aps_status ap_non_standard_annotation_value_encode_opts(const ap_non_standard_annotation_value_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_annotation_value_type, value, w, options);
+    return aps_schema_encode(&ap_non_standard_annotation_value_type, value, w, options, err);
 }
 
 aps_status ap_non_standard_annotation_value_validate(const ap_non_standard_annotation_value_t *value, bool strict, aps_error *err)
@@ -24538,15 +24538,15 @@ aps_status ap_invalid_tool_call_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_invalid_tool_call_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, aps_json_writer *w)
+aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_invalid_tool_call_type, value, w, NULL);
+    return aps_schema_encode(&ap_invalid_tool_call_type, value, w, NULL, err);
 }
 
 aps_status ap_invalid_tool_call_encode_opts(const ap_invalid_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_invalid_tool_call_type, value, w, options);
+    return aps_schema_encode(&ap_invalid_tool_call_type, value, w, options, err);
 }
 
 aps_status ap_invalid_tool_call_validate(const ap_invalid_tool_call_t *value, bool strict, aps_error *err)
@@ -24566,15 +24566,15 @@ aps_status ap_reasoning_content_block_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_reasoning_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, aps_json_writer *w)
+aps_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_reasoning_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_reasoning_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_reasoning_content_block_encode_opts(const ap_reasoning_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_reasoning_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_reasoning_content_block_type, value, w, options, err);
 }
 
 aps_status ap_reasoning_content_block_validate(const ap_reasoning_content_block_t *value, bool strict, aps_error *err)
@@ -24594,15 +24594,15 @@ aps_status ap_non_standard_content_block_decode_opts(const char *json, size_t le
     return aps_schema_decode(&ap_non_standard_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, aps_json_writer *w)
+aps_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_non_standard_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_non_standard_content_block_encode_opts(const ap_non_standard_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_non_standard_content_block_type, value, w, options, err);
 }
 
 aps_status ap_non_standard_content_block_validate(const ap_non_standard_content_block_t *value, bool strict, aps_error *err)
@@ -24622,15 +24622,15 @@ aps_status ap_non_standard_content_block_value_decode_opts(const char *json, siz
     return aps_schema_decode(&ap_non_standard_content_block_value_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_non_standard_content_block_value_encode(const ap_non_standard_content_block_value_t *value, aps_json_writer *w)
+aps_status ap_non_standard_content_block_value_encode(const ap_non_standard_content_block_value_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_content_block_value_type, value, w, NULL);
+    return aps_schema_encode(&ap_non_standard_content_block_value_type, value, w, NULL, err);
 }
 
 aps_status ap_non_standard_content_block_value_encode_opts(const ap_non_standard_content_block_value_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_non_standard_content_block_value_type, value, w, options);
+    return aps_schema_encode(&ap_non_standard_content_block_value_type, value, w, options, err);
 }
 
 aps_status ap_non_standard_content_block_value_validate(const ap_non_standard_content_block_value_t *value, bool strict, aps_error *err)
@@ -24650,15 +24650,15 @@ aps_status ap_data_content_block_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_data_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_data_content_block_encode(const ap_data_content_block_t *value, aps_json_writer *w)
+aps_status ap_data_content_block_encode(const ap_data_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_data_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_data_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_data_content_block_encode_opts(const ap_data_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_data_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_data_content_block_type, value, w, options, err);
 }
 
 aps_status ap_data_content_block_validate(const ap_data_content_block_t *value, bool strict, aps_error *err)
@@ -24678,15 +24678,15 @@ aps_status ap_image_content_block_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_image_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_image_content_block_encode(const ap_image_content_block_t *value, aps_json_writer *w)
+aps_status ap_image_content_block_encode(const ap_image_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_image_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_image_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_image_content_block_encode_opts(const ap_image_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_image_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_image_content_block_type, value, w, options, err);
 }
 
 aps_status ap_image_content_block_validate(const ap_image_content_block_t *value, bool strict, aps_error *err)
@@ -24706,15 +24706,15 @@ aps_status ap_video_content_block_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_video_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_video_content_block_encode(const ap_video_content_block_t *value, aps_json_writer *w)
+aps_status ap_video_content_block_encode(const ap_video_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_video_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_video_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_video_content_block_encode_opts(const ap_video_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_video_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_video_content_block_type, value, w, options, err);
 }
 
 aps_status ap_video_content_block_validate(const ap_video_content_block_t *value, bool strict, aps_error *err)
@@ -24734,15 +24734,15 @@ aps_status ap_audio_content_block_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_audio_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, aps_json_writer *w)
+aps_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_audio_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_audio_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_audio_content_block_encode_opts(const ap_audio_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_audio_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_audio_content_block_type, value, w, options, err);
 }
 
 aps_status ap_audio_content_block_validate(const ap_audio_content_block_t *value, bool strict, aps_error *err)
@@ -24762,15 +24762,15 @@ aps_status ap_file_content_block_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_file_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_file_content_block_encode(const ap_file_content_block_t *value, aps_json_writer *w)
+aps_status ap_file_content_block_encode(const ap_file_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_file_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_file_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_file_content_block_encode_opts(const ap_file_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_file_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_file_content_block_type, value, w, options, err);
 }
 
 aps_status ap_file_content_block_validate(const ap_file_content_block_t *value, bool strict, aps_error *err)
@@ -24790,15 +24790,15 @@ aps_status ap_tool_content_block_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_tool_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, aps_json_writer *w)
+aps_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_content_block_encode_opts(const ap_tool_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_tool_content_block_type, value, w, options, err);
 }
 
 aps_status ap_tool_content_block_validate(const ap_tool_content_block_t *value, bool strict, aps_error *err)
@@ -24818,15 +24818,15 @@ aps_status ap_tool_call_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&ap_tool_call_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_json_writer *w)
+aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_call_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_call_encode_opts(const ap_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_type, value, w, options);
+    return aps_schema_encode(&ap_tool_call_type, value, w, options, err);
 }
 
 aps_status ap_tool_call_validate(const ap_tool_call_t *value, bool strict, aps_error *err)
@@ -24846,15 +24846,15 @@ aps_status ap_tool_call_args_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&ap_tool_call_args_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_call_args_encode(const ap_tool_call_args_t *value, aps_json_writer *w)
+aps_status ap_tool_call_args_encode(const ap_tool_call_args_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_args_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_call_args_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_call_args_encode_opts(const ap_tool_call_args_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_args_type, value, w, options);
+    return aps_schema_encode(&ap_tool_call_args_type, value, w, options, err);
 }
 
 aps_status ap_tool_call_args_validate(const ap_tool_call_args_t *value, bool strict, aps_error *err)
@@ -24874,15 +24874,15 @@ aps_status ap_tool_call_chunk_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_tool_call_chunk_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, aps_json_writer *w)
+aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_chunk_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_call_chunk_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_call_chunk_encode_opts(const ap_tool_call_chunk_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_chunk_type, value, w, options);
+    return aps_schema_encode(&ap_tool_call_chunk_type, value, w, options, err);
 }
 
 aps_status ap_tool_call_chunk_validate(const ap_tool_call_chunk_t *value, bool strict, aps_error *err)
@@ -24902,15 +24902,15 @@ aps_status ap_server_tool_call_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&ap_server_tool_call_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, aps_json_writer *w)
+aps_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_call_type, value, w, NULL);
+    return aps_schema_encode(&ap_server_tool_call_type, value, w, NULL, err);
 }
 
 aps_status ap_server_tool_call_encode_opts(const ap_server_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_call_type, value, w, options);
+    return aps_schema_encode(&ap_server_tool_call_type, value, w, options, err);
 }
 
 aps_status ap_server_tool_call_validate(const ap_server_tool_call_t *value, bool strict, aps_error *err)
@@ -24930,15 +24930,15 @@ aps_status ap_server_tool_call_args_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&ap_server_tool_call_args_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_server_tool_call_args_encode(const ap_server_tool_call_args_t *value, aps_json_writer *w)
+aps_status ap_server_tool_call_args_encode(const ap_server_tool_call_args_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_call_args_type, value, w, NULL);
+    return aps_schema_encode(&ap_server_tool_call_args_type, value, w, NULL, err);
 }
 
 aps_status ap_server_tool_call_args_encode_opts(const ap_server_tool_call_args_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_call_args_type, value, w, options);
+    return aps_schema_encode(&ap_server_tool_call_args_type, value, w, options, err);
 }
 
 aps_status ap_server_tool_call_args_validate(const ap_server_tool_call_args_t *value, bool strict, aps_error *err)
@@ -24958,15 +24958,15 @@ aps_status ap_server_tool_call_chunk_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&ap_server_tool_call_chunk_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, aps_json_writer *w)
+aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_call_chunk_type, value, w, NULL);
+    return aps_schema_encode(&ap_server_tool_call_chunk_type, value, w, NULL, err);
 }
 
 aps_status ap_server_tool_call_chunk_encode_opts(const ap_server_tool_call_chunk_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_call_chunk_type, value, w, options);
+    return aps_schema_encode(&ap_server_tool_call_chunk_type, value, w, options, err);
 }
 
 aps_status ap_server_tool_call_chunk_validate(const ap_server_tool_call_chunk_t *value, bool strict, aps_error *err)
@@ -24986,15 +24986,15 @@ aps_status ap_server_tool_result_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_server_tool_result_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, aps_json_writer *w)
+aps_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_result_type, value, w, NULL);
+    return aps_schema_encode(&ap_server_tool_result_type, value, w, NULL, err);
 }
 
 aps_status ap_server_tool_result_encode_opts(const ap_server_tool_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_result_type, value, w, options);
+    return aps_schema_encode(&ap_server_tool_result_type, value, w, options, err);
 }
 
 aps_status ap_server_tool_result_validate(const ap_server_tool_result_t *value, bool strict, aps_error *err)
@@ -25014,15 +25014,15 @@ aps_status ap_server_tool_result_status_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_server_tool_result_status_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_server_tool_result_status_encode(const ap_server_tool_result_status_t *value, aps_json_writer *w)
+aps_status ap_server_tool_result_status_encode(const ap_server_tool_result_status_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_result_status_type, value, w, NULL);
+    return aps_schema_encode(&ap_server_tool_result_status_type, value, w, NULL, err);
 }
 
 aps_status ap_server_tool_result_status_encode_opts(const ap_server_tool_result_status_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_server_tool_result_status_type, value, w, options);
+    return aps_schema_encode(&ap_server_tool_result_status_type, value, w, options, err);
 }
 
 aps_status ap_server_tool_result_status_validate(const ap_server_tool_result_status_t *value, bool strict, aps_error *err)
@@ -25042,15 +25042,15 @@ aps_status ap_content_block_delta_data_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_content_block_delta_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, aps_json_writer *w)
+aps_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_delta_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_content_block_delta_data_type, value, w, NULL, err);
 }
 
 aps_status ap_content_block_delta_data_encode_opts(const ap_content_block_delta_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_delta_data_type, value, w, options);
+    return aps_schema_encode(&ap_content_block_delta_data_type, value, w, options, err);
 }
 
 aps_status ap_content_block_delta_data_validate(const ap_content_block_delta_data_t *value, bool strict, aps_error *err)
@@ -25070,15 +25070,15 @@ aps_status ap_content_block_delta_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_content_block_delta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, aps_json_writer *w)
+aps_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_delta_type, value, w, NULL);
+    return aps_schema_encode(&ap_content_block_delta_type, value, w, NULL, err);
 }
 
 aps_status ap_content_block_delta_encode_opts(const ap_content_block_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_delta_type, value, w, options);
+    return aps_schema_encode(&ap_content_block_delta_type, value, w, options, err);
 }
 
 aps_status ap_content_block_delta_validate(const ap_content_block_delta_t *value, bool strict, aps_error *err)
@@ -25098,15 +25098,15 @@ aps_status ap_text_delta_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_text_delta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_json_writer *w)
+aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_text_delta_type, value, w, NULL);
+    return aps_schema_encode(&ap_text_delta_type, value, w, NULL, err);
 }
 
 aps_status ap_text_delta_encode_opts(const ap_text_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_text_delta_type, value, w, options);
+    return aps_schema_encode(&ap_text_delta_type, value, w, options, err);
 }
 
 aps_status ap_text_delta_validate(const ap_text_delta_t *value, bool strict, aps_error *err)
@@ -25126,15 +25126,15 @@ aps_status ap_reasoning_delta_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_reasoning_delta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, aps_json_writer *w)
+aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_reasoning_delta_type, value, w, NULL);
+    return aps_schema_encode(&ap_reasoning_delta_type, value, w, NULL, err);
 }
 
 aps_status ap_reasoning_delta_encode_opts(const ap_reasoning_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_reasoning_delta_type, value, w, options);
+    return aps_schema_encode(&ap_reasoning_delta_type, value, w, options, err);
 }
 
 aps_status ap_reasoning_delta_validate(const ap_reasoning_delta_t *value, bool strict, aps_error *err)
@@ -25154,15 +25154,15 @@ aps_status ap_data_delta_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_data_delta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_json_writer *w)
+aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_data_delta_type, value, w, NULL);
+    return aps_schema_encode(&ap_data_delta_type, value, w, NULL, err);
 }
 
 aps_status ap_data_delta_encode_opts(const ap_data_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_data_delta_type, value, w, options);
+    return aps_schema_encode(&ap_data_delta_type, value, w, options, err);
 }
 
 aps_status ap_data_delta_validate(const ap_data_delta_t *value, bool strict, aps_error *err)
@@ -25182,15 +25182,15 @@ aps_status ap_block_delta_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_block_delta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_block_delta_encode(const ap_block_delta_t *value, aps_json_writer *w)
+aps_status ap_block_delta_encode(const ap_block_delta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_block_delta_type, value, w, NULL);
+    return aps_schema_encode(&ap_block_delta_type, value, w, NULL, err);
 }
 
 aps_status ap_block_delta_encode_opts(const ap_block_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_block_delta_type, value, w, options);
+    return aps_schema_encode(&ap_block_delta_type, value, w, options, err);
 }
 
 aps_status ap_block_delta_validate(const ap_block_delta_t *value, bool strict, aps_error *err)
@@ -25210,15 +25210,15 @@ aps_status ap_block_delta_fields_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_block_delta_fields_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, aps_json_writer *w)
+aps_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_block_delta_fields_type, value, w, NULL);
+    return aps_schema_encode(&ap_block_delta_fields_type, value, w, NULL, err);
 }
 
 aps_status ap_block_delta_fields_encode_opts(const ap_block_delta_fields_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_block_delta_fields_type, value, w, options);
+    return aps_schema_encode(&ap_block_delta_fields_type, value, w, options, err);
 }
 
 aps_status ap_block_delta_fields_validate(const ap_block_delta_fields_t *value, bool strict, aps_error *err)
@@ -25238,15 +25238,15 @@ aps_status ap_tool_call_delta_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_tool_call_delta_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, aps_json_writer *w)
+aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_delta_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_call_delta_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_call_delta_encode_opts(const ap_tool_call_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_call_delta_type, value, w, options);
+    return aps_schema_encode(&ap_tool_call_delta_type, value, w, options, err);
 }
 
 aps_status ap_tool_call_delta_validate(const ap_tool_call_delta_t *value, bool strict, aps_error *err)
@@ -25266,15 +25266,15 @@ aps_status ap_content_block_finish_data_decode_opts(const char *json, size_t len
     return aps_schema_decode(&ap_content_block_finish_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, aps_json_writer *w)
+aps_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_finish_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_content_block_finish_data_type, value, w, NULL, err);
 }
 
 aps_status ap_content_block_finish_data_encode_opts(const ap_content_block_finish_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_content_block_finish_data_type, value, w, options);
+    return aps_schema_encode(&ap_content_block_finish_data_type, value, w, options, err);
 }
 
 aps_status ap_content_block_finish_data_validate(const ap_content_block_finish_data_t *value, bool strict, aps_error *err)
@@ -25294,15 +25294,15 @@ aps_status ap_finalized_content_block_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&ap_finalized_content_block_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, aps_json_writer *w)
+aps_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_finalized_content_block_type, value, w, NULL);
+    return aps_schema_encode(&ap_finalized_content_block_type, value, w, NULL, err);
 }
 
 aps_status ap_finalized_content_block_encode_opts(const ap_finalized_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_finalized_content_block_type, value, w, options);
+    return aps_schema_encode(&ap_finalized_content_block_type, value, w, options, err);
 }
 
 aps_status ap_finalized_content_block_validate(const ap_finalized_content_block_t *value, bool strict, aps_error *err)
@@ -25322,15 +25322,15 @@ aps_status ap_message_finish_data_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_message_finish_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, aps_json_writer *w)
+aps_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_finish_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_message_finish_data_type, value, w, NULL, err);
 }
 
 aps_status ap_message_finish_data_encode_opts(const ap_message_finish_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_finish_data_type, value, w, options);
+    return aps_schema_encode(&ap_message_finish_data_type, value, w, options, err);
 }
 
 aps_status ap_message_finish_data_validate(const ap_message_finish_data_t *value, bool strict, aps_error *err)
@@ -25350,15 +25350,15 @@ aps_status ap_usage_info_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_usage_info_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_json_writer *w)
+aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_usage_info_type, value, w, NULL);
+    return aps_schema_encode(&ap_usage_info_type, value, w, NULL, err);
 }
 
 aps_status ap_usage_info_encode_opts(const ap_usage_info_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_usage_info_type, value, w, options);
+    return aps_schema_encode(&ap_usage_info_type, value, w, options, err);
 }
 
 aps_status ap_usage_info_validate(const ap_usage_info_t *value, bool strict, aps_error *err)
@@ -25378,15 +25378,15 @@ aps_status ap_input_token_details_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_input_token_details_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_token_details_encode(const ap_input_token_details_t *value, aps_json_writer *w)
+aps_status ap_input_token_details_encode(const ap_input_token_details_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_token_details_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_token_details_type, value, w, NULL, err);
 }
 
 aps_status ap_input_token_details_encode_opts(const ap_input_token_details_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_token_details_type, value, w, options);
+    return aps_schema_encode(&ap_input_token_details_type, value, w, options, err);
 }
 
 aps_status ap_input_token_details_validate(const ap_input_token_details_t *value, bool strict, aps_error *err)
@@ -25406,15 +25406,15 @@ aps_status ap_output_token_details_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_output_token_details_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_output_token_details_encode(const ap_output_token_details_t *value, aps_json_writer *w)
+aps_status ap_output_token_details_encode(const ap_output_token_details_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_output_token_details_type, value, w, NULL);
+    return aps_schema_encode(&ap_output_token_details_type, value, w, NULL, err);
 }
 
 aps_status ap_output_token_details_encode_opts(const ap_output_token_details_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_output_token_details_type, value, w, options);
+    return aps_schema_encode(&ap_output_token_details_type, value, w, options, err);
 }
 
 aps_status ap_output_token_details_validate(const ap_output_token_details_t *value, bool strict, aps_error *err)
@@ -25434,15 +25434,15 @@ aps_status ap_message_error_data_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_message_error_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_message_error_data_encode(const ap_message_error_data_t *value, aps_json_writer *w)
+aps_status ap_message_error_data_encode(const ap_message_error_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_error_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_message_error_data_type, value, w, NULL, err);
 }
 
 aps_status ap_message_error_data_encode_opts(const ap_message_error_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_message_error_data_type, value, w, options);
+    return aps_schema_encode(&ap_message_error_data_type, value, w, options, err);
 }
 
 aps_status ap_message_error_data_validate(const ap_message_error_data_t *value, bool strict, aps_error *err)
@@ -25462,15 +25462,15 @@ aps_status ap_tools_event_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_tools_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tools_event_encode(const ap_tools_event_t *value, aps_json_writer *w)
+aps_status ap_tools_event_encode(const ap_tools_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tools_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_tools_event_type, value, w, NULL, err);
 }
 
 aps_status ap_tools_event_encode_opts(const ap_tools_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tools_event_type, value, w, options);
+    return aps_schema_encode(&ap_tools_event_type, value, w, options, err);
 }
 
 aps_status ap_tools_event_validate(const ap_tools_event_t *value, bool strict, aps_error *err)
@@ -25490,15 +25490,15 @@ aps_status ap_tools_event_params_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_tools_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, aps_json_writer *w)
+aps_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tools_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_tools_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_tools_event_params_encode_opts(const ap_tools_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tools_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_tools_event_params_type, value, w, options, err);
 }
 
 aps_status ap_tools_event_params_validate(const ap_tools_event_params_t *value, bool strict, aps_error *err)
@@ -25518,15 +25518,15 @@ aps_status ap_tools_data_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_tools_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_json_writer *w)
+aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tools_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_tools_data_type, value, w, NULL, err);
 }
 
 aps_status ap_tools_data_encode_opts(const ap_tools_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tools_data_type, value, w, options);
+    return aps_schema_encode(&ap_tools_data_type, value, w, options, err);
 }
 
 aps_status ap_tools_data_validate(const ap_tools_data_t *value, bool strict, aps_error *err)
@@ -25546,15 +25546,15 @@ aps_status ap_tool_started_data_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_tool_started_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, aps_json_writer *w)
+aps_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_started_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_started_data_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_started_data_encode_opts(const ap_tool_started_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_started_data_type, value, w, options);
+    return aps_schema_encode(&ap_tool_started_data_type, value, w, options, err);
 }
 
 aps_status ap_tool_started_data_validate(const ap_tool_started_data_t *value, bool strict, aps_error *err)
@@ -25574,15 +25574,15 @@ aps_status ap_tool_output_delta_data_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&ap_tool_output_delta_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, aps_json_writer *w)
+aps_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_output_delta_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_output_delta_data_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_output_delta_data_encode_opts(const ap_tool_output_delta_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_output_delta_data_type, value, w, options);
+    return aps_schema_encode(&ap_tool_output_delta_data_type, value, w, options, err);
 }
 
 aps_status ap_tool_output_delta_data_validate(const ap_tool_output_delta_data_t *value, bool strict, aps_error *err)
@@ -25602,15 +25602,15 @@ aps_status ap_tool_finished_data_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_tool_finished_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, aps_json_writer *w)
+aps_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_finished_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_finished_data_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_finished_data_encode_opts(const ap_tool_finished_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_finished_data_type, value, w, options);
+    return aps_schema_encode(&ap_tool_finished_data_type, value, w, options, err);
 }
 
 aps_status ap_tool_finished_data_validate(const ap_tool_finished_data_t *value, bool strict, aps_error *err)
@@ -25630,15 +25630,15 @@ aps_status ap_tool_error_data_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&ap_tool_error_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, aps_json_writer *w)
+aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_error_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_tool_error_data_type, value, w, NULL, err);
 }
 
 aps_status ap_tool_error_data_encode_opts(const ap_tool_error_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tool_error_data_type, value, w, options);
+    return aps_schema_encode(&ap_tool_error_data_type, value, w, options, err);
 }
 
 aps_status ap_tool_error_data_validate(const ap_tool_error_data_t *value, bool strict, aps_error *err)
@@ -25658,15 +25658,15 @@ aps_status ap_input_event_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_input_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_event_encode(const ap_input_event_t *value, aps_json_writer *w)
+aps_status ap_input_event_encode(const ap_input_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_event_type, value, w, NULL, err);
 }
 
 aps_status ap_input_event_encode_opts(const ap_input_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_event_type, value, w, options);
+    return aps_schema_encode(&ap_input_event_type, value, w, options, err);
 }
 
 aps_status ap_input_event_validate(const ap_input_event_t *value, bool strict, aps_error *err)
@@ -25686,15 +25686,15 @@ aps_status ap_input_event_params_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_input_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_event_params_encode(const ap_input_event_params_t *value, aps_json_writer *w)
+aps_status ap_input_event_params_encode(const ap_input_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_input_event_params_encode_opts(const ap_input_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_input_event_params_type, value, w, options, err);
 }
 
 aps_status ap_input_event_params_validate(const ap_input_event_params_t *value, bool strict, aps_error *err)
@@ -25714,15 +25714,15 @@ aps_status ap_input_requested_data_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_input_requested_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, aps_json_writer *w)
+aps_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_requested_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_input_requested_data_type, value, w, NULL, err);
 }
 
 aps_status ap_input_requested_data_encode_opts(const ap_input_requested_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_input_requested_data_type, value, w, options);
+    return aps_schema_encode(&ap_input_requested_data_type, value, w, options, err);
 }
 
 aps_status ap_input_requested_data_validate(const ap_input_requested_data_t *value, bool strict, aps_error *err)
@@ -25742,15 +25742,15 @@ aps_status ap_values_event_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_values_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_values_event_encode(const ap_values_event_t *value, aps_json_writer *w)
+aps_status ap_values_event_encode(const ap_values_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_values_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_values_event_type, value, w, NULL, err);
 }
 
 aps_status ap_values_event_encode_opts(const ap_values_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_values_event_type, value, w, options);
+    return aps_schema_encode(&ap_values_event_type, value, w, options, err);
 }
 
 aps_status ap_values_event_validate(const ap_values_event_t *value, bool strict, aps_error *err)
@@ -25770,15 +25770,15 @@ aps_status ap_values_event_params_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_values_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_values_event_params_encode(const ap_values_event_params_t *value, aps_json_writer *w)
+aps_status ap_values_event_params_encode(const ap_values_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_values_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_values_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_values_event_params_encode_opts(const ap_values_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_values_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_values_event_params_type, value, w, options, err);
 }
 
 aps_status ap_values_event_params_validate(const ap_values_event_params_t *value, bool strict, aps_error *err)
@@ -25798,15 +25798,15 @@ aps_status ap_updates_event_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&ap_updates_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_updates_event_encode(const ap_updates_event_t *value, aps_json_writer *w)
+aps_status ap_updates_event_encode(const ap_updates_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_updates_event_type, value, w, NULL, err);
 }
 
 aps_status ap_updates_event_encode_opts(const ap_updates_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_event_type, value, w, options);
+    return aps_schema_encode(&ap_updates_event_type, value, w, options, err);
 }
 
 aps_status ap_updates_event_validate(const ap_updates_event_t *value, bool strict, aps_error *err)
@@ -25826,15 +25826,15 @@ aps_status ap_updates_event_params_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_updates_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, aps_json_writer *w)
+aps_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_updates_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_updates_event_params_encode_opts(const ap_updates_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_updates_event_params_type, value, w, options, err);
 }
 
 aps_status ap_updates_event_params_validate(const ap_updates_event_params_t *value, bool strict, aps_error *err)
@@ -25854,15 +25854,15 @@ aps_status ap_updates_data_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_updates_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_updates_data_encode(const ap_updates_data_t *value, aps_json_writer *w)
+aps_status ap_updates_data_encode(const ap_updates_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_updates_data_type, value, w, NULL, err);
 }
 
 aps_status ap_updates_data_encode_opts(const ap_updates_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_data_type, value, w, options);
+    return aps_schema_encode(&ap_updates_data_type, value, w, options, err);
 }
 
 aps_status ap_updates_data_validate(const ap_updates_data_t *value, bool strict, aps_error *err)
@@ -25882,15 +25882,15 @@ aps_status ap_updates_data_values_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_updates_data_values_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_updates_data_values_encode(const ap_updates_data_values_t *value, aps_json_writer *w)
+aps_status ap_updates_data_values_encode(const ap_updates_data_values_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_data_values_type, value, w, NULL);
+    return aps_schema_encode(&ap_updates_data_values_type, value, w, NULL, err);
 }
 
 aps_status ap_updates_data_values_encode_opts(const ap_updates_data_values_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_updates_data_values_type, value, w, options);
+    return aps_schema_encode(&ap_updates_data_values_type, value, w, options, err);
 }
 
 aps_status ap_updates_data_values_validate(const ap_updates_data_values_t *value, bool strict, aps_error *err)
@@ -25910,15 +25910,15 @@ aps_status ap_checkpoints_event_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_checkpoints_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, aps_json_writer *w)
+aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoints_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoints_event_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoints_event_encode_opts(const ap_checkpoints_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoints_event_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoints_event_type, value, w, options, err);
 }
 
 aps_status ap_checkpoints_event_validate(const ap_checkpoints_event_t *value, bool strict, aps_error *err)
@@ -25938,15 +25938,15 @@ aps_status ap_checkpoints_event_params_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&ap_checkpoints_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, aps_json_writer *w)
+aps_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoints_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoints_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoints_event_params_encode_opts(const ap_checkpoints_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoints_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoints_event_params_type, value, w, options, err);
 }
 
 aps_status ap_checkpoints_event_params_validate(const ap_checkpoints_event_params_t *value, bool strict, aps_error *err)
@@ -25966,15 +25966,15 @@ aps_status ap_checkpoint_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&ap_checkpoint_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_json_writer *w)
+aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoint_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoint_encode_opts(const ap_checkpoint_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoint_type, value, w, options, err);
 }
 
 aps_status ap_checkpoint_validate(const ap_checkpoint_t *value, bool strict, aps_error *err)
@@ -25994,15 +25994,15 @@ aps_status ap_checkpoint_source_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&ap_checkpoint_source_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_checkpoint_source_encode(const ap_checkpoint_source_t *value, aps_json_writer *w)
+aps_status ap_checkpoint_source_encode(const ap_checkpoint_source_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_source_type, value, w, NULL);
+    return aps_schema_encode(&ap_checkpoint_source_type, value, w, NULL, err);
 }
 
 aps_status ap_checkpoint_source_encode_opts(const ap_checkpoint_source_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_checkpoint_source_type, value, w, options);
+    return aps_schema_encode(&ap_checkpoint_source_type, value, w, options, err);
 }
 
 aps_status ap_checkpoint_source_validate(const ap_checkpoint_source_t *value, bool strict, aps_error *err)
@@ -26022,15 +26022,15 @@ aps_status ap_custom_event_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&ap_custom_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_custom_event_encode(const ap_custom_event_t *value, aps_json_writer *w)
+aps_status ap_custom_event_encode(const ap_custom_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_custom_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_custom_event_type, value, w, NULL, err);
 }
 
 aps_status ap_custom_event_encode_opts(const ap_custom_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_custom_event_type, value, w, options);
+    return aps_schema_encode(&ap_custom_event_type, value, w, options, err);
 }
 
 aps_status ap_custom_event_validate(const ap_custom_event_t *value, bool strict, aps_error *err)
@@ -26050,15 +26050,15 @@ aps_status ap_custom_event_params_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&ap_custom_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, aps_json_writer *w)
+aps_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_custom_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_custom_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_custom_event_params_encode_opts(const ap_custom_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_custom_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_custom_event_params_type, value, w, options, err);
 }
 
 aps_status ap_custom_event_params_validate(const ap_custom_event_params_t *value, bool strict, aps_error *err)
@@ -26078,15 +26078,15 @@ aps_status ap_custom_data_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_custom_data_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_custom_data_encode(const ap_custom_data_t *value, aps_json_writer *w)
+aps_status ap_custom_data_encode(const ap_custom_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_custom_data_type, value, w, NULL);
+    return aps_schema_encode(&ap_custom_data_type, value, w, NULL, err);
 }
 
 aps_status ap_custom_data_encode_opts(const ap_custom_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_custom_data_type, value, w, options);
+    return aps_schema_encode(&ap_custom_data_type, value, w, options, err);
 }
 
 aps_status ap_custom_data_validate(const ap_custom_data_t *value, bool strict, aps_error *err)
@@ -26106,15 +26106,15 @@ aps_status ap_tasks_event_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&ap_tasks_event_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, aps_json_writer *w)
+aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tasks_event_type, value, w, NULL);
+    return aps_schema_encode(&ap_tasks_event_type, value, w, NULL, err);
 }
 
 aps_status ap_tasks_event_encode_opts(const ap_tasks_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tasks_event_type, value, w, options);
+    return aps_schema_encode(&ap_tasks_event_type, value, w, options, err);
 }
 
 aps_status ap_tasks_event_validate(const ap_tasks_event_t *value, bool strict, aps_error *err)
@@ -26134,15 +26134,15 @@ aps_status ap_tasks_event_params_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&ap_tasks_event_params_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, aps_json_writer *w)
+aps_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_tasks_event_params_type, value, w, NULL);
+    return aps_schema_encode(&ap_tasks_event_params_type, value, w, NULL, err);
 }
 
 aps_status ap_tasks_event_params_encode_opts(const ap_tasks_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_tasks_event_params_type, value, w, options);
+    return aps_schema_encode(&ap_tasks_event_params_type, value, w, options, err);
 }
 
 aps_status ap_tasks_event_params_validate(const ap_tasks_event_params_t *value, bool strict, aps_error *err)
@@ -26162,15 +26162,15 @@ aps_status ap_event_stream_request_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&ap_event_stream_request_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, aps_json_writer *w)
+aps_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_stream_request_type, value, w, NULL);
+    return aps_schema_encode(&ap_event_stream_request_type, value, w, NULL, err);
 }
 
 aps_status ap_event_stream_request_encode_opts(const ap_event_stream_request_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_stream_request_type, value, w, options);
+    return aps_schema_encode(&ap_event_stream_request_type, value, w, options, err);
 }
 
 aps_status ap_event_stream_request_validate(const ap_event_stream_request_t *value, bool strict, aps_error *err)
@@ -26190,15 +26190,15 @@ aps_status ap_event_stream_request_channels_decode_opts(const char *json, size_t
     return aps_schema_decode(&ap_event_stream_request_channels_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, aps_json_writer *w)
+aps_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_stream_request_channels_type, value, w, NULL);
+    return aps_schema_encode(&ap_event_stream_request_channels_type, value, w, NULL, err);
 }
 
 aps_status ap_event_stream_request_channels_encode_opts(const ap_event_stream_request_channels_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_stream_request_channels_type, value, w, options);
+    return aps_schema_encode(&ap_event_stream_request_channels_type, value, w, options, err);
 }
 
 aps_status ap_event_stream_request_channels_validate(const ap_event_stream_request_channels_t *value, bool strict, aps_error *err)
@@ -26218,15 +26218,15 @@ aps_status ap_event_stream_request_namespaces_decode_opts(const char *json, size
     return aps_schema_decode(&ap_event_stream_request_namespaces_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w)
+aps_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_stream_request_namespaces_type, value, w, NULL);
+    return aps_schema_encode(&ap_event_stream_request_namespaces_type, value, w, NULL, err);
 }
 
 aps_status ap_event_stream_request_namespaces_encode_opts(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_event_stream_request_namespaces_type, value, w, options);
+    return aps_schema_encode(&ap_event_stream_request_namespaces_type, value, w, options, err);
 }
 
 aps_status ap_event_stream_request_namespaces_validate(const ap_event_stream_request_namespaces_t *value, bool strict, aps_error *err)

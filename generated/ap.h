@@ -8,21 +8,24 @@
  *
  *   ap_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   ap_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   ap_T_encode(value, writer) / ap_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   ap_T_encode(value, writer, err) / ap_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   ap_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef AP_H
 #define AP_H
@@ -2886,9 +2889,10 @@ APS_NODISCARD aps_status ap_js_int_decode(const char *json, size_t len, aps_aren
     ap_js_int_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_js_int_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_js_int_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_js_int_encode(const ap_js_int_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_js_int_encode(const ap_js_int_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_js_int_encode_opts(const ap_js_int_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_js_int_validate(const ap_js_int_t *value, bool strict, aps_error *err);
 
 /* ---- js-uint ---- */
@@ -2897,9 +2901,10 @@ APS_NODISCARD aps_status ap_js_uint_decode(const char *json, size_t len, aps_are
     ap_js_uint_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_js_uint_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_js_uint_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_js_uint_encode(const ap_js_uint_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_js_uint_encode(const ap_js_uint_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_js_uint_encode_opts(const ap_js_uint_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_js_uint_validate(const ap_js_uint_t *value, bool strict, aps_error *err);
 
 /* ---- Namespace ---- */
@@ -2908,9 +2913,10 @@ APS_NODISCARD aps_status ap_namespace_decode(const char *json, size_t len, aps_a
     ap_namespace_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_namespace_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_namespace_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_namespace_encode(const ap_namespace_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_namespace_encode(const ap_namespace_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_namespace_encode_opts(const ap_namespace_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_namespace_validate(const ap_namespace_t *value, bool strict, aps_error *err);
 
 /* ---- Timestamp ---- */
@@ -2919,9 +2925,10 @@ APS_NODISCARD aps_status ap_timestamp_decode(const char *json, size_t len, aps_a
     ap_timestamp_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_timestamp_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_timestamp_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_timestamp_encode(const ap_timestamp_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_timestamp_encode(const ap_timestamp_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_timestamp_encode_opts(const ap_timestamp_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_timestamp_validate(const ap_timestamp_t *value, bool strict, aps_error *err);
 
 /* ---- MetadataScalar ---- */
@@ -2930,9 +2937,10 @@ APS_NODISCARD aps_status ap_metadata_scalar_decode(const char *json, size_t len,
     ap_metadata_scalar_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_metadata_scalar_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_metadata_scalar_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_metadata_scalar_encode_opts(const ap_metadata_scalar_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_metadata_scalar_validate(const ap_metadata_scalar_t *value, bool strict, aps_error *err);
 
 /* ---- Command ---- */
@@ -2941,9 +2949,10 @@ APS_NODISCARD aps_status ap_command_decode(const char *json, size_t len, aps_are
     ap_command_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_command_encode(const ap_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_command_encode(const ap_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_command_encode_opts(const ap_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_command_validate(const ap_command_t *value, bool strict, aps_error *err);
 
 /* ---- CommandData ---- */
@@ -2952,9 +2961,10 @@ APS_NODISCARD aps_status ap_command_data_decode(const char *json, size_t len, ap
     ap_command_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_command_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_command_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_command_data_encode(const ap_command_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_command_data_encode(const ap_command_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_command_data_encode_opts(const ap_command_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_command_data_validate(const ap_command_data_t *value, bool strict, aps_error *err);
 
 /* ---- RunCommand ---- */
@@ -2963,9 +2973,10 @@ APS_NODISCARD aps_status ap_run_command_decode(const char *json, size_t len, aps
     ap_run_command_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_command_encode(const ap_run_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_command_encode(const ap_run_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_command_encode_opts(const ap_run_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_command_validate(const ap_run_command_t *value, bool strict, aps_error *err);
 
 /* ---- run.start ---- */
@@ -2974,9 +2985,10 @@ APS_NODISCARD aps_status ap_run_start_decode(const char *json, size_t len, aps_a
     ap_run_start_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_start_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_start_encode(const ap_run_start_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_encode(const ap_run_start_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_start_encode_opts(const ap_run_start_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_validate(const ap_run_start_t *value, bool strict, aps_error *err);
 
 /* ---- RunStartParams ---- */
@@ -2985,9 +2997,10 @@ APS_NODISCARD aps_status ap_run_start_params_decode(const char *json, size_t len
     ap_run_start_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_start_params_encode(const ap_run_start_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_params_encode(const ap_run_start_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_encode_opts(const ap_run_start_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_validate(const ap_run_start_params_t *value, bool strict, aps_error *err);
 
 /* ---- RunStartParams.config ---- */
@@ -2996,9 +3009,10 @@ APS_NODISCARD aps_status ap_run_start_params_config_decode(const char *json, siz
     ap_run_start_params_config_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_config_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_config_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_start_params_config_encode(const ap_run_start_params_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_params_config_encode(const ap_run_start_params_config_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_config_encode_opts(const ap_run_start_params_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_config_validate(const ap_run_start_params_config_t *value, bool strict, aps_error *err);
 
 /* ---- RunStartParams.metadata ---- */
@@ -3007,9 +3021,10 @@ APS_NODISCARD aps_status ap_run_start_params_metadata_decode(const char *json, s
     ap_run_start_params_metadata_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_metadata_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_start_params_metadata_encode(const ap_run_start_params_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_start_params_metadata_encode(const ap_run_start_params_metadata_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_metadata_encode_opts(const ap_run_start_params_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_metadata_validate(const ap_run_start_params_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- SubscriptionCommand ---- */
@@ -3018,9 +3033,10 @@ APS_NODISCARD aps_status ap_subscription_command_decode(const char *json, size_t
     ap_subscription_command_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscription_command_encode(const ap_subscription_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_command_encode(const ap_subscription_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscription_command_encode_opts(const ap_subscription_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_command_validate(const ap_subscription_command_t *value, bool strict, aps_error *err);
 
 /* ---- subscription.subscribe ---- */
@@ -3029,9 +3045,10 @@ APS_NODISCARD aps_status ap_subscription_subscribe_decode(const char *json, size
     ap_subscription_subscribe_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_subscribe_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_subscribe_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscription_subscribe_encode_opts(const ap_subscription_subscribe_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_subscribe_validate(const ap_subscription_subscribe_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeParams ---- */
@@ -3040,9 +3057,10 @@ APS_NODISCARD aps_status ap_subscribe_params_decode(const char *json, size_t len
     ap_subscribe_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_encode_opts(const ap_subscribe_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_validate(const ap_subscribe_params_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeParams.channels ---- */
@@ -3051,9 +3069,10 @@ APS_NODISCARD aps_status ap_subscribe_params_channels_decode(const char *json, s
     ap_subscribe_params_channels_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_channels_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_channels_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_channels_encode_opts(const ap_subscribe_params_channels_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_channels_validate(const ap_subscribe_params_channels_t *value, bool strict, aps_error *err);
 
 /* ---- Channel ---- */
@@ -3062,9 +3081,10 @@ APS_NODISCARD aps_status ap_channel_decode(const char *json, size_t len, aps_are
     ap_channel_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_channel_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_channel_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_channel_encode(const ap_channel_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_channel_encode(const ap_channel_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_channel_encode_opts(const ap_channel_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_channel_validate(const ap_channel_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeParams.namespaces ---- */
@@ -3073,9 +3093,10 @@ APS_NODISCARD aps_status ap_subscribe_params_namespaces_decode(const char *json,
     ap_subscribe_params_namespaces_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_namespaces_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode_opts(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_namespaces_validate(const ap_subscribe_params_namespaces_t *value, bool strict, aps_error *err);
 
 /* ---- subscription.unsubscribe ---- */
@@ -3084,9 +3105,10 @@ APS_NODISCARD aps_status ap_subscription_unsubscribe_decode(const char *json, si
     ap_subscription_unsubscribe_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_unsubscribe_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_unsubscribe_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscription_unsubscribe_encode_opts(const ap_subscription_unsubscribe_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_unsubscribe_validate(const ap_subscription_unsubscribe_t *value, bool strict, aps_error *err);
 
 /* ---- UnsubscribeParams ---- */
@@ -3095,9 +3117,10 @@ APS_NODISCARD aps_status ap_unsubscribe_params_decode(const char *json, size_t l
     ap_unsubscribe_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_unsubscribe_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_unsubscribe_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_unsubscribe_params_encode_opts(const ap_unsubscribe_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_unsubscribe_params_validate(const ap_unsubscribe_params_t *value, bool strict, aps_error *err);
 
 /* ---- subscription.reconnect ---- */
@@ -3106,9 +3129,10 @@ APS_NODISCARD aps_status ap_subscription_reconnect_decode(const char *json, size
     ap_subscription_reconnect_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_reconnect_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_reconnect_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscription_reconnect_encode_opts(const ap_subscription_reconnect_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_reconnect_validate(const ap_subscription_reconnect_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectParams ---- */
@@ -3117,9 +3141,10 @@ APS_NODISCARD aps_status ap_reconnect_params_decode(const char *json, size_t len
     ap_reconnect_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_encode_opts(const ap_reconnect_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_validate(const ap_reconnect_params_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectParams.subscriptions ---- */
@@ -3128,9 +3153,10 @@ APS_NODISCARD aps_status ap_reconnect_params_subscriptions_decode(const char *js
     ap_reconnect_params_subscriptions_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_subscriptions_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_params_subscriptions_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode_opts(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_subscriptions_validate(const ap_reconnect_params_subscriptions_t *value, bool strict, aps_error *err);
 
 /* ---- AgentCommand ---- */
@@ -3139,9 +3165,10 @@ APS_NODISCARD aps_status ap_agent_command_decode(const char *json, size_t len, a
     ap_agent_command_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_command_encode(const ap_agent_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_command_encode(const ap_agent_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_command_encode_opts(const ap_agent_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_command_validate(const ap_agent_command_t *value, bool strict, aps_error *err);
 
 /* ---- agent.getTree ---- */
@@ -3150,9 +3177,10 @@ APS_NODISCARD aps_status ap_agent_get_tree_decode(const char *json, size_t len, 
     ap_agent_get_tree_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_get_tree_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_encode_opts(const ap_agent_get_tree_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_validate(const ap_agent_get_tree_t *value, bool strict, aps_error *err);
 
 /* ---- AgentGetTreeParams ---- */
@@ -3161,9 +3189,10 @@ APS_NODISCARD aps_status ap_agent_get_tree_params_decode(const char *json, size_
     ap_agent_get_tree_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_get_tree_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_params_encode_opts(const ap_agent_get_tree_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_params_validate(const ap_agent_get_tree_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputCommand ---- */
@@ -3172,9 +3201,10 @@ APS_NODISCARD aps_status ap_input_command_decode(const char *json, size_t len, a
     ap_input_command_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_command_encode(const ap_input_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_command_encode(const ap_input_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_command_encode_opts(const ap_input_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_command_validate(const ap_input_command_t *value, bool strict, aps_error *err);
 
 /* ---- input.respond ---- */
@@ -3183,9 +3213,10 @@ APS_NODISCARD aps_status ap_input_respond_decode(const char *json, size_t len, a
     ap_input_respond_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_encode(const ap_input_respond_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_encode(const ap_input_respond_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_encode_opts(const ap_input_respond_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_validate(const ap_input_respond_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondParams ---- */
@@ -3197,9 +3228,10 @@ APS_NODISCARD aps_status ap_input_respond_params_decode_opts(const char *json, s
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status ap_input_respond_params_decode_as(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_params_kind alt, ap_input_respond_params_t *out, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_params_encode(const ap_input_respond_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_params_encode(const ap_input_respond_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_params_encode_opts(const ap_input_respond_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_params_validate(const ap_input_respond_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne ---- */
@@ -3208,9 +3240,10 @@ APS_NODISCARD aps_status ap_input_respond_one_decode(const char *json, size_t le
     ap_input_respond_one_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_encode_opts(const ap_input_respond_one_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_validate(const ap_input_respond_one_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne.update ---- */
@@ -3219,9 +3252,10 @@ APS_NODISCARD aps_status ap_input_respond_one_update_decode(const char *json, si
     ap_input_respond_one_update_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_update_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_update_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_one_update_encode(const ap_input_respond_one_update_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_update_encode(const ap_input_respond_one_update_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_update_encode_opts(const ap_input_respond_one_update_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_update_validate(const ap_input_respond_one_update_t *value, bool strict, aps_error *err);
 
 /* ---- Goto ---- */
@@ -3230,9 +3264,10 @@ APS_NODISCARD aps_status ap_goto_decode(const char *json, size_t len, aps_arena 
     ap_goto_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_goto_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_goto_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_encode(const ap_goto_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_goto_encode(const ap_goto_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_goto_encode_opts(const ap_goto_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_goto_validate(const ap_goto_t *value, bool strict, aps_error *err);
 
 /* ---- RunSend ---- */
@@ -3241,9 +3276,10 @@ APS_NODISCARD aps_status ap_run_send_decode(const char *json, size_t len, aps_ar
     ap_run_send_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_send_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_send_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_send_encode_opts(const ap_run_send_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_error *err);
 
 /* ---- Goto/3 ---- */
@@ -3252,9 +3288,10 @@ APS_NODISCARD aps_status ap_goto_alt3_decode(const char *json, size_t len, aps_a
     ap_goto_alt3_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_goto_alt3_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_goto_alt3_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, aps_error *err);
 
 /* ---- Goto/3[] ---- */
@@ -3263,9 +3300,10 @@ APS_NODISCARD aps_status ap_goto_alt3_item_decode(const char *json, size_t len, 
     ap_goto_alt3_item_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_goto_alt3_item_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne.config ---- */
@@ -3274,9 +3312,10 @@ APS_NODISCARD aps_status ap_input_respond_one_config_decode(const char *json, si
     ap_input_respond_one_config_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_config_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_config_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_one_config_encode(const ap_input_respond_one_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_config_encode(const ap_input_respond_one_config_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_config_encode_opts(const ap_input_respond_one_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_config_validate(const ap_input_respond_one_config_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondOne.metadata ---- */
@@ -3285,9 +3324,10 @@ APS_NODISCARD aps_status ap_input_respond_one_metadata_decode(const char *json, 
     ap_input_respond_one_metadata_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_metadata_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_one_metadata_encode(const ap_input_respond_one_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_one_metadata_encode(const ap_input_respond_one_metadata_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_metadata_encode_opts(const ap_input_respond_one_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_metadata_validate(const ap_input_respond_one_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany ---- */
@@ -3296,9 +3336,10 @@ APS_NODISCARD aps_status ap_input_respond_many_decode(const char *json, size_t l
     ap_input_respond_many_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_encode_opts(const ap_input_respond_many_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_validate(const ap_input_respond_many_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.responses ---- */
@@ -3307,9 +3348,10 @@ APS_NODISCARD aps_status ap_input_respond_many_responses_decode(const char *json
     ap_input_respond_many_responses_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_responses_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_responses_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_responses_encode_opts(const ap_input_respond_many_responses_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_responses_validate(const ap_input_respond_many_responses_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondEntry ---- */
@@ -3318,9 +3360,10 @@ APS_NODISCARD aps_status ap_input_respond_entry_decode(const char *json, size_t 
     ap_input_respond_entry_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_entry_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_entry_encode_opts(const ap_input_respond_entry_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_entry_validate(const ap_input_respond_entry_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.update ---- */
@@ -3329,9 +3372,10 @@ APS_NODISCARD aps_status ap_input_respond_many_update_decode(const char *json, s
     ap_input_respond_many_update_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_update_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_update_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_many_update_encode(const ap_input_respond_many_update_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_update_encode(const ap_input_respond_many_update_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_update_encode_opts(const ap_input_respond_many_update_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_update_validate(const ap_input_respond_many_update_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.config ---- */
@@ -3340,9 +3384,10 @@ APS_NODISCARD aps_status ap_input_respond_many_config_decode(const char *json, s
     ap_input_respond_many_config_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_config_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_config_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_many_config_encode(const ap_input_respond_many_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_config_encode(const ap_input_respond_many_config_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_config_encode_opts(const ap_input_respond_many_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_config_validate(const ap_input_respond_many_config_t *value, bool strict, aps_error *err);
 
 /* ---- InputRespondMany.metadata ---- */
@@ -3351,9 +3396,10 @@ APS_NODISCARD aps_status ap_input_respond_many_metadata_decode(const char *json,
     ap_input_respond_many_metadata_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_metadata_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_respond_many_metadata_encode(const ap_input_respond_many_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_respond_many_metadata_encode(const ap_input_respond_many_metadata_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_metadata_encode_opts(const ap_input_respond_many_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_metadata_validate(const ap_input_respond_many_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- input.inject ---- */
@@ -3362,9 +3408,10 @@ APS_NODISCARD aps_status ap_input_inject_decode(const char *json, size_t len, ap
     ap_input_inject_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_inject_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_inject_encode(const ap_input_inject_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_inject_encode(const ap_input_inject_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_encode_opts(const ap_input_inject_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_validate(const ap_input_inject_t *value, bool strict, aps_error *err);
 
 /* ---- InputInjectParams ---- */
@@ -3373,9 +3420,10 @@ APS_NODISCARD aps_status ap_input_inject_params_decode(const char *json, size_t 
     ap_input_inject_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_inject_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_params_encode_opts(const ap_input_inject_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_params_validate(const ap_input_inject_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputMessage ---- */
@@ -3384,9 +3432,10 @@ APS_NODISCARD aps_status ap_input_message_decode(const char *json, size_t len, a
     ap_input_message_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_message_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_message_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_message_encode(const ap_input_message_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_message_encode(const ap_input_message_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_message_encode_opts(const ap_input_message_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_message_validate(const ap_input_message_t *value, bool strict, aps_error *err);
 
 /* ---- InputMessage.role ---- */
@@ -3395,9 +3444,10 @@ APS_NODISCARD aps_status ap_input_message_role_decode(const char *json, size_t l
     ap_input_message_role_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_message_role_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_message_role_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_message_role_encode(const ap_input_message_role_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_message_role_encode(const ap_input_message_role_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_message_role_encode_opts(const ap_input_message_role_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_message_role_validate(const ap_input_message_role_t *value, bool strict, aps_error *err);
 
 /* ---- StateCommand ---- */
@@ -3406,9 +3456,10 @@ APS_NODISCARD aps_status ap_state_command_decode(const char *json, size_t len, a
     ap_state_command_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_command_encode(const ap_state_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_command_encode(const ap_state_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_command_encode_opts(const ap_state_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_command_validate(const ap_state_command_t *value, bool strict, aps_error *err);
 
 /* ---- state.get ---- */
@@ -3417,9 +3468,10 @@ APS_NODISCARD aps_status ap_state_get_decode(const char *json, size_t len, aps_a
     ap_state_get_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_get_encode(const ap_state_get_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_encode(const ap_state_get_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_get_encode_opts(const ap_state_get_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_validate(const ap_state_get_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetParams ---- */
@@ -3428,9 +3480,10 @@ APS_NODISCARD aps_status ap_state_get_params_decode(const char *json, size_t len
     ap_state_get_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_get_params_encode(const ap_state_get_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_params_encode(const ap_state_get_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_encode_opts(const ap_state_get_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_validate(const ap_state_get_params_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetParams.keys ---- */
@@ -3439,9 +3492,10 @@ APS_NODISCARD aps_status ap_state_get_params_keys_decode(const char *json, size_
     ap_state_get_params_keys_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_params_keys_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_keys_encode_opts(const ap_state_get_params_keys_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_keys_validate(const ap_state_get_params_keys_t *value, bool strict, aps_error *err);
 
 /* ---- state.listCheckpoints ---- */
@@ -3450,9 +3504,10 @@ APS_NODISCARD aps_status ap_state_list_checkpoints_decode(const char *json, size
     ap_state_list_checkpoints_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_list_checkpoints_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_list_checkpoints_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_list_checkpoints_encode_opts(const ap_state_list_checkpoints_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_list_checkpoints_validate(const ap_state_list_checkpoints_t *value, bool strict, aps_error *err);
 
 /* ---- ListCheckpointsParams ---- */
@@ -3461,9 +3516,10 @@ APS_NODISCARD aps_status ap_list_checkpoints_params_decode(const char *json, siz
     ap_list_checkpoints_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_params_encode_opts(const ap_list_checkpoints_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_params_validate(const ap_list_checkpoints_params_t *value, bool strict, aps_error *err);
 
 /* ---- state.fork ---- */
@@ -3472,9 +3528,10 @@ APS_NODISCARD aps_status ap_state_fork_decode(const char *json, size_t len, aps_
     ap_state_fork_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_encode_opts(const ap_state_fork_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_validate(const ap_state_fork_t *value, bool strict, aps_error *err);
 
 /* ---- StateForkParams ---- */
@@ -3483,9 +3540,10 @@ APS_NODISCARD aps_status ap_state_fork_params_decode(const char *json, size_t le
     ap_state_fork_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_encode_opts(const ap_state_fork_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_validate(const ap_state_fork_params_t *value, bool strict, aps_error *err);
 
 /* ---- StateForkParams.config ---- */
@@ -3494,9 +3552,10 @@ APS_NODISCARD aps_status ap_state_fork_params_config_decode(const char *json, si
     ap_state_fork_params_config_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_config_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_params_config_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_fork_params_config_encode(const ap_state_fork_params_config_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_params_config_encode(const ap_state_fork_params_config_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_config_encode_opts(const ap_state_fork_params_config_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_config_validate(const ap_state_fork_params_config_t *value, bool strict, aps_error *err);
 
 /* ---- Message ---- */
@@ -3505,9 +3564,10 @@ APS_NODISCARD aps_status ap_message_decode(const char *json, size_t len, aps_are
     ap_message_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_message_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_message_encode(const ap_message_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_encode(const ap_message_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_message_encode_opts(const ap_message_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_validate(const ap_message_t *value, bool strict, aps_error *err);
 
 /* ---- CommandResponse ---- */
@@ -3516,9 +3576,10 @@ APS_NODISCARD aps_status ap_command_response_decode(const char *json, size_t len
     ap_command_response_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_command_response_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_command_response_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_command_response_encode(const ap_command_response_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_command_response_encode(const ap_command_response_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_command_response_encode_opts(const ap_command_response_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_command_response_validate(const ap_command_response_t *value, bool strict, aps_error *err);
 
 /* ---- ResultData ---- */
@@ -3530,9 +3591,10 @@ APS_NODISCARD aps_status ap_result_data_decode_opts(const char *json, size_t len
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status ap_result_data_decode_as(const char *json, size_t len, aps_arena *arena,
     ap_result_data_kind alt, ap_result_data_t *out, aps_error *err);
-APS_NODISCARD aps_status ap_result_data_encode(const ap_result_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_result_data_encode(const ap_result_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_result_data_encode_opts(const ap_result_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_result_data_validate(const ap_result_data_t *value, bool strict, aps_error *err);
 
 /* ---- RunResult ---- */
@@ -3541,9 +3603,10 @@ APS_NODISCARD aps_status ap_run_result_decode(const char *json, size_t len, aps_
     ap_run_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_run_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_run_result_encode(const ap_run_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_run_result_encode(const ap_run_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_run_result_encode_opts(const ap_run_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_result_validate(const ap_run_result_t *value, bool strict, aps_error *err);
 
 /* ---- SubscriptionResult ---- */
@@ -3555,9 +3618,10 @@ APS_NODISCARD aps_status ap_subscription_result_decode_opts(const char *json, si
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status ap_subscription_result_decode_as(const char *json, size_t len, aps_arena *arena,
     ap_subscription_result_kind alt, ap_subscription_result_t *out, aps_error *err);
-APS_NODISCARD aps_status ap_subscription_result_encode(const ap_subscription_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscription_result_encode(const ap_subscription_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscription_result_encode_opts(const ap_subscription_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_result_validate(const ap_subscription_result_t *value, bool strict, aps_error *err);
 
 /* ---- SubscribeResult ---- */
@@ -3566,9 +3630,10 @@ APS_NODISCARD aps_status ap_subscribe_result_decode(const char *json, size_t len
     ap_subscribe_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_result_encode_opts(const ap_subscribe_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_result_validate(const ap_subscribe_result_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectResult ---- */
@@ -3577,9 +3642,10 @@ APS_NODISCARD aps_status ap_reconnect_result_decode(const char *json, size_t len
     ap_reconnect_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_encode_opts(const ap_reconnect_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_validate(const ap_reconnect_result_t *value, bool strict, aps_error *err);
 
 /* ---- ReconnectResult.currentNamespaces ---- */
@@ -3588,9 +3654,10 @@ APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_decode(const cha
     ap_reconnect_result_current_namespaces_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_result_current_namespaces_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode_opts(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_validate(const ap_reconnect_result_current_namespaces_t *value, bool strict, aps_error *err);
 
 /* ---- AgentStatusEntry ---- */
@@ -3599,9 +3666,10 @@ APS_NODISCARD aps_status ap_agent_status_entry_decode(const char *json, size_t l
     ap_agent_status_entry_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_status_entry_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_entry_encode_opts(const ap_agent_status_entry_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_entry_validate(const ap_agent_status_entry_t *value, bool strict, aps_error *err);
 
 /* ---- AgentStatus ---- */
@@ -3610,9 +3678,10 @@ APS_NODISCARD aps_status ap_agent_status_decode(const char *json, size_t len, ap
     ap_agent_status_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_status_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_status_encode(const ap_agent_status_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_status_encode(const ap_agent_status_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_encode_opts(const ap_agent_status_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_validate(const ap_agent_status_t *value, bool strict, aps_error *err);
 
 /* ---- EmptyResult ---- */
@@ -3621,9 +3690,10 @@ APS_NODISCARD aps_status ap_empty_result_decode(const char *json, size_t len, ap
     ap_empty_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_empty_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_empty_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_empty_result_encode(const ap_empty_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_empty_result_encode(const ap_empty_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_empty_result_encode_opts(const ap_empty_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_empty_result_validate(const ap_empty_result_t *value, bool strict, aps_error *err);
 
 /* ---- AgentResult ---- */
@@ -3632,9 +3702,10 @@ APS_NODISCARD aps_status ap_agent_result_decode(const char *json, size_t len, ap
     ap_agent_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_result_encode(const ap_agent_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_result_encode(const ap_agent_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_result_encode_opts(const ap_agent_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_result_validate(const ap_agent_result_t *value, bool strict, aps_error *err);
 
 /* ---- AgentTreeNode ---- */
@@ -3643,9 +3714,10 @@ APS_NODISCARD aps_status ap_agent_tree_node_decode(const char *json, size_t len,
     ap_agent_tree_node_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_encode_opts(const ap_agent_tree_node_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_validate(const ap_agent_tree_node_t *value, bool strict, aps_error *err);
 
 /* ---- AgentTreeNode.children ---- */
@@ -3654,9 +3726,10 @@ APS_NODISCARD aps_status ap_agent_tree_node_children_decode(const char *json, si
     ap_agent_tree_node_children_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_children_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_children_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_children_encode_opts(const ap_agent_tree_node_children_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_children_validate(const ap_agent_tree_node_children_t *value, bool strict, aps_error *err);
 
 /* ---- AgentTreeNode.metadata ---- */
@@ -3665,9 +3738,10 @@ APS_NODISCARD aps_status ap_agent_tree_node_metadata_decode(const char *json, si
     ap_agent_tree_node_metadata_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_metadata_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode_opts(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_metadata_validate(const ap_agent_tree_node_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- InputResult ---- */
@@ -3676,9 +3750,10 @@ APS_NODISCARD aps_status ap_input_result_decode(const char *json, size_t len, ap
     ap_input_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_result_encode(const ap_input_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_result_encode(const ap_input_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_result_encode_opts(const ap_input_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_result_validate(const ap_input_result_t *value, bool strict, aps_error *err);
 
 /* ---- StateResult ---- */
@@ -3690,9 +3765,10 @@ APS_NODISCARD aps_status ap_state_result_decode_opts(const char *json, size_t le
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status ap_state_result_decode_as(const char *json, size_t len, aps_arena *arena,
     ap_state_result_kind alt, ap_state_result_t *out, aps_error *err);
-APS_NODISCARD aps_status ap_state_result_encode(const ap_state_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_result_encode(const ap_state_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_result_encode_opts(const ap_state_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_result_validate(const ap_state_result_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetResult ---- */
@@ -3701,9 +3777,10 @@ APS_NODISCARD aps_status ap_state_get_result_decode(const char *json, size_t len
     ap_state_get_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_get_result_encode(const ap_state_get_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_result_encode(const ap_state_get_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_encode_opts(const ap_state_get_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_validate(const ap_state_get_result_t *value, bool strict, aps_error *err);
 
 /* ---- StateGetResult.values ---- */
@@ -3712,9 +3789,10 @@ APS_NODISCARD aps_status ap_state_get_result_values_decode(const char *json, siz
     ap_state_get_result_values_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_values_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_result_values_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_get_result_values_encode(const ap_state_get_result_values_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_get_result_values_encode(const ap_state_get_result_values_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_values_encode_opts(const ap_state_get_result_values_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_values_validate(const ap_state_get_result_values_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointRef ---- */
@@ -3723,9 +3801,10 @@ APS_NODISCARD aps_status ap_checkpoint_ref_decode(const char *json, size_t len, 
     ap_checkpoint_ref_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_ref_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_ref_encode_opts(const ap_checkpoint_ref_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_ref_validate(const ap_checkpoint_ref_t *value, bool strict, aps_error *err);
 
 /* ---- ListCheckpointsResult ---- */
@@ -3734,9 +3813,10 @@ APS_NODISCARD aps_status ap_list_checkpoints_result_decode(const char *json, siz
     ap_list_checkpoints_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_encode_opts(const ap_list_checkpoints_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_validate(const ap_list_checkpoints_result_t *value, bool strict, aps_error *err);
 
 /* ---- ListCheckpointsResult.checkpoints ---- */
@@ -3745,9 +3825,10 @@ APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_decode(const cha
     ap_list_checkpoints_result_checkpoints_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_result_checkpoints_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode_opts(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_validate(const ap_list_checkpoints_result_checkpoints_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointSummary ---- */
@@ -3756,9 +3837,10 @@ APS_NODISCARD aps_status ap_checkpoint_summary_decode(const char *json, size_t l
     ap_checkpoint_summary_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_summary_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_encode_opts(const ap_checkpoint_summary_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_validate(const ap_checkpoint_summary_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointSummary.metadata ---- */
@@ -3767,9 +3849,10 @@ APS_NODISCARD aps_status ap_checkpoint_summary_metadata_decode(const char *json,
     ap_checkpoint_summary_metadata_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_summary_metadata_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode_opts(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_metadata_validate(const ap_checkpoint_summary_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- StateForkResult ---- */
@@ -3778,9 +3861,10 @@ APS_NODISCARD aps_status ap_state_fork_result_decode(const char *json, size_t le
     ap_state_fork_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_result_encode_opts(const ap_state_fork_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_result_validate(const ap_state_fork_result_t *value, bool strict, aps_error *err);
 
 /* ---- ResponseMeta ---- */
@@ -3789,9 +3873,10 @@ APS_NODISCARD aps_status ap_response_meta_decode(const char *json, size_t len, a
     ap_response_meta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_response_meta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_response_meta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_response_meta_encode(const ap_response_meta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_response_meta_encode(const ap_response_meta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_response_meta_encode_opts(const ap_response_meta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_response_meta_validate(const ap_response_meta_t *value, bool strict, aps_error *err);
 
 /* ---- ErrorResponse ---- */
@@ -3800,9 +3885,10 @@ APS_NODISCARD aps_status ap_error_response_decode(const char *json, size_t len, 
     ap_error_response_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_error_response_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_error_response_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_error_response_encode(const ap_error_response_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_error_response_encode(const ap_error_response_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_error_response_encode_opts(const ap_error_response_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_error_response_validate(const ap_error_response_t *value, bool strict, aps_error *err);
 
 /* ---- ErrorCode ---- */
@@ -3811,9 +3897,10 @@ APS_NODISCARD aps_status ap_error_code_decode(const char *json, size_t len, aps_
     ap_error_code_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_error_code_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_error_code_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_error_code_encode(const ap_error_code_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_error_code_encode(const ap_error_code_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_error_code_encode_opts(const ap_error_code_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_error_code_validate(const ap_error_code_t *value, bool strict, aps_error *err);
 
 /* ---- Event ---- */
@@ -3822,9 +3909,10 @@ APS_NODISCARD aps_status ap_event_decode(const char *json, size_t len, aps_arena
     ap_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_event_encode(const ap_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_encode(const ap_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_event_encode_opts(const ap_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_validate(const ap_event_t *value, bool strict, aps_error *err);
 
 /* ---- EventData ---- */
@@ -3833,9 +3921,10 @@ APS_NODISCARD aps_status ap_event_data_decode(const char *json, size_t len, aps_
     ap_event_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_event_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_event_data_encode(const ap_event_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_data_encode(const ap_event_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_event_data_encode_opts(const ap_event_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_data_validate(const ap_event_data_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleEvent ---- */
@@ -3844,9 +3933,10 @@ APS_NODISCARD aps_status ap_lifecycle_event_decode(const char *json, size_t len,
     ap_lifecycle_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_encode_opts(const ap_lifecycle_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_validate(const ap_lifecycle_event_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleEvent.params ---- */
@@ -3855,9 +3945,10 @@ APS_NODISCARD aps_status ap_lifecycle_event_params_decode(const char *json, size
     ap_lifecycle_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_params_encode_opts(const ap_lifecycle_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_params_validate(const ap_lifecycle_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleData ---- */
@@ -3866,9 +3957,10 @@ APS_NODISCARD aps_status ap_lifecycle_data_decode(const char *json, size_t len, 
     ap_lifecycle_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_data_encode_opts(const ap_lifecycle_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_data_validate(const ap_lifecycle_data_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCause ---- */
@@ -3877,9 +3969,10 @@ APS_NODISCARD aps_status ap_lifecycle_cause_decode(const char *json, size_t len,
     ap_lifecycle_cause_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_encode_opts(const ap_lifecycle_cause_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_validate(const ap_lifecycle_cause_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCauseToolCall ---- */
@@ -3888,9 +3981,10 @@ APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_decode(const char *json, s
     ap_lifecycle_cause_tool_call_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_tool_call_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode_opts(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_validate(const ap_lifecycle_cause_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCauseSend ---- */
@@ -3899,9 +3993,10 @@ APS_NODISCARD aps_status ap_lifecycle_cause_send_decode(const char *json, size_t
     ap_lifecycle_cause_send_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_send_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_send_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_send_encode_opts(const ap_lifecycle_cause_send_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_send_validate(const ap_lifecycle_cause_send_t *value, bool strict, aps_error *err);
 
 /* ---- LifecycleCauseEdge ---- */
@@ -3910,9 +4005,10 @@ APS_NODISCARD aps_status ap_lifecycle_cause_edge_decode(const char *json, size_t
     ap_lifecycle_cause_edge_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_edge_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_edge_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode_opts(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_edge_validate(const ap_lifecycle_cause_edge_t *value, bool strict, aps_error *err);
 
 /* ---- MessagesEvent ---- */
@@ -3921,9 +4017,10 @@ APS_NODISCARD aps_status ap_messages_event_decode(const char *json, size_t len, 
     ap_messages_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_messages_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_messages_event_encode(const ap_messages_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_messages_event_encode(const ap_messages_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_encode_opts(const ap_messages_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_validate(const ap_messages_event_t *value, bool strict, aps_error *err);
 
 /* ---- MessagesEvent.params ---- */
@@ -3932,9 +4029,10 @@ APS_NODISCARD aps_status ap_messages_event_params_decode(const char *json, size_
     ap_messages_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_messages_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_params_encode_opts(const ap_messages_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_params_validate(const ap_messages_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- MessagesData ---- */
@@ -3943,9 +4041,10 @@ APS_NODISCARD aps_status ap_messages_data_decode(const char *json, size_t len, a
     ap_messages_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_messages_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_messages_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_messages_data_encode(const ap_messages_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_messages_data_encode(const ap_messages_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_messages_data_encode_opts(const ap_messages_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_messages_data_validate(const ap_messages_data_t *value, bool strict, aps_error *err);
 
 /* ---- MessageStartData ---- */
@@ -3954,9 +4053,10 @@ APS_NODISCARD aps_status ap_message_start_data_decode(const char *json, size_t l
     ap_message_start_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_message_start_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_start_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_message_start_data_encode(const ap_message_start_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_start_data_encode(const ap_message_start_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_message_start_data_encode_opts(const ap_message_start_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_start_data_validate(const ap_message_start_data_t *value, bool strict, aps_error *err);
 
 /* ---- MessageRole ---- */
@@ -3965,9 +4065,10 @@ APS_NODISCARD aps_status ap_message_role_decode(const char *json, size_t len, ap
     ap_message_role_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_message_role_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_role_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_message_role_encode(const ap_message_role_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_role_encode(const ap_message_role_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_message_role_encode_opts(const ap_message_role_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_role_validate(const ap_message_role_t *value, bool strict, aps_error *err);
 
 /* ---- MessageMetadata ---- */
@@ -3976,9 +4077,10 @@ APS_NODISCARD aps_status ap_message_metadata_decode(const char *json, size_t len
     ap_message_metadata_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_message_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_metadata_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_message_metadata_encode(const ap_message_metadata_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_metadata_encode(const ap_message_metadata_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_message_metadata_encode_opts(const ap_message_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_metadata_validate(const ap_message_metadata_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockStartData ---- */
@@ -3987,9 +4089,10 @@ APS_NODISCARD aps_status ap_content_block_start_data_decode(const char *json, si
     ap_content_block_start_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_start_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_start_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_content_block_start_data_encode_opts(const ap_content_block_start_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_start_data_validate(const ap_content_block_start_data_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlock ---- */
@@ -3998,9 +4101,10 @@ APS_NODISCARD aps_status ap_content_block_decode(const char *json, size_t len, a
     ap_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_content_block_encode(const ap_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_encode(const ap_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_content_block_encode_opts(const ap_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_validate(const ap_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- TextContentBlock ---- */
@@ -4009,9 +4113,10 @@ APS_NODISCARD aps_status ap_text_content_block_decode(const char *json, size_t l
     ap_text_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_text_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_text_content_block_encode(const ap_text_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_text_content_block_encode(const ap_text_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_encode_opts(const ap_text_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_validate(const ap_text_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- BlockIndex ---- */
@@ -4020,9 +4125,10 @@ APS_NODISCARD aps_status ap_block_index_decode(const char *json, size_t len, aps
     ap_block_index_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_block_index_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_block_index_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_block_index_encode(const ap_block_index_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_block_index_encode(const ap_block_index_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_block_index_encode_opts(const ap_block_index_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_block_index_validate(const ap_block_index_t *value, bool strict, aps_error *err);
 
 /* ---- TextContentBlock.annotations ---- */
@@ -4031,9 +4137,10 @@ APS_NODISCARD aps_status ap_text_content_block_annotations_decode(const char *js
     ap_text_content_block_annotations_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_annotations_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_text_content_block_annotations_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_annotations_encode_opts(const ap_text_content_block_annotations_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_annotations_validate(const ap_text_content_block_annotations_t *value, bool strict, aps_error *err);
 
 /* ---- Annotation ---- */
@@ -4042,9 +4149,10 @@ APS_NODISCARD aps_status ap_annotation_decode(const char *json, size_t len, aps_
     ap_annotation_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_annotation_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_annotation_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_annotation_encode(const ap_annotation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_annotation_encode(const ap_annotation_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_annotation_encode_opts(const ap_annotation_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_annotation_validate(const ap_annotation_t *value, bool strict, aps_error *err);
 
 /* ---- Citation ---- */
@@ -4053,9 +4161,10 @@ APS_NODISCARD aps_status ap_citation_decode(const char *json, size_t len, aps_ar
     ap_citation_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_citation_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_citation_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_citation_encode(const ap_citation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_citation_encode(const ap_citation_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_citation_encode_opts(const ap_citation_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_citation_validate(const ap_citation_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardAnnotation ---- */
@@ -4064,9 +4173,10 @@ APS_NODISCARD aps_status ap_non_standard_annotation_decode(const char *json, siz
     ap_non_standard_annotation_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_annotation_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_encode_opts(const ap_non_standard_annotation_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_validate(const ap_non_standard_annotation_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardAnnotation.value ---- */
@@ -4075,9 +4185,10 @@ APS_NODISCARD aps_status ap_non_standard_annotation_value_decode(const char *jso
     ap_non_standard_annotation_value_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_value_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_annotation_value_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_non_standard_annotation_value_encode(const ap_non_standard_annotation_value_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_annotation_value_encode(const ap_non_standard_annotation_value_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_value_encode_opts(const ap_non_standard_annotation_value_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_value_validate(const ap_non_standard_annotation_value_t *value, bool strict, aps_error *err);
 
 /* ---- InvalidToolCall ---- */
@@ -4086,9 +4197,10 @@ APS_NODISCARD aps_status ap_invalid_tool_call_decode(const char *json, size_t le
     ap_invalid_tool_call_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_invalid_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_invalid_tool_call_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_invalid_tool_call_encode_opts(const ap_invalid_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_invalid_tool_call_validate(const ap_invalid_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- ReasoningContentBlock ---- */
@@ -4097,9 +4209,10 @@ APS_NODISCARD aps_status ap_reasoning_content_block_decode(const char *json, siz
     ap_reasoning_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reasoning_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_content_block_encode_opts(const ap_reasoning_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_content_block_validate(const ap_reasoning_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardContentBlock ---- */
@@ -4108,9 +4221,10 @@ APS_NODISCARD aps_status ap_non_standard_content_block_decode(const char *json, 
     ap_non_standard_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_encode_opts(const ap_non_standard_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_validate(const ap_non_standard_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- NonStandardContentBlock.value ---- */
@@ -4119,9 +4233,10 @@ APS_NODISCARD aps_status ap_non_standard_content_block_value_decode(const char *
     ap_non_standard_content_block_value_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_value_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_content_block_value_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_non_standard_content_block_value_encode(const ap_non_standard_content_block_value_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_non_standard_content_block_value_encode(const ap_non_standard_content_block_value_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_value_encode_opts(const ap_non_standard_content_block_value_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_value_validate(const ap_non_standard_content_block_value_t *value, bool strict, aps_error *err);
 
 /* ---- DataContentBlock ---- */
@@ -4130,9 +4245,10 @@ APS_NODISCARD aps_status ap_data_content_block_decode(const char *json, size_t l
     ap_data_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_data_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_data_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_data_content_block_encode(const ap_data_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_data_content_block_encode(const ap_data_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_data_content_block_encode_opts(const ap_data_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_data_content_block_validate(const ap_data_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- ImageContentBlock ---- */
@@ -4141,9 +4257,10 @@ APS_NODISCARD aps_status ap_image_content_block_decode(const char *json, size_t 
     ap_image_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_image_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_image_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_image_content_block_encode(const ap_image_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_image_content_block_encode(const ap_image_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_image_content_block_encode_opts(const ap_image_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_image_content_block_validate(const ap_image_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- VideoContentBlock ---- */
@@ -4152,9 +4269,10 @@ APS_NODISCARD aps_status ap_video_content_block_decode(const char *json, size_t 
     ap_video_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_video_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_video_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_video_content_block_encode(const ap_video_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_video_content_block_encode(const ap_video_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_video_content_block_encode_opts(const ap_video_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_video_content_block_validate(const ap_video_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- AudioContentBlock ---- */
@@ -4163,9 +4281,10 @@ APS_NODISCARD aps_status ap_audio_content_block_decode(const char *json, size_t 
     ap_audio_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_audio_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_audio_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_audio_content_block_encode_opts(const ap_audio_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_audio_content_block_validate(const ap_audio_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- FileContentBlock ---- */
@@ -4174,9 +4293,10 @@ APS_NODISCARD aps_status ap_file_content_block_decode(const char *json, size_t l
     ap_file_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_file_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_file_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_file_content_block_encode(const ap_file_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_file_content_block_encode(const ap_file_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_file_content_block_encode_opts(const ap_file_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_file_content_block_validate(const ap_file_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- ToolContentBlock ---- */
@@ -4185,9 +4305,10 @@ APS_NODISCARD aps_status ap_tool_content_block_decode(const char *json, size_t l
     ap_tool_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_content_block_encode_opts(const ap_tool_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_content_block_validate(const ap_tool_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCall ---- */
@@ -4196,9 +4317,10 @@ APS_NODISCARD aps_status ap_tool_call_decode(const char *json, size_t len, aps_a
     ap_tool_call_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_encode_opts(const ap_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_validate(const ap_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCall.args ---- */
@@ -4207,9 +4329,10 @@ APS_NODISCARD aps_status ap_tool_call_args_decode(const char *json, size_t len, 
     ap_tool_call_args_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_args_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_args_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_call_args_encode(const ap_tool_call_args_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_args_encode(const ap_tool_call_args_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_args_encode_opts(const ap_tool_call_args_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_args_validate(const ap_tool_call_args_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCallChunk ---- */
@@ -4218,9 +4341,10 @@ APS_NODISCARD aps_status ap_tool_call_chunk_decode(const char *json, size_t len,
     ap_tool_call_chunk_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_chunk_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_chunk_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_chunk_encode_opts(const ap_tool_call_chunk_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_chunk_validate(const ap_tool_call_chunk_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolCall ---- */
@@ -4229,9 +4353,10 @@ APS_NODISCARD aps_status ap_server_tool_call_decode(const char *json, size_t len
     ap_server_tool_call_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_encode_opts(const ap_server_tool_call_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_validate(const ap_server_tool_call_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolCall.args ---- */
@@ -4240,9 +4365,10 @@ APS_NODISCARD aps_status ap_server_tool_call_args_decode(const char *json, size_
     ap_server_tool_call_args_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_args_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_args_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_server_tool_call_args_encode(const ap_server_tool_call_args_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_call_args_encode(const ap_server_tool_call_args_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_args_encode_opts(const ap_server_tool_call_args_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_args_validate(const ap_server_tool_call_args_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolCallChunk ---- */
@@ -4251,9 +4377,10 @@ APS_NODISCARD aps_status ap_server_tool_call_chunk_decode(const char *json, size
     ap_server_tool_call_chunk_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_chunk_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_chunk_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_chunk_encode_opts(const ap_server_tool_call_chunk_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_chunk_validate(const ap_server_tool_call_chunk_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolResult ---- */
@@ -4262,9 +4389,10 @@ APS_NODISCARD aps_status ap_server_tool_result_decode(const char *json, size_t l
     ap_server_tool_result_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_result_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_encode_opts(const ap_server_tool_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_validate(const ap_server_tool_result_t *value, bool strict, aps_error *err);
 
 /* ---- ServerToolResult.status ---- */
@@ -4273,9 +4401,10 @@ APS_NODISCARD aps_status ap_server_tool_result_status_decode(const char *json, s
     ap_server_tool_result_status_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_status_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_result_status_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_server_tool_result_status_encode(const ap_server_tool_result_status_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_server_tool_result_status_encode(const ap_server_tool_result_status_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_status_encode_opts(const ap_server_tool_result_status_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_status_validate(const ap_server_tool_result_status_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockDeltaData ---- */
@@ -4284,9 +4413,10 @@ APS_NODISCARD aps_status ap_content_block_delta_data_decode(const char *json, si
     ap_content_block_delta_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_delta_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_data_encode_opts(const ap_content_block_delta_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_data_validate(const ap_content_block_delta_data_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockDelta ---- */
@@ -4295,9 +4425,10 @@ APS_NODISCARD aps_status ap_content_block_delta_decode(const char *json, size_t 
     ap_content_block_delta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_delta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_encode_opts(const ap_content_block_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_validate(const ap_content_block_delta_t *value, bool strict, aps_error *err);
 
 /* ---- TextDelta ---- */
@@ -4306,9 +4437,10 @@ APS_NODISCARD aps_status ap_text_delta_decode(const char *json, size_t len, aps_
     ap_text_delta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_text_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_text_delta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_text_delta_encode_opts(const ap_text_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_text_delta_validate(const ap_text_delta_t *value, bool strict, aps_error *err);
 
 /* ---- ReasoningDelta ---- */
@@ -4317,9 +4449,10 @@ APS_NODISCARD aps_status ap_reasoning_delta_decode(const char *json, size_t len,
     ap_reasoning_delta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reasoning_delta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_delta_encode_opts(const ap_reasoning_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_delta_validate(const ap_reasoning_delta_t *value, bool strict, aps_error *err);
 
 /* ---- DataDelta ---- */
@@ -4328,9 +4461,10 @@ APS_NODISCARD aps_status ap_data_delta_decode(const char *json, size_t len, aps_
     ap_data_delta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_data_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_data_delta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_data_delta_encode_opts(const ap_data_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_data_delta_validate(const ap_data_delta_t *value, bool strict, aps_error *err);
 
 /* ---- BlockDelta ---- */
@@ -4339,9 +4473,10 @@ APS_NODISCARD aps_status ap_block_delta_decode(const char *json, size_t len, aps
     ap_block_delta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_block_delta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_block_delta_encode(const ap_block_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_block_delta_encode(const ap_block_delta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_encode_opts(const ap_block_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_validate(const ap_block_delta_t *value, bool strict, aps_error *err);
 
 /* ---- BlockDeltaFields ---- */
@@ -4350,9 +4485,10 @@ APS_NODISCARD aps_status ap_block_delta_fields_decode(const char *json, size_t l
     ap_block_delta_fields_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_fields_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_block_delta_fields_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_fields_encode_opts(const ap_block_delta_fields_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_fields_validate(const ap_block_delta_fields_t *value, bool strict, aps_error *err);
 
 /* ---- ToolCallDelta ---- */
@@ -4361,9 +4497,10 @@ APS_NODISCARD aps_status ap_tool_call_delta_decode(const char *json, size_t len,
     ap_tool_call_delta_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_delta_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_delta_encode_opts(const ap_tool_call_delta_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_delta_validate(const ap_tool_call_delta_t *value, bool strict, aps_error *err);
 
 /* ---- ContentBlockFinishData ---- */
@@ -4372,9 +4509,10 @@ APS_NODISCARD aps_status ap_content_block_finish_data_decode(const char *json, s
     ap_content_block_finish_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_finish_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_finish_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_content_block_finish_data_encode_opts(const ap_content_block_finish_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_finish_data_validate(const ap_content_block_finish_data_t *value, bool strict, aps_error *err);
 
 /* ---- FinalizedContentBlock ---- */
@@ -4383,9 +4521,10 @@ APS_NODISCARD aps_status ap_finalized_content_block_decode(const char *json, siz
     ap_finalized_content_block_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_finalized_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_finalized_content_block_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_finalized_content_block_encode_opts(const ap_finalized_content_block_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_finalized_content_block_validate(const ap_finalized_content_block_t *value, bool strict, aps_error *err);
 
 /* ---- MessageFinishData ---- */
@@ -4394,9 +4533,10 @@ APS_NODISCARD aps_status ap_message_finish_data_decode(const char *json, size_t 
     ap_message_finish_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_message_finish_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_finish_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_message_finish_data_encode_opts(const ap_message_finish_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_finish_data_validate(const ap_message_finish_data_t *value, bool strict, aps_error *err);
 
 /* ---- UsageInfo ---- */
@@ -4405,9 +4545,10 @@ APS_NODISCARD aps_status ap_usage_info_decode(const char *json, size_t len, aps_
     ap_usage_info_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_usage_info_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_usage_info_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_usage_info_encode_opts(const ap_usage_info_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_usage_info_validate(const ap_usage_info_t *value, bool strict, aps_error *err);
 
 /* ---- InputTokenDetails ---- */
@@ -4416,9 +4557,10 @@ APS_NODISCARD aps_status ap_input_token_details_decode(const char *json, size_t 
     ap_input_token_details_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_token_details_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_token_details_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_token_details_encode(const ap_input_token_details_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_token_details_encode(const ap_input_token_details_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_token_details_encode_opts(const ap_input_token_details_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_token_details_validate(const ap_input_token_details_t *value, bool strict, aps_error *err);
 
 /* ---- OutputTokenDetails ---- */
@@ -4427,9 +4569,10 @@ APS_NODISCARD aps_status ap_output_token_details_decode(const char *json, size_t
     ap_output_token_details_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_output_token_details_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_output_token_details_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_output_token_details_encode(const ap_output_token_details_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_output_token_details_encode(const ap_output_token_details_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_output_token_details_encode_opts(const ap_output_token_details_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_output_token_details_validate(const ap_output_token_details_t *value, bool strict, aps_error *err);
 
 /* ---- MessageErrorData ---- */
@@ -4438,9 +4581,10 @@ APS_NODISCARD aps_status ap_message_error_data_decode(const char *json, size_t l
     ap_message_error_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_message_error_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_error_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_message_error_data_encode(const ap_message_error_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_message_error_data_encode(const ap_message_error_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_message_error_data_encode_opts(const ap_message_error_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_error_data_validate(const ap_message_error_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolsEvent ---- */
@@ -4449,9 +4593,10 @@ APS_NODISCARD aps_status ap_tools_event_decode(const char *json, size_t len, aps
     ap_tools_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tools_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tools_event_encode(const ap_tools_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tools_event_encode(const ap_tools_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_encode_opts(const ap_tools_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_validate(const ap_tools_event_t *value, bool strict, aps_error *err);
 
 /* ---- ToolsEvent.params ---- */
@@ -4460,9 +4605,10 @@ APS_NODISCARD aps_status ap_tools_event_params_decode(const char *json, size_t l
     ap_tools_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tools_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_params_encode_opts(const ap_tools_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_params_validate(const ap_tools_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- ToolsData ---- */
@@ -4471,9 +4617,10 @@ APS_NODISCARD aps_status ap_tools_data_decode(const char *json, size_t len, aps_
     ap_tools_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tools_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tools_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tools_data_encode_opts(const ap_tools_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tools_data_validate(const ap_tools_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolStartedData ---- */
@@ -4482,9 +4629,10 @@ APS_NODISCARD aps_status ap_tool_started_data_decode(const char *json, size_t le
     ap_tool_started_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_started_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_started_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_started_data_encode_opts(const ap_tool_started_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_started_data_validate(const ap_tool_started_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolOutputDeltaData ---- */
@@ -4493,9 +4641,10 @@ APS_NODISCARD aps_status ap_tool_output_delta_data_decode(const char *json, size
     ap_tool_output_delta_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_output_delta_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_output_delta_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_output_delta_data_encode_opts(const ap_tool_output_delta_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_output_delta_data_validate(const ap_tool_output_delta_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolFinishedData ---- */
@@ -4504,9 +4653,10 @@ APS_NODISCARD aps_status ap_tool_finished_data_decode(const char *json, size_t l
     ap_tool_finished_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_finished_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_finished_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_finished_data_encode_opts(const ap_tool_finished_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_finished_data_validate(const ap_tool_finished_data_t *value, bool strict, aps_error *err);
 
 /* ---- ToolErrorData ---- */
@@ -4515,9 +4665,10 @@ APS_NODISCARD aps_status ap_tool_error_data_decode(const char *json, size_t len,
     ap_tool_error_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tool_error_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_error_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tool_error_data_encode_opts(const ap_tool_error_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_error_data_validate(const ap_tool_error_data_t *value, bool strict, aps_error *err);
 
 /* ---- InputEvent ---- */
@@ -4526,9 +4677,10 @@ APS_NODISCARD aps_status ap_input_event_decode(const char *json, size_t len, aps
     ap_input_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_event_encode(const ap_input_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_event_encode(const ap_input_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_event_encode_opts(const ap_input_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_event_validate(const ap_input_event_t *value, bool strict, aps_error *err);
 
 /* ---- InputEvent.params ---- */
@@ -4537,9 +4689,10 @@ APS_NODISCARD aps_status ap_input_event_params_decode(const char *json, size_t l
     ap_input_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_event_params_encode(const ap_input_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_event_params_encode(const ap_input_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_event_params_encode_opts(const ap_input_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_event_params_validate(const ap_input_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- InputRequestedData ---- */
@@ -4548,9 +4701,10 @@ APS_NODISCARD aps_status ap_input_requested_data_decode(const char *json, size_t
     ap_input_requested_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_input_requested_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_requested_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_input_requested_data_encode_opts(const ap_input_requested_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_requested_data_validate(const ap_input_requested_data_t *value, bool strict, aps_error *err);
 
 /* ---- ValuesEvent ---- */
@@ -4559,9 +4713,10 @@ APS_NODISCARD aps_status ap_values_event_decode(const char *json, size_t len, ap
     ap_values_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_values_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_values_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_values_event_encode(const ap_values_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_values_event_encode(const ap_values_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_values_event_encode_opts(const ap_values_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_values_event_validate(const ap_values_event_t *value, bool strict, aps_error *err);
 
 /* ---- ValuesEvent.params ---- */
@@ -4570,9 +4725,10 @@ APS_NODISCARD aps_status ap_values_event_params_decode(const char *json, size_t 
     ap_values_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_values_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_values_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_values_event_params_encode(const ap_values_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_values_event_params_encode(const ap_values_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_values_event_params_encode_opts(const ap_values_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_values_event_params_validate(const ap_values_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesEvent ---- */
@@ -4581,9 +4737,10 @@ APS_NODISCARD aps_status ap_updates_event_decode(const char *json, size_t len, a
     ap_updates_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_updates_event_encode(const ap_updates_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_event_encode(const ap_updates_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_encode_opts(const ap_updates_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_validate(const ap_updates_event_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesEvent.params ---- */
@@ -4592,9 +4749,10 @@ APS_NODISCARD aps_status ap_updates_event_params_decode(const char *json, size_t
     ap_updates_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_params_encode_opts(const ap_updates_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_params_validate(const ap_updates_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesData ---- */
@@ -4603,9 +4761,10 @@ APS_NODISCARD aps_status ap_updates_data_decode(const char *json, size_t len, ap
     ap_updates_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_updates_data_encode(const ap_updates_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_data_encode(const ap_updates_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_encode_opts(const ap_updates_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_validate(const ap_updates_data_t *value, bool strict, aps_error *err);
 
 /* ---- UpdatesData.values ---- */
@@ -4614,9 +4773,10 @@ APS_NODISCARD aps_status ap_updates_data_values_decode(const char *json, size_t 
     ap_updates_data_values_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_values_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_data_values_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_updates_data_values_encode(const ap_updates_data_values_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_updates_data_values_encode(const ap_updates_data_values_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_values_encode_opts(const ap_updates_data_values_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_values_validate(const ap_updates_data_values_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointsEvent ---- */
@@ -4625,9 +4785,10 @@ APS_NODISCARD aps_status ap_checkpoints_event_decode(const char *json, size_t le
     ap_checkpoints_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoints_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_encode_opts(const ap_checkpoints_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_validate(const ap_checkpoints_event_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointsEvent.params ---- */
@@ -4636,9 +4797,10 @@ APS_NODISCARD aps_status ap_checkpoints_event_params_decode(const char *json, si
     ap_checkpoints_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoints_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_params_encode_opts(const ap_checkpoints_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_params_validate(const ap_checkpoints_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- Checkpoint ---- */
@@ -4647,9 +4809,10 @@ APS_NODISCARD aps_status ap_checkpoint_decode(const char *json, size_t len, aps_
     ap_checkpoint_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_encode_opts(const ap_checkpoint_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_validate(const ap_checkpoint_t *value, bool strict, aps_error *err);
 
 /* ---- CheckpointSource ---- */
@@ -4658,9 +4821,10 @@ APS_NODISCARD aps_status ap_checkpoint_source_decode(const char *json, size_t le
     ap_checkpoint_source_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_source_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_source_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_checkpoint_source_encode(const ap_checkpoint_source_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_checkpoint_source_encode(const ap_checkpoint_source_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_source_encode_opts(const ap_checkpoint_source_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_source_validate(const ap_checkpoint_source_t *value, bool strict, aps_error *err);
 
 /* ---- CustomEvent ---- */
@@ -4669,9 +4833,10 @@ APS_NODISCARD aps_status ap_custom_event_decode(const char *json, size_t len, ap
     ap_custom_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_custom_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_custom_event_encode(const ap_custom_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_custom_event_encode(const ap_custom_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_encode_opts(const ap_custom_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_validate(const ap_custom_event_t *value, bool strict, aps_error *err);
 
 /* ---- CustomEvent.params ---- */
@@ -4680,9 +4845,10 @@ APS_NODISCARD aps_status ap_custom_event_params_decode(const char *json, size_t 
     ap_custom_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_custom_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_params_encode_opts(const ap_custom_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_params_validate(const ap_custom_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- CustomData ---- */
@@ -4691,9 +4857,10 @@ APS_NODISCARD aps_status ap_custom_data_decode(const char *json, size_t len, aps
     ap_custom_data_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_custom_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_custom_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_custom_data_encode(const ap_custom_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_custom_data_encode(const ap_custom_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_custom_data_encode_opts(const ap_custom_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_custom_data_validate(const ap_custom_data_t *value, bool strict, aps_error *err);
 
 /* ---- TasksEvent ---- */
@@ -4702,9 +4869,10 @@ APS_NODISCARD aps_status ap_tasks_event_decode(const char *json, size_t len, aps
     ap_tasks_event_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tasks_event_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_encode_opts(const ap_tasks_event_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_validate(const ap_tasks_event_t *value, bool strict, aps_error *err);
 
 /* ---- TasksEvent.params ---- */
@@ -4713,9 +4881,10 @@ APS_NODISCARD aps_status ap_tasks_event_params_decode(const char *json, size_t l
     ap_tasks_event_params_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tasks_event_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_params_encode_opts(const ap_tasks_event_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_params_validate(const ap_tasks_event_params_t *value, bool strict, aps_error *err);
 
 /* ---- EventStreamRequest ---- */
@@ -4724,9 +4893,10 @@ APS_NODISCARD aps_status ap_event_stream_request_decode(const char *json, size_t
     ap_event_stream_request_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_encode_opts(const ap_event_stream_request_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_validate(const ap_event_stream_request_t *value, bool strict, aps_error *err);
 
 /* ---- EventStreamRequest.channels ---- */
@@ -4735,9 +4905,10 @@ APS_NODISCARD aps_status ap_event_stream_request_channels_decode(const char *jso
     ap_event_stream_request_channels_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_channels_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_channels_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_channels_encode_opts(const ap_event_stream_request_channels_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_channels_validate(const ap_event_stream_request_channels_t *value, bool strict, aps_error *err);
 
 /* ---- EventStreamRequest.namespaces ---- */
@@ -4746,9 +4917,10 @@ APS_NODISCARD aps_status ap_event_stream_request_namespaces_decode(const char *j
     ap_event_stream_request_namespaces_t *out, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_namespaces_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode_opts(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_namespaces_validate(const ap_event_stream_request_namespaces_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -49,7 +49,7 @@ static const char usage_text[] =
     "  --format json        validate: print machine-readable results (JSON) for CI tools\n"
     "  --input json|jsonl|sse  validate: the input format, explicitly\n"
     "  --output text|json   validate: report format (default text: FILE:LINE: error: ...)\n"
-    "  --case C             validate: key spelling schema, snake or either\n"
+    "  --case C             validate: key spelling either (default), schema or snake\n"
     "  --tolerant           validate: accept unknown variants, as a consuming application\n"
     "                       does (by default validation reports them)\n"
     "  --strict             treat loose readings of the schema as errors;\n"

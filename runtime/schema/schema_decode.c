@@ -1027,7 +1027,7 @@ static void ctx_init(dctx *c, aps_json_reader *r, const aps_decode_options *o, a
     c->r = r;
     c->arena = r->arena;
     c->err = err;
-    c->key_case = o != NULL ? o->key_case : APS_CASE_SCHEMA;
+    c->key_case = o != NULL ? o->key_case : APS_CASE_EITHER;
     c->strict = o != NULL && o->strict;
     c->depth = 0;
 }
@@ -1036,8 +1036,12 @@ aps_status aps_schema_decode_value(const aps_type *type, aps_json_reader *r, voi
                                    const aps_decode_options *options, aps_error *err)
 {
     dctx c;
+    aps_error_clear(err);
     if (type == NULL || r == NULL || (out == NULL && type->size != 0))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no type, reader or output");
+    if (options != NULL && options->copy_strings)
+        return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX,
+                             "copy_strings needs the whole text (aps_schema_decode); a reader's input is the caller's");
     ctx_init(&c, r, options, err);
     if (type->size != 0)
         memset(out, 0, type->size);
@@ -1064,11 +1068,40 @@ aps_status aps_schema_priv_decode_exact(const aps_type *type, const char *json, 
     return aps_json_reader_finish(&r, err);
 }
 
+/*
+ * For copy_strings: the input copied into the arena, so that everything
+ * the decoders borrow from it (see aps/schema.h) is borrowed from the copy.
+ * One copy of the text is never more than copies of its strings would be,
+ * and no borrowed slice can be missed. NULL when the arena runs out.
+ */
+static const char *input_copy(aps_arena *arena, const char *json, size_t len, aps_error *err)
+{
+    char *copy = aps_arena_dup(arena, json, len);
+    if (copy == NULL)
+        aps_error_set(err, APS_E_NOMEM, SIZE_MAX, "no arena room for a copy of the %zu-byte input", len);
+    return copy;
+}
+
+/* The decode options without copy_strings, for decoding the copy. */
+static const aps_decode_options *options_for_copy(const aps_decode_options *o, aps_decode_options *buf)
+{
+    *buf = *o;
+    buf->copy_strings = false;
+    return buf;
+}
+
 aps_status aps_schema_decode(const aps_type *type, const char *json, size_t len, aps_arena *arena,
                              void *out, const aps_decode_options *options, aps_error *err)
 {
+    aps_decode_options copied;
+    aps_error_clear(err);
     if (arena == NULL || (json == NULL && len != 0))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no arena or input");
+    if (options != NULL && options->copy_strings && len > 0) {
+        if ((json = input_copy(arena, json, len, err)) == NULL)
+            return APS_E_NOMEM;
+        options = options_for_copy(options, &copied);
+    }
     /* Well-formed input of the usual shape decodes in one pass without
      * bookkeeping; the rest (and every error) is the exact decoder's. */
     if (type != NULL && (out != NULL || type->size == 0)) {
@@ -1093,11 +1126,18 @@ aps_status aps_schema_decode_as(const aps_type *type, size_t alt, const char *js
     aps_json_reader r;
     dctx c;
     const char *start;
+    aps_decode_options copied;
     aps_status st;
+    aps_error_clear(err);
     if (type == NULL || type->kind != APS_K_UNION || alt >= type->u.un.nalts || out == NULL)
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no union or no such alternative");
     if (arena == NULL || (json == NULL && len != 0))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no arena or input");
+    if (options != NULL && options->copy_strings && len > 0) {
+        if ((json = input_copy(arena, json, len, err)) == NULL)
+            return APS_E_NOMEM;
+        options = options_for_copy(options, &copied);
+    }
     reader_open(&r, json, len, arena, options);
     ctx_init(&c, &r, options, err);
     memset(out, 0, type->size);

@@ -240,21 +240,31 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
 }
 
 aps_status aps_schema_encode(const aps_type *type, const void *value, aps_json_writer *w,
-                             const aps_encode_options *options)
+                             const aps_encode_options *options, aps_error *err)
 {
     ectx c;
     aps_status st;
+    aps_error_clear(err);
     if (type == NULL || w == NULL || (value == NULL && type->size != 0))
-        return APS_E_ARGUMENT;
+        return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no type, writer or value");
+    /* The check before the first byte: a value that fails it leaves no
+     * half-written member behind, and the validator says where it fails. */
+    if ((options == NULL || !options->trusted) && (st = aps_schema_validate(type, value, false, err)) != APS_OK) {
+        aps_json_impl_fail(w, st);
+        return st;
+    }
     if (!aps_json_impl_before_value(w))
-        return w->status;
+        return aps_error_set(err, w->status, SIZE_MAX, "the writer cannot take a value here: %s",
+                             aps_status_str(w->status));
     c.w = w;
     c.snake = options != NULL && options->key_case == APS_CASE_SNAKE;
     c.depth = 0;
     c.containers = w->depth;
     st = encode(&c, type, value);
     /* The writer already counts the value as written: it must not pass for whole. */
-    if (st != APS_OK)
+    if (st != APS_OK) {
         aps_json_impl_fail(w, st);
+        aps_error_set(err, st, SIZE_MAX, "encoding failed: %s", aps_status_str(st));
+    }
     return st;
 }

@@ -979,7 +979,7 @@ bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t 
     const char *p;
     c.end = json + len;
     c.arena = arena;
-    c.key_case = options != NULL ? options->key_case : APS_CASE_SCHEMA;
+    c.key_case = options != NULL ? options->key_case : APS_CASE_EITHER;
     c.depth = 0;
     c.max_depth = max_depth < FAST_MAX_DEPTH ? (unsigned)max_depth : FAST_MAX_DEPTH;
     c.typed = 0;

@@ -475,6 +475,7 @@ aps_status aps_schema_priv_validate_tables(const aps_type *type, const void *val
 
 aps_status aps_schema_validate(const aps_type *type, const void *value, bool strict, aps_error *err)
 {
+    aps_error_clear(err);
     if (type == NULL || (value == NULL && type->size != 0))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no type or value");
     /* A generated validator answers "valid" in one pass; anything else is

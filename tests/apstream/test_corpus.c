@@ -123,9 +123,9 @@ static aps_status encode(const aps_type *t, const value_buf *v, aps_json_writer 
     o.key_case = kc;
     aps_json_writer_reset(w);
     if (t == &ap_message_type)
-        st = ap_message_encode_opts(&v->message, w, &o);
+        st = ap_message_encode_opts(&v->message, w, &o, NULL);
     else
-        st = ap_command_encode_opts(&v->command, w, &o);
+        st = ap_command_encode_opts(&v->command, w, &o, NULL);
     if (st == APS_OK)
         st = aps_json_writer_finish(w, NULL);
     return st;

@@ -58,7 +58,7 @@ static char *encode(const aps_type *t, const any_value *v)
     aps_json_writer w;
     char *out = NULL;
     aps_json_writer_init(&w, NULL);
-    if (aps_schema_encode(t, v, &w, NULL) == APS_OK && aps_json_writer_finish(&w, NULL) == APS_OK) {
+    if (aps_schema_encode(t, v, &w, NULL, NULL) == APS_OK && aps_json_writer_finish(&w, NULL) == APS_OK) {
         size_t n = aps_json_writer_len(&w);
         out = malloc(n + 1);
         if (out != NULL) {

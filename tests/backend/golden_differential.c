@@ -286,7 +286,7 @@ static char *encode(const aps_type *t, const void *value, aps_key_case kc, size_
     memset(&eo, 0, sizeof eo);
     eo.key_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
     aps_json_writer_init(&w, NULL);
-    if (aps_schema_encode(t, value, &w, &eo) == APS_OK && aps_json_writer_finish(&w, NULL) == APS_OK) {
+    if (aps_schema_encode(t, value, &w, &eo, NULL) == APS_OK && aps_json_writer_finish(&w, NULL) == APS_OK) {
         *len = aps_json_writer_len(&w);
         out = (char *)malloc(*len + 1);
         if (out != NULL)

@@ -3,16 +3,22 @@
  * protocol traffic (traffic.h), message by message, against cJSON and
  * jansson when present:
  *
- *   decode+validate  ap_message_decode_opts, strict, schema spelling, the
- *                    arena reset before each message: the decoder checks
+ *   decode+validate  ap_message_decode_opts, strict, the default key case
+ *                    (either spelling), the arena reset before each
+ *                    message: the decoder checks
  *                    every constraint of the schema as it reads (on success
  *                    the value passes ap_message_validate; fuzzed), so this
  *                    is the one pass that turns bytes into a validated value
  *   + revalidate     the same, then ap_message_validate on the decoded value:
  *                    a second, redundant pass, measured so that its cost is
  *                    on record too
+ *   schema spelling  the same decode accepting only the schema's spelling
+ *                    (the default before both were): what accepting
+ *                    snake_case too costs on camelCase traffic
  *   encode           ap_message_encode of the decoded values into one
- *                    reused aps_json_writer
+ *                    reused aps_json_writer, checked first as the default
+ *                    is (aps_schema_validate before writing)
+ *   encode trusted   the same with aps_encode_options.trusted: no check
  *   cJSON parse      cJSON_ParseWithLength + cJSON_Delete
  *   jansson parse    json_loadb + json_decref
  *   cJSON print      cJSON_PrintUnformatted (+ free) of parsed trees
@@ -51,6 +57,7 @@ typedef struct codec_bench {
     aps_arena arena;
     aps_json_writer writer;
     aps_decode_options dopt;
+    aps_encode_options trusted; /* .trusted set: encoding without the check */
     size_t decoded;      /* messages that decoded and validated in the last decode run */
     size_t sink;         /* keeps results observable */
     int failed;
@@ -148,7 +155,8 @@ static void run_simdjson(codec_bench *b)
     } while (0)
 
 /* Encoding and the baselines' printing, batch by batch. Adds seconds to the totals. */
-static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson, double *jansson)
+static void bench_print(codec_bench *b, int repeat, double *ours, double *ours_trusted, double *cjson,
+                        double *jansson)
 {
     ap_message_t *msgs = (ap_message_t *)malloc(BATCH * sizeof *msgs);
     aps_arena keep;
@@ -159,7 +167,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
 #ifdef HAVE_JANSSON
     json_t **jtrees = (json_t **)malloc(BATCH * sizeof *jtrees);
 #endif
-    *ours = *cjson = *jansson = 0;
+    *ours = *ours_trusted = *cjson = *jansson = 0;
     aps_arena_init(&keep, NULL);
     if (msgs == NULL) {
         b->failed = 1;
@@ -176,11 +184,18 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *cjson,
         }
         TIME_BATCH(best, repeat, n, {
             aps_json_writer_reset(&b->writer);
-            if (ap_message_encode(&msgs[i_], &b->writer) != APS_OK)
+            if (ap_message_encode(&msgs[i_], &b->writer, NULL) != APS_OK)
                 b->failed = 1;
             b->sink += aps_json_writer_len(&b->writer);
         });
         *ours += best;
+        TIME_BATCH(best, repeat, n, {
+            aps_json_writer_reset(&b->writer);
+            if (ap_message_encode_opts(&msgs[i_], &b->writer, &b->trusted, NULL) != APS_OK)
+                b->failed = 1;
+            b->sink += aps_json_writer_len(&b->writer);
+        });
+        *ours_trusted += best;
 #ifdef HAVE_CJSON
         if (ctrees != NULL) {
             for (i = 0; i < n; i++) {
@@ -234,7 +249,7 @@ int bench_codec(const bench_config *cfg)
 {
     traffic_corpus c;
     codec_bench b;
-    double t_dec, t_reval, t_enc, t_cjson = 0, t_jansson = 0, t_cprint = 0, t_jprint = 0;
+    double t_dec, t_dec_schema, t_reval, t_enc, t_enc_trusted, t_cjson = 0, t_jansson = 0, t_cprint = 0, t_jprint = 0;
 #ifdef HAVE_SIMDJSON
     double t_simdjson;
 #endif
@@ -248,6 +263,7 @@ int bench_codec(const bench_config *cfg)
     b.c = &c;
     b.bytes = c.len - c.count;
     b.dopt.strict = true;
+    b.trusted.trusted = true;
     aps_arena_init(&b.arena, NULL);
     aps_json_writer_init(&b.writer, NULL);
     printf("corpus: %zu messages, %.1f MB (seed %llu), best of %d\n", c.count, (double)b.bytes / 1e6,
@@ -270,6 +286,12 @@ int bench_codec(const bench_config *cfg)
     }
     calls = aps_arena_malloc_calls(&b.arena) - calls_before;
     report("generated strict decode Message (validates)", t_dec, &b);
+    b.dopt.key_case = APS_CASE_SCHEMA;
+    t_dec_schema = best_of(&b, cfg->repeat, run_decode);
+    if (b.decoded != c.count)
+        b.failed = 1;
+    b.dopt.key_case = APS_CASE_EITHER;
+    report("  schema spelling only", t_dec_schema, &b);
     t_reval = best_of(&b, cfg->repeat, run_decode_revalidate);
     report("  + ap_message_validate again", t_reval, &b);
 #ifdef HAVE_CJSON
@@ -284,8 +306,9 @@ int bench_codec(const bench_config *cfg)
     t_simdjson = best_of(&b, cfg->repeat, run_simdjson);
     report("simdjson DOM parse (padded copy)", t_simdjson, &b);
 #endif
-    bench_print(&b, cfg->repeat, &t_enc, &t_cprint, &t_jprint);
-    report("generated encode Message", t_enc, &b);
+    bench_print(&b, cfg->repeat, &t_enc, &t_enc_trusted, &t_cprint, &t_jprint);
+    report("generated encode Message (checked)", t_enc, &b);
+    report("  trusted (no check)", t_enc_trusted, &b);
 #ifdef HAVE_CJSON
     report("cJSON_PrintUnformatted+free", t_cprint, &b);
 #endif
@@ -294,6 +317,8 @@ int bench_codec(const bench_config *cfg)
 #endif
     printf("decoded %zu of %zu messages; arena allocator calls per message (warm) %.4f (%zu over %d runs)\n",
            b.decoded, c.count, (double)calls / ((double)c.count * cfg->repeat), calls, cfg->repeat);
+    printf("ratio decode either-spelling/schema-spelling %.3f\n", t_dec_schema / t_dec);
+    printf("ratio encode checked/trusted %.3f\n", t_enc_trusted / t_enc);
 #ifdef HAVE_CJSON
     printf("ratio decode/cjson %.2f\n", t_cjson / t_dec);
     printf("ratio decode+revalidate/cjson %.2f\n", t_cjson / t_reval);

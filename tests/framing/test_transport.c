@@ -47,7 +47,7 @@ static char *encoded(const ap_message_t *m, size_t *len)
     aps_json_writer w;
     char *copy = NULL;
     aps_json_writer_init(&w, NULL);
-    if (ap_message_encode(m, &w) == APS_OK && (copy = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
+    if (ap_message_encode(m, &w, NULL) == APS_OK && (copy = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
         memcpy(copy, aps_json_writer_data(&w), aps_json_writer_len(&w));
         *len = aps_json_writer_len(&w);
     }

@@ -53,7 +53,7 @@ static void encode_or_abort(const aps_type *t, const any_value *v, aps_json_writ
     memset(&eo, 0, sizeof eo);
     eo.key_case = kc;
     aps_json_writer_reset(w);
-    if (aps_schema_encode(t, v, w, &eo) != APS_OK || aps_json_writer_finish(w, NULL) != APS_OK)
+    if (aps_schema_encode(t, v, w, &eo, NULL) != APS_OK || aps_json_writer_finish(w, NULL) != APS_OK)
         abort();
 }
 

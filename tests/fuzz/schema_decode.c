@@ -26,6 +26,7 @@ static void check(const aps_type *t, const char *json, size_t len, aps_key_case 
     memset(&o, 0, sizeof o);
     o.key_case = kc;
     o.strict = strict;
+    memset(&eo, 0, sizeof eo);
     eo.key_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
     aps_arena_init(&arena, NULL);
     st = aps_schema_decode(t, json, len, &arena, &a, &o, &err);
@@ -40,13 +41,13 @@ static void check(const aps_type *t, const char *json, size_t len, aps_key_case 
         abort();
     aps_json_writer_init(&w1, NULL);
     aps_json_writer_init(&w2, NULL);
-    if (aps_schema_encode(t, &a, &w1, &eo) != APS_OK || aps_json_writer_finish(&w1, NULL) != APS_OK)
+    if (aps_schema_encode(t, &a, &w1, &eo, NULL) != APS_OK || aps_json_writer_finish(&w1, NULL) != APS_OK)
         abort();
     /* Re-read in the spelling written; unknown variants come back as they were. */
     o.key_case = eo.key_case;
     if (aps_schema_decode(t, aps_json_writer_data(&w1), aps_json_writer_len(&w1), &arena, &b, &o, NULL) != APS_OK)
         abort();
-    if (aps_schema_encode(t, &b, &w2, &eo) != APS_OK || aps_json_writer_finish(&w2, NULL) != APS_OK)
+    if (aps_schema_encode(t, &b, &w2, &eo, NULL) != APS_OK || aps_json_writer_finish(&w2, NULL) != APS_OK)
         abort();
     if (aps_json_writer_len(&w1) != aps_json_writer_len(&w2) ||
         memcmp(aps_json_writer_data(&w1), aps_json_writer_data(&w2), aps_json_writer_len(&w1)) != 0)

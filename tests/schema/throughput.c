@@ -118,7 +118,7 @@ int main(int argc, char **argv)
             t0 = now();
             for (i = 0; i < count; i++) {
                 aps_json_writer_reset(&w);
-                if (aps_schema_encode(&T_Message, &all[i % 16], &w, NULL) != APS_OK)
+                if (aps_schema_encode(&T_Message, &all[i % 16], &w, NULL, NULL) != APS_OK)
                     return 1;
                 enc_bytes += aps_json_writer_len(&w);
             }

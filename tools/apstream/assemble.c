@@ -86,7 +86,7 @@ static aps_json_raw reencode(asm_run *r, const aps_type *type, const void *value
 {
     aps_json_raw raw = { NULL, 0 };
     aps_json_writer_reset(&r->scratch);
-    if (aps_schema_encode(type, value, &r->scratch, NULL) == APS_OK) {
+    if (aps_schema_encode(type, value, &r->scratch, NULL, NULL) == APS_OK) {
         raw.ptr = aps_arena_dup(&r->arena, aps_json_writer_data(&r->scratch), aps_json_writer_len(&r->scratch));
         raw.len = raw.ptr ? aps_json_writer_len(&r->scratch) : 0;
     }

@@ -10,8 +10,8 @@
  * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
  * detected unless --format says; "-" reads standard input. The default type is
  * Message (server to client); Command is client to server; any rule of the
- * schema can be named. --case schema|snake|either: the key spelling accepted
- * (roundtrip: also the one written; either writes the schema's).
+ * schema can be named. --case either|schema|snake: the key spelling accepted,
+ * both by default (roundtrip: also the one written; either writes the schema's).
  *
  * Exit status: 0 all valid, 1 something invalid, 2 usage or I/O error.
  */
@@ -37,7 +37,7 @@ static const char usage_text[] =
     "                       as a consuming application does; validation reports them\n"
     "  --strict             for SSE, also check that each\n"
     "                       event's event:/id: match its method/eventId and seq increases\n"
-    "  --case C             key spelling: schema (default), snake or either\n"
+    "  --case C             key spelling: either (default), schema or snake\n"
     "  --format F           json (one document), jsonl or sse (default: detected)\n"
     "  --capacity N         replay: ring capacity in events\n"
     "  --bytes B            replay: ring capacity in bytes\n"

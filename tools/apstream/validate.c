@@ -98,7 +98,7 @@ static int on_record(void *user, const aps_record *rec)
         memset(&eopt, 0, sizeof eopt);
         eopt.key_case = s->o->key_case == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
         aps_json_writer_reset(&s->writer);
-        if (aps_schema_encode(s->type, value, &s->writer, &eopt) != APS_OK) {
+        if (aps_schema_encode(s->type, value, &s->writer, &eopt, NULL) != APS_OK) {
             fprintf(stderr, "apstream: line %" PRIu64 ": cannot encode\n", rec->line);
             return 2;
         }

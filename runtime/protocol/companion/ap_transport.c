@@ -35,12 +35,8 @@ void ap_message_sse_fields(const ap_message_t *msg, char seq_buf[24], aps_slice 
 static aps_status encode(const ap_message_t *msg, aps_json_writer *json, const aps_encode_options *options,
                          aps_error *err)
 {
-    aps_status st;
     aps_json_writer_reset(json);
-    st = ap_message_encode_opts(msg, json, options);
-    if (st != APS_OK)
-        return aps_error_set(err, st, 0, "cannot encode the message: %s", aps_status_str(st));
-    return APS_OK;
+    return ap_message_encode_opts(msg, json, options, err); /* err says which member, and why */
 }
 
 aps_status ap_message_write_sse(const ap_message_t *msg, aps_sse_writer *sse, aps_json_writer *json,

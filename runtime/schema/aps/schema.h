@@ -11,10 +11,17 @@
  * (The design of nanopb and upb: tables in the generated code, one tested
  * engine in the runtime.)
  *
- * Memory: decoding allocates only from the caller's arena; strings without
- * escapes and `any` values point into the input, which must outlive the
- * decoded value. Encoding writes to an aps_json_writer and allocates nothing
- * of its own. Validation allocates nothing.
+ * Memory: decoding allocates only from the caller's arena. By default what
+ * it can take from the input it borrows, so the input must outlive the
+ * value: strings written without escapes (member values, map keys, unknown
+ * members' names, enum values outside the list), every `any` value and
+ * unknown member's value, and the raw text kept of unions and envelopes.
+ * aps_decode_options.copy_strings makes the value independent of the input.
+ * Encoding writes to an aps_json_writer and allocates nothing of its own.
+ * Validation allocates nothing.
+ *
+ * Errors: every call that takes an aps_error clears it on entry, so one
+ * aps_error can be reused across calls and only ever holds the last call's.
  *
  * Thread-safety: descriptors are immutable; every call is reentrant.
  */
@@ -191,23 +198,37 @@ struct aps_type {
 
 /* ---- options --------------------------------------------------------------- */
 
-/* Which spelling of member names a decoder accepts or an encoder writes. */
+/*
+ * Which spelling of member names a decoder accepts or an encoder writes.
+ * The default (0) accepts both: real servers (langgraph-api) send snake_case
+ * while the schema says camelCase, and a member decoded under the other
+ * spelling would otherwise land, silently, among an open map's unknown
+ * members. Both spellings cost nothing on input in the schema's spelling
+ * (its bytes are compared first) and a second comparison only for a name
+ * that is neither. docs/decoding.md has the rules.
+ */
 typedef enum aps_key_case {
-    APS_CASE_SCHEMA = 0, /* the schema's own (camelCase for the protocol) */
-    APS_CASE_SNAKE,      /* snake_case: eventId <-> event_id */
-    APS_CASE_EITHER      /* decoding only: both; one member given in both spellings is a duplicate */
+    APS_CASE_EITHER = 0, /* decoding: both spellings; one member given in both is a duplicate.
+                            Encoding: the schema's */
+    APS_CASE_SCHEMA,     /* only the schema's own (camelCase for the protocol): for a CI gate */
+    APS_CASE_SNAKE       /* only snake_case (eventId <-> event_id); encoders write it */
 } aps_key_case;
 
-/* Decode options. All zero means: schema spelling, tolerant, default depth. */
+/* Decode options. All zero means: either spelling, tolerant, default depth, strings borrowed. */
 typedef struct aps_decode_options {
     aps_key_case key_case;
     bool strict;         /* unknown union variants are errors (CI); else kept as raw JSON */
     size_t max_depth;    /* 0: APS_JSON_MAX_DEPTH_DEFAULT */
+    bool copy_strings;   /* every string and raw value of the result lives in the arena, none
+                            in the input, which may then be freed or reused: the input text is
+                            copied into the arena once (len bytes) and decoded from there */
 } aps_decode_options;
 
-/* Encode options. All zero means the schema's spelling. */
+/* Encode options. All zero means: the schema's spelling, the value checked first. */
 typedef struct aps_encode_options {
     aps_key_case key_case;
+    bool trusted;        /* the caller vouches that the value passes aps_schema_validate (it
+                            was decoded, or validated already): skip that check, for speed */
 } aps_encode_options;
 
 /* ---- the engine ---------------------------------------------------------------- */
@@ -227,6 +248,7 @@ typedef struct aps_encode_options {
  * `arena` receives everything allocated; `options` and `err` may be NULL.
  * Returns APS_OK or the first error, with its byte offset, JSON Pointer and a
  * message such as `expected one of "text-delta", "reasoning-delta"; got "txt-delta"`.
+ * Under the default key case both spellings of a member name are accepted.
  * A missing member is reported at the pointer of the object lacking it; a
  * choice none of whose alternatives matches reports the error of the one
  * that got furthest into the input. On failure `out` holds a partial value
@@ -247,7 +269,8 @@ APS_NODISCARD aps_status aps_schema_decode(const aps_type *type, const char *jso
 /*
  * Decodes one value from an open reader (for composing: framing, streams),
  * as aps_schema_decode does, leaving the reader after it. The reader's own
- * nesting limit applies; options->max_depth is not used here.
+ * nesting limit applies; options->max_depth is not used here. The reader's
+ * input is the caller's: options->copy_strings is APS_E_ARGUMENT here.
  */
 APS_NODISCARD aps_status aps_schema_decode_value(const aps_type *type, aps_json_reader *r,
                                                  void *out, const aps_decode_options *options,
@@ -267,16 +290,29 @@ APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, 
  * Writes `value` as compact JSON. Members are written in schema order (a
  * variant's after its envelope's own), then the unknown members an open map
  * kept; a union or envelope of unknown kind (0) is written as the raw JSON it
- * was decoded from. `options` may be NULL (schema spelling). Returns the
- * writer's status, or APS_E_ARGUMENT for a value that cannot be written
- * (an unknown kind without raw JSON, an empty `any`), APS_E_DEPTH past
- * APS_SCHEMA_MAX_DEPTH. A failure part way is also left in the writer
+ * was decoded from. `options` and `err` may be NULL (schema spelling,
+ * checked).
+ *
+ * Unless options->trusted, the value is first checked as aps_schema_validate
+ * checks it (tolerant of unknown variants): raw `any` values and unknown
+ * members must be one valid JSON text each, strings valid UTF-8, integers
+ * within the schema's range (`js-uint` is 0..2^53-1), literals, sizes and
+ * patterns as the schema says, unions and enums of a known kind or with
+ * their raw text. So what the encoder writes, the decoder reads back, and a
+ * product that copies received bytes into a value cannot inject into the
+ * stream. A failing check writes nothing, returns its status with the JSON
+ * Pointer of the failing member in err, and leaves the status in the writer
+ * as any failure does.
+ *
+ * Returns the writer's status, or APS_E_ARGUMENT for a value that cannot be
+ * written (an unknown kind without raw JSON, an empty `any`), APS_E_DEPTH
+ * past APS_SCHEMA_MAX_DEPTH. A failure part way is also left in the writer
  * (aps_json_writer_finish reports it), so a cut-short text is never taken
- * for a whole one. Call aps_schema_validate first for values an
- * application built: the encoder trusts them.
+ * for a whole one.
  */
 APS_NODISCARD aps_status aps_schema_encode(const aps_type *type, const void *value,
-                                           aps_json_writer *w, const aps_encode_options *options);
+                                           aps_json_writer *w, const aps_encode_options *options,
+                                           aps_error *err);
 
 /*
  * Checks a C value (built by an application, or decoded) against every

@@ -234,15 +234,15 @@ aps_status comments_person_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&comments_person_type, json, len, arena, out, options, err);
 }
 
-aps_status comments_person_encode(const comments_person_t *value, aps_json_writer *w)
+aps_status comments_person_encode(const comments_person_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&comments_person_type, value, w, NULL);
+    return aps_schema_encode(&comments_person_type, value, w, NULL, err);
 }
 
 aps_status comments_person_encode_opts(const comments_person_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&comments_person_type, value, w, options);
+    return aps_schema_encode(&comments_person_type, value, w, options, err);
 }
 
 aps_status comments_person_validate(const comments_person_t *value, bool strict, aps_error *err)
@@ -262,15 +262,15 @@ aps_status comments_level_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&comments_level_type, json, len, arena, out, options, err);
 }
 
-aps_status comments_level_encode(const comments_level_t *value, aps_json_writer *w)
+aps_status comments_level_encode(const comments_level_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&comments_level_type, value, w, NULL);
+    return aps_schema_encode(&comments_level_type, value, w, NULL, err);
 }
 
 aps_status comments_level_encode_opts(const comments_level_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&comments_level_type, value, w, options);
+    return aps_schema_encode(&comments_level_type, value, w, options, err);
 }
 
 aps_status comments_level_validate(const comments_level_t *value, bool strict, aps_error *err)
@@ -290,15 +290,15 @@ aps_status comments_count_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&comments_count_type, json, len, arena, out, options, err);
 }
 
-aps_status comments_count_encode(const comments_count_t *value, aps_json_writer *w)
+aps_status comments_count_encode(const comments_count_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&comments_count_type, value, w, NULL);
+    return aps_schema_encode(&comments_count_type, value, w, NULL, err);
 }
 
 aps_status comments_count_encode_opts(const comments_count_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&comments_count_type, value, w, options);
+    return aps_schema_encode(&comments_count_type, value, w, options, err);
 }
 
 aps_status comments_count_validate(const comments_count_t *value, bool strict, aps_error *err)
@@ -318,15 +318,15 @@ aps_status comments_label_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&comments_label_type, json, len, arena, out, options, err);
 }
 
-aps_status comments_label_encode(const comments_label_t *value, aps_json_writer *w)
+aps_status comments_label_encode(const comments_label_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&comments_label_type, value, w, NULL);
+    return aps_schema_encode(&comments_label_type, value, w, NULL, err);
 }
 
 aps_status comments_label_encode_opts(const comments_label_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&comments_label_type, value, w, options);
+    return aps_schema_encode(&comments_label_type, value, w, options, err);
 }
 
 aps_status comments_label_validate(const comments_label_t *value, bool strict, aps_error *err)
@@ -346,15 +346,15 @@ aps_status comments_orphan_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&comments_orphan_type, json, len, arena, out, options, err);
 }
 
-aps_status comments_orphan_encode(const comments_orphan_t *value, aps_json_writer *w)
+aps_status comments_orphan_encode(const comments_orphan_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&comments_orphan_type, value, w, NULL);
+    return aps_schema_encode(&comments_orphan_type, value, w, NULL, err);
 }
 
 aps_status comments_orphan_encode_opts(const comments_orphan_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&comments_orphan_type, value, w, options);
+    return aps_schema_encode(&comments_orphan_type, value, w, options, err);
 }
 
 aps_status comments_orphan_validate(const comments_orphan_t *value, bool strict, aps_error *err)

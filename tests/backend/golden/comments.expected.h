@@ -8,21 +8,24 @@
  *
  *   comments_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   comments_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   comments_T_encode(value, writer) / comments_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   comments_T_encode(value, writer, err) / comments_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   comments_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef COMMENTS_H
 #define COMMENTS_H
@@ -112,9 +115,10 @@ APS_NODISCARD aps_status comments_person_decode(const char *json, size_t len, ap
     comments_person_t *out, aps_error *err);
 APS_NODISCARD aps_status comments_person_decode_opts(const char *json, size_t len, aps_arena *arena,
     comments_person_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status comments_person_encode(const comments_person_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_person_encode(const comments_person_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status comments_person_encode_opts(const comments_person_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_person_validate(const comments_person_t *value, bool strict, aps_error *err);
 
 /* ---- Level ---- */
@@ -123,9 +127,10 @@ APS_NODISCARD aps_status comments_level_decode(const char *json, size_t len, aps
     comments_level_t *out, aps_error *err);
 APS_NODISCARD aps_status comments_level_decode_opts(const char *json, size_t len, aps_arena *arena,
     comments_level_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status comments_level_encode(const comments_level_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_level_encode(const comments_level_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status comments_level_encode_opts(const comments_level_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_level_validate(const comments_level_t *value, bool strict, aps_error *err);
 
 /* ---- Count ---- */
@@ -134,9 +139,10 @@ APS_NODISCARD aps_status comments_count_decode(const char *json, size_t len, aps
     comments_count_t *out, aps_error *err);
 APS_NODISCARD aps_status comments_count_decode_opts(const char *json, size_t len, aps_arena *arena,
     comments_count_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status comments_count_encode(const comments_count_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_count_encode(const comments_count_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status comments_count_encode_opts(const comments_count_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_count_validate(const comments_count_t *value, bool strict, aps_error *err);
 
 /* ---- Label ---- */
@@ -145,9 +151,10 @@ APS_NODISCARD aps_status comments_label_decode(const char *json, size_t len, aps
     comments_label_t *out, aps_error *err);
 APS_NODISCARD aps_status comments_label_decode_opts(const char *json, size_t len, aps_arena *arena,
     comments_label_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status comments_label_encode(const comments_label_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_label_encode(const comments_label_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status comments_label_encode_opts(const comments_label_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_label_validate(const comments_label_t *value, bool strict, aps_error *err);
 
 /* ---- Orphan ---- */
@@ -156,9 +163,10 @@ APS_NODISCARD aps_status comments_orphan_decode(const char *json, size_t len, ap
     comments_orphan_t *out, aps_error *err);
 APS_NODISCARD aps_status comments_orphan_decode_opts(const char *json, size_t len, aps_arena *arena,
     comments_orphan_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status comments_orphan_encode(const comments_orphan_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status comments_orphan_encode(const comments_orphan_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status comments_orphan_encode_opts(const comments_orphan_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_orphan_validate(const comments_orphan_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -270,15 +270,15 @@ aps_status controls_percent_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&controls_percent_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_percent_encode(const controls_percent_t *value, aps_json_writer *w)
+aps_status controls_percent_encode(const controls_percent_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_percent_type, value, w, NULL);
+    return aps_schema_encode(&controls_percent_type, value, w, NULL, err);
 }
 
 aps_status controls_percent_encode_opts(const controls_percent_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_percent_type, value, w, options);
+    return aps_schema_encode(&controls_percent_type, value, w, options, err);
 }
 
 aps_status controls_percent_validate(const controls_percent_t *value, bool strict, aps_error *err)
@@ -298,15 +298,15 @@ aps_status controls_offset_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&controls_offset_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_offset_encode(const controls_offset_t *value, aps_json_writer *w)
+aps_status controls_offset_encode(const controls_offset_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_offset_type, value, w, NULL);
+    return aps_schema_encode(&controls_offset_type, value, w, NULL, err);
 }
 
 aps_status controls_offset_encode_opts(const controls_offset_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_offset_type, value, w, options);
+    return aps_schema_encode(&controls_offset_type, value, w, options, err);
 }
 
 aps_status controls_offset_validate(const controls_offset_t *value, bool strict, aps_error *err)
@@ -326,15 +326,15 @@ aps_status controls_ratio_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&controls_ratio_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_ratio_encode(const controls_ratio_t *value, aps_json_writer *w)
+aps_status controls_ratio_encode(const controls_ratio_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_ratio_type, value, w, NULL);
+    return aps_schema_encode(&controls_ratio_type, value, w, NULL, err);
 }
 
 aps_status controls_ratio_encode_opts(const controls_ratio_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_ratio_type, value, w, options);
+    return aps_schema_encode(&controls_ratio_type, value, w, options, err);
 }
 
 aps_status controls_ratio_validate(const controls_ratio_t *value, bool strict, aps_error *err)
@@ -354,15 +354,15 @@ aps_status controls_code_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&controls_code_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_code_encode(const controls_code_t *value, aps_json_writer *w)
+aps_status controls_code_encode(const controls_code_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_code_type, value, w, NULL);
+    return aps_schema_encode(&controls_code_type, value, w, NULL, err);
 }
 
 aps_status controls_code_encode_opts(const controls_code_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_code_type, value, w, options);
+    return aps_schema_encode(&controls_code_type, value, w, options, err);
 }
 
 aps_status controls_code_validate(const controls_code_t *value, bool strict, aps_error *err)
@@ -382,15 +382,15 @@ aps_status controls_byte_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&controls_byte_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_byte_encode(const controls_byte_t *value, aps_json_writer *w)
+aps_status controls_byte_encode(const controls_byte_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_byte_type, value, w, NULL);
+    return aps_schema_encode(&controls_byte_type, value, w, NULL, err);
 }
 
 aps_status controls_byte_encode_opts(const controls_byte_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_byte_type, value, w, options);
+    return aps_schema_encode(&controls_byte_type, value, w, options, err);
 }
 
 aps_status controls_byte_validate(const controls_byte_t *value, bool strict, aps_error *err)
@@ -410,15 +410,15 @@ aps_status controls_slug_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&controls_slug_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_slug_encode(const controls_slug_t *value, aps_json_writer *w)
+aps_status controls_slug_encode(const controls_slug_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_slug_type, value, w, NULL);
+    return aps_schema_encode(&controls_slug_type, value, w, NULL, err);
 }
 
 aps_status controls_slug_encode_opts(const controls_slug_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_slug_type, value, w, options);
+    return aps_schema_encode(&controls_slug_type, value, w, options, err);
 }
 
 aps_status controls_slug_validate(const controls_slug_t *value, bool strict, aps_error *err)
@@ -438,15 +438,15 @@ aps_status controls_small_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&controls_small_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_small_encode(const controls_small_t *value, aps_json_writer *w)
+aps_status controls_small_encode(const controls_small_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_small_type, value, w, NULL);
+    return aps_schema_encode(&controls_small_type, value, w, NULL, err);
 }
 
 aps_status controls_small_encode_opts(const controls_small_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_small_type, value, w, options);
+    return aps_schema_encode(&controls_small_type, value, w, options, err);
 }
 
 aps_status controls_small_validate(const controls_small_t *value, bool strict, aps_error *err)
@@ -466,15 +466,15 @@ aps_status controls_positive_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&controls_positive_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_positive_encode(const controls_positive_t *value, aps_json_writer *w)
+aps_status controls_positive_encode(const controls_positive_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_positive_type, value, w, NULL);
+    return aps_schema_encode(&controls_positive_type, value, w, NULL, err);
 }
 
 aps_status controls_positive_encode_opts(const controls_positive_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_positive_type, value, w, options);
+    return aps_schema_encode(&controls_positive_type, value, w, options, err);
 }
 
 aps_status controls_positive_validate(const controls_positive_t *value, bool strict, aps_error *err)
@@ -494,15 +494,15 @@ aps_status controls_limits_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&controls_limits_type, json, len, arena, out, options, err);
 }
 
-aps_status controls_limits_encode(const controls_limits_t *value, aps_json_writer *w)
+aps_status controls_limits_encode(const controls_limits_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&controls_limits_type, value, w, NULL);
+    return aps_schema_encode(&controls_limits_type, value, w, NULL, err);
 }
 
 aps_status controls_limits_encode_opts(const controls_limits_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&controls_limits_type, value, w, options);
+    return aps_schema_encode(&controls_limits_type, value, w, options, err);
 }
 
 aps_status controls_limits_validate(const controls_limits_t *value, bool strict, aps_error *err)

@@ -8,21 +8,24 @@
  *
  *   controls_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   controls_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   controls_T_encode(value, writer) / controls_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   controls_T_encode(value, writer, err) / controls_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   controls_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef CONTROLS_H
 #define CONTROLS_H
@@ -115,9 +118,10 @@ APS_NODISCARD aps_status controls_percent_decode(const char *json, size_t len, a
     controls_percent_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_percent_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_percent_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_percent_encode(const controls_percent_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_percent_encode(const controls_percent_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_percent_encode_opts(const controls_percent_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_percent_validate(const controls_percent_t *value, bool strict, aps_error *err);
 
 /* ---- Offset ---- */
@@ -126,9 +130,10 @@ APS_NODISCARD aps_status controls_offset_decode(const char *json, size_t len, ap
     controls_offset_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_offset_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_offset_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_offset_encode(const controls_offset_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_offset_encode(const controls_offset_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_offset_encode_opts(const controls_offset_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_offset_validate(const controls_offset_t *value, bool strict, aps_error *err);
 
 /* ---- Ratio ---- */
@@ -137,9 +142,10 @@ APS_NODISCARD aps_status controls_ratio_decode(const char *json, size_t len, aps
     controls_ratio_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_ratio_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_ratio_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_ratio_encode(const controls_ratio_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_ratio_encode(const controls_ratio_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_ratio_encode_opts(const controls_ratio_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_ratio_validate(const controls_ratio_t *value, bool strict, aps_error *err);
 
 /* ---- Code ---- */
@@ -148,9 +154,10 @@ APS_NODISCARD aps_status controls_code_decode(const char *json, size_t len, aps_
     controls_code_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_code_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_code_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_code_encode(const controls_code_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_code_encode(const controls_code_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_code_encode_opts(const controls_code_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_code_validate(const controls_code_t *value, bool strict, aps_error *err);
 
 /* ---- Byte ---- */
@@ -159,9 +166,10 @@ APS_NODISCARD aps_status controls_byte_decode(const char *json, size_t len, aps_
     controls_byte_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_byte_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_byte_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_byte_encode(const controls_byte_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_byte_encode(const controls_byte_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_byte_encode_opts(const controls_byte_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_byte_validate(const controls_byte_t *value, bool strict, aps_error *err);
 
 /* ---- Slug ---- */
@@ -170,9 +178,10 @@ APS_NODISCARD aps_status controls_slug_decode(const char *json, size_t len, aps_
     controls_slug_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_slug_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_slug_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_slug_encode(const controls_slug_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_slug_encode(const controls_slug_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_slug_encode_opts(const controls_slug_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_slug_validate(const controls_slug_t *value, bool strict, aps_error *err);
 
 /* ---- Small ---- */
@@ -181,9 +190,10 @@ APS_NODISCARD aps_status controls_small_decode(const char *json, size_t len, aps
     controls_small_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_small_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_small_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_small_encode(const controls_small_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_small_encode(const controls_small_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_small_encode_opts(const controls_small_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_small_validate(const controls_small_t *value, bool strict, aps_error *err);
 
 /* ---- Positive ---- */
@@ -192,9 +202,10 @@ APS_NODISCARD aps_status controls_positive_decode(const char *json, size_t len, 
     controls_positive_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_positive_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_positive_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_positive_encode(const controls_positive_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_positive_encode(const controls_positive_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_positive_encode_opts(const controls_positive_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_positive_validate(const controls_positive_t *value, bool strict, aps_error *err);
 
 /* ---- Limits ---- */
@@ -203,9 +214,10 @@ APS_NODISCARD aps_status controls_limits_decode(const char *json, size_t len, ap
     controls_limits_t *out, aps_error *err);
 APS_NODISCARD aps_status controls_limits_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_limits_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status controls_limits_encode(const controls_limits_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status controls_limits_encode(const controls_limits_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status controls_limits_encode_opts(const controls_limits_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_limits_validate(const controls_limits_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

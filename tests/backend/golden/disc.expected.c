@@ -1291,15 +1291,15 @@ aps_status disc_shape_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&disc_shape_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_shape_encode(const disc_shape_t *value, aps_json_writer *w)
+aps_status disc_shape_encode(const disc_shape_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_shape_type, value, w, NULL);
+    return aps_schema_encode(&disc_shape_type, value, w, NULL, err);
 }
 
 aps_status disc_shape_encode_opts(const disc_shape_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_shape_type, value, w, options);
+    return aps_schema_encode(&disc_shape_type, value, w, options, err);
 }
 
 aps_status disc_shape_validate(const disc_shape_t *value, bool strict, aps_error *err)
@@ -1319,15 +1319,15 @@ aps_status disc_circle_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&disc_circle_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_circle_encode(const disc_circle_t *value, aps_json_writer *w)
+aps_status disc_circle_encode(const disc_circle_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_circle_type, value, w, NULL);
+    return aps_schema_encode(&disc_circle_type, value, w, NULL, err);
 }
 
 aps_status disc_circle_encode_opts(const disc_circle_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_circle_type, value, w, options);
+    return aps_schema_encode(&disc_circle_type, value, w, options, err);
 }
 
 aps_status disc_circle_validate(const disc_circle_t *value, bool strict, aps_error *err)
@@ -1347,15 +1347,15 @@ aps_status disc_square_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&disc_square_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_square_encode(const disc_square_t *value, aps_json_writer *w)
+aps_status disc_square_encode(const disc_square_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_square_type, value, w, NULL);
+    return aps_schema_encode(&disc_square_type, value, w, NULL, err);
 }
 
 aps_status disc_square_encode_opts(const disc_square_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_square_type, value, w, options);
+    return aps_schema_encode(&disc_square_type, value, w, options, err);
 }
 
 aps_status disc_square_validate(const disc_square_t *value, bool strict, aps_error *err)
@@ -1375,15 +1375,15 @@ aps_status disc_polygon_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&disc_polygon_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_polygon_encode(const disc_polygon_t *value, aps_json_writer *w)
+aps_status disc_polygon_encode(const disc_polygon_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_polygon_type, value, w, NULL);
+    return aps_schema_encode(&disc_polygon_type, value, w, NULL, err);
 }
 
 aps_status disc_polygon_encode_opts(const disc_polygon_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_polygon_type, value, w, options);
+    return aps_schema_encode(&disc_polygon_type, value, w, options, err);
 }
 
 aps_status disc_polygon_validate(const disc_polygon_t *value, bool strict, aps_error *err)
@@ -1403,15 +1403,15 @@ aps_status disc_triangle_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&disc_triangle_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_triangle_encode(const disc_triangle_t *value, aps_json_writer *w)
+aps_status disc_triangle_encode(const disc_triangle_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_triangle_type, value, w, NULL);
+    return aps_schema_encode(&disc_triangle_type, value, w, NULL, err);
 }
 
 aps_status disc_triangle_encode_opts(const disc_triangle_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_triangle_type, value, w, options);
+    return aps_schema_encode(&disc_triangle_type, value, w, options, err);
 }
 
 aps_status disc_triangle_validate(const disc_triangle_t *value, bool strict, aps_error *err)
@@ -1431,15 +1431,15 @@ aps_status disc_hexagon_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&disc_hexagon_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_json_writer *w)
+aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_hexagon_type, value, w, NULL);
+    return aps_schema_encode(&disc_hexagon_type, value, w, NULL, err);
 }
 
 aps_status disc_hexagon_encode_opts(const disc_hexagon_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_hexagon_type, value, w, options);
+    return aps_schema_encode(&disc_hexagon_type, value, w, options, err);
 }
 
 aps_status disc_hexagon_validate(const disc_hexagon_t *value, bool strict, aps_error *err)
@@ -1459,15 +1459,15 @@ aps_status disc_command_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&disc_command_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_command_encode(const disc_command_t *value, aps_json_writer *w)
+aps_status disc_command_encode(const disc_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_type, value, w, NULL);
+    return aps_schema_encode(&disc_command_type, value, w, NULL, err);
 }
 
 aps_status disc_command_encode_opts(const disc_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_type, value, w, options);
+    return aps_schema_encode(&disc_command_type, value, w, options, err);
 }
 
 aps_status disc_command_validate(const disc_command_t *value, bool strict, aps_error *err)
@@ -1487,15 +1487,15 @@ aps_status disc_command_alt1_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&disc_command_alt1_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w)
+aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt1_type, value, w, NULL);
+    return aps_schema_encode(&disc_command_alt1_type, value, w, NULL, err);
 }
 
 aps_status disc_command_alt1_encode_opts(const disc_command_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt1_type, value, w, options);
+    return aps_schema_encode(&disc_command_alt1_type, value, w, options, err);
 }
 
 aps_status disc_command_alt1_validate(const disc_command_alt1_t *value, bool strict, aps_error *err)
@@ -1515,15 +1515,15 @@ aps_status disc_command_alt2_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&disc_command_alt2_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w)
+aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt2_type, value, w, NULL);
+    return aps_schema_encode(&disc_command_alt2_type, value, w, NULL, err);
 }
 
 aps_status disc_command_alt2_encode_opts(const disc_command_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt2_type, value, w, options);
+    return aps_schema_encode(&disc_command_alt2_type, value, w, options, err);
 }
 
 aps_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool strict, aps_error *err)

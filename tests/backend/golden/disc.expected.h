@@ -8,21 +8,24 @@
  *
  *   disc_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   disc_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   disc_T_encode(value, writer) / disc_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   disc_T_encode(value, writer, err) / disc_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   disc_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef DISC_H
 #define DISC_H
@@ -190,9 +193,10 @@ APS_NODISCARD aps_status disc_shape_decode(const char *json, size_t len, aps_are
     disc_shape_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_shape_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_shape_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_shape_encode(const disc_shape_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_shape_encode(const disc_shape_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_shape_encode_opts(const disc_shape_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_shape_validate(const disc_shape_t *value, bool strict, aps_error *err);
 
 /* ---- Circle ---- */
@@ -201,9 +205,10 @@ APS_NODISCARD aps_status disc_circle_decode(const char *json, size_t len, aps_ar
     disc_circle_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_circle_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_circle_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_circle_encode(const disc_circle_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_circle_encode(const disc_circle_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_circle_encode_opts(const disc_circle_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_circle_validate(const disc_circle_t *value, bool strict, aps_error *err);
 
 /* ---- Square ---- */
@@ -212,9 +217,10 @@ APS_NODISCARD aps_status disc_square_decode(const char *json, size_t len, aps_ar
     disc_square_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_square_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_square_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_square_encode(const disc_square_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_square_encode(const disc_square_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_square_encode_opts(const disc_square_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_square_validate(const disc_square_t *value, bool strict, aps_error *err);
 
 /* ---- Polygon ---- */
@@ -223,9 +229,10 @@ APS_NODISCARD aps_status disc_polygon_decode(const char *json, size_t len, aps_a
     disc_polygon_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_polygon_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_polygon_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_polygon_encode(const disc_polygon_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_polygon_encode(const disc_polygon_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_polygon_encode_opts(const disc_polygon_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_polygon_validate(const disc_polygon_t *value, bool strict, aps_error *err);
 
 /* ---- Triangle ---- */
@@ -234,9 +241,10 @@ APS_NODISCARD aps_status disc_triangle_decode(const char *json, size_t len, aps_
     disc_triangle_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_triangle_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_triangle_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_triangle_encode(const disc_triangle_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_triangle_encode(const disc_triangle_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_triangle_encode_opts(const disc_triangle_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_triangle_validate(const disc_triangle_t *value, bool strict, aps_error *err);
 
 /* ---- Hexagon ---- */
@@ -245,9 +253,10 @@ APS_NODISCARD aps_status disc_hexagon_decode(const char *json, size_t len, aps_a
     disc_hexagon_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_hexagon_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_hexagon_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_hexagon_encode_opts(const disc_hexagon_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_hexagon_validate(const disc_hexagon_t *value, bool strict, aps_error *err);
 
 /* ---- Command ---- */
@@ -256,9 +265,10 @@ APS_NODISCARD aps_status disc_command_decode(const char *json, size_t len, aps_a
     disc_command_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_encode(const disc_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_command_encode(const disc_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_command_encode_opts(const disc_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_command_validate(const disc_command_t *value, bool strict, aps_error *err);
 
 /* ---- Command/1 ---- */
@@ -267,9 +277,10 @@ APS_NODISCARD aps_status disc_command_alt1_decode(const char *json, size_t len, 
     disc_command_alt1_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_command_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_command_alt1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_command_alt1_encode_opts(const disc_command_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_command_alt1_validate(const disc_command_alt1_t *value, bool strict, aps_error *err);
 
 /* ---- Command/2 ---- */
@@ -278,9 +289,10 @@ APS_NODISCARD aps_status disc_command_alt2_decode(const char *json, size_t len, 
     disc_command_alt2_t *out, aps_error *err);
 APS_NODISCARD aps_status disc_command_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_command_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status disc_command_alt2_encode_opts(const disc_command_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

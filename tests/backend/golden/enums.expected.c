@@ -73,15 +73,15 @@ aps_status enums_colour_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&enums_colour_type, json, len, arena, out, options, err);
 }
 
-aps_status enums_colour_encode(const enums_colour_t *value, aps_json_writer *w)
+aps_status enums_colour_encode(const enums_colour_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&enums_colour_type, value, w, NULL);
+    return aps_schema_encode(&enums_colour_type, value, w, NULL, err);
 }
 
 aps_status enums_colour_encode_opts(const enums_colour_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&enums_colour_type, value, w, options);
+    return aps_schema_encode(&enums_colour_type, value, w, options, err);
 }
 
 aps_status enums_colour_validate(const enums_colour_t *value, bool strict, aps_error *err)
@@ -101,15 +101,15 @@ aps_status enums_stream_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&enums_stream_type, json, len, arena, out, options, err);
 }
 
-aps_status enums_stream_encode(const enums_stream_t *value, aps_json_writer *w)
+aps_status enums_stream_encode(const enums_stream_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&enums_stream_type, value, w, NULL);
+    return aps_schema_encode(&enums_stream_type, value, w, NULL, err);
 }
 
 aps_status enums_stream_encode_opts(const enums_stream_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&enums_stream_type, value, w, options);
+    return aps_schema_encode(&enums_stream_type, value, w, options, err);
 }
 
 aps_status enums_stream_validate(const enums_stream_t *value, bool strict, aps_error *err)
@@ -129,15 +129,15 @@ aps_status enums_mode_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&enums_mode_type, json, len, arena, out, options, err);
 }
 
-aps_status enums_mode_encode(const enums_mode_t *value, aps_json_writer *w)
+aps_status enums_mode_encode(const enums_mode_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&enums_mode_type, value, w, NULL);
+    return aps_schema_encode(&enums_mode_type, value, w, NULL, err);
 }
 
 aps_status enums_mode_encode_opts(const enums_mode_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&enums_mode_type, value, w, options);
+    return aps_schema_encode(&enums_mode_type, value, w, options, err);
 }
 
 aps_status enums_mode_validate(const enums_mode_t *value, bool strict, aps_error *err)

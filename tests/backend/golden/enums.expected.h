@@ -8,21 +8,24 @@
  *
  *   enums_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   enums_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   enums_T_encode(value, writer) / enums_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   enums_T_encode(value, writer, err) / enums_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   enums_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef ENUMS_H
 #define ENUMS_H
@@ -107,9 +110,10 @@ APS_NODISCARD aps_status enums_colour_decode(const char *json, size_t len, aps_a
     enums_colour_t *out, aps_error *err);
 APS_NODISCARD aps_status enums_colour_decode_opts(const char *json, size_t len, aps_arena *arena,
     enums_colour_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status enums_colour_encode(const enums_colour_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status enums_colour_encode(const enums_colour_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status enums_colour_encode_opts(const enums_colour_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status enums_colour_validate(const enums_colour_t *value, bool strict, aps_error *err);
 
 /* ---- Stream ---- */
@@ -118,9 +122,10 @@ APS_NODISCARD aps_status enums_stream_decode(const char *json, size_t len, aps_a
     enums_stream_t *out, aps_error *err);
 APS_NODISCARD aps_status enums_stream_decode_opts(const char *json, size_t len, aps_arena *arena,
     enums_stream_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status enums_stream_encode(const enums_stream_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status enums_stream_encode(const enums_stream_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status enums_stream_encode_opts(const enums_stream_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status enums_stream_validate(const enums_stream_t *value, bool strict, aps_error *err);
 
 /* ---- Mode ---- */
@@ -129,9 +134,10 @@ APS_NODISCARD aps_status enums_mode_decode(const char *json, size_t len, aps_are
     enums_mode_t *out, aps_error *err);
 APS_NODISCARD aps_status enums_mode_decode_opts(const char *json, size_t len, aps_arena *arena,
     enums_mode_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status enums_mode_encode(const enums_mode_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status enums_mode_encode(const enums_mode_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status enums_mode_encode_opts(const enums_mode_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status enums_mode_validate(const enums_mode_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

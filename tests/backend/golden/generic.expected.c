@@ -905,15 +905,15 @@ aps_status generic_user_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&generic_user_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_user_encode(const generic_user_t *value, aps_json_writer *w)
+aps_status generic_user_encode(const generic_user_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_user_type, value, w, NULL);
+    return aps_schema_encode(&generic_user_type, value, w, NULL, err);
 }
 
 aps_status generic_user_encode_opts(const generic_user_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_user_type, value, w, options);
+    return aps_schema_encode(&generic_user_type, value, w, options, err);
 }
 
 aps_status generic_user_validate(const generic_user_t *value, bool strict, aps_error *err)
@@ -933,15 +933,15 @@ aps_status generic_users_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&generic_page_user_text_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_users_encode(const generic_users_t *value, aps_json_writer *w)
+aps_status generic_users_encode(const generic_users_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_user_text_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_user_text_type, value, w, NULL, err);
 }
 
 aps_status generic_users_encode_opts(const generic_users_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_user_text_type, value, w, options);
+    return aps_schema_encode(&generic_page_user_text_type, value, w, options, err);
 }
 
 aps_status generic_users_validate(const generic_users_t *value, bool strict, aps_error *err)
@@ -961,15 +961,15 @@ aps_status generic_page_user_text_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&generic_page_user_text_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_page_user_text_encode(const generic_page_user_text_t *value, aps_json_writer *w)
+aps_status generic_page_user_text_encode(const generic_page_user_text_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_user_text_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_user_text_type, value, w, NULL, err);
 }
 
 aps_status generic_page_user_text_encode_opts(const generic_page_user_text_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_user_text_type, value, w, options);
+    return aps_schema_encode(&generic_page_user_text_type, value, w, options, err);
 }
 
 aps_status generic_page_user_text_validate(const generic_page_user_text_t *value, bool strict, aps_error *err)
@@ -989,15 +989,15 @@ aps_status generic_page_user_text_items_decode_opts(const char *json, size_t len
     return aps_schema_decode(&generic_page_user_text_items_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, aps_json_writer *w)
+aps_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_user_text_items_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_user_text_items_type, value, w, NULL, err);
 }
 
 aps_status generic_page_user_text_items_encode_opts(const generic_page_user_text_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_user_text_items_type, value, w, options);
+    return aps_schema_encode(&generic_page_user_text_items_type, value, w, options, err);
 }
 
 aps_status generic_page_user_text_items_validate(const generic_page_user_text_items_t *value, bool strict, aps_error *err)
@@ -1017,15 +1017,15 @@ aps_status generic_counts_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&generic_page_uint_int_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_counts_encode(const generic_counts_t *value, aps_json_writer *w)
+aps_status generic_counts_encode(const generic_counts_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_uint_int_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_uint_int_type, value, w, NULL, err);
 }
 
 aps_status generic_counts_encode_opts(const generic_counts_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_uint_int_type, value, w, options);
+    return aps_schema_encode(&generic_page_uint_int_type, value, w, options, err);
 }
 
 aps_status generic_counts_validate(const generic_counts_t *value, bool strict, aps_error *err)
@@ -1045,15 +1045,15 @@ aps_status generic_page_uint_int_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&generic_page_uint_int_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, aps_json_writer *w)
+aps_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_uint_int_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_uint_int_type, value, w, NULL, err);
 }
 
 aps_status generic_page_uint_int_encode_opts(const generic_page_uint_int_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_uint_int_type, value, w, options);
+    return aps_schema_encode(&generic_page_uint_int_type, value, w, options, err);
 }
 
 aps_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, bool strict, aps_error *err)
@@ -1073,15 +1073,15 @@ aps_status generic_page_uint_int_items_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&generic_page_uint_int_items_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, aps_json_writer *w)
+aps_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_uint_int_items_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_uint_int_items_type, value, w, NULL, err);
 }
 
 aps_status generic_page_uint_int_items_encode_opts(const generic_page_uint_int_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_uint_int_items_type, value, w, options);
+    return aps_schema_encode(&generic_page_uint_int_items_type, value, w, options, err);
 }
 
 aps_status generic_page_uint_int_items_validate(const generic_page_uint_int_items_t *value, bool strict, aps_error *err)
@@ -1101,15 +1101,15 @@ aps_status generic_letters_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&generic_envelope_text_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_letters_encode(const generic_letters_t *value, aps_json_writer *w)
+aps_status generic_letters_encode(const generic_letters_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_envelope_text_type, value, w, NULL);
+    return aps_schema_encode(&generic_envelope_text_type, value, w, NULL, err);
 }
 
 aps_status generic_letters_encode_opts(const generic_letters_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_envelope_text_type, value, w, options);
+    return aps_schema_encode(&generic_envelope_text_type, value, w, options, err);
 }
 
 aps_status generic_letters_validate(const generic_letters_t *value, bool strict, aps_error *err)
@@ -1129,15 +1129,15 @@ aps_status generic_envelope_text_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&generic_envelope_text_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_envelope_text_encode(const generic_envelope_text_t *value, aps_json_writer *w)
+aps_status generic_envelope_text_encode(const generic_envelope_text_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_envelope_text_type, value, w, NULL);
+    return aps_schema_encode(&generic_envelope_text_type, value, w, NULL, err);
 }
 
 aps_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_envelope_text_type, value, w, options);
+    return aps_schema_encode(&generic_envelope_text_type, value, w, options, err);
 }
 
 aps_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, aps_error *err)
@@ -1157,15 +1157,15 @@ aps_status generic_page_text_uint_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&generic_page_text_uint_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, aps_json_writer *w)
+aps_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_text_uint_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_text_uint_type, value, w, NULL, err);
 }
 
 aps_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_text_uint_type, value, w, options);
+    return aps_schema_encode(&generic_page_text_uint_type, value, w, options, err);
 }
 
 aps_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, aps_error *err)
@@ -1185,15 +1185,15 @@ aps_status generic_page_text_uint_items_decode_opts(const char *json, size_t len
     return aps_schema_decode(&generic_page_text_uint_items_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, aps_json_writer *w)
+aps_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_text_uint_items_type, value, w, NULL);
+    return aps_schema_encode(&generic_page_text_uint_items_type, value, w, NULL, err);
 }
 
 aps_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_page_text_uint_items_type, value, w, options);
+    return aps_schema_encode(&generic_page_text_uint_items_type, value, w, options, err);
 }
 
 aps_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, aps_error *err)

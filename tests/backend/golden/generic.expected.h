@@ -8,21 +8,24 @@
  *
  *   generic_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   generic_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   generic_T_encode(value, writer) / generic_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   generic_T_encode(value, writer, err) / generic_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   generic_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef GENERIC_H
 #define GENERIC_H
@@ -161,9 +164,10 @@ APS_NODISCARD aps_status generic_user_decode(const char *json, size_t len, aps_a
     generic_user_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_user_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_user_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_user_encode(const generic_user_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_user_encode(const generic_user_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_user_encode_opts(const generic_user_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_user_validate(const generic_user_t *value, bool strict, aps_error *err);
 
 /* ---- Users ---- */
@@ -172,9 +176,10 @@ APS_NODISCARD aps_status generic_users_decode(const char *json, size_t len, aps_
     generic_users_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_users_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_users_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_users_encode(const generic_users_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_users_encode(const generic_users_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_users_encode_opts(const generic_users_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_users_validate(const generic_users_t *value, bool strict, aps_error *err);
 
 /* ---- Page<User, text> ---- */
@@ -183,9 +188,10 @@ APS_NODISCARD aps_status generic_page_user_text_decode(const char *json, size_t 
     generic_page_user_text_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_user_text_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_page_user_text_encode(const generic_page_user_text_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_user_text_encode(const generic_page_user_text_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_encode_opts(const generic_page_user_text_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_validate(const generic_page_user_text_t *value, bool strict, aps_error *err);
 
 /* ---- Page<User, text>.items ---- */
@@ -194,9 +200,10 @@ APS_NODISCARD aps_status generic_page_user_text_items_decode(const char *json, s
     generic_page_user_text_items_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_user_text_items_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_items_encode_opts(const generic_page_user_text_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_items_validate(const generic_page_user_text_items_t *value, bool strict, aps_error *err);
 
 /* ---- Counts ---- */
@@ -205,9 +212,10 @@ APS_NODISCARD aps_status generic_counts_decode(const char *json, size_t len, aps
     generic_counts_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_counts_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_counts_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_counts_encode(const generic_counts_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_counts_encode(const generic_counts_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_counts_encode_opts(const generic_counts_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_counts_validate(const generic_counts_t *value, bool strict, aps_error *err);
 
 /* ---- Page<uint, int> ---- */
@@ -216,9 +224,10 @@ APS_NODISCARD aps_status generic_page_uint_int_decode(const char *json, size_t l
     generic_page_uint_int_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_uint_int_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_encode_opts(const generic_page_uint_int_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, bool strict, aps_error *err);
 
 /* ---- Page<uint, int>.items ---- */
@@ -227,9 +236,10 @@ APS_NODISCARD aps_status generic_page_uint_int_items_decode(const char *json, si
     generic_page_uint_int_items_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_uint_int_items_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_items_encode_opts(const generic_page_uint_int_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_items_validate(const generic_page_uint_int_items_t *value, bool strict, aps_error *err);
 
 /* ---- Letters ---- */
@@ -238,9 +248,10 @@ APS_NODISCARD aps_status generic_letters_decode(const char *json, size_t len, ap
     generic_letters_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_letters_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_letters_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_letters_encode(const generic_letters_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_letters_encode(const generic_letters_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_letters_encode_opts(const generic_letters_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_letters_validate(const generic_letters_t *value, bool strict, aps_error *err);
 
 /* ---- Envelope<text> ---- */
@@ -249,9 +260,10 @@ APS_NODISCARD aps_status generic_envelope_text_decode(const char *json, size_t l
     generic_envelope_text_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_envelope_text_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_envelope_text_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_envelope_text_encode(const generic_envelope_text_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_envelope_text_encode(const generic_envelope_text_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, aps_error *err);
 
 /* ---- Page<text, uint> ---- */
@@ -260,9 +272,10 @@ APS_NODISCARD aps_status generic_page_text_uint_decode(const char *json, size_t 
     generic_page_text_uint_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_text_uint_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, aps_error *err);
 
 /* ---- Page<text, uint>.items ---- */
@@ -271,9 +284,10 @@ APS_NODISCARD aps_status generic_page_text_uint_items_decode(const char *json, s
     generic_page_text_uint_items_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_text_uint_items_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -188,15 +188,15 @@ aps_status group_sockets_header_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&group_sockets_header_type, json, len, arena, out, options, err);
 }
 
-aps_status group_sockets_header_encode(const group_sockets_header_t *value, aps_json_writer *w)
+aps_status group_sockets_header_encode(const group_sockets_header_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_sockets_header_type, value, w, NULL);
+    return aps_schema_encode(&group_sockets_header_type, value, w, NULL, err);
 }
 
 aps_status group_sockets_header_encode_opts(const group_sockets_header_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_sockets_header_type, value, w, options);
+    return aps_schema_encode(&group_sockets_header_type, value, w, options, err);
 }
 
 aps_status group_sockets_header_validate(const group_sockets_header_t *value, bool strict, aps_error *err)

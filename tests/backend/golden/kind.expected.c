@@ -470,15 +470,15 @@ aps_status kind_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
     return aps_schema_decode(&kind_ref_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_ref_encode(const kind_ref_t *value, aps_json_writer *w)
+aps_status kind_ref_encode(const kind_ref_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_ref_type, value, w, NULL);
+    return aps_schema_encode(&kind_ref_type, value, w, NULL, err);
 }
 
 aps_status kind_ref_encode_opts(const kind_ref_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_ref_type, value, w, options);
+    return aps_schema_encode(&kind_ref_type, value, w, options, err);
 }
 
 aps_status kind_ref_validate(const kind_ref_t *value, bool strict, aps_error *err)
@@ -498,15 +498,15 @@ aps_status kind_amount_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&kind_amount_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_amount_encode(const kind_amount_t *value, aps_json_writer *w)
+aps_status kind_amount_encode(const kind_amount_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_amount_type, value, w, NULL);
+    return aps_schema_encode(&kind_amount_type, value, w, NULL, err);
 }
 
 aps_status kind_amount_encode_opts(const kind_amount_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_amount_type, value, w, options);
+    return aps_schema_encode(&kind_amount_type, value, w, options, err);
 }
 
 aps_status kind_amount_validate(const kind_amount_t *value, bool strict, aps_error *err)
@@ -526,15 +526,15 @@ aps_status kind_target_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&kind_target_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_target_encode(const kind_target_t *value, aps_json_writer *w)
+aps_status kind_target_encode(const kind_target_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_target_type, value, w, NULL);
+    return aps_schema_encode(&kind_target_type, value, w, NULL, err);
 }
 
 aps_status kind_target_encode_opts(const kind_target_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_target_type, value, w, options);
+    return aps_schema_encode(&kind_target_type, value, w, options, err);
 }
 
 aps_status kind_target_validate(const kind_target_t *value, bool strict, aps_error *err)
@@ -554,15 +554,15 @@ aps_status kind_spec_decode_opts(const char *json, size_t len, aps_arena *arena,
     return aps_schema_decode(&kind_spec_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_spec_encode(const kind_spec_t *value, aps_json_writer *w)
+aps_status kind_spec_encode(const kind_spec_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_spec_type, value, w, NULL);
+    return aps_schema_encode(&kind_spec_type, value, w, NULL, err);
 }
 
 aps_status kind_spec_encode_opts(const kind_spec_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_spec_type, value, w, options);
+    return aps_schema_encode(&kind_spec_type, value, w, options, err);
 }
 
 aps_status kind_spec_validate(const kind_spec_t *value, bool strict, aps_error *err)
@@ -582,15 +582,15 @@ aps_status kind_target_alt2_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&kind_target_alt2_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w)
+aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_target_alt2_type, value, w, NULL);
+    return aps_schema_encode(&kind_target_alt2_type, value, w, NULL, err);
 }
 
 aps_status kind_target_alt2_encode_opts(const kind_target_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_target_alt2_type, value, w, options);
+    return aps_schema_encode(&kind_target_alt2_type, value, w, options, err);
 }
 
 aps_status kind_target_alt2_validate(const kind_target_alt2_t *value, bool strict, aps_error *err)
@@ -610,15 +610,15 @@ aps_status kind_reading_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&kind_reading_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_reading_encode(const kind_reading_t *value, aps_json_writer *w)
+aps_status kind_reading_encode(const kind_reading_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_reading_type, value, w, NULL);
+    return aps_schema_encode(&kind_reading_type, value, w, NULL, err);
 }
 
 aps_status kind_reading_encode_opts(const kind_reading_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_reading_type, value, w, options);
+    return aps_schema_encode(&kind_reading_type, value, w, options, err);
 }
 
 aps_status kind_reading_validate(const kind_reading_t *value, bool strict, aps_error *err)
@@ -638,15 +638,15 @@ aps_status kind_reading_note_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&kind_reading_note_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_reading_note_encode(const kind_reading_note_t *value, aps_json_writer *w)
+aps_status kind_reading_note_encode(const kind_reading_note_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_reading_note_type, value, w, NULL);
+    return aps_schema_encode(&kind_reading_note_type, value, w, NULL, err);
 }
 
 aps_status kind_reading_note_encode_opts(const kind_reading_note_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_reading_note_type, value, w, options);
+    return aps_schema_encode(&kind_reading_note_type, value, w, options, err);
 }
 
 aps_status kind_reading_note_validate(const kind_reading_note_t *value, bool strict, aps_error *err)

@@ -8,21 +8,24 @@
  *
  *   kind_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   kind_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   kind_T_encode(value, writer) / kind_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   kind_T_encode(value, writer, err) / kind_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   kind_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef KIND_H
 #define KIND_H
@@ -185,9 +188,10 @@ APS_NODISCARD aps_status kind_ref_decode(const char *json, size_t len, aps_arena
     kind_ref_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_ref_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_ref_encode(const kind_ref_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_ref_encode(const kind_ref_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_ref_encode_opts(const kind_ref_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_ref_validate(const kind_ref_t *value, bool strict, aps_error *err);
 
 /* ---- Amount ---- */
@@ -196,9 +200,10 @@ APS_NODISCARD aps_status kind_amount_decode(const char *json, size_t len, aps_ar
     kind_amount_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_amount_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_amount_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_amount_encode(const kind_amount_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_amount_encode(const kind_amount_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_amount_encode_opts(const kind_amount_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_amount_validate(const kind_amount_t *value, bool strict, aps_error *err);
 
 /* ---- Target ---- */
@@ -207,9 +212,10 @@ APS_NODISCARD aps_status kind_target_decode(const char *json, size_t len, aps_ar
     kind_target_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_target_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_target_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_target_encode(const kind_target_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_target_encode(const kind_target_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_target_encode_opts(const kind_target_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_target_validate(const kind_target_t *value, bool strict, aps_error *err);
 
 /* ---- Spec ---- */
@@ -218,9 +224,10 @@ APS_NODISCARD aps_status kind_spec_decode(const char *json, size_t len, aps_aren
     kind_spec_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_spec_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_spec_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_spec_encode(const kind_spec_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_spec_encode(const kind_spec_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_spec_encode_opts(const kind_spec_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_spec_validate(const kind_spec_t *value, bool strict, aps_error *err);
 
 /* ---- Target/2 ---- */
@@ -229,9 +236,10 @@ APS_NODISCARD aps_status kind_target_alt2_decode(const char *json, size_t len, a
     kind_target_alt2_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_target_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_target_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_target_alt2_encode_opts(const kind_target_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_target_alt2_validate(const kind_target_alt2_t *value, bool strict, aps_error *err);
 
 /* ---- Reading ---- */
@@ -240,9 +248,10 @@ APS_NODISCARD aps_status kind_reading_decode(const char *json, size_t len, aps_a
     kind_reading_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_reading_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_reading_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_reading_encode(const kind_reading_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_reading_encode(const kind_reading_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_reading_encode_opts(const kind_reading_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_reading_validate(const kind_reading_t *value, bool strict, aps_error *err);
 
 /* ---- Reading.note ---- */
@@ -251,9 +260,10 @@ APS_NODISCARD aps_status kind_reading_note_decode(const char *json, size_t len, 
     kind_reading_note_t *out, aps_error *err);
 APS_NODISCARD aps_status kind_reading_note_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_reading_note_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_reading_note_encode(const kind_reading_note_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status kind_reading_note_encode(const kind_reading_note_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status kind_reading_note_encode_opts(const kind_reading_note_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_reading_note_validate(const kind_reading_note_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

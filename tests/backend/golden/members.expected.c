@@ -418,15 +418,15 @@ aps_status members_item_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&members_item_type, json, len, arena, out, options, err);
 }
 
-aps_status members_item_encode(const members_item_t *value, aps_json_writer *w)
+aps_status members_item_encode(const members_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&members_item_type, value, w, NULL);
+    return aps_schema_encode(&members_item_type, value, w, NULL, err);
 }
 
 aps_status members_item_encode_opts(const members_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&members_item_type, value, w, options);
+    return aps_schema_encode(&members_item_type, value, w, options, err);
 }
 
 aps_status members_item_validate(const members_item_t *value, bool strict, aps_error *err)
@@ -446,15 +446,15 @@ aps_status members_item_tags_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&members_item_tags_type, json, len, arena, out, options, err);
 }
 
-aps_status members_item_tags_encode(const members_item_tags_t *value, aps_json_writer *w)
+aps_status members_item_tags_encode(const members_item_tags_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&members_item_tags_type, value, w, NULL);
+    return aps_schema_encode(&members_item_tags_type, value, w, NULL, err);
 }
 
 aps_status members_item_tags_encode_opts(const members_item_tags_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&members_item_tags_type, value, w, options);
+    return aps_schema_encode(&members_item_tags_type, value, w, options, err);
 }
 
 aps_status members_item_tags_validate(const members_item_tags_t *value, bool strict, aps_error *err)
@@ -474,15 +474,15 @@ aps_status members_item_flags_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&members_item_flags_type, json, len, arena, out, options, err);
 }
 
-aps_status members_item_flags_encode(const members_item_flags_t *value, aps_json_writer *w)
+aps_status members_item_flags_encode(const members_item_flags_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&members_item_flags_type, value, w, NULL);
+    return aps_schema_encode(&members_item_flags_type, value, w, NULL, err);
 }
 
 aps_status members_item_flags_encode_opts(const members_item_flags_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&members_item_flags_type, value, w, options);
+    return aps_schema_encode(&members_item_flags_type, value, w, options, err);
 }
 
 aps_status members_item_flags_validate(const members_item_flags_t *value, bool strict, aps_error *err)

@@ -49,15 +49,15 @@ aps_status names_options_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&names_options_type, json, len, arena, out, options, err);
 }
 
-aps_status names_options_encode(const names_options_t *value, aps_json_writer *w)
+aps_status names_options_encode(const names_options_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&names_options_type, value, w, NULL);
+    return aps_schema_encode(&names_options_type, value, w, NULL, err);
 }
 
 aps_status names_options_encode_opts(const names_options_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&names_options_type, value, w, options);
+    return aps_schema_encode(&names_options_type, value, w, options, err);
 }
 
 aps_status names_options_validate(const names_options_t *value, bool strict, aps_error *err)

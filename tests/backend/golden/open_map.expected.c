@@ -597,15 +597,15 @@ aps_status open_map_open_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&open_map_open_type, json, len, arena, out, options, err);
 }
 
-aps_status open_map_open_encode(const open_map_open_t *value, aps_json_writer *w)
+aps_status open_map_open_encode(const open_map_open_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&open_map_open_type, value, w, NULL);
+    return aps_schema_encode(&open_map_open_type, value, w, NULL, err);
 }
 
 aps_status open_map_open_encode_opts(const open_map_open_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&open_map_open_type, value, w, options);
+    return aps_schema_encode(&open_map_open_type, value, w, options, err);
 }
 
 aps_status open_map_open_validate(const open_map_open_t *value, bool strict, aps_error *err)
@@ -625,15 +625,15 @@ aps_status open_map_closed_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&open_map_closed_type, json, len, arena, out, options, err);
 }
 
-aps_status open_map_closed_encode(const open_map_closed_t *value, aps_json_writer *w)
+aps_status open_map_closed_encode(const open_map_closed_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&open_map_closed_type, value, w, NULL);
+    return aps_schema_encode(&open_map_closed_type, value, w, NULL, err);
 }
 
 aps_status open_map_closed_encode_opts(const open_map_closed_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&open_map_closed_type, value, w, options);
+    return aps_schema_encode(&open_map_closed_type, value, w, options, err);
 }
 
 aps_status open_map_closed_validate(const open_map_closed_t *value, bool strict, aps_error *err)
@@ -653,15 +653,15 @@ aps_status open_map_described_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&open_map_described_type, json, len, arena, out, options, err);
 }
 
-aps_status open_map_described_encode(const open_map_described_t *value, aps_json_writer *w)
+aps_status open_map_described_encode(const open_map_described_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&open_map_described_type, value, w, NULL);
+    return aps_schema_encode(&open_map_described_type, value, w, NULL, err);
 }
 
 aps_status open_map_described_encode_opts(const open_map_described_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&open_map_described_type, value, w, options);
+    return aps_schema_encode(&open_map_described_type, value, w, options, err);
 }
 
 aps_status open_map_described_validate(const open_map_described_t *value, bool strict, aps_error *err)
@@ -681,15 +681,15 @@ aps_status open_map_labels_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&open_map_labels_type, json, len, arena, out, options, err);
 }
 
-aps_status open_map_labels_encode(const open_map_labels_t *value, aps_json_writer *w)
+aps_status open_map_labels_encode(const open_map_labels_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&open_map_labels_type, value, w, NULL);
+    return aps_schema_encode(&open_map_labels_type, value, w, NULL, err);
 }
 
 aps_status open_map_labels_encode_opts(const open_map_labels_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&open_map_labels_type, value, w, options);
+    return aps_schema_encode(&open_map_labels_type, value, w, options, err);
 }
 
 aps_status open_map_labels_validate(const open_map_labels_t *value, bool strict, aps_error *err)

@@ -8,21 +8,24 @@
  *
  *   open_map_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   open_map_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   open_map_T_encode(value, writer) / open_map_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   open_map_T_encode(value, writer, err) / open_map_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   open_map_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef OPEN_MAP_H
 #define OPEN_MAP_H
@@ -107,9 +110,10 @@ APS_NODISCARD aps_status open_map_open_decode(const char *json, size_t len, aps_
     open_map_open_t *out, aps_error *err);
 APS_NODISCARD aps_status open_map_open_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_open_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status open_map_open_encode(const open_map_open_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_open_encode(const open_map_open_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status open_map_open_encode_opts(const open_map_open_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_open_validate(const open_map_open_t *value, bool strict, aps_error *err);
 
 /* ---- Closed ---- */
@@ -118,9 +122,10 @@ APS_NODISCARD aps_status open_map_closed_decode(const char *json, size_t len, ap
     open_map_closed_t *out, aps_error *err);
 APS_NODISCARD aps_status open_map_closed_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_closed_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status open_map_closed_encode(const open_map_closed_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_closed_encode(const open_map_closed_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status open_map_closed_encode_opts(const open_map_closed_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_closed_validate(const open_map_closed_t *value, bool strict, aps_error *err);
 
 /* ---- Described ---- */
@@ -129,9 +134,10 @@ APS_NODISCARD aps_status open_map_described_decode(const char *json, size_t len,
     open_map_described_t *out, aps_error *err);
 APS_NODISCARD aps_status open_map_described_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_described_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status open_map_described_encode(const open_map_described_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_described_encode(const open_map_described_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status open_map_described_encode_opts(const open_map_described_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_described_validate(const open_map_described_t *value, bool strict, aps_error *err);
 
 /* ---- Labels ---- */
@@ -140,9 +146,10 @@ APS_NODISCARD aps_status open_map_labels_decode(const char *json, size_t len, ap
     open_map_labels_t *out, aps_error *err);
 APS_NODISCARD aps_status open_map_labels_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_labels_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status open_map_labels_encode(const open_map_labels_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status open_map_labels_encode(const open_map_labels_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status open_map_labels_encode_opts(const open_map_labels_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_labels_validate(const open_map_labels_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -294,15 +294,15 @@ aps_status roots_wanted_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&roots_wanted_type, json, len, arena, out, options, err);
 }
 
-aps_status roots_wanted_encode(const roots_wanted_t *value, aps_json_writer *w)
+aps_status roots_wanted_encode(const roots_wanted_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&roots_wanted_type, value, w, NULL);
+    return aps_schema_encode(&roots_wanted_type, value, w, NULL, err);
 }
 
 aps_status roots_wanted_encode_opts(const roots_wanted_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&roots_wanted_type, value, w, options);
+    return aps_schema_encode(&roots_wanted_type, value, w, options, err);
 }
 
 aps_status roots_wanted_validate(const roots_wanted_t *value, bool strict, aps_error *err)
@@ -322,15 +322,15 @@ aps_status roots_part_decode_opts(const char *json, size_t len, aps_arena *arena
     return aps_schema_decode(&roots_part_type, json, len, arena, out, options, err);
 }
 
-aps_status roots_part_encode(const roots_part_t *value, aps_json_writer *w)
+aps_status roots_part_encode(const roots_part_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&roots_part_type, value, w, NULL);
+    return aps_schema_encode(&roots_part_type, value, w, NULL, err);
 }
 
 aps_status roots_part_encode_opts(const roots_part_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&roots_part_type, value, w, options);
+    return aps_schema_encode(&roots_part_type, value, w, options, err);
 }
 
 aps_status roots_part_validate(const roots_part_t *value, bool strict, aps_error *err)

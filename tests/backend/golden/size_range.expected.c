@@ -175,15 +175,15 @@ aps_status size_range_short_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&size_range_short_type, json, len, arena, out, options, err);
 }
 
-aps_status size_range_short_encode(const size_range_short_t *value, aps_json_writer *w)
+aps_status size_range_short_encode(const size_range_short_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&size_range_short_type, value, w, NULL);
+    return aps_schema_encode(&size_range_short_type, value, w, NULL, err);
 }
 
 aps_status size_range_short_encode_opts(const size_range_short_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&size_range_short_type, value, w, options);
+    return aps_schema_encode(&size_range_short_type, value, w, options, err);
 }
 
 aps_status size_range_short_validate(const size_range_short_t *value, bool strict, aps_error *err)
@@ -203,15 +203,15 @@ aps_status size_range_name_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&size_range_name_type, json, len, arena, out, options, err);
 }
 
-aps_status size_range_name_encode(const size_range_name_t *value, aps_json_writer *w)
+aps_status size_range_name_encode(const size_range_name_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&size_range_name_type, value, w, NULL);
+    return aps_schema_encode(&size_range_name_type, value, w, NULL, err);
 }
 
 aps_status size_range_name_encode_opts(const size_range_name_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&size_range_name_type, value, w, options);
+    return aps_schema_encode(&size_range_name_type, value, w, options, err);
 }
 
 aps_status size_range_name_validate(const size_range_name_t *value, bool strict, aps_error *err)

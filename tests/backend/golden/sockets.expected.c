@@ -432,15 +432,15 @@ aps_status sockets_envelope_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&sockets_message_type, json, len, arena, out, options, err);
 }
 
-aps_status sockets_envelope_encode(const sockets_envelope_t *value, aps_json_writer *w)
+aps_status sockets_envelope_encode(const sockets_envelope_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&sockets_message_type, value, w, NULL);
+    return aps_schema_encode(&sockets_message_type, value, w, NULL, err);
 }
 
 aps_status sockets_envelope_encode_opts(const sockets_envelope_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&sockets_message_type, value, w, options);
+    return aps_schema_encode(&sockets_message_type, value, w, options, err);
 }
 
 aps_status sockets_envelope_validate(const sockets_envelope_t *value, bool strict, aps_error *err)
@@ -460,15 +460,15 @@ aps_status sockets_message_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&sockets_message_type, json, len, arena, out, options, err);
 }
 
-aps_status sockets_message_encode(const sockets_message_t *value, aps_json_writer *w)
+aps_status sockets_message_encode(const sockets_message_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&sockets_message_type, value, w, NULL);
+    return aps_schema_encode(&sockets_message_type, value, w, NULL, err);
 }
 
 aps_status sockets_message_encode_opts(const sockets_message_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&sockets_message_type, value, w, options);
+    return aps_schema_encode(&sockets_message_type, value, w, options, err);
 }
 
 aps_status sockets_message_validate(const sockets_message_t *value, bool strict, aps_error *err)
@@ -488,15 +488,15 @@ aps_status sockets_ping_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&sockets_ping_type, json, len, arena, out, options, err);
 }
 
-aps_status sockets_ping_encode(const sockets_ping_t *value, aps_json_writer *w)
+aps_status sockets_ping_encode(const sockets_ping_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&sockets_ping_type, value, w, NULL);
+    return aps_schema_encode(&sockets_ping_type, value, w, NULL, err);
 }
 
 aps_status sockets_ping_encode_opts(const sockets_ping_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&sockets_ping_type, value, w, options);
+    return aps_schema_encode(&sockets_ping_type, value, w, options, err);
 }
 
 aps_status sockets_ping_validate(const sockets_ping_t *value, bool strict, aps_error *err)
@@ -516,15 +516,15 @@ aps_status sockets_pong_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&sockets_pong_type, json, len, arena, out, options, err);
 }
 
-aps_status sockets_pong_encode(const sockets_pong_t *value, aps_json_writer *w)
+aps_status sockets_pong_encode(const sockets_pong_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&sockets_pong_type, value, w, NULL);
+    return aps_schema_encode(&sockets_pong_type, value, w, NULL, err);
 }
 
 aps_status sockets_pong_encode_opts(const sockets_pong_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&sockets_pong_type, value, w, options);
+    return aps_schema_encode(&sockets_pong_type, value, w, options, err);
 }
 
 aps_status sockets_pong_validate(const sockets_pong_t *value, bool strict, aps_error *err)

@@ -229,15 +229,15 @@ aps_status tree_node_decode_opts(const char *json, size_t len, aps_arena *arena,
     return aps_schema_decode(&tree_node_type, json, len, arena, out, options, err);
 }
 
-aps_status tree_node_encode(const tree_node_t *value, aps_json_writer *w)
+aps_status tree_node_encode(const tree_node_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&tree_node_type, value, w, NULL);
+    return aps_schema_encode(&tree_node_type, value, w, NULL, err);
 }
 
 aps_status tree_node_encode_opts(const tree_node_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&tree_node_type, value, w, options);
+    return aps_schema_encode(&tree_node_type, value, w, options, err);
 }
 
 aps_status tree_node_validate(const tree_node_t *value, bool strict, aps_error *err)
@@ -257,15 +257,15 @@ aps_status tree_node_children_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&tree_node_children_type, json, len, arena, out, options, err);
 }
 
-aps_status tree_node_children_encode(const tree_node_children_t *value, aps_json_writer *w)
+aps_status tree_node_children_encode(const tree_node_children_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&tree_node_children_type, value, w, NULL);
+    return aps_schema_encode(&tree_node_children_type, value, w, NULL, err);
 }
 
 aps_status tree_node_children_encode_opts(const tree_node_children_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&tree_node_children_type, value, w, options);
+    return aps_schema_encode(&tree_node_children_type, value, w, options, err);
 }
 
 aps_status tree_node_children_validate(const tree_node_children_t *value, bool strict, aps_error *err)

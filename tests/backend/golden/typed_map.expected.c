@@ -83,15 +83,15 @@ aps_status typed_map_scores_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&typed_map_scores_type, json, len, arena, out, options, err);
 }
 
-aps_status typed_map_scores_encode(const typed_map_scores_t *value, aps_json_writer *w)
+aps_status typed_map_scores_encode(const typed_map_scores_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_scores_type, value, w, NULL);
+    return aps_schema_encode(&typed_map_scores_type, value, w, NULL, err);
 }
 
 aps_status typed_map_scores_encode_opts(const typed_map_scores_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_scores_type, value, w, options);
+    return aps_schema_encode(&typed_map_scores_type, value, w, options, err);
 }
 
 aps_status typed_map_scores_validate(const typed_map_scores_t *value, bool strict, aps_error *err)
@@ -111,15 +111,15 @@ aps_status typed_map_metadata_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&typed_map_metadata_type, json, len, arena, out, options, err);
 }
 
-aps_status typed_map_metadata_encode(const typed_map_metadata_t *value, aps_json_writer *w)
+aps_status typed_map_metadata_encode(const typed_map_metadata_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_metadata_type, value, w, NULL);
+    return aps_schema_encode(&typed_map_metadata_type, value, w, NULL, err);
 }
 
 aps_status typed_map_metadata_encode_opts(const typed_map_metadata_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_metadata_type, value, w, options);
+    return aps_schema_encode(&typed_map_metadata_type, value, w, options, err);
 }
 
 aps_status typed_map_metadata_validate(const typed_map_metadata_t *value, bool strict, aps_error *err)
@@ -139,15 +139,15 @@ aps_status typed_map_scalar_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&typed_map_scalar_type, json, len, arena, out, options, err);
 }
 
-aps_status typed_map_scalar_encode(const typed_map_scalar_t *value, aps_json_writer *w)
+aps_status typed_map_scalar_encode(const typed_map_scalar_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_scalar_type, value, w, NULL);
+    return aps_schema_encode(&typed_map_scalar_type, value, w, NULL, err);
 }
 
 aps_status typed_map_scalar_encode_opts(const typed_map_scalar_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_scalar_type, value, w, options);
+    return aps_schema_encode(&typed_map_scalar_type, value, w, options, err);
 }
 
 aps_status typed_map_scalar_validate(const typed_map_scalar_t *value, bool strict, aps_error *err)
@@ -167,15 +167,15 @@ aps_status typed_map_env_decode_opts(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode(&typed_map_env_type, json, len, arena, out, options, err);
 }
 
-aps_status typed_map_env_encode(const typed_map_env_t *value, aps_json_writer *w)
+aps_status typed_map_env_encode(const typed_map_env_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_env_type, value, w, NULL);
+    return aps_schema_encode(&typed_map_env_type, value, w, NULL, err);
 }
 
 aps_status typed_map_env_encode_opts(const typed_map_env_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&typed_map_env_type, value, w, options);
+    return aps_schema_encode(&typed_map_env_type, value, w, options, err);
 }
 
 aps_status typed_map_env_validate(const typed_map_env_t *value, bool strict, aps_error *err)

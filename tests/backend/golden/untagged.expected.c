@@ -837,15 +837,15 @@ aps_status untagged_result_decode_as(const char *json, size_t len, aps_arena *ar
     return aps_schema_decode_as(&untagged_result_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status untagged_result_encode(const untagged_result_t *value, aps_json_writer *w)
+aps_status untagged_result_encode(const untagged_result_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_result_type, value, w, NULL);
+    return aps_schema_encode(&untagged_result_type, value, w, NULL, err);
 }
 
 aps_status untagged_result_encode_opts(const untagged_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_result_type, value, w, options);
+    return aps_schema_encode(&untagged_result_type, value, w, options, err);
 }
 
 aps_status untagged_result_validate(const untagged_result_t *value, bool strict, aps_error *err)
@@ -865,15 +865,15 @@ aps_status untagged_created_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&untagged_created_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_created_encode(const untagged_created_t *value, aps_json_writer *w)
+aps_status untagged_created_encode(const untagged_created_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_created_type, value, w, NULL);
+    return aps_schema_encode(&untagged_created_type, value, w, NULL, err);
 }
 
 aps_status untagged_created_encode_opts(const untagged_created_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_created_type, value, w, options);
+    return aps_schema_encode(&untagged_created_type, value, w, options, err);
 }
 
 aps_status untagged_created_validate(const untagged_created_t *value, bool strict, aps_error *err)
@@ -893,15 +893,15 @@ aps_status untagged_listed_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&untagged_listed_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_listed_encode(const untagged_listed_t *value, aps_json_writer *w)
+aps_status untagged_listed_encode(const untagged_listed_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_listed_type, value, w, NULL);
+    return aps_schema_encode(&untagged_listed_type, value, w, NULL, err);
 }
 
 aps_status untagged_listed_encode_opts(const untagged_listed_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_listed_type, value, w, options);
+    return aps_schema_encode(&untagged_listed_type, value, w, options, err);
 }
 
 aps_status untagged_listed_validate(const untagged_listed_t *value, bool strict, aps_error *err)
@@ -921,15 +921,15 @@ aps_status untagged_listed_items_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&untagged_listed_items_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_listed_items_encode(const untagged_listed_items_t *value, aps_json_writer *w)
+aps_status untagged_listed_items_encode(const untagged_listed_items_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_listed_items_type, value, w, NULL);
+    return aps_schema_encode(&untagged_listed_items_type, value, w, NULL, err);
 }
 
 aps_status untagged_listed_items_encode_opts(const untagged_listed_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_listed_items_type, value, w, options);
+    return aps_schema_encode(&untagged_listed_items_type, value, w, options, err);
 }
 
 aps_status untagged_listed_items_validate(const untagged_listed_items_t *value, bool strict, aps_error *err)
@@ -949,15 +949,15 @@ aps_status untagged_empty_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&untagged_empty_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_empty_encode(const untagged_empty_t *value, aps_json_writer *w)
+aps_status untagged_empty_encode(const untagged_empty_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_empty_type, value, w, NULL);
+    return aps_schema_encode(&untagged_empty_type, value, w, NULL, err);
 }
 
 aps_status untagged_empty_encode_opts(const untagged_empty_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_empty_type, value, w, options);
+    return aps_schema_encode(&untagged_empty_type, value, w, options, err);
 }
 
 aps_status untagged_empty_validate(const untagged_empty_t *value, bool strict, aps_error *err)
@@ -977,15 +977,15 @@ aps_status untagged_deleted_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&untagged_deleted_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_deleted_encode(const untagged_deleted_t *value, aps_json_writer *w)
+aps_status untagged_deleted_encode(const untagged_deleted_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_deleted_type, value, w, NULL);
+    return aps_schema_encode(&untagged_deleted_type, value, w, NULL, err);
 }
 
 aps_status untagged_deleted_encode_opts(const untagged_deleted_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_deleted_type, value, w, options);
+    return aps_schema_encode(&untagged_deleted_type, value, w, options, err);
 }
 
 aps_status untagged_deleted_validate(const untagged_deleted_t *value, bool strict, aps_error *err)
@@ -1013,15 +1013,15 @@ aps_status untagged_word_decode_as(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode_as(&untagged_word_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status untagged_word_encode(const untagged_word_t *value, aps_json_writer *w)
+aps_status untagged_word_encode(const untagged_word_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_word_type, value, w, NULL);
+    return aps_schema_encode(&untagged_word_type, value, w, NULL, err);
 }
 
 aps_status untagged_word_encode_opts(const untagged_word_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_word_type, value, w, options);
+    return aps_schema_encode(&untagged_word_type, value, w, options, err);
 }
 
 aps_status untagged_word_validate(const untagged_word_t *value, bool strict, aps_error *err)
@@ -1041,15 +1041,15 @@ aps_status untagged_digits_decode_opts(const char *json, size_t len, aps_arena *
     return aps_schema_decode(&untagged_digits_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_digits_encode(const untagged_digits_t *value, aps_json_writer *w)
+aps_status untagged_digits_encode(const untagged_digits_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_digits_type, value, w, NULL);
+    return aps_schema_encode(&untagged_digits_type, value, w, NULL, err);
 }
 
 aps_status untagged_digits_encode_opts(const untagged_digits_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_digits_type, value, w, options);
+    return aps_schema_encode(&untagged_digits_type, value, w, options, err);
 }
 
 aps_status untagged_digits_validate(const untagged_digits_t *value, bool strict, aps_error *err)
@@ -1077,15 +1077,15 @@ aps_status untagged_reply_decode_as(const char *json, size_t len, aps_arena *are
     return aps_schema_decode_as(&untagged_reply_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status untagged_reply_encode(const untagged_reply_t *value, aps_json_writer *w)
+aps_status untagged_reply_encode(const untagged_reply_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_reply_type, value, w, NULL);
+    return aps_schema_encode(&untagged_reply_type, value, w, NULL, err);
 }
 
 aps_status untagged_reply_encode_opts(const untagged_reply_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_reply_type, value, w, options);
+    return aps_schema_encode(&untagged_reply_type, value, w, options, err);
 }
 
 aps_status untagged_reply_validate(const untagged_reply_t *value, bool strict, aps_error *err)
@@ -1105,15 +1105,15 @@ aps_status untagged_anything_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&untagged_anything_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_anything_encode(const untagged_anything_t *value, aps_json_writer *w)
+aps_status untagged_anything_encode(const untagged_anything_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_anything_type, value, w, NULL);
+    return aps_schema_encode(&untagged_anything_type, value, w, NULL, err);
 }
 
 aps_status untagged_anything_encode_opts(const untagged_anything_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_anything_type, value, w, options);
+    return aps_schema_encode(&untagged_anything_type, value, w, options, err);
 }
 
 aps_status untagged_anything_validate(const untagged_anything_t *value, bool strict, aps_error *err)
@@ -1133,15 +1133,15 @@ aps_status untagged_ack_decode_opts(const char *json, size_t len, aps_arena *are
     return aps_schema_decode(&untagged_ack_type, json, len, arena, out, options, err);
 }
 
-aps_status untagged_ack_encode(const untagged_ack_t *value, aps_json_writer *w)
+aps_status untagged_ack_encode(const untagged_ack_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&untagged_ack_type, value, w, NULL);
+    return aps_schema_encode(&untagged_ack_type, value, w, NULL, err);
 }
 
 aps_status untagged_ack_encode_opts(const untagged_ack_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&untagged_ack_type, value, w, options);
+    return aps_schema_encode(&untagged_ack_type, value, w, options, err);
 }
 
 aps_status untagged_ack_validate(const untagged_ack_t *value, bool strict, aps_error *err)

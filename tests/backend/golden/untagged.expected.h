@@ -8,21 +8,24 @@
  *
  *   untagged_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   untagged_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   untagged_T_encode(value, writer) / untagged_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   untagged_T_encode(value, writer, err) / untagged_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   untagged_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef UNTAGGED_H
 #define UNTAGGED_H
@@ -209,9 +212,10 @@ APS_NODISCARD aps_status untagged_result_decode_opts(const char *json, size_t le
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status untagged_result_decode_as(const char *json, size_t len, aps_arena *arena,
     untagged_result_kind alt, untagged_result_t *out, aps_error *err);
-APS_NODISCARD aps_status untagged_result_encode(const untagged_result_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_result_encode(const untagged_result_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_result_encode_opts(const untagged_result_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_result_validate(const untagged_result_t *value, bool strict, aps_error *err);
 
 /* ---- Created ---- */
@@ -220,9 +224,10 @@ APS_NODISCARD aps_status untagged_created_decode(const char *json, size_t len, a
     untagged_created_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_created_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_created_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_created_encode(const untagged_created_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_created_encode(const untagged_created_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_created_encode_opts(const untagged_created_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_created_validate(const untagged_created_t *value, bool strict, aps_error *err);
 
 /* ---- Listed ---- */
@@ -231,9 +236,10 @@ APS_NODISCARD aps_status untagged_listed_decode(const char *json, size_t len, ap
     untagged_listed_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_listed_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_listed_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_listed_encode(const untagged_listed_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_listed_encode(const untagged_listed_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_listed_encode_opts(const untagged_listed_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_listed_validate(const untagged_listed_t *value, bool strict, aps_error *err);
 
 /* ---- Listed.items ---- */
@@ -242,9 +248,10 @@ APS_NODISCARD aps_status untagged_listed_items_decode(const char *json, size_t l
     untagged_listed_items_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_listed_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_listed_items_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_listed_items_encode(const untagged_listed_items_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_listed_items_encode(const untagged_listed_items_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_listed_items_encode_opts(const untagged_listed_items_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_listed_items_validate(const untagged_listed_items_t *value, bool strict, aps_error *err);
 
 /* ---- Empty ---- */
@@ -253,9 +260,10 @@ APS_NODISCARD aps_status untagged_empty_decode(const char *json, size_t len, aps
     untagged_empty_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_empty_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_empty_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_empty_encode(const untagged_empty_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_empty_encode(const untagged_empty_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_empty_encode_opts(const untagged_empty_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_empty_validate(const untagged_empty_t *value, bool strict, aps_error *err);
 
 /* ---- Deleted ---- */
@@ -264,9 +272,10 @@ APS_NODISCARD aps_status untagged_deleted_decode(const char *json, size_t len, a
     untagged_deleted_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_deleted_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_deleted_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_deleted_encode(const untagged_deleted_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_deleted_encode(const untagged_deleted_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_deleted_encode_opts(const untagged_deleted_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_deleted_validate(const untagged_deleted_t *value, bool strict, aps_error *err);
 
 /* ---- Word ---- */
@@ -278,9 +287,10 @@ APS_NODISCARD aps_status untagged_word_decode_opts(const char *json, size_t len,
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status untagged_word_decode_as(const char *json, size_t len, aps_arena *arena,
     untagged_word_kind alt, untagged_word_t *out, aps_error *err);
-APS_NODISCARD aps_status untagged_word_encode(const untagged_word_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_word_encode(const untagged_word_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_word_encode_opts(const untagged_word_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_word_validate(const untagged_word_t *value, bool strict, aps_error *err);
 
 /* ---- Digits ---- */
@@ -289,9 +299,10 @@ APS_NODISCARD aps_status untagged_digits_decode(const char *json, size_t len, ap
     untagged_digits_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_digits_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_digits_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_digits_encode(const untagged_digits_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_digits_encode(const untagged_digits_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_digits_encode_opts(const untagged_digits_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_digits_validate(const untagged_digits_t *value, bool strict, aps_error *err);
 
 /* ---- Reply ---- */
@@ -303,9 +314,10 @@ APS_NODISCARD aps_status untagged_reply_decode_opts(const char *json, size_t len
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status untagged_reply_decode_as(const char *json, size_t len, aps_arena *arena,
     untagged_reply_kind alt, untagged_reply_t *out, aps_error *err);
-APS_NODISCARD aps_status untagged_reply_encode(const untagged_reply_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_reply_encode(const untagged_reply_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_reply_encode_opts(const untagged_reply_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_reply_validate(const untagged_reply_t *value, bool strict, aps_error *err);
 
 /* ---- Anything ---- */
@@ -314,9 +326,10 @@ APS_NODISCARD aps_status untagged_anything_decode(const char *json, size_t len, 
     untagged_anything_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_anything_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_anything_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_anything_encode(const untagged_anything_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_anything_encode(const untagged_anything_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_anything_encode_opts(const untagged_anything_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_anything_validate(const untagged_anything_t *value, bool strict, aps_error *err);
 
 /* ---- Ack ---- */
@@ -325,9 +338,10 @@ APS_NODISCARD aps_status untagged_ack_decode(const char *json, size_t len, aps_a
     untagged_ack_t *out, aps_error *err);
 APS_NODISCARD aps_status untagged_ack_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_ack_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status untagged_ack_encode(const untagged_ack_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status untagged_ack_encode(const untagged_ack_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status untagged_ack_encode_opts(const untagged_ack_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_ack_validate(const untagged_ack_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

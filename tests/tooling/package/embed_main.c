@@ -29,7 +29,7 @@ int main(void)
     } else if (msg.kind != AP_MESSAGE_EVENT || msg.u.event.event_data.kind != AP_EVENT_DATA_MESSAGES_EVENT) {
         printf("decoded as the wrong kind\n");
         failed = 1;
-    } else if (ap_message_encode(&msg, &w) != AP_APS_OK || ap_aps_json_writer_finish(&w, &err) != AP_APS_OK) {
+    } else if (ap_message_encode(&msg, &w, &err) != AP_APS_OK || ap_aps_json_writer_finish(&w, &err) != AP_APS_OK) {
         printf("encode failed: %s\n", err.message);
         failed = 1;
     } else if (ap_aps_json_writer_len(&w) != strlen(event) || memcmp(ap_aps_json_writer_data(&w), event, strlen(event)) != 0) {

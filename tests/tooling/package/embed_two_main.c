@@ -43,7 +43,7 @@ static int protocol_round_trip(void)
         printf("ap: decode failed at %zu: %s: %s\n", err.offset, err.pointer, err.message);
     else if (msg.kind != AP_MESSAGE_EVENT)
         printf("ap: decoded as the wrong kind\n");
-    else if (ap_message_encode(&msg, &w) != AP_APS_OK || ap_aps_json_writer_finish(&w, &err) != AP_APS_OK)
+    else if (ap_message_encode(&msg, &w, &err) != AP_APS_OK || ap_aps_json_writer_finish(&w, &err) != AP_APS_OK)
         printf("ap: encode failed: %s\n", err.message);
     else
         ok = same_text("ap", ap_aps_json_writer_data(&w), ap_aps_json_writer_len(&w), event);
@@ -64,7 +64,7 @@ static int greeting_round_trip(void)
     hello_aps_json_writer_init(&w, NULL);
     if (hello_greeting_decode(greeting, strlen(greeting), &arena, &g, &err) != HELLO_APS_OK)
         printf("hello: decode failed at %zu: %s: %s\n", err.offset, err.pointer, err.message);
-    else if (hello_greeting_encode(&g, &w) != HELLO_APS_OK || hello_aps_json_writer_finish(&w, &err) != HELLO_APS_OK)
+    else if (hello_greeting_encode(&g, &w, &err) != HELLO_APS_OK || hello_aps_json_writer_finish(&w, &err) != HELLO_APS_OK)
         printf("hello: encode failed: %s\n", err.message);
     else
         ok = same_text("hello", hello_aps_json_writer_data(&w), hello_aps_json_writer_len(&w), greeting);

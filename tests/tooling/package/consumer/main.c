@@ -18,7 +18,7 @@ static int greet(const char *json)
     aps_json_writer_init(&w, NULL);
     if (hello_greeting_decode(json, strlen(json), &arena, &g, &err) != APS_OK) {
         printf("rejected %s: %s\n", err.pointer, err.message);
-    } else if (hello_greeting_encode(&g, &w) != APS_OK || aps_json_writer_finish(&w, &err) != APS_OK) {
+    } else if (hello_greeting_encode(&g, &w, &err) != APS_OK || aps_json_writer_finish(&w, &err) != APS_OK) {
         printf("cannot encode: %s\n", err.message);
     } else {
         printf("ok %.*s\n", (int)aps_json_writer_len(&w), aps_json_writer_data(&w));

@@ -30,7 +30,7 @@ typedef struct load_state {
     aps_replay *rb;
     aps_arena arena;
     uint64_t invalid;
-    int failed;
+    uint64_t records;
 } load_state;
 
 /* The namespace and custom name of a decoded event, whatever its method. */
@@ -122,6 +122,7 @@ static int load_event(void *user, const aps_record *rec)
     aps_error err = APS_ERROR_INIT;
     aps_replay_meta meta;
     const ap_namespace_t *ns = NULL;
+    s->records++;
     aps_arena_reset(&s->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->case_given ? s->o->key_case : APS_CASE_EITHER;
@@ -130,7 +131,7 @@ static int load_event(void *user, const aps_record *rec)
         s->invalid++;
         aps_arena_reset(&s->arena);
         if (envelope_meta(rec, &s->arena, &meta) != 0) {
-            fprintf(stderr, "%" PRIu64 ": error: not an event at all: not buffered\n", rec->line);
+            apstream_diag(stderr, rec->line, "error", NULL, "not an event at all: not buffered");
             return 0;
         }
         goto append;
@@ -215,8 +216,8 @@ static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, a
 
 int apstream_replay(const apstream_options *o)
 {
-    char *req_text = NULL, *data = NULL;
-    size_t req_len, len;
+    char *req_text = NULL;
+    size_t req_len;
     aps_arena req_arena;
     ap_event_stream_request_t req;
     aps_decode_options dopt;
@@ -227,6 +228,7 @@ int apstream_replay(const apstream_options *o)
     aps_replay_cursor cur;
     aps_replay_start start;
     load_state s;
+    apstream_gate gate;
     int rc = 0;
     if (o->capacity == 0 || o->request == NULL) {
         fprintf(stderr, "apstream: error: replay needs --capacity N (N > 0) and --request FILE\n");
@@ -250,22 +252,27 @@ int apstream_replay(const apstream_options *o)
     memset(&ropt, 0, sizeof ropt);
     ropt.max_events = (size_t)o->capacity;
     ropt.max_bytes = o->bytes ? (size_t)o->bytes : (size_t)1 << 30;
+    /* a ring of what the events take, not of the most they could take */
+    ropt.grow = 1;
     if (aps_replay_init(&rb, &ropt, &err) != APS_OK) {
         fprintf(stderr, "apstream: error: replay buffer: %s\n", err.message);
         rc = 2;
         goto out_filter;
     }
-    if (apstream_read_file(o->file, &data, &len) != 0) {
-        rc = 2;
-        goto out_rb;
-    }
     memset(&s, 0, sizeof s);
     s.o = o;
     s.rb = &rb;
     aps_arena_init(&s.arena, NULL);
-    if (aps_records_split(data, len, APS_FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0)
-        rc = 2;
+    apstream_diag_setup(o, 0);
+    gate = apstream_read_records(o, o->format == APS_FORMAT_AUTO ? APS_FORMAT_JSONL : o->format, load_event,
+                                 load_error, &s);
     aps_arena_deinit(&s.arena);
+    if (gate == APSTREAM_INPUT_ERROR)
+        rc = 2;
+    else if (gate == APSTREAM_INPUT_REJECTED)
+        rc = 1;
+    else if (apstream_check_records(o, s.records) != 0 || gate == APSTREAM_INPUT_FAILED)
+        s.invalid++;
     memset(&start, 0, sizeof start);
     if (req.has_since) {
         start.from = APS_REPLAY_FROM_SEQ;
@@ -289,8 +296,7 @@ int apstream_replay(const apstream_options *o)
     }
     if (rc == 0 && s.invalid > 0)
         rc = 1;
-    free(data);
-out_rb:
+    apstream_diag_end();
     aps_replay_deinit(&rb);
 out_filter:
     aps_filter_deinit(&filter);

@@ -253,10 +253,11 @@ static int sse_classify(aps_records_reader *r, int colon)
     r->classified = 1;
     if (colon && r->name_len == 0)
         return 0;
-    if (!is_sse_name(r->name, r->name_len, &data))
-        return reject(r, r->line, "not SSE: the line is not a data, event, id or retry field or a comment");
+    /* the events before this line are the parser's, whatever this line is */
     if (r->line_off > r->chunk_off && sse_catch_up(r, (size_t)(r->line_off - r->chunk_off)) != 0)
         return r->stop;
+    if (!is_sse_name(r->name, r->name_len, &data))
+        return reject(r, r->line, "not SSE: the line is not a data, event, id or retry field or a comment");
     if (r->event_line == 0) {
         r->event_line = r->cb_event_line = r->line;
         r->event_data = 0;

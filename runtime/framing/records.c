@@ -465,17 +465,23 @@ static int decide(aps_records_reader *r, aps_record_format format)
 
 /*
  * The format of a stream from its head (aps_records_reader), or
- * APS_FORMAT_AUTO when more bytes are needed.
+ * APS_FORMAT_AUTO when more bytes are needed. Past `limit` bytes the
+ * decision is made on the first `limit` alone, so that it is the same
+ * however the stream was chunked.
  */
 static aps_record_format detect_head(const char *d, size_t len, int eof, size_t limit)
 {
     static const char *const fields[] = { "data:", "event:", "id:", "retry:", ":" };
-    size_t i = len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0, k, end;
+    int full = len > limit;
+    size_t i, k, end;
     const char *nl;
+    if (full)
+        len = limit;
+    i = len >= 3 && memcmp(d, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     while (i < len && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
         i++;
     nl = memchr(d + i, '\n', len - i);
-    if (nl == NULL && !eof && len < limit)
+    if (nl == NULL && !eof && !full)
         return APS_FORMAT_AUTO; /* the first line is not all there */
     for (k = 0; k < sizeof fields / sizeof fields[0]; k++) {
         size_t n = strlen(fields[k]);
@@ -487,9 +493,9 @@ static aps_record_format detect_head(const char *d, size_t len, int eof, size_t 
         end--;
     if (nl != NULL && aps_json_validate(d + i, end - i, NULL, NULL) == APS_OK)
         return APS_FORMAT_JSONL; /* a JSON text on the first line: the rest cannot make one document of it */
-    if (eof)
-        return aps_records_detect(d, len);
-    return len >= limit ? APS_FORMAT_JSONL : APS_FORMAT_AUTO;
+    if (full)
+        return APS_FORMAT_JSONL;
+    return eof ? aps_records_detect(d, len) : APS_FORMAT_AUTO;
 }
 
 int aps_records_push(aps_records_reader *r, const void *bytes, size_t len)

@@ -55,6 +55,9 @@ static const rcase cases[] = {
       "R1 {\\n  \"a\": 1\\n}\\n\n= 0 format 1 verdict 0\n" },
     { "json too long", "[1,\n2,\n3,\n4]", APS_FORMAT_JSON, 0, 8,
       "E1 the JSON document is longer than the maximum of 8 bytes; not read\n= 0 format 1 verdict 0\n" },
+    /* blank lines past max_record: decided on the first max_record bytes, JSONL, whatever the chunks */
+    { "blank head past the limit", "\n\n\n\n\n\n\n\n\n: c\n\ndata: 1\n\n", APS_FORMAT_AUTO, 0, 8,
+      "G1 error: not JSONL or SSE: no line is a JSON text\n= -2 format 2 verdict 2\n" },
     /* the head reaches max_record before a line is JSON: JSONL, its first lines held until one is */
     { "head limit", "[1,\n2]\n[3]\n", APS_FORMAT_AUTO, 0, 4, "R1 [1,\nR2 2]\nR3 [3]\n= 0 format 2 verdict 0\n" },
 };

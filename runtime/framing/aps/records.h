@@ -94,8 +94,10 @@ typedef struct aps_records_config {
  *   - format detection (APS_FORMAT_AUTO) looks at the head of the stream:
  *     SSE when the first non-blank line is an SSE field or comment; JSONL
  *     when the first line is a JSON text by itself; otherwise it waits for
- *     the end of the stream or max_record bytes and decides as
- *     aps_records_detect (JSON: one document over several lines);
+ *     the end of the stream and decides as aps_records_detect (JSON: one
+ *     document over several lines), or, past max_record bytes, decides on
+ *     the first max_record bytes alone (JSONL unless they start SSE), so
+ *     the format never depends on how the stream was chunked;
  *   - JSONL: a line holding a NUL byte rejects the stream there (binary
  *     data: no JSON text holds one); the lines before the first line that is
  *     a JSON text are held back (at most 1 MiB of them) and delivered only

@@ -4,11 +4,12 @@
  *   cddlgen check [OPTIONS] FILE...     parse and check schemas
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
  *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime]
- *   cddlgen validate SCHEMA --type RULE [--format json|jsonl|sse] FILE...
+ *   cddlgen validate SCHEMA --type RULE [--input F] [--output text|json] [FILE...]
  *   cddlgen diff [--direction backward|forward] OLD NEW
  *
  * Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static const char usage_text[] =
     "  check FILE...        parse and check CDDL schemas (RFC 8610, 9165, 9682)\n"
     "  print FILE           print a schema back as canonical CDDL\n"
     "  generate FILE        write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
-    "  validate SCHEMA FILE...  check JSON instances against rule --type of SCHEMA\n"
+    "  validate SCHEMA [FILE...]  check JSON instances against rule --type of SCHEMA\n"
+    "                       (FILE \"-\" or none: standard input; files are read as streams)\n"
     "  diff OLD NEW         what changed between two schemas, and whether each change is\n"
     "                       compatible backward and forward (exit 1 when something breaks;\n"
     "                       --direction backward|forward checks one direction only)\n"
@@ -44,11 +46,12 @@ static const char usage_text[] =
     "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"
     "                       pair compiles alone (vendoring; one such pair per program)\n"
     "  --type RULE          validate: the rule every instance must match\n"
-    "  --format jsonl|sse   validate: read the files as JSONL or SSE (default: detected;\n"
-    "                       a file holding one JSON document is detected as such)\n"
-    "  --format json        validate: print machine-readable results (JSON) for CI tools\n"
-    "  --input json|jsonl|sse  validate: the input format, explicitly\n"
+    "  --input F            validate: the input format: json (one document), jsonl, sse or\n"
+    "                       auto (default: detected from the head of each file)\n"
     "  --output text|json   validate: report format (default text: FILE:LINE: error: ...)\n"
+    "  --format F           validate: jsonl, sse or auto is --input F; json is --output json\n"
+    "                       (the older spelling, kept)\n"
+    "  --max-errors N       validate: show at most N errors (default 100; 0: all)\n"
     "  --case C             validate: key spelling either (default), schema or snake\n"
     "  --tolerant           validate: accept unknown variants, as a consuming application\n"
     "                       does (by default validation reports them)\n"
@@ -71,6 +74,7 @@ typedef struct options {
     emit_options emit;
     int embed_runtime;         /* generate --embed-runtime */
     validate_options validate;
+    const char *max_errors;    /* validate --max-errors, parsed by parse_count */
 } options;
 
 /* -WGROUP or -Wno-GROUP: the later of two flags for one group wins. */
@@ -103,6 +107,22 @@ static int valid_prefix(const char *p)
     return 1;
 }
 
+/* A count: decimal digits only (no sign, no space, no suffix), within unsigned long long. */
+static int parse_count(const char *s, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    if (*s == '\0')
+        return -1;
+    for (; *s != '\0'; s++) {
+        unsigned d = (unsigned)(unsigned char)*s - '0';
+        if (d > 9 || v > (ULLONG_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
 /* Parses argv into `o`. Returns 0, or 2 after printing usage. */
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -123,10 +143,27 @@ static int parse_args(int argc, char **argv, options *o)
                              : strcmp(a, "--output") == 0 ? &o->validate.output
                              : strcmp(a, "--input") == 0 ? &o->validate.input
                              : strcmp(a, "--case") == 0 ? &o->validate.key_case
+                             : strcmp(a, "--max-errors") == 0 ? &o->max_errors
                              : strcmp(a, "--root") == 0 ? &o->roots[o->nroots] : NULL;
-        if (value == NULL && strncmp(a, "--format=", 9) == 0) {
-            o->validate.format = a + 9;
-            continue;
+        if (value == NULL && strncmp(a, "--", 2) == 0 && strchr(a, '=') != NULL) {
+            /* --name=value, for each option that takes a value */
+            static const char *const names[] = { "--format=", "--input=", "--output=", "--case=", "--type=",
+                                                 "--max-errors=" };
+            const char **slots[6];
+            size_t k;
+            slots[0] = &o->validate.format;
+            slots[1] = &o->validate.input;
+            slots[2] = &o->validate.output;
+            slots[3] = &o->validate.key_case;
+            slots[4] = &o->validate.type;
+            slots[5] = &o->max_errors;
+            for (k = 0; k < 6; k++)
+                if (strncmp(a, names[k], strlen(names[k])) == 0)
+                    break;
+            if (k < 6) {
+                *slots[k] = a + strlen(names[k]);
+                continue;
+            }
         }
         if (value != NULL) {
             if (i + 1 >= argc) {
@@ -160,6 +197,12 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (o->command == NULL) {
         fputs(usage_text, stderr);
+        return 2;
+    }
+    o->validate.max_errors = 100;
+    if (o->max_errors != NULL && parse_count(o->max_errors, &o->validate.max_errors) != 0) {
+        fprintf(stderr, "cddlgen: error: --max-errors takes a whole number of decimal digits, not '%.60s'\n",
+                o->max_errors);
         return 2;
     }
     if (!valid_prefix(o->emit.prefix)) {
@@ -231,9 +274,11 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        printf("cddlgen %s\n", CDDLGEN_VERSION);
-        return 0;
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("cddlgen %s\n", CDDLGEN_VERSION);
+            return 0;
+        }
     }
     /* diff has options of its own (--direction) and reads two schemas */
     if (argc >= 2 && strcmp(argv[1], "diff") == 0)
@@ -256,9 +301,12 @@ int main(int argc, char **argv)
                 rc = r;
         }
     } else if (strcmp(o.command, "validate") == 0) {
-        if (o.nfiles < 2 || o.validate.type == NULL) {
-            fprintf(stderr, "cddlgen: error: 'validate' needs SCHEMA, --type RULE and FILE...\n");
+        static const char *const standard_input[] = { "-" };
+        if (o.nfiles < 1 || o.validate.type == NULL) {
+            fprintf(stderr, "cddlgen: error: 'validate' needs SCHEMA, --type RULE and FILE... (none: standard input)\n");
             rc = 2;
+        } else if (o.nfiles == 1) {
+            rc = validate_files(o.files[0], standard_input, 1, &o.validate, &d);
         } else {
             rc = validate_files(o.files[0], o.files + 1, (size_t)o.nfiles - 1, &o.validate, &d);
         }

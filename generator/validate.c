@@ -1,8 +1,10 @@
 /* validate.c - `cddlgen validate` (see validate.h). */
 #include "validate.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aps/records.h"
@@ -10,8 +12,11 @@
 #include "frontend.h"
 #include "interp.h"
 
-/* Longest JSONL line or SSE event accepted. */
+/* Longest JSONL line, SSE event or JSON document accepted. */
 #define VALIDATE_MAX_RECORD ((size_t)64 << 20)
+
+/* Bytes read at a time: a file is read as a stream, never whole. */
+#define VALIDATE_CHUNK ((size_t)256 << 10)
 
 typedef struct run {
     const aps_type *type;
@@ -23,24 +28,28 @@ typedef struct run {
     aps_json_writer *report;  /* JSON output: the errors array being written */
     uint64_t valid, invalid;
     uint64_t failed;          /* files rejected whole: not in their format, empty, cut (--strict) */
+    uint64_t max_errors;      /* reports shown at most (0: all) */
+    uint64_t shown, hidden;
 } run;
 
-/*
- * The gate before a file's records are read, so validation fails closed
- * (aps_records_gate_check). Returns 0 to read it, 1 to read it and fail (a
- * cut stream under --strict), -1 to skip it.
- */
-static int check_input(run *r, const char *data, size_t len, aps_record_format format, int strict)
+/* The gate's finding on a file (aps_records_reader): "cddlgen: FILE:LINE: error|warning: reason". */
+static void print_gate(void *user, const aps_records_gate *g)
 {
-    aps_records_gate g;
-    aps_records_gate_check(data, len, format, strict, &g);
-    if (g.severity != NULL)
-        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": %s: %s\n", r->file, g.line, g.severity, g.reason);
-    return g.verdict == APS_RECORDS_REJECT ? -1 : g.verdict == APS_RECORDS_READ_AND_FAIL;
+    run *r = user;
+    if (g->line != 0)
+        fprintf(stderr, "cddlgen: %s:%" PRIu64 ": %s: %s\n", r->file, g->line, g->severity, g->reason);
+    else
+        fprintf(stderr, "cddlgen: %s: %s: %s\n", r->file, g->severity, g->reason);
 }
 
 static void report(run *r, uint64_t line, const aps_error *err)
 {
+    /* capped as gcc's -fmax-errors caps: one break at every record of a long capture says one thing */
+    if (r->max_errors != 0 && r->shown >= r->max_errors) {
+        r->hidden++;
+        return;
+    }
+    r->shown++;
     if (!r->json_out) {
         printf("%s:%" PRIu64 ": error: %s: %s\n", r->file, line, err->pointer[0] ? err->pointer : "(root)",
                err->message);
@@ -99,6 +108,8 @@ static int parse_format(const char *s, aps_record_format *out)
         *out = APS_FORMAT_JSONL;
     else if (strcmp(s, "sse") == 0)
         *out = APS_FORMAT_SSE;
+    else if (strcmp(s, "auto") == 0)
+        *out = APS_FORMAT_AUTO;
     else
         return -1;
     return 0;
@@ -133,6 +144,67 @@ static int compile_type(cddl_ctx *ctx, cddl_unit *u, const char *schema, const c
     return r->type != NULL ? 0 : 1;
 }
 
+/*
+ * Reads one file ("-": standard input) as a stream through the records
+ * reader, which is also the gate that fails closed. Returns 0, 1 when the
+ * file fails as a whole (not in its format, no record, cut under
+ * --strict), 2 when it cannot be read.
+ */
+static int read_file(run *r, const char *path, aps_record_format format, int strict)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    aps_records_config cfg;
+    aps_records_reader *reader;
+    uint64_t records = r->valid + r->invalid;
+    char *buf;
+    int rc = 0, io_failed = 0;
+    r->file = is_stdin ? "(standard input)" : path;
+    if (f == NULL) {
+        fprintf(stderr, "cddlgen: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.format = format;
+    cfg.max_record = VALIDATE_MAX_RECORD;
+    cfg.strict = strict;
+    cfg.on_record = on_record;
+    cfg.on_error = on_framing_error;
+    cfg.on_gate = print_gate;
+    cfg.user = r;
+    reader = aps_records_reader_new(&cfg);
+    /* zeroed: the APS_PADDING bytes after what was read are readable and defined */
+    buf = calloc(1, VALIDATE_CHUNK + APS_PADDING);
+    if (reader == NULL || buf == NULL)
+        rc = APS_RECORDS_NOMEM;
+    while (rc == 0) {
+        size_t got = fread(buf, 1, VALIDATE_CHUNK, f);
+        if (got == 0 && ferror(f)) {
+            fprintf(stderr, "cddlgen: %s: read error\n", r->file);
+            io_failed = 1;
+            break;
+        }
+        rc = got == 0 ? aps_records_finish(reader) : aps_records_push(reader, buf, got);
+        if (got == 0)
+            break;
+    }
+    if (!is_stdin)
+        fclose(f);
+    if (rc == APS_RECORDS_NOMEM)
+        fprintf(stderr, "cddlgen: %s: out of memory\n", r->file);
+    if (io_failed || (rc != 0 && rc != APS_RECORDS_REJECTED))
+        rc = 2;
+    else if (rc == APS_RECORDS_REJECTED || aps_records_reader_verdict(reader) == APS_RECORDS_READ_AND_FAIL)
+        rc = 1;
+    else if (r->valid + r->invalid == records) {
+        fprintf(stderr, "cddlgen: %s: error: no records: nothing was checked\n", r->file);
+        rc = 1;
+    }
+    aps_records_reader_free(reader);
+    free(buf);
+    return rc;
+}
+
 int validate_files(const char *schema, const char *const *files, size_t nfiles,
                    const validate_options *o, diag_ctx *d)
 {
@@ -141,22 +213,29 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
     cddl_unit u;
     run r;
     aps_json_writer w;
-    aps_record_format format = APS_FORMAT_AUTO;
+    aps_record_format parsed = APS_FORMAT_AUTO;
+    volatile aps_record_format format;
     volatile int rc = 0;
     size_t i;
     memset(&r, 0, sizeof r);
+    r.max_errors = o->max_errors;
     if (o->format != NULL && strcmp(o->format, "json") == 0)
         r.json_out = 1; /* --format json: machine-readable results */
-    else if (parse_format(o->format, &format) != 0) {
-        fprintf(stderr, "cddlgen: error: --format takes json, jsonl or sse\n");
+    else if (parse_format(o->format, &parsed) != 0) {
+        fprintf(stderr, "cddlgen: error: --format takes json, jsonl, sse or auto\n");
         return 2;
     }
-    if (parse_format(o->input, &format) != 0) {
-        fprintf(stderr, "cddlgen: error: --input takes json, jsonl or sse\n");
+    if (parse_format(o->input, &parsed) != 0) {
+        fprintf(stderr, "cddlgen: error: --input takes json, jsonl, sse or auto\n");
         return 2;
     }
-    if (o->output != NULL)
+    if (o->output != NULL) {
+        if (strcmp(o->output, "json") != 0 && strcmp(o->output, "text") != 0) {
+            fprintf(stderr, "cddlgen: error: --output takes text or json\n");
+            return 2;
+        }
         r.json_out = strcmp(o->output, "json") == 0;
+    }
     if (o->key_case != NULL) {
         if (strcmp(o->key_case, "snake") == 0)
             r.dopt.key_case = APS_CASE_SNAKE;
@@ -167,6 +246,7 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
             return 2;
         }
     }
+    format = parsed;
     /* a validator checks conformance: unknown variants are reported unless --tolerant */
     r.strict = !o->tolerant;
     r.dopt.strict = !o->tolerant;
@@ -192,34 +272,11 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         aps_json_write_array_begin(&w);
     }
     for (i = 0; i < nfiles; i++) {
-        /* each file lives in the arena only while it is checked */
-        aps_arena_marker before = aps_arena_mark(&ctx.arena);
-        cddl_source data;
-        aps_record_format in_format;
-        uint64_t records;
-        int gate;
-        r.file = files[i];
-        if (cddl_source_load(&ctx, &data, files[i]) != 0) {
+        int read_rc = read_file(&r, files[i], format, o->strict);
+        if (read_rc == 2)
             rc = 2;
-            continue;
-        }
-        in_format = format != APS_FORMAT_AUTO ? format : aps_records_detect(data.text, data.len);
-        gate = check_input(&r, data.text, data.len, in_format, o->strict);
-        if (gate < 0) {
+        else if (read_rc != 0)
             r.failed++;
-            aps_arena_rollback(&ctx.arena, before);
-            continue;
-        }
-        records = r.valid + r.invalid;
-        if (aps_records_split(data.text, data.len, in_format, VALIDATE_MAX_RECORD, on_record, on_framing_error, &r) != 0)
-            rc = 2;
-        if (r.valid + r.invalid == records) {
-            fprintf(stderr, "cddlgen: %s: error: no records: nothing was checked\n", r.file);
-            gate = 1;
-        }
-        if (gate > 0)
-            r.failed++;
-        aps_arena_rollback(&ctx.arena, before);
     }
     if (r.json_out) {
         aps_json_write_array_end(&w);
@@ -235,6 +292,8 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
     } else {
         printf("%" PRIu64 " valid, %" PRIu64 " invalid\n", r.valid, r.invalid);
     }
+    if (r.hidden > 0)
+        fprintf(stderr, "cddlgen: %" PRIu64 " more errors not shown (--max-errors 0 shows all)\n", r.hidden);
     aps_json_writer_deinit(&w);
     aps_arena_deinit(&r.arena);
     cddl_unit_deinit(&u);

@@ -18,10 +18,12 @@ typedef struct validate_options {
     const char *key_case; /* --case schema|snake|either */
     int tolerant;         /* --tolerant: accept unknown union variants (validation reports them) */
     int strict;           /* --strict: an SSE stream that ends inside an event is an error, not a warning */
+    unsigned long long max_errors; /* --max-errors: reports shown at most (0: all) */
 } validate_options;
 
 /*
- * Validates every record of `files` against rule o->type of `schema`.
+ * Validates every record of `files` ("-": standard input; each read as a
+ * stream, in bounded memory) against rule o->type of `schema`.
  * Prints `FILE:LINE: error: POINTER: message` per invalid record and
  * `N valid, M invalid` (or one JSON report). A file that is not in its
  * format (SSE whose lines are not SSE fields, bytes of which no line is

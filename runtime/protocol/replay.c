@@ -34,6 +34,7 @@ struct aps_replay_base {
 };
 
 #define MAX_EVENTS (1u << 30)
+#define GROW_FIRST ((size_t)64 << 10) /* a growing ring's first size */
 #define MAX_BASE_NAMESPACES (1u << 16)
 
 static void *mem_alloc(const aps_allocator *a, size_t size)
@@ -280,14 +281,15 @@ aps_status aps_replay_init(aps_replay *rb, const aps_replay_options *opt, aps_er
     rb->slot_mask = nslots - 1;
     rb->index_mask = nindex - 1;
     rb->slots = (aps_replay_slot *)mem_alloc(&o.allocator, nslots * sizeof *rb->slots);
-    rb->ring = (uint8_t *)mem_alloc(&o.allocator, o.max_bytes);
+    rb->ring_cap = o.grow && o.max_bytes > GROW_FIRST ? GROW_FIRST : o.max_bytes;
+    rb->ring = (uint8_t *)mem_alloc(&o.allocator, rb->ring_cap);
     rb->index = (uint64_t *)mem_alloc(&o.allocator, nindex * sizeof *rb->index);
     rb->index_hash = (uint32_t *)mem_alloc(&o.allocator, nindex * sizeof *rb->index_hash);
     rb->base = (aps_replay_base *)mem_alloc(&o.allocator, o.baseline_namespaces * sizeof *rb->base);
     if (rb->slots == NULL || rb->ring == NULL || rb->index == NULL || rb->index_hash == NULL ||
         rb->base == NULL || pthread_mutex_init(&rb->lock, NULL) != 0) {
         mem_free(&o.allocator, rb->slots, nslots * sizeof *rb->slots);
-        mem_free(&o.allocator, rb->ring, o.max_bytes);
+        mem_free(&o.allocator, rb->ring, rb->ring_cap);
         mem_free(&o.allocator, rb->index, nindex * sizeof *rb->index);
         mem_free(&o.allocator, rb->index_hash, nindex * sizeof *rb->index_hash);
         mem_free(&o.allocator, rb->base, o.baseline_namespaces * sizeof *rb->base);
@@ -309,7 +311,7 @@ void aps_replay_deinit(aps_replay *rb)
     for (i = 0; i < rb->base_count; i++)
         mem_free(a, rb->base[i].block, rb->base[i].block_size);
     mem_free(a, rb->slots, (rb->slot_mask + 1) * sizeof *rb->slots);
-    mem_free(a, rb->ring, rb->opt.max_bytes);
+    mem_free(a, rb->ring, rb->ring_cap);
     mem_free(a, rb->index, (rb->index_mask + 1) * sizeof *rb->index);
     mem_free(a, rb->index_hash, (rb->index_mask + 1) * sizeof *rb->index_hash);
     mem_free(a, rb->base, rb->opt.baseline_namespaces * sizeof *rb->base);
@@ -345,7 +347,48 @@ static void evict_oldest(aps_replay *rb)
     rb->oldest++;
 }
 
-/* Evicts until a record of `need` bytes fits and returns its offset. */
+/* Bytes the buffered records take in the ring (the gap a wrap skipped included). */
+static size_t ring_used(const aps_replay *rb)
+{
+    const aps_replay_slot *head, *newest;
+    size_t tail;
+    if (rb->oldest > rb->last)
+        return 0;
+    head = slot_of(rb, rb->oldest);
+    newest = slot_of(rb, rb->last);
+    tail = (size_t)newest->off + newest->rec_len;
+    return newest->off >= head->off ? tail - head->off : rb->ring_cap - (head->off - tail);
+}
+
+/*
+ * A growing ring (opt.grow) doubles until `want` bytes fit, up to
+ * max_bytes, its records moved to its start in order. Returns 0, or -1
+ * when it is full size already or memory is short (the caller evicts).
+ */
+static int grow_ring(aps_replay *rb, size_t want)
+{
+    size_t cap = rb->ring_cap, pos = 0;
+    uint64_t s;
+    uint8_t *fresh;
+    if (!rb->opt.grow || cap >= rb->opt.max_bytes)
+        return -1;
+    while (cap < want && cap < rb->opt.max_bytes)
+        cap = cap > rb->opt.max_bytes / 2 ? rb->opt.max_bytes : cap * 2;
+    if (cap == rb->ring_cap || (fresh = (uint8_t *)mem_alloc(&rb->opt.allocator, cap)) == NULL)
+        return -1;
+    for (s = rb->oldest; s <= rb->last; s++) {
+        aps_replay_slot *slot = slot_of(rb, s);
+        memcpy(fresh + pos, rb->ring + slot->off, slot->rec_len);
+        slot->off = (uint32_t)pos;
+        pos += slot->rec_len;
+    }
+    mem_free(&rb->opt.allocator, rb->ring, rb->ring_cap);
+    rb->ring = fresh;
+    rb->ring_cap = cap;
+    return 0;
+}
+
+/* Evicts (or grows a growing ring) until a record of `need` bytes fits and returns its offset. */
 static uint32_t make_room(aps_replay *rb, uint32_t need)
 {
     for (;;) {
@@ -358,14 +401,15 @@ static uint32_t make_room(aps_replay *rb, uint32_t need)
         tail = (uint64_t)newest->off + newest->rec_len;
         if (newest->off >= head->off) {
             /* Records sit in [head, tail): free space at the end, then before head. */
-            if (tail + need <= rb->opt.max_bytes)
+            if (tail + need <= rb->ring_cap)
                 return (uint32_t)tail;
             if (need <= head->off)
                 return 0;
         } else if (tail + need <= head->off) {
             return (uint32_t)tail; /* wrapped: the free gap is [tail, head) */
         }
-        evict_oldest(rb);
+        if (grow_ring(rb, ring_used(rb) + need) != 0)
+            evict_oldest(rb);
     }
 }
 
@@ -440,6 +484,12 @@ aps_status aps_replay_append(aps_replay *rb, const void *bytes, size_t len,
     s = rb->last + 1;
     if (rb->oldest <= rb->last && rb->last - rb->oldest + 1 >= rb->opt.max_events)
         evict_oldest(rb);
+    /* a growing ring holds at least this record (need <= max_bytes), so make_room ends */
+    if (need > rb->ring_cap && grow_ring(rb, ring_used(rb) + need) != 0) {
+        pthread_mutex_unlock(&rb->lock);
+        mem_free(&rb->opt.allocator, fresh.block, fresh.block_size);
+        return aps_error_set(err, APS_E_NOMEM, SIZE_MAX, "no memory to grow the replay ring to %zu bytes", rec);
+    }
     pos = make_room(rb, need);
     p = rb->ring + pos;
     ns = aps_namespace_pack(p, meta->ns);
@@ -654,7 +704,7 @@ void aps_replay_stats_get(aps_replay *rb, aps_replay_stats *out)
         const aps_replay_slot *head = slot_of(rb, rb->oldest), *newest = slot_of(rb, rb->last);
         size_t tail = (size_t)newest->off + newest->rec_len;
         out->bytes = newest->off >= head->off ? tail - head->off
-                                              : rb->opt.max_bytes - (head->off - tail);
+                                              : rb->ring_cap - (head->off - tail);
     }
     out->baseline_namespaces = rb->base_count;
     out->baseline_bytes = rb->base_bytes;

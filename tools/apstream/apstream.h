@@ -10,39 +10,48 @@
 
 typedef struct apstream_options {
     const char *command;
-    const char *file;
+    const char *file;   /* NULL or "-": standard input */
     const char *type_name;
-    int strict;         /* --strict: SSE transport binding checks */
+    int strict;         /* --strict: stream-level rules and a cut stream are errors, not warnings */
     int tolerant;       /* --tolerant: accept unknown variants, as a consuming application does */
+    int unfiltered;     /* --unfiltered: an unfiltered subscription: a gap in seq is a violation */
+    int json_report;    /* --output json (validate) */
     aps_key_case key_case;
     int case_given;
     aps_record_format format;
     uint64_t capacity, bytes;
+    uint64_t max_errors; /* --max-errors: diagnostics shown at most (0: all) */
     const char *request;
     const char *redis;  /* --redis URL: the replay log on Redis Streams */
-    size_t max_record;  /* longest JSONL line or SSE event accepted */
+    size_t max_record;  /* longest JSONL line, SSE event or JSON document accepted */
 } apstream_options;
 
 /*
- * Reads the whole file ("-": stdin). Returns 0, or -1 after printing why.
- * APS_PADDING readable bytes follow the data, so what is decoded from it
- * is padded (aps/common.h).
+ * Reads a whole small file ("-": stdin): the replay request. Returns 0, or
+ * -1 after printing why. APS_PADDING readable bytes follow the data.
  */
 int apstream_read_file(const char *path, char **data, size_t *len);
 
-/*
- * The gate before records are read, so a check fails closed: `data` in the
- * format asked for or detected (stored in *format), and for SSE, every line a
- * field and the last event finished. Prints each finding as
- * "apstream: FILE:LINE: error|warning: reason" on stderr. A stream cut inside
- * an event is a warning, an error with --strict.
- */
+/* The input's name in messages: the file, or "(standard input)". */
+const char *apstream_input_name(const apstream_options *o);
+
+/* How reading a capture ended. */
 typedef enum apstream_gate {
-    APSTREAM_INPUT_OK,       /* read it (warnings may have been printed) */
-    APSTREAM_INPUT_FAILED,   /* read what it holds, then exit 1 (a cut capture under --strict) */
-    APSTREAM_INPUT_REJECTED  /* not in the format: exit 1 without reading it */
+    APSTREAM_INPUT_OK,       /* read (warnings may have been printed) */
+    APSTREAM_INPUT_FAILED,   /* read, then exit 1: a cut capture under --strict */
+    APSTREAM_INPUT_REJECTED, /* not in its format: reading stopped there; exit 1 */
+    APSTREAM_INPUT_ERROR     /* I/O error, out of memory, or on_record stopped it: exit 2 */
 } apstream_gate;
-apstream_gate apstream_check_input(const apstream_options *o, const char *data, size_t len, aps_record_format *format);
+
+/*
+ * Reads the capture o->file (or standard input) as a stream, in chunks,
+ * through aps_records_reader (aps/records.h): records to on_record, framing
+ * errors to on_error, the gate's finding printed on stderr as
+ * "apstream: FILE:LINE: error|warning: reason". `format`: the one asked
+ * for, or APS_FORMAT_AUTO. Memory stays bounded by about twice o->max_record.
+ */
+apstream_gate apstream_read_records(const apstream_options *o, aps_record_format format, aps_record_fn on_record,
+                                    aps_record_error_fn on_error, void *user);
 
 /* The gate after: a file without a record is rejected (prints why, returns 1; else 0). */
 int apstream_check_records(const apstream_options *o, uint64_t records);
@@ -50,8 +59,41 @@ int apstream_check_records(const apstream_options *o, uint64_t records);
 /* The schema type named `name`, or NULL after printing the known names. */
 const aps_type *apstream_find_type(const char *name);
 
+/*
+ * Diagnostics about records (report.c), capped at o->max_errors: set up
+ * once (`json`: as objects of a JSON array, for validate --output json).
+ */
+void apstream_diag_setup(const apstream_options *o, int json);
 /* Prints "LINE: error: POINTER: message" to `out` (the root pointer as "(root)"). */
 void apstream_report(FILE *out, uint64_t line, const aps_error *err);
+/* Prints "LINE: SEVERITY: [POINTER: ]message" to `out`; `pointer` may be NULL. */
+void apstream_diag(FILE *out, uint64_t line, const char *severity, const char *pointer, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Says on stderr how many diagnostics the cap did not show. */
+void apstream_diag_end(void);
+
+/*
+ * The assembler over a stream of records (assemble.c): `apstream assemble`
+ * prints what it assembles; `validate` runs one quietly, so that the two
+ * agree on what breaks the messages and tools lifecycle. Violations and
+ * what is still open at the end are reported with `severity` ("error" or
+ * "warning") through apstream_diag to `out`.
+ */
+typedef struct asm_run asm_run;
+asm_run *apstream_asm_open(const apstream_options *o, int quiet, FILE *out, const char *severity);
+/* Feeds one record (decoded again here). Returns 0, or 2 when out of memory. */
+int apstream_asm_record(asm_run *r, const aps_record *rec);
+/* Findings that decide the exit status so far: violations (under --strict
+ * only) and messages or tool runs left open. */
+uint64_t apstream_asm_found(const asm_run *r);
+/*
+ * Ends the stream and frees `r`. With `deliver`, what is still open is
+ * delivered (and reported); returns apstream_asm_found at the end. Without, nothing more is printed (input that was no capture).
+ */
+uint64_t apstream_asm_close(asm_run *r, int deliver);
 
 int apstream_validate(const apstream_options *o, int roundtrip);
 int apstream_sse2jsonl(const apstream_options *o);

@@ -26,8 +26,11 @@
 #include "aps/asm.h"
 #include "apstream.h"
 
-typedef struct asm_run {
+struct asm_run {
     const apstream_options *o;
+    int quiet;                /* validate: report, print nothing assembled */
+    FILE *diag;               /* where violations go */
+    const char *severity;     /* what they are: "error" or "warning" */
     aps_assembler a;
     aps_arena arena;
     aps_json_writer out;      /* one output line */
@@ -37,19 +40,25 @@ typedef struct asm_run {
     uint64_t records;
     int finishing;            /* aps_asm_finish is delivering what is still open */
     uint64_t unfinished;      /* messages and tool runs still open at the end */
-} asm_run;
+    uint64_t violations;      /* lifecycle violations reported */
+};
 
 /* The stream ended before `what` `id` did: the capture is cut, or the server never finished it. */
 static void report_unfinished(asm_run *r, const char *what, aps_slice id)
 {
-    const char *file = strcmp(r->o->file, "-") == 0 ? "(standard input)" : r->o->file;
-    fprintf(stderr, "apstream: %s: error: %s \"%.*s\" is still open at the end of the stream\n", file, what,
-            (int)id.len, id.ptr);
+    /* assemble: an open message is no final value, an error; validate: a
+     * cut stream, a warning without --strict as the framing rule has it */
+    fprintf(stderr, "apstream: %s: %s: %s \"%.*s\" is still open at the end of the stream\n",
+            apstream_input_name(r->o), r->quiet ? r->severity : "error", what, (int)id.len, id.ptr);
     r->unfinished++;
 }
 
 static void print_line(asm_run *r)
 {
+    if (r->quiet) {
+        aps_json_writer_reset(&r->out);
+        return;
+    }
     fwrite(aps_json_writer_data(&r->out), 1, aps_json_writer_len(&r->out), stdout);
     fputc('\n', stdout);
     aps_json_writer_reset(&r->out);
@@ -78,7 +87,8 @@ static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, c
 {
     asm_run *r = ctx;
     (void)code;
-    fprintf(stderr, "%" PRIu64 ": %s: %s\n", position, r->o->strict ? "error" : "warning", text);
+    r->violations++;
+    apstream_diag(r->diag, position, r->severity, NULL, "%s", text);
 }
 
 /* The JSON of a decoded value, copied into the arena (valid until the next record). */
@@ -239,9 +249,8 @@ static void tools_view(const ap_tools_data_t *d, aps_asm_event *ae)
     }
 }
 
-static int on_record(void *user, const aps_record *rec)
+int apstream_asm_record(asm_run *r, const aps_record *rec)
 {
-    asm_run *r = user;
     ap_message_t msg;
     aps_decode_options dopt;
     aps_error err = APS_ERROR_INIT;
@@ -258,14 +267,17 @@ static int on_record(void *user, const aps_record *rec)
          * content-shaped delta, still gets its messages assembled: a
          * warning in the default mode, an error with --strict. A record
          * that is no messages or tools event is an error either way.
+         * validate (quiet) has reported the schema's verdict itself.
          */
         int usable = aps_asm_event_from_json(&r->lenient, rec->text, rec->len, rec->line, &ae) == 1;
         if (usable && !r->o->strict) {
-            fprintf(stderr, "%" PRIu64 ": warning: %s: %s\n", rec->line, err.pointer[0] ? err.pointer : "(root)",
-                    err.message);
+            if (!r->quiet)
+                apstream_diag(stderr, rec->line, "warning", err.pointer[0] ? err.pointer : "(root)", "%s",
+                              err.message);
             goto feed;
         }
-        apstream_report(stderr, rec->line, &err);
+        if (!r->quiet)
+            apstream_report(stderr, rec->line, &err);
         r->rejected++;
         if (usable)
             goto feed;
@@ -299,6 +311,11 @@ feed:
     return 0;
 }
 
+static int on_record(void *user, const aps_record *rec)
+{
+    return apstream_asm_record(user, rec);
+}
+
 static void on_framing_error(void *user, uint64_t line, const aps_error *err)
 {
     asm_run *r = user;
@@ -306,60 +323,83 @@ static void on_framing_error(void *user, uint64_t line, const aps_error *err)
     r->rejected++;
 }
 
-int apstream_assemble(const apstream_options *o)
+asm_run *apstream_asm_open(const apstream_options *o, int quiet, FILE *out, const char *severity)
 {
-    asm_run r;
+    asm_run *r = calloc(1, sizeof *r);
     aps_asm_callbacks cb;
     aps_asm_options opt;
-    char *data;
-    size_t len;
-    int rc;
-    aps_record_format format;
-    apstream_gate gate;
-    if (apstream_read_file(o->file, &data, &len) != 0)
-        return 2;
-    if ((gate = apstream_check_input(o, data, len, &format)) == APSTREAM_INPUT_REJECTED) {
-        free(data);
-        return 1;
-    }
-    memset(&r, 0, sizeof r);
+    if (r == NULL)
+        return NULL;
+    r->o = o;
+    r->quiet = quiet;
+    r->diag = out;
+    r->severity = severity;
     memset(&cb, 0, sizeof cb);
-    r.o = o;
     cb.on_message_done = on_message_done;
     cb.on_tool_done = on_tool_done;
     cb.on_violation = on_violation;
-    cb.ctx = &r;
+    cb.ctx = r;
     /*
      * Every string an event points to is padded: it lies in the input,
-     * which apstream_read_file pads, in the SSE buffer of aps_records_split,
-     * or in an arena.
+     * which apstream_read_records pads, in the reader's padded buffers, or
+     * in an arena.
      */
     memset(&opt, 0, sizeof opt);
     opt.padded = 1;
     opt.strict = o->strict; /* the protocol's rules; by default the reference client's (docs/assembly.md) */
-    aps_asm_init(&r.a, &opt, &cb);
-    aps_arena_init(&r.arena, NULL);
-    aps_json_writer_init(&r.out, NULL);
-    aps_json_writer_init(&r.scratch, NULL);
-    aps_asm_reader_init(&r.lenient);
-    rc = aps_records_split(data, len, format, o->max_record, on_record, on_framing_error, &r);
-    if (rc == 0) {
-        r.finishing = 1;
-        aps_asm_finish(&r.a);
+    aps_asm_init(&r->a, &opt, &cb);
+    aps_arena_init(&r->arena, NULL);
+    aps_json_writer_init(&r->out, NULL);
+    aps_json_writer_init(&r->scratch, NULL);
+    aps_asm_reader_init(&r->lenient);
+    return r;
+}
+
+/* What decides the exit status: lifecycle violations count under --strict
+ * only (by default they are warnings, as the reference client assembles on);
+ * messages and tool runs left open count always. */
+uint64_t apstream_asm_found(const asm_run *r)
+{
+    return (r->o->strict ? r->violations : 0) + r->unfinished;
+}
+
+uint64_t apstream_asm_close(asm_run *r, int deliver)
+{
+    uint64_t found = 0;
+    if (deliver) {
+        r->finishing = 1;
+        aps_asm_finish(&r->a);
+        found = apstream_asm_found(r);
     }
+    aps_asm_reader_deinit(&r->lenient);
+    aps_json_writer_deinit(&r->scratch);
+    aps_json_writer_deinit(&r->out);
+    aps_arena_deinit(&r->arena);
+    aps_asm_deinit(&r->a);
+    free(r);
+    return found;
+}
+
+int apstream_assemble(const apstream_options *o)
+{
+    asm_run *r = apstream_asm_open(o, 0, stderr, o->strict ? "error" : "warning");
+    apstream_gate gate;
+    uint64_t found, rejected, records;
+    if (r == NULL) {
+        fprintf(stderr, "apstream: out of memory\n");
+        return 2;
+    }
+    apstream_diag_setup(o, 0);
+    gate = apstream_read_records(o, o->format, on_record, on_framing_error, r);
+    rejected = r->rejected;
+    records = r->records;
+    /* input that is no capture, or that could not be read, has no final values */
+    found = apstream_asm_close(r, gate == APSTREAM_INPUT_OK || gate == APSTREAM_INPUT_FAILED);
     fflush(stdout);
-    if (rc == 0)
-        rc = (o->strict && aps_asm_violations(&r.a) > 0) || r.rejected > 0 || r.unfinished > 0 || gate != APSTREAM_INPUT_OK
-                 || apstream_check_records(o, r.records) != 0
-                 ? 1
-                 : 0;
-    else
-        rc = 2;
-    aps_asm_reader_deinit(&r.lenient);
-    aps_json_writer_deinit(&r.scratch);
-    aps_json_writer_deinit(&r.out);
-    aps_arena_deinit(&r.arena);
-    aps_asm_deinit(&r.a);
-    free(data);
-    return rc;
+    apstream_diag_end();
+    if (gate == APSTREAM_INPUT_ERROR)
+        return 2;
+    if (gate == APSTREAM_INPUT_REJECTED)
+        return 1;
+    return found > 0 || rejected > 0 || gate != APSTREAM_INPUT_OK || apstream_check_records(o, records) != 0 ? 1 : 0;
 }

@@ -1,8 +1,13 @@
 /*
- * read_file.c - apstream's input: a whole file, or standard input for "-",
- * and the checks that it is a capture at all (apstream_check_input).
+ * read_file.c - apstream's input: a capture read as a stream, in chunks,
+ * through the framing layer's records reader (which is also the gate that
+ * fails closed), so memory stays bounded whatever its length; and a small
+ * whole file (the replay request).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,27 +59,88 @@ int apstream_read_file(const char *path, char **data, size_t *len)
     return 0;
 }
 
-static const char *input_name(const apstream_options *o)
+const char *apstream_input_name(const apstream_options *o)
 {
-    return strcmp(o->file, "-") == 0 ? "(standard input)" : o->file;
+    return o->file == NULL || strcmp(o->file, "-") == 0 ? "(standard input)" : o->file;
 }
 
-apstream_gate apstream_check_input(const apstream_options *o, const char *data, size_t len, aps_record_format *format)
+/* The input being read (one at a time), for print_gate: the reader's user is the caller's state. */
+static const apstream_options *reading;
+
+/* The gate's finding: "apstream: FILE:LINE: error|warning: reason" on stderr. */
+static void print_gate(void *user, const aps_records_gate *g)
 {
-    aps_records_gate g;
-    *format = o->format != APS_FORMAT_AUTO ? o->format : aps_records_detect(data, len);
-    aps_records_gate_check(data, len, *format, o->strict, &g);
-    if (g.severity != NULL)
-        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: %s\n", input_name(o), g.line, g.severity, g.reason);
-    return g.verdict == APS_RECORDS_REJECT ? APSTREAM_INPUT_REJECTED
-           : g.verdict == APS_RECORDS_READ_AND_FAIL ? APSTREAM_INPUT_FAILED
-                                                    : APSTREAM_INPUT_OK;
+    const apstream_options *o = reading;
+    (void)user;
+    if (g->line != 0)
+        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: %s\n", apstream_input_name(o), g->line, g->severity, g->reason);
+    else
+        fprintf(stderr, "apstream: %s: %s: %s\n", apstream_input_name(o), g->severity, g->reason);
+}
+
+/* Bytes read at a time: what one read(2) of a pipe or file gives is pushed at once. */
+#define CHUNK ((size_t)256 << 10)
+
+apstream_gate apstream_read_records(const apstream_options *o, aps_record_format format, aps_record_fn on_record,
+                                    aps_record_error_fn on_error, void *user)
+{
+    const char *name = apstream_input_name(o);
+    int fd = o->file == NULL || strcmp(o->file, "-") == 0 ? 0 : open(o->file, O_RDONLY);
+    aps_records_config cfg;
+    aps_records_reader *r;
+    char *buf;
+    int rc = 0, io_failed = 0;
+    apstream_gate gate;
+    if (fd < 0) {
+        fprintf(stderr, "apstream: %s: %s\n", name, strerror(errno));
+        return APSTREAM_INPUT_ERROR;
+    }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.format = format;
+    cfg.max_record = o->max_record;
+    cfg.strict = o->strict;
+    cfg.on_record = on_record;
+    cfg.on_error = on_error;
+    cfg.on_gate = print_gate;
+    cfg.user = user;
+    reading = o;
+    r = aps_records_reader_new(&cfg);
+    /* zeroed: the APS_PADDING bytes after what was read are readable and defined */
+    buf = calloc(1, CHUNK + APS_PADDING);
+    if (r == NULL || buf == NULL) {
+        fprintf(stderr, "apstream: %s: out of memory\n", name);
+        rc = APS_RECORDS_NOMEM;
+    }
+    while (rc == 0) {
+        ssize_t got = read(fd, buf, CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            fprintf(stderr, "apstream: %s: read error: %s\n", name, strerror(errno));
+            io_failed = 1;
+            break;
+        }
+        rc = got == 0 ? aps_records_finish(r) : aps_records_push(r, buf, (size_t)got);
+        if (got == 0)
+            break;
+    }
+    if (fd != 0)
+        close(fd);
+    if (rc == APS_RECORDS_NOMEM && r != NULL && buf != NULL)
+        fprintf(stderr, "apstream: %s: out of memory\n", name);
+    gate = io_failed || (rc != 0 && rc != APS_RECORDS_REJECTED) ? APSTREAM_INPUT_ERROR
+           : rc == APS_RECORDS_REJECTED                         ? APSTREAM_INPUT_REJECTED
+           : aps_records_reader_verdict(r) == APS_RECORDS_READ_AND_FAIL ? APSTREAM_INPUT_FAILED
+                                                                        : APSTREAM_INPUT_OK;
+    aps_records_reader_free(r);
+    free(buf);
+    return gate;
 }
 
 int apstream_check_records(const apstream_options *o, uint64_t records)
 {
     if (records > 0)
         return 0;
-    fprintf(stderr, "apstream: %s: error: no records: nothing was checked\n", input_name(o));
+    fprintf(stderr, "apstream: %s: error: no records: nothing was checked\n", apstream_input_name(o));
     return 1;
 }

@@ -41,7 +41,7 @@ typedef struct load_state {
     aps_arena arena;
     int io_failed;      /* the store failed (Redis down): stop, exit 2 */
     uint64_t invalid;
-    int failed;
+    uint64_t records;
 } load_state;
 
 /* The namespace and custom name of a decoded event, whatever its method. */
@@ -134,6 +134,7 @@ static int load_event(void *user, const aps_record *rec)
     aps_error err = APS_ERROR_INIT;
     aps_replay_meta meta;
     const ap_namespace_t *ns = NULL;
+    s->records++;
     aps_arena_reset(&s->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->case_given ? s->o->key_case : APS_CASE_EITHER;
@@ -142,7 +143,7 @@ static int load_event(void *user, const aps_record *rec)
         s->invalid++;
         aps_arena_reset(&s->arena);
         if (envelope_meta(rec, &s->arena, &meta) != 0) {
-            fprintf(stderr, "%" PRIu64 ": error: not an event at all: not buffered\n", rec->line);
+            apstream_diag(stderr, rec->line, "error", NULL, "not an event at all: not buffered");
             return 0;
         }
         goto append;
@@ -274,8 +275,8 @@ static int open_store(const apstream_options *o, const aps_replay_options *ropt,
 
 int apstream_replay(const apstream_options *o)
 {
-    char *req_text = NULL, *data = NULL;
-    size_t req_len, len;
+    char *req_text = NULL;
+    size_t req_len;
     aps_arena req_arena;
     ap_event_stream_request_t req;
     aps_decode_options dopt;
@@ -286,6 +287,7 @@ int apstream_replay(const apstream_options *o)
     aps_replay_cursor cur;
     aps_replay_start start;
     load_state s;
+    apstream_gate gate;
     int rc = 0;
     if (o->capacity == 0 || o->request == NULL) {
         fprintf(stderr, "apstream: error: replay needs --capacity N (N > 0) and --request FILE\n");
@@ -309,22 +311,26 @@ int apstream_replay(const apstream_options *o)
     memset(&ropt, 0, sizeof ropt);
     ropt.max_events = (size_t)o->capacity;
     ropt.max_bytes = o->bytes ? (size_t)o->bytes : (size_t)1 << 30;
+    /* a ring of what the events take, not of the most they could take */
+    ropt.grow = 1;
     if (open_store(o, &ropt, &rb) != 0) {
         rc = 2;
         goto out_filter;
-    }
-    if (apstream_read_file(o->file, &data, &len) != 0) {
-        rc = 2;
-        goto out_rb;
     }
     memset(&s, 0, sizeof s);
     s.o = o;
     s.rb = rb;
     aps_arena_init(&s.arena, NULL);
-    if (aps_records_split(data, len, APS_FORMAT_JSONL, o->max_record, load_event, load_error, &s) != 0 ||
-        s.io_failed)
-        rc = 2;
+    apstream_diag_setup(o, 0);
+    gate = apstream_read_records(o, o->format == APS_FORMAT_AUTO ? APS_FORMAT_JSONL : o->format, load_event,
+                                 load_error, &s);
     aps_arena_deinit(&s.arena);
+    if (gate == APSTREAM_INPUT_ERROR || s.io_failed)
+        rc = 2;
+    else if (gate == APSTREAM_INPUT_REJECTED)
+        rc = 1;
+    else if (apstream_check_records(o, s.records) != 0 || gate == APSTREAM_INPUT_FAILED)
+        s.invalid++;
     memset(&start, 0, sizeof start);
     if (req.has_since) {
         start.from = APS_REPLAY_FROM_SEQ;
@@ -354,8 +360,7 @@ int apstream_replay(const apstream_options *o)
     }
     if (rc == 0 && s.invalid > 0)
         rc = 1;
-    free(data);
-out_rb:
+    apstream_diag_end();
 #ifdef APSTREAM_HAVE_REDIS
     if (o->redis != NULL && aps_replay_redis_expire(rb, 60, NULL) != APS_OK)
         fprintf(stderr, "apstream: warning: the Redis run's keys were not set to expire\n");

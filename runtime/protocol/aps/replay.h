@@ -45,7 +45,11 @@
  * Memory: aps_replay_init allocates everything once (slot table, byte ring,
  * eventId index, baseline table) through the allocator hooks. aps_replay_append allocates
  * only for the values baseline: one block per stored state, freed when a
- * newer state of that namespace replaces it. Nothing else allocates.
+ * newer state of that namespace replaces it. Nothing else allocates; except
+ * with `grow`, where the byte ring starts at 64 KiB (or max_bytes when less)
+ * and an append that would evict for room doubles it instead, up to
+ * max_bytes (the records are moved: amortised O(1) per byte), so a buffer
+ * sized for the worst case costs only what its events take.
  *
  * Thread-safety: one writer (append) and any number of readers
  * (cursor_init, read, get, find_event_id, stats_get, next_seq, last_seq) may
@@ -91,6 +95,8 @@ typedef struct aps_replay_options {
     size_t baseline_bytes;      /* most bytes of kept values states (event bytes + namespace) */
     aps_allocator allocator;    /* zero: malloc/free */
     uint64_t hash_seed;         /* seeds the eventId index hash */
+    int grow;                   /* the byte ring starts small and doubles up to max_bytes as
+                                   events need it (appends may then allocate); 0: all at init */
 } aps_replay_options;
 
 /*
@@ -209,7 +215,8 @@ typedef struct aps_replay {
     aps_replay_options opt;
     aps_replay_slot *slots;     /* slot of seq s: slots[s & slot_mask] */
     uint64_t slot_mask;
-    uint8_t *ring;              /* max_bytes, records 8-aligned */
+    uint8_t *ring;              /* ring_cap bytes, records 8-aligned */
+    size_t ring_cap;            /* max_bytes, or less while a growing ring grows */
     uint64_t *index;            /* eventId index: open addressing, seq or 0 */
     uint32_t *index_hash;
     uint64_t index_mask;

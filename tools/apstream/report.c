@@ -1,0 +1,100 @@
+/*
+ * report.c - apstream's diagnostics about records ("LINE: error: ..."),
+ * capped like gcc's -fmax-errors: a capture of ten million events that
+ * breaks one rule at every event would otherwise print ten million lines
+ * that say the same. Past --max-errors (default 100; 0: no cap) they are
+ * counted, still decide the exit status, and one line at the end says how
+ * many were not shown. With --output json (validate) each is one object of
+ * the "errors" array instead.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apstream.h"
+
+static struct {
+    uint64_t max;     /* 0: no cap */
+    uint64_t shown, hidden;
+    const char *file; /* JSON: the input's name */
+    int json;
+    int json_items;   /* objects written to the JSON array so far */
+} diag = { 100, 0, 0, NULL, 0, 0 };
+
+void apstream_diag_setup(const apstream_options *o, int json)
+{
+    diag.max = o->max_errors;
+    diag.json = json;
+    diag.file = apstream_input_name(o);
+}
+
+/* Whether one more diagnostic may be printed; counts it when not. */
+static int room(void)
+{
+    if (diag.max != 0 && diag.shown >= diag.max) {
+        diag.hidden++;
+        return 0;
+    }
+    diag.shown++;
+    return 1;
+}
+
+static void json_item(FILE *out, uint64_t line, const char *severity, const char *pointer, size_t offset,
+                      const char *message)
+{
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    aps_json_write_key(&w, "file", 4);
+    aps_json_write_string(&w, diag.file, strlen(diag.file));
+    aps_json_write_key(&w, "line", 4);
+    aps_json_write_uint64(&w, line);
+    aps_json_write_key(&w, "severity", 8);
+    aps_json_write_string(&w, severity, strlen(severity));
+    aps_json_write_key(&w, "pointer", 7);
+    aps_json_write_string(&w, pointer, strlen(pointer));
+    aps_json_write_key(&w, "offset", 6);
+    aps_json_write_uint64(&w, offset);
+    aps_json_write_key(&w, "message", 7);
+    aps_json_write_string(&w, message, strlen(message));
+    aps_json_write_object_end(&w);
+    if (aps_json_writer_status(&w) == APS_OK) {
+        fputs(diag.json_items++ > 0 ? ",\n" : "\n", out);
+        fwrite(aps_json_writer_data(&w), 1, aps_json_writer_len(&w), out);
+    }
+    aps_json_writer_deinit(&w);
+}
+
+void apstream_report(FILE *out, uint64_t line, const aps_error *err)
+{
+    if (!room())
+        return;
+    if (diag.json)
+        json_item(out, line, "error", err->pointer, err->offset, err->message);
+    else
+        fprintf(out, "%" PRIu64 ": error: %s: %s\n", line, err->pointer[0] ? err->pointer : "(root)", err->message);
+}
+
+void apstream_diag(FILE *out, uint64_t line, const char *severity, const char *pointer, const char *fmt, ...)
+{
+    char message[APS_ERROR_MESSAGE_MAX];
+    va_list ap;
+    if (!room())
+        return;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (diag.json)
+        json_item(out, line, severity, pointer != NULL ? pointer : "", 0, message);
+    else if (pointer != NULL)
+        fprintf(out, "%" PRIu64 ": %s: %s: %s\n", line, severity, pointer[0] ? pointer : "(root)", message);
+    else
+        fprintf(out, "%" PRIu64 ": %s: %s\n", line, severity, message);
+}
+
+void apstream_diag_end(void)
+{
+    if (diag.hidden > 0)
+        fprintf(stderr, "apstream: %" PRIu64 " more diagnostics not shown (--max-errors 0 shows all)\n", diag.hidden);
+}

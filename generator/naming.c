@@ -10,6 +10,7 @@
 #include "naming.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const reserved[] = {
@@ -108,4 +109,87 @@ size_t naming_key_snake(ast_str key, char *out, size_t cap)
     }
     out[n] = '\0';
     return n;
+}
+
+/* ---- sets of identifiers ------------------------------------------------------ */
+
+struct naming_slot {
+    const char *name;  /* NULL: empty */
+    size_t next;       /* the next suffix naming_unique tries on this base */
+    size_t value;      /* naming_set_put's */
+};
+
+static size_t hash_text(const char *s)
+{
+    size_t h = (size_t)1469598103934665603ull;
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * (size_t)1099511628211ull;
+    return h;
+}
+
+static struct naming_slot *find_slot(const naming_set *s, const char *name)
+{
+    size_t i = hash_text(name) & (s->cap - 1);
+    while (s->slots[i].name != NULL && strcmp(s->slots[i].name, name) != 0)
+        i = (i + 1) & (s->cap - 1);
+    return &s->slots[i];
+}
+
+int naming_set_has(const naming_set *s, const char *name)
+{
+    return s->cap != 0 && find_slot(s, name)->name != NULL;
+}
+
+void naming_set_add(cddl_ctx *ctx, naming_set *s, const char *name)
+{
+    struct naming_slot *slot;
+    if ((s->count + 1) * 2 > s->cap) {
+        struct naming_slot *old = s->slots;
+        size_t i, oldcap = s->cap;
+        s->cap = oldcap ? oldcap * 2 : 64;
+        s->slots = cddl_alloc(ctx, s->cap * sizeof *s->slots); /* zeroed */
+        for (i = 0; i < oldcap; i++)
+            if (old[i].name != NULL)
+                *find_slot(s, old[i].name) = old[i];
+    }
+    slot = find_slot(s, name);
+    if (slot->name == NULL) {
+        slot->name = name;
+        slot->next = 0;
+        s->count++;
+    }
+}
+
+void naming_set_put(cddl_ctx *ctx, naming_set *s, const char *name, size_t value)
+{
+    naming_set_add(ctx, s, name);
+    find_slot(s, name)->value = value;
+}
+
+int naming_set_get(const naming_set *s, const char *name, size_t *value)
+{
+    const struct naming_slot *slot;
+    if (s->cap == 0 || (slot = find_slot(s, name))->name == NULL)
+        return 0;
+    *value = slot->value;
+    return 1;
+}
+
+const char *naming_unique(cddl_ctx *ctx, naming_set *s, const char *base, size_t first)
+{
+    struct naming_slot *slot;
+    const char *name = base;
+    size_t n;
+    if (!naming_set_has(s, base)) {
+        naming_set_add(ctx, s, base);
+        return base;
+    }
+    slot = find_slot(s, base);
+    n = slot->next > first ? slot->next : first;
+    do
+        name = cddl_fmt(ctx, "%s_%zu", base, n++);
+    while (naming_set_has(s, name));
+    find_slot(s, base)->next = n;
+    naming_set_add(ctx, s, name);
+    return name;
 }

@@ -1638,5 +1638,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
             lower_rule(L, sym, NULL, NULL);
         }
     }
+    /* every identifier the types will declare, reserved once their kinds are known */
+    naming_reserve_types(ctx, out, &L->type_names);
     return (int)(ctx->diag->errors - before);
 }

@@ -4,6 +4,7 @@
 
 #include "ast.h"
 #include "cddl.h"
+#include "ir.h"
 
 /* snake_case stem of a rule or member name into out[cap]; returns its length. */
 size_t naming_snake(ast_str name, char *out, size_t cap);
@@ -37,5 +38,15 @@ int naming_set_get(const naming_set *s, const char *name, size_t *value);
  * its search stopped, so many names on one base cost no more than one.
  */
 const char *naming_unique(cddl_ctx *ctx, naming_set *s, const char *base, size_t first);
+
+/*
+ * Reserves the C identifiers every named type of `mod` makes the generated
+ * code declare (its struct or enum tags, typedefs, descriptor, functions,
+ * enum constants: see naming.c), in module order. A type whose identifiers
+ * would meet an earlier type's (a choice `Foo` declares `enum P_foo_kind`,
+ * a rule `FooKind` declares `struct P_foo_kind`) gets the first numbered
+ * stem that meets none, and a -Wnaming warning.
+ */
+void naming_reserve_types(cddl_ctx *ctx, ir_module *mod, naming_set *stems);
 
 #endif

@@ -178,10 +178,16 @@ static const char *group_flag(diag_group g)
     }
 }
 
+int diag_will_show(const diag_ctx *d, diag_level level)
+{
+    unsigned max = d->max_errors ? d->max_errors : DIAG_MAX_ERRORS;
+    return (level == DIAG_ERROR ? d->errors : d->warnings) < max;
+}
+
 /* Decides whether to show a diagnostic and updates the counters. */
 static int admit(diag_ctx *d, diag_level *level, diag_group group)
 {
-    unsigned max = d->max_errors ? d->max_errors : 50;
+    unsigned max = d->max_errors ? d->max_errors : DIAG_MAX_ERRORS;
     if (*level == DIAG_NOTE)
         return d->last_shown;
     if (*level == DIAG_WARNING) {
@@ -197,7 +203,12 @@ static int admit(diag_ctx *d, diag_level *level, diag_group group)
             return d->last_shown = 0;
         }
     } else {
+        /* a warning repeated for every instance of a generic must not flood either */
         d->warnings++;
+        if (d->warnings > max) {
+            d->suppressed_warnings++;
+            return d->last_shown = 0;
+        }
     }
     return d->last_shown = 1;
 }

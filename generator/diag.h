@@ -50,13 +50,19 @@ typedef enum diag_group {
     DIAG_W_COUNT
 } diag_group;
 
+/* How many errors, and how many warnings, are shown by default (cddlgen -fmax-errors=N). */
+#define DIAG_MAX_ERRORS 20u
+/* max_errors for no limit (-fmax-errors=0). */
+#define DIAG_NO_LIMIT ((unsigned)-1)
+
 typedef struct diag_ctx {
     FILE *out;                       /* where diagnostics go (stderr) */
     unsigned errors, warnings;
-    unsigned max_errors;             /* 0: 50; stop reporting past it */
+    unsigned max_errors;             /* 0: DIAG_MAX_ERRORS; shown errors, and shown warnings, each */
     unsigned char enabled[DIAG_W_COUNT];   /* set by diag_init: all but UNUSED */
     unsigned char as_error[DIAG_W_COUNT];
     int suppressed;                  /* errors not shown past max_errors */
+    int suppressed_warnings;         /* warnings not shown past max_errors */
     int last_shown;                  /* whether the last error/warning was printed (for its notes) */
 } diag_ctx;
 
@@ -71,6 +77,9 @@ void diag_report(diag_ctx *d, diag_level level, diag_group group, src_loc loc,
     ;
 void diag_vreport(diag_ctx *d, diag_level level, diag_group group, src_loc loc,
                   const char *fmt, va_list ap);
+
+/* Whether an error (or warning) reported now would be shown, not only counted past max_errors. */
+int diag_will_show(const diag_ctx *d, diag_level level);
 
 /* A diagnostic with no location (I/O errors): `cddlgen: error: ...` or `FILE: error: ...`. */
 void diag_plain(diag_ctx *d, diag_level level, const char *where, const char *fmt, ...)

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
+
 /* Built by generator/CMakeLists.txt from runtime/ (runtime_embedded.c). */
 extern const char cddl_runtime_h[];
 extern const size_t cddl_runtime_h_len;
@@ -32,12 +34,6 @@ static int is_runtime_include(const char *p, const char *end)
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
     return (size_t)(end - p) >= 5 && memcmp(p, "\"aps/", 5) == 0;
-}
-
-static int write_failed(cddl_ctx *ctx, const char *path)
-{
-    diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write: %s", strerror(errno));
-    return 1;
 }
 
 /*
@@ -136,15 +132,16 @@ static int rewrite(cddl_ctx *ctx, renamer *r, const char *path, const char *inse
                    const char *tail, size_t tail_len, int *placed)
 {
     cddl_source src;
+    cddl_outfile out;
     const char *p, *end;
     int failed;
     memset(&src, 0, sizeof src);
     *placed = 0;
     if (cddl_source_load(ctx, &src, path) != 0)
         return 1;
-    if ((r->out = fopen(path, "wb")) == NULL) {
+    if ((r->out = cddl_outfile_open(ctx, &out, path)) == NULL) {
         cddl_source_deinit(&src);
-        return write_failed(ctx, path);
+        return 1;
     }
     r->state = R_CODE;
     r->prev = '\n';
@@ -157,10 +154,9 @@ static int rewrite(cddl_ctx *ctx, renamer *r, const char *path, const char *inse
         p = next;
     }
     put_renamed(r, tail, tail_len, 1);
-    failed = ferror(r->out) != 0;
-    failed |= fclose(r->out) != 0;
+    failed = cddl_outfile_commit(ctx, &out, 1);
     cddl_source_deinit(&src);
-    return failed ? write_failed(ctx, path) : 0;
+    return failed;
 }
 
 int embed_runtime(cddl_ctx *ctx, const emit_options *opt)

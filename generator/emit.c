@@ -20,6 +20,8 @@
 
 #include "aps/fast.h"
 #include "lower.h"
+#include "naming.h"
+#include "outfile.h"
 #include "tmpl.h"
 
 typedef struct emitter {
@@ -30,6 +32,9 @@ typedef struct emitter {
     const char **desc_names;  /* by type pointer, via a small table */
     const ir_type **desc_types;
     size_t ndescs;
+    size_t *desc_slots;       /* hash of desc_types: index + 1, 0 empty */
+    size_t ndesc_slots;
+    naming_set desc_set;      /* desc_names, as a set */
     tmpl_value *statics;      /* descriptors declared static in the source */
     tmpl_value *descs;        /* every descriptor, in definition order */
 } emitter;
@@ -156,7 +161,7 @@ static const char *member_doc(emitter *E, ast_doc doc, int indent)
 static const ir_type *resolved(const ir_type *t)
 {
     while (t != NULL && t->kind == IR_ALIAS)
-        t = t->target;
+        t = t->base != NULL ? t->base : t->target; /* base: long chains cost one step */
     return t;
 }
 
@@ -869,28 +874,69 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     return d;
 }
 
+static size_t hash_ptr(const void *p)
+{
+    size_t h = (size_t)(uintptr_t)p;
+    return (h >> 4) * (size_t)0x9E3779B97F4A7C15ull;
+}
+
+/* The index of t's descriptor when it has one already, in constant time; else SIZE_MAX. */
+static size_t desc_pos(const emitter *E, const ir_type *t)
+{
+    size_t i;
+    if (E->ndesc_slots == 0)
+        return SIZE_MAX;
+    for (i = hash_ptr(t) & (E->ndesc_slots - 1); E->desc_slots[i] != 0; i = (i + 1) & (E->ndesc_slots - 1))
+        if (E->desc_types[E->desc_slots[i] - 1] == t)
+            return E->desc_slots[i] - 1;
+    return SIZE_MAX;
+}
+
+static const char *desc_find(const emitter *E, const ir_type *t)
+{
+    size_t i = desc_pos(E, t);
+    return i == SIZE_MAX ? NULL : E->desc_names[i];
+}
+
+/* Puts the last descriptor into the hash, growing it to keep it half empty. */
+static void desc_index(emitter *E)
+{
+    size_t i, k, from = E->ndescs - 1;
+    if (E->ndescs * 2 > E->ndesc_slots) {
+        E->ndesc_slots = E->ndesc_slots ? E->ndesc_slots * 2 : 256;
+        E->desc_slots = cddl_alloc(E->ctx, E->ndesc_slots * sizeof *E->desc_slots);
+        from = 0;
+    }
+    for (k = from; k < E->ndescs; k++) {
+        for (i = hash_ptr(E->desc_types[k]) & (E->ndesc_slots - 1); E->desc_slots[i] != 0;
+             i = (i + 1) & (E->ndesc_slots - 1))
+            ;
+        E->desc_slots[i] = k + 1;
+    }
+}
+
 /* The descriptor name of `t`, defining it on first use. */
 static const char *desc_of(emitter *E, const ir_type *t)
 {
     const char *rt = runtime_desc(t), *name;
-    size_t i;
+
     t = resolved(t);
     if (rt != NULL)
         return rt;
     if ((rt = runtime_desc(t)) != NULL)
         return rt;
-    for (i = 0; i < E->ndescs; i++)
-        if (E->desc_types[i] == t)
-            return E->desc_names[i];
+    if ((name = desc_find(E, t)) != NULL)
+        return name;
     name = t->named ? cddl_fmt(E->ctx, "%s_%s_type", E->opt->prefix, t->c_name)
                     : cddl_fmt(E->ctx, "%s_%s_type", E->opt->prefix, t->c_name ? t->c_name : "anon");
-    for (i = 0; i < E->ndescs; i++)
-        if (strcmp(E->desc_names[i], name) == 0)
-            name = cddl_fmt(E->ctx, "%s_%zu", name, E->ndescs);
+    if (naming_set_has(&E->desc_set, name))
+        name = cddl_fmt(E->ctx, "%s_%zu", name, E->ndescs);
+    naming_set_add(E->ctx, &E->desc_set, name);
     {
         size_t n = E->ndescs;
         cddl_push(E->ctx, &E->desc_types, &n, sizeof t, &t);
         cddl_push(E->ctx, &E->desc_names, &E->ndescs, sizeof name, &name);
+        desc_index(E);
     }
     if (!t->named) {
         tmpl_value *s = tmpl_object(E->ctx);
@@ -944,6 +990,21 @@ static void decl_order(emitter *E, ir_type *t, tmpl_value *out)
         diag_report(E->ctx->diag, DIAG_ERROR, DIAG_W_NONE, t->loc,
                     "'%s' contains itself by value: put an array or map between (a C struct cannot hold itself)",
                     t->rule ? t->rule : t->c_name);
+        return;
+    }
+    if (t->kind == IR_ALIAS) {
+        /* a chain of aliases in a loop, not on the C stack: each typedef after the one it names */
+        ir_type **chain = NULL, *a;
+        size_t n = 0;
+        for (a = t; a->kind == IR_ALIAS && a->order_state == 0; a = a->target) {
+            a->order_state = 1;
+            cddl_push(E->ctx, &chain, &n, sizeof a, &a);
+        }
+        decl_order(E, a, out);
+        while (n-- > 0) {
+            chain[n]->order_state = 2;
+            tmpl_append(E->ctx, out, declaration(E, chain[n]));
+        }
         return;
     }
     t->order_state = 1;
@@ -1105,6 +1166,18 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
     return d;
 }
 
+/* Whether some struct with a generated decoder inlines union `u` as its variants. */
+static bool used_as_variants(const emitter *E, const ir_type *u)
+{
+    size_t j;
+    for (j = 0; j < E->ndescs; j++) {
+        const ir_type *s = E->desc_types[j];
+        if (s->kind == IR_STRUCT && s->variants != NULL && resolved(s->variants) == u && fast_struct_ok(s))
+            return true;
+    }
+    return false;
+}
+
 /*
  * The generated decoders of every type whose descriptor names one, in
  * descriptor order: "fast_structs", "fast_arrays" and "fast_unions" (a union that some
@@ -1115,7 +1188,8 @@ static void fast_decoders(emitter *E, tmpl_value *data)
 {
     cddl_ctx *C = E->ctx;
     tmpl_value *structs = tmpl_list(C), *unions = tmpl_list(C), *arrays = tmpl_list(C);
-    size_t i, j;
+    size_t i, nmarked;
+    bool *as_variants;
     for (i = 0; i < E->ndescs; i++) { /* fast_struct may add descriptors: ndescs grows */
         const ir_type *t = E->desc_types[i];
         if (t->kind == IR_STRUCT && fast_struct_ok(t))
@@ -1123,17 +1197,21 @@ static void fast_decoders(emitter *E, tmpl_value *data)
         else if (fast_array_ok(t))
             tmpl_append(C, arrays, fast_array(E, t));
     }
+    /* the unions some struct inlines, marked in one pass (a scan per union is quadratic) */
+    nmarked = E->ndescs;
+    as_variants = cddl_alloc(C, (nmarked + 1) * sizeof *as_variants);
+    for (i = 0; i < E->ndescs; i++) {
+        const ir_type *s = E->desc_types[i];
+        size_t u;
+        if (s->kind == IR_STRUCT && s->variants != NULL && fast_struct_ok(s) &&
+            (u = desc_pos(E, resolved(s->variants))) != SIZE_MAX)
+            as_variants[u] = true;
+    }
     for (i = 0; i < E->ndescs; i++) {
         const ir_type *t = E->desc_types[i];
-        bool as_variants = false;
         if (t->kind != IR_UNION || !fast_union_ok(t))
             continue;
-        for (j = 0; j < E->ndescs; j++) {
-            const ir_type *s = E->desc_types[j];
-            as_variants |= s->kind == IR_STRUCT && s->variants != NULL && resolved(s->variants) == t &&
-                           fast_struct_ok(s);
-        }
-        tmpl_append(C, unions, fast_union(E, t, as_variants));
+        tmpl_append(C, unions, fast_union(E, t, i < nmarked ? as_variants[i] : used_as_variants(E, t)));
     }
     tmpl_put(C, data, "fast_structs", structs);
     tmpl_put(C, data, "fast_unions", unions);
@@ -1150,7 +1228,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     size_t i;
     int errors = 0;
     unsigned before = ctx->diag->errors;
-    FILE *out;
+    cddl_outfile out;
     memset(&E, 0, sizeof E);
     E.ctx = ctx;
     E.mod = mod;
@@ -1211,19 +1289,18 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         diag_plain(ctx->diag, DIAG_ERROR, opt->out_dir, "cannot create the --out folder: %s", strerror(errno));
         return 1;
     }
+    /* each file whole or not at all: written beside its target, then renamed over it */
     snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
-    if ((out = fopen(path, "wb")) == NULL) {
-        diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write");
+    if (cddl_outfile_open(ctx, &out, path) == NULL)
         return 1;
-    }
-    errors += tmpl_render(ctx, &src, "header.h", data, out);
-    errors += fclose(out) != 0;
+    errors += tmpl_render(ctx, &src, "header.h", data, out.f);
+    errors += cddl_outfile_commit(ctx, &out, errors == 0);
+    if (errors != 0)
+        return errors;
     snprintf(path, sizeof path, "%s/%s.c", opt->out_dir, opt->prefix);
-    if ((out = fopen(path, "wb")) == NULL) {
-        diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write");
+    if (cddl_outfile_open(ctx, &out, path) == NULL)
         return 1;
-    }
-    errors += tmpl_render(ctx, &src, "source.c", data, out);
-    errors += fclose(out) != 0;
+    errors += tmpl_render(ctx, &src, "source.c", data, out.f);
+    errors += cddl_outfile_commit(ctx, &out, errors == 0);
     return errors;
 }

@@ -95,6 +95,7 @@ struct ir_type {
     ir_literal *disc;    /* per alternative */
     /* IR_ALIAS */
     ir_type *target;
+    const ir_type *base;     /* IR_ALIAS: the type at the end of the chain of aliases (a cache) */
 };
 
 /* Everything to emit, in a deterministic order: rules in source order, then

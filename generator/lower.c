@@ -44,10 +44,28 @@ typedef struct lower {
     ir_type **group_unions;    /* memo of group rules read as unions, by symbol order */
     instance *instances;       /* memo of generic instances */
     size_t ninstances;
+    const sema_symbol **active;/* generic rules whose instances are being filled, innermost last */
+    size_t nactive;
+    size_t expanded;           /* types made for generic instances and their arguments */
+    int over_limit;            /* an expansion limit was reported: lower nothing more */
+    naming_set type_names;     /* the c_name of every named type */
+    naming_set members;        /* the members of every struct (see note_member) */
     ir_type prim[6];           /* any, bool, int, uint, float, text */
     ir_type lit_null, lit_true, lit_false;
     int depth;
 } lower;
+
+/*
+ * Bounds on generic expansion, so that no schema makes lowering run without
+ * end. An instance made while LOWER_MAX_SELF_NESTING instances of its own rule
+ * are still being filled has an argument that grows at every level
+ * (`X<T> = { ? a: X<[* T]> }`): legitimate recursion meets its own instance
+ * again, so the depth of one rule stays small. LOWER_MAX_EXPANSION caps the
+ * types made for instances in all (each becomes C: a chain of generics that
+ * doubles its argument would otherwise write gigabytes).
+ */
+#define LOWER_MAX_SELF_NESTING 8
+#define LOWER_MAX_EXPANSION 20000
 
 enum { P_ANY, P_BOOL, P_INT, P_UINT, P_FLOAT, P_TEXT };
 
@@ -86,14 +104,8 @@ static ir_type *new_type(lower *L, ir_kind kind, const char *rule, const char *c
  * a -Wnaming warning. */
 static void add_named(lower *L, ir_type *t)
 {
-    size_t i, suffix = 2;
     const char *base = t->c_name;
-    for (i = 0; i < L->mod->count; i++) {
-        if (strcmp(L->mod->types[i]->c_name, t->c_name) == 0) {
-            t->c_name = cddl_fmt(L->ctx, "%s_%zu", base, suffix++);
-            i = (size_t)-1; /* look again: the new name may be taken too */
-        }
-    }
+    t->c_name = naming_unique(L->ctx, &L->type_names, base, 2);
     if (t->c_name != base)
         diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, t->loc,
                     "'%s' would have the same C name as an earlier type: named '%s'",
@@ -134,7 +146,7 @@ static ir_type *unsupported(lower *L, src_loc loc, const char *what)
 static const ir_type *resolved(const ir_type *t)
 {
     while (t != NULL && t->kind == IR_ALIAS)
-        t = t->target;
+        t = t->base != NULL ? t->base : t->target; /* base: long chains cost one step */
     return t;
 }
 
@@ -288,6 +300,7 @@ static void fill_body(lower *L, ir_type *node, const sema_symbol *sym, const low
     if (r->named) {
         node->kind = IR_ALIAS;
         node->target = r;
+        node->base = resolved(r);
         return;
     }
     {
@@ -482,22 +495,66 @@ static const char *instance_name(lower *L, ast_str rule, const ast_type_list *ar
     return cddl_strdup(L->ctx, b.text, b.len);
 }
 
+/* The rule that a plain rule only renames (`a = b`, `a = (b)`), or NULL. */
+static const sema_symbol *alias_of(lower *L, const sema_symbol *sym)
+{
+    const ast_type *t;
+    const sema_symbol *to;
+    if (sym->def == NULL || sym->nalts > 0 || sym->def->nparams > 0 ||
+        sym->def->body->key_kind != AST_KEY_NONE || sym->def->body->has_occur)
+        return NULL;
+    t = sym->def->body->type;
+    while (ast_paren_inner(t) != NULL)
+        t = ast_paren_inner(t);
+    if (t->kind != AST_T_NAME || t->u.name.args.count != 0 || (to = symbol_of(L, t->u.name.name)) == NULL ||
+        to->from_prelude || to->kind != SEMA_TYPE || (to->def ? to->def : to->alts[0])->nparams > 0)
+        return NULL;
+    return to;
+}
+
+/* Counts one type made for a generic instance; past the limit, reports it once and says stop. */
+static int expand(lower *L, src_loc loc, const char *what)
+{
+    if (L->over_limit)
+        return 0;
+    if (++L->expanded <= LOWER_MAX_EXPANSION)
+        return 1;
+    ERR(L, loc, "generic rules expand to more than %d types here (at '%.*s'): the C would be too large to compile",
+        LOWER_MAX_EXPANSION, diag_clip(strlen(what), 80), what);
+    L->over_limit = 1;
+    return 0;
+}
+
 static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
 {
     const ast_rule *def = sym->def ? sym->def : sym->alts[0];
     ir_type *node;
     lower_env inner;
-    const char *c_name = stem(L, sym->name), *path = str0(L, sym->name);
+    const char *c_name = stem(L, sym->name);
     size_t i;
     if (def->nparams == 0) {
+        /*
+         * A chain of aliases (`r0 = r1`, `r1 = r2`, ...) is filled from its
+         * far end, so aliases nest nothing: however long the chain, neither
+         * the C stack nor the nesting limit sees it. The types are made in
+         * schema order first, as if each had been met in turn.
+         */
+        const sema_symbol *cur;
+        const sema_symbol **chain = NULL;
+        size_t n = 0;
         if (L->by_symbol[sym->order] != NULL)
             return L->by_symbol[sym->order];
-        node = new_type(L, IR_ANY, path, c_name, def->name_loc);
-        node->doc = def->doc;
-        L->by_symbol[sym->order] = node;
-        add_named(L, node);
-        fill_body(L, node, sym, NULL);
-        return node;
+        for (cur = sym; cur != NULL && L->by_symbol[cur->order] == NULL; cur = alias_of(L, cur)) {
+            const ast_rule *d = cur->def ? cur->def : cur->alts[0];
+            node = new_type(L, IR_ANY, str0(L, cur->name), stem(L, cur->name), d->name_loc);
+            node->doc = d->doc;
+            L->by_symbol[cur->order] = node;
+            add_named(L, node);
+            cddl_push(L->ctx, &chain, &n, sizeof cur, &cur);
+        }
+        while (n-- > 0)
+            fill_body(L, L->by_symbol[chain[n]->order], chain[n], NULL);
+        return L->by_symbol[sym->order];
     }
     /*
      * A generic instance, made once per instance name: the same arguments
@@ -510,9 +567,20 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
         int cut;
         const char *name = instance_name(L, sym->name, &use->u.name.args, env, &cut);
         size_t n = (size_t)snprintf(key, sizeof key, "%s", c_name);
+        size_t self = 0;
         for (i = 0; !cut && i < L->ninstances; i++)
             if (strcmp(L->instances[i].key, name) == 0)
                 return L->instances[i].type;
+        for (i = 0; i < L->nactive; i++)
+            self += L->active[i] == sym;
+        if (self >= LOWER_MAX_SELF_NESTING) {
+            ERR(L, use->loc, "'%.*s' instantiates itself with an argument that grows at every level (here %.*s%s): "
+                "its expansion never ends", NAMEF(sym->name), diag_clip(strlen(name), 80), name,
+                strlen(name) > 80 ? "..." : "");
+            return &L->prim[P_ANY];
+        }
+        if (!expand(L, use->loc, name))
+            return &L->prim[P_ANY];
         for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
             const ast_type *arg = use->u.name.args.items[i];
             const ir_type *a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1),
@@ -533,7 +601,9 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
         inner.rule = def;
         inner.args = &use->u.name.args;
         inner.caller = env;
+        cddl_push(L->ctx, &L->active, &L->nactive, sizeof sym, &sym);
         fill_body(L, node, sym, &inner);
+        L->nactive--;
         return node;
     }
 }
@@ -767,6 +837,11 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
     const lower_env *caller;
     const sema_symbol *sym;
     ir_type *node, *r;
+    if (L->over_limit)
+        return &L->prim[P_ANY];
+    if (env != NULL && (t->kind == AST_T_MAP || t->kind == AST_T_ARRAY || t->kind == AST_T_CHOICE) &&
+        !expand(L, t->loc, path))
+        return &L->prim[P_ANY];
     if (++L->depth > CDDL_MAX_DEPTH * 4) {
         L->depth--;
         return unsupported(L, t->loc, "a type nested this deeply");
@@ -868,24 +943,59 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
 }
 
 
+/*
+ * The members of every struct, in one set: "<struct address>K<key>" for
+ * each wire key, "<address>P<name>" for each C member name and
+ * "<address>A<name>" for it and its flags has_<name> and <name>_is_null.
+ * Lookups instead of scans keep a map of 60,000 members linear.
+ */
+static const char *member_entry(lower *L, const ir_type *node, char what, const char *s, size_t len)
+{
+    return cddl_fmt(L->ctx, "%p%c%.*s", (const void *)node, what, (int)len, s);
+}
+
+/* Keys that fit the set: not cut by cddl_fmt, no NUL inside. */
+static int key_indexable(ast_str key)
+{
+    return key.len < 1024 && memchr(key.ptr, '\0', key.len) == NULL;
+}
+
+static void note_member(lower *L, const ir_type *node, const ir_field *f)
+{
+    const char *c = f->c_name;
+    if (key_indexable(f->key))
+        naming_set_add(L->ctx, &L->members, member_entry(L, node, 'K', f->key.ptr, f->key.len));
+    naming_set_add(L->ctx, &L->members, member_entry(L, node, 'P', c, strlen(c)));
+    naming_set_add(L->ctx, &L->members, member_entry(L, node, 'A', c, strlen(c)));
+    naming_set_add(L->ctx, &L->members, cddl_fmt(L->ctx, "%pAhas_%s", (const void *)node, c));
+    naming_set_add(L->ctx, &L->members, cddl_fmt(L->ctx, "%pA%s_is_null", (const void *)node, c));
+}
+
+static void push_member(lower *L, ir_type *node, const ir_field *f)
+{
+    cddl_push(L->ctx, &node->fields, &node->nfields, sizeof *f, f);
+    note_member(L, node, f);
+}
+
+/* True when `key` is already a member of `node`. */
+static int key_taken(lower *L, const ir_type *node, ast_str key)
+{
+    size_t i;
+    if (key_indexable(key))
+        return naming_set_has(&L->members, member_entry(L, node, 'K', key.ptr, key.len));
+    for (i = 0; i < node->nfields; i++)
+        if (ast_str_same(node->fields[i].key, key))
+            return 1;
+    return 0;
+}
+
 /* True when `c_name`, or the has_/_is_null flags a member of that name may
  * get, is already a C member name of `node` (its own or a flag's). */
-static int field_name_taken(const ir_type *node, const char *c_name)
+static int field_name_taken(lower *L, const ir_type *node, const char *c_name)
 {
-    size_t i, n = strlen(c_name);
-    for (i = 0; i < node->nfields; i++) {
-        const char *o = node->fields[i].c_name;
-        size_t on = strlen(o);
-        if (strcmp(o, c_name) == 0)
-            return 1;
-        /* theirs: has_<o>, <o>_is_null against ours; ours against theirs */
-        if ((n == on + 4 && strncmp(c_name, "has_", 4) == 0 && strcmp(c_name + 4, o) == 0) ||
-            (on == n + 4 && strncmp(o, "has_", 4) == 0 && strcmp(o + 4, c_name) == 0) ||
-            (n == on + 8 && strncmp(c_name, o, on) == 0 && strcmp(c_name + on, "_is_null") == 0) ||
-            (on == n + 8 && strncmp(o, c_name, n) == 0 && strcmp(o + n, "_is_null") == 0))
-            return 1;
-    }
-    return 0;
+    return naming_set_has(&L->members, member_entry(L, node, 'A', c_name, strlen(c_name))) ||
+           naming_set_has(&L->members, cddl_fmt(L->ctx, "%pPhas_%s", (const void *)node, c_name)) ||
+           naming_set_has(&L->members, cddl_fmt(L->ctx, "%pP%s_is_null", (const void *)node, c_name));
 }
 
 /* Printable ASCII other than '"' and '\\': JSON writes it as it is. */
@@ -912,7 +1022,7 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
 {
     ir_field f;
     char buf[256];
-    size_t i, n;
+    size_t n;
     const ast_type *vt = e->type;
     memset(&f, 0, sizeof f);
     f.key = key;
@@ -924,22 +1034,20 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
     if (naming_is_reserved(buf) && n + 1 < sizeof buf)
         buf[n++] = '_', buf[n] = '\0';
     f.c_name = cddl_strdup(L->ctx, buf, n);
-    for (i = 0; i < node->nfields; i++) {
-        if (ast_str_same(node->fields[i].key, key)) {
-            ERR(L, e->loc, "member '%.*s' appears twice in this map", NAMEF(key));
-            return;
-        }
+    if (key_taken(L, node, key)) {
+        ERR(L, e->loc, "member '%.*s' appears twice in this map", NAMEF(key));
+        return;
     }
     if (e->has_occur && e->occur_min == 0)
         f.flags |= IR_F_OPTIONAL;
     if (plain_name(key.ptr, key.len) && plain_name(f.snake, strlen(f.snake)))
         f.flags |= IR_F_PLAIN_NAMES;
-    if (field_name_taken(node, f.c_name)) {
+    if (field_name_taken(L, node, f.c_name)) {
         const char *base = f.c_name;
         size_t suffix = 2;
         do
             f.c_name = cddl_fmt(L->ctx, "%s_%zu", base, suffix++);
-        while (field_name_taken(node, f.c_name));
+        while (field_name_taken(L, node, f.c_name));
         diag_report(L->diag, DIAG_WARNING, DIAG_W_NAMING, e->loc,
                     "member '%.*s' would clash with another member's C name: named '%s'", NAMEF(key), f.c_name);
     }
@@ -974,7 +1082,7 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
                             cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)), env);
     if (f.type->kind == IR_LITERAL)
         f.flags |= IR_F_LITERAL;
-    cddl_push(L->ctx, &node->fields, &node->nfields, sizeof f, &f);
+    push_member(L, node, &f);
 }
 
 static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
@@ -1060,7 +1168,7 @@ static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lowe
             if (rr->kind == IR_STRUCT) {
                 size_t k;
                 for (k = 0; k < rr->nfields; k++)
-                    cddl_push(L->ctx, &node->fields, &node->nfields, sizeof rr->fields[k], &rr->fields[k]);
+                    push_member(L, node, &rr->fields[k]);
                 node->open |= rr->open;
                 if (rr->extras_type != NULL)
                     node->extras_type = rr->extras_type;
@@ -1132,11 +1240,34 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
  * other maps) that share a spelling with another (fooBar and foo_bar in
  * snake_case): the runtime's fast path and generated decoders step aside.
  */
-static void mark_shared_names(ir_type *node)
+static void mark_shared_names(lower *L, ir_type *node)
 {
-    size_t i, j;
+    size_t i, j, k, owner;
+    naming_set spellings;
     for (i = 0; i < node->nfields; i++)
         node->fields[i].flags &= ~(unsigned)IR_F_SHARED_NAME; /* an inlined member's flag was for its own map */
+    /* Members clash when their spellings (key, snake_case) meet: each spelling
+     * remembers the first member that had it, and a later one marks both.
+     * Keys the set cannot hold go the quadratic way. */
+    memset(&spellings, 0, sizeof spellings);
+    for (i = 0; i < node->nfields && key_indexable(node->fields[i].key); i++) {
+        const ir_field *f = &node->fields[i];
+        const char *sp[2];
+        sp[0] = cddl_fmt(L->ctx, "%.*s", (int)f->key.len, f->key.ptr);
+        sp[1] = f->snake;
+        for (k = 0; k < 2; k++) {
+            if (naming_set_get(&spellings, sp[k], &owner)) {
+                if (owner == i)
+                    continue; /* its key is its snake_case spelling */
+                node->fields[owner].flags |= IR_F_SHARED_NAME;
+                node->fields[i].flags |= IR_F_SHARED_NAME;
+            } else {
+                naming_set_put(L->ctx, &spellings, sp[k], i);
+            }
+        }
+    }
+    if (i == node->nfields)
+        return;
     for (i = 0; i < node->nfields; i++)
         for (j = i + 1; j < node->nfields; j++)
             if (ir_fields_clash(&node->fields[i], &node->fields[j])) {
@@ -1161,7 +1292,7 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
         }
     }
     collect_members(L, node, g, env, 0);
-    mark_shared_names(node);
+    mark_shared_names(L, node);
 }
 
 /* ---- choices ---------------------------------------------------------------- */
@@ -1229,8 +1360,8 @@ static int accepts_every(const ir_type *a, const ir_type *b)
     return 0;
 }
 
-/* Leaves of a choice of structs: nested unions of structs are flattened. */
-static void leaves(lower *L, ir_type *t, ir_type ***out, size_t *n, int depth)
+/* Leaves of a choice of structs: nested unions of structs are flattened, each leaf once. */
+static void leaves(lower *L, ir_type *t, ir_type ***out, size_t *n, naming_set *seen, int depth)
 {
     ir_type *r = (ir_type *)resolved(t);
     size_t i;
@@ -1238,12 +1369,17 @@ static void leaves(lower *L, ir_type *t, ir_type ***out, size_t *n, int depth)
         return;
     if (r->kind == IR_UNION && r->cls == IR_U_DISCRIMINATED) {
         for (i = 0; i < r->nalts; i++)
-            leaves(L, r->alts[i], out, n, depth + 1);
+            leaves(L, r->alts[i], out, n, seen, depth + 1);
         return;
     }
-    for (i = 0; i < *n; i++)
-        if ((*out)[i] == r)
+    /* Only a named or shared type can come twice (a literal is made afresh at each use):
+     * those are told apart by address, through a set (a scan per leaf is quadratic). */
+    if (r->named || is_shared(L, r)) {
+        const char *key = cddl_fmt(L->ctx, "%p", (void *)r);
+        if (naming_set_has(seen, key))
             return;
+        naming_set_add(L->ctx, seen, key);
+    }
     cddl_push(L->ctx, out, n, sizeof r, &r);
 }
 
@@ -1327,20 +1463,26 @@ static const char *alt_stem(lower *L, const ir_type *a, size_t index)
 
 static void name_alternatives(lower *L, ir_type *node)
 {
-    size_t i, j;
+    size_t i;
+    naming_set taken;
+    memset(&taken, 0, sizeof taken);
     node->alt_c_names = cddl_alloc(L->ctx, (node->nalts ? node->nalts : 1) * sizeof *node->alt_c_names);
     for (i = 0; i < node->nalts; i++) {
         const char *s = alt_stem(L, node->alts[i], i);
-        for (j = 0; j < i; j++)
-            if (strcmp(node->alt_c_names[j], s) == 0)
-                s = cddl_fmt(L->ctx, "%s_%zu", s, i + 1);
+        /* a repeated stem is numbered by its position: integer_2 is the second alternative */
+        if (naming_set_has(&taken, s))
+            s = naming_unique(L->ctx, &taken, cddl_fmt(L->ctx, "%s_%zu", s, i + 1), 2);
+        else
+            naming_set_add(L->ctx, &taken, s);
         node->alt_c_names[i] = s;
     }
 }
 
 static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, size_t count, ir_type *other)
 {
-    size_t i, j, n = 0;
+    size_t i, n = 0;
+    naming_set taken;
+    memset(&taken, 0, sizeof taken);
     node->kind = IR_ENUM;
     node->other = other;
     node->values = cddl_alloc(L->ctx, count * sizeof *node->values);
@@ -1354,9 +1496,11 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         lit = literal_of(&it->u.value);
         len = naming_constant(lit.text, buf, sizeof buf);
         lit.c_name = cddl_strdup(L->ctx, buf, len);
-        for (j = 0; j < n; j++)
-            if (strcmp(node->values[j].c_name, lit.c_name) == 0)
-                lit.c_name = cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1);
+        /* a repeated constant is numbered by its position, as alternatives are */
+        if (naming_set_has(&taken, lit.c_name))
+            lit.c_name = naming_unique(L->ctx, &taken, cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1), 2);
+        else
+            naming_set_add(L->ctx, &taken, lit.c_name);
         if (L->doc != NULL && it->loc.src == L->doc->src)
             lit.doc = cddl_doc_beside(L->ctx, L->doc, it->loc.end);
         node->values[n++] = lit;
@@ -1368,8 +1512,12 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
                         const lower_env *env)
 {
     ir_type **alts = NULL, **lv = NULL;
-    size_t i, j, nalts = 0, nlv = 0, texts = 0;
+    size_t i, j, nalts = 0, nlv = 0, texts = 0, nwide = 0;
     ir_type *other = NULL;
+    size_t *wide = NULL;     /* alternatives that may accept every value of a later one */
+    unsigned classes = 0;    /* JSON classes of the alternatives so far, as bits */
+    naming_set seen;
+    memset(&seen, 0, sizeof seen);
     node->kind = IR_UNION;
     /* Literal enums: text literals, plus at most one text type for the rest (Channel). */
     for (i = 0; i < count; i++)
@@ -1394,7 +1542,7 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         cddl_push(L->ctx, &alts, &nalts, sizeof a, &a);
     }
     for (i = 0; i < nalts; i++)
-        leaves(L, alts[i], &lv, &nlv, 0);
+        leaves(L, alts[i], &lv, &nlv, &seen, 0);
     if (try_discriminated(L, node, lv, nlv, node->loc)) {
         name_alternatives(L, node);
         return;
@@ -1404,24 +1552,26 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
     node->cls = IR_U_KIND;
     for (i = 0; i < nalts && node->cls == IR_U_KIND; i++) {
         int ci = json_class(alts[i]);
-        if (ci == 0)
+        /* int before float is the one overlap a kind test resolves: integers go to int */
+        if (ci == 0 || (classes & (1u << ci)) || (ci == 2 && (classes & (1u << 3))))
             node->cls = IR_U_UNTAGGED;
-        for (j = 0; j < i; j++) {
-            int cj = json_class(alts[j]);
-            /* int before float is the one overlap a kind test resolves: integers go to int */
-            if (ci == cj || (ci == 2 && cj == 3))
-                node->cls = IR_U_UNTAGGED;
-        }
+        classes |= 1u << ci;
     }
-    for (i = 1; i < nalts; i++) {
-        for (j = 0; j < i; j++) {
-            if (accepts_every(alts[j], alts[i])) {
+    /* Only an alternative that is not a literal can accept all of a later one's
+     * values: the others are left out of the pairs, so a choice of 100,000
+     * literals costs no more than its length. */
+    for (i = 0; i < nalts; i++) {
+        for (j = 0; j < nwide; j++) {
+            if (accepts_every(alts[wide[j]], alts[i])) {
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, items[i]->loc,
                             "alternative '%s' of '%s' can never be chosen: '%s' before it accepts all its values",
-                            alts[i]->rule ? alts[i]->rule : "?", node->rule, alts[j]->rule ? alts[j]->rule : "?");
+                            alts[i]->rule ? alts[i]->rule : "?", node->rule,
+                            alts[wide[j]]->rule ? alts[wide[j]]->rule : "?");
                 break;
             }
         }
+        if (resolved(alts[i])->kind != IR_LITERAL)
+            cddl_push(L->ctx, &wide, &nwide, sizeof i, &i);
     }
     name_alternatives(L, node);
 }
@@ -1488,5 +1638,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
             lower_rule(L, sym, NULL, NULL);
         }
     }
+    /* every identifier the types will declare, reserved once their kinds are known */
+    naming_reserve_types(ctx, out, &L->type_names);
     return (int)(ctx->diag->errors - before);
 }

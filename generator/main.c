@@ -1,7 +1,7 @@
 /*
  * main.c - the cddlgen command line.
  *
- *   cddlgen check [OPTIONS] FILE...     parse and check schemas
+ *   cddlgen check [OPTIONS] FILE...     every stage of generate but writing: the same diagnostics
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
  *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime]
  *   cddlgen validate SCHEMA --type RULE [--input F] [--output text|json] [FILE...]
@@ -29,7 +29,8 @@ static const char usage_text[] =
     "usage: cddlgen COMMAND [OPTIONS] FILE...\n"
     "\n"
     "Commands:\n"
-    "  check FILE...        parse and check CDDL schemas (RFC 8610, 9165, 9682)\n"
+    "  check FILE...        check CDDL schemas (RFC 8610, 9165, 9682): every stage of\n"
+    "                       generate but writing, with the same diagnostics\n"
     "  print FILE           print a schema back as canonical CDDL\n"
     "  generate FILE        write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
     "  validate SCHEMA [FILE...]  check JSON instances against rule --type of SCHEMA\n"
@@ -55,6 +56,10 @@ static const char usage_text[] =
     "  --case C             validate: key spelling either (default), schema or snake\n"
     "  --tolerant           validate: accept unknown variants, as a consuming application\n"
     "                       does (by default validation reports them)\n"
+    "  --syntax-only        check: stop after names and kinds; do not ask whether C and\n"
+    "                       JSON can represent the schema (for CBOR-only schemas)\n"
+    "  -fmax-errors=N       stop showing errors (and warnings) after N of each\n"
+    "                       (default 20; 0: no limit); the count of the rest is printed\n"
     "  --strict             treat loose readings of the schema as errors;\n"
     "                       validate: also SSE that ends inside an event\n"
     "  -Wunused             warn about rules nothing references\n"
@@ -73,6 +78,8 @@ typedef struct options {
     cddl_compile_options compile; /* --strict and the -W flags */
     emit_options emit;
     int embed_runtime;         /* generate --embed-runtime */
+    int syntax_only;           /* check --syntax-only */
+    long max_errors;           /* -fmax-errors=N; -1: not given */
     validate_options validate;
     const char *max_errors;    /* validate --max-errors, parsed by parse_count */
 } options;
@@ -182,6 +189,15 @@ static int parse_args(int argc, char **argv, options *o)
             o->validate.tolerant = 1;
         } else if (strcmp(a, "--embed-runtime") == 0) {
             o->embed_runtime = 1;
+        } else if (strcmp(a, "--syntax-only") == 0) {
+            o->syntax_only = 1;
+        } else if (strncmp(a, "-fmax-errors=", 13) == 0) {
+            char *end;
+            o->max_errors = strtol(a + 13, &end, 10);
+            if (a[13] == '\0' || *end != '\0' || o->max_errors < 0 || o->max_errors > 1000000) {
+                fprintf(stderr, "cddlgen: error: '%s' needs a count from 0 to 1000000\n", a);
+                return 2;
+            }
         } else if (strcmp(a, "-Werror") == 0) {
             o->compile.warn_error = CDDL_WARN_ALL;
         } else if (strncmp(a, "-Wno-", 5) == 0 && set_warning(&o->compile, a + 5, 0) == 0) {
@@ -238,7 +254,8 @@ static int compile_file(const char *path, action act, const options *o, diag_ctx
     volatile int rc;
     cddl_ctx_init(&ctx, d);
     cddl_unit_init_file(&u, path);
-    copt.stop_after = act == ACT_GENERATE ? CDDL_STAGE_LOWER : CDDL_STAGE_CHECK;
+    /* check runs what generate runs but emission, so it says what generate would say */
+    copt.stop_after = act == ACT_PRINT || o->syntax_only ? CDDL_STAGE_CHECK : CDDL_STAGE_LOWER;
     copt.roots = o->roots;
     copt.nroots = (size_t)o->nroots;
     rc = cddl_compile(&ctx, &u, &copt);
@@ -261,6 +278,8 @@ static void report_suppressed(diag_ctx *d)
 {
     if (d->suppressed > 0)
         fprintf(d->out, "cddlgen: %d more errors not shown\n", d->suppressed);
+    if (d->suppressed_warnings > 0)
+        fprintf(d->out, "cddlgen: %d more warnings not shown\n", d->suppressed_warnings);
 }
 
 int main(int argc, char **argv)
@@ -269,6 +288,7 @@ int main(int argc, char **argv)
     diag_ctx d;
     int rc = 0, i;
     memset(&o, 0, sizeof o);
+    o.max_errors = -1;
     diag_init(&d, stderr);
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(usage_text, stdout);
@@ -288,6 +308,8 @@ int main(int argc, char **argv)
         free(o.roots);
         return rc;
     }
+    if (o.max_errors >= 0)
+        d.max_errors = o.max_errors == 0 ? DIAG_NO_LIMIT : (unsigned)o.max_errors;
     if (strcmp(o.command, "check") == 0 || strcmp(o.command, "print") == 0 ||
         strcmp(o.command, "generate") == 0) {
         action act = o.command[0] == 'c' ? ACT_CHECK : o.command[0] == 'p' ? ACT_PRINT : ACT_GENERATE;

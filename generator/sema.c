@@ -183,23 +183,48 @@ static sema_kind rule_kind(const sema_table *t, const ast_rule *r)
     return sema_type_kind(t, r, r->body->type);
 }
 
+/* The symbol an alias rule's kind waits for (`a = b`, `a = (b)`), or NULL. */
+static sema_symbol *kind_source(const sema_table *t, const ast_rule *r)
+{
+    const ast_type *type = r->body->type;
+    while (type->kind == AST_T_PAREN && ast_paren_inner(type) != NULL)
+        type = ast_paren_inner(type);
+    if (type->kind != AST_T_NAME || is_param(r, type->u.name.name))
+        return NULL;
+    return sema_lookup(t, type->u.name.name);
+}
+
 static void classify(sema *s)
 {
-    size_t i;
-    int changed = 1;
-    while (changed) {
-        changed = 0;
-        for (i = 0; i < s->table->count; i++) {
-            sema_symbol *sym = s->table->symbols[i];
-            const ast_rule *r = primary(sym);
-            sema_kind k;
-            if (sym->kind != SEMA_UNKNOWN || r == NULL)
-                continue;
-            k = rule_kind(s->table, r);
+    size_t i, n;
+    sema_symbol **chain = NULL;
+    size_t pushed = 0;
+    /*
+     * A rule's kind is its alias target's: follow each chain of aliases to
+     * its end once and set the kinds on the way back, so a chain of n
+     * aliases costs n steps, not n passes over the table.
+     */
+    for (i = 0; i < s->table->count; i++) {
+        sema_symbol *sym = s->table->symbols[i];
+        sema_kind k = SEMA_UNKNOWN;
+        n = 0;
+        while (sym != NULL && sym->kind == SEMA_UNKNOWN && primary(sym) != NULL && !sym->visiting) {
+            k = rule_kind(s->table, primary(sym));
             if (k != SEMA_UNKNOWN) {
                 sym->kind = k;
-                changed = 1;
+                break;
             }
+            sym->visiting = 1;
+            cddl_push(s->ctx, &chain, &pushed, sizeof sym, &sym);
+            n++;
+            sym = kind_source(s->table, primary(sym));
+        }
+        k = sym != NULL && !sym->visiting ? sym->kind : SEMA_UNKNOWN;
+        while (n-- > 0) {
+            sema_symbol *c = chain[--pushed];
+            c->visiting = 0;
+            /* a cycle of aliases has no kind: a type, as below, now, so no later walk retraces it */
+            c->kind = k != SEMA_UNKNOWN ? rule_kind(s->table, primary(c)) : SEMA_TYPE;
         }
     }
     /* What is left are aliases of each other with no definition behind them;
@@ -416,7 +441,8 @@ static void check_name(sema *s, ast_type *t, position pos)
         return; /* a socket nobody extends is empty, not undefined (RFC 8610 3.9) */
     if (sym == NULL) {
         ast_str hint;
-        if (suggest(s, name, &hint))
+        /* a suggestion searches every name: only for errors that will be shown */
+        if (diag_will_show(s->diag, DIAG_ERROR) && suggest(s, name, &hint))
             ERROR(s, t->u.name.name_loc, "undefined name '%.*s'; did you mean '%.*s'?", NAMEF(name), NAMEF(hint));
         else
             ERROR(s, t->u.name.name_loc, "undefined name '%.*s'", NAMEF(name));
@@ -666,24 +692,27 @@ static int rule_productive(const sema *s, const ast_rule *r)
 
 static void check_productive(sema *s)
 {
-    size_t i, k;
+    size_t i, k, pass = 0;
     int changed = 1;
+    /* Passes alternate in direction, so a chain of rules in either order settles in two. */
     while (changed) {
         changed = 0;
-        for (i = 0; i < s->table->count; i++) {
-            sema_symbol *sym = s->table->symbols[i];
+        for (k = 0; k < s->table->count; k++) {
+            sema_symbol *sym = s->table->symbols[pass % 2 == 0 ? k : s->table->count - 1 - k];
+            size_t a;
             int ok = 0;
             if (sym->productive)
                 continue;
             if (sym->def != NULL)
                 ok = rule_productive(s, sym->def);
-            for (k = 0; !ok && k < sym->nalts; k++)
-                ok = rule_productive(s, sym->alts[k]);
+            for (a = 0; !ok && a < sym->nalts; a++)
+                ok = rule_productive(s, sym->alts[a]);
             if (ok) {
                 sym->productive = 1;
                 changed = 1;
             }
         }
+        pass++;
     }
     for (i = 0; i < s->table->count; i++) {
         const sema_symbol *sym = s->table->symbols[i];

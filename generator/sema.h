@@ -27,6 +27,7 @@ typedef struct sema_symbol {
     size_t nalts;
     sema_kind kind;
     int productive;         /* some instance can match */
+    int visiting;           /* on the alias chain being classified (sema.c) */
     int referenced;
     int from_prelude;
     size_t order;           /* position of first appearance, for deterministic output */

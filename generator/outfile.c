@@ -1,0 +1,62 @@
+/* outfile.c - atomic output files: a temporary beside the target, then rename (see outfile.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    unsigned attempt;
+    int fd = -1;
+    o->f = NULL;
+    if (strlen(path) >= sizeof o->path) {
+        diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "output path too long");
+        return NULL;
+    }
+    strcpy(o->path, path);
+    /* Hidden and unique per process, so two cddlgen runs never share one; O_EXCL makes
+     * sure no file of anyone else's is reused, 0666 lets the umask decide as fopen would. */
+    for (attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmp%ld.%u", (int)dir, path, path + dir, (long)getpid(), attempt);
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0 || (o->f = fdopen(fd, "wb")) == NULL) {
+        diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write: %s", strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(o->tmp);
+        }
+        return NULL;
+    }
+    return o->f;
+}
+
+int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok)
+{
+    long size;
+    int failed;
+    if (o->f == NULL)
+        return 1;
+    failed = ferror(o->f) != 0;
+    size = ftell(o->f);
+    failed |= fclose(o->f) != 0;
+    o->f = NULL;
+    if (ok && failed)
+        diag_plain(ctx->diag, DIAG_ERROR, o->path, "cannot write: %s", strerror(errno));
+    else if (ok && size > CDDL_MAX_OUTPUT)
+        diag_plain(ctx->diag, DIAG_ERROR, o->path, "the generated file would be larger than %ld MB: not written",
+                   CDDL_MAX_OUTPUT >> 20);
+    else if (ok && rename(o->tmp, o->path) != 0)
+        diag_plain(ctx->diag, DIAG_ERROR, o->path, "cannot write: %s", strerror(errno));
+    else if (ok)
+        return 0;
+    remove(o->tmp);
+    return 1;
+}

@@ -1,0 +1,35 @@
+/*
+ * outfile.h - files cddlgen writes, written atomically: the text goes to a
+ * temporary file in the same folder, which is renamed over the target only
+ * once it is complete. A reader (a compiler, a second cddlgen writing the
+ * same files) sees the old file or the new one, never half of either, and a
+ * failed run leaves the old file in place.
+ */
+#ifndef CDDLGEN_OUTFILE_H
+#define CDDLGEN_OUTFILE_H
+
+#include <stdio.h>
+
+#include "cddl.h"
+
+/* Largest file cddlgen writes: past it the output is refused, not written. */
+#define CDDL_MAX_OUTPUT ((long)256 << 20)
+
+typedef struct cddl_outfile {
+    FILE *f;            /* write here between open and commit */
+    char path[4096];    /* the target */
+    char tmp[4200];     /* the temporary file beside it */
+} cddl_outfile;
+
+/* Opens a temporary file beside `path`. Returns o->f, or NULL after reporting why. */
+FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path);
+
+/*
+ * Closes the temporary file and renames it over the target; when `ok` is 0,
+ * a write failed or the file is larger than CDDL_MAX_OUTPUT, removes it
+ * instead. Returns 0 when the target was replaced, else 1 (reported unless
+ * `ok` was 0, whose cause the caller reported).
+ */
+int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok);
+
+#endif /* CDDLGEN_OUTFILE_H */

@@ -1,0 +1,163 @@
+/*
+ * bounds.c - schemas built to make cddlgen run without end or explode: each
+ * must get a verdict from `check` and from `generate`, within a CPU limit far
+ * above what it takes and 512 MB of memory, with at most MAX_STDERR bytes of
+ * diagnostics, and an expected exit status and message. The time each run
+ * took is printed (measured here, not asserted: tests are not benchmarks).
+ *
+ * Usage: pipeline-bounds CDDLGEN WORKDIR CASE
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../test.h"
+#include "test_util.h"
+
+#define MAX_STDERR (64u * 1024u)
+#define MEMORY_LIMIT ((rlim_t)512 << 20)
+#define CPU_LIMIT 20 /* seconds: a hang, not slowness, is what this catches */
+
+typedef struct bounds_case {
+    tlog input;
+    int status;          /* expected exit status of both commands */
+    const char *message; /* text the diagnostics must hold, or NULL */
+} bounds_case;
+
+static void build(const char *name, bounds_case *c)
+{
+    size_t i;
+    memset(c, 0, sizeof *c);
+    if (strcmp(name, "generic-grows") == 0) {
+        tlog_str(&c->input, "Root = X<int>\nX<T> = { ? a: X<[* T]> }\n");
+        c->status = 1;
+        c->message = ":2:15: error: 'X' instantiates itself with an argument that grows";
+    } else if (strcmp(name, "generic-doubles") == 0) {
+        /* each level doubles its argument: 2^20 types unless capped */
+        tlog_str(&c->input, "Root = G0<int>\n");
+        for (i = 0; i < 20; i++)
+            tlog_printf(&c->input, "G%zu<T> = { a: G%zu<{ x: T, y: T }> }\n", i, i + 1);
+        tlog_str(&c->input, "G20<T> = { z: T }\n");
+        c->status = 1;
+        c->message = "error: generic rules expand to more than";
+    } else if (strcmp(name, "text-literals") == 0) {
+        tlog_str(&c->input, "Root = ");
+        for (i = 0; i < 100000; i++)
+            tlog_printf(&c->input, "%s\"v%zu\"", i ? " / " : "", i);
+        tlog_str(&c->input, "\n");
+    } else if (strcmp(name, "int-literals") == 0) {
+        tlog_str(&c->input, "Root = ");
+        for (i = 0; i < 100000; i++)
+            tlog_printf(&c->input, "%s%zu", i ? " / " : "", i);
+        tlog_str(&c->input, "\n");
+    } else if (strcmp(name, "alias-chain") == 0) {
+        /* aliases nest nothing: 20,000 of them are no deeper than one */
+        for (i = 0; i < 20000; i++)
+            tlog_printf(&c->input, "r%zu = r%zu\n", i, i + 1);
+        tlog_str(&c->input, "r20000 = { a: int }\n");
+    } else if (strcmp(name, "alias-chain-reversed") == 0) {
+        tlog_str(&c->input, "r20000 = { a: int }\n");
+        for (i = 20000; i-- > 0;)
+            tlog_printf(&c->input, "r%zu = r%zu\n", i, i + 1);
+    } else if (strcmp(name, "many-members") == 0) {
+        /* 1 MB: one map of 60,000 members */
+        tlog_str(&c->input, "Root = {\n");
+        for (i = 0; i < 60000; i++)
+            tlog_printf(&c->input, "  m%zu: int,\n", i);
+        tlog_str(&c->input, "}\n");
+    } else if (strcmp(name, "many-errors") == 0) {
+        /* every rule an error: only -fmax-errors of them shown, then the count */
+        for (i = 0; i < 50000; i++)
+            tlog_printf(&c->input, "r%zu = undefined%zu\n", i, i);
+        c->status = 1;
+        c->message = "more errors not shown";
+    } else {
+        fprintf(stderr, "unknown case %s\n", name);
+        exit(2);
+    }
+}
+
+/* Runs cddlgen with argv under the limits; returns the wait status, *seconds the wall time. */
+static int run(const char *const *argv, const char *errpath, double *seconds)
+{
+    struct timespec t0, t1;
+    int status;
+    pid_t pid;
+    fflush(stdout);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        struct rlimit mem = { MEMORY_LIMIT, MEMORY_LIMIT }, cpu = { CPU_LIMIT, CPU_LIMIT };
+        if (setrlimit(RLIMIT_AS, &mem) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 ||
+            freopen("/dev/null", "w", stdout) == NULL || freopen(errpath, "w", stderr) == NULL)
+            _exit(120);
+        execv(argv[0], (char *const *)argv);
+        _exit(121);
+    }
+    if (waitpid(pid, &status, 0) != pid)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    bounds_case c;
+    char input[4096], errpath[4096], out[4096];
+    const char *commands[] = { "check", "generate" };
+    size_t k;
+    FILE *f;
+    if (argc != 4) {
+        fprintf(stderr, "usage: pipeline-bounds CDDLGEN WORKDIR CASE\n");
+        return 2;
+    }
+    if (mkdir(argv[2], 0777) != 0 && access(argv[2], W_OK) != 0) {
+        perror(argv[2]);
+        return 2;
+    }
+    build(argv[3], &c);
+    snprintf(input, sizeof input, "%s/%s.cddl", argv[2], argv[3]);
+    snprintf(errpath, sizeof errpath, "%s/%s.stderr", argv[2], argv[3]);
+    snprintf(out, sizeof out, "%s/%s-out", argv[2], argv[3]);
+    f = fopen(input, "wb");
+    CHECK(f != NULL && fwrite(c.input.s, 1, c.input.len, f) == c.input.len && fclose(f) == 0);
+    printf("%s: %zu bytes of schema\n", argv[3], c.input.len);
+    for (k = 0; k < 2; k++) {
+        const char *args[] = { argv[1], commands[k], input, "--prefix", "b", "--out", out, NULL };
+        double seconds = 0;
+        size_t len = 0;
+        char *err;
+        int status = run(k == 0 ? (const char *const[]){ argv[1], "check", input, NULL } : args, errpath, &seconds);
+        CHECK(status != -1 && WIFEXITED(status));
+        if (status == -1 || !WIFEXITED(status)) {
+            fprintf(stderr, "%s %s: killed by signal %d (CPU or memory limit?)\n", commands[k], input,
+                    status == -1 ? -1 : WTERMSIG(status));
+            continue;
+        }
+        printf("  %-8s exit %d in %.2f s\n", commands[k], WEXITSTATUS(status), seconds);
+        CHECK_INT(WEXITSTATUS(status), c.status);
+        err = test_read_file(errpath, &len);
+        CHECK(err != NULL);
+        if (err == NULL)
+            continue;
+        CHECK(len <= MAX_STDERR);
+        if (c.message != NULL) {
+            CHECK(strstr(err, c.message) != NULL);
+            if (strstr(err, c.message) == NULL)
+                fprintf(stderr, "%s: no '%s' in:\n%.2000s\n", commands[k], c.message, err);
+        }
+        free(err);
+    }
+    tlog_free(&c.input);
+    return test_report();
+}

@@ -159,6 +159,10 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
 static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env);
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env);
+static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, const src_loc *locs);
+static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
+static void mark_shared_names(ir_type *node);
+static void finish_struct(lower *L, ir_type *node);
 
 /* ---- constants --------------------------------------------------------------- */
 
@@ -538,22 +542,65 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
     }
 }
 
-/* A group rule used where a type belongs (`result: ResultData`): a union of its alternatives. */
+/* True when a group choice is one keyless entry without occurrence: a type. */
+static int choice_is_type(const ast_grpchoice *ch)
+{
+    return ch->count == 1 && ch->entries[0]->key_kind == AST_KEY_NONE && !ch->entries[0]->has_occur;
+}
+
+/* A group choice of members (`method: "a", params: P`) read as the map of those members. */
+static ir_type *members_as_struct(lower *L, const ast_grpchoice *ch, const char *c_name, const char *path,
+                                  const lower_env *env)
+{
+    ast_grpchoice *chp = (ast_grpchoice *)ch;
+    ast_group one;
+    ir_type *s = new_type(L, IR_STRUCT, path, c_name, ch->loc);
+    add_named(L, s);
+    one.loc = ch->loc;
+    one.choices = &chp;
+    one.count = 1;
+    collect_members(L, s, &one, env, 0);
+    finish_struct(L, s);
+    return s;
+}
+
+/*
+ * A group used where a type belongs (`result: ResultData`, the alternatives
+ * of `CommandData = ( A // B )`): a union of its alternatives. An
+ * alternative that is a single type stands for that type; one made of
+ * members stands for the map of those members, which is what it is when the
+ * group is inlined into a map (RFC 8610 2.1: a group in a map is its
+ * members).
+ */
 static ir_type *group_as_type(lower *L, const ast_group *g, const char *c_name, const char *path,
                               src_loc loc, const lower_env *env)
 {
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t c, n = 0, nlocs = 0;
+    ir_type *node;
     const ast_type *items[256];
-    size_t c, n = 0;
-    ir_type *node = new_type(L, IR_UNION, path, c_name, loc);
+    if (g->count == 1 && !choice_is_type(g->choices[0]))
+        return members_as_struct(L, g->choices[0], c_name, path, env); /* `(coordinates: C)` */
+    node = new_type(L, IR_UNION, path, c_name, loc);
     add_named(L, node);
-    for (c = 0; c < g->count && n < 256; c++) {
-        const ast_grpchoice *ch = g->choices[c];
-        if (ch->count == 1 && ch->entries[0]->key_kind == AST_KEY_NONE)
-            items[n++] = ch->entries[0]->type;
-        else
-            ERR(L, ch->loc, "only a group choice of single types can be read as a type");
+    for (c = 0; c < g->count && c < 256; c++)
+        if (choice_is_type(g->choices[c]))
+            items[n++] = g->choices[c]->entries[0]->type;
+    if (n == g->count) { /* a choice of types: literal enums and all */
+        fill_choice(L, node, items, n, env);
+        return node;
     }
-    fill_choice(L, node, items, n, env);
+    for (c = 0; c < g->count && c < 256; c++) {
+        const ast_grpchoice *ch = g->choices[c];
+        const char *an = cddl_fmt(L->ctx, "%s_alt%zu", c_name, c + 1);
+        const char *ap = cddl_fmt(L->ctx, "%s/%zu", path, c + 1);
+        ir_type *a = choice_is_type(ch) ? lower_type(L, ch->entries[0]->type, an, ap, env)
+                                        : members_as_struct(L, ch, an, ap, env);
+        cddl_push(L->ctx, &alts, &n, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof ch->loc, &ch->loc);
+    }
+    classify_union(L, node, alts, n, locs);
     return node;
 }
 
@@ -567,6 +614,16 @@ static ir_type *lower_group_rule(lower *L, const sema_symbol *sym, const lower_e
         ERR(L, sym->def ? sym->def->name_loc : sym->alts[0]->name_loc,
             "group '%.*s' cannot be read as a type", NAMEF(sym->name));
         return &L->prim[P_ANY];
+    }
+    if (body->u.group->count == 1 && !choice_is_type(body->u.group->choices[0])) {
+        /* `browser.Close = ( method: "browser.close", params: P )`: one map of members */
+        L->group_unions[sym->order] = u = new_type(L, IR_STRUCT, str0(L, sym->name), stem(L, sym->name),
+                                                   sym->def->name_loc);
+        u->doc = sym->def->doc;
+        add_named(L, u);
+        collect_members(L, u, body->u.group, env, 0);
+        finish_struct(L, u);
+        return u;
     }
     u = group_as_type(L, body->u.group, stem(L, sym->name), str0(L, sym->name), sym->def->name_loc, env);
     u->doc = sym->def->doc;
@@ -852,14 +909,62 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
 
 /* ---- arrays and structs ------------------------------------------------------- */
 
+static int accepts_every(const ir_type *a, const ir_type *b);
+
+/*
+ * An array of several entries (`[(X / text), X]`, `[a: int, b: text]`):
+ * the C model has one element type, so it is read as an array of any of
+ * the entries' types (keys in arrays are names only, RFC 8610 3.4), as long
+ * as the entries together allow. Which position holds which type is not
+ * checked: a -Wloose warning says so.
+ */
+static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
+{
+    const ast_grpchoice *ch = t->u.group->choices[0];
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t k, j, n = 0, nlocs = 0;
+    uint64_t lo = 0, hi = 0;
+    for (k = 0; k < ch->count; k++) {
+        const ast_entry *e = ch->entries[k];
+        ir_type *a = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item%zu", node->c_name, k + 1),
+                                cddl_fmt(L->ctx, "%s[%zu]", node->rule, k), env);
+        uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
+        lo += emin;
+        hi = hi == AST_OCCUR_INF || emax == AST_OCCUR_INF ? AST_OCCUR_INF : hi + emax;
+        for (j = 0; j < n && !accepts_every(alts[j], a); j++)
+            ;
+        if (j < n)
+            continue; /* `[(X / text), X]`: X adds nothing to the element type */
+        cddl_push(L->ctx, &alts, &n, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof e->loc, &e->loc);
+    }
+    diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, t->loc,
+                "an array of several member kinds read as an array of any of their types: "
+                "which position holds which is not checked");
+    node->occ_min = lo;
+    node->occ_max = hi;
+    if (n == 1) {
+        node->elem = alts[0];
+        return;
+    }
+    node->elem = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s[]", node->rule), cddl_fmt(L->ctx, "%s_item", node->c_name), t->loc);
+    add_named(L, node->elem);
+    classify_union(L, node->elem, alts, n, locs);
+}
+
 /* `[* T]`, `[+ T]`, `[n*m T]`, `[T]`: one element type with occurrence bounds. */
 static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
 {
     const ast_group *g = t->u.group;
     const ast_entry *e = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
     node->kind = IR_ARRAY;
-    if (e == NULL || e->key_kind != AST_KEY_NONE) {
-        node->elem = unsupported(L, t->loc, "an array of several member kinds (a tuple or keyed array)");
+    if (e == NULL && g->count == 1 && g->choices[0]->count > 1) {
+        fill_mixed_array(L, node, t, env);
+        return;
+    }
+    if (e == NULL || e->key_kind == AST_KEY_TYPE) {
+        node->elem = unsupported(L, t->loc, "an array of a choice of groups or of computed keys");
         return;
     }
     node->occ_min = e->has_occur ? e->occur_min : 1;
@@ -960,6 +1065,10 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
             if (m == 1) {
                 f.type = lower_type(L, rest[0], cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name),
                                     cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)), env);
+                if (resolved(f.type)->kind == IR_LITERAL) { /* `true / null`: nothing stored but which */
+                    f.flags &= ~(unsigned)IR_F_NULLABLE;
+                    f.type = NULL;
+                }
             } else {
                 ir_type *u = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)),
                                       cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name), vt->loc);
@@ -1087,8 +1196,8 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
     if (g->count != 1) {
         ir_type *u = group_as_type(L, g, cddl_fmt(L->ctx, "%s_variants", node->c_name), cddl_fmt(L->ctx, "%s(variants)", node->rule),
                                    g->loc, env);
-        if (node->variants != NULL || u->cls != IR_U_DISCRIMINATED)
-            ERR(L, g->loc, "a choice of member groups inside a map needs a discriminating member");
+        if (node->variants != NULL)
+            ERR(L, g->loc, "a map can inline only one choice of member groups");
         node->variants = u;
         node->variants_c_name = "variants";
         return;
@@ -1107,7 +1216,14 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
                 add_field(L, node, e->key->u.value.text, e, env);
             break;
         case AST_KEY_TYPE: {
-            ir_type *kt = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
+            const ast_value *kv = const_value(L, e->key, env, 0);
+            ir_type *kt;
+            if (kv != NULL && kv->kind == AST_V_TEXT && !(e->has_occur && e->occur_max > 1)) {
+                /* `"name" => T`: a key type of one text value is that member name */
+                add_field(L, node, kv->text, e, env);
+                break;
+            }
+            kt = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
             if (resolved(kt)->kind != IR_TEXT || !e->has_occur || e->occur_max != AST_OCCUR_INF) {
                 ERR(L, e->loc, "only a `* text => T` tail is supported for computed keys in JSON maps");
                 break;
@@ -1120,9 +1236,16 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
             }
             break;
         }
-        case AST_KEY_NONE:
+        case AST_KEY_NONE: {
+            size_t before = node->nfields, f;
             inline_entry(L, node, e, env, depth);
+            if (e->has_occur && e->occur_min == 0 && node->nfields > before + 1)
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
+                            "an optional group read as optional members: that they come all or none is not checked");
+            for (f = before; e->has_occur && e->occur_min == 0 && f < node->nfields; f++)
+                node->fields[f].flags |= IR_F_OPTIONAL;
             break;
+        }
         }
     }
 }
@@ -1145,6 +1268,57 @@ static void mark_shared_names(ir_type *node)
             }
 }
 
+/*
+ * A map whose choice of member groups has no discriminating member
+ * (`{ (A // B) }` where A and B share no literal member) is the choice of
+ * maps it stands for (RFC 8610 2.1): one struct per alternative, holding
+ * the map's own members and that alternative's, in an untagged union that
+ * takes the first alternative that decodes, in schema order.
+ */
+static void expand_variants(lower *L, ir_type *node)
+{
+    ir_type *u = (ir_type *)resolved(node->variants);
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t i, k, n = 0, nlocs = 0;
+    for (i = 0; i < u->nalts; i++) {
+        const ir_type *a = resolved(u->alts[i]);
+        ir_type *s;
+        if (a->kind != IR_STRUCT || a->variants != NULL) {
+            ERR(L, a->loc, "an alternative of a choice of member groups inside a map must be members or a map");
+            continue;
+        }
+        s = new_type(L, IR_STRUCT, cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1),
+                     cddl_fmt(L->ctx, "%s_%s", node->c_name, u->alt_c_names[i]), a->loc);
+        add_named(L, s);
+        s->doc = a->doc;
+        for (k = 0; k < node->nfields; k++)
+            cddl_push(L->ctx, &s->fields, &s->nfields, sizeof node->fields[k], &node->fields[k]);
+        for (k = 0; k < a->nfields; k++)
+            cddl_push(L->ctx, &s->fields, &s->nfields, sizeof a->fields[k], &a->fields[k]);
+        s->open = node->open || a->open;
+        s->extras_type = node->extras_type != NULL ? node->extras_type : a->extras_type;
+        mark_shared_names(s);
+        cddl_push(L->ctx, &alts, &n, sizeof s, &s);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof a->loc, &a->loc);
+    }
+    node->fields = NULL;
+    node->nfields = 0;
+    node->variants = NULL;
+    node->open = false;
+    node->extras_type = NULL;
+    classify_union(L, node, alts, n, locs);
+}
+
+/* Completes a struct whose members are collected. */
+static void finish_struct(lower *L, ir_type *node)
+{
+    mark_shared_names(node);
+    if (node->variants != NULL && resolved(node->variants)->kind == IR_UNION &&
+        resolved(node->variants)->cls != IR_U_DISCRIMINATED)
+        expand_variants(L, node);
+}
+
 static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env)
 {
     const ast_entry *only = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
@@ -1161,7 +1335,7 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
         }
     }
     collect_members(L, node, g, env, 0);
-    mark_shared_names(node);
+    finish_struct(L, node);
 }
 
 /* ---- choices ---------------------------------------------------------------- */
@@ -1239,6 +1413,10 @@ static void leaves(lower *L, ir_type *t, ir_type ***out, size_t *n, int depth)
     if (r->kind == IR_UNION && r->cls == IR_U_DISCRIMINATED) {
         for (i = 0; i < r->nalts; i++)
             leaves(L, r->alts[i], out, n, depth + 1);
+        return;
+    }
+    if (r->kind == IR_STRUCT && r->nfields == 0 && !r->open && r->variants != NULL) {
+        leaves(L, r->variants, out, n, depth + 1); /* `{ A // B }` is the choice of A and B */
         return;
     }
     for (i = 0; i < *n; i++)
@@ -1354,6 +1532,8 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         lit = literal_of(&it->u.value);
         len = naming_constant(lit.text, buf, sizeof buf);
         lit.c_name = cddl_strdup(L->ctx, buf, len);
+        if (strcmp(lit.c_name, "NONE") == 0) /* `"root" / "none"`: NONE is the zeroed value's */
+            lit.c_name = cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1);
         for (j = 0; j < n; j++)
             if (strcmp(node->values[j].c_name, lit.c_name) == 0)
                 lit.c_name = cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1);
@@ -1367,8 +1547,9 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env)
 {
-    ir_type **alts = NULL, **lv = NULL;
-    size_t i, j, nalts = 0, nlv = 0, texts = 0;
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t i, nalts = 0, nlocs = 0, texts = 0;
     ir_type *other = NULL;
     node->kind = IR_UNION;
     /* Literal enums: text literals, plus at most one text type for the rest (Channel). */
@@ -1392,7 +1573,17 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         ir_type *a = lower_type(L, items[i], cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1),
                                 cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1), env);
         cddl_push(L->ctx, &alts, &nalts, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof items[i]->loc, &items[i]->loc);
     }
+    classify_union(L, node, alts, nalts, locs);
+}
+
+/* Classifies a union of lowered alternatives: by a discriminating literal member, by JSON kind, or untagged. */
+static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, const src_loc *locs)
+{
+    ir_type **lv = NULL;
+    size_t i, j, nlv = 0;
+    node->kind = IR_UNION;
     for (i = 0; i < nalts; i++)
         leaves(L, alts[i], &lv, &nlv, 0);
     if (try_discriminated(L, node, lv, nlv, node->loc)) {
@@ -1416,7 +1607,7 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
     for (i = 1; i < nalts; i++) {
         for (j = 0; j < i; j++) {
             if (accepts_every(alts[j], alts[i])) {
-                diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, items[i]->loc,
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, locs[i],
                             "alternative '%s' of '%s' can never be chosen: '%s' before it accepts all its values",
                             alts[i]->rule ? alts[i]->rule : "?", node->rule, alts[j]->rule ? alts[j]->rule : "?");
                 break;
@@ -1448,6 +1639,56 @@ static void init_prims(lower *L)
     L->lit_true.lit.i = 1;
     L->lit_false = L->lit_true;
     L->lit_false.lit.i = 0;
+}
+
+/*
+ * A C struct cannot hold itself: an optional or nullable member through
+ * which a type would contain itself by value (`NodeProperties.shadowRoot:
+ * NodeRemoteValue / null` inside NodeRemoteValue) is kept as raw JSON,
+ * with a -Wloose warning. The walk follows what the emitter declares by
+ * value (see by_value_deps in emit.c); a required member in such a cycle
+ * is left for the emitter to report, since no finite value has it.
+ */
+static void break_value_cycles(lower *L, ir_type *t, int depth)
+{
+    size_t i;
+    if (t->order_state != 0 || depth > 256)
+        return;
+    t->order_state = 1;
+    switch (t->kind) {
+    case IR_STRUCT:
+        for (i = 0; i < t->nfields; i++) {
+            ir_field *f = &t->fields[i];
+            if (!f->type->named || (f->flags & IR_F_LITERAL))
+                continue;
+            if (f->type->order_state == 1 && (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE))) {
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, f->loc,
+                            "member '%.*s' would make '%s' contain itself by value: kept as raw JSON, not checked",
+                            NAMEF(f->key), f->type->rule ? f->type->rule : f->type->c_name);
+                f->type = &L->prim[P_ANY];
+                continue;
+            }
+            break_value_cycles(L, f->type, depth + 1);
+        }
+        if (t->variants != NULL)
+            break_value_cycles(L, t->variants, depth + 1);
+        break;
+    case IR_UNION:
+        for (i = 0; i < t->nalts; i++)
+            if (t->alts[i]->named)
+                break_value_cycles(L, t->alts[i], depth + 1);
+        break;
+    case IR_MAP:
+        if (t->elem->named)
+            break_value_cycles(L, t->elem, depth + 1);
+        break;
+    case IR_ALIAS:
+        break_value_cycles(L, t->target, depth + 1);
+        break;
+    default:
+        break;
+    }
+    t->order_state = 2;
 }
 
 int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
@@ -1488,5 +1729,9 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
             lower_rule(L, sym, NULL, NULL);
         }
     }
+    for (i = 0; i < out->count; i++)
+        break_value_cycles(L, out->types[i], 0);
+    for (i = 0; i < out->count; i++)
+        out->types[i]->order_state = 0; /* the emitter's walk starts afresh */
     return (int)(ctx->diag->errors - before);
 }

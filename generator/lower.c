@@ -240,6 +240,15 @@ static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
         return &L->lit_true;
     if (ast_str_eq(name, "false"))
         return &L->lit_false;
+    if (ast_str_eq(name, "biguint"))
+        return &L->prim[P_UINT]; /* JSON has no tags: a big integer is a JSON number (see docs/cddl.md) */
+    if (ast_str_eq(name, "bigint"))
+        return &L->prim[P_INT];
+    if (ast_str_eq(name, "bignint")) {
+        ir_type *t = constrained(L, &L->prim[P_INT], "bignint", "bignint");
+        t->imax = -1;
+        return t;
+    }
     if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
         return unsupported(L, loc, "a byte string (bstr)");
     if (ast_str_eq(name, "undefined"))
@@ -657,8 +666,12 @@ static void apply_size(lower *L, ir_type *t, const ast_type *arg, const lower_en
         t->len_max = (size_t)hi;
     } else if (t->kind == IR_UINT && hi <= 8) {
         t->umax = hi >= 8 ? UINT64_MAX : (((uint64_t)1 << (8 * hi)) - 1);
+    } else if (t->kind == IR_INT && hi <= 8) {
+        /* as CBOR writes an int: its argument (n, or -1-n) fits in `hi` bytes; int64_t caps it */
+        t->imax = hi >= 8 ? INT64_MAX : (int64_t)(((uint64_t)1 << (8 * hi)) - 1);
+        t->imin = hi >= 8 ? INT64_MIN : -(int64_t)((uint64_t)1 << (8 * hi));
     } else {
-        ERR(L, loc, "'.size' applies to text and unsigned integers here");
+        ERR(L, loc, "'.size' applies to text and integers here");
     }
 }
 
@@ -694,6 +707,60 @@ static void apply_bound(lower *L, ir_type *t, const char *op, const ast_value *v
     }
 }
 
+/* `s` with tabs expanded to columns of 8 and the common leading spaces of its non-blank lines removed, appended to `out`. */
+static void put_dedented(lower *L, char **out, size_t *n, ast_str s)
+{
+    size_t i, col = 0, indent = (size_t)-1, skip = 0;
+    int at_start = 1;
+    char *wide = NULL;
+    size_t nwide = 0;
+    for (i = 0; i < s.len; i++) { /* detab */
+        char sp = ' ';
+        if (s.ptr[i] == '\t') {
+            do
+                cddl_push(L->ctx, &wide, &nwide, 1, &sp);
+            while (++col % 8 != 0);
+            continue;
+        }
+        cddl_push(L->ctx, &wide, &nwide, 1, &s.ptr[i]);
+        col = s.ptr[i] == '\n' ? 0 : col + 1;
+    }
+    for (i = 0, col = 0; i < nwide; i++) { /* the smallest indent of a non-blank line */
+        if (wide[i] == '\n') {
+            col = 0, at_start = 1;
+        } else if (at_start && wide[i] == ' ') {
+            col++;
+        } else if (at_start) {
+            at_start = 0;
+            if (col < indent)
+                indent = col;
+        }
+    }
+    if (indent == (size_t)-1)
+        indent = 0;
+    for (i = 0; i < nwide; i++) {
+        if (skip < indent && wide[i] == ' ') {
+            skip++;
+            continue;
+        }
+        skip = wide[i] == '\n' ? 0 : indent;
+        cddl_push(L->ctx, out, n, 1, &wide[i]);
+    }
+}
+
+/* RFC 9165 `.det`: `.cat` of the two texts, each detabbed and dedented first. */
+static ast_str detab_dedent_cat(lower *L, ast_str a, ast_str b)
+{
+    char *out = NULL;
+    size_t n = 0;
+    ast_str r;
+    put_dedented(L, &out, &n, a);
+    put_dedented(L, &out, &n, b);
+    r.ptr = out != NULL ? out : "";
+    r.len = n;
+    return r;
+}
+
 static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, const char *path,
                               const lower_env *env)
 {
@@ -704,9 +771,14 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
     const ast_value *v;
     if (ast_str_eq(op, "default") || ast_str_eq(op, "feature"))
         return target; /* they say nothing about which values are valid */
+    if (ast_str_eq(op, "abnf") && base != NULL && base->kind == IR_TEXT) {
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, t->u.control.op_loc,
+                    "'.abnf' read as its text type: the ABNF grammar is not checked");
+        return target;
+    }
     if (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq") || ast_str_eq(op, "bits") ||
         ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "and") ||
-        ast_str_eq(op, "within") || ast_str_eq(op, "ne") || ast_str_eq(op, "det"))
+        ast_str_eq(op, "within") || ast_str_eq(op, "ne"))
         return unsupported(L, t->u.control.op_loc, cddl_fmt(L->ctx, "the control operator '.%.*s'", NAMEF(op)));
     if (ast_str_eq(op, "eq")) {
         v = const_value(L, t->u.control.arg, env, 0);
@@ -714,6 +786,16 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
             return unsupported(L, t->u.control.arg->loc, "'.eq' with a non-literal value");
         c = new_type(L, IR_LITERAL, path, ctx, t->loc);
         c->lit = literal_of(v);
+        return c;
+    }
+    if (ast_str_eq(op, "det")) {
+        const ast_value *a = const_value(L, t->u.control.target, env, 0);
+        const ast_value *b = const_value(L, t->u.control.arg, env, 0);
+        if (a == NULL || b == NULL || a->kind != AST_V_TEXT || b->kind != AST_V_TEXT)
+            return unsupported(L, t->u.control.op_loc, "'.det' on these operands");
+        c = new_type(L, IR_LITERAL, path, ctx, t->loc);
+        c->lit.kind = IR_LIT_TEXT;
+        c->lit.text = detab_dedent_cat(L, a->text, b->text);
         return c;
     }
     if (ast_str_eq(op, "cat") || ast_str_eq(op, "plus")) {
@@ -1120,6 +1202,9 @@ static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lowe
         collect_members(L, node, t->u.group, env, depth + 1);
         return;
     }
+    if (t->kind == AST_T_NAME && symbol_of(L, t->u.name.name) == NULL && t->u.name.name.len > 2 &&
+        memcmp(t->u.name.name.ptr, "$$", 2) == 0)
+        return; /* a group socket nothing plugs adds no member (RFC 8610 3.9) */
     if (t->kind == AST_T_MAP) {
         collect_members(L, node, t->u.group, env, depth + 1);
         return;
@@ -1641,6 +1726,19 @@ static void init_prims(lower *L)
     L->lit_false.lit.i = 0;
 }
 
+/* A group rule `( A // B )` whose alternatives are all single types: it reads as their type choice. */
+static int group_of_types(const sema_symbol *sym)
+{
+    const ast_type *body = sym->def != NULL && sym->nalts == 0 ? sym->def->body->type : NULL;
+    size_t c;
+    if (body == NULL || body->kind != AST_T_PAREN || body->u.group->count < 2)
+        return 0;
+    for (c = 0; c < body->u.group->count; c++)
+        if (!choice_is_type(body->u.group->choices[c]))
+            return 0;
+    return 1;
+}
+
 /*
  * A C struct cannot hold itself: an optional or nullable member through
  * which a type would contain itself by value (`NodeProperties.shadowRoot:
@@ -1724,9 +1822,12 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
     } else {
         for (i = 0; i < doc->nrules; i++) {
             const sema_symbol *sym = sema_lookup(table, doc->rules[i]->name);
-            if (sym == NULL || sym->kind != SEMA_TYPE || doc->rules[i]->nparams > 0)
+            if (sym == NULL || doc->rules[i]->nparams > 0)
                 continue;
-            lower_rule(L, sym, NULL, NULL);
+            if (sym->kind == SEMA_TYPE)
+                lower_rule(L, sym, NULL, NULL);
+            else if (group_of_types(sym))
+                lower_group_rule(L, sym, NULL); /* `Message = ( Response // Event )` is a type too */
         }
     }
     for (i = 0; i < out->count; i++)

@@ -600,7 +600,8 @@ static ir_type *group_as_type(lower *L, const ast_group *g, const char *c_name, 
         fill_choice(L, node, items, n, env);
         return node;
     }
-    for (c = 0; c < g->count && c < 256; c++) {
+    n = 0;
+    for (c = 0; c < g->count; c++) {
         const ast_grpchoice *ch = g->choices[c];
         const char *an = cddl_fmt(L->ctx, "%s_alt%zu", c_name, c + 1);
         const char *ap = cddl_fmt(L->ctx, "%s/%zu", path, c + 1);
@@ -1012,8 +1013,8 @@ static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const l
         ir_type *a = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item%zu", node->c_name, k + 1),
                                 cddl_fmt(L->ctx, "%s[%zu]", node->rule, k), env);
         uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
-        lo += emin;
-        hi = hi == AST_OCCUR_INF || emax == AST_OCCUR_INF ? AST_OCCUR_INF : hi + emax;
+        lo = lo > AST_OCCUR_INF - emin ? AST_OCCUR_INF : lo + emin;
+        hi = hi > AST_OCCUR_INF - emax ? AST_OCCUR_INF : hi + emax;
         for (j = 0; j < n && !accepts_every(alts[j], a); j++)
             ;
         if (j < n)
@@ -1379,8 +1380,16 @@ static void expand_variants(lower *L, ir_type *node)
         s->doc = a->doc;
         for (k = 0; k < node->nfields; k++)
             cddl_push(L->ctx, &s->fields, &s->nfields, sizeof node->fields[k], &node->fields[k]);
-        for (k = 0; k < a->nfields; k++)
+        for (k = 0; k < a->nfields; k++) {
+            size_t j;
+            for (j = 0; j < node->nfields && !ast_str_same(node->fields[j].key, a->fields[k].key); j++)
+                ;
+            if (j < node->nfields) {
+                ERR(L, a->fields[k].loc, "member '%.*s' appears twice in this map", NAMEF(a->fields[k].key));
+                continue;
+            }
             cddl_push(L->ctx, &s->fields, &s->nfields, sizeof a->fields[k], &a->fields[k]);
+        }
         s->open = node->open || a->open;
         s->extras_type = node->extras_type != NULL ? node->extras_type : a->extras_type;
         mark_shared_names(s);

@@ -105,19 +105,25 @@ static int group_equal(const ast_group *a, const ast_group *b)
     return 1;
 }
 
+int ast_rule_equal(const ast_rule *x, const ast_rule *y)
+{
+    size_t k;
+    if (!ast_str_same(x->name, y->name) || x->assign != y->assign || x->nparams != y->nparams ||
+        !entry_equal(x->body, y->body))
+        return 0;
+    for (k = 0; k < x->nparams; k++)
+        if (!ast_str_same(x->params[k], y->params[k]))
+            return 0;
+    return 1;
+}
+
 int ast_document_equal(const ast_document *a, const ast_document *b)
 {
-    size_t i, k;
+    size_t i;
     if (a->nrules != b->nrules)
         return 0;
-    for (i = 0; i < a->nrules; i++) {
-        const ast_rule *x = a->rules[i], *y = b->rules[i];
-        if (!ast_str_same(x->name, y->name) || x->assign != y->assign || x->nparams != y->nparams ||
-            !entry_equal(x->body, y->body) || !ast_str_same(x->doc, y->doc))
+    for (i = 0; i < a->nrules; i++)
+        if (!ast_rule_equal(a->rules[i], b->rules[i]) || !ast_str_same(a->rules[i]->doc, b->rules[i]->doc))
             return 0;
-        for (k = 0; k < x->nparams; k++)
-            if (!ast_str_same(x->params[k], y->params[k]))
-                return 0;
-    }
     return 1;
 }

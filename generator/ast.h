@@ -185,6 +185,7 @@ int ast_str_same(ast_str a, ast_str b);
 
 /* Structural equality ignoring locations and comments (the printer round trip). */
 int ast_document_equal(const ast_document *a, const ast_document *b);
+int ast_rule_equal(const ast_rule *a, const ast_rule *b);
 
 /* If `t` is a parenthesised plain type `( T )`, returns T; else NULL. */
 ast_type *ast_paren_inner(const ast_type *t);

@@ -174,6 +174,7 @@ static const char *group_flag(diag_group g)
     case DIAG_W_NAMING: return "-Wnaming";
     case DIAG_W_SHADOW: return "-Wshadow";
     case DIAG_W_RANGE: return "-Wrange";
+    case DIAG_W_PEDANTIC: return "-Wpedantic";
     default: return NULL;
     }
 }

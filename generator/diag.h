@@ -47,6 +47,7 @@ typedef enum diag_group {
     DIAG_W_NAMING,  /* C identifier collisions resolved by renaming */
     DIAG_W_SHADOW,  /* a rule that replaces a prelude definition */
     DIAG_W_RANGE,   /* ranges RFC 8610 leaves undefined (int and float bounds mixed) */
+    DIAG_W_PEDANTIC,/* what RFC 8610's ABNF excludes but tools accept (tabs) */
     DIAG_W_COUNT
 } diag_group;
 

@@ -972,6 +972,19 @@ static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
         if (t->elem->named)
             decl_order(E, t->elem, out);
         break;
+    case IR_ARRAY: {
+        /* held by pointer, but a typedef (enum, named primitive) has no forward declaration */
+        const ir_type *el = t->elem, *target = t->elem;
+        while (target->kind == IR_ALIAS)
+            target = target->target;
+        if (el->kind == IR_ALIAS && target->order_state == 1)
+            break; /* an alias of a type being declared: left for decl_order to report */
+        if (el->named && (el->kind == IR_ALIAS ||
+                          (el->kind != IR_STRUCT && el->kind != IR_UNION && el->kind != IR_ARRAY &&
+                           el->kind != IR_MAP && !(el->kind == IR_ENUM && el->other != NULL))))
+            decl_order(E, t->elem, out);
+        break;
+    }
     case IR_ALIAS:
         decl_order(E, t->target, out);
         break;

@@ -18,6 +18,14 @@ typedef struct interp {
     const ir_type **keys;
     aps_type **values;
     size_t count;
+    /* Elements of arrays and maps, held by pointer: filled once the type
+     * that reached them is, so a union element holding that type by value
+     * (`R = { ? v: [* (R / text)] }`) sees its final size. */
+    const ir_type **later;
+    size_t nlater;
+    unsigned char *filled; /* per key: filled (or being filled) */
+    aps_type **maps;   /* maps whose entry layout waits for their value's size */
+    size_t nmaps;
 } interp;
 
 static size_t align_up(size_t n, size_t a)
@@ -37,6 +45,7 @@ static size_t align_of(const aps_type *t)
 }
 
 static aps_type *get(interp *I, const ir_type *t);
+static aps_type *get_later(interp *I, const ir_type *t);
 
 static aps_literal literal_of(interp *I, const ir_literal *l)
 {
@@ -206,17 +215,17 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
     case IR_ARRAY:
         d->kind = APS_K_ARRAY;
         d->size = sizeof(aps_array);
-        d->u.arr.elem = get(I, t->elem);
+        d->u.arr.elem = get_later(I, t->elem);
         d->u.arr.min = (size_t)t->occ_min;
         d->u.arr.max = t->occ_max == AST_OCCUR_INF ? SIZE_MAX : (size_t)t->occ_max;
         break;
     case IR_MAP: {
-        const aps_type *v = get(I, t->elem);
+        size_t n = I->nmaps;
         d->kind = APS_K_MAP;
         d->size = sizeof(aps_array);
-        d->u.map.value = v;
-        d->u.map.value_offset = align_up(sizeof(aps_slice), align_of(v));
-        d->u.map.entry_size = align_up(d->u.map.value_offset + v->size, 8);
+        d->u.map.value = get_later(I, t->elem);
+        cddl_push(I->ctx, &I->maps, &n, sizeof d, &d);
+        I->nmaps = n;
         d->u.map.min = (size_t)t->occ_min;
         d->u.map.max = t->occ_max == AST_OCCUR_INF ? SIZE_MAX : (size_t)t->occ_max;
         break;
@@ -230,22 +239,74 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
     }
 }
 
+static aps_type *register_type(interp *I, const ir_type *t, unsigned char filled)
+{
+    aps_type *d = cddl_alloc(I->ctx, sizeof *d);
+    size_t n = I->count;
+    cddl_push(I->ctx, &I->keys, &n, sizeof t, &t);
+    n = I->count;
+    cddl_push(I->ctx, &I->filled, &n, 1, &filled);
+    cddl_push(I->ctx, &I->values, &I->count, sizeof d, &d);
+    return d;
+}
+
 static aps_type *get(interp *I, const ir_type *t)
 {
     aps_type *d;
+    size_t i;
+    while (t->kind == IR_ALIAS)
+        t = t->target;
+    for (i = 0; i < I->count; i++) {
+        if (I->keys[i] == t) {
+            if (!I->filled[i]) { /* deferred as an element, now needed by value */
+                I->filled[i] = 1;
+                fill(I, t, I->values[i]);
+            }
+            return I->values[i];
+        }
+    }
+    /* registered before it is filled: recursive references point at it */
+    d = register_type(I, t, 1);
+    fill(I, t, d);
+    return d;
+}
+
+/* The descriptor of `t`, registered now and filled by finish(). */
+static aps_type *get_later(interp *I, const ir_type *t)
+{
     size_t i, n;
+    aps_type *d;
     while (t->kind == IR_ALIAS)
         t = t->target;
     for (i = 0; i < I->count; i++)
         if (I->keys[i] == t)
             return I->values[i];
-    /* registered before it is filled: recursive references point at it */
-    d = cddl_alloc(I->ctx, sizeof *d);
-    n = I->count;
-    cddl_push(I->ctx, &I->keys, &n, sizeof t, &t);
-    cddl_push(I->ctx, &I->values, &I->count, sizeof d, &d);
-    fill(I, t, d);
+    d = register_type(I, t, 0);
+    n = I->nlater;
+    cddl_push(I->ctx, &I->later, &n, sizeof t, &t);
+    I->nlater = n;
     return d;
+}
+
+/* Fills the deferred elements (which may defer more), then lays out map entries. */
+static void finish(interp *I)
+{
+    size_t i, j;
+    for (i = 0; i < I->nlater; i++)
+        for (j = 0; j < I->count; j++)
+            if (I->keys[j] == I->later[i]) {
+                if (!I->filled[j]) {
+                    I->filled[j] = 1;
+                    fill(I, I->later[i], I->values[j]);
+                }
+                break;
+            }
+    for (i = 0; i < I->nmaps; i++) {
+        aps_type *d = I->maps[i];
+        const aps_type *v = d->u.map.value;
+        d->u.map.value_offset = align_up(sizeof(aps_slice), align_of(v));
+        d->u.map.entry_size = align_up(d->u.map.value_offset + v->size, 8);
+    }
 }
 
 const aps_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rule)
@@ -254,8 +315,12 @@ const aps_type *interp_type(cddl_ctx *ctx, const ir_module *mod, const char *rul
     size_t i;
     memset(&I, 0, sizeof I);
     I.ctx = ctx;
-    for (i = 0; i < mod->count; i++)
-        if (mod->types[i]->rule != NULL && strcmp(mod->types[i]->rule, rule) == 0)
-            return get(&I, mod->types[i]);
+    for (i = 0; i < mod->count; i++) {
+        if (mod->types[i]->rule != NULL && strcmp(mod->types[i]->rule, rule) == 0) {
+            aps_type *d = get(&I, mod->types[i]);
+            finish(&I);
+            return d;
+        }
+    }
     return NULL;
 }

@@ -171,6 +171,10 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
 static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env);
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env);
+static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, const src_loc *locs);
+static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
+static void mark_shared_names(lower *L, ir_type *node);
+static void finish_struct(lower *L, ir_type *node);
 
 /* ---- constants --------------------------------------------------------------- */
 
@@ -248,6 +252,15 @@ static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
         return &L->lit_true;
     if (ast_str_eq(name, "false"))
         return &L->lit_false;
+    if (ast_str_eq(name, "biguint"))
+        return &L->prim[P_UINT]; /* JSON has no tags: a big integer is a JSON number (see docs/cddl.md) */
+    if (ast_str_eq(name, "bigint"))
+        return &L->prim[P_INT];
+    if (ast_str_eq(name, "bignint")) {
+        ir_type *t = constrained(L, &L->prim[P_INT], "bignint", "bignint");
+        t->imax = -1;
+        return t;
+    }
     if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
         return unsupported(L, loc, "a byte string (bstr)");
     if (ast_str_eq(name, "undefined"))
@@ -608,22 +621,66 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
     }
 }
 
-/* A group rule used where a type belongs (`result: ResultData`): a union of its alternatives. */
+/* True when a group choice is one keyless entry without occurrence: a type. */
+static int choice_is_type(const ast_grpchoice *ch)
+{
+    return ch->count == 1 && ch->entries[0]->key_kind == AST_KEY_NONE && !ch->entries[0]->has_occur;
+}
+
+/* A group choice of members (`method: "a", params: P`) read as the map of those members. */
+static ir_type *members_as_struct(lower *L, const ast_grpchoice *ch, const char *c_name, const char *path,
+                                  const lower_env *env)
+{
+    ast_grpchoice *chp = (ast_grpchoice *)ch;
+    ast_group one;
+    ir_type *s = new_type(L, IR_STRUCT, path, c_name, ch->loc);
+    add_named(L, s);
+    one.loc = ch->loc;
+    one.choices = &chp;
+    one.count = 1;
+    collect_members(L, s, &one, env, 0);
+    finish_struct(L, s);
+    return s;
+}
+
+/*
+ * A group used where a type belongs (`result: ResultData`, the alternatives
+ * of `CommandData = ( A // B )`): a union of its alternatives. An
+ * alternative that is a single type stands for that type; one made of
+ * members stands for the map of those members, which is what it is when the
+ * group is inlined into a map (RFC 8610 2.1: a group in a map is its
+ * members).
+ */
 static ir_type *group_as_type(lower *L, const ast_group *g, const char *c_name, const char *path,
                               src_loc loc, const lower_env *env)
 {
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t c, n = 0, nlocs = 0;
+    ir_type *node;
     const ast_type *items[256];
-    size_t c, n = 0;
-    ir_type *node = new_type(L, IR_UNION, path, c_name, loc);
+    if (g->count == 1 && !choice_is_type(g->choices[0]))
+        return members_as_struct(L, g->choices[0], c_name, path, env); /* `(coordinates: C)` */
+    node = new_type(L, IR_UNION, path, c_name, loc);
     add_named(L, node);
-    for (c = 0; c < g->count && n < 256; c++) {
-        const ast_grpchoice *ch = g->choices[c];
-        if (ch->count == 1 && ch->entries[0]->key_kind == AST_KEY_NONE)
-            items[n++] = ch->entries[0]->type;
-        else
-            ERR(L, ch->loc, "only a group choice of single types can be read as a type");
+    for (c = 0; c < g->count && c < 256; c++)
+        if (choice_is_type(g->choices[c]))
+            items[n++] = g->choices[c]->entries[0]->type;
+    if (n == g->count) { /* a choice of types: literal enums and all */
+        fill_choice(L, node, items, n, env);
+        return node;
     }
-    fill_choice(L, node, items, n, env);
+    n = 0;
+    for (c = 0; c < g->count; c++) {
+        const ast_grpchoice *ch = g->choices[c];
+        const char *an = cddl_fmt(L->ctx, "%s_alt%zu", c_name, c + 1);
+        const char *ap = cddl_fmt(L->ctx, "%s/%zu", path, c + 1);
+        ir_type *a = choice_is_type(ch) ? lower_type(L, ch->entries[0]->type, an, ap, env)
+                                        : members_as_struct(L, ch, an, ap, env);
+        cddl_push(L->ctx, &alts, &n, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof ch->loc, &ch->loc);
+    }
+    classify_union(L, node, alts, n, locs);
     return node;
 }
 
@@ -637,6 +694,16 @@ static ir_type *lower_group_rule(lower *L, const sema_symbol *sym, const lower_e
         ERR(L, sym->def ? sym->def->name_loc : sym->alts[0]->name_loc,
             "group '%.*s' cannot be read as a type", NAMEF(sym->name));
         return &L->prim[P_ANY];
+    }
+    if (body->u.group->count == 1 && !choice_is_type(body->u.group->choices[0])) {
+        /* `browser.Close = ( method: "browser.close", params: P )`: one map of members */
+        L->group_unions[sym->order] = u = new_type(L, IR_STRUCT, str0(L, sym->name), stem(L, sym->name),
+                                                   sym->def->name_loc);
+        u->doc = sym->def->doc;
+        add_named(L, u);
+        collect_members(L, u, body->u.group, env, 0);
+        finish_struct(L, u);
+        return u;
     }
     u = group_as_type(L, body->u.group, stem(L, sym->name), str0(L, sym->name), sym->def->name_loc, env);
     u->doc = sym->def->doc;
@@ -670,8 +737,12 @@ static void apply_size(lower *L, ir_type *t, const ast_type *arg, const lower_en
         t->len_max = (size_t)hi;
     } else if (t->kind == IR_UINT && hi <= 8) {
         t->umax = hi >= 8 ? UINT64_MAX : (((uint64_t)1 << (8 * hi)) - 1);
+    } else if (t->kind == IR_INT && hi <= 8) {
+        /* as CBOR writes an int: its argument (n, or -1-n) fits in `hi` bytes; int64_t caps it */
+        t->imax = hi >= 8 ? INT64_MAX : (int64_t)(((uint64_t)1 << (8 * hi)) - 1);
+        t->imin = hi >= 8 ? INT64_MIN : -(int64_t)((uint64_t)1 << (8 * hi));
     } else {
-        ERR(L, loc, "'.size' applies to text and unsigned integers here");
+        ERR(L, loc, "'.size' applies to text and integers here");
     }
 }
 
@@ -707,6 +778,60 @@ static void apply_bound(lower *L, ir_type *t, const char *op, const ast_value *v
     }
 }
 
+/* `s` with tabs expanded to columns of 8 and the common leading spaces of its non-blank lines removed, appended to `out`. */
+static void put_dedented(lower *L, char **out, size_t *n, ast_str s)
+{
+    size_t i, col = 0, indent = (size_t)-1, skip = 0;
+    int at_start = 1;
+    char *wide = NULL;
+    size_t nwide = 0;
+    for (i = 0; i < s.len; i++) { /* detab */
+        char sp = ' ';
+        if (s.ptr[i] == '\t') {
+            do
+                cddl_push(L->ctx, &wide, &nwide, 1, &sp);
+            while (++col % 8 != 0);
+            continue;
+        }
+        cddl_push(L->ctx, &wide, &nwide, 1, &s.ptr[i]);
+        col = s.ptr[i] == '\n' ? 0 : col + 1;
+    }
+    for (i = 0, col = 0; i < nwide; i++) { /* the smallest indent of a non-blank line */
+        if (wide[i] == '\n') {
+            col = 0, at_start = 1;
+        } else if (at_start && wide[i] == ' ') {
+            col++;
+        } else if (at_start) {
+            at_start = 0;
+            if (col < indent)
+                indent = col;
+        }
+    }
+    if (indent == (size_t)-1)
+        indent = 0;
+    for (i = 0; i < nwide; i++) {
+        if (skip < indent && wide[i] == ' ') {
+            skip++;
+            continue;
+        }
+        skip = wide[i] == '\n' ? 0 : indent;
+        cddl_push(L->ctx, out, n, 1, &wide[i]);
+    }
+}
+
+/* RFC 9165 `.det`: `.cat` of the two texts, each detabbed and dedented first. */
+static ast_str detab_dedent_cat(lower *L, ast_str a, ast_str b)
+{
+    char *out = NULL;
+    size_t n = 0;
+    ast_str r;
+    put_dedented(L, &out, &n, a);
+    put_dedented(L, &out, &n, b);
+    r.ptr = out != NULL ? out : "";
+    r.len = n;
+    return r;
+}
+
 static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, const char *path,
                               const lower_env *env)
 {
@@ -717,9 +842,14 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
     const ast_value *v;
     if (ast_str_eq(op, "default") || ast_str_eq(op, "feature"))
         return target; /* they say nothing about which values are valid */
+    if (ast_str_eq(op, "abnf") && base != NULL && base->kind == IR_TEXT) {
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, t->u.control.op_loc,
+                    "'.abnf' read as its text type: the ABNF grammar is not checked");
+        return target;
+    }
     if (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq") || ast_str_eq(op, "bits") ||
         ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "and") ||
-        ast_str_eq(op, "within") || ast_str_eq(op, "ne") || ast_str_eq(op, "det"))
+        ast_str_eq(op, "within") || ast_str_eq(op, "ne"))
         return unsupported(L, t->u.control.op_loc, cddl_fmt(L->ctx, "the control operator '.%.*s'", NAMEF(op)));
     if (ast_str_eq(op, "eq")) {
         v = const_value(L, t->u.control.arg, env, 0);
@@ -727,6 +857,16 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
             return unsupported(L, t->u.control.arg->loc, "'.eq' with a non-literal value");
         c = new_type(L, IR_LITERAL, path, ctx, t->loc);
         c->lit = literal_of(v);
+        return c;
+    }
+    if (ast_str_eq(op, "det")) {
+        const ast_value *a = const_value(L, t->u.control.target, env, 0);
+        const ast_value *b = const_value(L, t->u.control.arg, env, 0);
+        if (a == NULL || b == NULL || a->kind != AST_V_TEXT || b->kind != AST_V_TEXT)
+            return unsupported(L, t->u.control.op_loc, "'.det' on these operands");
+        c = new_type(L, IR_LITERAL, path, ctx, t->loc);
+        c->lit.kind = IR_LIT_TEXT;
+        c->lit.text = detab_dedent_cat(L, a->text, b->text);
         return c;
     }
     if (ast_str_eq(op, "cat") || ast_str_eq(op, "plus")) {
@@ -927,14 +1067,62 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
 
 /* ---- arrays and structs ------------------------------------------------------- */
 
+static int accepts_every(const ir_type *a, const ir_type *b);
+
+/*
+ * An array of several entries (`[(X / text), X]`, `[a: int, b: text]`):
+ * the C model has one element type, so it is read as an array of any of
+ * the entries' types (keys in arrays are names only, RFC 8610 3.4), as long
+ * as the entries together allow. Which position holds which type is not
+ * checked: a -Wloose warning says so.
+ */
+static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
+{
+    const ast_grpchoice *ch = t->u.group->choices[0];
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t k, j, n = 0, nlocs = 0;
+    uint64_t lo = 0, hi = 0;
+    for (k = 0; k < ch->count; k++) {
+        const ast_entry *e = ch->entries[k];
+        ir_type *a = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item%zu", node->c_name, k + 1),
+                                cddl_fmt(L->ctx, "%s[%zu]", node->rule, k), env);
+        uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
+        lo = lo > AST_OCCUR_INF - emin ? AST_OCCUR_INF : lo + emin;
+        hi = hi > AST_OCCUR_INF - emax ? AST_OCCUR_INF : hi + emax;
+        for (j = 0; j < n && !accepts_every(alts[j], a); j++)
+            ;
+        if (j < n)
+            continue; /* `[(X / text), X]`: X adds nothing to the element type */
+        cddl_push(L->ctx, &alts, &n, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof e->loc, &e->loc);
+    }
+    diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, t->loc,
+                "an array of several member kinds read as an array of any of their types: "
+                "which position holds which is not checked");
+    node->occ_min = lo;
+    node->occ_max = hi;
+    if (n == 1) {
+        node->elem = alts[0];
+        return;
+    }
+    node->elem = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s[]", node->rule), cddl_fmt(L->ctx, "%s_item", node->c_name), t->loc);
+    add_named(L, node->elem);
+    classify_union(L, node->elem, alts, n, locs);
+}
+
 /* `[* T]`, `[+ T]`, `[n*m T]`, `[T]`: one element type with occurrence bounds. */
 static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
 {
     const ast_group *g = t->u.group;
     const ast_entry *e = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
     node->kind = IR_ARRAY;
-    if (e == NULL || e->key_kind != AST_KEY_NONE) {
-        node->elem = unsupported(L, t->loc, "an array of several member kinds (a tuple or keyed array)");
+    if (e == NULL && g->count == 1 && g->choices[0]->count > 1) {
+        fill_mixed_array(L, node, t, env);
+        return;
+    }
+    if (e == NULL || e->key_kind == AST_KEY_TYPE) {
+        node->elem = unsupported(L, t->loc, "an array of a choice of groups or of computed keys");
         return;
     }
     node->occ_min = e->has_occur ? e->occur_min : 1;
@@ -1068,6 +1256,10 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
             if (m == 1) {
                 f.type = lower_type(L, rest[0], cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name),
                                     cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)), env);
+                if (resolved(f.type)->kind == IR_LITERAL) { /* `true / null`: nothing stored but which */
+                    f.flags &= ~(unsigned)IR_F_NULLABLE;
+                    f.type = NULL;
+                }
             } else {
                 ir_type *u = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)),
                                       cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name), vt->loc);
@@ -1119,6 +1311,9 @@ static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lowe
         collect_members(L, node, t->u.group, env, depth + 1);
         return;
     }
+    if (t->kind == AST_T_NAME && symbol_of(L, t->u.name.name) == NULL && t->u.name.name.len > 2 &&
+        memcmp(t->u.name.name.ptr, "$$", 2) == 0)
+        return; /* a group socket nothing plugs adds no member (RFC 8610 3.9) */
     if (t->kind == AST_T_MAP) {
         collect_members(L, node, t->u.group, env, depth + 1);
         return;
@@ -1195,8 +1390,8 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
     if (g->count != 1) {
         ir_type *u = group_as_type(L, g, cddl_fmt(L->ctx, "%s_variants", node->c_name), cddl_fmt(L->ctx, "%s(variants)", node->rule),
                                    g->loc, env);
-        if (node->variants != NULL || u->cls != IR_U_DISCRIMINATED)
-            ERR(L, g->loc, "a choice of member groups inside a map needs a discriminating member");
+        if (node->variants != NULL)
+            ERR(L, g->loc, "a map can inline only one choice of member groups");
         node->variants = u;
         node->variants_c_name = "variants";
         return;
@@ -1215,7 +1410,14 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
                 add_field(L, node, e->key->u.value.text, e, env);
             break;
         case AST_KEY_TYPE: {
-            ir_type *kt = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
+            const ast_value *kv = const_value(L, e->key, env, 0);
+            ir_type *kt;
+            if (kv != NULL && kv->kind == AST_V_TEXT && !(e->has_occur && e->occur_max > 1)) {
+                /* `"name" => T`: a key type of one text value is that member name */
+                add_field(L, node, kv->text, e, env);
+                break;
+            }
+            kt = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
             if (resolved(kt)->kind != IR_TEXT || !e->has_occur || e->occur_max != AST_OCCUR_INF) {
                 ERR(L, e->loc, "only a `* text => T` tail is supported for computed keys in JSON maps");
                 break;
@@ -1228,9 +1430,16 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
             }
             break;
         }
-        case AST_KEY_NONE:
+        case AST_KEY_NONE: {
+            size_t before = node->nfields, f;
             inline_entry(L, node, e, env, depth);
+            if (e->has_occur && e->occur_min == 0 && node->nfields > before + 1)
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
+                            "an optional group read as optional members: that they come all or none is not checked");
+            for (f = before; e->has_occur && e->occur_min == 0 && f < node->nfields; f++)
+                node->fields[f].flags |= IR_F_OPTIONAL;
             break;
+        }
         }
     }
 }
@@ -1276,6 +1485,65 @@ static void mark_shared_names(lower *L, ir_type *node)
             }
 }
 
+/*
+ * A map whose choice of member groups has no discriminating member
+ * (`{ (A // B) }` where A and B share no literal member) is the choice of
+ * maps it stands for (RFC 8610 2.1): one struct per alternative, holding
+ * the map's own members and that alternative's, in an untagged union that
+ * takes the first alternative that decodes, in schema order.
+ */
+static void expand_variants(lower *L, ir_type *node)
+{
+    ir_type *u = (ir_type *)resolved(node->variants);
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t i, k, n = 0, nlocs = 0;
+    for (i = 0; i < u->nalts; i++) {
+        const ir_type *a = resolved(u->alts[i]);
+        ir_type *s;
+        if (a->kind != IR_STRUCT || a->variants != NULL) {
+            ERR(L, a->loc, "an alternative of a choice of member groups inside a map must be members or a map");
+            continue;
+        }
+        s = new_type(L, IR_STRUCT, cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1),
+                     cddl_fmt(L->ctx, "%s_%s", node->c_name, u->alt_c_names[i]), a->loc);
+        add_named(L, s);
+        s->doc = a->doc;
+        for (k = 0; k < node->nfields; k++)
+            cddl_push(L->ctx, &s->fields, &s->nfields, sizeof node->fields[k], &node->fields[k]);
+        for (k = 0; k < a->nfields; k++) {
+            size_t j;
+            for (j = 0; j < node->nfields && !ast_str_same(node->fields[j].key, a->fields[k].key); j++)
+                ;
+            if (j < node->nfields) {
+                ERR(L, a->fields[k].loc, "member '%.*s' appears twice in this map", NAMEF(a->fields[k].key));
+                continue;
+            }
+            cddl_push(L->ctx, &s->fields, &s->nfields, sizeof a->fields[k], &a->fields[k]);
+        }
+        s->open = node->open || a->open;
+        s->extras_type = node->extras_type != NULL ? node->extras_type : a->extras_type;
+        mark_shared_names(L, s);
+        cddl_push(L->ctx, &alts, &n, sizeof s, &s);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof a->loc, &a->loc);
+    }
+    node->fields = NULL;
+    node->nfields = 0;
+    node->variants = NULL;
+    node->open = false;
+    node->extras_type = NULL;
+    classify_union(L, node, alts, n, locs);
+}
+
+/* Completes a struct whose members are collected. */
+static void finish_struct(lower *L, ir_type *node)
+{
+    mark_shared_names(L, node);
+    if (node->variants != NULL && resolved(node->variants)->kind == IR_UNION &&
+        resolved(node->variants)->cls != IR_U_DISCRIMINATED)
+        expand_variants(L, node);
+}
+
 static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env)
 {
     const ast_entry *only = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
@@ -1292,7 +1560,7 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
         }
     }
     collect_members(L, node, g, env, 0);
-    mark_shared_names(L, node);
+    finish_struct(L, node);
 }
 
 /* ---- choices ---------------------------------------------------------------- */
@@ -1370,6 +1638,10 @@ static void leaves(lower *L, ir_type *t, ir_type ***out, size_t *n, naming_set *
     if (r->kind == IR_UNION && r->cls == IR_U_DISCRIMINATED) {
         for (i = 0; i < r->nalts; i++)
             leaves(L, r->alts[i], out, n, seen, depth + 1);
+        return;
+    }
+    if (r->kind == IR_STRUCT && r->nfields == 0 && !r->open && r->variants != NULL) {
+        leaves(L, r->variants, out, n, seen, depth + 1); /* `{ A // B }` is the choice of A and B */
         return;
     }
     /* Only a named or shared type can come twice (a literal is made afresh at each use):
@@ -1496,6 +1768,8 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         lit = literal_of(&it->u.value);
         len = naming_constant(lit.text, buf, sizeof buf);
         lit.c_name = cddl_strdup(L->ctx, buf, len);
+        if (strcmp(lit.c_name, "NONE") == 0) /* `"root" / "none"`: NONE is the zeroed value's */
+            lit.c_name = cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1);
         /* a repeated constant is numbered by its position, as alternatives are */
         if (naming_set_has(&taken, lit.c_name))
             lit.c_name = naming_unique(L->ctx, &taken, cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1), 2);
@@ -1511,13 +1785,10 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env)
 {
-    ir_type **alts = NULL, **lv = NULL;
-    size_t i, j, nalts = 0, nlv = 0, texts = 0, nwide = 0;
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t i, nalts = 0, nlocs = 0, texts = 0;
     ir_type *other = NULL;
-    size_t *wide = NULL;     /* alternatives that may accept every value of a later one */
-    unsigned classes = 0;    /* JSON classes of the alternatives so far, as bits */
-    naming_set seen;
-    memset(&seen, 0, sizeof seen);
     node->kind = IR_UNION;
     /* Literal enums: text literals, plus at most one text type for the rest (Channel). */
     for (i = 0; i < count; i++)
@@ -1540,7 +1811,21 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         ir_type *a = lower_type(L, items[i], cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1),
                                 cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1), env);
         cddl_push(L->ctx, &alts, &nalts, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof items[i]->loc, &items[i]->loc);
     }
+    classify_union(L, node, alts, nalts, locs);
+}
+
+/* Classifies a union of lowered alternatives: by a discriminating literal member, by JSON kind, or untagged. */
+static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, const src_loc *locs)
+{
+    ir_type **lv = NULL;
+    size_t i, j, nlv = 0, nwide = 0;
+    size_t *wide = NULL;     /* alternatives that may accept every value of a later one */
+    unsigned classes = 0;    /* JSON classes of the alternatives so far, as bits */
+    naming_set seen;
+    memset(&seen, 0, sizeof seen);
+    node->kind = IR_UNION;
     for (i = 0; i < nalts; i++)
         leaves(L, alts[i], &lv, &nlv, &seen, 0);
     if (try_discriminated(L, node, lv, nlv, node->loc)) {
@@ -1563,7 +1848,7 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
     for (i = 0; i < nalts; i++) {
         for (j = 0; j < nwide; j++) {
             if (accepts_every(alts[wide[j]], alts[i])) {
-                diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, items[i]->loc,
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, locs[i],
                             "alternative '%s' of '%s' can never be chosen: '%s' before it accepts all its values",
                             alts[i]->rule ? alts[i]->rule : "?", node->rule,
                             alts[wide[j]]->rule ? alts[wide[j]]->rule : "?");
@@ -1600,6 +1885,69 @@ static void init_prims(lower *L)
     L->lit_false.lit.i = 0;
 }
 
+/* A group rule `( A // B )` whose alternatives are all single types: it reads as their type choice. */
+static int group_of_types(const sema_symbol *sym)
+{
+    const ast_type *body = sym->def != NULL && sym->nalts == 0 ? sym->def->body->type : NULL;
+    size_t c;
+    if (body == NULL || body->kind != AST_T_PAREN || body->u.group->count < 2)
+        return 0;
+    for (c = 0; c < body->u.group->count; c++)
+        if (!choice_is_type(body->u.group->choices[c]))
+            return 0;
+    return 1;
+}
+
+/*
+ * A C struct cannot hold itself: an optional or nullable member through
+ * which a type would contain itself by value (`NodeProperties.shadowRoot:
+ * NodeRemoteValue / null` inside NodeRemoteValue) is kept as raw JSON,
+ * with a -Wloose warning. The walk follows what the emitter declares by
+ * value (see by_value_deps in emit.c); a required member in such a cycle
+ * is left for the emitter to report, since no finite value has it.
+ */
+static void break_value_cycles(lower *L, ir_type *t, int depth)
+{
+    size_t i;
+    if (t->order_state != 0 || depth > 256)
+        return;
+    t->order_state = 1;
+    switch (t->kind) {
+    case IR_STRUCT:
+        for (i = 0; i < t->nfields; i++) {
+            ir_field *f = &t->fields[i];
+            if (!f->type->named || (f->flags & IR_F_LITERAL))
+                continue;
+            if (f->type->order_state == 1 && (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE))) {
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, f->loc,
+                            "member '%.*s' would make '%s' contain itself by value: kept as raw JSON, not checked",
+                            NAMEF(f->key), f->type->rule ? f->type->rule : f->type->c_name);
+                f->type = &L->prim[P_ANY];
+                continue;
+            }
+            break_value_cycles(L, f->type, depth + 1);
+        }
+        if (t->variants != NULL)
+            break_value_cycles(L, t->variants, depth + 1);
+        break;
+    case IR_UNION:
+        for (i = 0; i < t->nalts; i++)
+            if (t->alts[i]->named)
+                break_value_cycles(L, t->alts[i], depth + 1);
+        break;
+    case IR_MAP:
+        if (t->elem->named)
+            break_value_cycles(L, t->elem, depth + 1);
+        break;
+    case IR_ALIAS:
+        break_value_cycles(L, t->target, depth + 1);
+        break;
+    default:
+        break;
+    }
+    t->order_state = 2;
+}
+
 int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
                  const char *const *roots, size_t nroots, ir_module *out)
 {
@@ -1633,11 +1981,18 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
     } else {
         for (i = 0; i < doc->nrules; i++) {
             const sema_symbol *sym = sema_lookup(table, doc->rules[i]->name);
-            if (sym == NULL || sym->kind != SEMA_TYPE || doc->rules[i]->nparams > 0)
+            if (sym == NULL || doc->rules[i]->nparams > 0)
                 continue;
-            lower_rule(L, sym, NULL, NULL);
+            if (sym->kind == SEMA_TYPE)
+                lower_rule(L, sym, NULL, NULL);
+            else if (group_of_types(sym))
+                lower_group_rule(L, sym, NULL); /* `Message = ( Response // Event )` is a type too */
         }
     }
+    for (i = 0; i < out->count; i++)
+        break_value_cycles(L, out->types[i], 0);
+    for (i = 0; i < out->count; i++)
+        out->types[i]->order_state = 0; /* the emitter's walk starts afresh */
     /* every identifier the types will declare, reserved once their kinds are known */
     naming_reserve_types(ctx, out, &L->type_names);
     return (int)(ctx->diag->errors - before);

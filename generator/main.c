@@ -63,7 +63,8 @@ static const char usage_text[] =
     "  --strict             treat loose readings of the schema as errors;\n"
     "                       validate: also SSE that ends inside an event\n"
     "  -Wunused             warn about rules nothing references\n"
-    "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range)\n"
+    "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range,\n"
+    "                       pedantic)\n"
     "  -Werror              treat all warnings as errors\n"
     "  --help, --version\n"
     "\n"
@@ -90,6 +91,7 @@ static int set_warning(cddl_compile_options *o, const char *name, int on)
     static const struct { const char *name; diag_group group; } groups[] = {
         { "loose", DIAG_W_LOOSE }, { "unused", DIAG_W_UNUSED }, { "choice", DIAG_W_CHOICE },
         { "naming", DIAG_W_NAMING }, { "shadow", DIAG_W_SHADOW }, { "range", DIAG_W_RANGE },
+        { "pedantic", DIAG_W_PEDANTIC },
     };
     size_t i;
     for (i = 0; i < sizeof groups / sizeof groups[0]; i++) {

@@ -98,6 +98,7 @@ struct cddl_parser {
     cddl_source *src;
     void *scanner;          /* flex's yyscan_t */
     size_t pos;             /* lexer's byte offset */
+    int tab_reported;       /* the -Wpedantic warning on tabs is given once per source */
     cddl_token *queue;      /* lookahead of the filter */
     size_t qhead, qcount;
     unsigned depth;         /* open ( [ { < */

@@ -120,6 +120,11 @@ static void collect(sema *s, ast_document *doc)
             diag_report(s->diag, DIAG_WARNING, DIAG_W_SHADOW, r->name_loc,
                         "rule '%.*s' replaces the prelude definition", NAMEF(r->name));
             sym->from_prelude = 0;
+        } else if (sym->def != NULL && ast_rule_equal(sym->def, r)) {
+            /* RFC 8610 3.1 forbids only a different re-definition; an identical one adds nothing */
+            diag_report(s->diag, DIAG_NOTE, DIAG_W_NONE, r->name_loc,
+                        "rule '%.*s' defined again, identically: the repetition is ignored", NAMEF(r->name));
+            continue;
         } else if (sym->def != NULL) {
             ERROR(s, r->name_loc, "rule '%.*s' defined twice with '='", NAMEF(r->name));
             NOTE(s, sym->def->name_loc, "first defined here");
@@ -393,6 +398,11 @@ static int find_keyless_maps(sema *s, ast_entry *e, int depth)
     int found = 0;
     if (depth > CDDL_MAX_DEPTH)
         return 0;
+    if (e->type->kind == AST_T_NAME && is_param(s->scope, e->type->u.name.name))
+        return 0; /* `G<T> = { x: int, T }`: a group argument, inlined where it is instantiated */
+    if (e->type->kind == AST_T_NAME && e->type->u.name.name.len > 2 && memcmp(e->type->u.name.name.ptr, "$$", 2) == 0 &&
+        sema_lookup(s->table, e->type->u.name.name) == NULL)
+        return 0; /* a group socket nothing plugs: the empty choice (RFC 8610 3.9) */
     if (sema_type_kind(s->table, s->scope, e->type) == SEMA_GROUP) {
         g = group_of(s->table, e->type);
         for (c = 0; g != NULL && c < g->count; c++)

@@ -241,6 +241,37 @@ static int parse_class(compiler *c)
 
 static int parse_alt(compiler *c);
 
+/*
+ * After a '(': skips `?:`, `?<name>` or `?P<name>` (non-capturing and named
+ * groups, which real specs write in PCRE and ECMAScript style). Nothing is
+ * captured here, so each is an ordinary group. Fails on other `(?`
+ * constructs (lookaround, flags), which are not supported.
+ */
+static int skip_group_name(compiler *c)
+{
+    const char *p = c->p;
+    if (p >= c->end || *p != '?')
+        return 1;
+    p++;
+    if (p < c->end && *p == ':') {
+        c->p = p + 1;
+        return 1;
+    }
+    if (p < c->end && *p == 'P')
+        p++;
+    if (p >= c->end || *p != '<')
+        return 0;
+    p++;
+    if (p >= c->end || !((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+        return 0; /* `(?<=` and `(?<!` are lookbehind */
+    while (p < c->end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+        p++;
+    if (p >= c->end || *p != '>')
+        return 0;
+    c->p = p + 1;
+    return 1;
+}
+
 static int parse_atom(compiler *c)
 {
     char ch = *c->p;
@@ -250,6 +281,8 @@ static int parse_atom(compiler *c)
         if (++c->depth > MAX_NEST)
             return 0;
         c->p++;
+        if (!skip_group_name(c))
+            return 0;
         if (!parse_alt(c) || c->p >= c->end || *c->p != ')')
             return 0;
         c->p++;

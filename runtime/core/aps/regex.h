@@ -17,7 +17,9 @@ extern "C" {
  * True when the whole of `s` matches `pattern`, an XSD-style regular
  * expression as `.regexp` uses (implicitly anchored at both ends). Supported:
  * literals, `.`, escapes `\\. \\d \\w \\s` and their negations, classes
- * `[a-z]` `[^...]`, groups `( )`, alternation `|`, and `* + ? {n} {n,} {n,m}`.
+ * `[a-z]` `[^...]`, groups `( )` (also written `(?: )`, `(?<name> )` and
+ * `(?P<name> )`: nothing is captured, so they are the same), alternation
+ * `|`, and `* + ? {n} {n,} {n,m}`.
  * Characters are code points of UTF-8 (`.` matches one code point except
  * newline and carriage return, as in XSD); `\\d \\w \\s` are ASCII classes
  * ([0-9], [A-Za-z0-9_], [ \\t\\n\\r]). A leading `^` and a trailing `$` are

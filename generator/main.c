@@ -82,7 +82,7 @@ typedef struct options {
     int syntax_only;           /* check --syntax-only */
     long max_errors;           /* -fmax-errors=N; -1: not given */
     validate_options validate;
-    const char *max_errors;    /* validate --max-errors, parsed by parse_count */
+    const char *max_record_errors; /* validate --max-errors (records), parsed by parse_count */
 } options;
 
 /* -WGROUP or -Wno-GROUP: the later of two flags for one group wins. */
@@ -152,7 +152,7 @@ static int parse_args(int argc, char **argv, options *o)
                              : strcmp(a, "--output") == 0 ? &o->validate.output
                              : strcmp(a, "--input") == 0 ? &o->validate.input
                              : strcmp(a, "--case") == 0 ? &o->validate.key_case
-                             : strcmp(a, "--max-errors") == 0 ? &o->max_errors
+                             : strcmp(a, "--max-errors") == 0 ? &o->max_record_errors
                              : strcmp(a, "--root") == 0 ? &o->roots[o->nroots] : NULL;
         if (value == NULL && strncmp(a, "--", 2) == 0 && strchr(a, '=') != NULL) {
             /* --name=value, for each option that takes a value */
@@ -165,7 +165,7 @@ static int parse_args(int argc, char **argv, options *o)
             slots[2] = &o->validate.output;
             slots[3] = &o->validate.key_case;
             slots[4] = &o->validate.type;
-            slots[5] = &o->max_errors;
+            slots[5] = &o->max_record_errors;
             for (k = 0; k < 6; k++)
                 if (strncmp(a, names[k], strlen(names[k])) == 0)
                     break;
@@ -218,9 +218,9 @@ static int parse_args(int argc, char **argv, options *o)
         return 2;
     }
     o->validate.max_errors = 100;
-    if (o->max_errors != NULL && parse_count(o->max_errors, &o->validate.max_errors) != 0) {
+    if (o->max_record_errors != NULL && parse_count(o->max_record_errors, &o->validate.max_errors) != 0) {
         fprintf(stderr, "cddlgen: error: --max-errors takes a whole number of decimal digits, not '%.60s'\n",
-                o->max_errors);
+                o->max_record_errors);
         return 2;
     }
     if (!valid_prefix(o->emit.prefix)) {

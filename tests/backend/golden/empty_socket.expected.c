@@ -308,15 +308,15 @@ aps_status empty_socket_request_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&empty_socket_request_type, json, len, arena, out, options, err);
 }
 
-aps_status empty_socket_request_encode(const empty_socket_request_t *value, aps_json_writer *w)
+aps_status empty_socket_request_encode(const empty_socket_request_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&empty_socket_request_type, value, w, NULL);
+    return aps_schema_encode(&empty_socket_request_type, value, w, NULL, err);
 }
 
 aps_status empty_socket_request_encode_opts(const empty_socket_request_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&empty_socket_request_type, value, w, options);
+    return aps_schema_encode(&empty_socket_request_type, value, w, options, err);
 }
 
 aps_status empty_socket_request_validate(const empty_socket_request_t *value, bool strict, aps_error *err)
@@ -336,15 +336,15 @@ aps_status empty_socket_response_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&empty_socket_response_type, json, len, arena, out, options, err);
 }
 
-aps_status empty_socket_response_encode(const empty_socket_response_t *value, aps_json_writer *w)
+aps_status empty_socket_response_encode(const empty_socket_response_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&empty_socket_response_type, value, w, NULL);
+    return aps_schema_encode(&empty_socket_response_type, value, w, NULL, err);
 }
 
 aps_status empty_socket_response_encode_opts(const empty_socket_response_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&empty_socket_response_type, value, w, options);
+    return aps_schema_encode(&empty_socket_response_type, value, w, options, err);
 }
 
 aps_status empty_socket_response_validate(const empty_socket_response_t *value, bool strict, aps_error *err)

@@ -641,15 +641,15 @@ aps_status generic_group_ping_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&generic_group_envelope_ping_body_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_group_ping_encode(const generic_group_ping_t *value, aps_json_writer *w)
+aps_status generic_group_ping_encode(const generic_group_ping_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, NULL);
+    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, NULL, err);
 }
 
 aps_status generic_group_ping_encode_opts(const generic_group_ping_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, options);
+    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, options, err);
 }
 
 aps_status generic_group_ping_validate(const generic_group_ping_t *value, bool strict, aps_error *err)
@@ -669,15 +669,15 @@ aps_status generic_group_ping_body_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&generic_group_ping_body_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_group_ping_body_encode(const generic_group_ping_body_t *value, aps_json_writer *w)
+aps_status generic_group_ping_body_encode(const generic_group_ping_body_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_ping_body_type, value, w, NULL);
+    return aps_schema_encode(&generic_group_ping_body_type, value, w, NULL, err);
 }
 
 aps_status generic_group_ping_body_encode_opts(const generic_group_ping_body_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_ping_body_type, value, w, options);
+    return aps_schema_encode(&generic_group_ping_body_type, value, w, options, err);
 }
 
 aps_status generic_group_ping_body_validate(const generic_group_ping_body_t *value, bool strict, aps_error *err)
@@ -697,15 +697,15 @@ aps_status generic_group_envelope_ping_body_decode_opts(const char *json, size_t
     return aps_schema_decode(&generic_group_envelope_ping_body_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_group_envelope_ping_body_encode(const generic_group_envelope_ping_body_t *value, aps_json_writer *w)
+aps_status generic_group_envelope_ping_body_encode(const generic_group_envelope_ping_body_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, NULL);
+    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, NULL, err);
 }
 
 aps_status generic_group_envelope_ping_body_encode_opts(const generic_group_envelope_ping_body_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, options);
+    return aps_schema_encode(&generic_group_envelope_ping_body_type, value, w, options, err);
 }
 
 aps_status generic_group_envelope_ping_body_validate(const generic_group_envelope_ping_body_t *value, bool strict, aps_error *err)
@@ -725,15 +725,15 @@ aps_status generic_group_pong_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&generic_group_envelope_envelope_arg1_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_group_pong_encode(const generic_group_pong_t *value, aps_json_writer *w)
+aps_status generic_group_pong_encode(const generic_group_pong_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, NULL);
+    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, NULL, err);
 }
 
 aps_status generic_group_pong_encode_opts(const generic_group_pong_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, options);
+    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, options, err);
 }
 
 aps_status generic_group_pong_validate(const generic_group_pong_t *value, bool strict, aps_error *err)
@@ -753,15 +753,15 @@ aps_status generic_group_envelope_arg1_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&generic_group_envelope_arg1_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_group_envelope_arg1_encode(const generic_group_envelope_arg1_t *value, aps_json_writer *w)
+aps_status generic_group_envelope_arg1_encode(const generic_group_envelope_arg1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_arg1_type, value, w, NULL);
+    return aps_schema_encode(&generic_group_envelope_arg1_type, value, w, NULL, err);
 }
 
 aps_status generic_group_envelope_arg1_encode_opts(const generic_group_envelope_arg1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_arg1_type, value, w, options);
+    return aps_schema_encode(&generic_group_envelope_arg1_type, value, w, options, err);
 }
 
 aps_status generic_group_envelope_arg1_validate(const generic_group_envelope_arg1_t *value, bool strict, aps_error *err)
@@ -781,15 +781,15 @@ aps_status generic_group_envelope_envelope_arg1_decode_opts(const char *json, si
     return aps_schema_decode(&generic_group_envelope_envelope_arg1_type, json, len, arena, out, options, err);
 }
 
-aps_status generic_group_envelope_envelope_arg1_encode(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w)
+aps_status generic_group_envelope_envelope_arg1_encode(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, NULL);
+    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, NULL, err);
 }
 
 aps_status generic_group_envelope_envelope_arg1_encode_opts(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, options);
+    return aps_schema_encode(&generic_group_envelope_envelope_arg1_type, value, w, options, err);
 }
 
 aps_status generic_group_envelope_envelope_arg1_validate(const generic_group_envelope_envelope_arg1_t *value, bool strict, aps_error *err)

@@ -8,21 +8,24 @@
  *
  *   generic_group_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   generic_group_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   generic_group_T_encode(value, writer) / generic_group_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   generic_group_T_encode(value, writer, err) / generic_group_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   generic_group_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef GENERIC_GROUP_H
 #define GENERIC_GROUP_H
@@ -119,9 +122,10 @@ APS_NODISCARD aps_status generic_group_ping_decode(const char *json, size_t len,
     generic_group_ping_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_ping_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_group_ping_encode(const generic_group_ping_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_group_ping_encode(const generic_group_ping_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_encode_opts(const generic_group_ping_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_validate(const generic_group_ping_t *value, bool strict, aps_error *err);
 
 /* ---- PingBody ---- */
@@ -130,9 +134,10 @@ APS_NODISCARD aps_status generic_group_ping_body_decode(const char *json, size_t
     generic_group_ping_body_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_body_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_ping_body_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_group_ping_body_encode(const generic_group_ping_body_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_group_ping_body_encode(const generic_group_ping_body_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_body_encode_opts(const generic_group_ping_body_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_body_validate(const generic_group_ping_body_t *value, bool strict, aps_error *err);
 
 /* ---- Envelope<PingBody> ---- */
@@ -141,9 +146,10 @@ APS_NODISCARD aps_status generic_group_envelope_ping_body_decode(const char *jso
     generic_group_envelope_ping_body_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_ping_body_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_ping_body_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_group_envelope_ping_body_encode(const generic_group_envelope_ping_body_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_group_envelope_ping_body_encode(const generic_group_envelope_ping_body_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_ping_body_encode_opts(const generic_group_envelope_ping_body_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_ping_body_validate(const generic_group_envelope_ping_body_t *value, bool strict, aps_error *err);
 
 /* ---- Pong ---- */
@@ -152,9 +158,10 @@ APS_NODISCARD aps_status generic_group_pong_decode(const char *json, size_t len,
     generic_group_pong_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_group_pong_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_pong_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_group_pong_encode(const generic_group_pong_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_group_pong_encode(const generic_group_pong_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_group_pong_encode_opts(const generic_group_pong_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_pong_validate(const generic_group_pong_t *value, bool strict, aps_error *err);
 
 /* ---- ( method: "pong" ) ---- */
@@ -163,9 +170,10 @@ APS_NODISCARD aps_status generic_group_envelope_arg1_decode(const char *json, si
     generic_group_envelope_arg1_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_arg1_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_arg1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_group_envelope_arg1_encode(const generic_group_envelope_arg1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_group_envelope_arg1_encode(const generic_group_envelope_arg1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_arg1_encode_opts(const generic_group_envelope_arg1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_arg1_validate(const generic_group_envelope_arg1_t *value, bool strict, aps_error *err);
 
 /* ---- Envelope<( method: "pong" )> ---- */
@@ -174,9 +182,10 @@ APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_decode(const char 
     generic_group_envelope_envelope_arg1_t *out, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_envelope_arg1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_encode(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_encode(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_encode_opts(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_validate(const generic_group_envelope_envelope_arg1_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

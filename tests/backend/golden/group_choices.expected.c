@@ -3427,15 +3427,15 @@ aps_status group_choices_command_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&group_choices_command_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_command_encode(const group_choices_command_t *value, aps_json_writer *w)
+aps_status group_choices_command_encode(const group_choices_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_command_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_command_type, value, w, NULL, err);
 }
 
 aps_status group_choices_command_encode_opts(const group_choices_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_command_type, value, w, options);
+    return aps_schema_encode(&group_choices_command_type, value, w, options, err);
 }
 
 aps_status group_choices_command_validate(const group_choices_command_t *value, bool strict, aps_error *err)
@@ -3455,15 +3455,15 @@ aps_status group_choices_command_data_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&group_choices_command_data_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_command_data_encode(const group_choices_command_data_t *value, aps_json_writer *w)
+aps_status group_choices_command_data_encode(const group_choices_command_data_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_command_data_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_command_data_type, value, w, NULL, err);
 }
 
 aps_status group_choices_command_data_encode_opts(const group_choices_command_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_command_data_type, value, w, options);
+    return aps_schema_encode(&group_choices_command_data_type, value, w, options, err);
 }
 
 aps_status group_choices_command_data_validate(const group_choices_command_data_t *value, bool strict, aps_error *err)
@@ -3483,15 +3483,15 @@ aps_status group_choices_browser_command_decode_opts(const char *json, size_t le
     return aps_schema_decode(&group_choices_browser_command_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_browser_command_encode(const group_choices_browser_command_t *value, aps_json_writer *w)
+aps_status group_choices_browser_command_encode(const group_choices_browser_command_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_command_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_browser_command_type, value, w, NULL, err);
 }
 
 aps_status group_choices_browser_command_encode_opts(const group_choices_browser_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_command_type, value, w, options);
+    return aps_schema_encode(&group_choices_browser_command_type, value, w, options, err);
 }
 
 aps_status group_choices_browser_command_validate(const group_choices_browser_command_t *value, bool strict, aps_error *err)
@@ -3511,15 +3511,15 @@ aps_status group_choices_browser_close_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&group_choices_browser_close_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_browser_close_encode(const group_choices_browser_close_t *value, aps_json_writer *w)
+aps_status group_choices_browser_close_encode(const group_choices_browser_close_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_close_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_browser_close_type, value, w, NULL, err);
 }
 
 aps_status group_choices_browser_close_encode_opts(const group_choices_browser_close_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_close_type, value, w, options);
+    return aps_schema_encode(&group_choices_browser_close_type, value, w, options, err);
 }
 
 aps_status group_choices_browser_close_validate(const group_choices_browser_close_t *value, bool strict, aps_error *err)
@@ -3539,15 +3539,15 @@ aps_status group_choices_browser_close_params_decode_opts(const char *json, size
     return aps_schema_decode(&group_choices_browser_close_params_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_browser_close_params_encode(const group_choices_browser_close_params_t *value, aps_json_writer *w)
+aps_status group_choices_browser_close_params_encode(const group_choices_browser_close_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_close_params_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_browser_close_params_type, value, w, NULL, err);
 }
 
 aps_status group_choices_browser_close_params_encode_opts(const group_choices_browser_close_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_close_params_type, value, w, options);
+    return aps_schema_encode(&group_choices_browser_close_params_type, value, w, options, err);
 }
 
 aps_status group_choices_browser_close_params_validate(const group_choices_browser_close_params_t *value, bool strict, aps_error *err)
@@ -3567,15 +3567,15 @@ aps_status group_choices_browser_set_state_decode_opts(const char *json, size_t 
     return aps_schema_decode(&group_choices_browser_set_state_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_browser_set_state_encode(const group_choices_browser_set_state_t *value, aps_json_writer *w)
+aps_status group_choices_browser_set_state_encode(const group_choices_browser_set_state_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_set_state_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_browser_set_state_type, value, w, NULL, err);
 }
 
 aps_status group_choices_browser_set_state_encode_opts(const group_choices_browser_set_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_browser_set_state_type, value, w, options);
+    return aps_schema_encode(&group_choices_browser_set_state_type, value, w, options, err);
 }
 
 aps_status group_choices_browser_set_state_validate(const group_choices_browser_set_state_t *value, bool strict, aps_error *err)
@@ -3603,15 +3603,15 @@ aps_status group_choices_set_state_params_decode_as(const char *json, size_t len
     return aps_schema_decode_as(&group_choices_set_state_params_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status group_choices_set_state_params_encode(const group_choices_set_state_params_t *value, aps_json_writer *w)
+aps_status group_choices_set_state_params_encode(const group_choices_set_state_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_set_state_params_type, value, w, NULL, err);
 }
 
 aps_status group_choices_set_state_params_encode_opts(const group_choices_set_state_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_type, value, w, options);
+    return aps_schema_encode(&group_choices_set_state_params_type, value, w, options, err);
 }
 
 aps_status group_choices_set_state_params_validate(const group_choices_set_state_params_t *value, bool strict, aps_error *err)
@@ -3639,15 +3639,15 @@ aps_status group_choices_set_state_params_variants_decode_as(const char *json, s
     return aps_schema_decode_as(&group_choices_set_state_params_variants_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status group_choices_set_state_params_variants_encode(const group_choices_set_state_params_variants_t *value, aps_json_writer *w)
+aps_status group_choices_set_state_params_variants_encode(const group_choices_set_state_params_variants_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_variants_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_set_state_params_variants_type, value, w, NULL, err);
 }
 
 aps_status group_choices_set_state_params_variants_encode_opts(const group_choices_set_state_params_variants_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_variants_type, value, w, options);
+    return aps_schema_encode(&group_choices_set_state_params_variants_type, value, w, options, err);
 }
 
 aps_status group_choices_set_state_params_variants_validate(const group_choices_set_state_params_variants_t *value, bool strict, aps_error *err)
@@ -3667,15 +3667,15 @@ aps_status group_choices_named_state_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&group_choices_named_state_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_named_state_encode(const group_choices_named_state_t *value, aps_json_writer *w)
+aps_status group_choices_named_state_encode(const group_choices_named_state_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_named_state_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_named_state_type, value, w, NULL, err);
 }
 
 aps_status group_choices_named_state_encode_opts(const group_choices_named_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_named_state_type, value, w, options);
+    return aps_schema_encode(&group_choices_named_state_type, value, w, options, err);
 }
 
 aps_status group_choices_named_state_validate(const group_choices_named_state_t *value, bool strict, aps_error *err)
@@ -3695,15 +3695,15 @@ aps_status group_choices_named_state_state_decode_opts(const char *json, size_t 
     return aps_schema_decode(&group_choices_named_state_state_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_named_state_state_encode(const group_choices_named_state_state_t *value, aps_json_writer *w)
+aps_status group_choices_named_state_state_encode(const group_choices_named_state_state_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_named_state_state_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_named_state_state_type, value, w, NULL, err);
 }
 
 aps_status group_choices_named_state_state_encode_opts(const group_choices_named_state_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_named_state_state_type, value, w, options);
+    return aps_schema_encode(&group_choices_named_state_state_type, value, w, options, err);
 }
 
 aps_status group_choices_named_state_state_validate(const group_choices_named_state_state_t *value, bool strict, aps_error *err)
@@ -3723,15 +3723,15 @@ aps_status group_choices_rect_state_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&group_choices_rect_state_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_rect_state_encode(const group_choices_rect_state_t *value, aps_json_writer *w)
+aps_status group_choices_rect_state_encode(const group_choices_rect_state_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_rect_state_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_rect_state_type, value, w, NULL, err);
 }
 
 aps_status group_choices_rect_state_encode_opts(const group_choices_rect_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_rect_state_type, value, w, options);
+    return aps_schema_encode(&group_choices_rect_state_type, value, w, options, err);
 }
 
 aps_status group_choices_rect_state_validate(const group_choices_rect_state_t *value, bool strict, aps_error *err)
@@ -3751,15 +3751,15 @@ aps_status group_choices_set_state_params_named_state_decode_opts(const char *js
     return aps_schema_decode(&group_choices_set_state_params_named_state_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_set_state_params_named_state_encode(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w)
+aps_status group_choices_set_state_params_named_state_encode(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_named_state_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_set_state_params_named_state_type, value, w, NULL, err);
 }
 
 aps_status group_choices_set_state_params_named_state_encode_opts(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_named_state_type, value, w, options);
+    return aps_schema_encode(&group_choices_set_state_params_named_state_type, value, w, options, err);
 }
 
 aps_status group_choices_set_state_params_named_state_validate(const group_choices_set_state_params_named_state_t *value, bool strict, aps_error *err)
@@ -3779,15 +3779,15 @@ aps_status group_choices_set_state_params_rect_state_decode_opts(const char *jso
     return aps_schema_decode(&group_choices_set_state_params_rect_state_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_set_state_params_rect_state_encode(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w)
+aps_status group_choices_set_state_params_rect_state_encode(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_rect_state_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_set_state_params_rect_state_type, value, w, NULL, err);
 }
 
 aps_status group_choices_set_state_params_rect_state_encode_opts(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_set_state_params_rect_state_type, value, w, options);
+    return aps_schema_encode(&group_choices_set_state_params_rect_state_type, value, w, options, err);
 }
 
 aps_status group_choices_set_state_params_rect_state_validate(const group_choices_set_state_params_rect_state_t *value, bool strict, aps_error *err)
@@ -3807,15 +3807,15 @@ aps_status group_choices_session_end_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&group_choices_session_end_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_session_end_encode(const group_choices_session_end_t *value, aps_json_writer *w)
+aps_status group_choices_session_end_encode(const group_choices_session_end_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_session_end_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_session_end_type, value, w, NULL, err);
 }
 
 aps_status group_choices_session_end_encode_opts(const group_choices_session_end_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_session_end_type, value, w, options);
+    return aps_schema_encode(&group_choices_session_end_type, value, w, options, err);
 }
 
 aps_status group_choices_session_end_validate(const group_choices_session_end_t *value, bool strict, aps_error *err)
@@ -3835,15 +3835,15 @@ aps_status group_choices_session_end_params_decode_opts(const char *json, size_t
     return aps_schema_decode(&group_choices_session_end_params_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_session_end_params_encode(const group_choices_session_end_params_t *value, aps_json_writer *w)
+aps_status group_choices_session_end_params_encode(const group_choices_session_end_params_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_session_end_params_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_session_end_params_type, value, w, NULL, err);
 }
 
 aps_status group_choices_session_end_params_encode_opts(const group_choices_session_end_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_session_end_params_type, value, w, options);
+    return aps_schema_encode(&group_choices_session_end_params_type, value, w, options, err);
 }
 
 aps_status group_choices_session_end_params_validate(const group_choices_session_end_params_t *value, bool strict, aps_error *err)
@@ -3871,15 +3871,15 @@ aps_status group_choices_geolocation_decode_as(const char *json, size_t len, aps
     return aps_schema_decode_as(&group_choices_geolocation_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status group_choices_geolocation_encode(const group_choices_geolocation_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_encode(const group_choices_geolocation_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_encode_opts(const group_choices_geolocation_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_validate(const group_choices_geolocation_t *value, bool strict, aps_error *err)
@@ -3907,15 +3907,15 @@ aps_status group_choices_geolocation_variants_decode_as(const char *json, size_t
     return aps_schema_decode_as(&group_choices_geolocation_variants_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status group_choices_geolocation_variants_encode(const group_choices_geolocation_variants_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_variants_encode(const group_choices_geolocation_variants_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_variants_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_encode_opts(const group_choices_geolocation_variants_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_variants_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_variants_validate(const group_choices_geolocation_variants_t *value, bool strict, aps_error *err)
@@ -3935,15 +3935,15 @@ aps_status group_choices_geolocation_variants_alt1_decode_opts(const char *json,
     return aps_schema_decode(&group_choices_geolocation_variants_alt1_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_geolocation_variants_alt1_encode(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_variants_alt1_encode(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt1_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt1_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_encode_opts(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt1_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt1_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_validate(const group_choices_geolocation_variants_alt1_t *value, bool strict, aps_error *err)
@@ -3963,15 +3963,15 @@ aps_status group_choices_geolocation_variants_alt1_coordinates_decode_opts(const
     return aps_schema_decode(&group_choices_geolocation_variants_alt1_coordinates_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_geolocation_variants_alt1_coordinates_encode(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_variants_alt1_coordinates_encode(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt1_coordinates_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt1_coordinates_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_coordinates_encode_opts(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt1_coordinates_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt1_coordinates_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_coordinates_validate(const group_choices_geolocation_variants_alt1_coordinates_t *value, bool strict, aps_error *err)
@@ -3991,15 +3991,15 @@ aps_status group_choices_geolocation_variants_alt2_decode_opts(const char *json,
     return aps_schema_decode(&group_choices_geolocation_variants_alt2_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_geolocation_variants_alt2_encode(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_variants_alt2_encode(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt2_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt2_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_encode_opts(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt2_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt2_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_validate(const group_choices_geolocation_variants_alt2_t *value, bool strict, aps_error *err)
@@ -4019,15 +4019,15 @@ aps_status group_choices_geolocation_variants_alt2_error_decode_opts(const char 
     return aps_schema_decode(&group_choices_geolocation_variants_alt2_error_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_geolocation_variants_alt2_error_encode(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_variants_alt2_error_encode(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt2_error_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt2_error_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_error_encode_opts(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_variants_alt2_error_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_variants_alt2_error_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_error_validate(const group_choices_geolocation_variants_alt2_error_t *value, bool strict, aps_error *err)
@@ -4047,15 +4047,15 @@ aps_status group_choices_geolocation_geolocation_variants_alt1_decode_opts(const
     return aps_schema_decode(&group_choices_geolocation_geolocation_variants_alt1_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_geolocation_geolocation_variants_alt1_encode(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_geolocation_variants_alt1_encode(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt1_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt1_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt1_encode_opts(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt1_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt1_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt1_validate(const group_choices_geolocation_geolocation_variants_alt1_t *value, bool strict, aps_error *err)
@@ -4075,15 +4075,15 @@ aps_status group_choices_geolocation_geolocation_variants_alt2_decode_opts(const
     return aps_schema_decode(&group_choices_geolocation_geolocation_variants_alt2_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_geolocation_geolocation_variants_alt2_encode(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w)
+aps_status group_choices_geolocation_geolocation_variants_alt2_encode(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt2_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt2_type, value, w, NULL, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt2_encode_opts(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt2_type, value, w, options);
+    return aps_schema_encode(&group_choices_geolocation_geolocation_variants_alt2_type, value, w, options, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt2_validate(const group_choices_geolocation_geolocation_variants_alt2_t *value, bool strict, aps_error *err)
@@ -4103,15 +4103,15 @@ aps_status group_choices_proxy_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&group_choices_proxy_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_proxy_encode(const group_choices_proxy_t *value, aps_json_writer *w)
+aps_status group_choices_proxy_encode(const group_choices_proxy_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_proxy_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_proxy_type, value, w, NULL, err);
 }
 
 aps_status group_choices_proxy_encode_opts(const group_choices_proxy_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_proxy_type, value, w, options);
+    return aps_schema_encode(&group_choices_proxy_type, value, w, options, err);
 }
 
 aps_status group_choices_proxy_validate(const group_choices_proxy_t *value, bool strict, aps_error *err)
@@ -4131,15 +4131,15 @@ aps_status group_choices_proxy_variants_decode_opts(const char *json, size_t len
     return aps_schema_decode(&group_choices_proxy_variants_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_proxy_variants_encode(const group_choices_proxy_variants_t *value, aps_json_writer *w)
+aps_status group_choices_proxy_variants_encode(const group_choices_proxy_variants_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_proxy_variants_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_proxy_variants_type, value, w, NULL, err);
 }
 
 aps_status group_choices_proxy_variants_encode_opts(const group_choices_proxy_variants_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_proxy_variants_type, value, w, options);
+    return aps_schema_encode(&group_choices_proxy_variants_type, value, w, options, err);
 }
 
 aps_status group_choices_proxy_variants_validate(const group_choices_proxy_variants_t *value, bool strict, aps_error *err)
@@ -4159,15 +4159,15 @@ aps_status group_choices_autodetect_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&group_choices_autodetect_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_autodetect_encode(const group_choices_autodetect_t *value, aps_json_writer *w)
+aps_status group_choices_autodetect_encode(const group_choices_autodetect_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_autodetect_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_autodetect_type, value, w, NULL, err);
 }
 
 aps_status group_choices_autodetect_encode_opts(const group_choices_autodetect_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_autodetect_type, value, w, options);
+    return aps_schema_encode(&group_choices_autodetect_type, value, w, options, err);
 }
 
 aps_status group_choices_autodetect_validate(const group_choices_autodetect_t *value, bool strict, aps_error *err)
@@ -4187,15 +4187,15 @@ aps_status group_choices_manual_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&group_choices_manual_type, json, len, arena, out, options, err);
 }
 
-aps_status group_choices_manual_encode(const group_choices_manual_t *value, aps_json_writer *w)
+aps_status group_choices_manual_encode(const group_choices_manual_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_manual_type, value, w, NULL);
+    return aps_schema_encode(&group_choices_manual_type, value, w, NULL, err);
 }
 
 aps_status group_choices_manual_encode_opts(const group_choices_manual_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&group_choices_manual_type, value, w, options);
+    return aps_schema_encode(&group_choices_manual_type, value, w, options, err);
 }
 
 aps_status group_choices_manual_validate(const group_choices_manual_t *value, bool strict, aps_error *err)

@@ -8,21 +8,24 @@
  *
  *   group_choices_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   group_choices_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   group_choices_T_encode(value, writer) / group_choices_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   group_choices_T_encode(value, writer, err) / group_choices_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   group_choices_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef GROUP_CHOICES_H
 #define GROUP_CHOICES_H
@@ -402,9 +405,10 @@ APS_NODISCARD aps_status group_choices_command_decode(const char *json, size_t l
     group_choices_command_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_command_encode(const group_choices_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_command_encode(const group_choices_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_command_encode_opts(const group_choices_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_command_validate(const group_choices_command_t *value, bool strict, aps_error *err);
 
 /* ---- CommandData ---- */
@@ -413,9 +417,10 @@ APS_NODISCARD aps_status group_choices_command_data_decode(const char *json, siz
     group_choices_command_data_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_command_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_command_data_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_command_data_encode(const group_choices_command_data_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_command_data_encode(const group_choices_command_data_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_command_data_encode_opts(const group_choices_command_data_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_command_data_validate(const group_choices_command_data_t *value, bool strict, aps_error *err);
 
 /* ---- BrowserCommand ---- */
@@ -424,9 +429,10 @@ APS_NODISCARD aps_status group_choices_browser_command_decode(const char *json, 
     group_choices_browser_command_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_command_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_browser_command_encode(const group_choices_browser_command_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_browser_command_encode(const group_choices_browser_command_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_command_encode_opts(const group_choices_browser_command_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_command_validate(const group_choices_browser_command_t *value, bool strict, aps_error *err);
 
 /* ---- browser.Close ---- */
@@ -435,9 +441,10 @@ APS_NODISCARD aps_status group_choices_browser_close_decode(const char *json, si
     group_choices_browser_close_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_close_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_browser_close_encode(const group_choices_browser_close_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_browser_close_encode(const group_choices_browser_close_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_encode_opts(const group_choices_browser_close_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_validate(const group_choices_browser_close_t *value, bool strict, aps_error *err);
 
 /* ---- browser.Close.params ---- */
@@ -446,9 +453,10 @@ APS_NODISCARD aps_status group_choices_browser_close_params_decode(const char *j
     group_choices_browser_close_params_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_close_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_browser_close_params_encode(const group_choices_browser_close_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_browser_close_params_encode(const group_choices_browser_close_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_params_encode_opts(const group_choices_browser_close_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_params_validate(const group_choices_browser_close_params_t *value, bool strict, aps_error *err);
 
 /* ---- browser.SetState ---- */
@@ -457,9 +465,10 @@ APS_NODISCARD aps_status group_choices_browser_set_state_decode(const char *json
     group_choices_browser_set_state_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_set_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_set_state_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_browser_set_state_encode(const group_choices_browser_set_state_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_browser_set_state_encode(const group_choices_browser_set_state_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_set_state_encode_opts(const group_choices_browser_set_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_set_state_validate(const group_choices_browser_set_state_t *value, bool strict, aps_error *err);
 
 /* ---- SetStateParams ---- */
@@ -471,9 +480,10 @@ APS_NODISCARD aps_status group_choices_set_state_params_decode_opts(const char *
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status group_choices_set_state_params_decode_as(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_kind alt, group_choices_set_state_params_t *out, aps_error *err);
-APS_NODISCARD aps_status group_choices_set_state_params_encode(const group_choices_set_state_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_set_state_params_encode(const group_choices_set_state_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_encode_opts(const group_choices_set_state_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_validate(const group_choices_set_state_params_t *value, bool strict, aps_error *err);
 
 /* ---- SetStateParams(variants) ---- */
@@ -485,9 +495,10 @@ APS_NODISCARD aps_status group_choices_set_state_params_variants_decode_opts(con
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status group_choices_set_state_params_variants_decode_as(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_variants_kind alt, group_choices_set_state_params_variants_t *out, aps_error *err);
-APS_NODISCARD aps_status group_choices_set_state_params_variants_encode(const group_choices_set_state_params_variants_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_set_state_params_variants_encode(const group_choices_set_state_params_variants_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_variants_encode_opts(const group_choices_set_state_params_variants_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_variants_validate(const group_choices_set_state_params_variants_t *value, bool strict, aps_error *err);
 
 /* ---- NamedState ---- */
@@ -496,9 +507,10 @@ APS_NODISCARD aps_status group_choices_named_state_decode(const char *json, size
     group_choices_named_state_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_named_state_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_named_state_encode(const group_choices_named_state_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_named_state_encode(const group_choices_named_state_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_encode_opts(const group_choices_named_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_validate(const group_choices_named_state_t *value, bool strict, aps_error *err);
 
 /* ---- NamedState.state ---- */
@@ -507,9 +519,10 @@ APS_NODISCARD aps_status group_choices_named_state_state_decode(const char *json
     group_choices_named_state_state_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_named_state_state_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_named_state_state_encode(const group_choices_named_state_state_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_named_state_state_encode(const group_choices_named_state_state_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_state_encode_opts(const group_choices_named_state_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_state_validate(const group_choices_named_state_state_t *value, bool strict, aps_error *err);
 
 /* ---- RectState ---- */
@@ -518,9 +531,10 @@ APS_NODISCARD aps_status group_choices_rect_state_decode(const char *json, size_
     group_choices_rect_state_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_rect_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_rect_state_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_rect_state_encode(const group_choices_rect_state_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_rect_state_encode(const group_choices_rect_state_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_rect_state_encode_opts(const group_choices_rect_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_rect_state_validate(const group_choices_rect_state_t *value, bool strict, aps_error *err);
 
 /* ---- SetStateParams/1 ---- */
@@ -529,9 +543,10 @@ APS_NODISCARD aps_status group_choices_set_state_params_named_state_decode(const
     group_choices_set_state_params_named_state_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_named_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_named_state_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_set_state_params_named_state_encode(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_set_state_params_named_state_encode(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_named_state_encode_opts(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_named_state_validate(const group_choices_set_state_params_named_state_t *value, bool strict, aps_error *err);
 
 /* ---- SetStateParams/2 ---- */
@@ -540,9 +555,10 @@ APS_NODISCARD aps_status group_choices_set_state_params_rect_state_decode(const 
     group_choices_set_state_params_rect_state_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_rect_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_rect_state_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_set_state_params_rect_state_encode(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_set_state_params_rect_state_encode(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_rect_state_encode_opts(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_rect_state_validate(const group_choices_set_state_params_rect_state_t *value, bool strict, aps_error *err);
 
 /* ---- session.End ---- */
@@ -551,9 +567,10 @@ APS_NODISCARD aps_status group_choices_session_end_decode(const char *json, size
     group_choices_session_end_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_session_end_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_session_end_encode(const group_choices_session_end_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_session_end_encode(const group_choices_session_end_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_encode_opts(const group_choices_session_end_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_validate(const group_choices_session_end_t *value, bool strict, aps_error *err);
 
 /* ---- session.End.params ---- */
@@ -562,9 +579,10 @@ APS_NODISCARD aps_status group_choices_session_end_params_decode(const char *jso
     group_choices_session_end_params_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_session_end_params_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_session_end_params_encode(const group_choices_session_end_params_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_session_end_params_encode(const group_choices_session_end_params_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_params_encode_opts(const group_choices_session_end_params_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_params_validate(const group_choices_session_end_params_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation ---- */
@@ -576,9 +594,10 @@ APS_NODISCARD aps_status group_choices_geolocation_decode_opts(const char *json,
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status group_choices_geolocation_decode_as(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_kind alt, group_choices_geolocation_t *out, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_encode(const group_choices_geolocation_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_encode(const group_choices_geolocation_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_encode_opts(const group_choices_geolocation_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_validate(const group_choices_geolocation_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation(variants) ---- */
@@ -590,9 +609,10 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_decode_opts(const ch
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status group_choices_geolocation_variants_decode_as(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_kind alt, group_choices_geolocation_variants_t *out, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_variants_encode(const group_choices_geolocation_variants_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_variants_encode(const group_choices_geolocation_variants_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_encode_opts(const group_choices_geolocation_variants_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_validate(const group_choices_geolocation_variants_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation(variants)/1 ---- */
@@ -601,9 +621,10 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_decode(const ch
     group_choices_geolocation_variants_alt1_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_encode(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_encode(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_encode_opts(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_validate(const group_choices_geolocation_variants_alt1_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation(variants)/1.coordinates ---- */
@@ -612,9 +633,10 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_dec
     group_choices_geolocation_variants_alt1_coordinates_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt1_coordinates_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_encode(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_encode(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_encode_opts(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_validate(const group_choices_geolocation_variants_alt1_coordinates_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation(variants)/2 ---- */
@@ -623,9 +645,10 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_decode(const ch
     group_choices_geolocation_variants_alt2_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_encode(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_encode(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_encode_opts(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_validate(const group_choices_geolocation_variants_alt2_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation(variants)/2.error ---- */
@@ -634,9 +657,10 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_decode(co
     group_choices_geolocation_variants_alt2_error_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt2_error_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_encode(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_encode(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_encode_opts(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_validate(const group_choices_geolocation_variants_alt2_error_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation/1 ---- */
@@ -645,9 +669,10 @@ APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_dec
     group_choices_geolocation_geolocation_variants_alt1_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_geolocation_variants_alt1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_encode(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_encode(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_encode_opts(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_validate(const group_choices_geolocation_geolocation_variants_alt1_t *value, bool strict, aps_error *err);
 
 /* ---- Geolocation/2 ---- */
@@ -656,9 +681,10 @@ APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_dec
     group_choices_geolocation_geolocation_variants_alt2_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_geolocation_variants_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_encode(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_encode(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_encode_opts(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_validate(const group_choices_geolocation_geolocation_variants_alt2_t *value, bool strict, aps_error *err);
 
 /* ---- Proxy ---- */
@@ -667,9 +693,10 @@ APS_NODISCARD aps_status group_choices_proxy_decode(const char *json, size_t len
     group_choices_proxy_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_proxy_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_proxy_encode(const group_choices_proxy_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_proxy_encode(const group_choices_proxy_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_encode_opts(const group_choices_proxy_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_validate(const group_choices_proxy_t *value, bool strict, aps_error *err);
 
 /* ---- Proxy(variants) ---- */
@@ -678,9 +705,10 @@ APS_NODISCARD aps_status group_choices_proxy_variants_decode(const char *json, s
     group_choices_proxy_variants_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_variants_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_proxy_variants_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_proxy_variants_encode(const group_choices_proxy_variants_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_proxy_variants_encode(const group_choices_proxy_variants_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_variants_encode_opts(const group_choices_proxy_variants_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_variants_validate(const group_choices_proxy_variants_t *value, bool strict, aps_error *err);
 
 /* ---- Autodetect ---- */
@@ -689,9 +717,10 @@ APS_NODISCARD aps_status group_choices_autodetect_decode(const char *json, size_
     group_choices_autodetect_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_autodetect_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_autodetect_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_autodetect_encode(const group_choices_autodetect_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_autodetect_encode(const group_choices_autodetect_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_autodetect_encode_opts(const group_choices_autodetect_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_autodetect_validate(const group_choices_autodetect_t *value, bool strict, aps_error *err);
 
 /* ---- Manual ---- */
@@ -700,9 +729,10 @@ APS_NODISCARD aps_status group_choices_manual_decode(const char *json, size_t le
     group_choices_manual_t *out, aps_error *err);
 APS_NODISCARD aps_status group_choices_manual_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_manual_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status group_choices_manual_encode(const group_choices_manual_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status group_choices_manual_encode(const group_choices_manual_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status group_choices_manual_encode_opts(const group_choices_manual_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_manual_validate(const group_choices_manual_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -271,15 +271,15 @@ aps_status json_controls_record_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&json_controls_record_type, json, len, arena, out, options, err);
 }
 
-aps_status json_controls_record_encode(const json_controls_record_t *value, aps_json_writer *w)
+aps_status json_controls_record_encode(const json_controls_record_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&json_controls_record_type, value, w, NULL);
+    return aps_schema_encode(&json_controls_record_type, value, w, NULL, err);
 }
 
 aps_status json_controls_record_encode_opts(const json_controls_record_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&json_controls_record_type, value, w, options);
+    return aps_schema_encode(&json_controls_record_type, value, w, options, err);
 }
 
 aps_status json_controls_record_validate(const json_controls_record_t *value, bool strict, aps_error *err)
@@ -299,15 +299,15 @@ aps_status json_controls_greeting_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&json_controls_greeting_type, json, len, arena, out, options, err);
 }
 
-aps_status json_controls_greeting_encode(const json_controls_greeting_t *value, aps_json_writer *w)
+aps_status json_controls_greeting_encode(const json_controls_greeting_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&json_controls_greeting_type, value, w, NULL);
+    return aps_schema_encode(&json_controls_greeting_type, value, w, NULL, err);
 }
 
 aps_status json_controls_greeting_encode_opts(const json_controls_greeting_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&json_controls_greeting_type, value, w, options);
+    return aps_schema_encode(&json_controls_greeting_type, value, w, options, err);
 }
 
 aps_status json_controls_greeting_validate(const json_controls_greeting_t *value, bool strict, aps_error *err)

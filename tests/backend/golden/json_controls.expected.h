@@ -8,21 +8,24 @@
  *
  *   json_controls_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   json_controls_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   json_controls_T_encode(value, writer) / json_controls_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   json_controls_T_encode(value, writer, err) / json_controls_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   json_controls_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef JSON_CONTROLS_H
 #define JSON_CONTROLS_H
@@ -91,9 +94,10 @@ APS_NODISCARD aps_status json_controls_record_decode(const char *json, size_t le
     json_controls_record_t *out, aps_error *err);
 APS_NODISCARD aps_status json_controls_record_decode_opts(const char *json, size_t len, aps_arena *arena,
     json_controls_record_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status json_controls_record_encode(const json_controls_record_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status json_controls_record_encode(const json_controls_record_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status json_controls_record_encode_opts(const json_controls_record_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status json_controls_record_validate(const json_controls_record_t *value, bool strict, aps_error *err);
 
 /* ---- Greeting ---- */
@@ -102,9 +106,10 @@ APS_NODISCARD aps_status json_controls_greeting_decode(const char *json, size_t 
     json_controls_greeting_t *out, aps_error *err);
 APS_NODISCARD aps_status json_controls_greeting_decode_opts(const char *json, size_t len, aps_arena *arena,
     json_controls_greeting_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status json_controls_greeting_encode(const json_controls_greeting_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status json_controls_greeting_encode(const json_controls_greeting_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status json_controls_greeting_encode_opts(const json_controls_greeting_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status json_controls_greeting_validate(const json_controls_greeting_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -399,15 +399,15 @@ aps_status literal_keys_press_keys_decode_opts(const char *json, size_t len, aps
     return aps_schema_decode(&literal_keys_press_keys_type, json, len, arena, out, options, err);
 }
 
-aps_status literal_keys_press_keys_encode(const literal_keys_press_keys_t *value, aps_json_writer *w)
+aps_status literal_keys_press_keys_encode(const literal_keys_press_keys_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&literal_keys_press_keys_type, value, w, NULL);
+    return aps_schema_encode(&literal_keys_press_keys_type, value, w, NULL, err);
 }
 
 aps_status literal_keys_press_keys_encode_opts(const literal_keys_press_keys_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&literal_keys_press_keys_type, value, w, options);
+    return aps_schema_encode(&literal_keys_press_keys_type, value, w, options, err);
 }
 
 aps_status literal_keys_press_keys_validate(const literal_keys_press_keys_t *value, bool strict, aps_error *err)
@@ -427,15 +427,15 @@ aps_status literal_keys_press_keys_keys_decode_opts(const char *json, size_t len
     return aps_schema_decode(&literal_keys_press_keys_keys_type, json, len, arena, out, options, err);
 }
 
-aps_status literal_keys_press_keys_keys_encode(const literal_keys_press_keys_keys_t *value, aps_json_writer *w)
+aps_status literal_keys_press_keys_keys_encode(const literal_keys_press_keys_keys_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&literal_keys_press_keys_keys_type, value, w, NULL);
+    return aps_schema_encode(&literal_keys_press_keys_keys_type, value, w, NULL, err);
 }
 
 aps_status literal_keys_press_keys_keys_encode_opts(const literal_keys_press_keys_keys_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&literal_keys_press_keys_keys_type, value, w, options);
+    return aps_schema_encode(&literal_keys_press_keys_keys_type, value, w, options, err);
 }
 
 aps_status literal_keys_press_keys_keys_validate(const literal_keys_press_keys_keys_t *value, bool strict, aps_error *err)
@@ -455,15 +455,15 @@ aps_status literal_keys_setting_decode_opts(const char *json, size_t len, aps_ar
     return aps_schema_decode(&literal_keys_setting_type, json, len, arena, out, options, err);
 }
 
-aps_status literal_keys_setting_encode(const literal_keys_setting_t *value, aps_json_writer *w)
+aps_status literal_keys_setting_encode(const literal_keys_setting_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&literal_keys_setting_type, value, w, NULL);
+    return aps_schema_encode(&literal_keys_setting_type, value, w, NULL, err);
 }
 
 aps_status literal_keys_setting_encode_opts(const literal_keys_setting_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&literal_keys_setting_type, value, w, options);
+    return aps_schema_encode(&literal_keys_setting_type, value, w, options, err);
 }
 
 aps_status literal_keys_setting_validate(const literal_keys_setting_t *value, bool strict, aps_error *err)

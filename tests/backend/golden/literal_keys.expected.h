@@ -8,21 +8,24 @@
  *
  *   literal_keys_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   literal_keys_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   literal_keys_T_encode(value, writer) / literal_keys_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   literal_keys_T_encode(value, writer, err) / literal_keys_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   literal_keys_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef LITERAL_KEYS_H
 #define LITERAL_KEYS_H
@@ -95,9 +98,10 @@ APS_NODISCARD aps_status literal_keys_press_keys_decode(const char *json, size_t
     literal_keys_press_keys_t *out, aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
     literal_keys_press_keys_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status literal_keys_press_keys_encode(const literal_keys_press_keys_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status literal_keys_press_keys_encode(const literal_keys_press_keys_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_encode_opts(const literal_keys_press_keys_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_validate(const literal_keys_press_keys_t *value, bool strict, aps_error *err);
 
 /* ---- PressKeys.keys ---- */
@@ -106,9 +110,10 @@ APS_NODISCARD aps_status literal_keys_press_keys_keys_decode(const char *json, s
     literal_keys_press_keys_keys_t *out, aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
     literal_keys_press_keys_keys_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status literal_keys_press_keys_keys_encode(const literal_keys_press_keys_keys_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status literal_keys_press_keys_keys_encode(const literal_keys_press_keys_keys_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_keys_encode_opts(const literal_keys_press_keys_keys_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_keys_validate(const literal_keys_press_keys_keys_t *value, bool strict, aps_error *err);
 
 /* ---- Setting ---- */
@@ -117,9 +122,10 @@ APS_NODISCARD aps_status literal_keys_setting_decode(const char *json, size_t le
     literal_keys_setting_t *out, aps_error *err);
 APS_NODISCARD aps_status literal_keys_setting_decode_opts(const char *json, size_t len, aps_arena *arena,
     literal_keys_setting_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status literal_keys_setting_encode(const literal_keys_setting_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status literal_keys_setting_encode(const literal_keys_setting_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status literal_keys_setting_encode_opts(const literal_keys_setting_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status literal_keys_setting_validate(const literal_keys_setting_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -742,15 +742,15 @@ aps_status mixed_array_pair_decode_opts(const char *json, size_t len, aps_arena 
     return aps_schema_decode(&mixed_array_pair_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_pair_encode(const mixed_array_pair_t *value, aps_json_writer *w)
+aps_status mixed_array_pair_encode(const mixed_array_pair_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_pair_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_pair_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_pair_encode_opts(const mixed_array_pair_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_pair_type, value, w, options);
+    return aps_schema_encode(&mixed_array_pair_type, value, w, options, err);
 }
 
 aps_status mixed_array_pair_validate(const mixed_array_pair_t *value, bool strict, aps_error *err)
@@ -770,15 +770,15 @@ aps_status mixed_array_pair_item_decode_opts(const char *json, size_t len, aps_a
     return aps_schema_decode(&mixed_array_pair_item_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_pair_item_encode(const mixed_array_pair_item_t *value, aps_json_writer *w)
+aps_status mixed_array_pair_item_encode(const mixed_array_pair_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_pair_item_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_pair_item_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_pair_item_encode_opts(const mixed_array_pair_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_pair_item_type, value, w, options);
+    return aps_schema_encode(&mixed_array_pair_item_type, value, w, options, err);
 }
 
 aps_status mixed_array_pair_item_validate(const mixed_array_pair_item_t *value, bool strict, aps_error *err)
@@ -798,15 +798,15 @@ aps_status mixed_array_mapping_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&mixed_array_mapping_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_mapping_encode(const mixed_array_mapping_t *value, aps_json_writer *w)
+aps_status mixed_array_mapping_encode(const mixed_array_mapping_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_mapping_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_mapping_encode_opts(const mixed_array_mapping_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_type, value, w, options);
+    return aps_schema_encode(&mixed_array_mapping_type, value, w, options, err);
 }
 
 aps_status mixed_array_mapping_validate(const mixed_array_mapping_t *value, bool strict, aps_error *err)
@@ -826,15 +826,15 @@ aps_status mixed_array_mapping_entry_decode_opts(const char *json, size_t len, a
     return aps_schema_decode(&mixed_array_mapping_entry_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_mapping_entry_encode(const mixed_array_mapping_entry_t *value, aps_json_writer *w)
+aps_status mixed_array_mapping_entry_encode(const mixed_array_mapping_entry_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_entry_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_mapping_entry_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_mapping_entry_encode_opts(const mixed_array_mapping_entry_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_entry_type, value, w, options);
+    return aps_schema_encode(&mixed_array_mapping_entry_type, value, w, options, err);
 }
 
 aps_status mixed_array_mapping_entry_validate(const mixed_array_mapping_entry_t *value, bool strict, aps_error *err)
@@ -854,15 +854,15 @@ aps_status mixed_array_mapping_entry_item1_decode_opts(const char *json, size_t 
     return aps_schema_decode(&mixed_array_mapping_entry_item1_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_mapping_entry_item1_encode(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w)
+aps_status mixed_array_mapping_entry_item1_encode(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_entry_item1_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_mapping_entry_item1_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_mapping_entry_item1_encode_opts(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_entry_item1_type, value, w, options);
+    return aps_schema_encode(&mixed_array_mapping_entry_item1_type, value, w, options, err);
 }
 
 aps_status mixed_array_mapping_entry_item1_validate(const mixed_array_mapping_entry_item1_t *value, bool strict, aps_error *err)
@@ -882,15 +882,15 @@ aps_status mixed_array_value_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&mixed_array_value_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_value_encode(const mixed_array_value_t *value, aps_json_writer *w)
+aps_status mixed_array_value_encode(const mixed_array_value_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_value_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_value_encode_opts(const mixed_array_value_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_type, value, w, options);
+    return aps_schema_encode(&mixed_array_value_type, value, w, options, err);
 }
 
 aps_status mixed_array_value_validate(const mixed_array_value_t *value, bool strict, aps_error *err)
@@ -910,15 +910,15 @@ aps_status mixed_array_value_alt1_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&mixed_array_value_alt1_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_value_alt1_encode(const mixed_array_value_alt1_t *value, aps_json_writer *w)
+aps_status mixed_array_value_alt1_encode(const mixed_array_value_alt1_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt1_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_value_alt1_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_value_alt1_encode_opts(const mixed_array_value_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt1_type, value, w, options);
+    return aps_schema_encode(&mixed_array_value_alt1_type, value, w, options, err);
 }
 
 aps_status mixed_array_value_alt1_validate(const mixed_array_value_alt1_t *value, bool strict, aps_error *err)
@@ -938,15 +938,15 @@ aps_status mixed_array_value_alt2_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&mixed_array_value_alt2_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_value_alt2_encode(const mixed_array_value_alt2_t *value, aps_json_writer *w)
+aps_status mixed_array_value_alt2_encode(const mixed_array_value_alt2_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt2_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_value_alt2_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_value_alt2_encode_opts(const mixed_array_value_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt2_type, value, w, options);
+    return aps_schema_encode(&mixed_array_value_alt2_type, value, w, options, err);
 }
 
 aps_status mixed_array_value_alt2_validate(const mixed_array_value_alt2_t *value, bool strict, aps_error *err)
@@ -974,15 +974,15 @@ aps_status mixed_array_mapping_entry_item_decode_as(const char *json, size_t len
     return aps_schema_decode_as(&mixed_array_mapping_entry_item_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
 }
 
-aps_status mixed_array_mapping_entry_item_encode(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w)
+aps_status mixed_array_mapping_entry_item_encode(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_entry_item_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_mapping_entry_item_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_mapping_entry_item_encode_opts(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_mapping_entry_item_type, value, w, options);
+    return aps_schema_encode(&mixed_array_mapping_entry_item_type, value, w, options, err);
 }
 
 aps_status mixed_array_mapping_entry_item_validate(const mixed_array_mapping_entry_item_t *value, bool strict, aps_error *err)
@@ -1002,15 +1002,15 @@ aps_status mixed_array_named_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&mixed_array_named_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_named_encode(const mixed_array_named_t *value, aps_json_writer *w)
+aps_status mixed_array_named_encode(const mixed_array_named_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_named_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_named_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_named_encode_opts(const mixed_array_named_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_named_type, value, w, options);
+    return aps_schema_encode(&mixed_array_named_type, value, w, options, err);
 }
 
 aps_status mixed_array_named_validate(const mixed_array_named_t *value, bool strict, aps_error *err)
@@ -1030,15 +1030,15 @@ aps_status mixed_array_named_item_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&mixed_array_named_item_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_named_item_encode(const mixed_array_named_item_t *value, aps_json_writer *w)
+aps_status mixed_array_named_item_encode(const mixed_array_named_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_named_item_type, value, w, NULL);
+    return aps_schema_encode(&mixed_array_named_item_type, value, w, NULL, err);
 }
 
 aps_status mixed_array_named_item_encode_opts(const mixed_array_named_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_named_item_type, value, w, options);
+    return aps_schema_encode(&mixed_array_named_item_type, value, w, options, err);
 }
 
 aps_status mixed_array_named_item_validate(const mixed_array_named_item_t *value, bool strict, aps_error *err)

@@ -8,21 +8,24 @@
  *
  *   mixed_array_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   mixed_array_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   mixed_array_T_encode(value, writer) / mixed_array_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   mixed_array_T_encode(value, writer, err) / mixed_array_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   mixed_array_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef MIXED_ARRAY_H
 #define MIXED_ARRAY_H
@@ -221,9 +224,10 @@ APS_NODISCARD aps_status mixed_array_pair_decode(const char *json, size_t len, a
     mixed_array_pair_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_pair_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_pair_encode(const mixed_array_pair_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_pair_encode(const mixed_array_pair_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_encode_opts(const mixed_array_pair_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_validate(const mixed_array_pair_t *value, bool strict, aps_error *err);
 
 /* ---- Pair[] ---- */
@@ -232,9 +236,10 @@ APS_NODISCARD aps_status mixed_array_pair_item_decode(const char *json, size_t l
     mixed_array_pair_item_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_item_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_pair_item_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_pair_item_encode(const mixed_array_pair_item_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_pair_item_encode(const mixed_array_pair_item_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_item_encode_opts(const mixed_array_pair_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_item_validate(const mixed_array_pair_item_t *value, bool strict, aps_error *err);
 
 /* ---- Mapping ---- */
@@ -243,9 +248,10 @@ APS_NODISCARD aps_status mixed_array_mapping_decode(const char *json, size_t len
     mixed_array_mapping_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_mapping_encode(const mixed_array_mapping_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_mapping_encode(const mixed_array_mapping_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_encode_opts(const mixed_array_mapping_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_validate(const mixed_array_mapping_t *value, bool strict, aps_error *err);
 
 /* ---- MappingEntry ---- */
@@ -254,9 +260,10 @@ APS_NODISCARD aps_status mixed_array_mapping_entry_decode(const char *json, size
     mixed_array_mapping_entry_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_mapping_entry_encode(const mixed_array_mapping_entry_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_mapping_entry_encode(const mixed_array_mapping_entry_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_encode_opts(const mixed_array_mapping_entry_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_validate(const mixed_array_mapping_entry_t *value, bool strict, aps_error *err);
 
 /* ---- MappingEntry[0] ---- */
@@ -265,9 +272,10 @@ APS_NODISCARD aps_status mixed_array_mapping_entry_item1_decode(const char *json
     mixed_array_mapping_entry_item1_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item1_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_item1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_mapping_entry_item1_encode(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_mapping_entry_item1_encode(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item1_encode_opts(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item1_validate(const mixed_array_mapping_entry_item1_t *value, bool strict, aps_error *err);
 
 /* ---- Value ---- */
@@ -276,9 +284,10 @@ APS_NODISCARD aps_status mixed_array_value_decode(const char *json, size_t len, 
     mixed_array_value_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_encode(const mixed_array_value_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_value_encode(const mixed_array_value_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_encode_opts(const mixed_array_value_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_validate(const mixed_array_value_t *value, bool strict, aps_error *err);
 
 /* ---- Value/1 ---- */
@@ -287,9 +296,10 @@ APS_NODISCARD aps_status mixed_array_value_alt1_decode(const char *json, size_t 
     mixed_array_value_alt1_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_alt1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt1_encode(const mixed_array_value_alt1_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_value_alt1_encode(const mixed_array_value_alt1_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_alt1_encode_opts(const mixed_array_value_alt1_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_alt1_validate(const mixed_array_value_alt1_t *value, bool strict, aps_error *err);
 
 /* ---- Value/2 ---- */
@@ -298,9 +308,10 @@ APS_NODISCARD aps_status mixed_array_value_alt2_decode(const char *json, size_t 
     mixed_array_value_alt2_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt2_encode(const mixed_array_value_alt2_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_value_alt2_encode(const mixed_array_value_alt2_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_alt2_encode_opts(const mixed_array_value_alt2_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_alt2_validate(const mixed_array_value_alt2_t *value, bool strict, aps_error *err);
 
 /* ---- MappingEntry[] ---- */
@@ -312,9 +323,10 @@ APS_NODISCARD aps_status mixed_array_mapping_entry_item_decode_opts(const char *
 /* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
 APS_NODISCARD aps_status mixed_array_mapping_entry_item_decode_as(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_item_kind alt, mixed_array_mapping_entry_item_t *out, aps_error *err);
-APS_NODISCARD aps_status mixed_array_mapping_entry_item_encode(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_mapping_entry_item_encode(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item_encode_opts(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item_validate(const mixed_array_mapping_entry_item_t *value, bool strict, aps_error *err);
 
 /* ---- Named ---- */
@@ -323,9 +335,10 @@ APS_NODISCARD aps_status mixed_array_named_decode(const char *json, size_t len, 
     mixed_array_named_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_named_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_named_encode(const mixed_array_named_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_named_encode(const mixed_array_named_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_encode_opts(const mixed_array_named_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_validate(const mixed_array_named_t *value, bool strict, aps_error *err);
 
 /* ---- Named[] ---- */
@@ -334,9 +347,10 @@ APS_NODISCARD aps_status mixed_array_named_item_decode(const char *json, size_t 
     mixed_array_named_item_t *out, aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_item_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_named_item_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_named_item_encode(const mixed_array_named_item_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status mixed_array_named_item_encode(const mixed_array_named_item_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_item_encode_opts(const mixed_array_named_item_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_item_validate(const mixed_array_named_item_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

@@ -170,15 +170,15 @@ aps_status redefine_point_decode_opts(const char *json, size_t len, aps_arena *a
     return aps_schema_decode(&redefine_point_type, json, len, arena, out, options, err);
 }
 
-aps_status redefine_point_encode(const redefine_point_t *value, aps_json_writer *w)
+aps_status redefine_point_encode(const redefine_point_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&redefine_point_type, value, w, NULL);
+    return aps_schema_encode(&redefine_point_type, value, w, NULL, err);
 }
 
 aps_status redefine_point_encode_opts(const redefine_point_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&redefine_point_type, value, w, options);
+    return aps_schema_encode(&redefine_point_type, value, w, options, err);
 }
 
 aps_status redefine_point_validate(const redefine_point_t *value, bool strict, aps_error *err)

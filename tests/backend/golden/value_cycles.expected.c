@@ -994,15 +994,15 @@ aps_status value_cycles_node_decode_opts(const char *json, size_t len, aps_arena
     return aps_schema_decode(&value_cycles_node_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_node_encode(const value_cycles_node_t *value, aps_json_writer *w)
+aps_status value_cycles_node_encode(const value_cycles_node_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_node_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_node_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_node_encode_opts(const value_cycles_node_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_node_type, value, w, options);
+    return aps_schema_encode(&value_cycles_node_type, value, w, options, err);
 }
 
 aps_status value_cycles_node_validate(const value_cycles_node_t *value, bool strict, aps_error *err)
@@ -1022,15 +1022,15 @@ aps_status value_cycles_node_properties_decode_opts(const char *json, size_t len
     return aps_schema_decode(&value_cycles_node_properties_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_node_properties_encode(const value_cycles_node_properties_t *value, aps_json_writer *w)
+aps_status value_cycles_node_properties_encode(const value_cycles_node_properties_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_node_properties_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_node_properties_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_node_properties_encode_opts(const value_cycles_node_properties_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_node_properties_type, value, w, options);
+    return aps_schema_encode(&value_cycles_node_properties_type, value, w, options, err);
 }
 
 aps_status value_cycles_node_properties_validate(const value_cycles_node_properties_t *value, bool strict, aps_error *err)
@@ -1050,15 +1050,15 @@ aps_status value_cycles_node_properties_children_decode_opts(const char *json, s
     return aps_schema_decode(&value_cycles_node_properties_children_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_node_properties_children_encode(const value_cycles_node_properties_children_t *value, aps_json_writer *w)
+aps_status value_cycles_node_properties_children_encode(const value_cycles_node_properties_children_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_node_properties_children_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_node_properties_children_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_node_properties_children_encode_opts(const value_cycles_node_properties_children_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_node_properties_children_type, value, w, options);
+    return aps_schema_encode(&value_cycles_node_properties_children_type, value, w, options, err);
 }
 
 aps_status value_cycles_node_properties_children_validate(const value_cycles_node_properties_children_t *value, bool strict, aps_error *err)
@@ -1078,15 +1078,15 @@ aps_status value_cycles_bypass_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&value_cycles_bypass_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_bypass_encode(const value_cycles_bypass_t *value, aps_json_writer *w)
+aps_status value_cycles_bypass_encode(const value_cycles_bypass_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_bypass_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_bypass_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_bypass_encode_opts(const value_cycles_bypass_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_bypass_type, value, w, options);
+    return aps_schema_encode(&value_cycles_bypass_type, value, w, options, err);
 }
 
 aps_status value_cycles_bypass_validate(const value_cycles_bypass_t *value, bool strict, aps_error *err)
@@ -1106,15 +1106,15 @@ aps_status value_cycles_bypass_bypass_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&value_cycles_bypass_bypass_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_bypass_bypass_encode(const value_cycles_bypass_bypass_t *value, aps_json_writer *w)
+aps_status value_cycles_bypass_bypass_encode(const value_cycles_bypass_bypass_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_bypass_bypass_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_bypass_bypass_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_bypass_bypass_encode_opts(const value_cycles_bypass_bypass_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_bypass_bypass_type, value, w, options);
+    return aps_schema_encode(&value_cycles_bypass_bypass_type, value, w, options, err);
 }
 
 aps_status value_cycles_bypass_bypass_validate(const value_cycles_bypass_bypass_t *value, bool strict, aps_error *err)
@@ -1134,15 +1134,15 @@ aps_status value_cycles_ownership_decode_opts(const char *json, size_t len, aps_
     return aps_schema_decode(&value_cycles_ownership_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_ownership_encode(const value_cycles_ownership_t *value, aps_json_writer *w)
+aps_status value_cycles_ownership_encode(const value_cycles_ownership_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_ownership_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_ownership_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_ownership_encode_opts(const value_cycles_ownership_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_ownership_type, value, w, options);
+    return aps_schema_encode(&value_cycles_ownership_type, value, w, options, err);
 }
 
 aps_status value_cycles_ownership_validate(const value_cycles_ownership_t *value, bool strict, aps_error *err)
@@ -1162,15 +1162,15 @@ aps_status value_cycles_phases_decode_opts(const char *json, size_t len, aps_are
     return aps_schema_decode(&value_cycles_phases_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_phases_encode(const value_cycles_phases_t *value, aps_json_writer *w)
+aps_status value_cycles_phases_encode(const value_cycles_phases_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phases_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_phases_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_phases_encode_opts(const value_cycles_phases_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phases_type, value, w, options);
+    return aps_schema_encode(&value_cycles_phases_type, value, w, options, err);
 }
 
 aps_status value_cycles_phases_validate(const value_cycles_phases_t *value, bool strict, aps_error *err)
@@ -1190,15 +1190,15 @@ aps_status value_cycles_phases_phases_decode_opts(const char *json, size_t len, 
     return aps_schema_decode(&value_cycles_phases_phases_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_phases_phases_encode(const value_cycles_phases_phases_t *value, aps_json_writer *w)
+aps_status value_cycles_phases_phases_encode(const value_cycles_phases_phases_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phases_phases_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_phases_phases_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_phases_phases_encode_opts(const value_cycles_phases_phases_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phases_phases_type, value, w, options);
+    return aps_schema_encode(&value_cycles_phases_phases_type, value, w, options, err);
 }
 
 aps_status value_cycles_phases_phases_validate(const value_cycles_phases_phases_t *value, bool strict, aps_error *err)
@@ -1218,15 +1218,15 @@ aps_status value_cycles_phase_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&value_cycles_phase_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_phase_encode(const value_cycles_phase_t *value, aps_json_writer *w)
+aps_status value_cycles_phase_encode(const value_cycles_phase_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phase_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_phase_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_phase_encode_opts(const value_cycles_phase_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phase_type, value, w, options);
+    return aps_schema_encode(&value_cycles_phase_type, value, w, options, err);
 }
 
 aps_status value_cycles_phase_validate(const value_cycles_phase_t *value, bool strict, aps_error *err)
@@ -1246,15 +1246,15 @@ aps_status value_cycles_phases_actions_decode_opts(const char *json, size_t len,
     return aps_schema_decode(&value_cycles_phases_actions_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_phases_actions_encode(const value_cycles_phases_actions_t *value, aps_json_writer *w)
+aps_status value_cycles_phases_actions_encode(const value_cycles_phases_actions_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phases_actions_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_phases_actions_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_phases_actions_encode_opts(const value_cycles_phases_actions_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_phases_actions_type, value, w, options);
+    return aps_schema_encode(&value_cycles_phases_actions_type, value, w, options, err);
 }
 
 aps_status value_cycles_phases_actions_validate(const value_cycles_phases_actions_t *value, bool strict, aps_error *err)
@@ -1274,15 +1274,15 @@ aps_status value_cycles_none_action_decode_opts(const char *json, size_t len, ap
     return aps_schema_decode(&value_cycles_pause_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_none_action_encode(const value_cycles_none_action_t *value, aps_json_writer *w)
+aps_status value_cycles_none_action_encode(const value_cycles_none_action_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_pause_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_pause_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_none_action_encode_opts(const value_cycles_none_action_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_pause_type, value, w, options);
+    return aps_schema_encode(&value_cycles_pause_type, value, w, options, err);
 }
 
 aps_status value_cycles_none_action_validate(const value_cycles_none_action_t *value, bool strict, aps_error *err)
@@ -1302,15 +1302,15 @@ aps_status value_cycles_pause_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&value_cycles_pause_type, json, len, arena, out, options, err);
 }
 
-aps_status value_cycles_pause_encode(const value_cycles_pause_t *value, aps_json_writer *w)
+aps_status value_cycles_pause_encode(const value_cycles_pause_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_pause_type, value, w, NULL);
+    return aps_schema_encode(&value_cycles_pause_type, value, w, NULL, err);
 }
 
 aps_status value_cycles_pause_encode_opts(const value_cycles_pause_t *value, aps_json_writer *w,
-    const aps_encode_options *options)
+    const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&value_cycles_pause_type, value, w, options);
+    return aps_schema_encode(&value_cycles_pause_type, value, w, options, err);
 }
 
 aps_status value_cycles_pause_validate(const value_cycles_pause_t *value, bool strict, aps_error *err)

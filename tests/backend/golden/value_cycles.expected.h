@@ -8,21 +8,24 @@
  *
  *   value_cycles_T_decode(json, len, arena, out, err)
  *       Decodes one JSON text into *out, checking everything the schema
- *       says (tolerant of unknown union variants, schema key spelling).
- *       Strings without escapes and `any` values point into `json`, which
- *       must outlive *out; everything else lives in `arena`.
+ *       says (tolerant of unknown union variants; member names in the
+ *       schema's spelling or snake_case, both accepted). Strings without
+ *       escapes, `any` values and raw texts point into `json`, which must
+ *       outlive *out; everything else lives in `arena`.
  *   value_cycles_T_decode_opts(json, len, arena, out, options, err)
- *       The same with aps_decode_options: strict unknown variants, snake_case
- *       or either key spelling, nesting limit.
- *   value_cycles_T_encode(value, writer) / value_cycles_T_encode_opts(value, writer, options)
- *       Writes compact JSON; members in schema order, unknown members kept
- *       from decoding last. Returns the writer's status.
+ *       The same with aps_decode_options: strict unknown variants, one key
+ *       spelling only, nesting limit, every string copied into the arena.
+ *   value_cycles_T_encode(value, writer, err) / value_cycles_T_encode_opts(value, writer, options, err)
+ *       Checks the value as _validate does (unless options->trusted), then
+ *       writes compact JSON; members in schema order, unknown members kept
+ *       from decoding last. Returns the writer's status or the check's.
  *   value_cycles_T_validate(value, strict, err)
  *       Checks a value built in C against every constraint of its type.
  *
- * Errors come back in an aps_error: the byte offset, the JSON Pointer of
- * the failing value and a message. All functions are reentrant; a decoded
- * value belongs to the caller's arena. Runtime: aps/schema.h and the headers it includes.
+ * Errors come back in an aps_error, cleared by every call: the byte offset,
+ * the JSON Pointer of the failing value and a message. All functions are
+ * reentrant; a decoded value belongs to the caller's arena. Runtime:
+ * aps/schema.h and the headers it includes.
  */
 #ifndef VALUE_CYCLES_H
 #define VALUE_CYCLES_H
@@ -193,9 +196,10 @@ APS_NODISCARD aps_status value_cycles_node_decode(const char *json, size_t len, 
     value_cycles_node_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_node_encode(const value_cycles_node_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_node_encode(const value_cycles_node_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_encode_opts(const value_cycles_node_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_validate(const value_cycles_node_t *value, bool strict, aps_error *err);
 
 /* ---- NodeProperties ---- */
@@ -204,9 +208,10 @@ APS_NODISCARD aps_status value_cycles_node_properties_decode(const char *json, s
     value_cycles_node_properties_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_properties_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_node_properties_encode(const value_cycles_node_properties_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_node_properties_encode(const value_cycles_node_properties_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_encode_opts(const value_cycles_node_properties_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_validate(const value_cycles_node_properties_t *value, bool strict, aps_error *err);
 
 /* ---- NodeProperties.children ---- */
@@ -215,9 +220,10 @@ APS_NODISCARD aps_status value_cycles_node_properties_children_decode(const char
     value_cycles_node_properties_children_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_children_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_properties_children_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_node_properties_children_encode(const value_cycles_node_properties_children_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_node_properties_children_encode(const value_cycles_node_properties_children_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_children_encode_opts(const value_cycles_node_properties_children_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_children_validate(const value_cycles_node_properties_children_t *value, bool strict, aps_error *err);
 
 /* ---- Bypass ---- */
@@ -226,9 +232,10 @@ APS_NODISCARD aps_status value_cycles_bypass_decode(const char *json, size_t len
     value_cycles_bypass_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_bypass_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_bypass_encode(const value_cycles_bypass_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_bypass_encode(const value_cycles_bypass_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_encode_opts(const value_cycles_bypass_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_validate(const value_cycles_bypass_t *value, bool strict, aps_error *err);
 
 /* ---- Bypass.bypass ---- */
@@ -237,9 +244,10 @@ APS_NODISCARD aps_status value_cycles_bypass_bypass_decode(const char *json, siz
     value_cycles_bypass_bypass_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_bypass_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_bypass_bypass_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_bypass_bypass_encode(const value_cycles_bypass_bypass_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_bypass_bypass_encode(const value_cycles_bypass_bypass_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_bypass_encode_opts(const value_cycles_bypass_bypass_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_bypass_validate(const value_cycles_bypass_bypass_t *value, bool strict, aps_error *err);
 
 /* ---- Ownership ---- */
@@ -248,9 +256,10 @@ APS_NODISCARD aps_status value_cycles_ownership_decode(const char *json, size_t 
     value_cycles_ownership_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_ownership_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_ownership_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_ownership_encode(const value_cycles_ownership_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_ownership_encode(const value_cycles_ownership_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_ownership_encode_opts(const value_cycles_ownership_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_ownership_validate(const value_cycles_ownership_t *value, bool strict, aps_error *err);
 
 /* ---- Phases ---- */
@@ -259,9 +268,10 @@ APS_NODISCARD aps_status value_cycles_phases_decode(const char *json, size_t len
     value_cycles_phases_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_phases_encode(const value_cycles_phases_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_phases_encode(const value_cycles_phases_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_encode_opts(const value_cycles_phases_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_validate(const value_cycles_phases_t *value, bool strict, aps_error *err);
 
 /* ---- Phases.phases ---- */
@@ -270,9 +280,10 @@ APS_NODISCARD aps_status value_cycles_phases_phases_decode(const char *json, siz
     value_cycles_phases_phases_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_phases_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_phases_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_phases_phases_encode(const value_cycles_phases_phases_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_phases_phases_encode(const value_cycles_phases_phases_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_phases_encode_opts(const value_cycles_phases_phases_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_phases_validate(const value_cycles_phases_phases_t *value, bool strict, aps_error *err);
 
 /* ---- Phase ---- */
@@ -281,9 +292,10 @@ APS_NODISCARD aps_status value_cycles_phase_decode(const char *json, size_t len,
     value_cycles_phase_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phase_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phase_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_phase_encode(const value_cycles_phase_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_phase_encode(const value_cycles_phase_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_phase_encode_opts(const value_cycles_phase_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phase_validate(const value_cycles_phase_t *value, bool strict, aps_error *err);
 
 /* ---- Phases.actions ---- */
@@ -292,9 +304,10 @@ APS_NODISCARD aps_status value_cycles_phases_actions_decode(const char *json, si
     value_cycles_phases_actions_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_actions_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_actions_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_phases_actions_encode(const value_cycles_phases_actions_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_phases_actions_encode(const value_cycles_phases_actions_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_actions_encode_opts(const value_cycles_phases_actions_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_actions_validate(const value_cycles_phases_actions_t *value, bool strict, aps_error *err);
 
 /* ---- NoneAction ---- */
@@ -303,9 +316,10 @@ APS_NODISCARD aps_status value_cycles_none_action_decode(const char *json, size_
     value_cycles_none_action_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_none_action_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_none_action_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_none_action_encode(const value_cycles_none_action_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_none_action_encode(const value_cycles_none_action_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_none_action_encode_opts(const value_cycles_none_action_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_none_action_validate(const value_cycles_none_action_t *value, bool strict, aps_error *err);
 
 /* ---- Pause ---- */
@@ -314,9 +328,10 @@ APS_NODISCARD aps_status value_cycles_pause_decode(const char *json, size_t len,
     value_cycles_pause_t *out, aps_error *err);
 APS_NODISCARD aps_status value_cycles_pause_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_pause_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status value_cycles_pause_encode(const value_cycles_pause_t *value, aps_json_writer *w);
+APS_NODISCARD aps_status value_cycles_pause_encode(const value_cycles_pause_t *value, aps_json_writer *w,
+    aps_error *err);
 APS_NODISCARD aps_status value_cycles_pause_encode_opts(const value_cycles_pause_t *value, aps_json_writer *w,
-    const aps_encode_options *options);
+    const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_pause_validate(const value_cycles_pause_t *value, bool strict, aps_error *err);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */

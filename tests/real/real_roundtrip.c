@@ -51,7 +51,7 @@ static aps_status decode_check_encode(const aps_type *t, const char *json, size_
         return st;
     if ((st = aps_schema_validate(t, value, true, err)) != APS_OK)
         return st;
-    if ((st = aps_schema_encode(t, value, w, NULL)) != APS_OK)
+    if ((st = aps_schema_encode(t, value, w, NULL, err)) != APS_OK)
         return st;
     return aps_json_writer_finish(w, err);
 }

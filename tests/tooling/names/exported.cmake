@@ -1,11 +1,19 @@
 # Fails when an installed library defines a global symbol outside our
-# prefixes, or when a header is installed outside include/aps/. Run as:
-#   cmake -DPREFIX=<install prefix> -DLIBDIR=lib -DNM=nm -P exported.cmake
+# prefixes, or when a header is installed outside include/aps/, or when a
+# library named in EXPECT ('|'-separated: aps_core|aps_redis|...) is not
+# installed, so not checked. Run as:
+#   cmake -DPREFIX=<install prefix> -DLIBDIR=lib -DNM=nm -DEXPECT=... -P exported.cmake
 cmake_minimum_required(VERSION 3.20)
 file(GLOB_RECURSE libs ${PREFIX}/${LIBDIR}/*.a ${PREFIX}/${LIBDIR}/*.so)
 if(NOT libs)
   message(FATAL_ERROR "no library installed under ${PREFIX}/${LIBDIR}: nothing to check")
 endif()
+string(REPLACE "|" ";" EXPECT "${EXPECT}")
+foreach(name ${EXPECT})
+  if(NOT EXISTS ${PREFIX}/${LIBDIR}/lib${name}.a AND NOT EXISTS ${PREFIX}/${LIBDIR}/lib${name}.so)
+    message(FATAL_ERROR "lib${name} is not installed under ${PREFIX}/${LIBDIR}: its names go unchecked")
+  endif()
+endforeach()
 set(bad "")
 set(count 0)
 foreach(lib ${libs})

@@ -9,9 +9,15 @@
 #                 headers in one file
 #   version_check generated code compiles against runtime headers of its
 #                 version and stops, naming both versions, against others
+#   redis_find_package  build redis_consumer/ (cddlgen::redis) against the
+#                 prefix and run it; then hide hiredis, and then the
+#                 component itself: find_package(cddlgen) must still load,
+#                 and fail, saying why, only when the component is REQUIRED
+#   redis_pkg_config  compile redis_main.c with `pkg-config cddlgen-redis`
+#                 alone, run it
 # Inputs: MODE BUILD SOURCE SCRATCH CC GENERATOR BUILD_TYPE LIBDIR VERSION
 #         SCHEMA ROOT (the source tree) PKG_CONFIG EXTRA_FLAGS ('|'-separated
-#         compiler flags)
+#         compiler flags) REDIS (ON when the build has aps_redis)
 cmake_minimum_required(VERSION 3.20)
 set(prefix ${SCRATCH}/prefix)
 string(REPLACE "|" ";" EXTRA_FLAGS "${EXTRA_FLAGS}")
@@ -21,7 +27,7 @@ set(strict -std=c99 -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -W
 
 # Runs a command; on failure stops with its output. OUT receives stdout; EXPECT_RC defaults to 0.
 function(run)
-  cmake_parse_arguments(R "" "OUT;EXPECT_RC;WORKING_DIRECTORY" "COMMAND" ${ARGN})
+  cmake_parse_arguments(R "" "OUT;ERR;EXPECT_RC;WORKING_DIRECTORY" "COMMAND" ${ARGN})
   if(NOT DEFINED R_EXPECT_RC)
     set(R_EXPECT_RC 0)
   endif()
@@ -36,6 +42,9 @@ function(run)
   endif()
   if(R_OUT)
     set(${R_OUT} "${out}" PARENT_SCOPE)
+  endif()
+  if(R_ERR)
+    set(${R_ERR} "${err}" PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -85,6 +94,15 @@ if(MODE STREQUAL "install")
             share/man/man1/cddlgen.1 share/man/man1/apstream.1)
     if(NOT EXISTS ${prefix}/${f})
       message(FATAL_ERROR "cmake --install did not put ${f} in place")
+    endif()
+  endforeach()
+  # aps_redis: installed exactly when built
+  foreach(f ${LIBDIR}/libaps_redis.a include/aps/replay_redis.h ${LIBDIR}/cmake/cddlgen/cddlgenRedisTargets.cmake
+            ${LIBDIR}/cmake/cddlgen/CddlgenHiredis.cmake ${LIBDIR}/pkgconfig/cddlgen-redis.pc)
+    if(REDIS AND NOT EXISTS ${prefix}/${f})
+      message(FATAL_ERROR "aps_redis was built, but cmake --install did not put ${f} in place")
+    elseif(NOT REDIS AND EXISTS ${prefix}/${f})
+      message(FATAL_ERROR "aps_redis was not built, yet cmake --install put ${f} in place")
     endif()
   endforeach()
   run(COMMAND ${prefix}/bin/cddlgen --version OUT v)
@@ -274,6 +292,59 @@ elseif(MODE STREQUAL "version_check")
       endif()
     endforeach()
   endforeach()
+
+elseif(MODE STREQUAL "redis_find_package")
+  set(expected "^unreachable: redis 127\\.0\\.0\\.1:1: [^\n]+\nbad URL at byte [0-9]+: [^\n]+\n$")
+  set(configure ${CMAKE_COMMAND} -S ${SOURCE}/redis_consumer -G ${GENERATOR} -DCMAKE_C_COMPILER=${CC}
+    -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  set(bin ${SCRATCH}/redis-consumer)
+  file(REMOVE_RECURSE ${bin} ${bin}-hidden ${bin}-absent ${SCRATCH}/prefix-without-redis)
+  file(MAKE_DIRECTORY ${SCRATCH})
+  run(COMMAND ${configure} -B ${bin} -DCMAKE_PREFIX_PATH=${prefix} -DNEED_REDIS=ON OUT out)
+  expect_match("redis_consumer" "cddlgen::redis: found" "${out}")
+  run(COMMAND ${CMAKE_COMMAND} --build ${bin})
+  run(COMMAND ${bin}/open_redis OUT out)
+  expect_match("open_redis (find_package)" "${expected}" "${out}")
+
+  # Where hiredis cannot be found (no pkg-config, no system prefix to search)
+  # the package loads without the component, and says why.
+  file(WRITE ${SCRATCH}/hide-hiredis.cmake "set(CMAKE_DISABLE_FIND_PACKAGE_PkgConfig ON CACHE BOOL \"\")\n"
+    "set(CMAKE_IGNORE_PREFIX_PATH /usr /usr/local / CACHE STRING \"\")\n")
+  set(hide -C ${SCRATCH}/hide-hiredis.cmake)
+  run(COMMAND ${configure} -B ${bin}-hidden -DCMAKE_PREFIX_PATH=${prefix} -DNEED_REDIS=OFF ${hide} OUT out)
+  expect_match("optional redis, hiredis hidden" "cddlgen::redis: missing \\(cddlgen::redis needs hiredis, which was not found" "${out}")
+  file(REMOVE_RECURSE ${bin}-hidden)
+  run(COMMAND ${configure} -B ${bin}-hidden -DCMAKE_PREFIX_PATH=${prefix} -DNEED_REDIS=ON ${hide} EXPECT_RC 1 ERR out)
+  expect_match("required redis, hiredis hidden" "cddlgen::redis needs hiredis, which was not found" "${out}")
+
+  # A prefix installed from a build without hiredis: the plain consumer and
+  # the optional one configure, the required one fails.
+  set(without ${SCRATCH}/prefix-without-redis)
+  file(COPY ${prefix}/ DESTINATION ${without})
+  file(REMOVE ${without}/${LIBDIR}/libaps_redis.a ${without}/include/aps/replay_redis.h
+    ${without}/${LIBDIR}/pkgconfig/cddlgen-redis.pc ${without}/${LIBDIR}/cmake/cddlgen/CddlgenHiredis.cmake)
+  file(GLOB redis_targets ${without}/${LIBDIR}/cmake/cddlgen/cddlgenRedisTargets*.cmake)
+  file(REMOVE ${redis_targets})
+  run(COMMAND ${configure} -B ${bin}-absent -DCMAKE_PREFIX_PATH=${without} -DNEED_REDIS=OFF OUT out)
+  expect_match("optional redis, built without" "cddlgen::redis: missing \\(this cddlgen was built without hiredis" "${out}")
+  file(REMOVE_RECURSE ${bin}-absent)
+  run(COMMAND ${configure} -B ${bin}-absent -DCMAKE_PREFIX_PATH=${without} -DNEED_REDIS=ON EXPECT_RC 1 ERR out)
+  expect_match("required redis, built without" "this cddlgen was built without hiredis" "${out}")
+  file(REMOVE_RECURSE ${bin}-absent)
+  run(COMMAND ${CMAKE_COMMAND} -S ${SOURCE}/consumer -B ${bin}-absent -G ${GENERATOR} -DCMAKE_C_COMPILER=${CC}
+    -DCMAKE_PREFIX_PATH=${without} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  file(REMOVE_RECURSE ${bin}-hidden ${bin}-absent ${without})
+
+elseif(MODE STREQUAL "redis_pkg_config")
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
+  run(COMMAND ${PKG_CONFIG} --modversion cddlgen-redis OUT v)
+  expect_match("pkg-config --modversion cddlgen-redis" "^${VERSION}\n$" "${v}")
+  run(COMMAND ${PKG_CONFIG} --cflags --libs cddlgen-redis OUT flags)
+  string(STRIP "${flags}" flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  run(COMMAND ${CC} ${strict} ${SOURCE}/redis_main.c ${flags} -o ${SCRATCH}/redis_main)
+  run(COMMAND ${SCRATCH}/redis_main OUT out)
+  expect_match("redis_main (pkg-config)" "^unreachable: redis 127\\.0\\.0\\.1:1: [^\n]+\nbad URL at byte [0-9]+: [^\n]+\n$" "${out}")
 
 else()
   message(FATAL_ERROR "package.cmake: unknown MODE '${MODE}'")

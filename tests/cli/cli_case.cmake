@@ -7,21 +7,31 @@
 # Checks the exit status, stdout and stderr against the regexes. With AGREE:
 # the lifecycle violations `apstream validate --strict FILE` reports (lines
 # "LINE: error: text" without a JSON pointer) must be exactly those
-# `apstream assemble FILE` reports on stderr: the two commands agree.
+# `apstream assemble --strict FILE` reports on stderr, and the warnings of
+# `validate FILE` those of `assemble FILE`: the two commands agree.
 string(REPLACE "|" ";" args "${ARGS}")
 set(failed "")
 if(AGREE)
+  # --strict: the protocol's rules, errors in both
   execute_process(COMMAND ${APSTREAM} validate --strict ${AGREE} OUTPUT_VARIABLE vout ERROR_VARIABLE verr RESULT_VARIABLE vrc)
-  execute_process(COMMAND ${APSTREAM} assemble ${AGREE} OUTPUT_VARIABLE aout ERROR_VARIABLE aerr RESULT_VARIABLE arc)
+  execute_process(COMMAND ${APSTREAM} assemble --strict ${AGREE} OUTPUT_VARIABLE aout ERROR_VARIABLE aerr RESULT_VARIABLE arc)
   string(REGEX MATCHALL "[0-9]+: error: [^/(\n][^\n]*" vlines "${vout}")
   string(REGEX MATCHALL "[0-9]+: error: [^/(\n][^\n]*" alines "${aerr}")
   string(REGEX MATCHALL "error: [a-z ]+ \"[^\"]*\" is still open[^\n]*" vopen "${verr}")
   string(REGEX MATCHALL "error: [a-z ]+ \"[^\"]*\" is still open[^\n]*" aopen "${aerr}")
   if((NOT vlines AND NOT vopen) OR NOT "${vlines}" STREQUAL "${alines}" OR NOT "${vopen}" STREQUAL "${aopen}")
-    string(APPEND failed "validate --strict and assemble disagree:\nvalidate: ${vlines} ${vopen}\nassemble: ${alines} ${aopen}\n")
+    string(APPEND failed "validate --strict and assemble --strict disagree:\nvalidate: ${vlines} ${vopen}\nassemble: ${alines} ${aopen}\n")
   endif()
   if(NOT vrc EQUAL 1 OR NOT arc EQUAL 1)
-    string(APPEND failed "exit statuses ${vrc} (validate) and ${arc} (assemble), expected 1 and 1\n")
+    string(APPEND failed "exit statuses ${vrc} (validate --strict) and ${arc} (assemble --strict), expected 1 and 1\n")
+  endif()
+  # by default: the reference client's rules, the same violations as warnings in both
+  execute_process(COMMAND ${APSTREAM} validate ${AGREE} OUTPUT_VARIABLE vout ERROR_VARIABLE verr)
+  execute_process(COMMAND ${APSTREAM} assemble ${AGREE} OUTPUT_VARIABLE aout ERROR_VARIABLE aerr)
+  string(REGEX MATCHALL "[0-9]+: warning: [^/(\n][^\n]*" vlines "${vout}")
+  string(REGEX MATCHALL "[0-9]+: warning: [^/(\n][^\n]*" alines "${aerr}")
+  if(NOT "${vlines}" STREQUAL "${alines}")
+    string(APPEND failed "validate and assemble disagree:\nvalidate: ${vlines}\nassemble: ${alines}\n")
   endif()
 else()
   set(input_opt "")

@@ -53,6 +53,8 @@ typedef struct lower {
     ir_type prim[6];           /* any, bool, int, uint, float, text */
     ir_type lit_null, lit_true, lit_false;
     int depth;
+    const ast_rule **inlining; /* group rules whose members are being inlined, innermost last */
+    size_t ninlining;
 } lower;
 
 /*
@@ -171,7 +173,7 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
 static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower_env *env);
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env);
-static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, const src_loc *locs);
+static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, src_loc *locs);
 static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
 static void mark_shared_names(lower *L, ir_type *node);
 static void finish_struct(lower *L, ir_type *node);
@@ -538,7 +540,23 @@ static int expand(lower *L, src_loc loc, const char *what)
     return 0;
 }
 
+static ir_type *lower_rule_of(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env);
+
+/* A named type is made once (memoized), so the groups it inlines start a fresh inlining stack. */
 static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
+{
+    const ast_rule **outer = L->inlining;
+    size_t nouter = L->ninlining;
+    ir_type *r;
+    L->inlining = NULL;
+    L->ninlining = 0;
+    r = lower_rule_of(L, sym, use, env);
+    L->inlining = outer;
+    L->ninlining = nouter;
+    return r;
+}
+
+static ir_type *lower_rule_of(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
 {
     const ast_rule *def = sym->def ? sym->def : sym->alts[0];
     ir_type *node;
@@ -1294,8 +1312,41 @@ static void inline_group_entry(lower *L, ir_type *node, const ast_rule *r, const
     collect_members(L, node, &one, env, depth + 1);
 }
 
-/* A keyless entry of a map: a group to inline, or a map type read as its members. */
+static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, int depth);
+
+/*
+ * A keyless entry of a map: a group to inline, or a map type read as its
+ * members. A group rule met again while its own members are being inlined
+ * sits in a map or array written inside it (`g = ( ? m: [* { g }] )`; sema
+ * refuses it directly inside itself): each inlining would make one more
+ * anonymous map, without end.
+ */
 static void inline_entry(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, int depth)
+{
+    const ast_type *t = e->type;
+    const ast_type *arg;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    size_t i;
+    if ((t->kind != AST_T_NAME && t->kind != AST_T_UNWRAP) ||
+        (t->kind == AST_T_NAME && find_param(env, t->u.name.name, &arg, &caller)) ||
+        (sym = symbol_of(L, t->u.name.name)) == NULL || sym->def == NULL || sym->from_prelude) {
+        inline_entry_of(L, node, e, env, depth);
+        return;
+    }
+    for (i = 0; i < L->ninlining; i++) {
+        if (L->inlining[i] == sym->def) {
+            ERR(L, e->loc, "'%.*s' is inlined inside itself, in a map or array written within it: "
+                "make that map or array a rule of its own", NAMEF(sym->name));
+            return;
+        }
+    }
+    cddl_push(L->ctx, &L->inlining, &L->ninlining, sizeof sym->def, &sym->def);
+    inline_entry_of(L, node, e, env, depth);
+    L->ninlining--;
+}
+
+static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, int depth)
 {
     const ast_type *t = e->type;
     const ast_type *arg;
@@ -1717,8 +1768,8 @@ static int try_discriminated(lower *L, ir_type *node, ir_type **lv, size_t n, sr
 static const char *alt_stem(lower *L, const ir_type *a, size_t index)
 {
     static const char *const by_class[] = { "any", "boolean", "integer", "number", "text", "array", "object", "null" };
-    if (a->named && a->c_name != NULL)
-        return a->c_name;
+    if (a->named && a->c_name != NULL) /* a rule named `int` or `union`: a member int_ */
+        return naming_is_reserved(a->c_name) ? cddl_fmt(L->ctx, "%s_", a->c_name) : a->c_name;
     if (a->kind == IR_LITERAL && a->lit.kind == IR_LIT_TEXT) {
         char buf[128];
         size_t n = naming_snake(a->lit.text, buf, sizeof buf);
@@ -1810,14 +1861,33 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
     for (i = 0; i < count; i++) {
         ir_type *a = lower_type(L, items[i], cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1),
                                 cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1), env);
+        /* `A = A / B` matches what B matches: the choice itself as an
+         * alternative adds nothing, and following it would never end */
+        if (resolved(a) == node)
+            continue;
         cddl_push(L->ctx, &alts, &nalts, sizeof a, &a);
         cddl_push(L->ctx, &locs, &nlocs, sizeof items[i]->loc, &items[i]->loc);
     }
     classify_union(L, node, alts, nalts, locs);
 }
 
+/* Does t, through aliases and alternatives of choices, reach `target`? */
+static int union_reaches(const ir_type *t, const ir_type *target)
+{
+    size_t i;
+    t = resolved(t);
+    if (t == target)
+        return 1;
+    if (t == NULL || t->kind != IR_UNION)
+        return 0;
+    for (i = 0; i < t->nalts; i++)
+        if (union_reaches(t->alts[i], target))
+            return 1;
+    return 0;
+}
+
 /* Classifies a union of lowered alternatives: by a discriminating literal member, by JSON kind, or untagged. */
-static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, const src_loc *locs)
+static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts, src_loc *locs)
 {
     ir_type **lv = NULL;
     size_t i, j, nlv = 0, nwide = 0;
@@ -1826,6 +1896,20 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
     naming_set seen;
     memset(&seen, 0, sizeof seen);
     node->kind = IR_UNION;
+    /* `A = B / C` with `B = A / D`: a choice that is its own alternative
+     * through another is refused, and the alternative left out, so choices
+     * stay acyclic (every walk over them ends); a union completed earlier
+     * cannot reach this one, so only this one's alternatives are checked */
+    for (i = 0; i < nalts; i++) {
+        if (!union_reaches(alts[i], node))
+            continue;
+        ERR(L, locs[i], "choice '%s' is its own alternative through '%s': write the alternatives it stands for",
+            node->rule ? node->rule : "?", alts[i]->rule ? alts[i]->rule : "?");
+        memmove(alts + i, alts + i + 1, (nalts - i - 1) * sizeof *alts);
+        memmove(locs + i, locs + i + 1, (nalts - i - 1) * sizeof *locs);
+        nalts--;
+        i--;
+    }
     for (i = 0; i < nalts; i++)
         leaves(L, alts[i], &lv, &nlv, &seen, 0);
     if (try_discriminated(L, node, lv, nlv, node->loc)) {

@@ -26,6 +26,8 @@ typedef struct sema {
     diag_ctx *diag;
     sema_table *table;
     const ast_rule *scope;  /* rule being checked, for its generic parameters */
+    const ast_group **walked; /* groups find_keyless_maps has entered in this walk */
+    size_t nwalked;
 } sema;
 
 #define ERROR(s, loc, ...) diag_report((s)->diag, DIAG_ERROR, DIAG_W_NONE, (loc), __VA_ARGS__)
@@ -405,6 +407,13 @@ static int find_keyless_maps(sema *s, ast_entry *e, int depth)
         return 0; /* a group socket nothing plugs: the empty choice (RFC 8610 3.9) */
     if (sema_type_kind(s->table, s->scope, e->type) == SEMA_GROUP) {
         g = group_of(s->table, e->type);
+        /* each group once per walk: groups naming groups twice each would
+         * otherwise cost 2^depth, and what a second visit finds is known */
+        for (c = 0; g != NULL && c < s->nwalked; c++)
+            if (s->walked[c] == g)
+                return 0;
+        if (g != NULL)
+            cddl_push(s->ctx, &s->walked, &s->nwalked, sizeof g, &g);
         for (c = 0; g != NULL && c < g->count; c++)
             for (k = 0; k < g->choices[c]->count; k++)
                 if (g->choices[c]->entries[k]->key_kind == AST_KEY_NONE)
@@ -422,6 +431,8 @@ static int find_keyless_maps(sema *s, ast_entry *e, int depth)
 
 static void check_keyless_in_map(sema *s, ast_entry *e)
 {
+    s->walked = NULL;
+    s->nwalked = 0;
     if (!find_keyless_maps(s, e, 0))
         return;
     if (e->type->kind == AST_T_NAME && sema_type_kind(s->table, s->scope, e->type) == SEMA_GROUP)

@@ -78,6 +78,25 @@ static void build(const char *name, bounds_case *c)
             tlog_printf(&c->input, "r%zu = undefined%zu\n", i, i);
         c->status = 1;
         c->message = "more errors not shown";
+    } else if (strcmp(name, "choice-self") == 0) {
+        /* found by pipeline-random-schemas: each of these crashed or ran without end */
+        tlog_str(&c->input, "A = A / B\nB = { x: int }\n");
+    } else if (strcmp(name, "choice-cycle") == 0) {
+        tlog_str(&c->input, "A = B / C\nB = A / D\nC = { x: int }\nD = { y: text }\n");
+        c->status = 1;
+        c->message = ":1:5: error: choice 'A' is its own alternative through 'B'";
+    } else if (strcmp(name, "group-in-itself") == 0) {
+        tlog_str(&c->input, "X = { Bar }\nBar = ( ? m: [* { ? n: text, Bar }] )\n");
+        c->status = 1;
+        c->message = ":2:30: error: 'Bar' is inlined inside itself";
+    } else if (strcmp(name, "keyless-choices") == 0) {
+        /* each group names the next twice: 2^40 walks unless each is walked once */
+        tlog_str(&c->input, "X = { g0 }\n");
+        for (i = 0; i < 40; i++)
+            tlog_printf(&c->input, "g%zu = ( a%zu: int, g%zu // b%zu: text, g%zu )\n", i, i, i + 1, i, i + 1);
+        tlog_str(&c->input, "g40 = ( z: int )\n");
+        c->status = 1;
+        c->message = "a choice of member groups inside a map";
     } else {
         fprintf(stderr, "unknown case %s\n", name);
         exit(2);

@@ -91,7 +91,8 @@ int apstream_asm_record(asm_run *r, const aps_record *rec);
 uint64_t apstream_asm_found(const asm_run *r);
 /*
  * Ends the stream and frees `r`. With `deliver`, what is still open is
- * delivered (and reported); returns apstream_asm_found at the end. Without, nothing more is printed (input that was no capture).
+ * delivered (and reported); returns apstream_asm_found at the end. Without,
+ * nothing more is printed (input that was no capture).
  */
 uint64_t apstream_asm_close(asm_run *r, int deliver);
 

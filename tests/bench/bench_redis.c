@@ -1,17 +1,28 @@
 /*
  * bench_redis.c - the replay log on Redis Streams (aps/replay_redis.h)
  * against a redis-server on loopback that this bench starts itself, beside
- * its ceiling and its alternative, all measured in the same run:
+ * its ceiling and its alternative, all measured in the same run, every row
+ * once per repeat (rows interleaved, so load from other processes hits all):
  *
- *   ceiling   redis-benchmark's rate for `XADD key * f <200 bytes>`, pipelined
- *             16 deep (-P 16), with one client and with its default 50
- *   ours      appends of 200-byte events (a distinct eventId each, one namespace segment,
- *             MAXLEN = 65536), pipelined (aps_replay_store_append_many, 256
- *             per batch, one connection) and one at a time; MAXLEN ~ too
+ *   ceiling   redis-benchmark's rate for `XADD key * f <200 bytes>` (no
+ *             trimming), pipelined 16 deep (-P 16), with one client and with
+ *             its default 50; and, for context, its default unpipelined rate
+ *   ours      appends of 200-byte events (a distinct eventId each, one
+ *             namespace segment) on a new run each, pipelined through
+ *             aps_replay_store_append_many, 256 per call: one connection with
+ *             the default MAXLEN ~ 65536; one connection with exact_trim
+ *             (MAXLEN = 65536); 2 and 4 producer threads, a store
+ *             (connection) each, on one run, together appending as many
+ *             events as the one-connection rows (their aggregate rate);
+ *             and one append per call (a round trip each)
  *   memory    the same events into the in-memory store (its pages touched first)
- *   replay    a catch-up read of 65,536 buffered events, and the live
- *             latency from an append to a blocked subscriber (XREAD BLOCK)
- *             having read it
+ *   replay    a catch-up read of the buffered events, and the live latency
+ *             from an append to a blocked subscriber (XREAD BLOCK) having read it
+ *
+ * Rows give the best and the median rate over the repeats, the ratio to the
+ * 50-client -P 16 ceiling (best over best, and the median of the ratios
+ * within each repeat), and redis-server's CPU time per append (from
+ * /proc/PID/stat; less sensitive to other load than the rates).
  *
  * Skipped with a message when hiredis or redis-server is missing.
  */
@@ -27,6 +38,7 @@
 
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EVENT_BYTES 200
 #define BATCH 256
@@ -59,6 +71,38 @@ static aps_replay_store *open_run(fixture *fx, int exact, int same)
         return NULL;
     }
     return st;
+}
+
+/*
+ * CPU seconds redis-server has used so far (user + system, from
+ * /proc/PID/stat, in clock ticks), or -1 where that cannot be read. Load
+ * from other processes stretches wall time but not this, so the CPU per
+ * append says which side costs what even on a busy machine.
+ */
+static double server_cpu(const fixture *fx)
+{
+    char path[64], buf[1024], *p;
+    unsigned long ut, st;
+    FILE *f;
+    size_t got;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)fx->srv.pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    /* after "PID (comm) ": state is field 3, utime 14, stime 15 */
+    if ((p = strrchr(buf, ')')) == NULL ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Deletes run bench-N's keys (untimed: a new run per row keeps Redis's memory flat). */
+static void drop_run(const fixture *fx)
+{
+    (void)redis_server_command(&fx->srv, "DEL aps:{bench-%u}:log aps:{bench-%u}:meta", fx->runs,
+                               fx->runs);
 }
 
 /* One producer: its store, its events, its share of the appends. */
@@ -159,8 +203,9 @@ static double producers_rate(fixture *fx, int count, size_t n)
 
 /* redis-benchmark's XADD rate (requests per second) with `clients` clients
  * each `pipeline` deep, or 0 when it cannot run. */
-static double ceiling(const fixture *fx, int clients, int pipeline, size_t n)
+static double ceiling(const fixture *fx, int clients, int pipeline, size_t n, double *cpu_us)
 {
+    double cpu0 = server_cpu(fx), cpu1;
     char cmd[1024], line[512], value[EVENT_BYTES + 1];
     FILE *p;
     double best = 0;
@@ -180,6 +225,8 @@ static double ceiling(const fixture *fx, int clients, int pipeline, size_t n)
             best = strtod(q + 3, NULL);
     }
     pclose(p);
+    cpu1 = server_cpu(fx);
+    *cpu_us = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / (double)n * 1e6 : -1;
     (void)redis_server_command(&fx->srv, "DEL benchkey%d", clients);
     return best;
 }
@@ -303,13 +350,36 @@ static int live_latency(fixture *fx, size_t rounds, double *p50, double *p99)
 /* The timed repetitions of one row: best and median. */
 typedef struct rates {
     double v[MAX_REPEAT];
+    double cpu[MAX_REPEAT]; /* redis-server CPU microseconds per event, -1: unknown */
     int n;
 } rates;
 
-static void rates_add(rates *r, double v)
+static void rates_add(rates *r, double v, double cpu_us)
 {
-    if (r->n < MAX_REPEAT)
+    if (r->n < MAX_REPEAT) {
+        r->cpu[r->n] = cpu_us;
         r->v[r->n++] = v;
+    }
+}
+
+/* A row of ours: the rate of `count` producers (1: append_rate on one store, `batch` per
+ * call) and redis-server's CPU per append, on a new run deleted afterwards. */
+static int measure(fixture *fx, rates *r, int count, int exact, size_t n, size_t batch)
+{
+    double cpu0 = server_cpu(fx), v, cpu1;
+    if (count > 1) {
+        v = producers_rate(fx, count, n);
+    } else {
+        aps_replay_store *st = open_run(fx, exact, 0);
+        if (st == NULL)
+            return -1;
+        v = append_rate(st, fx, n, batch);
+        aps_replay_store_close(st);
+    }
+    cpu1 = server_cpu(fx);
+    rates_add(r, v, cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / (double)n * 1e6 : -1);
+    drop_run(fx);
+    return v > 0 ? 0 : -1;
 }
 
 static double rates_best(const rates *r)
@@ -322,17 +392,36 @@ static double rates_best(const rates *r)
     return b;
 }
 
-static double rates_median(const rates *r)
+static double median_of(const double *v, int n)
 {
     double s[MAX_REPEAT];
-    if (r->n == 0)
+    if (n == 0)
         return 0;
-    memcpy(s, r->v, (size_t)r->n * sizeof *s);
-    qsort(s, (size_t)r->n, sizeof *s, compare_double);
-    return r->n % 2 ? s[r->n / 2] : (s[r->n / 2 - 1] + s[r->n / 2]) / 2;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, compare_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* One row: "LABEL: BEST events/s (median M of R) = Xx the 50-client -P 16 ceiling (median ratio Y)". */
+static double rates_median(const rates *r)
+{
+    return median_of(r->v, r->n);
+}
+
+/* The median redis-server CPU per event of a row, or -1 when unknown. */
+static double cpu_median(const rates *r)
+{
+    int i;
+    for (i = 0; i < r->n; i++)
+        if (r->cpu[i] < 0)
+            return -1;
+    return median_of(r->cpu, r->n);
+}
+
+/*
+ * One row of ours: best rate, median rate, the ratio to the 50-client -P 16
+ * ceiling (best over best, and the median of the ratios within each repeat,
+ * which load changes between repeats do not skew), redis-server's CPU per append.
+ */
 static void print_row(const char *label, const rates *r, const rates *ceil50)
 {
     rates q;
@@ -340,11 +429,13 @@ static void print_row(const char *label, const rates *r, const rates *ceil50)
     q.n = 0;
     for (i = 0; i < r->n && i < ceil50->n; i++)
         if (ceil50->v[i] > 0)
-            rates_add(&q, r->v[i] / ceil50->v[i]);
-    printf("%s: %.0f events/s (median %.0f of %d)", label, rates_best(r), rates_median(r), r->n);
+            rates_add(&q, r->v[i] / ceil50->v[i], 0);
+    printf("%s: %.0f events/s (median %.0f)", label, rates_best(r), rates_median(r));
     if (q.n > 0)
-        printf(" = %.2fx the 50-client -P 16 ceiling (best/best; median of per-repeat ratios %.2fx)",
+        printf(" = %.2fx the 50-client -P 16 ceiling (median of per-repeat ratios %.2fx)",
                rates_best(ceil50) > 0 ? rates_best(r) / rates_best(ceil50) : 0, rates_median(&q));
+    if (cpu_median(r) >= 0)
+        printf("; redis-server CPU %.2f us per append", cpu_median(r));
     printf("\n");
 }
 
@@ -374,28 +465,26 @@ int bench_redis(const bench_config *cfg)
     fx.seg.len = 10;
 
     for (r = 0; r < cfg->repeat && r < MAX_REPEAT; r++) {
-        double v;
-        rates_add(&ceil1, ceiling(&fx, 1, 16, n));
-        rates_add(&ceil50, ceiling(&fx, 50, 16, n));
-        rates_add(&ceil50_1, ceiling(&fx, 50, 1, n));
+        double v, cpu;
+        v = ceiling(&fx, 1, 16, n, &cpu);
+        rates_add(&ceil1, v, cpu);
+        v = ceiling(&fx, 50, 16, n, &cpu);
+        rates_add(&ceil50, v, cpu);
+        v = ceiling(&fx, 50, 1, n, &cpu);
+        rates_add(&ceil50_1, v, cpu);
+        if (measure(&fx, &piped, 1, 0, n, BATCH) != 0 ||
+            measure(&fx, &piped_exact, 1, 1, n, BATCH) != 0 ||
+            measure(&fx, &prod2, 2, 0, n, BATCH) != 0 || measure(&fx, &prod4, 4, 0, n, BATCH) != 0)
+            return 1;
         if ((st = open_run(&fx, 0, 0)) == NULL)
             return 1;
-        rates_add(&piped, append_rate(st, &fx, n, BATCH));
-        aps_replay_store_close(st);
-        if ((st = open_run(&fx, 1, 0)) == NULL)
-            return 1;
-        rates_add(&piped_exact, append_rate(st, &fx, n, BATCH));
-        aps_replay_store_close(st);
-        rates_add(&prod2, producers_rate(&fx, 2, n));
-        rates_add(&prod4, producers_rate(&fx, 4, n));
-        if ((st = open_run(&fx, 0, 0)) == NULL)
-            return 1;
-        rates_add(&single, append_rate(st, &fx, n1, 1));
+        rates_add(&single, append_rate(st, &fx, n1, 1), -1);
         /* catch-up replay of what this run holds (min(n1, 65536) events) */
         v = catch_up(st, &caught);
         if (v > 0 && (catch_s < 0 || v < catch_s))
             catch_s = v;
         aps_replay_store_close(st);
+        drop_run(&fx);
         {
             aps_replay_options o;
             memset(&o, 0, sizeof o);
@@ -404,7 +493,7 @@ int bench_redis(const bench_config *cfg)
             if (aps_replay_store_open_memory(&st, &o, NULL) != APS_OK)
                 return 1;
             (void)append_rate(st, &fx, n, BATCH); /* first touch of the ring's pages, untimed */
-            rates_add(&mem, append_rate(st, &fx, n, BATCH));
+            rates_add(&mem, append_rate(st, &fx, n, BATCH), -1);
             aps_replay_store_close(st);
         }
     }
@@ -418,12 +507,15 @@ int bench_redis(const bench_config *cfg)
 
     printf("%zu events of %d bytes per row and repeat; best of %d repeats, median beside it\n", n,
            EVENT_BYTES, r);
-    printf("ceiling: redis-benchmark XADD key * f <%d bytes>: -P 16: %.0f /s with 1 client "
-           "(median %.0f), %.0f /s with 50 clients (median %.0f); not pipelined, 50 clients: "
-           "%.0f /s (median %.0f)%s\n",
+    printf("ceiling: redis-benchmark XADD key * f <%d bytes> (no trimming), -P 16: %.0f /s with 1 "
+           "client (median %.0f), %.0f /s with 50 clients (median %.0f)",
            EVENT_BYTES, rates_best(&ceil1), rates_median(&ceil1), rates_best(&ceil50),
-           rates_median(&ceil50), rates_best(&ceil50_1), rates_median(&ceil50_1),
-           rates_best(&ceil50) == 0 ? " (redis-benchmark did not run)" : "");
+           rates_median(&ceil50));
+    if (cpu_median(&ceil50) >= 0)
+        printf("; redis-server CPU %.2f us per XADD with 50 clients", cpu_median(&ceil50));
+    printf("%s\n", rates_best(&ceil50) == 0 ? " (redis-benchmark did not run)" : "");
+    printf("context: redis-benchmark's default, not pipelined, 50 clients: %.0f /s (median %.0f)\n",
+           rates_best(&ceil50_1), rates_median(&ceil50_1));
     print_row("append, pipelined, 1 connection (256 per batch, MAXLEN ~ 65536)", &piped, &ceil50);
     print_row("append, pipelined, 1 connection, exact MAXLEN = 65536", &piped_exact, &ceil50);
     print_row("append, pipelined, 2 producers (a connection each, one run, MAXLEN ~)", &prod2,

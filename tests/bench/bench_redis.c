@@ -1,17 +1,28 @@
 /*
  * bench_redis.c - the replay log on Redis Streams (aps/replay_redis.h)
  * against a redis-server on loopback that this bench starts itself, beside
- * its ceiling and its alternative, all measured in the same run:
+ * its ceiling and its alternative, all measured in the same run, every row
+ * once per repeat (rows interleaved, so load from other processes hits all):
  *
- *   ceiling   redis-benchmark's rate for `XADD key * f <200 bytes>`, pipelined
- *             16 deep (-P 16), with one client and with its default 50
- *   ours      appends of 200-byte events (a distinct eventId each, one namespace segment,
- *             MAXLEN = 65536), pipelined (aps_replay_store_append_many, 256
- *             per batch, one connection) and one at a time; MAXLEN ~ too
+ *   ceiling   redis-benchmark's rate for `XADD key * f <200 bytes>` (no
+ *             trimming), pipelined 16 deep (-P 16), with one client and with
+ *             its default 50; and, for context, its default unpipelined rate
+ *   ours      appends of 200-byte events (a distinct eventId each, one
+ *             namespace segment) on a new run each, pipelined through
+ *             aps_replay_store_append_many, 256 per call: one connection with
+ *             the default MAXLEN ~ 65536; one connection with exact_trim
+ *             (MAXLEN = 65536); 2 and 4 producer threads, a store
+ *             (connection) each, on one run, together appending as many
+ *             events as the one-connection rows (their aggregate rate);
+ *             and one append per call (a round trip each)
  *   memory    the same events into the in-memory store (its pages touched first)
- *   replay    a catch-up read of 65,536 buffered events, and the live
- *             latency from an append to a blocked subscriber (XREAD BLOCK)
- *             having read it
+ *   replay    a catch-up read of the buffered events, and the live latency
+ *             from an append to a blocked subscriber (XREAD BLOCK) having read it
+ *
+ * Rows give the best and the median rate over the repeats, the ratio to the
+ * 50-client -P 16 ceiling (best over best, and the median of the ratios
+ * within each repeat), and redis-server's CPU time per append (from
+ * /proc/PID/stat; less sensitive to other load than the rates).
  *
  * Skipped with a message when hiredis or redis-server is missing.
  */
@@ -27,21 +38,23 @@
 
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EVENT_BYTES 200
 #define BATCH 256
 #define LOG_EVENTS 65536u
+#define MAX_PRODUCERS 4
+#define MAX_REPEAT 64
 
 typedef struct fixture {
     redis_server srv;
     uint8_t body[EVENT_BYTES];
-    char ids[BATCH][16];
     aps_slice seg;
     unsigned runs;
 } fixture;
 
 /* A store on run bench-N: a new run, or with `same` the last one again. */
-static aps_replay_store *open_run(fixture *fx, int approximate, int same)
+static aps_replay_store *open_run(fixture *fx, int exact, int same)
 {
     aps_replay_redis_options o;
     aps_replay_store *st = NULL;
@@ -52,7 +65,7 @@ static aps_replay_store *open_run(fixture *fx, int approximate, int same)
     o.url = fx->srv.url;
     o.run = run;
     o.replay.max_events = LOG_EVENTS;
-    o.approximate_trim = approximate;
+    o.exact_trim = exact;
     if (aps_replay_redis_open(&st, &o, &err) != APS_OK) {
         fprintf(stderr, "redis: %s\n", err.message);
         return NULL;
@@ -60,55 +73,148 @@ static aps_replay_store *open_run(fixture *fx, int approximate, int same)
     return st;
 }
 
-static void fill_items(fixture *fx, aps_replay_store_item *items)
+/*
+ * CPU seconds redis-server has used so far (user + system, from
+ * /proc/PID/stat, in clock ticks), or -1 where that cannot be read. Load
+ * from other processes stretches wall time but not this, so the CPU per
+ * append says which side costs what even on a busy machine.
+ */
+static double server_cpu(const fixture *fx)
+{
+    char path[64], buf[1024], *p;
+    unsigned long ut, st;
+    FILE *f;
+    size_t got;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)fx->srv.pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return -1;
+    got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    /* after "PID (comm) ": state is field 3, utime 14, stime 15 */
+    if ((p = strrchr(buf, ')')) == NULL ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Deletes run bench-N's keys (untimed: a new run per row keeps Redis's memory flat). */
+static void drop_run(const fixture *fx)
+{
+    (void)redis_server_command(&fx->srv, "DEL aps:{bench-%u}:log aps:{bench-%u}:meta", fx->runs,
+                               fx->runs);
+}
+
+/* One producer: its store, its events, its share of the appends. */
+typedef struct producer {
+    const fixture *fx;
+    aps_replay_store *st;
+    aps_replay_store_item items[BATCH];
+    char ids[BATCH][16];
+    size_t n, batch, first; /* appends, per call, number of its first eventId */
+    int failed;
+} producer;
+
+static void producer_init(producer *p, const fixture *fx, aps_replay_store *st, size_t n,
+                          size_t batch, size_t first)
 {
     size_t i;
+    memset(p, 0, sizeof *p);
+    p->fx = fx;
+    p->st = st;
+    p->n = n;
+    p->batch = batch;
+    p->first = first;
     for (i = 0; i < BATCH; i++) {
-        memset(&items[i], 0, sizeof items[i]);
-        items[i].bytes = fx->body;
-        items[i].len = EVENT_BYTES;
-        items[i].meta.channel = APS_CHANNEL_MESSAGES;
-        items[i].meta.ns.segments = &fx->seg;
-        items[i].meta.ns.count = 1;
-        items[i].meta.event_id.ptr = fx->ids[i];
-        items[i].meta.event_id.len = 12;
+        p->items[i].bytes = fx->body;
+        p->items[i].len = EVENT_BYTES;
+        p->items[i].meta.channel = APS_CHANNEL_MESSAGES;
+        p->items[i].meta.ns.segments = &fx->seg;
+        p->items[i].meta.ns.count = 1;
+        p->items[i].meta.event_id.ptr = p->ids[i];
+        p->items[i].meta.event_id.len = 12;
+        snprintf(p->ids[i], sizeof p->ids[i], "evt_%08zx", i);
     }
+}
+
+/* Appends the producer's n events, `batch` per call. */
+static void *produce(void *arg)
+{
+    producer *p = (producer *)arg;
+    aps_error err = APS_ERROR_INIT;
+    size_t done, i;
+    for (done = 0; done < p->n; done += p->batch) {
+        /* every event its own eventId, as a server numbers them */
+        for (i = 0; i < p->batch; i++)
+            snprintf(p->ids[i], sizeof p->ids[i], "evt_%08zx",
+                     (p->first + done + i) & 0xFFFFFFFu);
+        if (aps_replay_store_append_many(p->st, p->items, p->batch, NULL, &err) != APS_OK) {
+            fprintf(stderr, "redis: append: %s\n", err.message);
+            p->failed = 1;
+            break;
+        }
+    }
+    return NULL;
 }
 
 /* Appends n events to st, `batch` per call; events per second, or 0 on failure. */
-static double append_rate(aps_replay_store *st, fixture *fx, size_t n, size_t batch)
+static double append_rate(aps_replay_store *st, const fixture *fx, size_t n, size_t batch)
 {
-    aps_replay_store_item items[BATCH];
-    aps_error err = APS_ERROR_INIT;
-    size_t done;
+    producer p;
     double t0;
-    size_t i;
-    fill_items(fx, items);
+    producer_init(&p, fx, st, n, batch, 0);
     t0 = bench_now();
-    for (done = 0; done < n; done += batch) {
-        /* every event its own eventId, as a server numbers them */
-        for (i = 0; i < batch; i++)
-            snprintf(fx->ids[i], sizeof fx->ids[i], "evt_%08zx", (done + i) & 0xFFFFFFFu);
-        if (aps_replay_store_append_many(st, items, batch, NULL, &err) != APS_OK) {
-            fprintf(stderr, "redis: append: %s\n", err.message);
-            return 0;
-        }
-    }
-    return (double)done / (bench_now() - t0);
+    produce(&p);
+    return p.failed ? 0 : (double)n / (bench_now() - t0);
 }
 
-/* redis-benchmark's XADD rate (requests per second), or 0 when it cannot run. */
-static double ceiling(const fixture *fx, int clients, size_t n)
+/*
+ * `count` producer threads, each with its own store (connection) on one new
+ * run, appending n / count events pipelined BATCH per call at the same time:
+ * the aggregate events per second, or 0 on failure.
+ */
+static double producers_rate(fixture *fx, int count, size_t n)
 {
+    static producer p[MAX_PRODUCERS];
+    pthread_t t[MAX_PRODUCERS];
+    size_t each = n / (size_t)count / BATCH * BATCH;
+    int i, started = 0, failed = 0;
+    double t0, rate;
+    for (i = 0; i < count; i++) {
+        aps_replay_store *st = open_run(fx, 0, i > 0);
+        if (st == NULL)
+            failed = 1;
+        producer_init(&p[i], fx, st, each, BATCH, (size_t)i * each);
+    }
+    t0 = bench_now();
+    for (i = 0; i < count && !failed; i++, started++)
+        if (pthread_create(&t[i], NULL, produce, &p[i]) != 0)
+            failed = 1;
+    for (i = 0; i < started; i++) {
+        pthread_join(t[i], NULL);
+        failed |= p[i].failed;
+    }
+    rate = (double)each * (double)count / (bench_now() - t0);
+    for (i = 0; i < count; i++)
+        if (p[i].st != NULL)
+            aps_replay_store_close(p[i].st);
+    return failed ? 0 : rate;
+}
+
+/* redis-benchmark's XADD rate (requests per second) with `clients` clients
+ * each `pipeline` deep, or 0 when it cannot run. */
+static double ceiling(const fixture *fx, int clients, int pipeline, size_t n, double *cpu_us)
+{
+    double cpu0 = server_cpu(fx), cpu1;
     char cmd[1024], line[512], value[EVENT_BYTES + 1];
     FILE *p;
     double best = 0;
     memset(value, 'v', EVENT_BYTES);
     value[EVENT_BYTES] = '\0';
     snprintf(cmd, sizeof cmd,
-             "redis-benchmark -h 127.0.0.1 -p %d -c %d -P 16 -n %zu --csv XADD benchkey%d '*' f %s "
+             "redis-benchmark -h 127.0.0.1 -p %d -c %d -P %d -n %zu --csv XADD benchkey%d '*' f %s "
              "2>/dev/null",
-             fx->srv.port, clients, n, clients, value);
+             fx->srv.port, clients, pipeline, n, clients, value);
     p = popen(cmd, "r");
     if (p == NULL)
         return 0;
@@ -119,6 +225,8 @@ static double ceiling(const fixture *fx, int clients, size_t n)
             best = strtod(q + 3, NULL);
     }
     pclose(p);
+    cpu1 = server_cpu(fx);
+    *cpu_us = cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / (double)n * 1e6 : -1;
     (void)redis_server_command(&fx->srv, "DEL benchkey%d", clients);
     return best;
 }
@@ -198,7 +306,7 @@ static int live_latency(fixture *fx, size_t rounds, double *p50, double *p99)
 {
     live l;
     pthread_t t;
-    aps_replay_store_item items[BATCH];
+    static producer one;
     double *lat = (double *)malloc(rounds * sizeof *lat);
     size_t i;
     aps_replay_store *prod = open_run(fx, 0, 0);
@@ -213,11 +321,11 @@ static int live_latency(fixture *fx, size_t rounds, double *p50, double *p99)
         struct timespec pause = { 0, 100000000 };
         nanosleep(&pause, NULL); /* let it block */
     }
-    fill_items(fx, items);
+    producer_init(&one, fx, prod, 1, 1, 0);
     for (i = 0; i < rounds && !l.failed; i++) {
         double t0 = bench_now();
-        if (aps_replay_store_append(prod, items[0].bytes, items[0].len, &items[0].meta, NULL,
-                                    NULL) != APS_OK) {
+        if (aps_replay_store_append(prod, one.items[0].bytes, one.items[0].len, &one.items[0].meta,
+                                    NULL, NULL) != APS_OK) {
             l.failed = 1;
             break;
         }
@@ -239,12 +347,104 @@ static int live_latency(fixture *fx, size_t rounds, double *p50, double *p99)
     return 0;
 }
 
+/* The timed repetitions of one row: best and median. */
+typedef struct rates {
+    double v[MAX_REPEAT];
+    double cpu[MAX_REPEAT]; /* redis-server CPU microseconds per event, -1: unknown */
+    int n;
+} rates;
+
+static void rates_add(rates *r, double v, double cpu_us)
+{
+    if (r->n < MAX_REPEAT) {
+        r->cpu[r->n] = cpu_us;
+        r->v[r->n++] = v;
+    }
+}
+
+/* A row of ours: the rate of `count` producers (1: append_rate on one store, `batch` per
+ * call) and redis-server's CPU per append, on a new run deleted afterwards. */
+static int measure(fixture *fx, rates *r, int count, int exact, size_t n, size_t batch)
+{
+    double cpu0 = server_cpu(fx), v, cpu1;
+    if (count > 1) {
+        v = producers_rate(fx, count, n);
+    } else {
+        aps_replay_store *st = open_run(fx, exact, 0);
+        if (st == NULL)
+            return -1;
+        v = append_rate(st, fx, n, batch);
+        aps_replay_store_close(st);
+    }
+    cpu1 = server_cpu(fx);
+    rates_add(r, v, cpu0 >= 0 && cpu1 >= 0 ? (cpu1 - cpu0) / (double)n * 1e6 : -1);
+    drop_run(fx);
+    return v > 0 ? 0 : -1;
+}
+
+static double rates_best(const rates *r)
+{
+    double b = 0;
+    int i;
+    for (i = 0; i < r->n; i++)
+        if (r->v[i] > b)
+            b = r->v[i];
+    return b;
+}
+
+static double median_of(const double *v, int n)
+{
+    double s[MAX_REPEAT];
+    if (n == 0)
+        return 0;
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, compare_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double rates_median(const rates *r)
+{
+    return median_of(r->v, r->n);
+}
+
+/* The median redis-server CPU per event of a row, or -1 when unknown. */
+static double cpu_median(const rates *r)
+{
+    int i;
+    for (i = 0; i < r->n; i++)
+        if (r->cpu[i] < 0)
+            return -1;
+    return median_of(r->cpu, r->n);
+}
+
+/*
+ * One row of ours: best rate, median rate, the ratio to the 50-client -P 16
+ * ceiling (best over best, and the median of the ratios within each repeat,
+ * which load changes between repeats do not skew), redis-server's CPU per append.
+ */
+static void print_row(const char *label, const rates *r, const rates *ceil50)
+{
+    rates q;
+    int i;
+    q.n = 0;
+    for (i = 0; i < r->n && i < ceil50->n; i++)
+        if (ceil50->v[i] > 0)
+            rates_add(&q, r->v[i] / ceil50->v[i], 0);
+    printf("%s: %.0f events/s (median %.0f)", label, rates_best(r), rates_median(r));
+    if (q.n > 0)
+        printf(" = %.2fx the 50-client -P 16 ceiling (median of per-repeat ratios %.2fx)",
+               rates_best(ceil50) > 0 ? rates_best(r) / rates_best(ceil50) : 0, rates_median(&q));
+    if (cpu_median(r) >= 0)
+        printf("; redis-server CPU %.2f us per append", cpu_median(r));
+    printf("\n");
+}
+
 int bench_redis(const bench_config *cfg)
 {
     static fixture fx;
+    static rates ceil1, ceil50, ceil50_1, piped, piped_exact, prod2, prod4, single, mem;
     uint64_t rs = cfg->seed;
     size_t i, n = cfg->corpus_bytes / EVENT_BYTES, n1;
-    double ceil1 = 0, ceil50 = 0, piped = 0, piped_approx = 0, single = 0, mem = 0;
     double catch_s = -1, p50 = 0, p99 = 0;
     size_t caught = 0;
     int r, rc;
@@ -257,40 +457,34 @@ int bench_redis(const bench_config *cfg)
         return 1;
     if (n < 20000)
         n = 20000;
-    n = (n + BATCH - 1) / BATCH * BATCH;
+    n = (n + BATCH * MAX_PRODUCERS - 1) / (BATCH * MAX_PRODUCERS) * (BATCH * MAX_PRODUCERS);
     n1 = n / 10;
     for (i = 0; i < EVENT_BYTES; i++)
         fx.body[i] = (uint8_t)(' ' + test_rand(&rs) % 90);
-    for (i = 0; i < BATCH; i++)
-        snprintf(fx.ids[i], sizeof fx.ids[i], "evt_%08zx", i);
     fx.seg.ptr = "agent:5f3c";
     fx.seg.len = 10;
 
-    for (r = 0; r < cfg->repeat; r++) {
-        double v;
-        if ((v = ceiling(&fx, 1, n)) > ceil1)
-            ceil1 = v;
-        if ((v = ceiling(&fx, 50, n)) > ceil50)
-            ceil50 = v;
+    for (r = 0; r < cfg->repeat && r < MAX_REPEAT; r++) {
+        double v, cpu;
+        v = ceiling(&fx, 1, 16, n, &cpu);
+        rates_add(&ceil1, v, cpu);
+        v = ceiling(&fx, 50, 16, n, &cpu);
+        rates_add(&ceil50, v, cpu);
+        v = ceiling(&fx, 50, 1, n, &cpu);
+        rates_add(&ceil50_1, v, cpu);
+        if (measure(&fx, &piped, 1, 0, n, BATCH) != 0 ||
+            measure(&fx, &piped_exact, 1, 1, n, BATCH) != 0 ||
+            measure(&fx, &prod2, 2, 0, n, BATCH) != 0 || measure(&fx, &prod4, 4, 0, n, BATCH) != 0)
+            return 1;
         if ((st = open_run(&fx, 0, 0)) == NULL)
             return 1;
-        if ((v = append_rate(st, &fx, n, BATCH)) > piped)
-            piped = v;
-        aps_replay_store_close(st);
-        if ((st = open_run(&fx, 1, 0)) == NULL)
-            return 1;
-        if ((v = append_rate(st, &fx, n, BATCH)) > piped_approx)
-            piped_approx = v;
-        aps_replay_store_close(st);
-        if ((st = open_run(&fx, 0, 0)) == NULL)
-            return 1;
-        if ((v = append_rate(st, &fx, n1, 1)) > single)
-            single = v;
+        rates_add(&single, append_rate(st, &fx, n1, 1), -1);
         /* catch-up replay of what this run holds (min(n1, 65536) events) */
         v = catch_up(st, &caught);
         if (v > 0 && (catch_s < 0 || v < catch_s))
             catch_s = v;
         aps_replay_store_close(st);
+        drop_run(&fx);
         {
             aps_replay_options o;
             memset(&o, 0, sizeof o);
@@ -299,29 +493,40 @@ int bench_redis(const bench_config *cfg)
             if (aps_replay_store_open_memory(&st, &o, NULL) != APS_OK)
                 return 1;
             (void)append_rate(st, &fx, n, BATCH); /* first touch of the ring's pages, untimed */
-            if ((v = append_rate(st, &fx, n, BATCH)) > mem)
-                mem = v;
+            rates_add(&mem, append_rate(st, &fx, n, BATCH), -1);
             aps_replay_store_close(st);
         }
     }
     if (live_latency(&fx, 2000, &p50, &p99) != 0)
         fprintf(stderr, "redis: live latency could not be measured\n");
     redis_server_stop(&fx.srv);
-    if (piped == 0 || single == 0 || mem == 0 || catch_s < 0)
+    if (rates_best(&piped) == 0 || rates_best(&piped_exact) == 0 || rates_best(&prod2) == 0 ||
+        rates_best(&prod4) == 0 || rates_best(&single) == 0 || rates_best(&mem) == 0 ||
+        catch_s < 0)
         return 1;
 
-    printf("ceiling: redis-benchmark XADD key * f <%d bytes>, -P 16: %.0f /s with 1 client, "
-           "%.0f /s with 50 clients%s\n",
-           EVENT_BYTES, ceil1, ceil50, ceil1 == 0 ? " (redis-benchmark did not run)" : "");
-    printf("append, pipelined (%d per batch, 1 connection, MAXLEN = %u): %.0f events/s = %.2fx "
-           "the 1-client ceiling, %.2fx the 50-client one\n",
-           BATCH, LOG_EVENTS, piped, ceil1 > 0 ? piped / ceil1 : 0, ceil50 > 0 ? piped / ceil50 : 0);
-    printf("append, pipelined, MAXLEN ~: %.0f events/s\n", piped_approx);
+    printf("%zu events of %d bytes per row and repeat; best of %d repeats, median beside it\n", n,
+           EVENT_BYTES, r);
+    printf("ceiling: redis-benchmark XADD key * f <%d bytes> (no trimming), -P 16: %.0f /s with 1 "
+           "client (median %.0f), %.0f /s with 50 clients (median %.0f)",
+           EVENT_BYTES, rates_best(&ceil1), rates_median(&ceil1), rates_best(&ceil50),
+           rates_median(&ceil50));
+    if (cpu_median(&ceil50) >= 0)
+        printf("; redis-server CPU %.2f us per XADD with 50 clients", cpu_median(&ceil50));
+    printf("%s\n", rates_best(&ceil50) == 0 ? " (redis-benchmark did not run)" : "");
+    printf("context: redis-benchmark's default, not pipelined, 50 clients: %.0f /s (median %.0f)\n",
+           rates_best(&ceil50_1), rates_median(&ceil50_1));
+    print_row("append, pipelined, 1 connection (256 per batch, MAXLEN ~ 65536)", &piped, &ceil50);
+    print_row("append, pipelined, 1 connection, exact MAXLEN = 65536", &piped_exact, &ceil50);
+    print_row("append, pipelined, 2 producers (a connection each, one run, MAXLEN ~)", &prod2,
+              &ceil50);
+    print_row("append, pipelined, 4 producers (a connection each, one run, MAXLEN ~)", &prod4,
+              &ceil50);
     printf("append, one at a time (a round trip each): %.0f events/s = %.1f us per append\n",
-           single, 1e6 / single);
+           rates_best(&single), 1e6 / rates_best(&single));
     printf("in-memory store, same events and batches: %.0f events/s = %.0fx the pipelined Redis "
            "rate\n",
-           mem, mem / piped);
+           rates_best(&mem), rates_best(&mem) / rates_best(&piped));
     printf("replay: catch-up read of %zu events in batches of 512: %.2f ms, %.2f us per event\n",
            caught, catch_s * 1e3, catch_s / (double)caught * 1e6);
     printf("replay: live tail (XREAD BLOCK), append to delivered: p50 %.0f us, p99 %.0f us "

@@ -18,6 +18,22 @@ enum { K_LOG, K_META, K_VALUES, K_VSEQ, K_VSIZE, K_COUNT };
 static const char *const key_suffix[K_COUNT] = { "log", "meta", "values", "vseq", "vsize" };
 
 /*
+ * last_seq(log): the seq of the newest id the log ever assigned (0 for no
+ * log); trimming and XDEL keep it.
+ */
+#define LAST_SEQ_LUA                                                                          \
+    "local function last_seq(k)\n"                                                            \
+    "  if redis.call('EXISTS', k) == 0 then return 0 end\n"                                   \
+    "  local info = redis.call('XINFO', 'STREAM', k)\n"                                       \
+    "  for i = 1, #info, 2 do\n"                                                              \
+    "    if info[i] == 'last-generated-id' then\n"                                            \
+    "      return tonumber(string.match(info[i + 1], '%-(%d+)$'))\n"                          \
+    "    end\n"                                                                               \
+    "  end\n"                                                                                 \
+    "  return 0\n"                                                                            \
+    "end\n"
+
+/*
  * ensure: run once per connection before the first append. When Redis has
  * no epoch for the run (first use, or the run was lost), it starts one: the
  * log's last id is raised to the producer's floor (the highest seq it
@@ -25,17 +41,12 @@ static const char *const key_suffix[K_COUNT] = { "log", "meta", "values", "vseq"
  * epoch starts. KEYS: log meta. ARGV: floor.
  */
 static const char ensure_lua[] =
+    LAST_SEQ_LUA
     "local ep = redis.call('HGET', KEYS[2], 'epoch')\n"
     "if ep then return ep end\n"
     "local t = redis.call('TIME')\n"
     "ep = t[1] .. string.format('%06d', tonumber(t[2]))\n"
-    "local last = 0\n"
-    "if redis.call('EXISTS', KEYS[1]) == 1 then\n"
-    "  local info = redis.call('XINFO', 'STREAM', KEYS[1])\n"
-    "  for i = 1, #info, 2 do\n"
-    "    if info[i] == 'last-generated-id' then last = tonumber(string.match(info[i + 1], '%-(%d+)$')) end\n"
-    "  end\n"
-    "end\n"
+    "local last = last_seq(KEYS[1])\n"
     "local floor = tonumber(ARGV[1])\n"
     "if floor > last then\n"
     "  redis.call('XADD', KEYS[1], '0-' .. floor, 'x', '')\n"
@@ -97,9 +108,11 @@ static const char values_lua[] =
 
 /*
  * snapshot: the run's numbers a read needs. KEYS: log meta values vseq.
- * ARGV: unused, unused, want baseline (1/0). Returns {epoch, first, drops,
- * last, oldest, {}, baseline (seq, record pairs), baseline namespaces,
- * baseline bytes}. The entries come from an XRANGE in the same MULTI: Lua
+ * ARGV: the window (max_events), unused, want baseline (1/0). Returns
+ * {epoch, first, drops, last, oldest, {}, baseline (seq, record pairs),
+ * baseline namespaces, baseline bytes}. `oldest` is the oldest seq of the
+ * window, the last max_events seqs: `MAXLEN ~` leaves a few older entries
+ * in the stream, and readers must not see them (see "Trimming" in docs/redis.md). The entries come from an XRANGE in the same MULTI: Lua
  * would copy every entry into tables and back, several times the cost.
  */
 static const char snapshot_lua[] =
@@ -115,6 +128,7 @@ static const char snapshot_lua[] =
     "  end\n"
     "end\n"
     "if oldest == 0 then oldest = last + 1 end\n"
+    "if last - tonumber(ARGV[1]) + 1 > oldest then oldest = last - tonumber(ARGV[1]) + 1 end\n"
     "local es = {}\n"
     "local base = {}\n"
     "if ARGV[3] == '1' then\n"
@@ -127,10 +141,14 @@ static const char snapshot_lua[] =
     "return {m[1] or '', m[2] or '1', m[3] or '0', tostring(last), tostring(oldest), es, base,\n"
     "        tostring(redis.call('HLEN', KEYS[4])), m[4] or '0'}\n";
 
-/* find: the oldest entry whose record carries eventId ARGV[1], scanned in
- * chunks; the record header says where its eventId is (aps/replay_redis.h). KEYS: log. */
+/* find: the oldest entry of the window (ARGV[2] = max_events, as in
+ * snapshot) whose record carries eventId ARGV[1], scanned in chunks; the
+ * record header says where its eventId is (aps/replay_redis.h). KEYS: log. */
 static const char find_lua[] =
+    LAST_SEQ_LUA
     "local from = '-'\n"
+    "local low = last_seq(KEYS[1]) - tonumber(ARGV[2]) + 1\n"
+    "if low > 1 then from = '0-' .. low end\n"
     "local want = ARGV[1]\n"
     "while true do\n"
     "  local es = redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', 512)\n"
@@ -156,15 +174,19 @@ static const char *const script_text[S_COUNT] = { ensure_lua, values_lua, snapsh
 
 #define MAX_SEGMENTS 256u
 
+/* Appends sent per write; two chunks at most are in flight (measured in ap-bench redis). */
+#define APPEND_CHUNK 32u
+
 typedef struct redis_store {
     aps_replay_store base;
     aps_replay_redis_url url;
     aps_replay_options replay;
     unsigned connect_ms, command_ms, retry_ms;
-    int approximate;
+    int exact;                  /* MAXLEN = rather than ~ */
     redisContext *c;
     int ensured;                /* this connection ran `ensure` */
     char *keys[K_COUNT];
+    size_t key_len[K_COUNT], keys_len; /* their lengths, and the sum */
     char sha[S_COUNT][41];
     uint64_t floor;             /* highest seq this store appended */
     uint64_t producer;          /* random id: tags entries, so a retry finds its own */
@@ -173,6 +195,8 @@ typedef struct redis_store {
     uint32_t ends[MAX_SEGMENTS];
     uint8_t *buf;               /* encoded records of the batch being appended */
     size_t buf_cap;
+    char *out;                  /* the appends being sent, as RESP */
+    size_t out_len, out_cap;
 } redis_store;
 
 static redis_store *rs_of(aps_replay_store *st)
@@ -380,76 +404,162 @@ static aps_status ready(redis_store *r, int producer, aps_error *err)
 /* ---- append ---- */
 
 /*
- * The field of a namespace in the baseline hashes: its segment count, then
- * the record's segment ends and bytes, which follow the 20-byte header.
- * Malloc'd (hiredis copies arguments as they are queued); NULL: no memory.
+ * Appends are formatted here, as RESP, into one reusable buffer (r->out)
+ * and handed to hiredis a chunk at a time (redisAppendFormattedCommand):
+ * hiredis's own formatting (sds strings, a printf per argument) cost more
+ * client time than Redis spent on the XADD (measured with perf).
  */
-static char *ns_key(const uint8_t *rec, size_t *len)
+
+/* Room for `more` bytes in r->out; -1 out of memory. */
+static int out_reserve(redis_store *r, size_t more)
 {
-    uint32_t count = (uint32_t)rec[4] | (uint32_t)rec[5] << 8 | (uint32_t)rec[6] << 16 |
-                     (uint32_t)rec[7] << 24,
-             seg = (uint32_t)rec[8] | (uint32_t)rec[9] << 8 | (uint32_t)rec[10] << 16 |
-                   (uint32_t)rec[11] << 24;
-    char *k;
-    *len = 4 + (size_t)count * 4 + seg;
-    k = (char *)malloc(*len);
-    if (k != NULL) {
-        memcpy(k, rec + 4, 4);
-        memcpy(k + 4, rec + 20, *len - 4);
+    size_t want = r->out_len + more;
+    if (want > r->out_cap) {
+        size_t cap = r->out_cap > 0 ? r->out_cap : 16384;
+        char *grown;
+        while (cap < want)
+            cap *= 2;
+        grown = (char *)realloc(r->out, cap);
+        if (grown == NULL)
+            return -1;
+        r->out = grown;
+        r->out_cap = cap;
     }
-    return k;
+    return 0;
 }
 
-/* Queues the XADD (or values script) of one encoded record. Returns 0, or -1 out of memory. */
-static int queue_append(redis_store *r, const aps_replay_store_item *it, const uint8_t *rec,
-                        size_t rec_len, const char *tok, char *numbuf)
+/* Writes v in decimal at p; returns the end. */
+static char *put_dec(char *p, uint64_t v)
 {
-    char *key = NULL;
-    const char *a[20];
-    size_t l[20];
+    char tmp[20];
     int n = 0;
-    const char *maxlen = r->maxlen, *nsmax = r->ns_max, *bmax = r->bytes_max;
-    char *size = numbuf;
-    int has_id = it->meta.event_id.ptr != NULL;
-    if (it->meta.channel == APS_CHANNEL_VALUES) {
-        size_t ns_len, id_len = has_id ? it->meta.event_id.len : 0;
-        size_t block = aps_namespace_packed_size(it->meta.ns) + id_len + it->len;
-        key = ns_key(rec, &ns_len);
-        if (key == NULL)
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* One RESP bulk string made of two pieces (the second may be empty). */
+static void put_arg2(redis_store *r, const void *a, size_t alen, const void *b, size_t blen)
+{
+    char *p = r->out + r->out_len;
+    *p++ = '$';
+    p = put_dec(p, alen + blen);
+    *p++ = '\r';
+    *p++ = '\n';
+    memcpy(p, a, alen);
+    p += alen;
+    if (blen > 0)
+        memcpy(p, b, blen);
+    p += blen;
+    *p++ = '\r';
+    *p++ = '\n';
+    r->out_len = (size_t)(p - r->out);
+}
+
+static void put_arg(redis_store *r, const void *a, size_t alen)
+{
+    put_arg2(r, a, alen, NULL, 0);
+}
+
+static void put_count(redis_store *r, unsigned n)
+{
+    char *p = r->out + r->out_len;
+    *p++ = '*';
+    p = put_dec(p, n);
+    *p++ = '\r';
+    *p++ = '\n';
+    r->out_len = (size_t)(p - r->out);
+}
+
+/* Bytes a RESP argument of `len` bytes takes at most: $, 20 digits, 2 CRLF. */
+#define ARG_ROOM(len) ((len) + 25)
+
+/*
+ * Formats the XADD (or, for a values event, the values script) of one
+ * encoded record into r->out. Returns 0, or -1 out of memory.
+ */
+static int format_append(redis_store *r, const aps_replay_store_item *it, const uint8_t *rec,
+                         size_t rec_len, const char *tok, size_t tok_len)
+{
+    const char *trim = r->exact ? "=" : "~";
+    size_t fixed = 16 * ARG_ROOM(64) + r->keys_len + ARG_ROOM(rec_len) + ARG_ROOM(tok_len);
+    int i;
+    if (it->meta.channel != APS_CHANNEL_VALUES) {
+        if (out_reserve(r, fixed) != 0)
             return -1;
-        snprintf(size, 24, "%zu", block > 0 ? block : (size_t)1);
-        a[n] = "EVALSHA"; l[n++] = 7;
-        a[n] = r->sha[S_VALUES]; l[n++] = 40;
-        a[n] = "5"; l[n++] = 1;
-        for (; n < 3 + K_COUNT; n++) {
-            a[n] = r->keys[n - 3];
-            l[n] = strlen(a[n]);
-        }
-        a[n] = r->approximate ? "~" : "="; l[n++] = 1;
-        a[n] = maxlen; l[n++] = strlen(maxlen);
-        a[n] = (const char *)rec; l[n++] = rec_len;
-        a[n] = tok; l[n++] = strlen(tok);
-        a[n] = has_id ? it->meta.event_id.ptr : ""; l[n++] = id_len;
-        a[n] = key; l[n++] = ns_len;
-        a[n] = nsmax; l[n++] = strlen(nsmax);
-        a[n] = bmax; l[n++] = strlen(bmax);
-        a[n] = has_id ? "1" : "0"; l[n++] = 1;
-        a[n] = size; l[n++] = strlen(size);
+        put_count(r, 10);
+        put_arg(r, "XADD", 4);
+        put_arg(r, r->keys[K_LOG], r->key_len[K_LOG]);
+        put_arg(r, "MAXLEN", 6);
+        put_arg(r, trim, 1);
+        put_arg(r, r->maxlen, strlen(r->maxlen));
+        put_arg(r, "0-*", 3);
+        put_arg(r, "m", 1);
+        put_arg(r, rec, rec_len);
+        put_arg(r, "p", 1);
+        put_arg(r, tok, tok_len);
     } else {
-        a[n] = "XADD"; l[n++] = 4;
-        a[n] = r->keys[K_LOG]; l[n++] = strlen(r->keys[K_LOG]);
-        a[n] = "MAXLEN"; l[n++] = 6;
-        a[n] = r->approximate ? "~" : "="; l[n++] = 1;
-        a[n] = maxlen; l[n++] = strlen(maxlen);
-        a[n] = "0-*"; l[n++] = 3;
-        a[n] = "m"; l[n++] = 1;
-        a[n] = (const char *)rec; l[n++] = rec_len;
-        a[n] = "p"; l[n++] = 1;
-        a[n] = tok; l[n++] = strlen(tok);
+        /* The baseline's field for the namespace: its segment count, then
+         * the record's segment ends and bytes, which follow the 20-byte header. */
+        size_t count = (size_t)rec[4] | (size_t)rec[5] << 8 | (size_t)rec[6] << 16 |
+                       (size_t)rec[7] << 24,
+               seg = (size_t)rec[8] | (size_t)rec[9] << 8 | (size_t)rec[10] << 16 |
+                     (size_t)rec[11] << 24;
+        size_t ns_len = count * 4 + seg, id_len = it->meta.event_id.len;
+        size_t block = aps_namespace_packed_size(it->meta.ns) + id_len + it->len;
+        char size[24];
+        int has_id = it->meta.event_id.ptr != NULL;
+        if (out_reserve(r, fixed + ARG_ROOM(ns_len + 4) + ARG_ROOM(id_len)) != 0)
+            return -1;
+        snprintf(size, sizeof size, "%zu", block > 0 ? block : (size_t)1);
+        put_count(r, 3 + K_COUNT + 10);
+        put_arg(r, "EVALSHA", 7);
+        put_arg(r, r->sha[S_VALUES], 40);
+        put_arg(r, "5", 1);
+        for (i = 0; i < K_COUNT; i++)
+            put_arg(r, r->keys[i], r->key_len[i]);
+        put_arg(r, trim, 1);
+        put_arg(r, r->maxlen, strlen(r->maxlen));
+        put_arg(r, rec, rec_len);
+        put_arg(r, tok, tok_len);
+        put_arg(r, has_id ? it->meta.event_id.ptr : "", has_id ? id_len : 0);
+        put_arg2(r, rec + 4, 4, rec + 20, ns_len);
+        put_arg(r, r->ns_max, strlen(r->ns_max));
+        put_arg(r, r->bytes_max, strlen(r->bytes_max));
+        put_arg(r, has_id ? "1" : "0", 1);
+        put_arg(r, size, strlen(size));
     }
-    n = redisAppendCommandArgv(r->c, n, a, l);
-    free(key);
-    return n == REDIS_OK ? 0 : -1;
+    return 0;
+}
+
+/* The tag of the next entry: the producer id in hex, ':', the entry's counter. */
+static void make_token(redis_store *r, char tok[40])
+{
+    static const char hex[] = "0123456789abcdef";
+    int i;
+    for (i = 0; i < 16; i++)
+        tok[i] = hex[(r->producer >> (60 - 4 * i)) & 15u];
+    tok[16] = ':';
+    *put_dec(tok + 17, ++r->token) = '\0';
+}
+
+/* Sends what r->out holds; -1 when the connection failed. */
+static int send_out(redis_store *r)
+{
+    int done = 0;
+    if (r->out_len == 0)
+        return 0;
+    if (redisAppendFormattedCommand(r->c, r->out, r->out_len) != REDIS_OK)
+        return -1;
+    r->out_len = 0;
+    do
+        if (redisBufferWrite(r->c, &done) != REDIS_OK)
+            return -1;
+    while (!done);
+    return 0;
 }
 
 /*
@@ -488,13 +598,55 @@ static uint64_t find_token(redis_store *r, const char *tok, aps_error *err, int 
     return seq;
 }
 
+/*
+ * Reads the reply to append number `at` of a batch and notes its seq.
+ * When the connection failed, `e` says why and *retry is set; any other
+ * failure (Redis refused, a malformed reply) is final and in `err`. Either
+ * way the connection is dropped: the queued replies after it are unread.
+ */
+static aps_status take_reply(redis_store *r, aps_error *err, aps_error *e, size_t at,
+                             uint64_t *seqs, int *retry)
+{
+    redisReply *rep = NULL;
+    uint64_t seq;
+    aps_status s;
+    *retry = 0;
+    if (redisGetReply(r->c, (void **)&rep) != REDIS_OK || rep == NULL) {
+        *retry = 1;
+        return io_error(r, e, "appending");
+    }
+    if (rep->type == REDIS_REPLY_ERROR) {
+        if (strncmp(rep->str, "NOSCRIPT", 8) == 0) {
+            freeReplyObject(rep);
+            drop_connection(r); /* reconnect loads the scripts again */
+            *retry = 1;
+            return aps_error_set(e, APS_E_IO, SIZE_MAX, "redis lost its scripts");
+        }
+        /* Redis refused (out of memory, ...): not a connection failure, so not retried. */
+        s = refused(r, err, "the append", rep);
+        freeReplyObject(rep);
+        drop_connection(r);
+        return s;
+    }
+    seq = rep->type == REDIS_REPLY_STRING ? id_seq(rep->str, rep->len) : 0;
+    freeReplyObject(rep);
+    if (seq == 0) {
+        drop_connection(r);
+        return bad_reply(err, "XADD did not answer an id 0-SEQ");
+    }
+    if (seqs != NULL)
+        seqs[at] = seq;
+    if (seq > r->floor)
+        r->floor = seq;
+    return APS_OK;
+}
+
 static aps_status redis_append_many(aps_replay_store *st, const aps_replay_store_item *items,
                                     size_t count, uint64_t *seqs, aps_error *err)
 {
     redis_store *r = rs_of(st);
     size_t i, done = 0, total = 0, *offs;
     char (*tok)[40];
-    char nums[96];
     uint64_t deadline = now_ms() + r->retry_ms;
     int resumed = 0;
     aps_status s = APS_OK;
@@ -542,7 +694,7 @@ static aps_status redis_append_many(aps_replay_store *st, const aps_replay_store
             offs[i] = at;
             aps_replay_redis_record_encode(r->buf + at, items[i].bytes, items[i].len, &items[i].meta);
             at += (aps_replay_redis_record_size(&items[i].meta, items[i].len) + 7) & ~(size_t)7;
-            snprintf(tok[i], sizeof tok[i], "%016" PRIx64 ":%" PRIu64, r->producer, ++r->token);
+            make_token(r, tok[i]);
         }
     }
 
@@ -567,49 +719,40 @@ static aps_status redis_append_many(aps_replay_store *st, const aps_replay_store
             }
         }
         if (s == APS_OK) {
-            for (sent = done; sent < count; sent++)
-                if (queue_append(r, &items[sent], r->buf + offs[sent],
-                                 aps_replay_redis_record_size(&items[sent].meta, items[sent].len),
-                                 tok[sent], nums) != 0)
-                    break;
-            for (got = done; got < sent; got++) {
-                redisReply *rep = NULL;
-                uint64_t seq;
-                if (redisGetReply(r->c, (void **)&rep) != REDIS_OK || rep == NULL) {
-                    s = io_error(r, &e, "appending");
-                    break;
-                }
-                if (rep->type == REDIS_REPLY_ERROR) {
-                    /* Redis refused (out of memory, ...): not a connection
-                     * failure, so not retried; drain the queued replies. */
-                    if (strncmp(rep->str, "NOSCRIPT", 8) == 0) {
-                        freeReplyObject(rep);
-                        drop_connection(r); /* reconnect loads the scripts again */
-                        (void)aps_error_set(&e, APS_E_IO, SIZE_MAX, "redis lost its scripts");
-                        s = APS_E_IO;
+            /* Pipelined a chunk at a time, at most two in flight: Redis
+             * works on one while the next is formatted and the replies of
+             * the one before are read, instead of both sides taking turns. */
+            size_t limit = count;
+            int retry = 1;
+            r->out_len = 0;
+            for (sent = got = done; got < limit;) {
+                if (sent < limit && sent - got <= APPEND_CHUNK) {
+                    size_t end = sent + APPEND_CHUNK < limit ? sent + APPEND_CHUNK : limit;
+                    for (; sent < end; sent++)
+                        if (format_append(r, &items[sent], r->buf + offs[sent],
+                                          aps_replay_redis_record_size(&items[sent].meta,
+                                                                       items[sent].len),
+                                          tok[sent], strlen(tok[sent])) != 0) {
+                            limit = sent; /* out of memory: finish what was sent */
+                            break;
+                        }
+                    if (send_out(r) != 0) {
+                        s = io_error(r, &e, "appending");
                         break;
                     }
-                    s = refused(r, err, "the append", rep);
-                    freeReplyObject(rep);
-                    drop_connection(r); /* the queued replies after it are unread */
-                    return s;
+                    continue;
                 }
-                seq = rep->type == REDIS_REPLY_STRING ? id_seq(rep->str, rep->len) : 0;
-                freeReplyObject(rep);
-                if (seq == 0) {
-                    drop_connection(r);
-                    return bad_reply(err, "XADD did not answer an id 0-SEQ");
-                }
-                if (seqs != NULL)
-                    seqs[got] = seq;
-                if (seq > r->floor)
-                    r->floor = seq;
-                done = got + 1;
+                s = take_reply(r, err, &e, got, seqs, &retry);
+                if (s != APS_OK)
+                    break;
+                done = ++got;
             }
             if (s == APS_OK && done < count)
                 return aps_error_set(err, APS_E_NOMEM, SIZE_MAX, "no memory to queue an append");
             if (s == APS_OK)
                 return APS_OK;
+            if (!retry)
+                return s;
         }
         resumed = 1;
         if (now_ms() >= deadline) {
@@ -710,7 +853,7 @@ static aps_status take_snapshot(redis_store *r, uint64_t from, size_t count, int
     memset(sn, 0, sizeof *sn);
     if (s != APS_OK)
         return s;
-    argv[0] = "0";
+    argv[0] = r->maxlen;
     argv[1] = "0";
     argv[2] = want_base ? "1" : "0";
     exec = snapshot_exec(r, argv, from, count);
@@ -935,6 +1078,8 @@ static aps_status redis_read(aps_replay_store *st, aps_replay_cursor *cur, size_
                 freeReplyObject(sn.rep);
                 break;
             }
+            if (head < sn.oldest)
+                head = sn.oldest; /* left by MAXLEN ~, outside the window */
         }
         if (cur->next_seq <= sn.last && head > cur->next_seq) {
             if (n > 0) {
@@ -1066,47 +1211,41 @@ static aps_status redis_wait(aps_replay_store *st, const aps_replay_cursor *cur,
     return s;
 }
 
+/* One event by seq: from the snapshot, so that an entry the window has left is not found. */
 static aps_status redis_get(aps_replay_store *st, uint64_t seq, aps_replay_visit_fn visit,
                             void *ctx, aps_error *err)
 {
     redis_store *r = rs_of(st);
-    char id[32];
-    redisReply *rep;
+    snapshot sn;
     aps_status s;
     if (visit == NULL)
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no visitor given");
     if (seq == 0)
         return APS_E_NOT_FOUND;
-    if ((s = ready(r, 0, err)) != APS_OK)
+    if ((s = take_snapshot(r, seq, 1, 0, &sn, err)) != APS_OK)
         return s;
-    snprintf(id, sizeof id, "0-%" PRIu64, seq);
-    rep = (redisReply *)redisCommand(r->c, "XRANGE %s %s %s", r->keys[K_LOG], id, id);
-    if (rep == NULL)
-        return io_error(r, err, "XRANGE");
     s = APS_E_NOT_FOUND;
-    if (rep->type == REDIS_REPLY_ERROR) {
-        s = refused(r, err, "XRANGE", rep);
-    } else if (rep->type != REDIS_REPLY_ARRAY) {
-        s = bad_reply(err, "XRANGE");
-    } else if (rep->elements == 1) {
+    if (seq >= sn.oldest && seq <= sn.last && sn.entries->elements == 1) {
         const redisReply *rec;
         uint64_t got;
         aps_replay_event ev;
-        s = entry_of(rep->element[0], &got, &rec, err);
-        if (s == APS_OK)
+        s = entry_of(sn.entries->element[0], &got, &rec, err);
+        if (s == APS_OK && got != seq)
+            s = APS_E_NOT_FOUND;
+        else if (s == APS_OK)
             s = decode(r, rec, got, 0, &ev, err);
         if (s == APS_OK)
             (void)visit(ctx, &ev);
     }
-    freeReplyObject(rep);
+    freeReplyObject(sn.rep);
     return s;
 }
 
 static aps_status redis_find(aps_replay_store *st, aps_slice id, uint64_t *seq, aps_error *err)
 {
     redis_store *r = rs_of(st);
-    const char *argv[1];
-    size_t len[1];
+    const char *argv[2];
+    size_t len[2];
     redisReply *rep;
     aps_status s;
     int ok = 1;
@@ -1117,7 +1256,9 @@ static aps_status redis_find(aps_replay_store *st, aps_slice id, uint64_t *seq, 
         return s;
     argv[0] = id.ptr != NULL ? id.ptr : "";
     len[0] = id.len;
-    rep = run_script(r, S_FIND, 1, 1, argv, len);
+    argv[1] = r->maxlen;
+    len[1] = strlen(r->maxlen);
+    rep = run_script(r, S_FIND, 1, 2, argv, len);
     if (rep == NULL)
         return io_error(r, err, "looking up an eventId");
     if (rep->type == REDIS_REPLY_ERROR)
@@ -1157,6 +1298,7 @@ static void redis_close(aps_replay_store *st)
     for (i = 0; i < K_COUNT; i++)
         free(r->keys[i]);
     free(r->buf);
+    free(r->out);
     free(r);
 }
 
@@ -1233,7 +1375,7 @@ aps_status aps_replay_redis_open(aps_replay_store **out, const aps_replay_redis_
     r->connect_ms = opt->connect_timeout_ms ? opt->connect_timeout_ms : APS_REPLAY_REDIS_DEFAULT_CONNECT_MS;
     r->command_ms = opt->command_timeout_ms ? opt->command_timeout_ms : APS_REPLAY_REDIS_DEFAULT_COMMAND_MS;
     r->retry_ms = opt->retry_ms;
-    r->approximate = opt->approximate_trim != 0;
+    r->exact = opt->exact_trim != 0;
     r->producer = producer_id(r);
     prefix = opt->key_prefix != NULL ? opt->key_prefix : "aps:";
     for (i = 0; i < K_COUNT; i++) {
@@ -1244,6 +1386,8 @@ aps_status aps_replay_redis_open(aps_replay_store **out, const aps_replay_redis_
             return aps_error_set(err, APS_E_NOMEM, SIZE_MAX, "no memory for the Redis store");
         }
         snprintf(r->keys[i], n, "%s{%s}:%s", prefix, opt->run, key_suffix[i]);
+        r->key_len[i] = strlen(r->keys[i]);
+        r->keys_len += r->key_len[i];
     }
     s = connect_now(r, err);
     if (s != APS_OK) {

@@ -7,7 +7,7 @@
  *     aps_replay_redis_options o = { 0 };
  *     o.url = "redis://10.0.0.5:6379/0";
  *     o.run = "thread-42/run-7";
- *     o.replay.max_events = 10000;    (the stream's MAXLEN)
+ *     o.replay.max_events = 10000;    (the newest seqs readers see; MAXLEN ~)
  *     o.retry_ms = 2000;              (appends retry a lost connection this long)
  *     aps_replay_store *st;
  *     if (aps_replay_redis_open(&st, &o, &err) != APS_OK) ...
@@ -25,8 +25,10 @@
  * assign the next one atomically, so producers in any number of processes
  * get gap-free, ordered seqs without a script on the hot path. Values events
  * go through a script that adds the entry and replaces the namespace's
- * baseline in one step. Eviction is the stream's MAXLEN (exact by default,
- * so that misses count exactly as in memory; `~` on request). The byte
+ * baseline in one step. Eviction is the stream's `MAXLEN ~` (whole
+ * macro-nodes, cheap; `MAXLEN =` on request), and readers see exactly the
+ * newest max_events seqs whatever the stream still holds, so that misses
+ * count exactly as in memory. The byte
  * capacity of the memory ring does not apply: replay.max_bytes is here the
  * largest event accepted.
  *
@@ -67,7 +69,8 @@ typedef struct aps_replay_redis_options {
     unsigned connect_timeout_ms; /* 0: APS_REPLAY_REDIS_DEFAULT_CONNECT_MS */
     unsigned command_timeout_ms; /* 0: APS_REPLAY_REDIS_DEFAULT_COMMAND_MS */
     unsigned retry_ms;          /* appends retry a failed connection for up to this long; 0: once */
-    int approximate_trim;       /* non-zero: MAXLEN ~ (cheaper, keeps a little more) */
+    int exact_trim;             /* non-zero: MAXLEN = (never more than max_events entries
+                                   stored; slower); 0: MAXLEN ~ (readers see the same) */
 } aps_replay_redis_options;
 
 /*

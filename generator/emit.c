@@ -1297,7 +1297,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     if (ctx->diag->errors > before)
         return (int)(ctx->diag->errors - before);
 
-    /* the folder itself, not its parents: a mistyped path should fail, not grow a tree */
+    /* cddlgen's main makes the folder and its parents (mkdir -p); this covers other callers */
     if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {
         diag_plain(ctx->diag, DIAG_ERROR, opt->out_dir, "cannot create the --out folder: %s", strerror(errno));
         return 1;

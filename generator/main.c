@@ -19,6 +19,7 @@
 #include "emit.h"
 #include "embed_runtime.h"
 #include "frontend.h"
+#include "outfile.h"
 #include "validate.h"
 
 #ifndef CDDLGEN_VERSION
@@ -41,7 +42,7 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  --prefix P           prefix of every generated symbol (generate; default: ap)\n"
-    "  --out DIR            where generate writes its files (default: .; made if missing)\n"
+    "  --out DIR            where generate writes its files (default: .; made with its parents if missing)\n"
     "  --root RULE          generate only what RULE reaches (repeatable)\n"
     "  --templates DIR      templates to use instead of the built-in ones\n"
     "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"
@@ -239,6 +240,9 @@ static int generate(cddl_ctx *ctx, cddl_unit *u, const options *o)
     const char *base = strrchr(u->path, '/');
     unsigned errors_before = ctx->diag->errors;
     u->mod.schema_name = base ? base + 1 : u->path;
+    /* the --out folder with its parents, as mkdir -p; failing here is an I/O error (2) */
+    if (cddl_outfile_mkdirs(ctx, o->emit.out_dir) != 0)
+        return 2;
     if (emit_module(ctx, &u->mod, &o->emit) != 0)
         return ctx->diag->errors > errors_before ? 1 : 2;
     if (o->embed_runtime && embed_runtime(ctx, &o->emit) != 0)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path)
@@ -59,4 +60,39 @@ int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok)
         return 0;
     remove(o->tmp);
     return 1;
+}
+
+int cddl_outfile_mkdirs(cddl_ctx *ctx, const char *dir)
+{
+    char path[4096];
+    size_t i, n = strlen(dir);
+    if (n == 0 || n >= sizeof path) {
+        diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", n == 0 ? "empty --out folder" : "--out folder path too long");
+        return 1;
+    }
+    memcpy(path, dir, n + 1);
+    /* each prefix ending before a '/', then the whole path; what exists already is fine */
+    for (i = 1; i <= n; i++) {
+        struct stat st;
+        if (i < n && path[i] != '/')
+            continue;
+        path[i] = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            diag_plain(ctx->diag, DIAG_ERROR, path, "cannot create the --out folder: %s", strerror(errno));
+            return 1;
+        }
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int why = errno;
+            diag_plain(ctx->diag, DIAG_ERROR, path, "cannot create the --out folder: %s",
+                       strerror(stat(path, &st) == 0 ? ENOTDIR : why));
+            return 1;
+        }
+        if (i < n)
+            path[i] = '/';
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        diag_plain(ctx->diag, DIAG_ERROR, dir, "cannot write: %s", strerror(errno));
+        return 1;
+    }
+    return 0;
 }

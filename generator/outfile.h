@@ -32,4 +32,11 @@ FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path);
  */
 int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok);
 
+/*
+ * Makes the folder `dir` and its missing parents (mkdir -p) and checks that
+ * files can be created in it. Returns 0, or 1 after reporting which folder
+ * failed and why (strerror).
+ */
+int cddl_outfile_mkdirs(cddl_ctx *ctx, const char *dir);
+
 #endif /* CDDLGEN_OUTFILE_H */

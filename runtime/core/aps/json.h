@@ -377,12 +377,14 @@ void aps_json_write_key(aps_json_writer *w, const char *s, size_t len);
  */
 void aps_json_write_string(aps_json_writer *w, const char *s, size_t len);
 
+/* An integer, in decimal. */
 void aps_json_write_int64(aps_json_writer *w, int64_t v);
 void aps_json_write_uint64(aps_json_writer *w, uint64_t v);
 
 /* Shortest text that reads back as the same double; NaN and infinities are APS_E_ARGUMENT. */
 void aps_json_write_double(aps_json_writer *w, double v);
 
+/* `true` (v non-zero) or `false`; `null`. */
 void aps_json_write_bool(aps_json_writer *w, int v);
 void aps_json_write_null(aps_json_writer *w);
 
@@ -409,6 +411,7 @@ static inline const char *aps_json_writer_data(const aps_json_writer *w)
     return w->buf;
 }
 
+/* The number of bytes written so far. */
 static inline size_t aps_json_writer_len(const aps_json_writer *w)
 {
     return w->len;

@@ -110,6 +110,7 @@ static inline int aps_json_impl_reserve(aps_json_writer *w, size_t n)
     return w->cap - w->len >= n || aps_json_impl_grow(w, n);
 }
 
+/* Appends n bytes of s as they are; 0 when the buffer cannot grow. */
 static inline int aps_json_impl_put(aps_json_writer *w, const char *s, size_t n)
 {
     if (!aps_json_impl_reserve(w, n))
@@ -119,6 +120,7 @@ static inline int aps_json_impl_put(aps_json_writer *w, const char *s, size_t n)
     return 1;
 }
 
+/* Appends one byte; 0 when the buffer cannot grow. */
 static inline int aps_json_impl_put_byte(aps_json_writer *w, char c)
 {
     if (!aps_json_impl_reserve(w, 1))
@@ -127,6 +129,7 @@ static inline int aps_json_impl_put_byte(aps_json_writer *w, char c)
     return 1;
 }
 
+/* Appends `true` (v non-zero) or `false`; 0 when the buffer cannot grow. */
 static inline int aps_json_impl_put_bool(aps_json_writer *w, int v)
 {
     return v ? aps_json_impl_put(w, "true", 4) : aps_json_impl_put(w, "false", 5);
@@ -291,6 +294,7 @@ static inline int aps_json_impl_put_uint(aps_json_writer *w, uint64_t v, int neg
     return 1;
 }
 
+/* Appends v in decimal; 0 when the buffer cannot grow. */
 static inline int aps_json_impl_put_int(aps_json_writer *w, int64_t v)
 {
     return aps_json_impl_put_uint(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);

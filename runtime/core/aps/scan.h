@@ -39,6 +39,7 @@ extern "C" {
 
 /* ---- bytes ------------------------------------------------------------------ */
 
+/* 8 (load64) or 4 (load32) bytes at `p`, any alignment, in the machine's byte order. */
 APS_SCAN_INLINE uint64_t aps_scan_load64(const char *p)
 {
     uint64_t w;
@@ -46,6 +47,7 @@ APS_SCAN_INLINE uint64_t aps_scan_load64(const char *p)
     return w;
 }
 
+/* See aps_scan_load64. */
 APS_SCAN_INLINE uint32_t aps_scan_load32(const char *p)
 {
     uint32_t w;

@@ -410,6 +410,7 @@ void aps_asm_message_write(const aps_asm_message *m, aps_json_writer *w);
 
 /* ---- tools ------------------------------------------------------------ */
 
+/* Call id of the tool run (tool-started's toolCallId). */
 aps_slice aps_asm_tool_call_id(const aps_asm_tool *t);
 /* Namespace of tool-started: returns the count and sets *segs (NULL when 0). */
 size_t aps_asm_tool_namespace(const aps_asm_tool *t, const aps_slice **segs);
@@ -531,6 +532,7 @@ typedef struct aps_asm_reader {
     aps_slice ns[APS_ASM_READER_MAX_NS];
 } aps_asm_reader;
 
+/* Initialises a reader in caller storage; aps_asm_reader_deinit frees its arena. */
 void aps_asm_reader_init(aps_asm_reader *ad);
 void aps_asm_reader_deinit(aps_asm_reader *ad);
 

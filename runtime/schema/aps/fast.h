@@ -184,6 +184,7 @@ APS_FAST_INLINE const char *aps_fast_int(const aps_fast_ctx *c, const char *p, i
     return p;
 }
 
+/* Reads `true` or `false` at `p` into *out; NULL (give up) on anything else. */
 APS_FAST_INLINE const char *aps_fast_bool(const aps_fast_ctx *c, const char *p, bool *out)
 {
     if (p < c->end && *p == 't') {

@@ -2,7 +2,7 @@
  * Links against the pair `cddlgen generate --embed-runtime` wrote for
  * cddl/protocol.cddl and nothing else: decodes one message, encodes it back
  * and checks that an invalid one is rejected. The pair spells the runtime
- * with its prefix in front (ap_aps_arena, AP_APS_OK), as the README says.
+ * with its prefix in front (ap_aps_arena, AP_APS_OK), as docs/vendoring.md says.
  */
 #include <stdio.h>
 #include <string.h>

@@ -65,6 +65,7 @@ struct ir_type {
     /* IR_INT / IR_UINT / IR_FLOAT */
     int64_t imin, imax;
     uint64_t umin, umax;
+    uint64_t forbidden_bits; /* IR_UINT: bits that must be clear, those `.bits` does not list */
     double fmin, fmax;
     bool has_fmin, has_fmax, fmin_excl, fmax_excl;
     /* IR_TEXT */

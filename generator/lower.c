@@ -1286,7 +1286,7 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
 
 /* ---- arrays and structs ------------------------------------------------------- */
 
-static int accepts_every(const ir_type *a, const ir_type *b);
+static int accepts_every(lower *L, const ir_type *a, const ir_type *b);
 
 /*
  * An array of several entries (`[(X / text), X]`, `[a: int, b: text]`):
@@ -1309,7 +1309,7 @@ static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const l
         uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
         lo = lo > AST_OCCUR_INF - emin ? AST_OCCUR_INF : lo + emin;
         hi = hi > AST_OCCUR_INF - emax ? AST_OCCUR_INF : hi + emax;
-        for (j = 0; j < n && !accepts_every(alts[j], a); j++)
+        for (j = 0; j < n && !accepts_every(L, alts[j], a); j++)
             ;
         if (j < n)
             continue; /* `[(X / text), X]`: X adds nothing to the element type */
@@ -1839,6 +1839,8 @@ static int json_class(const ir_type *t)
     case IR_UNION: {
         size_t i;
         int c = -1;
+        if (t->json_class != 0)
+            return t->json_class - 1; /* classified: choices sharing alternatives cost their size */
         for (i = 0; i < t->nalts; i++) {
             int k = json_class(t->alts[i]);
             if (c == -1)
@@ -1853,7 +1855,7 @@ static int json_class(const ir_type *t)
 }
 
 /* True when `a` accepts every JSON value `b` accepts (so `b` after `a` is never chosen). */
-static int accepts_every(const ir_type *a, const ir_type *b)
+static int accepts_every_walk(lower *L, const ir_type *a, const ir_type *b)
 {
     size_t i;
     a = resolved(a);
@@ -1861,8 +1863,11 @@ static int accepts_every(const ir_type *a, const ir_type *b)
     if (a->kind == IR_ANY)
         return 1;
     if (a->kind == IR_UNION) {
+        if (a->walk == L->walk)
+            return 0; /* seen in this walk, so it did not (a choice shared by several is walked once) */
+        ((ir_type *)a)->walk = L->walk;
         for (i = 0; i < a->nalts; i++)
-            if (accepts_every(a->alts[i], b))
+            if (accepts_every_walk(L, a->alts[i], b))
                 return 1;
         return 0;
     }
@@ -1880,20 +1885,29 @@ static int accepts_every(const ir_type *a, const ir_type *b)
     return 0;
 }
 
+static int accepts_every(lower *L, const ir_type *a, const ir_type *b)
+{
+    begin_walk(L);
+    return accepts_every_walk(L, a, b);
+}
+
 /*
  * Could `a` accept every value of some other type, by accepts_every? Only
  * such alternatives are compared with later ones, so a choice of 20,000
  * closed maps costs its length, not its square.
  */
-static int may_accept_every(const ir_type *a, int depth)
+static int may_accept_every(lower *L, const ir_type *a)
 {
     size_t i;
     a = resolved(a);
     if (a->kind == IR_UNION) {
-        for (i = 0; i < a->nalts && depth < 64; i++)
-            if (may_accept_every(a->alts[i], depth + 1))
+        if (a->walk == L->walk)
+            return 0; /* seen in this walk: its answer was no */
+        ((ir_type *)a)->walk = L->walk;
+        for (i = 0; i < a->nalts; i++)
+            if (may_accept_every(L, a->alts[i]))
                 return 1;
-        return depth >= 64; /* deeper than anything real: assume it may */
+        return 0;
     }
     if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL) {
         for (i = 0; i < a->nfields; i++)
@@ -2156,16 +2170,17 @@ static void fill_enumeration(lower *L, ir_type *node, const ast_type *t, const l
 }
 
 /* Does t, through aliases and alternatives of choices, reach `target`? */
-static int union_reaches(const ir_type *t, const ir_type *target)
+static int union_reaches(lower *L, const ir_type *t, const ir_type *target)
 {
     size_t i;
     t = resolved(t);
     if (t == target)
         return 1;
-    if (t == NULL || t->kind != IR_UNION)
-        return 0;
+    if (t == NULL || t->kind != IR_UNION || t->walk == L->walk)
+        return 0; /* a choice seen in this walk did not reach it: diamonds cost their size */
+    ((ir_type *)t)->walk = L->walk;
     for (i = 0; i < t->nalts; i++)
-        if (union_reaches(t->alts[i], target))
+        if (union_reaches(L, t->alts[i], target))
             return 1;
     return 0;
 }
@@ -2184,8 +2199,9 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
      * through another is refused, and the alternative left out, so choices
      * stay acyclic (every walk over them ends); a union completed earlier
      * cannot reach this one, so only this one's alternatives are checked */
+    begin_walk(L);
     for (i = 0; i < nalts; i++) {
-        if (!union_reaches(alts[i], node))
+        if (!union_reaches(L, alts[i], node))
             continue;
         ERR(L, locs[i], "choice '%s' is its own alternative through '%s': write the alternatives it stands for",
             node->rule ? node->rule : "?", alts[i]->rule ? alts[i]->rule : "?");
@@ -2198,6 +2214,7 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
         leaves(L, alts[i], &lv, &nlv, &seen, 0);
     if (try_discriminated(L, node, lv, nlv, node->loc)) {
         name_alternatives(L, node);
+        node->json_class = json_class(node) + 1;
         return;
     }
     node->alts = alts;
@@ -2216,7 +2233,7 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
      * of 100,000 literals or 20,000 closed maps costs no more than its length. */
     for (i = 0; i < nalts; i++) {
         for (j = 0; j < nwide; j++) {
-            if (accepts_every(alts[wide[j]], alts[i])) {
+            if (accepts_every(L, alts[wide[j]], alts[i])) {
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_CHOICE, locs[i],
                             "alternative '%s' of '%s' can never be chosen: '%s' before it accepts all its values",
                             alts[i]->rule ? alts[i]->rule : "?", node->rule,
@@ -2224,10 +2241,12 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
                 break;
             }
         }
-        if (j == nwide && may_accept_every(alts[i], 0))
+        begin_walk(L);
+        if (j == nwide && may_accept_every(L, alts[i]))
             cddl_push(L->ctx, &wide, &nwide, sizeof i, &i);
     }
     name_alternatives(L, node);
+    node->json_class = json_class(node) + 1;
 }
 
 /* ---- driver ------------------------------------------------------------------ */

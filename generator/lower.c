@@ -1287,6 +1287,7 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
 /* ---- arrays and structs ------------------------------------------------------- */
 
 static int accepts_every(lower *L, const ir_type *a, const ir_type *b);
+static int may_accept_every(lower *L, const ir_type *a);
 
 /*
  * An array of several entries (`[(X / text), X]`, `[a: int, b: text]`):
@@ -1300,7 +1301,8 @@ static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const l
     const ast_grpchoice *ch = t->u.group->choices[0];
     ir_type **alts = NULL;
     src_loc *locs = NULL;
-    size_t k, j, n = 0, nlocs = 0;
+    size_t k, j, n = 0, nlocs = 0, nwide = 0;
+    size_t *wide = NULL; /* the entries kept that may accept all of another's values */
     uint64_t lo = 0, hi = 0;
     for (k = 0; k < ch->count; k++) {
         const ast_entry *e = ch->entries[k];
@@ -1309,10 +1311,13 @@ static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const l
         uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
         lo = lo > AST_OCCUR_INF - emin ? AST_OCCUR_INF : lo + emin;
         hi = hi > AST_OCCUR_INF - emax ? AST_OCCUR_INF : hi + emax;
-        for (j = 0; j < n && !accepts_every(L, alts[j], a); j++)
+        for (j = 0; j < nwide && !accepts_every(L, alts[wide[j]], a); j++)
             ;
-        if (j < n)
+        if (j < nwide)
             continue; /* `[(X / text), X]`: X adds nothing to the element type */
+        begin_walk(L);
+        if (may_accept_every(L, a)) /* only those are compared: 20,000 closed maps cost their length */
+            cddl_push(L->ctx, &wide, &nwide, sizeof n, &n);
         cddl_push(L->ctx, &alts, &n, sizeof a, &a);
         cddl_push(L->ctx, &locs, &nlocs, sizeof e->loc, &e->loc);
     }

@@ -129,6 +129,15 @@ static void build(const char *name, bounds_case *c)
         tlog_str(&c->input, "\n");
         for (i = 0; i < 20000; i++)
             tlog_printf(&c->input, "M%zu = { f%zu: int }\n", i, i);
+    } else if (strcmp(name, "mixed-array") == 0) {
+        /* an array of 20,000 member kinds: an entry is compared only with those that may shadow it */
+        tlog_str(&c->input, "Root = [ M0");
+        for (i = 1; i < 20000; i++)
+            tlog_printf(&c->input, ", M%zu", i);
+        tlog_str(&c->input, " ]\n");
+        for (i = 0; i < 20000; i++)
+            tlog_printf(&c->input, "M%zu = { f%zu: int }\n", i, i);
+        c->message = "an array of several member kinds read as an array of any of their types";
     } else if (strcmp(name, "generic-instances") == 0) {
         /* 30,000 distinct instances in a non-generic rule: capped, and found by hash, not by scanning */
         tlog_str(&c->input, "Root = { a0: G<0>");

@@ -16,12 +16,22 @@ extern const size_t cddl_embedded_prelude_len;
 /* Largest source accepted: locations are 32-bit byte offsets. */
 #define CDDL_MAX_SOURCE ((size_t)1 << 30)
 
+/*
+ * Most memory one compilation may take: every pass allocates from the
+ * arena, so a schema whose model or output would grow past it (a group of
+ * many members inlined in many maps, a wide generic instantiated thousands
+ * of times) fails with "out of memory" within a bound, instead of taking
+ * the machine's memory. Real schemas use a few MB (WebDriver BiDi ~40 MB).
+ */
+#define CDDL_MAX_MEMORY ((size_t)384 << 20)
+
 void cddl_ctx_init(cddl_ctx *ctx, diag_ctx *diag)
 {
     aps_arena_options opt;
     memset(ctx, 0, sizeof *ctx);
     memset(&opt, 0, sizeof opt);
     opt.chunk_size = 1 << 16;
+    opt.limit = CDDL_MAX_MEMORY;
     aps_arena_init(&ctx->arena, &opt);
     ctx->diag = diag;
 }
@@ -38,7 +48,8 @@ __attribute__((noreturn))
 #endif
 static void out_of_memory(cddl_ctx *ctx)
 {
-    diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory");
+    diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "out of memory: compiling this schema needs more than %zu MB",
+               CDDL_MAX_MEMORY >> 20);
     longjmp(*ctx->oom, 1);
 }
 

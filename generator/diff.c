@@ -436,6 +436,8 @@ static void describe(const schema *s, const ir_type *t, int top, int depth, sbuf
             put(b, "uint .ge %" PRIu64, t->umin);
         else
             put(b, "%" PRIu64 "..%" PRIu64, t->umin, t->umax);
+        if (t->forbidden_bits != 0)
+            put(b, " .bits (clear 0x%" PRIx64 ")", t->forbidden_bits);
         break;
     case IR_FLOAT:
         if (t->has_fmin && t->has_fmax && !t->fmin_excl) {
@@ -609,6 +611,14 @@ static int float_bound(const ir_type *t, int upper, double *v, int *excl)
 static int number_accepts(const ir_type *a, const ir_type *b)
 {
     int side;
+    if (a->kind == IR_UINT && a->forbidden_bits != 0) {
+        /* `.bits`: b's values keep a's forbidden bits clear (a point is tested as itself) */
+        int point = b->kind == IR_UINT ? b->umin == b->umax : b->kind == IR_INT && b->imin == b->imax && b->imin >= 0;
+        uint64_t v = b->kind == IR_UINT ? b->umin : (uint64_t)b->imin;
+        if (point ? (v & a->forbidden_bits) != 0
+                  : b->kind != IR_UINT || (a->forbidden_bits & ~b->forbidden_bits) != 0)
+            return 0;
+    }
     if (a->kind != IR_FLOAT) {
         int no_min = a->kind == IR_INT && a->imin == INT64_MIN;
         int no_max = a->kind == IR_INT ? a->imax == INT64_MAX : a->umax == UINT64_MAX;

@@ -196,7 +196,7 @@ static const char *runtime_desc(const ir_type *t)
     case IR_ANY: return "aps_any_type";
     case IR_BOOL: return "aps_bool_type";
     case IR_INT: return t->imin == INT64_MIN && t->imax == INT64_MAX ? "aps_int_type" : NULL;
-    case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX ? "aps_uint_type" : NULL;
+    case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX && t->forbidden_bits == 0 ? "aps_uint_type" : NULL;
     case IR_FLOAT: return !t->has_fmin && !t->has_fmax ? "aps_float_type" : NULL;
     case IR_TEXT: return unconstrained_text(t) ? "aps_text_type" : NULL;
     case IR_LITERAL:
@@ -493,6 +493,10 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, const char 
         tmpl_flag(C, v, unconstrained_text(t) ? "read_string" : "read_text", 1);
         break;
     case IR_UINT:
+        if (t->forbidden_bits != 0) { /* `.bits`: the descriptor's path checks them */
+            tmpl_flag(C, v, "read_table", 1);
+            break;
+        }
         tmpl_flag(C, v, "read_uint", 1);
         tmpl_set(C, v, "min", uint_lit(E, t->umin));
         tmpl_set(C, v, "max", uint_lit(E, t->umax));
@@ -529,6 +533,10 @@ static bool fast_check(emitter *E, const ir_type *type, const char *target, cons
         return true;
     case IR_INT:
     case IR_UINT:
+        if (t->kind == IR_UINT && t->forbidden_bits != 0) { /* `.bits`: the descriptor's path checks them */
+            tmpl_flag(C, v, "check_table", 1);
+            return true;
+        }
         lo = t->kind == IR_INT ? t->imin > INT64_MIN : t->umin > 0;
         hi = t->kind == IR_INT ? t->imax < INT64_MAX : t->umax < UINT64_MAX;
         tmpl_set(C, v, "min", t->kind == IR_INT ? int_lit(E, t->imin) : uint_lit(E, t->umin));
@@ -699,6 +707,7 @@ static void describe_scalar(emitter *E, const ir_type *t, tmpl_value *d)
     case IR_UINT:
         p[0] = field_if(E, 1, "min", uint_lit(E, t->umin));
         p[1] = field_if(E, 1, "max", uint_lit(E, t->umax));
+        p[2] = field_if(E, t->forbidden_bits != 0, "forbidden_bits", mask_lit(E, t->forbidden_bits));
         tmpl_set(C, d, "union_member", "u");
         break;
     case IR_FLOAT:
@@ -1306,14 +1315,14 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     snprintf(path, sizeof path, "%s/%s.h", opt->out_dir, opt->prefix);
     if (cddl_outfile_open(ctx, &out, path) == NULL)
         return 1;
-    errors += tmpl_render(ctx, &src, "header.h", data, out.f);
+    errors += tmpl_render(ctx, &src, "header.h", data, out.f, path, CDDL_MAX_OUTPUT);
     errors += cddl_outfile_commit(ctx, &out, errors == 0);
     if (errors != 0)
         return errors;
     snprintf(path, sizeof path, "%s/%s.c", opt->out_dir, opt->prefix);
     if (cddl_outfile_open(ctx, &out, path) == NULL)
         return 1;
-    errors += tmpl_render(ctx, &src, "source.c", data, out.f);
+    errors += tmpl_render(ctx, &src, "source.c", data, out.f, path, CDDL_MAX_OUTPUT);
     errors += cddl_outfile_commit(ctx, &out, errors == 0);
     return errors;
 }

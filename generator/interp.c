@@ -168,6 +168,7 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
         d->size = sizeof(uint64_t);
         d->u.u.min = t->umin;
         d->u.u.max = t->umax;
+        d->u.u.forbidden_bits = t->forbidden_bits;
         break;
     case IR_FLOAT:
         d->kind = APS_K_FLOAT;

@@ -60,11 +60,14 @@ struct ir_type {
     ast_doc doc;
     src_loc loc;         /* where it is defined */
     int order_state;     /* emitter's dependency walk: 0 new, 1 in progress, 2 done */
+    size_t walk;         /* lowering's walks over choices: the last that visited this type */
+    int json_class;      /* IR_UNION, once classified: lowering's json_class + 1 (a cache) */
     size_t index;        /* position in ir_module.types */
 
     /* IR_INT / IR_UINT / IR_FLOAT */
     int64_t imin, imax;
     uint64_t umin, umax;
+    uint64_t forbidden_bits; /* IR_UINT: bits that must be clear, those `.bits` does not list */
     double fmin, fmax;
     bool has_fmin, has_fmax, fmin_excl, fmax_excl;
     /* IR_TEXT */

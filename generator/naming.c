@@ -146,7 +146,7 @@ void naming_set_add(cddl_ctx *ctx, naming_set *s, const char *name)
     if ((s->count + 1) * 2 > s->cap) {
         struct naming_slot *old = s->slots;
         size_t i, oldcap = s->cap;
-        s->cap = oldcap ? oldcap * 2 : 64;
+        s->cap = oldcap ? oldcap * 2 : 8; /* most sets hold a few names: one per small struct */
         s->slots = cddl_alloc(ctx, s->cap * sizeof *s->slots); /* zeroed */
         for (i = 0; i < oldcap; i++)
             if (old[i].name != NULL)

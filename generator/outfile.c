@@ -41,19 +41,14 @@ FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path)
 
 int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok)
 {
-    long size;
     int failed;
     if (o->f == NULL)
         return 1;
     failed = ferror(o->f) != 0;
-    size = ftell(o->f);
     failed |= fclose(o->f) != 0;
     o->f = NULL;
     if (ok && failed)
         diag_plain(ctx->diag, DIAG_ERROR, o->path, "cannot write: %s", strerror(errno));
-    else if (ok && size > CDDL_MAX_OUTPUT)
-        diag_plain(ctx->diag, DIAG_ERROR, o->path, "the generated file would be larger than %ld MB: not written",
-                   CDDL_MAX_OUTPUT >> 20);
     else if (ok && rename(o->tmp, o->path) != 0)
         diag_plain(ctx->diag, DIAG_ERROR, o->path, "cannot write: %s", strerror(errno));
     else if (ok)

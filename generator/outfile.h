@@ -12,8 +12,8 @@
 
 #include "cddl.h"
 
-/* Largest file cddlgen writes: past it the output is refused, not written. */
-#define CDDL_MAX_OUTPUT ((long)256 << 20)
+/* Largest file cddlgen generates: past it the output is refused, not written (see tmpl_render). */
+#define CDDL_MAX_OUTPUT ((size_t)256 << 20)
 
 typedef struct cddl_outfile {
     FILE *f;            /* write here between open and commit */
@@ -25,10 +25,9 @@ typedef struct cddl_outfile {
 FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path);
 
 /*
- * Closes the temporary file and renames it over the target; when `ok` is 0,
- * a write failed or the file is larger than CDDL_MAX_OUTPUT, removes it
- * instead. Returns 0 when the target was replaced, else 1 (reported unless
- * `ok` was 0, whose cause the caller reported).
+ * Closes the temporary file and renames it over the target; when `ok` is 0
+ * (the caller reported why) or a write failed, removes it instead. Returns
+ * 0 when the target was replaced, else 1.
  */
 int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok);
 

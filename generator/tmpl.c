@@ -53,9 +53,12 @@ tmpl_value *tmpl_put(cddl_ctx *ctx, tmpl_value *obj, const char *key, tmpl_value
 
 tmpl_value *tmpl_set(cddl_ctx *ctx, tmpl_value *obj, const char *key, const char *s)
 {
-    tmpl_value *v = cddl_alloc(ctx, sizeof *v);
+    size_t len = strlen(s);
+    tmpl_value *v = cddl_alloc(ctx, sizeof *v + len + 1); /* one allocation: emission makes millions */
+    char *copy = (char *)(v + 1);
+    memcpy(copy, s, len);
     v->kind = TV_STR;
-    v->str = cddl_strdup(ctx, s, strlen(s));
+    v->str = copy;
     return tmpl_put(ctx, obj, key, v);
 }
 
@@ -71,8 +74,9 @@ tmpl_value *tmpl_setf(cddl_ctx *ctx, tmpl_value *obj, const char *key, const cha
 
 void tmpl_flag(cddl_ctx *ctx, tmpl_value *obj, const char *key, int cond)
 {
+    static tmpl_value one = { TV_STR, "1", NULL, NULL, 0 }; /* values are never changed once set */
     if (cond)
-        tmpl_set(ctx, obj, key, "1");
+        tmpl_put(ctx, obj, key, &one);
 }
 
 void tmpl_append(cddl_ctx *ctx, tmpl_value *list, tmpl_value *item)
@@ -97,7 +101,20 @@ typedef struct render {
     int top;
     int errors;
     int depth;  /* partial nesting */
+    size_t written, max_bytes;
+    int too_large; /* the output would pass max_bytes: nothing more is written */
 } render;
+
+/* Writes text to the output while it stays within max_bytes, so no schema can write far past it. */
+static void put(render *r, const char *p, size_t n)
+{
+    if (r->too_large || n > r->max_bytes - r->written) {
+        r->too_large = 1;
+        return;
+    }
+    fwrite(p, 1, n, r->out);
+    r->written += n;
+}
 
 static const tmpl_value *lookup(const render *r, const char *name, size_t len)
 {
@@ -164,13 +181,13 @@ static void render_span(render *r, const char *tname, const char *text, const ch
                         const char *to)
 {
     const char *p = from;
-    while (p < to) {
+    while (p < to && !r->too_large) {
         const char *open = strstr(p, "{{"), *close, *name, *drop_from, *drop_to;
         size_t len;
         char sigil;
         int alone;
         if (open == NULL || open >= to) {
-            fwrite(p, 1, (size_t)(to - p), r->out);
+            put(r, p, (size_t)(to - p));
             return;
         }
         close = strstr(open + 2, "}}");
@@ -185,7 +202,7 @@ static void render_span(render *r, const char *tname, const char *text, const ch
                 standalone(text, to, open, close + 2, &drop_from, &drop_to);
         if (!alone)
             drop_from = open, drop_to = close + 2;
-        fwrite(p, 1, (size_t)(drop_from - p), r->out);
+        put(r, p, (size_t)(drop_from - p));
         p = drop_to;
         if (sigil == '#' || sigil == '^') {
             /* find the matching close tag, counting nested sections of the same name */
@@ -257,7 +274,7 @@ static void render_span(render *r, const char *tname, const char *text, const ch
             if (v == NULL || v->kind != TV_STR)
                 fail(r, tname, text, open, "no string value for", len, name);
             else
-                fputs(v->str, r->out);
+                put(r, v->str, strlen(v->str));
         }
     }
 }
@@ -296,7 +313,8 @@ static const char *template_text(render *r, const char *name, size_t *len, char 
     return NULL;
 }
 
-int tmpl_render(cddl_ctx *ctx, const tmpl_source *src, const char *name, const tmpl_value *data, FILE *out)
+int tmpl_render(cddl_ctx *ctx, const tmpl_source *src, const char *name, const tmpl_value *data, FILE *out,
+                const char *out_name, size_t max_bytes)
 {
     render r;
     size_t len;
@@ -306,6 +324,7 @@ int tmpl_render(cddl_ctx *ctx, const tmpl_source *src, const char *name, const t
     r.ctx = ctx;
     r.src = src;
     r.out = out;
+    r.max_bytes = max_bytes;
     r.stack[r.top++] = data;
     text = template_text(&r, name, &len, &owned);
     if (text == NULL) {
@@ -314,5 +333,10 @@ int tmpl_render(cddl_ctx *ctx, const tmpl_source *src, const char *name, const t
     }
     render_span(&r, name, text, text, text + len);
     free(owned);
+    if (r.too_large) {
+        diag_plain(ctx->diag, DIAG_ERROR, out_name, "the generated file would be larger than %zu MB: not written",
+                   max_bytes >> 20);
+        r.errors++;
+    }
     return r.errors;
 }

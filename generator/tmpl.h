@@ -44,8 +44,12 @@ typedef struct tmpl_set_src {
 /*
  * Renders template `name` with `data` to `out`. Unknown variables, unclosed
  * sections and missing templates are reported as errors through ctx->diag
- * (with the template name and line). Returns 0 or the number of errors.
+ * (with the template name and line). Output that would pass `max_bytes` is
+ * an error naming `out_name`, and writing stops there (checked at every
+ * write, not after: a schema cannot make it write gigabytes first).
+ * Returns 0 or the number of errors.
  */
-int tmpl_render(cddl_ctx *ctx, const tmpl_source *src, const char *name, const tmpl_value *data, FILE *out);
+int tmpl_render(cddl_ctx *ctx, const tmpl_source *src, const char *name, const tmpl_value *data, FILE *out,
+                const char *out_name, size_t max_bytes);
 
 #endif

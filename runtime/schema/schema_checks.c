@@ -150,7 +150,11 @@ void aps_schema_priv_int_range(char *buf, size_t cap, const aps_type *t, const c
                                size_t got_len)
 {
     int n = (int)(got_len > 40 ? 40 : got_len);
-    if (t->kind == APS_K_UINT)
+    if (t->kind == APS_K_UINT && t->u.u.forbidden_bits != 0)
+        snprintf(buf, cap, "expected an integer in %llu..%llu with no bit of 0x%llx set; got %.*s",
+                 (unsigned long long)t->u.u.min, (unsigned long long)t->u.u.max,
+                 (unsigned long long)t->u.u.forbidden_bits, n, got);
+    else if (t->kind == APS_K_UINT)
         snprintf(buf, cap, "expected an integer in %llu..%llu; got %.*s",
                  (unsigned long long)t->u.u.min, (unsigned long long)t->u.u.max, n, got);
     else

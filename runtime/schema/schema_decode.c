@@ -208,7 +208,8 @@ static aps_status decode_int(dctx *c, const aps_type *t, int64_t *out)
 static aps_status decode_uint(dctx *c, const aps_type *t, uint64_t *out)
 {
     uint64_t v;
-    if (APS_UNLIKELY(aps_json_read_uint64(c->r, &v, NULL) != APS_OK || v < t->u.u.min || v > t->u.u.max))
+    if (APS_UNLIKELY(aps_json_read_uint64(c->r, &v, NULL) != APS_OK || v < t->u.u.min || v > t->u.u.max ||
+                     (v & t->u.u.forbidden_bits) != 0))
         return fail_integer(c, t);
     *out = v;
     return APS_OK;

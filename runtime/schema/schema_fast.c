@@ -193,7 +193,8 @@ static inline const char *fast_int(fast_ctx *c, const aps_type *t, const char *p
 {
     if (t->kind == APS_K_INT)
         return aps_fast_int(c, p, t->u.i.min, t->u.i.max, (int64_t *)out);
-    return aps_fast_uint(c, p, t->u.u.min, t->u.u.max, (uint64_t *)out);
+    p = aps_fast_uint(c, p, t->u.u.min, t->u.u.max, (uint64_t *)out);
+    return p != NULL && (*(uint64_t *)out & t->u.u.forbidden_bits) != 0 ? NULL : p;
 }
 
 static const char *fast_float(const aps_type *t, const char *p, const char *end, double *out)

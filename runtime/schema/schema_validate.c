@@ -223,7 +223,7 @@ static inline aps_status check(vctx *v, const aps_type *t, const void *value, si
     }
     case APS_K_UINT: {
         uint64_t x = *(const uint64_t *)value;
-        return x < t->u.u.min || x > t->u.u.max ? int_range_fail(v, t, value) : APS_OK;
+        return x < t->u.u.min || x > t->u.u.max || (x & t->u.u.forbidden_bits) != 0 ? int_range_fail(v, t, value) : APS_OK;
     }
     case APS_K_FLOAT:
         return check_float(v, t, *(const double *)value);

@@ -65,7 +65,7 @@ typedef enum aps_kind {
     APS_K_ANY,     /* aps_json_raw: any JSON value, kept as written */
     APS_K_BOOL,    /* bool */
     APS_K_INT,     /* int64_t within [u.i.min, u.i.max] */
-    APS_K_UINT,    /* uint64_t within [u.u.min, u.u.max] */
+    APS_K_UINT,    /* uint64_t within [u.u.min, u.u.max], none of u.u.forbidden_bits set */
     APS_K_FLOAT,   /* double: any JSON number, within optional bounds */
     APS_K_TEXT,    /* aps_slice: a string, with optional byte-size bounds and pattern */
     APS_K_LITERAL, /* nothing stored: exactly one value (u.lit) */
@@ -149,7 +149,10 @@ struct aps_type {
     size_t size;              /* sizeof the C representation (0 for APS_K_LITERAL) */
     union {
         struct { int64_t min, max; } i;
-        struct { uint64_t min, max; } u;
+        struct {
+            uint64_t min, max;
+            uint64_t forbidden_bits;     /* bits that must be clear: those `.bits` does not list; 0 for none */
+        } u;
         struct { double min, max; bool has_min, has_max, min_exclusive, max_exclusive; } f;
         aps_type_text text;
         aps_literal lit;

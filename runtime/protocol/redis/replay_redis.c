@@ -112,8 +112,9 @@ static const char values_lua[] =
  * {epoch, first, drops, last, oldest, {}, baseline (seq, record pairs),
  * baseline namespaces, baseline bytes}. `oldest` is the oldest seq of the
  * window, the last max_events seqs: `MAXLEN ~` leaves a few older entries
- * in the stream, and readers must not see them (see "Trimming" in docs/redis.md). The entries come from an XRANGE in the same MULTI: Lua
- * would copy every entry into tables and back, several times the cost.
+ * in the stream, and readers must not see them (docs/redis.md, "Trimming").
+ * The entries come from an XRANGE in the same MULTI: Lua would copy every
+ * entry into tables and back, several times the cost.
  */
 static const char snapshot_lua[] =
     "local m = redis.call('HMGET', KEYS[2], 'epoch', 'first', 'drops', 'vbytes')\n"
@@ -406,8 +407,8 @@ static aps_status ready(redis_store *r, int producer, aps_error *err)
 /*
  * Appends are formatted here, as RESP, into one reusable buffer (r->out)
  * and handed to hiredis a chunk at a time (redisAppendFormattedCommand):
- * hiredis's own formatting (sds strings, a printf per argument) cost more
- * client time than Redis spent on the XADD (measured with perf).
+ * hiredis's own formatting (sds strings, a printf per argument) was most of
+ * the client's time per append (perf; docs/redis.md, "Benchmark").
  */
 
 /* Room for `more` bytes in r->out; -1 out of memory. */
@@ -485,7 +486,9 @@ static int format_append(redis_store *r, const aps_replay_store_item *it, const 
                          size_t rec_len, const char *tok, size_t tok_len)
 {
     const char *trim = r->exact ? "=" : "~";
-    size_t fixed = 16 * ARG_ROOM(64) + r->keys_len + ARG_ROOM(rec_len) + ARG_ROOM(tok_len);
+    /* at most 16 short arguments (each < 64 bytes), the keys, the record, the tag */
+    size_t fixed = 16 * ARG_ROOM(64) + r->keys_len + K_COUNT * ARG_ROOM(0) + ARG_ROOM(rec_len) +
+                   ARG_ROOM(tok_len);
     int i;
     if (it->meta.channel != APS_CHANNEL_VALUES) {
         if (out_reserve(r, fixed) != 0)

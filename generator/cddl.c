@@ -21,7 +21,7 @@ extern const size_t cddl_embedded_prelude_len;
  * arena, so a schema whose model or output would grow past it (a group of
  * many members inlined in many maps, a wide generic instantiated thousands
  * of times) fails with "out of memory" within a bound, instead of taking
- * the machine's memory. Real schemas use a few MB (WebDriver BiDi ~40 MB).
+ * the machine's memory. Real schemas use a few MB (WebDriver BiDi, all: 16 MB).
  */
 #define CDDL_MAX_MEMORY ((size_t)384 << 20)
 

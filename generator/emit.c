@@ -1305,6 +1305,8 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     tmpl_put(ctx, data, "descs", E.descs);
     if (ctx->diag->errors > before)
         return (int)(ctx->diag->errors - before);
+    if (opt->out_dir == NULL)
+        return 0; /* `check`: the emitter's own checks (declaration order) ran, nothing is written */
 
     /* cddlgen's main makes the folder and its parents (mkdir -p); this covers other callers */
     if (mkdir(opt->out_dir, 0777) != 0 && errno != EEXIST) {

@@ -11,7 +11,7 @@
 
 typedef struct emit_options {
     const char *prefix;        /* for every exported symbol: "ap" */
-    const char *out_dir;       /* where PREFIX.h and PREFIX.c go */
+    const char *out_dir;       /* where PREFIX.h and PREFIX.c go; NULL: check only, write nothing */
     const char *templates_dir; /* NULL: the built-in templates */
 } emit_options;
 

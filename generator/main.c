@@ -234,18 +234,25 @@ static int parse_args(int argc, char **argv, options *o)
 
 typedef enum action { ACT_CHECK, ACT_PRINT, ACT_GENERATE } action;
 
-/* Writes PREFIX.h and PREFIX.c for a lowered unit. Returns 0, 1 schema errors, 2 I/O error. */
-static int generate(cddl_ctx *ctx, cddl_unit *u, const options *o)
+/*
+ * Writes PREFIX.h and PREFIX.c for a lowered unit; with `check_only`,
+ * everything but the writing, so `check` says what generate would.
+ * Returns 0, 1 schema errors, 2 I/O error.
+ */
+static int generate(cddl_ctx *ctx, cddl_unit *u, const options *o, int check_only)
 {
     const char *base = strrchr(u->path, '/');
     unsigned errors_before = ctx->diag->errors;
+    emit_options eo = o->emit;
+    if (check_only)
+        eo.out_dir = NULL;
     u->mod.schema_name = base ? base + 1 : u->path;
     /* the --out folder with its parents, as mkdir -p; failing here is an I/O error (2) */
-    if (cddl_outfile_mkdirs(ctx, o->emit.out_dir) != 0)
+    if (!check_only && cddl_outfile_mkdirs(ctx, o->emit.out_dir) != 0)
         return 2;
-    if (emit_module(ctx, &u->mod, &o->emit) != 0)
+    if (emit_module(ctx, &u->mod, &eo) != 0)
         return ctx->diag->errors > errors_before ? 1 : 2;
-    if (o->embed_runtime && embed_runtime(ctx, &o->emit) != 0)
+    if (!check_only && o->embed_runtime && embed_runtime(ctx, &o->emit) != 0)
         return 2;
     return 0;
 }
@@ -272,8 +279,8 @@ static int compile_file(const char *path, action act, const options *o, diag_ctx
         ctx.oom = &oom;
         if (act == ACT_PRINT)
             cddl_print(stdout, u.doc);
-        else if (act == ACT_GENERATE)
-            rc = generate(&ctx, &u, o);
+        else if (act == ACT_GENERATE || !o->syntax_only)
+            rc = generate(&ctx, &u, o, act == ACT_CHECK);
     }
     cddl_unit_deinit(&u);
     cddl_ctx_deinit(&ctx);

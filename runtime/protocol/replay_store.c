@@ -1,5 +1,10 @@
 /* replay_store.c - the replay store interface and its in-memory backend
  * (see aps/replay_store.h). */
+/* clock_gettime for the blocking reads' deadline is POSIX: asked for here,
+ * so -std=c99 builds of the runtime need no feature macro of their own. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "aps/replay_store.h"
 
 #include <errno.h>

@@ -1,0 +1,92 @@
+/* ap_replay.c - decoded events into the replay buffer, requests into filters (see ap_replay.h). */
+#include "ap_replay.h"
+
+#include <string.h>
+
+#include "ap_route.h"
+#include "ap_transport.h"
+
+void ap_event_replay_meta(const ap_event_t *ev, aps_replay_meta *meta)
+{
+    memset(meta, 0, sizeof *meta);
+    if (ev->has_event_id)
+        meta->event_id = ev->event_id;
+    meta->channel = ap_event_channel(ev);
+    meta->custom_name = ap_event_custom_name(ev);
+    meta->ns = ap_event_namespace(ev);
+}
+
+aps_status ap_replay_append_sse(aps_replay *rb, ap_message_t *msg, aps_sse_writer *sse, aps_json_writer *json,
+                                uint64_t *seq, aps_error *err)
+{
+    aps_replay_meta meta;
+    aps_status st;
+    if (msg->kind != AP_MESSAGE_EVENT)
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "only events are kept for replay");
+    if (!msg->u.event.has_seq) {
+        msg->u.event.has_seq = true;
+        msg->u.event.seq = aps_replay_next_seq(rb);
+    }
+    aps_sse_writer_reset(sse);
+    if ((st = ap_message_write_sse(msg, sse, json, NULL, err)) != APS_OK)
+        return st;
+    ap_event_replay_meta(&msg->u.event, &meta);
+    return aps_replay_append(rb, sse->buf, aps_sse_writer_length(sse), &meta, seq, err);
+}
+
+/* The wire name of a channel of the request: the schema's spelling, or the text of one it does not know. */
+static aps_slice channel_name(const ap_channel_t *c)
+{
+    const aps_type *ch = &ap_channel_type;
+    aps_slice s;
+    if (c->kind == AP_CHANNEL_OTHER || c->kind < 1 || (size_t)c->kind > ch->u.enm.count)
+        return c->other;
+    s.ptr = ch->u.enm.values[c->kind - 1].text;
+    s.len = ch->u.enm.values[c->kind - 1].len;
+    return s;
+}
+
+aps_status ap_filter_init_request(aps_filter *f, const ap_event_stream_request_t *req, aps_arena *arena,
+                                  aps_error *err)
+{
+    aps_filter_spec spec;
+    aps_slice *names;
+    aps_namespace *prefixes = NULL;
+    size_t i;
+    memset(&spec, 0, sizeof spec);
+    names = aps_arena_alloc(arena, (req->channels.count + 1) * sizeof *names);
+    if (names == NULL)
+        return aps_error_set(err, APS_E_NOMEM, 0, "out of memory");
+    for (i = 0; i < req->channels.count; i++)
+        names[i] = channel_name(&req->channels.items[i]);
+    spec.channels = names;
+    spec.channel_count = req->channels.count;
+    if (req->has_namespaces && req->namespaces.count > 0) {
+        prefixes = aps_arena_alloc(arena, req->namespaces.count * sizeof *prefixes);
+        if (prefixes == NULL)
+            return aps_error_set(err, APS_E_NOMEM, 0, "out of memory");
+        for (i = 0; i < req->namespaces.count; i++) {
+            prefixes[i].segments = req->namespaces.items[i].items;
+            prefixes[i].count = req->namespaces.items[i].count;
+        }
+        spec.namespaces = prefixes;
+        spec.namespace_count = req->namespaces.count;
+    }
+    spec.has_depth = req->has_depth;
+    spec.depth = req->depth;
+    return aps_filter_init(f, &spec, NULL, err);
+}
+
+aps_replay_start ap_replay_start_request(const ap_event_stream_request_t *req)
+{
+    aps_replay_start start;
+    memset(&start, 0, sizeof start);
+    if (req->has_since) {
+        start.from = APS_REPLAY_FROM_SEQ;
+        start.seq = req->since;
+    } else if (req->has_since_event_id) {
+        start.from = APS_REPLAY_FROM_EVENT_ID;
+        start.event_id = req->since_event_id;
+    }
+    return start;
+}

@@ -1,6 +1,6 @@
 # The example-* tests (see CMakeLists.txt here), one MODE each.
 # Inputs: MODE SOURCE (examples/) SCRATCH PREFIX (an installed cddlgen) CC
-#         GENERATOR BUILD_TYPE APSTREAM EXTRA_FLAGS
+#         GENERATOR BUILD_TYPE APSTREAM EXTRA_FLAGS [TRACE]
 cmake_minimum_required(VERSION 3.20)
 set(bin ${SCRATCH}/build)
 
@@ -67,6 +67,11 @@ elseif(MODE STREQUAL "consumer")
   if(m LESS 2 OR t LESS 1)
     message(FATAL_ERROR "capture.sse should assemble to 2 messages and a tool run; got:\n${got}")
   endif()
+
+elseif(MODE STREQUAL "consumer_trace")
+  run(COMMAND ${bin}/consumer ${TRACE} OUT got EXPECT_RC 1)
+  run(COMMAND ${APSTREAM} assemble ${TRACE} OUT want) # warnings only: exit 0
+  expect_same("consumer on the shared trace, against apstream assemble" "${got}" "${want}")
 
 elseif(MODE STREQUAL "producer")
   file(MAKE_DIRECTORY ${SCRATCH})

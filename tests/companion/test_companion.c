@@ -158,6 +158,22 @@ static void check_route(const char *json, size_t len, const ap_event_t *ev, aps_
     CHECK_INT(meta.channel, ap_event_channel(ev));
     CHECK(ev->has_event_id ? same_slice(meta.event_id, ev->event_id) : meta.event_id.ptr == NULL);
     CHECK_INT(meta.ns.count, got.count);
+    {
+        /* placed elsewhere: the getters see the new place */
+        static const aps_slice where[] = { { "a", 1 }, { "b:2", 3 } };
+        aps_namespace to = { where, 2 };
+        aps_slice node = { "n", 1 };
+        ap_event_t moved = *ev;
+        CHECK_INT(ap_event_set_place(&moved, to, node, 42), APS_OK);
+        got = ap_event_namespace(&moved);
+        CHECK(got.count == 2 && got.segments == where);
+        if (moved.event_data.kind == AP_EVENT_DATA_MESSAGES_EVENT)
+            CHECK(moved.event_data.u.messages_event.params.has_node &&
+                  same_slice(moved.event_data.u.messages_event.params.node, node) &&
+                  moved.event_data.u.messages_event.params.timestamp == 42);
+        moved.event_data.kind = AP_EVENT_DATA_UNKNOWN;
+        CHECK_INT(ap_event_set_place(&moved, to, node, 42), APS_E_ARGUMENT);
+    }
 }
 
 static void check_jsonl(const ap_message_t *msg, aps_arena *arena)
@@ -287,11 +303,10 @@ static void replay_finish(replay_check *r)
     size_t n = 0;
     aps_arena_init(&arena, NULL);
     CHECK_INT(ap_event_stream_request_decode(request, sizeof request - 1, &arena, &req, &err), APS_OK);
-    CHECK_INT(ap_filter_init_request(&filter, &req, &arena, &err), APS_OK);
     start = ap_replay_start_request(&req);
     CHECK_INT(start.from, APS_REPLAY_FROM_SEQ);
     CHECK_INT(start.seq, 1);
-    CHECK_INT(aps_replay_cursor_init(&cur, &r->rb, &filter, &start), APS_OK);
+    CHECK_INT(ap_replay_subscribe(&cur, &filter, &r->rb, &req, &arena, &err), APS_OK);
     CHECK_INT(aps_replay_read(&r->rb, &cur, 100000, collect, r, &n, &gap), APS_OK);
     CHECK_INT(n, r->matching);
     CHECK(r->matching > 20);

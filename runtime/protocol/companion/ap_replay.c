@@ -90,3 +90,17 @@ aps_replay_start ap_replay_start_request(const ap_event_stream_request_t *req)
     }
     return start;
 }
+
+aps_status ap_replay_subscribe(aps_replay_cursor *cur, aps_filter *filter, aps_replay *rb,
+                               const ap_event_stream_request_t *req, aps_arena *arena, aps_error *err)
+{
+    aps_replay_start from = ap_replay_start_request(req);
+    aps_status st = ap_filter_init_request(filter, req, arena, err);
+    if (st != APS_OK)
+        return st;
+    if ((st = aps_replay_cursor_init(cur, rb, filter, &from)) != APS_OK) {
+        aps_filter_deinit(filter);
+        return aps_error_set(err, st, 0, "the replay cursor could not start: %s", aps_status_str(st));
+    }
+    return APS_OK;
+}

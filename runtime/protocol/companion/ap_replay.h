@@ -12,9 +12,8 @@
  *
  * A reconnecting client's request:
  *
- *     if (ap_filter_init_request(&filter, &req, &arena, &err) != APS_OK) ... answer invalid_argument
- *     aps_replay_start from = ap_replay_start_request(&req);
- *     aps_replay_cursor_init(&cur, &rb, &filter, &from);  then aps_replay_read: the stored bytes are SSE
+ *     if (ap_replay_subscribe(&cur, &filter, &rb, &req, &arena, &err) != APS_OK) ... answer invalid_argument
+ *     then aps_replay_read(&rb, &cur, ...): the stored bytes are SSE; aps_filter_deinit(&filter) at the end
  *
  * Thread-safety: reentrant; appends follow the rules of aps/replay.h (one
  * writer: ap_replay_append_sse reads the next seq, then appends).
@@ -68,6 +67,17 @@ APS_NODISCARD aps_status ap_filter_init_request(aps_filter *f, const ap_event_st
  * The event id is borrowed from `req`. Thread-safe.
  */
 aps_replay_start ap_replay_start_request(const ap_event_stream_request_t *req);
+
+/*
+ * A subscriber's request in one call: compiles its filter into `filter`
+ * (ap_filter_init_request; the caller releases it with aps_filter_deinit
+ * after the cursor's last use) and starts `cur` on `rb` where it resumes
+ * (ap_replay_start_request). Returns APS_OK, ap_filter_init_request's
+ * statuses, or aps_replay_cursor_init's (the filter is then released).
+ */
+APS_NODISCARD aps_status ap_replay_subscribe(aps_replay_cursor *cur, aps_filter *filter, aps_replay *rb,
+                                             const ap_event_stream_request_t *req, aps_arena *arena,
+                                             aps_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,32 +18,61 @@ aps_channel ap_event_channel(const ap_event_t *ev)
     return aps_channel_of_method(m.ptr, m.len);
 }
 
-/* The generated namespace of each kind of event: every EventData alternative has params.namespace. */
-static const ap_namespace_t *namespace_of(const ap_event_data_t *d)
+/* Where an event is: every EventData alternative has params.namespace and params.timestamp; messages
+ * and tools events also a node. All NULL for an unknown kind. */
+typedef struct place {
+    ap_namespace_t *ns;
+    ap_timestamp_t *timestamp;
+    bool *has_node;
+    aps_slice *node;
+} place;
+
+#define PLACE(params) (p.ns = &(params).namespace_, p.timestamp = &(params).timestamp)
+#define PLACE_NODE(params) (PLACE(params), p.has_node = &(params).has_node, p.node = &(params).node)
+
+static place place_of(ap_event_data_t *d)
 {
+    place p = { NULL, NULL, NULL, NULL };
     switch (d->kind) {
-    case AP_EVENT_DATA_LIFECYCLE_EVENT: return &d->u.lifecycle_event.params.namespace_;
-    case AP_EVENT_DATA_MESSAGES_EVENT: return &d->u.messages_event.params.namespace_;
-    case AP_EVENT_DATA_TOOLS_EVENT: return &d->u.tools_event.params.namespace_;
-    case AP_EVENT_DATA_INPUT_EVENT: return &d->u.input_event.params.namespace_;
-    case AP_EVENT_DATA_VALUES_EVENT: return &d->u.values_event.params.namespace_;
-    case AP_EVENT_DATA_UPDATES_EVENT: return &d->u.updates_event.params.namespace_;
-    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return &d->u.checkpoints_event.params.namespace_;
-    case AP_EVENT_DATA_TASKS_EVENT: return &d->u.tasks_event.params.namespace_;
-    case AP_EVENT_DATA_CUSTOM_EVENT: return &d->u.custom_event.params.namespace_;
-    default: return NULL;
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: PLACE(d->u.lifecycle_event.params); break;
+    case AP_EVENT_DATA_MESSAGES_EVENT: PLACE_NODE(d->u.messages_event.params); break;
+    case AP_EVENT_DATA_TOOLS_EVENT: PLACE_NODE(d->u.tools_event.params); break;
+    case AP_EVENT_DATA_INPUT_EVENT: PLACE(d->u.input_event.params); break;
+    case AP_EVENT_DATA_VALUES_EVENT: PLACE(d->u.values_event.params); break;
+    case AP_EVENT_DATA_UPDATES_EVENT: PLACE(d->u.updates_event.params); break;
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: PLACE(d->u.checkpoints_event.params); break;
+    case AP_EVENT_DATA_TASKS_EVENT: PLACE(d->u.tasks_event.params); break;
+    case AP_EVENT_DATA_CUSTOM_EVENT: PLACE(d->u.custom_event.params); break;
+    default: break;
     }
+    return p;
 }
 
 aps_namespace ap_event_namespace(const ap_event_t *ev)
 {
     aps_namespace ns = { NULL, 0 };
-    const ap_namespace_t *n = namespace_of(&ev->event_data);
-    if (n != NULL) {
-        ns.segments = n->items;
-        ns.count = n->count;
+    /* read only: the cast lets one table serve the getter and the setter */
+    place p = place_of((ap_event_data_t *)&ev->event_data);
+    if (p.ns != NULL) {
+        ns.segments = p.ns->items;
+        ns.count = p.ns->count;
     }
     return ns;
+}
+
+aps_status ap_event_set_place(ap_event_t *ev, aps_namespace ns, aps_slice node, uint64_t timestamp)
+{
+    place p = place_of(&ev->event_data);
+    if (p.ns == NULL)
+        return APS_E_ARGUMENT;
+    p.ns->items = (aps_slice *)ns.segments; /* borrowed, as every slice of a value built in C */
+    p.ns->count = ns.count;
+    *p.timestamp = timestamp;
+    if (p.node != NULL) {
+        *p.has_node = node.ptr != NULL;
+        *p.node = node;
+    }
+    return APS_OK;
 }
 
 aps_slice ap_event_custom_name(const ap_event_t *ev)

@@ -68,15 +68,13 @@ int main(void)
 {
     static const char *deltas[] = { "Lyon to Turin ", "is about 312 km ", "by road." };
     static const aps_json_raw input = { "{\"from\":\"Lyon\",\"to\":\"Turin\"}", 28 }, output = { "{\"km\":312}", 10 };
-    aps_replay_options opt = { 0 };
     ap_message_t m = { AP_MESSAGE_UNKNOWN };
     ap_messages_data_t *d = &m.u.event.event_data.u.messages_event.params.data;
     ap_tools_data_t *t = &m.u.event.event_data.u.tools_event.params.data;
-    aps_error err = APS_ERROR_INIT;
     int i;
     aps_sse_writer_init_buffer(&sse, frame, sizeof frame);
     aps_json_writer_init(&json, NULL);
-    if (aps_replay_init(&replay, &opt, &err) != APS_OK)
+    if (aps_replay_init(&replay, NULL, NULL) != APS_OK)
         return 1;
     m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_MESSAGES_EVENT;
     d->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;

@@ -68,7 +68,7 @@ int main(void)
 {
     static const char *deltas[] = { "Lyon to Turin ", "is about 312 km ", "by road." };
     static const aps_json_raw input = { "{\"from\":\"Lyon\",\"to\":\"Turin\"}", 28 }, output = { "{\"km\":312}", 10 };
-    ap_message_t m = { AP_MESSAGE_UNKNOWN };
+    ap_message_t m = { 0 };
     ap_messages_data_t *d = &m.u.event.event_data.u.messages_event.params.data;
     ap_tools_data_t *t = &m.u.event.event_data.u.tools_event.params.data;
     int i;

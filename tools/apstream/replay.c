@@ -120,7 +120,7 @@ static int envelope_meta(const aps_record *rec, aps_arena *arena, aps_replay_met
         }
         segs[n++] = seg;
     }
-    meta->ns.segments = segs;
+    meta->ns.items = segs;
     meta->ns.count = n;
     return 0;
 }
@@ -156,10 +156,8 @@ static int load_event(void *user, const aps_record *rec)
         meta.channel = aps_channel_of_method(method.ptr, method.len);
     }
     event_meta(&ev, &ns, &meta.custom_name);
-    if (ns != NULL) {
-        meta.ns.segments = ns->items;
-        meta.ns.count = ns->count;
-    }
+    if (ns != NULL)
+        meta.ns = *ns; /* ap_namespace_t is aps_namespace */
 append:
     st = aps_replay_store_append(s->rb, rec->text, rec->len, &meta, NULL, &err);
     if (st == APS_E_IO) {
@@ -193,7 +191,6 @@ static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, a
 {
     aps_filter_spec spec;
     aps_slice *names;
-    aps_namespace *prefixes = NULL;
     aps_error err = APS_ERROR_INIT;
     const aps_type *ch = &ap_channel_type;
     size_t i;
@@ -213,14 +210,7 @@ static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, a
     spec.channels = names;
     spec.channel_count = req->channels.count;
     if (req->has_namespaces && req->namespaces.count > 0) {
-        prefixes = aps_arena_alloc(arena, req->namespaces.count * sizeof *prefixes);
-        if (prefixes == NULL)
-            return -1;
-        for (i = 0; i < req->namespaces.count; i++) {
-            prefixes[i].segments = req->namespaces.items[i].items;
-            prefixes[i].count = req->namespaces.items[i].count;
-        }
-        spec.namespaces = prefixes;
+        spec.namespaces = req->namespaces.items; /* ap_namespace_t is aps_namespace */
         spec.namespace_count = req->namespaces.count;
     }
     spec.has_depth = req->has_depth;

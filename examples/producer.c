@@ -15,13 +15,7 @@ static aps_replay replay;
 static char frame[1 << 12];
 static aps_sse_writer sse;
 static aps_json_writer json;
-static aps_slice ns[] = { { "agent:1", 7 } }, node = { "agent", 5 };
-
-static aps_slice text(const char *s)
-{
-    aps_slice v = { s, strlen(s) };
-    return v;
-}
+static aps_slice ns[] = { { "agent:1", 7 } };
 
 /* Places `m` (namespace ["agent:1"], node "agent"); the replay buffer numbers and keeps it as SSE; the
  * client, until it drops after the fifth, gets it at once. `m` is emptied for the next event. */
@@ -30,7 +24,7 @@ static void send(ap_message_t *m)
     static const aps_namespace where = { ns, 1 };
     static int sent;
     aps_error err = APS_ERROR_INIT;
-    if (ap_event_set_place(&m->u.event, where, node, 1767225600000) != APS_OK ||
+    if (ap_event_set_place(&m->u.event, where, APS_LIT("agent"), 1767225600000) != APS_OK ||
         ap_replay_append_sse(&replay, m, &sse, &json, NULL, &err) != APS_OK)
         fprintf(stderr, "%s: %s\n", err.pointer, err.message);
     else if (++sent <= 5)
@@ -66,56 +60,37 @@ static int reconnect(const char *request)
 
 int main(void)
 {
-    static const char *deltas[] = { "Lyon to Turin ", "is about 312 km ", "by road." };
-    static const aps_json_raw input = { "{\"from\":\"Lyon\",\"to\":\"Turin\"}", 28 }, output = { "{\"km\":312}", 10 };
-    ap_message_t m = { 0 };
-    ap_messages_data_t *d = &m.u.event.event_data.u.messages_event.params.data;
-    ap_tools_data_t *t = &m.u.event.event_data.u.tools_event.params.data;
+    const aps_slice deltas[] = { APS_LIT("Lyon to Turin "), APS_LIT("is about 312 km "), APS_LIT("by road.") };
+    ap_message_t m = AP_MESSAGE_INIT;
     int i;
     aps_sse_writer_init_buffer(&sse, frame, sizeof frame);
     aps_json_writer_init(&json, NULL);
     if (aps_replay_init(&replay, NULL, NULL) != APS_OK)
         return 1;
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_MESSAGES_EVENT;
-    d->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
-    d->u.message_start_data.id = text("msg-1"), d->u.message_start_data.role = AP_MESSAGE_ROLE_AI;
+    ap_message_start_data_t *start = ap_message_as_message_start_data(&m);
+    start->id = APS_LIT("msg-1"), start->role = AP_MESSAGE_ROLE_AI;
     send(&m);
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_MESSAGES_EVENT;
-    d->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
-    d->u.content_block_start_data.content.kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+    ap_message_as_content_block_start_data_text_content_block(&m);
     send(&m);
-    for (i = 0; i < 3; i++) {
-        m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_MESSAGES_EVENT;
-        d->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
-        d->u.content_block_delta_data.delta.kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
-        d->u.content_block_delta_data.delta.u.text_delta.text = text(deltas[i]);
-        send(&m);
-    }
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_MESSAGES_EVENT;
-    d->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
-    d->u.content_block_finish_data.content.kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
-    d->u.content_block_finish_data.content.u.text_content_block.text = text("Lyon to Turin is about 312 km by road.");
+    for (i = 0; i < 3; i++)
+        ap_message_as_text_delta(&m)->text = deltas[i], send(&m);
+    ap_message_as_content_block_finish_data_text_content_block(&m)->text = APS_LIT("Lyon to Turin is about 312 km by road.");
     send(&m);
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_MESSAGES_EVENT;
-    d->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
-    d->u.message_finish_data.has_usage = true;
-    d->u.message_finish_data.usage.has_input_tokens = true, d->u.message_finish_data.usage.input_tokens = 170;
-    d->u.message_finish_data.usage.has_output_tokens = true, d->u.message_finish_data.usage.output_tokens = 12;
+    ap_message_finish_data_t *finish = ap_message_as_message_finish_data(&m);
+    finish->has_usage = true, finish->usage.has_input_tokens = true, finish->usage.input_tokens = 170;
+    finish->usage.has_output_tokens = true, finish->usage.output_tokens = 12;
     send(&m);
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_TOOLS_EVENT;
-    t->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
-    t->u.tool_started_data.tool_call_id = text("call-1"), t->u.tool_started_data.tool_name = text("distance");
-    t->u.tool_started_data.has_input = true, t->u.tool_started_data.input = input;
+    ap_tool_started_data_t *tool = ap_message_as_tool_started_data(&m);
+    tool->tool_call_id = APS_LIT("call-1"), tool->tool_name = APS_LIT("distance");
+    tool->has_input = true, tool->input = APS_RAW_LIT("{\"from\":\"Lyon\",\"to\":\"Turin\"}");
     send(&m);
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_TOOLS_EVENT;
-    t->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
-    t->u.tool_output_delta_data.tool_call_id = text("call-1"), t->u.tool_output_delta_data.delta = text("ok\n");
+    ap_tool_output_delta_data_t *out = ap_message_as_tool_output_delta_data(&m);
+    out->tool_call_id = APS_LIT("call-1"), out->delta = APS_LIT("ok\n");
     send(&m);
-    m.kind = AP_MESSAGE_EVENT, m.u.event.event_data.kind = AP_EVENT_DATA_TOOLS_EVENT;
-    t->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
-    t->u.tool_finished_data.tool_call_id = text("call-1"), t->u.tool_finished_data.output = output;
+    ap_tool_finished_data_t *done = ap_message_as_tool_finished_data(&m);
+    done->tool_call_id = APS_LIT("call-1"), done->output = APS_RAW_LIT("{\"km\":312}");
     send(&m);
-    i = reconnect("{\"channels\":[\"messages\",\"tools\"],\"since\":5}"); /* 5: the last id it saw */
+    i = reconnect("{\"channels\":[\"messages\",\"tools\"],\"since\":5}"); /* 5: the last id the client saw */
     aps_replay_deinit(&replay);
     aps_json_writer_deinit(&json);
     return i;

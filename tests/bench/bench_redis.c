@@ -68,7 +68,7 @@ static void fill_items(fixture *fx, aps_replay_store_item *items)
         items[i].bytes = fx->body;
         items[i].len = EVENT_BYTES;
         items[i].meta.channel = APS_CHANNEL_MESSAGES;
-        items[i].meta.ns.segments = &fx->seg;
+        items[i].meta.ns.items = &fx->seg;
         items[i].meta.ns.count = 1;
         items[i].meta.event_id.ptr = fx->ids[i];
         items[i].meta.event_id.len = 12;

@@ -145,7 +145,7 @@ static void check_route(const char *json, size_t len, const ap_event_t *ev, aps_
         while (aps_json_next_element(&r, &more, NULL) == APS_OK && more) {
             aps_slice seg;
             CHECK(aps_json_read_string(&r, &seg, NULL) == APS_OK);
-            CHECK(count < got.count && same_slice(got.segments[count], seg));
+            CHECK(count < got.count && same_slice(got.items[count], seg));
             count++;
         }
     }
@@ -160,13 +160,13 @@ static void check_route(const char *json, size_t len, const ap_event_t *ev, aps_
     CHECK_INT(meta.ns.count, got.count);
     {
         /* placed elsewhere: the getters see the new place */
-        static const aps_slice where[] = { { "a", 1 }, { "b:2", 3 } };
+        static aps_slice where[] = { { "a", 1 }, { "b:2", 3 } };
         aps_namespace to = { where, 2 };
         aps_slice node = { "n", 1 };
         ap_event_t moved = *ev;
         CHECK_INT(ap_event_set_place(&moved, to, node, 42), APS_OK);
         got = ap_event_namespace(&moved);
-        CHECK(got.count == 2 && got.segments == where);
+        CHECK(got.count == 2 && got.items == where);
         if (moved.event_data.kind == AP_EVENT_DATA_MESSAGES_EVENT)
             CHECK(moved.event_data.u.messages_event.params.has_node &&
                   same_slice(moved.event_data.u.messages_event.params.node, node) &&

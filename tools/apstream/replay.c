@@ -94,7 +94,7 @@ static int envelope_meta(const aps_record *rec, aps_arena *arena, aps_replay_met
         }
         segs[n++] = seg;
     }
-    meta->ns.segments = segs;
+    meta->ns.items = segs;
     meta->ns.count = n;
     return 0;
 }

@@ -81,14 +81,13 @@ static aps_json_raw raw_object(aps_arena *arena, aps_json_raw obj, const char *n
     return raw;
 }
 
+/* The role as the wire spells it; absent (ptr NULL) for none. */
 static aps_slice role_name(ap_message_role_t role)
 {
     aps_slice s = { NULL, 0 };
-    const aps_type *roles = &ap_message_role_type;
-    if (role >= 1 && (size_t)role <= roles->u.enm.count) {
-        s.ptr = roles->u.enm.values[role - 1].text;
-        s.len = roles->u.enm.values[role - 1].len;
-    }
+    const char *name = ap_message_role_name(role);
+    if (name[0] != '\0')
+        s.ptr = name, s.len = strlen(name);
     return s;
 }
 

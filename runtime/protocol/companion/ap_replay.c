@@ -34,42 +34,22 @@ aps_status ap_replay_append_sse(aps_replay *rb, ap_message_t *msg, aps_sse_write
     return aps_replay_append(rb, sse->buf, aps_sse_writer_length(sse), &meta, seq, err);
 }
 
-/* The wire name of a channel of the request: the schema's spelling, or the text of one it does not know. */
-static aps_slice channel_name(const ap_channel_t *c)
-{
-    const aps_type *ch = &ap_channel_type;
-    aps_slice s;
-    if (c->kind == AP_CHANNEL_OTHER || c->kind < 1 || (size_t)c->kind > ch->u.enm.count)
-        return c->other;
-    s.ptr = ch->u.enm.values[c->kind - 1].text;
-    s.len = ch->u.enm.values[c->kind - 1].len;
-    return s;
-}
-
 aps_status ap_filter_init_request(aps_filter *f, const ap_event_stream_request_t *req, aps_arena *arena,
                                   aps_error *err)
 {
     aps_filter_spec spec;
     aps_slice *names;
-    aps_namespace *prefixes = NULL;
     size_t i;
     memset(&spec, 0, sizeof spec);
     names = aps_arena_alloc(arena, (req->channels.count + 1) * sizeof *names);
     if (names == NULL)
         return aps_error_set(err, APS_E_NOMEM, 0, "out of memory");
     for (i = 0; i < req->channels.count; i++)
-        names[i] = channel_name(&req->channels.items[i]);
+        names[i] = ap_channel_name(&req->channels.items[i]); /* the schema's spelling, or the text */
     spec.channels = names;
     spec.channel_count = req->channels.count;
     if (req->has_namespaces && req->namespaces.count > 0) {
-        prefixes = aps_arena_alloc(arena, req->namespaces.count * sizeof *prefixes);
-        if (prefixes == NULL)
-            return aps_error_set(err, APS_E_NOMEM, 0, "out of memory");
-        for (i = 0; i < req->namespaces.count; i++) {
-            prefixes[i].segments = req->namespaces.items[i].items;
-            prefixes[i].count = req->namespaces.items[i].count;
-        }
-        spec.namespaces = prefixes;
+        spec.namespaces = req->namespaces.items; /* ap_namespace_t is aps_namespace */
         spec.namespace_count = req->namespaces.count;
     }
     spec.has_depth = req->has_depth;

@@ -1,14 +1,13 @@
 /* ap_route.c - an event's method, channel, namespace and custom name (see ap_route.h). */
 #include "ap_route.h"
 
+#include <string.h>
+
 aps_slice ap_event_method(const ap_event_t *ev)
 {
-    aps_slice m = { "", 0 };
-    const aps_type *u = &ap_event_data_type;
-    if (ev->event_data.kind >= 1 && (size_t)ev->event_data.kind <= u->u.un.nalts) {
-        m.ptr = u->u.un.disc[ev->event_data.kind - 1].text;
-        m.len = u->u.un.disc[ev->event_data.kind - 1].len;
-    }
+    aps_slice m;
+    m.ptr = ap_event_data_kind_name(ev->event_data.kind); /* the discriminant: "" for an unknown kind */
+    m.len = strlen(m.ptr);
     return m;
 }
 
@@ -50,14 +49,10 @@ static place place_of(ap_event_data_t *d)
 
 aps_namespace ap_event_namespace(const ap_event_t *ev)
 {
-    aps_namespace ns = { NULL, 0 };
+    aps_namespace none = { NULL, 0 };
     /* read only: the cast lets one table serve the getter and the setter */
     place p = place_of((ap_event_data_t *)&ev->event_data);
-    if (p.ns != NULL) {
-        ns.segments = p.ns->items;
-        ns.count = p.ns->count;
-    }
-    return ns;
+    return p.ns != NULL ? *p.ns : none;
 }
 
 aps_status ap_event_set_place(ap_event_t *ev, aps_namespace ns, aps_slice node, uint64_t timestamp)
@@ -65,8 +60,7 @@ aps_status ap_event_set_place(ap_event_t *ev, aps_namespace ns, aps_slice node, 
     place p = place_of(&ev->event_data);
     if (p.ns == NULL)
         return APS_E_ARGUMENT;
-    p.ns->items = (aps_slice *)ns.segments; /* borrowed, as every slice of a value built in C */
-    p.ns->count = ns.count;
+    *p.ns = ns; /* borrowed, as every slice of a value built in C */
     *p.timestamp = timestamp;
     if (p.node != NULL) {
         *p.has_node = node.ptr != NULL;

@@ -36,6 +36,7 @@
 
 #include "aps/schema.h"
 #include "aps/types.h"
+#include "aps/namespace.h"
 
 /*
  * This code is for the runtime of cddlgen 0.1.0: its descriptors
@@ -60,7 +61,7 @@
 extern "C" {
 #endif
 
-typedef struct ap_namespace ap_namespace_t;
+typedef aps_namespace ap_namespace_t;
 typedef struct ap_metadata_scalar ap_metadata_scalar_t;
 typedef struct ap_command ap_command_t;
 typedef struct ap_command_data ap_command_data_t;
@@ -88,8 +89,8 @@ typedef struct ap_input_respond_one ap_input_respond_one_t;
 typedef struct ap_input_respond_one_update ap_input_respond_one_update_t;
 typedef struct ap_goto ap_goto_t;
 typedef struct ap_run_send ap_run_send_t;
-typedef struct ap_goto_alt3 ap_goto_alt3_t;
-typedef struct ap_goto_alt3_item ap_goto_alt3_item_t;
+typedef struct ap_goto_array ap_goto_array_t;
+typedef struct ap_goto_array_item ap_goto_array_item_t;
 typedef struct ap_input_respond_one_config ap_input_respond_one_config_t;
 typedef struct ap_input_respond_one_metadata ap_input_respond_one_metadata_t;
 typedef struct ap_input_respond_many ap_input_respond_many_t;
@@ -235,18 +236,16 @@ typedef uint64_t ap_js_uint_t;
 /**
  * Path of a node in the agent tree, root first: [] is the root graph,
  * ["a"] its child "a", ["a", "b"] the child "b" of "a".
+ * @c-type aps_namespace aps/namespace.h
  *
- * Schema: `Namespace` (protocol.cddl:35).
+ * Schema: `Namespace` (protocol.cddl:36).
  */
-struct ap_namespace {
-    aps_slice *items;
-    size_t count;
-};
+/* ap_namespace_t is the runtime's aps_namespace (aps/namespace.h): one type for both. */
 
 /**
  * Wall-clock time in milliseconds since 1970-01-01T00:00:00Z.
  *
- * Schema: `Timestamp` (protocol.cddl:42).
+ * Schema: `Timestamp` (protocol.cddl:43).
  */
 typedef uint64_t ap_timestamp_t;
 
@@ -263,7 +262,7 @@ typedef enum ap_metadata_scalar_kind {
 /**
  * One value in a flat metadata map: a scalar, never an array or object.
  *
- * Schema: `MetadataScalar` (protocol.cddl:45).
+ * Schema: `MetadataScalar` (protocol.cddl:46).
  */
 struct ap_metadata_scalar {
     ap_metadata_scalar_kind kind; /**< chosen by the JSON kind of the value */
@@ -283,7 +282,7 @@ typedef struct ap_run_start_params_config_entry {
 } ap_run_start_params_config_entry_t;
 
 /**
- * Schema: `RunStartParams.config` (protocol.cddl:183).
+ * Schema: `RunStartParams.config` (protocol.cddl:184).
  */
 struct ap_run_start_params_config {
     ap_run_start_params_config_entry_t *items; /**< in input order */
@@ -297,7 +296,7 @@ typedef struct ap_run_start_params_metadata_entry {
 } ap_run_start_params_metadata_entry_t;
 
 /**
- * Schema: `RunStartParams.metadata` (protocol.cddl:184).
+ * Schema: `RunStartParams.metadata` (protocol.cddl:185).
  */
 struct ap_run_start_params_metadata {
     ap_run_start_params_metadata_entry_t *items; /**< in input order */
@@ -307,7 +306,7 @@ struct ap_run_start_params_metadata {
 /**
  * Arguments of run.start.
  *
- * Schema: `RunStartParams` (protocol.cddl:180).
+ * Schema: `RunStartParams` (protocol.cddl:181).
  */
 struct ap_run_start_params {
     /** Deployed graph or agent that runs on the thread */
@@ -328,7 +327,7 @@ struct ap_run_start_params {
  * run active it injects `input` into it. The server creates the thread on
  * the first run.start if needed.
  *
- * Schema: `run.start` (protocol.cddl:174).
+ * Schema: `run.start` (protocol.cddl:175).
  */
 struct ap_run_start {
     /* "method" is always "run.start" (checked and written, not stored) */
@@ -336,7 +335,7 @@ struct ap_run_start {
 };
 
 /**
- * Schema: `SubscribeParams.channels` (protocol.cddl:240).
+ * Schema: `SubscribeParams.channels` (protocol.cddl:241).
  */
 struct ap_subscribe_params_channels {
     ap_channel_t *items;
@@ -344,7 +343,7 @@ struct ap_subscribe_params_channels {
 };
 
 /**
- * Schema: `SubscribeParams.namespaces` (protocol.cddl:241).
+ * Schema: `SubscribeParams.namespaces` (protocol.cddl:242).
  */
 struct ap_subscribe_params_namespaces {
     ap_namespace_t *items;
@@ -354,7 +353,7 @@ struct ap_subscribe_params_namespaces {
 /**
  * Filter of a new subscription; same meaning as in EventStreamRequest.
  *
- * Schema: `SubscribeParams` (protocol.cddl:239).
+ * Schema: `SubscribeParams` (protocol.cddl:240).
  */
 struct ap_subscribe_params {
     /** Channels to receive (at least one) */
@@ -371,7 +370,7 @@ struct ap_subscribe_params {
 /**
  * Starts delivering matching events on this WebSocket.
  *
- * Schema: `subscription.subscribe` (protocol.cddl:233).
+ * Schema: `subscription.subscribe` (protocol.cddl:234).
  */
 struct ap_subscription_subscribe {
     /* "method" is always "subscription.subscribe" (checked and written, not stored) */
@@ -381,7 +380,7 @@ struct ap_subscription_subscribe {
 /**
  * Arguments of subscription.unsubscribe.
  *
- * Schema: `UnsubscribeParams` (protocol.cddl:260).
+ * Schema: `UnsubscribeParams` (protocol.cddl:261).
  */
 struct ap_unsubscribe_params {
     /** Subscription to end */
@@ -392,7 +391,7 @@ struct ap_unsubscribe_params {
 /**
  * Ends a subscription.
  *
- * Schema: `subscription.unsubscribe` (protocol.cddl:254).
+ * Schema: `subscription.unsubscribe` (protocol.cddl:255).
  */
 struct ap_subscription_unsubscribe {
     /* "method" is always "subscription.unsubscribe" (checked and written, not stored) */
@@ -400,7 +399,7 @@ struct ap_subscription_unsubscribe {
 };
 
 /**
- * Schema: `ReconnectParams.subscriptions` (protocol.cddl:276).
+ * Schema: `ReconnectParams.subscriptions` (protocol.cddl:277).
  */
 struct ap_reconnect_params_subscriptions {
     aps_slice *items;
@@ -410,7 +409,7 @@ struct ap_reconnect_params_subscriptions {
 /**
  * Arguments of subscription.reconnect.
  *
- * Schema: `ReconnectParams` (protocol.cddl:273).
+ * Schema: `ReconnectParams` (protocol.cddl:274).
  */
 struct ap_reconnect_params {
     /** Run whose events are resumed */
@@ -428,7 +427,7 @@ struct ap_reconnect_params {
  * Restores subscriptions after the WebSocket was re-established and
  * replays what was missed.
  *
- * Schema: `subscription.reconnect` (protocol.cddl:267).
+ * Schema: `subscription.reconnect` (protocol.cddl:268).
  */
 struct ap_subscription_reconnect {
     /* "method" is always "subscription.reconnect" (checked and written, not stored) */
@@ -438,7 +437,7 @@ struct ap_subscription_reconnect {
 /**
  * Arguments of agent.getTree.
  *
- * Schema: `AgentGetTreeParams` (protocol.cddl:314).
+ * Schema: `AgentGetTreeParams` (protocol.cddl:315).
  */
 struct ap_agent_get_tree_params {
     /** Run to describe */
@@ -449,7 +448,7 @@ struct ap_agent_get_tree_params {
 /**
  * Asks for the current agent tree of a run.
  *
- * Schema: `agent.getTree` (protocol.cddl:308).
+ * Schema: `agent.getTree` (protocol.cddl:309).
  */
 struct ap_agent_get_tree {
     /* "method" is always "agent.getTree" (checked and written, not stored) */
@@ -463,7 +462,7 @@ typedef struct ap_input_respond_one_update_entry {
 } ap_input_respond_one_update_entry_t;
 
 /**
- * Schema: `InputRespondOne.update` (protocol.cddl:866).
+ * Schema: `InputRespondOne.update` (protocol.cddl:867).
  */
 struct ap_input_respond_one_update {
     ap_input_respond_one_update_entry_t *items; /**< in input order */
@@ -473,7 +472,7 @@ struct ap_input_respond_one_update {
 /**
  * Jump to a node with input of its own (a LangGraph Send).
  *
- * Schema: `RunSend` (protocol.cddl:893).
+ * Schema: `RunSend` (protocol.cddl:894).
  */
 struct ap_run_send {
     /** Node to run */
@@ -484,10 +483,10 @@ struct ap_run_send {
 };
 
 /**
- * Schema: `Goto/3` (protocol.cddl:890).
+ * Schema: `Goto/3` (protocol.cddl:891).
  */
-struct ap_goto_alt3 {
-    ap_goto_alt3_item_t *items;
+struct ap_goto_array {
+    ap_goto_array_item_t *items;
     size_t count;
 };
 
@@ -496,21 +495,21 @@ typedef enum ap_goto_kind {
     AP_GOTO_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
     AP_GOTO_TEXT = 1, /**< text */
     AP_GOTO_RUN_SEND = 2, /**< RunSend */
-    AP_GOTO_GOTO_ALT3 = 3, /**< Goto/3 */
+    AP_GOTO_ARRAY = 3, /**< Goto/3 */
 } ap_goto_kind;
 
 /**
  * Where execution continues after a resume: a node name, a RunSend, or a
  * list of both kinds to fan out.
  *
- * Schema: `Goto` (protocol.cddl:890).
+ * Schema: `Goto` (protocol.cddl:891).
  */
 struct ap_goto {
     ap_goto_kind kind; /**< chosen by the JSON kind of the value */
     union {
         aps_slice text;
         ap_run_send_t run_send;
-        ap_goto_alt3_t goto_alt3;
+        ap_goto_array_t array;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
@@ -522,7 +521,7 @@ typedef struct ap_input_respond_one_config_entry {
 } ap_input_respond_one_config_entry_t;
 
 /**
- * Schema: `InputRespondOne.config` (protocol.cddl:868).
+ * Schema: `InputRespondOne.config` (protocol.cddl:869).
  */
 struct ap_input_respond_one_config {
     ap_input_respond_one_config_entry_t *items; /**< in input order */
@@ -536,7 +535,7 @@ typedef struct ap_input_respond_one_metadata_entry {
 } ap_input_respond_one_metadata_entry_t;
 
 /**
- * Schema: `InputRespondOne.metadata` (protocol.cddl:869).
+ * Schema: `InputRespondOne.metadata` (protocol.cddl:870).
  */
 struct ap_input_respond_one_metadata {
     ap_input_respond_one_metadata_entry_t *items; /**< in input order */
@@ -546,7 +545,7 @@ struct ap_input_respond_one_metadata {
 /**
  * Answer to one interrupt.
  *
- * Schema: `InputRespondOne` (protocol.cddl:862).
+ * Schema: `InputRespondOne` (protocol.cddl:863).
  */
 struct ap_input_respond_one {
     /** Namespace of the interrupt */
@@ -570,7 +569,7 @@ struct ap_input_respond_one {
 };
 
 /**
- * Schema: `InputRespondMany.responses` (protocol.cddl:874).
+ * Schema: `InputRespondMany.responses` (protocol.cddl:875).
  */
 struct ap_input_respond_many_responses {
     ap_input_respond_entry_t *items;
@@ -584,7 +583,7 @@ typedef struct ap_input_respond_many_update_entry {
 } ap_input_respond_many_update_entry_t;
 
 /**
- * Schema: `InputRespondMany.update` (protocol.cddl:875).
+ * Schema: `InputRespondMany.update` (protocol.cddl:876).
  */
 struct ap_input_respond_many_update {
     ap_input_respond_many_update_entry_t *items; /**< in input order */
@@ -598,7 +597,7 @@ typedef struct ap_input_respond_many_config_entry {
 } ap_input_respond_many_config_entry_t;
 
 /**
- * Schema: `InputRespondMany.config` (protocol.cddl:877).
+ * Schema: `InputRespondMany.config` (protocol.cddl:878).
  */
 struct ap_input_respond_many_config {
     ap_input_respond_many_config_entry_t *items; /**< in input order */
@@ -612,7 +611,7 @@ typedef struct ap_input_respond_many_metadata_entry {
 } ap_input_respond_many_metadata_entry_t;
 
 /**
- * Schema: `InputRespondMany.metadata` (protocol.cddl:878).
+ * Schema: `InputRespondMany.metadata` (protocol.cddl:879).
  */
 struct ap_input_respond_many_metadata {
     ap_input_respond_many_metadata_entry_t *items; /**< in input order */
@@ -622,7 +621,7 @@ struct ap_input_respond_many_metadata {
 /**
  * Answers to several interrupts, resumed together in one run.
  *
- * Schema: `InputRespondMany` (protocol.cddl:873).
+ * Schema: `InputRespondMany` (protocol.cddl:874).
  */
 struct ap_input_respond_many {
     /** One entry per interrupt */
@@ -654,7 +653,7 @@ typedef enum ap_input_respond_params_kind {
  * work: the first answer resumes the run and the rest find none to
  * resume).
  *
- * Schema: `InputRespondParams` (protocol.cddl:859).
+ * Schema: `InputRespondParams` (protocol.cddl:860).
  */
 struct ap_input_respond_params {
     ap_input_respond_params_kind kind; /**< chosen by trying each alternative in order (untagged) */
@@ -668,7 +667,7 @@ struct ap_input_respond_params {
 /**
  * Answers pending interrupts, resuming the run.
  *
- * Schema: `input.respond` (protocol.cddl:850).
+ * Schema: `input.respond` (protocol.cddl:851).
  */
 struct ap_input_respond {
     /* "method" is always "input.respond" (checked and written, not stored) */
@@ -676,7 +675,7 @@ struct ap_input_respond {
 };
 
 /**
- * Schema: `InputMessage.role` (protocol.cddl:912).
+ * Schema: `InputMessage.role` (protocol.cddl:913).
  */
 typedef enum ap_input_message_role {
     AP_INPUT_MESSAGE_ROLE_NONE = 0, /**< a zeroed value: none of the members */
@@ -687,7 +686,7 @@ typedef enum ap_input_message_role {
 /**
  * Message injected by input.inject.
  *
- * Schema: `InputMessage` (protocol.cddl:911).
+ * Schema: `InputMessage` (protocol.cddl:912).
  */
 struct ap_input_message {
     /** Author of the message */
@@ -703,7 +702,7 @@ struct ap_input_message {
 /**
  * Arguments of input.inject.
  *
- * Schema: `InputInjectParams` (protocol.cddl:905).
+ * Schema: `InputInjectParams` (protocol.cddl:906).
  */
 struct ap_input_inject_params {
     /** Agent that receives the message */
@@ -714,7 +713,7 @@ struct ap_input_inject_params {
 /**
  * Gives the agent a message it did not ask for, while it runs.
  *
- * Schema: `input.inject` (protocol.cddl:899).
+ * Schema: `input.inject` (protocol.cddl:900).
  */
 struct ap_input_inject {
     /* "method" is always "input.inject" (checked and written, not stored) */
@@ -722,7 +721,7 @@ struct ap_input_inject {
 };
 
 /**
- * Schema: `StateGetParams.keys` (protocol.cddl:959).
+ * Schema: `StateGetParams.keys` (protocol.cddl:960).
  */
 struct ap_state_get_params_keys {
     aps_slice *items;
@@ -732,7 +731,7 @@ struct ap_state_get_params_keys {
 /**
  * Arguments of state.get.
  *
- * Schema: `StateGetParams` (protocol.cddl:957).
+ * Schema: `StateGetParams` (protocol.cddl:958).
  */
 struct ap_state_get_params {
     /** Graph whose state is read */
@@ -745,7 +744,7 @@ struct ap_state_get_params {
 /**
  * Reads the current state of a namespace.
  *
- * Schema: `state.get` (protocol.cddl:951).
+ * Schema: `state.get` (protocol.cddl:952).
  */
 struct ap_state_get {
     /* "method" is always "state.get" (checked and written, not stored) */
@@ -755,7 +754,7 @@ struct ap_state_get {
 /**
  * Arguments of state.listCheckpoints.
  *
- * Schema: `ListCheckpointsParams` (protocol.cddl:975).
+ * Schema: `ListCheckpointsParams` (protocol.cddl:976).
  */
 struct ap_list_checkpoints_params {
     /** Graph whose checkpoints are listed */
@@ -772,7 +771,7 @@ struct ap_list_checkpoints_params {
 /**
  * Lists saved checkpoints, a page at a time.
  *
- * Schema: `state.listCheckpoints` (protocol.cddl:969).
+ * Schema: `state.listCheckpoints` (protocol.cddl:970).
  */
 struct ap_state_list_checkpoints {
     /* "method" is always "state.listCheckpoints" (checked and written, not stored) */
@@ -786,7 +785,7 @@ typedef struct ap_state_fork_params_config_entry {
 } ap_state_fork_params_config_entry_t;
 
 /**
- * Schema: `StateForkParams.config` (protocol.cddl:1011).
+ * Schema: `StateForkParams.config` (protocol.cddl:1012).
  */
 struct ap_state_fork_params_config {
     ap_state_fork_params_config_entry_t *items; /**< in input order */
@@ -796,7 +795,7 @@ struct ap_state_fork_params_config {
 /**
  * Arguments of state.fork.
  *
- * Schema: `StateForkParams` (protocol.cddl:1008).
+ * Schema: `StateForkParams` (protocol.cddl:1009).
  */
 struct ap_state_fork_params {
     /** Checkpoint to start from */
@@ -812,7 +811,7 @@ struct ap_state_fork_params {
 /**
  * Starts a new run from a saved checkpoint.
  *
- * Schema: `state.fork` (protocol.cddl:1002).
+ * Schema: `state.fork` (protocol.cddl:1003).
  */
 struct ap_state_fork {
     /* "method" is always "state.fork" (checked and written, not stored) */
@@ -838,7 +837,7 @@ typedef enum ap_command_data_kind {
  * Every command, one map per `method` value; its members are inlined
  * into Command.
  *
- * Schema: `CommandData` (protocol.cddl:63).
+ * Schema: `CommandData` (protocol.cddl:64).
  */
 struct ap_command_data {
     ap_command_data_kind kind; /**< chosen by the member "method" */
@@ -862,7 +861,7 @@ struct ap_command_data {
  * in the CommandResponse or ErrorResponse that answers it; `method` (from
  * CommandData) selects the operation and `params` its arguments.
  *
- * Schema: `Command` (protocol.cddl:55).
+ * Schema: `Command` (protocol.cddl:56).
  */
 struct ap_command {
     ap_js_uint_t id;
@@ -873,7 +872,7 @@ struct ap_command {
 /**
  * Commands that feed input to the thread.
  *
- * Schema: `RunCommand` (protocol.cddl:168).
+ * Schema: `RunCommand` (protocol.cddl:169).
  */
 typedef ap_run_start_t ap_run_command_t;
 
@@ -890,7 +889,7 @@ typedef enum ap_subscription_command_kind {
  * A subscription lasts until unsubscribed or until the socket closes,
  * across run boundaries.
  *
- * Schema: `SubscriptionCommand` (protocol.cddl:226).
+ * Schema: `SubscriptionCommand` (protocol.cddl:227).
  */
 struct ap_subscription_command {
     ap_subscription_command_kind kind; /**< chosen by the member "method" */
@@ -920,7 +919,7 @@ typedef enum ap_channel_kind {
  * Name of an event stream a client can select. Each event method has the
  * channel of the same name, except `input.requested`, which is on "input".
  *
- * Schema: `Channel` (protocol.cddl:199).
+ * Schema: `Channel` (protocol.cddl:200).
  */
 struct ap_channel {
     ap_channel_kind kind;
@@ -930,7 +929,7 @@ struct ap_channel {
 /**
  * Commands that inspect the agent hierarchy.
  *
- * Schema: `AgentCommand` (protocol.cddl:305).
+ * Schema: `AgentCommand` (protocol.cddl:306).
  */
 typedef ap_agent_get_tree_t ap_agent_command_t;
 
@@ -944,7 +943,7 @@ typedef enum ap_input_command_kind {
 /**
  * Commands that hand human input to the graph.
  *
- * Schema: `InputCommand` (protocol.cddl:844).
+ * Schema: `InputCommand` (protocol.cddl:845).
  */
 struct ap_input_command {
     ap_input_command_kind kind; /**< chosen by the member "method" */
@@ -955,18 +954,18 @@ struct ap_input_command {
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** Which alternative a value of ap_goto_alt3_item_t holds. */
-typedef enum ap_goto_alt3_item_kind {
-    AP_GOTO_ALT3_ITEM_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    AP_GOTO_ALT3_ITEM_TEXT = 1, /**< text */
-    AP_GOTO_ALT3_ITEM_RUN_SEND = 2, /**< RunSend */
-} ap_goto_alt3_item_kind;
+/** Which alternative a value of ap_goto_array_item_t holds. */
+typedef enum ap_goto_array_item_kind {
+    AP_GOTO_ARRAY_ITEM_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
+    AP_GOTO_ARRAY_ITEM_TEXT = 1, /**< text */
+    AP_GOTO_ARRAY_ITEM_RUN_SEND = 2, /**< RunSend */
+} ap_goto_array_item_kind;
 
 /**
- * Schema: `Goto/3[]` (protocol.cddl:890).
+ * Schema: `Goto/3[]` (protocol.cddl:891).
  */
-struct ap_goto_alt3_item {
-    ap_goto_alt3_item_kind kind; /**< chosen by the JSON kind of the value */
+struct ap_goto_array_item {
+    ap_goto_array_item_kind kind; /**< chosen by the JSON kind of the value */
     union {
         aps_slice text;
         ap_run_send_t run_send;
@@ -977,7 +976,7 @@ struct ap_goto_alt3_item {
 /**
  * One answer within a batch.
  *
- * Schema: `InputRespondEntry` (protocol.cddl:882).
+ * Schema: `InputRespondEntry` (protocol.cddl:883).
  */
 struct ap_input_respond_entry {
     /** Namespace of the interrupt */
@@ -999,7 +998,7 @@ typedef enum ap_state_command_kind {
 /**
  * Commands that read state and travel in time.
  *
- * Schema: `StateCommand` (protocol.cddl:944).
+ * Schema: `StateCommand` (protocol.cddl:945).
  */
 struct ap_state_command {
     ap_state_command_kind kind; /**< chosen by the member "method" */
@@ -1014,7 +1013,7 @@ struct ap_state_command {
 /**
  * Result of run.start.
  *
- * Schema: `RunResult` (protocol.cddl:188).
+ * Schema: `RunResult` (protocol.cddl:189).
  */
 struct ap_run_result {
     /** Run started or resumed */
@@ -1025,7 +1024,7 @@ struct ap_run_result {
 /**
  * Result of subscription.subscribe.
  *
- * Schema: `SubscribeResult` (protocol.cddl:247).
+ * Schema: `SubscribeResult` (protocol.cddl:248).
  */
 struct ap_subscribe_result {
     /** Handle for unsubscribe and reconnect */
@@ -1037,7 +1036,7 @@ struct ap_subscribe_result {
 };
 
 /**
- * Schema: `ReconnectResult.currentNamespaces` (protocol.cddl:284).
+ * Schema: `ReconnectResult.currentNamespaces` (protocol.cddl:285).
  */
 struct ap_reconnect_result_current_namespaces {
     ap_agent_status_entry_t *items;
@@ -1047,7 +1046,7 @@ struct ap_reconnect_result_current_namespaces {
 /**
  * Result of subscription.reconnect.
  *
- * Schema: `ReconnectResult` (protocol.cddl:281).
+ * Schema: `ReconnectResult` (protocol.cddl:282).
  */
 struct ap_reconnect_result {
     /** Whether the subscriptions were restored */
@@ -1064,7 +1063,7 @@ struct ap_reconnect_result {
 /**
  * Result with no defined members; any JSON object matches it.
  *
- * Schema: `EmptyResult` (protocol.cddl:142).
+ * Schema: `EmptyResult` (protocol.cddl:143).
  */
 struct ap_empty_result {
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
@@ -1082,7 +1081,7 @@ typedef enum ap_subscription_result_kind {
  * Result of a subscription.* command: subscribe gives SubscribeResult,
  * reconnect ReconnectResult, unsubscribe EmptyResult.
  *
- * Schema: `SubscriptionResult` (protocol.cddl:297).
+ * Schema: `SubscriptionResult` (protocol.cddl:298).
  */
 struct ap_subscription_result {
     ap_subscription_result_kind kind; /**< chosen by trying each alternative in order (untagged) */
@@ -1097,7 +1096,7 @@ struct ap_subscription_result {
 /**
  * Status of a run or subgraph.
  *
- * Schema: `AgentStatus` (protocol.cddl:333).
+ * Schema: `AgentStatus` (protocol.cddl:334).
  */
 typedef enum ap_agent_status {
     AP_AGENT_STATUS_NONE = 0, /**< a zeroed value: none of the members */
@@ -1109,7 +1108,7 @@ typedef enum ap_agent_status {
 } ap_agent_status_t;
 
 /**
- * Schema: `AgentTreeNode.children` (protocol.cddl:323).
+ * Schema: `AgentTreeNode.children` (protocol.cddl:324).
  */
 struct ap_agent_tree_node_children {
     ap_agent_tree_node_t *items;
@@ -1123,7 +1122,7 @@ typedef struct ap_agent_tree_node_metadata_entry {
 } ap_agent_tree_node_metadata_entry_t;
 
 /**
- * Schema: `AgentTreeNode.metadata` (protocol.cddl:324).
+ * Schema: `AgentTreeNode.metadata` (protocol.cddl:325).
  */
 struct ap_agent_tree_node_metadata {
     ap_agent_tree_node_metadata_entry_t *items; /**< in input order */
@@ -1133,7 +1132,7 @@ struct ap_agent_tree_node_metadata {
 /**
  * One node of the agent tree and, recursively, its children.
  *
- * Schema: `AgentTreeNode` (protocol.cddl:319).
+ * Schema: `AgentTreeNode` (protocol.cddl:320).
  */
 struct ap_agent_tree_node {
     /** Position of this node */
@@ -1153,7 +1152,7 @@ struct ap_agent_tree_node {
 /**
  * Result of agent.getTree.
  *
- * Schema: `AgentResult` (protocol.cddl:328).
+ * Schema: `AgentResult` (protocol.cddl:329).
  */
 struct ap_agent_result {
     /** Root of the tree */
@@ -1163,7 +1162,7 @@ struct ap_agent_result {
 /**
  * Result of an input.* command: no members defined.
  *
- * Schema: `InputResult` (protocol.cddl:919).
+ * Schema: `InputResult` (protocol.cddl:920).
  */
 typedef ap_empty_result_t ap_input_result_t;
 
@@ -1174,7 +1173,7 @@ typedef struct ap_state_get_result_values_entry {
 } ap_state_get_result_values_entry_t;
 
 /**
- * Schema: `StateGetResult.values` (protocol.cddl:964).
+ * Schema: `StateGetResult.values` (protocol.cddl:965).
  */
 struct ap_state_get_result_values {
     ap_state_get_result_values_entry_t *items; /**< in input order */
@@ -1184,7 +1183,7 @@ struct ap_state_get_result_values {
 /**
  * Reference to a checkpoint.
  *
- * Schema: `CheckpointRef` (protocol.cddl:996).
+ * Schema: `CheckpointRef` (protocol.cddl:997).
  */
 struct ap_checkpoint_ref {
     /** Checkpoint id */
@@ -1197,7 +1196,7 @@ struct ap_checkpoint_ref {
 /**
  * Result of state.get.
  *
- * Schema: `StateGetResult` (protocol.cddl:963).
+ * Schema: `StateGetResult` (protocol.cddl:964).
  */
 struct ap_state_get_result {
     /** State, by key */
@@ -1208,7 +1207,7 @@ struct ap_state_get_result {
 };
 
 /**
- * Schema: `ListCheckpointsResult.checkpoints` (protocol.cddl:983).
+ * Schema: `ListCheckpointsResult.checkpoints` (protocol.cddl:984).
  */
 struct ap_list_checkpoints_result_checkpoints {
     ap_checkpoint_summary_t *items;
@@ -1218,7 +1217,7 @@ struct ap_list_checkpoints_result_checkpoints {
 /**
  * Result of state.listCheckpoints.
  *
- * Schema: `ListCheckpointsResult` (protocol.cddl:982).
+ * Schema: `ListCheckpointsResult` (protocol.cddl:983).
  */
 struct ap_list_checkpoints_result {
     ap_list_checkpoints_result_checkpoints_t checkpoints;
@@ -1227,7 +1226,7 @@ struct ap_list_checkpoints_result {
 /**
  * Result of state.fork.
  *
- * Schema: `StateForkResult` (protocol.cddl:1015).
+ * Schema: `StateForkResult` (protocol.cddl:1016).
  */
 struct ap_state_fork_result {
     /** The new run */
@@ -1249,7 +1248,7 @@ typedef enum ap_state_result_kind {
  * Result of a state.* command: get gives StateGetResult, listCheckpoints
  * ListCheckpointsResult, fork StateForkResult.
  *
- * Schema: `StateResult` (protocol.cddl:1022).
+ * Schema: `StateResult` (protocol.cddl:1023).
  */
 struct ap_state_result {
     ap_state_result_kind kind; /**< chosen by trying each alternative in order (untagged) */
@@ -1279,7 +1278,7 @@ typedef enum ap_result_data_kind {
  * InputResult and state.* StateResult. The payload carries no tag, so a
  * receiver decodes it as the type the answered command implies.
  *
- * Schema: `ResultData` (protocol.cddl:132).
+ * Schema: `ResultData` (protocol.cddl:133).
  */
 struct ap_result_data {
     ap_result_data_kind kind; /**< chosen by trying each alternative in order (untagged) */
@@ -1297,7 +1296,7 @@ struct ap_result_data {
 /**
  * Extra facts about a response.
  *
- * Schema: `ResponseMeta` (protocol.cddl:157).
+ * Schema: `ResponseMeta` (protocol.cddl:158).
  */
 struct ap_response_meta {
     /** Event `seq` through which the response applies */
@@ -1310,7 +1309,7 @@ struct ap_response_meta {
  * Successful answer to the Command with the same `id`. The shape of
  * `result` depends on the command's method; the message does not name it.
  *
- * Schema: `CommandResponse` (protocol.cddl:81).
+ * Schema: `CommandResponse` (protocol.cddl:82).
  */
 struct ap_command_response {
     /* "type" is always "success" (checked and written, not stored) */
@@ -1327,7 +1326,7 @@ struct ap_command_response {
 /**
  * Why a command failed.
  *
- * Schema: `ErrorCode` (protocol.cddl:145).
+ * Schema: `ErrorCode` (protocol.cddl:146).
  */
 typedef enum ap_error_code {
     AP_ERROR_CODE_NONE = 0, /**< a zeroed value: none of the members */
@@ -1347,7 +1346,7 @@ typedef enum ap_error_code {
  * Failed command. `id` is null when the command's id is not available
  * (for example when the command could not be parsed).
  *
- * Schema: `ErrorResponse` (protocol.cddl:91).
+ * Schema: `ErrorResponse` (protocol.cddl:92).
  */
 struct ap_error_response {
     /* "type" is always "error" (checked and written, not stored) */
@@ -1371,7 +1370,7 @@ struct ap_error_response {
  * The subgraph runs inside a tool call of the parent (for example a tool
  * that invokes a sub-agent); each invocation is one subgraph run.
  *
- * Schema: `LifecycleCauseToolCall` (protocol.cddl:372).
+ * Schema: `LifecycleCauseToolCall` (protocol.cddl:373).
  */
 struct ap_lifecycle_cause_tool_call {
     /* "type" is always "toolCall" (checked and written, not stored) */
@@ -1383,7 +1382,7 @@ struct ap_lifecycle_cause_tool_call {
  * The subgraph was started by a Send (fan-out) issued by a parent node;
  * each Send starts its own run.
  *
- * Schema: `LifecycleCauseSend` (protocol.cddl:379).
+ * Schema: `LifecycleCauseSend` (protocol.cddl:380).
  */
 struct ap_lifecycle_cause_send {
     /* "type" is always "send" (checked and written, not stored) */
@@ -1395,7 +1394,7 @@ struct ap_lifecycle_cause_send {
  * The subgraph was entered through a graph edge (static or conditional);
  * one traversal starts one run.
  *
- * Schema: `LifecycleCauseEdge` (protocol.cddl:386).
+ * Schema: `LifecycleCauseEdge` (protocol.cddl:387).
  */
 struct ap_lifecycle_cause_edge {
     /* "type" is always "edge" (checked and written, not stored) */
@@ -1417,7 +1416,7 @@ typedef enum ap_lifecycle_cause_kind {
  * cause types will be added: a consumer must treat an unrecognised `type`
  * as an unknown cause, not as an error.
  *
- * Schema: `LifecycleCause` (protocol.cddl:368).
+ * Schema: `LifecycleCause` (protocol.cddl:369).
  */
 struct ap_lifecycle_cause {
     ap_lifecycle_cause_kind kind; /**< chosen by the member "type" */
@@ -1432,7 +1431,7 @@ struct ap_lifecycle_cause {
 /**
  * Body of a lifecycle event. `event` is the new status.
  *
- * Schema: `LifecycleData` (protocol.cddl:356).
+ * Schema: `LifecycleData` (protocol.cddl:357).
  */
 struct ap_lifecycle_data {
     ap_agent_status_t event;
@@ -1451,7 +1450,7 @@ struct ap_lifecycle_data {
 };
 
 /**
- * Schema: `LifecycleEvent.params` (protocol.cddl:348).
+ * Schema: `LifecycleEvent.params` (protocol.cddl:349).
  */
 struct ap_lifecycle_event_params {
     ap_namespace_t namespace_;
@@ -1463,7 +1462,7 @@ struct ap_lifecycle_event_params {
  * Status change of the root run or of a subgraph; `params.namespace`
  * says which.
  *
- * Schema: `LifecycleEvent` (protocol.cddl:346).
+ * Schema: `LifecycleEvent` (protocol.cddl:347).
  */
 struct ap_lifecycle_event {
     /* "method" is always "lifecycle" (checked and written, not stored) */
@@ -1473,7 +1472,7 @@ struct ap_lifecycle_event {
 /**
  * Author of a transcript message.
  *
- * Schema: `MessageRole` (protocol.cddl:431).
+ * Schema: `MessageRole` (protocol.cddl:432).
  */
 typedef enum ap_message_role {
     AP_MESSAGE_ROLE_NONE = 0, /**< a zeroed value: none of the members */
@@ -1486,7 +1485,7 @@ typedef enum ap_message_role {
  * Short provider and model facts about a message. Meant to stay small:
  * scalar values only, no traces or nested state.
  *
- * Schema: `MessageMetadata` (protocol.cddl:435).
+ * Schema: `MessageMetadata` (protocol.cddl:436).
  */
 struct ap_message_metadata {
     /** Model provider */
@@ -1516,7 +1515,7 @@ struct ap_message_metadata {
 /**
  * Opens a message.
  *
- * Schema: `MessageStartData` (protocol.cddl:422).
+ * Schema: `MessageStartData` (protocol.cddl:423).
  */
 struct ap_message_start_data {
     /* "event" is always "message-start" (checked and written, not stored) */
@@ -1541,7 +1540,7 @@ typedef enum ap_block_index_kind {
  * Position of a block in the aggregated response: a number or a
  * provider-defined string.
  *
- * Schema: `BlockIndex` (protocol.cddl:555).
+ * Schema: `BlockIndex` (protocol.cddl:556).
  */
 struct ap_block_index {
     ap_block_index_kind kind; /**< chosen by the JSON kind of the value */
@@ -1553,7 +1552,7 @@ struct ap_block_index {
 };
 
 /**
- * Schema: `TextContentBlock.annotations` (protocol.cddl:563).
+ * Schema: `TextContentBlock.annotations` (protocol.cddl:564).
  */
 struct ap_text_content_block_annotations {
     ap_annotation_t *items;
@@ -1563,7 +1562,7 @@ struct ap_text_content_block_annotations {
 /**
  * Plain text output.
  *
- * Schema: `TextContentBlock` (protocol.cddl:558).
+ * Schema: `TextContentBlock` (protocol.cddl:559).
  */
 struct ap_text_content_block {
     /* "type" is always "text" (checked and written, not stored) */
@@ -1582,7 +1581,7 @@ struct ap_text_content_block {
 /**
  * Tool call whose arguments could not be parsed.
  *
- * Schema: `InvalidToolCall` (protocol.cddl:620).
+ * Schema: `InvalidToolCall` (protocol.cddl:621).
  */
 struct ap_invalid_tool_call {
     /* "type" is always "invalid_tool_call" (checked and written, not stored) */
@@ -1606,7 +1605,7 @@ struct ap_invalid_tool_call {
 /**
  * The model's reasoning, shown apart from the answer.
  *
- * Schema: `ReasoningContentBlock` (protocol.cddl:591).
+ * Schema: `ReasoningContentBlock` (protocol.cddl:592).
  */
 struct ap_reasoning_content_block {
     /* "type" is always "reasoning" (checked and written, not stored) */
@@ -1627,7 +1626,7 @@ typedef struct ap_non_standard_content_block_value_entry {
 } ap_non_standard_content_block_value_entry_t;
 
 /**
- * Schema: `NonStandardContentBlock.value` (protocol.cddl:712).
+ * Schema: `NonStandardContentBlock.value` (protocol.cddl:713).
  */
 struct ap_non_standard_content_block_value {
     ap_non_standard_content_block_value_entry_t *items; /**< in input order */
@@ -1637,7 +1636,7 @@ struct ap_non_standard_content_block_value {
 /**
  * Provider-specific block of a kind the protocol does not model.
  *
- * Schema: `NonStandardContentBlock` (protocol.cddl:710).
+ * Schema: `NonStandardContentBlock` (protocol.cddl:711).
  */
 struct ap_non_standard_content_block {
     /* "type" is always "non_standard" (checked and written, not stored) */
@@ -1653,7 +1652,7 @@ struct ap_non_standard_content_block {
 /**
  * Image, inline (base64) or by reference (fileId or url).
  *
- * Schema: `ImageContentBlock` (protocol.cddl:662).
+ * Schema: `ImageContentBlock` (protocol.cddl:663).
  */
 struct ap_image_content_block {
     /* "type" is always "image" (checked and written, not stored) */
@@ -1679,7 +1678,7 @@ struct ap_image_content_block {
 /**
  * Video, inline (base64) or by reference (fileId or url).
  *
- * Schema: `VideoContentBlock` (protocol.cddl:686).
+ * Schema: `VideoContentBlock` (protocol.cddl:687).
  */
 struct ap_video_content_block {
     /* "type" is always "video" (checked and written, not stored) */
@@ -1705,7 +1704,7 @@ struct ap_video_content_block {
 /**
  * Audio, inline (base64) or by reference (fileId or url).
  *
- * Schema: `AudioContentBlock` (protocol.cddl:674).
+ * Schema: `AudioContentBlock` (protocol.cddl:675).
  */
 struct ap_audio_content_block {
     /* "type" is always "audio" (checked and written, not stored) */
@@ -1731,7 +1730,7 @@ struct ap_audio_content_block {
 /**
  * Any other file, inline (base64) or by reference (fileId or url).
  *
- * Schema: `FileContentBlock` (protocol.cddl:698).
+ * Schema: `FileContentBlock` (protocol.cddl:699).
  */
 struct ap_file_content_block {
     /* "type" is always "file" (checked and written, not stored) */
@@ -1761,7 +1760,7 @@ typedef struct ap_tool_call_args_entry {
 } ap_tool_call_args_entry_t;
 
 /**
- * Schema: `ToolCall.args` (protocol.cddl:604).
+ * Schema: `ToolCall.args` (protocol.cddl:605).
  */
 struct ap_tool_call_args {
     ap_tool_call_args_entry_t *items; /**< in input order */
@@ -1771,7 +1770,7 @@ struct ap_tool_call_args {
 /**
  * Finished request by the model to call a client-side tool.
  *
- * Schema: `ToolCall` (protocol.cddl:600).
+ * Schema: `ToolCall` (protocol.cddl:601).
  */
 struct ap_tool_call {
     /* "type" is always "tool_call" (checked and written, not stored) */
@@ -1790,7 +1789,7 @@ struct ap_tool_call {
 /**
  * Tool call while it streams: the arguments are still JSON text.
  *
- * Schema: `ToolCallChunk` (protocol.cddl:610).
+ * Schema: `ToolCallChunk` (protocol.cddl:611).
  */
 struct ap_tool_call_chunk {
     /* "type" is always "tool_call_chunk" (checked and written, not stored) */
@@ -1815,7 +1814,7 @@ typedef struct ap_server_tool_call_args_entry {
 } ap_server_tool_call_args_entry_t;
 
 /**
- * Schema: `ServerToolCall.args` (protocol.cddl:635).
+ * Schema: `ServerToolCall.args` (protocol.cddl:636).
  */
 struct ap_server_tool_call_args {
     ap_server_tool_call_args_entry_t *items; /**< in input order */
@@ -1825,7 +1824,7 @@ struct ap_server_tool_call_args {
 /**
  * Tool call made and executed by the provider itself, finished.
  *
- * Schema: `ServerToolCall` (protocol.cddl:631).
+ * Schema: `ServerToolCall` (protocol.cddl:632).
  */
 struct ap_server_tool_call {
     /* "type" is always "server_tool_call" (checked and written, not stored) */
@@ -1843,7 +1842,7 @@ struct ap_server_tool_call {
 /**
  * Provider-side tool call while it streams.
  *
- * Schema: `ServerToolCallChunk` (protocol.cddl:641).
+ * Schema: `ServerToolCallChunk` (protocol.cddl:642).
  */
 struct ap_server_tool_call_chunk {
     /* "type" is always "server_tool_call_chunk" (checked and written, not stored) */
@@ -1862,7 +1861,7 @@ struct ap_server_tool_call_chunk {
 };
 
 /**
- * Schema: `ServerToolResult.status` (protocol.cddl:654).
+ * Schema: `ServerToolResult.status` (protocol.cddl:655).
  */
 typedef enum ap_server_tool_result_status {
     AP_SERVER_TOOL_RESULT_STATUS_NONE = 0, /**< a zeroed value: none of the members */
@@ -1873,7 +1872,7 @@ typedef enum ap_server_tool_result_status {
 /**
  * Outcome of a provider-side tool call.
  *
- * Schema: `ServerToolResult` (protocol.cddl:651).
+ * Schema: `ServerToolResult` (protocol.cddl:652).
  */
 struct ap_server_tool_result {
     /* "type" is always "server_tool_result" (checked and written, not stored) */
@@ -1914,7 +1913,7 @@ typedef enum ap_content_block_kind {
  * block while it streams; the others hold finished data. Every block may
  * carry `index` (its place in the aggregated response) and extra members.
  *
- * Schema: `ContentBlock` (protocol.cddl:523).
+ * Schema: `ContentBlock` (protocol.cddl:524).
  */
 struct ap_content_block {
     ap_content_block_kind kind; /**< chosen by the member "type" */
@@ -1940,7 +1939,7 @@ struct ap_content_block {
  * Opens content block `index`. `content` is its initial state, which the
  * deltas then extend (for example a text block with empty text).
  *
- * Schema: `ContentBlockStartData` (protocol.cddl:448).
+ * Schema: `ContentBlockStartData` (protocol.cddl:449).
  */
 struct ap_content_block_start_data {
     /* "event" is always "content-block-start" (checked and written, not stored) */
@@ -1953,7 +1952,7 @@ struct ap_content_block_start_data {
 /**
  * Appends `text` to the block's `text`.
  *
- * Schema: `TextDelta` (protocol.cddl:732).
+ * Schema: `TextDelta` (protocol.cddl:733).
  */
 struct ap_text_delta {
     /* "type" is always "text-delta" (checked and written, not stored) */
@@ -1965,7 +1964,7 @@ struct ap_text_delta {
 /**
  * Appends `reasoning` to the block's `reasoning`.
  *
- * Schema: `ReasoningDelta` (protocol.cddl:739).
+ * Schema: `ReasoningDelta` (protocol.cddl:740).
  */
 struct ap_reasoning_delta {
     /* "type" is always "reasoning-delta" (checked and written, not stored) */
@@ -1978,7 +1977,7 @@ struct ap_reasoning_delta {
  * Appends `data` to the block's `base64` (streamed image, audio, video or
  * file data).
  *
- * Schema: `DataDelta` (protocol.cddl:747).
+ * Schema: `DataDelta` (protocol.cddl:748).
  */
 struct ap_data_delta {
     /* "type" is always "data-delta" (checked and written, not stored) */
@@ -1993,7 +1992,7 @@ struct ap_data_delta {
  * Members merged by a block-delta. `type` names the type of the block
  * being updated; all other members are copied onto the block.
  *
- * Schema: `BlockDeltaFields` (protocol.cddl:765).
+ * Schema: `BlockDeltaFields` (protocol.cddl:766).
  */
 struct ap_block_delta_fields {
     aps_slice type;
@@ -2005,7 +2004,7 @@ struct ap_block_delta_fields {
  * replaces the block's member of that name. Used for changes without an
  * append rule (signatures, citations, markers, new fields).
  *
- * Schema: `BlockDelta` (protocol.cddl:757).
+ * Schema: `BlockDelta` (protocol.cddl:758).
  */
 struct ap_block_delta {
     /* "type" is always "block-delta" (checked and written, not stored) */
@@ -2019,7 +2018,7 @@ struct ap_block_delta {
  * block whose `args` is missing or null counts as empty. (Addition from
  * the TypeScript package; not in upstream protocol.cddl.)
  *
- * Schema: `ToolCallDelta` (protocol.cddl:773).
+ * Schema: `ToolCallDelta` (protocol.cddl:774).
  */
 struct ap_tool_call_delta {
     /* "type" is always "tool-call-delta" (checked and written, not stored) */
@@ -2042,7 +2041,7 @@ typedef enum ap_content_block_delta_kind {
  * One change to the open content block, told apart by `type`. A consumer
  * must skip a delta whose `type` it does not know, without failing.
  *
- * Schema: `ContentBlockDelta` (protocol.cddl:725).
+ * Schema: `ContentBlockDelta` (protocol.cddl:726).
  */
 struct ap_content_block_delta {
     ap_content_block_delta_kind kind; /**< chosen by the member "type" */
@@ -2059,7 +2058,7 @@ struct ap_content_block_delta {
 /**
  * Applies `delta` to the open content block `index`.
  *
- * Schema: `ContentBlockDeltaData` (protocol.cddl:456).
+ * Schema: `ContentBlockDeltaData` (protocol.cddl:457).
  */
 struct ap_content_block_delta_data {
     /* "event" is always "content-block-delta" (checked and written, not stored) */
@@ -2088,7 +2087,7 @@ typedef enum ap_finalized_content_block_kind {
 /**
  * Blocks allowed in content-block-finish: every type except the chunks.
  *
- * Schema: `FinalizedContentBlock` (protocol.cddl:544).
+ * Schema: `FinalizedContentBlock` (protocol.cddl:545).
  */
 struct ap_finalized_content_block {
     ap_finalized_content_block_kind kind; /**< chosen by the member "type" */
@@ -2113,7 +2112,7 @@ struct ap_finalized_content_block {
  * what the deltas built; a tool_call_chunk becomes a tool_call with parsed
  * arguments.
  *
- * Schema: `ContentBlockFinishData` (protocol.cddl:466).
+ * Schema: `ContentBlockFinishData` (protocol.cddl:467).
  */
 struct ap_content_block_finish_data {
     /* "event" is always "content-block-finish" (checked and written, not stored) */
@@ -2127,7 +2126,7 @@ struct ap_content_block_finish_data {
  * Parts of the input token count. Each is optional and they need not add
  * up to inputTokens; providers may add their own counters.
  *
- * Schema: `InputTokenDetails` (protocol.cddl:492).
+ * Schema: `InputTokenDetails` (protocol.cddl:493).
  */
 struct ap_input_token_details {
     /** Audio input tokens */
@@ -2146,7 +2145,7 @@ struct ap_input_token_details {
  * Parts of the output token count. Each is optional and they need not add
  * up to outputTokens; providers may add their own counters.
  *
- * Schema: `OutputTokenDetails` (protocol.cddl:501).
+ * Schema: `OutputTokenDetails` (protocol.cddl:502).
  */
 struct ap_output_token_details {
     /** Audio output tokens */
@@ -2161,7 +2160,7 @@ struct ap_output_token_details {
 /**
  * Token counts of a model call.
  *
- * Schema: `UsageInfo` (protocol.cddl:481).
+ * Schema: `UsageInfo` (protocol.cddl:482).
  */
 struct ap_usage_info {
     /** Tokens in the prompt */
@@ -2185,7 +2184,7 @@ struct ap_usage_info {
 /**
  * Closes a message.
  *
- * Schema: `MessageFinishData` (protocol.cddl:474).
+ * Schema: `MessageFinishData` (protocol.cddl:475).
  */
 struct ap_message_finish_data {
     /* "event" is always "message-finish" (checked and written, not stored) */
@@ -2198,7 +2197,7 @@ struct ap_message_finish_data {
 /**
  * Ends a message because the model call failed and cannot recover.
  *
- * Schema: `MessageErrorData` (protocol.cddl:508).
+ * Schema: `MessageErrorData` (protocol.cddl:509).
  */
 struct ap_message_error_data {
     /* "event" is always "error" (checked and written, not stored) */
@@ -2224,7 +2223,7 @@ typedef enum ap_messages_data_kind {
 /**
  * Body of a message event, told apart by `event`.
  *
- * Schema: `MessagesData` (protocol.cddl:414).
+ * Schema: `MessagesData` (protocol.cddl:415).
  */
 struct ap_messages_data {
     ap_messages_data_kind kind; /**< chosen by the member "event" */
@@ -2240,7 +2239,7 @@ struct ap_messages_data {
 };
 
 /**
- * Schema: `MessagesEvent.params` (protocol.cddl:405).
+ * Schema: `MessagesEvent.params` (protocol.cddl:406).
  */
 struct ap_messages_event_params {
     ap_namespace_t namespace_;
@@ -2260,7 +2259,7 @@ struct ap_messages_event_params {
  *   message-finish
  * An `error` event reports a model call that failed.
  *
- * Schema: `MessagesEvent` (protocol.cddl:403).
+ * Schema: `MessagesEvent` (protocol.cddl:404).
  */
 struct ap_messages_event {
     /* "method" is always "messages" (checked and written, not stored) */
@@ -2270,7 +2269,7 @@ struct ap_messages_event {
 /**
  * A tool began running.
  *
- * Schema: `ToolStartedData` (protocol.cddl:805).
+ * Schema: `ToolStartedData` (protocol.cddl:806).
  */
 struct ap_tool_started_data {
     /* "event" is always "tool-started" (checked and written, not stored) */
@@ -2287,7 +2286,7 @@ struct ap_tool_started_data {
 /**
  * Piece of output from a streaming tool; pieces are appended in order.
  *
- * Schema: `ToolOutputDeltaData` (protocol.cddl:814).
+ * Schema: `ToolOutputDeltaData` (protocol.cddl:815).
  */
 struct ap_tool_output_delta_data {
     /* "event" is always "tool-output-delta" (checked and written, not stored) */
@@ -2301,7 +2300,7 @@ struct ap_tool_output_delta_data {
 /**
  * A tool finished successfully.
  *
- * Schema: `ToolFinishedData` (protocol.cddl:822).
+ * Schema: `ToolFinishedData` (protocol.cddl:823).
  */
 struct ap_tool_finished_data {
     /* "event" is always "tool-finished" (checked and written, not stored) */
@@ -2315,7 +2314,7 @@ struct ap_tool_finished_data {
 /**
  * A tool failed.
  *
- * Schema: `ToolErrorData` (protocol.cddl:830).
+ * Schema: `ToolErrorData` (protocol.cddl:831).
  */
 struct ap_tool_error_data {
     /* "event" is always "tool-error" (checked and written, not stored) */
@@ -2341,7 +2340,7 @@ typedef enum ap_tools_data_kind {
 /**
  * Body of a tool event, told apart by `event`.
  *
- * Schema: `ToolsData` (protocol.cddl:799).
+ * Schema: `ToolsData` (protocol.cddl:800).
  */
 struct ap_tools_data {
     ap_tools_data_kind kind; /**< chosen by the member "event" */
@@ -2355,7 +2354,7 @@ struct ap_tools_data {
 };
 
 /**
- * Schema: `ToolsEvent.params` (protocol.cddl:790).
+ * Schema: `ToolsEvent.params` (protocol.cddl:791).
  */
 struct ap_tools_event_params {
     ap_namespace_t namespace_;
@@ -2372,7 +2371,7 @@ struct ap_tools_event_params {
  *   tool-started, tool-output-delta* (streaming tools only),
  *   then tool-finished or tool-error
  *
- * Schema: `ToolsEvent` (protocol.cddl:788).
+ * Schema: `ToolsEvent` (protocol.cddl:789).
  */
 struct ap_tools_event {
     /* "method" is always "tools" (checked and written, not stored) */
@@ -2382,7 +2381,7 @@ struct ap_tools_event {
 /**
  * Body of an input.requested event.
  *
- * Schema: `InputRequestedData` (protocol.cddl:932).
+ * Schema: `InputRequestedData` (protocol.cddl:933).
  */
 struct ap_input_requested_data {
     /** Id to quote in input.respond */
@@ -2393,7 +2392,7 @@ struct ap_input_requested_data {
 };
 
 /**
- * Schema: `InputEvent.params` (protocol.cddl:924).
+ * Schema: `InputEvent.params` (protocol.cddl:925).
  */
 struct ap_input_event_params {
     ap_namespace_t namespace_;
@@ -2404,7 +2403,7 @@ struct ap_input_event_params {
 /**
  * The graph is interrupted and waits for input.respond.
  *
- * Schema: `InputEvent` (protocol.cddl:922).
+ * Schema: `InputEvent` (protocol.cddl:923).
  */
 struct ap_input_event {
     /* "method" is always "input.requested" (checked and written, not stored) */
@@ -2412,7 +2411,7 @@ struct ap_input_event {
 };
 
 /**
- * Schema: `ValuesEvent.params` (protocol.cddl:1036).
+ * Schema: `ValuesEvent.params` (protocol.cddl:1037).
  */
 struct ap_values_event_params {
     ap_namespace_t namespace_;
@@ -2425,7 +2424,7 @@ struct ap_values_event_params {
  * Whole graph state after a step. The first values event of a new
  * subscription is the current state, the base later changes apply to.
  *
- * Schema: `ValuesEvent` (protocol.cddl:1034).
+ * Schema: `ValuesEvent` (protocol.cddl:1035).
  */
 struct ap_values_event {
     /* "method" is always "values" (checked and written, not stored) */
@@ -2439,7 +2438,7 @@ typedef struct ap_updates_data_values_entry {
 } ap_updates_data_values_entry_t;
 
 /**
- * Schema: `UpdatesData.values` (protocol.cddl:1056).
+ * Schema: `UpdatesData.values` (protocol.cddl:1057).
  */
 struct ap_updates_data_values {
     ap_updates_data_values_entry_t *items; /**< in input order */
@@ -2449,7 +2448,7 @@ struct ap_updates_data_values {
 /**
  * Body of an updates event.
  *
- * Schema: `UpdatesData` (protocol.cddl:1054).
+ * Schema: `UpdatesData` (protocol.cddl:1055).
  */
 struct ap_updates_data {
     /** Node that made the change */
@@ -2461,7 +2460,7 @@ struct ap_updates_data {
 };
 
 /**
- * Schema: `UpdatesEvent.params` (protocol.cddl:1046).
+ * Schema: `UpdatesEvent.params` (protocol.cddl:1047).
  */
 struct ap_updates_event_params {
     ap_namespace_t namespace_;
@@ -2472,7 +2471,7 @@ struct ap_updates_event_params {
 /**
  * State change made by one node or step.
  *
- * Schema: `UpdatesEvent` (protocol.cddl:1044).
+ * Schema: `UpdatesEvent` (protocol.cddl:1045).
  */
 struct ap_updates_event {
     /* "method" is always "updates" (checked and written, not stored) */
@@ -2482,7 +2481,7 @@ struct ap_updates_event {
 /**
  * What saved a checkpoint.
  *
- * Schema: `CheckpointSource` (protocol.cddl:1083).
+ * Schema: `CheckpointSource` (protocol.cddl:1084).
  */
 typedef enum ap_checkpoint_source {
     AP_CHECKPOINT_SOURCE_NONE = 0, /**< a zeroed value: none of the members */
@@ -2495,7 +2494,7 @@ typedef enum ap_checkpoint_source {
 /**
  * Summary of a saved checkpoint.
  *
- * Schema: `Checkpoint` (protocol.cddl:1074).
+ * Schema: `Checkpoint` (protocol.cddl:1075).
  */
 struct ap_checkpoint {
     /** Checkpoint id, usable as state.fork's checkpointId */
@@ -2511,7 +2510,7 @@ struct ap_checkpoint {
 };
 
 /**
- * Schema: `CheckpointsEvent.params` (protocol.cddl:1066).
+ * Schema: `CheckpointsEvent.params` (protocol.cddl:1067).
  */
 struct ap_checkpoints_event_params {
     ap_namespace_t namespace_;
@@ -2525,7 +2524,7 @@ struct ap_checkpoints_event_params {
  * Carries only what a history or branching view needs; fetch the state
  * itself with state.get or state.listCheckpoints.
  *
- * Schema: `CheckpointsEvent` (protocol.cddl:1064).
+ * Schema: `CheckpointsEvent` (protocol.cddl:1065).
  */
 struct ap_checkpoints_event {
     /* "method" is always "checkpoints" (checked and written, not stored) */
@@ -2535,7 +2534,7 @@ struct ap_checkpoints_event {
 /**
  * Body of a custom event.
  *
- * Schema: `CustomData` (protocol.cddl:1099).
+ * Schema: `CustomData` (protocol.cddl:1100).
  */
 struct ap_custom_data {
     /** Application event name, for dispatch */
@@ -2547,7 +2546,7 @@ struct ap_custom_data {
 };
 
 /**
- * Schema: `CustomEvent.params` (protocol.cddl:1091).
+ * Schema: `CustomEvent.params` (protocol.cddl:1092).
  */
 struct ap_custom_event_params {
     ap_namespace_t namespace_;
@@ -2558,7 +2557,7 @@ struct ap_custom_event_params {
 /**
  * Payload emitted by graph code through its stream writer.
  *
- * Schema: `CustomEvent` (protocol.cddl:1089).
+ * Schema: `CustomEvent` (protocol.cddl:1090).
  */
 struct ap_custom_event {
     /* "method" is always "custom" (checked and written, not stored) */
@@ -2566,7 +2565,7 @@ struct ap_custom_event {
 };
 
 /**
- * Schema: `TasksEvent.params` (protocol.cddl:1108).
+ * Schema: `TasksEvent.params` (protocol.cddl:1109).
  */
 struct ap_tasks_event_params {
     ap_namespace_t namespace_;
@@ -2578,7 +2577,7 @@ struct ap_tasks_event_params {
 /**
  * A Pregel task was created or produced a result.
  *
- * Schema: `TasksEvent` (protocol.cddl:1106).
+ * Schema: `TasksEvent` (protocol.cddl:1107).
  */
 struct ap_tasks_event {
     /* "method" is always "tasks" (checked and written, not stored) */
@@ -2604,7 +2603,7 @@ typedef enum ap_event_data_kind {
  * Event. Every params map carries `namespace` (where in the agent tree the
  * event arose) and `timestamp`.
  *
- * Schema: `EventData` (protocol.cddl:116).
+ * Schema: `EventData` (protocol.cddl:117).
  */
 struct ap_event_data {
     ap_event_data_kind kind; /**< chosen by the member "method" */
@@ -2627,7 +2626,7 @@ struct ap_event_data {
  * belongs to and fixes the shape of `params`. `eventId`, `seq` and `runId`
  * support replay: see EventStreamRequest and subscription.reconnect.
  *
- * Schema: `Event` (protocol.cddl:104).
+ * Schema: `Event` (protocol.cddl:105).
  */
 struct ap_event {
     /* "type" is always "event" (checked and written, not stored) */
@@ -2656,7 +2655,7 @@ typedef enum ap_message_kind {
  * Server to client: a response or an unsolicited event, told apart by
  * `type` ("success", "error" or "event").
  *
- * Schema: `Message` (protocol.cddl:73).
+ * Schema: `Message` (protocol.cddl:74).
  */
 struct ap_message {
     ap_message_kind kind; /**< chosen by the member "type" */
@@ -2671,7 +2670,7 @@ struct ap_message {
 /**
  * Status of one namespace of the agent tree.
  *
- * Schema: `AgentStatusEntry` (protocol.cddl:289).
+ * Schema: `AgentStatusEntry` (protocol.cddl:290).
  */
 struct ap_agent_status_entry {
     ap_namespace_t namespace_;
@@ -2686,7 +2685,7 @@ typedef struct ap_checkpoint_summary_metadata_entry {
 } ap_checkpoint_summary_metadata_entry_t;
 
 /**
- * Schema: `CheckpointSummary.metadata` (protocol.cddl:992).
+ * Schema: `CheckpointSummary.metadata` (protocol.cddl:993).
  */
 struct ap_checkpoint_summary_metadata {
     ap_checkpoint_summary_metadata_entry_t *items; /**< in input order */
@@ -2696,7 +2695,7 @@ struct ap_checkpoint_summary_metadata {
 /**
  * One saved checkpoint in a listing.
  *
- * Schema: `CheckpointSummary` (protocol.cddl:987).
+ * Schema: `CheckpointSummary` (protocol.cddl:988).
  */
 struct ap_checkpoint_summary {
     /** Checkpoint id */
@@ -2716,7 +2715,7 @@ struct ap_checkpoint_summary {
 /**
  * Source cited by a text block.
  *
- * Schema: `Citation` (protocol.cddl:571).
+ * Schema: `Citation` (protocol.cddl:572).
  */
 struct ap_citation {
     /* "type" is always "citation" (checked and written, not stored) */
@@ -2747,7 +2746,7 @@ typedef struct ap_non_standard_annotation_value_entry {
 } ap_non_standard_annotation_value_entry_t;
 
 /**
- * Schema: `NonStandardAnnotation.value` (protocol.cddl:586).
+ * Schema: `NonStandardAnnotation.value` (protocol.cddl:587).
  */
 struct ap_non_standard_annotation_value {
     ap_non_standard_annotation_value_entry_t *items; /**< in input order */
@@ -2757,7 +2756,7 @@ struct ap_non_standard_annotation_value {
 /**
  * Provider-specific annotation.
  *
- * Schema: `NonStandardAnnotation` (protocol.cddl:583).
+ * Schema: `NonStandardAnnotation` (protocol.cddl:584).
  */
 struct ap_non_standard_annotation {
     /* "type" is always "non_standard_annotation" (checked and written, not stored) */
@@ -2778,7 +2777,7 @@ typedef enum ap_annotation_kind {
 /**
  * A note on a text block, told apart by `type`.
  *
- * Schema: `Annotation` (protocol.cddl:568).
+ * Schema: `Annotation` (protocol.cddl:569).
  */
 struct ap_annotation {
     ap_annotation_kind kind; /**< chosen by the member "type" */
@@ -2801,7 +2800,7 @@ typedef enum ap_data_content_block_kind {
 /**
  * Blocks that carry media: image, video, audio or file.
  *
- * Schema: `DataContentBlock` (protocol.cddl:531).
+ * Schema: `DataContentBlock` (protocol.cddl:532).
  */
 struct ap_data_content_block {
     ap_data_content_block_kind kind; /**< chosen by the member "type" */
@@ -2827,7 +2826,7 @@ typedef enum ap_tool_content_block_kind {
 /**
  * Blocks about tool calls, streaming and finished.
  *
- * Schema: `ToolContentBlock` (protocol.cddl:537).
+ * Schema: `ToolContentBlock` (protocol.cddl:538).
  */
 struct ap_tool_content_block {
     ap_tool_content_block_kind kind; /**< chosen by the member "type" */
@@ -2842,7 +2841,7 @@ struct ap_tool_content_block {
 };
 
 /**
- * Schema: `EventStreamRequest.channels` (protocol.cddl:215).
+ * Schema: `EventStreamRequest.channels` (protocol.cddl:216).
  */
 struct ap_event_stream_request_channels {
     ap_channel_t *items;
@@ -2850,7 +2849,7 @@ struct ap_event_stream_request_channels {
 };
 
 /**
- * Schema: `EventStreamRequest.namespaces` (protocol.cddl:216).
+ * Schema: `EventStreamRequest.namespaces` (protocol.cddl:217).
  */
 struct ap_event_stream_request_namespaces {
     ap_namespace_t *items;
@@ -2863,7 +2862,7 @@ struct ap_event_stream_request_namespaces {
  * With `since` or `sinceEventId` the server first replays buffered
  * matching events after that point, then continues live.
  *
- * Schema: `EventStreamRequest` (protocol.cddl:214).
+ * Schema: `EventStreamRequest` (protocol.cddl:215).
  */
 struct ap_event_stream_request {
     /** Channels to receive (at least one) */
@@ -2894,6 +2893,8 @@ APS_NODISCARD aps_status ap_js_int_encode(const ap_js_int_t *value, aps_json_wri
 APS_NODISCARD aps_status ap_js_int_encode_opts(const ap_js_int_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_js_int_validate(const ap_js_int_t *value, bool strict, aps_error *err);
+/** `ap_js_int_t v = AP_JS_INT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_JS_INT_INIT APS_ZERO_INIT
 
 /* ---- js-uint ---- */
 extern const aps_type ap_js_uint_type;
@@ -2906,6 +2907,8 @@ APS_NODISCARD aps_status ap_js_uint_encode(const ap_js_uint_t *value, aps_json_w
 APS_NODISCARD aps_status ap_js_uint_encode_opts(const ap_js_uint_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_js_uint_validate(const ap_js_uint_t *value, bool strict, aps_error *err);
+/** `ap_js_uint_t v = AP_JS_UINT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_JS_UINT_INIT APS_ZERO_INIT
 
 /* ---- Namespace ---- */
 extern const aps_type ap_namespace_type;
@@ -2918,6 +2921,8 @@ APS_NODISCARD aps_status ap_namespace_encode(const ap_namespace_t *value, aps_js
 APS_NODISCARD aps_status ap_namespace_encode_opts(const ap_namespace_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_namespace_validate(const ap_namespace_t *value, bool strict, aps_error *err);
+/** `ap_namespace_t v = AP_NAMESPACE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_NAMESPACE_INIT APS_ZERO_INIT
 
 /* ---- Timestamp ---- */
 extern const aps_type ap_timestamp_type;
@@ -2930,6 +2935,8 @@ APS_NODISCARD aps_status ap_timestamp_encode(const ap_timestamp_t *value, aps_js
 APS_NODISCARD aps_status ap_timestamp_encode_opts(const ap_timestamp_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_timestamp_validate(const ap_timestamp_t *value, bool strict, aps_error *err);
+/** `ap_timestamp_t v = AP_TIMESTAMP_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TIMESTAMP_INIT APS_ZERO_INIT
 
 /* ---- MetadataScalar ---- */
 extern const aps_type ap_metadata_scalar_type;
@@ -2942,6 +2949,62 @@ APS_NODISCARD aps_status ap_metadata_scalar_encode(const ap_metadata_scalar_t *v
 APS_NODISCARD aps_status ap_metadata_scalar_encode_opts(const ap_metadata_scalar_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_metadata_scalar_validate(const ap_metadata_scalar_t *value, bool strict, aps_error *err);
+/** `ap_metadata_scalar_t v = AP_METADATA_SCALAR_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_METADATA_SCALAR_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_metadata_scalar_kind_name(ap_metadata_scalar_kind k);
+/**
+ * Makes *v the alternative
+ *     boolean
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline bool *ap_metadata_scalar_as_boolean(ap_metadata_scalar_t *v)
+{
+    ap_metadata_scalar_t *u0 = v;
+    u0->kind = AP_METADATA_SCALAR_BOOLEAN;
+    return &u0->u.boolean;
+}
+/**
+ * Makes *v the alternative
+ *     integer
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline int64_t *ap_metadata_scalar_as_integer(ap_metadata_scalar_t *v)
+{
+    ap_metadata_scalar_t *u0 = v;
+    u0->kind = AP_METADATA_SCALAR_INTEGER;
+    return &u0->u.integer;
+}
+/**
+ * Makes *v the alternative
+ *     number
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline double *ap_metadata_scalar_as_number(ap_metadata_scalar_t *v)
+{
+    ap_metadata_scalar_t *u0 = v;
+    u0->kind = AP_METADATA_SCALAR_NUMBER;
+    return &u0->u.number;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *ap_metadata_scalar_as_text(ap_metadata_scalar_t *v)
+{
+    ap_metadata_scalar_t *u0 = v;
+    u0->kind = AP_METADATA_SCALAR_TEXT;
+    return &u0->u.text;
+}
 
 /* ---- Command ---- */
 extern const aps_type ap_command_type;
@@ -2954,6 +3017,168 @@ APS_NODISCARD aps_status ap_command_encode(const ap_command_t *value, aps_json_w
 APS_NODISCARD aps_status ap_command_encode_opts(const ap_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_command_validate(const ap_command_t *value, bool strict, aps_error *err);
+/** `ap_command_t v = AP_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_COMMAND_INIT APS_ZERO_INIT
+/**
+ * Makes *v the alternative
+ *     "method": "run.start"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_run_start_t *ap_command_as_run_start(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_RUN_START;
+    return &u0->u.run_start;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.subscribe"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_subscribe_t *ap_command_as_subscription_subscribe(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
+    return &u0->u.subscription_subscribe;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.unsubscribe"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_unsubscribe_t *ap_command_as_subscription_unsubscribe(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
+    return &u0->u.subscription_unsubscribe;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.reconnect"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_reconnect_t *ap_command_as_subscription_reconnect(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
+    return &u0->u.subscription_reconnect;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "agent.getTree"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_agent_get_tree_t *ap_command_as_agent_get_tree(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
+    return &u0->u.agent_get_tree;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_t *ap_command_as_input_respond(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+    return &u0->u.input_respond;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond" > input_respond_one
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_one_t *ap_command_as_input_respond_one(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+    ap_input_respond_params_t *u1 = &u0->u.input_respond.params;
+    u1->kind = AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_ONE;
+    return &u1->u.input_respond_one;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond" > input_respond_many
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_many_t *ap_command_as_input_respond_many(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+    ap_input_respond_params_t *u1 = &u0->u.input_respond.params;
+    u1->kind = AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_MANY;
+    return &u1->u.input_respond_many;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.inject"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_inject_t *ap_command_as_input_inject(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_INPUT_INJECT;
+    return &u0->u.input_inject;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.get"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_get_t *ap_command_as_state_get(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_STATE_GET;
+    return &u0->u.state_get;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.listCheckpoints"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_list_checkpoints_t *ap_command_as_state_list_checkpoints(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
+    return &u0->u.state_list_checkpoints;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.fork"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_fork_t *ap_command_as_state_fork(ap_command_t *v)
+{
+    ap_command_data_t *u0 = &v->command_data;
+    u0->kind = AP_COMMAND_DATA_STATE_FORK;
+    return &u0->u.state_fork;
+}
 
 /* ---- CommandData ---- */
 extern const aps_type ap_command_data_type;
@@ -2966,6 +3191,140 @@ APS_NODISCARD aps_status ap_command_data_encode(const ap_command_data_t *value, 
 APS_NODISCARD aps_status ap_command_data_encode_opts(const ap_command_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_command_data_validate(const ap_command_data_t *value, bool strict, aps_error *err);
+/** `ap_command_data_t v = AP_COMMAND_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_COMMAND_DATA_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_command_data_kind_name(ap_command_data_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "run.start"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_run_start_t *ap_command_data_as_run_start(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_RUN_START;
+    return &u0->u.run_start;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.subscribe"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_subscribe_t *ap_command_data_as_subscription_subscribe(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
+    return &u0->u.subscription_subscribe;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.unsubscribe"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_unsubscribe_t *ap_command_data_as_subscription_unsubscribe(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
+    return &u0->u.subscription_unsubscribe;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.reconnect"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_reconnect_t *ap_command_data_as_subscription_reconnect(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
+    return &u0->u.subscription_reconnect;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "agent.getTree"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_agent_get_tree_t *ap_command_data_as_agent_get_tree(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
+    return &u0->u.agent_get_tree;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_t *ap_command_data_as_input_respond(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+    return &u0->u.input_respond;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.inject"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_inject_t *ap_command_data_as_input_inject(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_INPUT_INJECT;
+    return &u0->u.input_inject;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.get"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_get_t *ap_command_data_as_state_get(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_STATE_GET;
+    return &u0->u.state_get;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.listCheckpoints"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_list_checkpoints_t *ap_command_data_as_state_list_checkpoints(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
+    return &u0->u.state_list_checkpoints;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.fork"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_fork_t *ap_command_data_as_state_fork(ap_command_data_t *v)
+{
+    ap_command_data_t *u0 = v;
+    u0->kind = AP_COMMAND_DATA_STATE_FORK;
+    return &u0->u.state_fork;
+}
 
 /* ---- RunCommand ---- */
 #define ap_run_command_type ap_run_start_type
@@ -2978,6 +3337,8 @@ APS_NODISCARD aps_status ap_run_command_encode(const ap_run_command_t *value, ap
 APS_NODISCARD aps_status ap_run_command_encode_opts(const ap_run_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_command_validate(const ap_run_command_t *value, bool strict, aps_error *err);
+/** `ap_run_command_t v = AP_RUN_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_COMMAND_INIT APS_ZERO_INIT
 
 /* ---- run.start ---- */
 extern const aps_type ap_run_start_type;
@@ -2990,6 +3351,8 @@ APS_NODISCARD aps_status ap_run_start_encode(const ap_run_start_t *value, aps_js
 APS_NODISCARD aps_status ap_run_start_encode_opts(const ap_run_start_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_validate(const ap_run_start_t *value, bool strict, aps_error *err);
+/** `ap_run_start_t v = AP_RUN_START_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_START_INIT APS_ZERO_INIT
 
 /* ---- RunStartParams ---- */
 extern const aps_type ap_run_start_params_type;
@@ -3002,6 +3365,8 @@ APS_NODISCARD aps_status ap_run_start_params_encode(const ap_run_start_params_t 
 APS_NODISCARD aps_status ap_run_start_params_encode_opts(const ap_run_start_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_validate(const ap_run_start_params_t *value, bool strict, aps_error *err);
+/** `ap_run_start_params_t v = AP_RUN_START_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_START_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- RunStartParams.config ---- */
 extern const aps_type ap_run_start_params_config_type;
@@ -3014,6 +3379,8 @@ APS_NODISCARD aps_status ap_run_start_params_config_encode(const ap_run_start_pa
 APS_NODISCARD aps_status ap_run_start_params_config_encode_opts(const ap_run_start_params_config_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_config_validate(const ap_run_start_params_config_t *value, bool strict, aps_error *err);
+/** `ap_run_start_params_config_t v = AP_RUN_START_PARAMS_CONFIG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_START_PARAMS_CONFIG_INIT APS_ZERO_INIT
 
 /* ---- RunStartParams.metadata ---- */
 extern const aps_type ap_run_start_params_metadata_type;
@@ -3026,6 +3393,8 @@ APS_NODISCARD aps_status ap_run_start_params_metadata_encode(const ap_run_start_
 APS_NODISCARD aps_status ap_run_start_params_metadata_encode_opts(const ap_run_start_params_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_start_params_metadata_validate(const ap_run_start_params_metadata_t *value, bool strict, aps_error *err);
+/** `ap_run_start_params_metadata_t v = AP_RUN_START_PARAMS_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_START_PARAMS_METADATA_INIT APS_ZERO_INIT
 
 /* ---- SubscriptionCommand ---- */
 extern const aps_type ap_subscription_command_type;
@@ -3038,6 +3407,49 @@ APS_NODISCARD aps_status ap_subscription_command_encode(const ap_subscription_co
 APS_NODISCARD aps_status ap_subscription_command_encode_opts(const ap_subscription_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_command_validate(const ap_subscription_command_t *value, bool strict, aps_error *err);
+/** `ap_subscription_command_t v = AP_SUBSCRIPTION_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIPTION_COMMAND_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_subscription_command_kind_name(ap_subscription_command_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.subscribe"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_subscribe_t *ap_subscription_command_as_subscription_subscribe(ap_subscription_command_t *v)
+{
+    ap_subscription_command_t *u0 = v;
+    u0->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
+    return &u0->u.subscription_subscribe;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.unsubscribe"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_unsubscribe_t *ap_subscription_command_as_subscription_unsubscribe(ap_subscription_command_t *v)
+{
+    ap_subscription_command_t *u0 = v;
+    u0->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE;
+    return &u0->u.subscription_unsubscribe;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "subscription.reconnect"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_reconnect_t *ap_subscription_command_as_subscription_reconnect(ap_subscription_command_t *v)
+{
+    ap_subscription_command_t *u0 = v;
+    u0->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT;
+    return &u0->u.subscription_reconnect;
+}
 
 /* ---- subscription.subscribe ---- */
 extern const aps_type ap_subscription_subscribe_type;
@@ -3050,6 +3462,8 @@ APS_NODISCARD aps_status ap_subscription_subscribe_encode(const ap_subscription_
 APS_NODISCARD aps_status ap_subscription_subscribe_encode_opts(const ap_subscription_subscribe_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_subscribe_validate(const ap_subscription_subscribe_t *value, bool strict, aps_error *err);
+/** `ap_subscription_subscribe_t v = AP_SUBSCRIPTION_SUBSCRIBE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIPTION_SUBSCRIBE_INIT APS_ZERO_INIT
 
 /* ---- SubscribeParams ---- */
 extern const aps_type ap_subscribe_params_type;
@@ -3062,6 +3476,8 @@ APS_NODISCARD aps_status ap_subscribe_params_encode(const ap_subscribe_params_t 
 APS_NODISCARD aps_status ap_subscribe_params_encode_opts(const ap_subscribe_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_validate(const ap_subscribe_params_t *value, bool strict, aps_error *err);
+/** `ap_subscribe_params_t v = AP_SUBSCRIBE_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIBE_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- SubscribeParams.channels ---- */
 extern const aps_type ap_subscribe_params_channels_type;
@@ -3074,6 +3490,8 @@ APS_NODISCARD aps_status ap_subscribe_params_channels_encode(const ap_subscribe_
 APS_NODISCARD aps_status ap_subscribe_params_channels_encode_opts(const ap_subscribe_params_channels_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_channels_validate(const ap_subscribe_params_channels_t *value, bool strict, aps_error *err);
+/** `ap_subscribe_params_channels_t v = AP_SUBSCRIBE_PARAMS_CHANNELS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIBE_PARAMS_CHANNELS_INIT APS_ZERO_INIT
 
 /* ---- Channel ---- */
 extern const aps_type ap_channel_type;
@@ -3086,6 +3504,12 @@ APS_NODISCARD aps_status ap_channel_encode(const ap_channel_t *value, aps_json_w
 APS_NODISCARD aps_status ap_channel_encode_opts(const ap_channel_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_channel_validate(const ap_channel_t *value, bool strict, aps_error *err);
+/** `ap_channel_t v = AP_CHANNEL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHANNEL_INIT APS_ZERO_INIT
+/** The wire spelling of `v`: a listed value's, or `v->other` for AP_CHANNEL_OTHER; borrowed or static. */
+aps_slice ap_channel_name(const ap_channel_t *v);
+/** The value spelled by the `len` bytes at `text`: a listed kind, else OTHER with `other` borrowing `text` (not checked: validate it). */
+ap_channel_t ap_channel_parse(const char *text, size_t len);
 
 /* ---- SubscribeParams.namespaces ---- */
 extern const aps_type ap_subscribe_params_namespaces_type;
@@ -3098,6 +3522,8 @@ APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode(const ap_subscrib
 APS_NODISCARD aps_status ap_subscribe_params_namespaces_encode_opts(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_params_namespaces_validate(const ap_subscribe_params_namespaces_t *value, bool strict, aps_error *err);
+/** `ap_subscribe_params_namespaces_t v = AP_SUBSCRIBE_PARAMS_NAMESPACES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIBE_PARAMS_NAMESPACES_INIT APS_ZERO_INIT
 
 /* ---- subscription.unsubscribe ---- */
 extern const aps_type ap_subscription_unsubscribe_type;
@@ -3110,6 +3536,8 @@ APS_NODISCARD aps_status ap_subscription_unsubscribe_encode(const ap_subscriptio
 APS_NODISCARD aps_status ap_subscription_unsubscribe_encode_opts(const ap_subscription_unsubscribe_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_unsubscribe_validate(const ap_subscription_unsubscribe_t *value, bool strict, aps_error *err);
+/** `ap_subscription_unsubscribe_t v = AP_SUBSCRIPTION_UNSUBSCRIBE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIPTION_UNSUBSCRIBE_INIT APS_ZERO_INIT
 
 /* ---- UnsubscribeParams ---- */
 extern const aps_type ap_unsubscribe_params_type;
@@ -3122,6 +3550,8 @@ APS_NODISCARD aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_param
 APS_NODISCARD aps_status ap_unsubscribe_params_encode_opts(const ap_unsubscribe_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_unsubscribe_params_validate(const ap_unsubscribe_params_t *value, bool strict, aps_error *err);
+/** `ap_unsubscribe_params_t v = AP_UNSUBSCRIBE_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_UNSUBSCRIBE_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- subscription.reconnect ---- */
 extern const aps_type ap_subscription_reconnect_type;
@@ -3134,6 +3564,8 @@ APS_NODISCARD aps_status ap_subscription_reconnect_encode(const ap_subscription_
 APS_NODISCARD aps_status ap_subscription_reconnect_encode_opts(const ap_subscription_reconnect_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_reconnect_validate(const ap_subscription_reconnect_t *value, bool strict, aps_error *err);
+/** `ap_subscription_reconnect_t v = AP_SUBSCRIPTION_RECONNECT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIPTION_RECONNECT_INIT APS_ZERO_INIT
 
 /* ---- ReconnectParams ---- */
 extern const aps_type ap_reconnect_params_type;
@@ -3146,6 +3578,8 @@ APS_NODISCARD aps_status ap_reconnect_params_encode(const ap_reconnect_params_t 
 APS_NODISCARD aps_status ap_reconnect_params_encode_opts(const ap_reconnect_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_validate(const ap_reconnect_params_t *value, bool strict, aps_error *err);
+/** `ap_reconnect_params_t v = AP_RECONNECT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RECONNECT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- ReconnectParams.subscriptions ---- */
 extern const aps_type ap_reconnect_params_subscriptions_type;
@@ -3158,6 +3592,8 @@ APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode(const ap_recon
 APS_NODISCARD aps_status ap_reconnect_params_subscriptions_encode_opts(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_params_subscriptions_validate(const ap_reconnect_params_subscriptions_t *value, bool strict, aps_error *err);
+/** `ap_reconnect_params_subscriptions_t v = AP_RECONNECT_PARAMS_SUBSCRIPTIONS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RECONNECT_PARAMS_SUBSCRIPTIONS_INIT APS_ZERO_INIT
 
 /* ---- AgentCommand ---- */
 #define ap_agent_command_type ap_agent_get_tree_type
@@ -3170,6 +3606,8 @@ APS_NODISCARD aps_status ap_agent_command_encode(const ap_agent_command_t *value
 APS_NODISCARD aps_status ap_agent_command_encode_opts(const ap_agent_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_command_validate(const ap_agent_command_t *value, bool strict, aps_error *err);
+/** `ap_agent_command_t v = AP_AGENT_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_COMMAND_INIT APS_ZERO_INIT
 
 /* ---- agent.getTree ---- */
 extern const aps_type ap_agent_get_tree_type;
@@ -3182,6 +3620,8 @@ APS_NODISCARD aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *val
 APS_NODISCARD aps_status ap_agent_get_tree_encode_opts(const ap_agent_get_tree_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_validate(const ap_agent_get_tree_t *value, bool strict, aps_error *err);
+/** `ap_agent_get_tree_t v = AP_AGENT_GET_TREE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_GET_TREE_INIT APS_ZERO_INIT
 
 /* ---- AgentGetTreeParams ---- */
 extern const aps_type ap_agent_get_tree_params_type;
@@ -3194,6 +3634,8 @@ APS_NODISCARD aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree
 APS_NODISCARD aps_status ap_agent_get_tree_params_encode_opts(const ap_agent_get_tree_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_get_tree_params_validate(const ap_agent_get_tree_params_t *value, bool strict, aps_error *err);
+/** `ap_agent_get_tree_params_t v = AP_AGENT_GET_TREE_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_GET_TREE_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- InputCommand ---- */
 extern const aps_type ap_input_command_type;
@@ -3206,6 +3648,66 @@ APS_NODISCARD aps_status ap_input_command_encode(const ap_input_command_t *value
 APS_NODISCARD aps_status ap_input_command_encode_opts(const ap_input_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_command_validate(const ap_input_command_t *value, bool strict, aps_error *err);
+/** `ap_input_command_t v = AP_INPUT_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_COMMAND_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_input_command_kind_name(ap_input_command_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_t *ap_input_command_as_input_respond(ap_input_command_t *v)
+{
+    ap_input_command_t *u0 = v;
+    u0->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
+    return &u0->u.input_respond;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond" > input_respond_one
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_one_t *ap_input_command_as_input_respond_one(ap_input_command_t *v)
+{
+    ap_input_command_t *u0 = v;
+    u0->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
+    ap_input_respond_params_t *u1 = &u0->u.input_respond.params;
+    u1->kind = AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_ONE;
+    return &u1->u.input_respond_one;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.respond" > input_respond_many
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_many_t *ap_input_command_as_input_respond_many(ap_input_command_t *v)
+{
+    ap_input_command_t *u0 = v;
+    u0->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
+    ap_input_respond_params_t *u1 = &u0->u.input_respond.params;
+    u1->kind = AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_MANY;
+    return &u1->u.input_respond_many;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.inject"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_inject_t *ap_input_command_as_input_inject(ap_input_command_t *v)
+{
+    ap_input_command_t *u0 = v;
+    u0->kind = AP_INPUT_COMMAND_INPUT_INJECT;
+    return &u0->u.input_inject;
+}
 
 /* ---- input.respond ---- */
 extern const aps_type ap_input_respond_type;
@@ -3218,6 +3720,8 @@ APS_NODISCARD aps_status ap_input_respond_encode(const ap_input_respond_t *value
 APS_NODISCARD aps_status ap_input_respond_encode_opts(const ap_input_respond_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_validate(const ap_input_respond_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_t v = AP_INPUT_RESPOND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_INIT APS_ZERO_INIT
 
 /* ---- InputRespondParams ---- */
 extern const aps_type ap_input_respond_params_type;
@@ -3233,6 +3737,36 @@ APS_NODISCARD aps_status ap_input_respond_params_encode(const ap_input_respond_p
 APS_NODISCARD aps_status ap_input_respond_params_encode_opts(const ap_input_respond_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_params_validate(const ap_input_respond_params_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_params_t v = AP_INPUT_RESPOND_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_PARAMS_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_input_respond_params_kind_name(ap_input_respond_params_kind k);
+/**
+ * Makes *v the alternative
+ *     input_respond_one
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_one_t *ap_input_respond_params_as_input_respond_one(ap_input_respond_params_t *v)
+{
+    ap_input_respond_params_t *u0 = v;
+    u0->kind = AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_ONE;
+    return &u0->u.input_respond_one;
+}
+/**
+ * Makes *v the alternative
+ *     input_respond_many
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_respond_many_t *ap_input_respond_params_as_input_respond_many(ap_input_respond_params_t *v)
+{
+    ap_input_respond_params_t *u0 = v;
+    u0->kind = AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_MANY;
+    return &u0->u.input_respond_many;
+}
 
 /* ---- InputRespondOne ---- */
 extern const aps_type ap_input_respond_one_type;
@@ -3245,6 +3779,8 @@ APS_NODISCARD aps_status ap_input_respond_one_encode(const ap_input_respond_one_
 APS_NODISCARD aps_status ap_input_respond_one_encode_opts(const ap_input_respond_one_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_validate(const ap_input_respond_one_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_one_t v = AP_INPUT_RESPOND_ONE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_ONE_INIT APS_ZERO_INIT
 
 /* ---- InputRespondOne.update ---- */
 extern const aps_type ap_input_respond_one_update_type;
@@ -3257,6 +3793,8 @@ APS_NODISCARD aps_status ap_input_respond_one_update_encode(const ap_input_respo
 APS_NODISCARD aps_status ap_input_respond_one_update_encode_opts(const ap_input_respond_one_update_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_update_validate(const ap_input_respond_one_update_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_one_update_t v = AP_INPUT_RESPOND_ONE_UPDATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_ONE_UPDATE_INIT APS_ZERO_INIT
 
 /* ---- Goto ---- */
 extern const aps_type ap_goto_type;
@@ -3269,6 +3807,49 @@ APS_NODISCARD aps_status ap_goto_encode(const ap_goto_t *value, aps_json_writer 
 APS_NODISCARD aps_status ap_goto_encode_opts(const ap_goto_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_goto_validate(const ap_goto_t *value, bool strict, aps_error *err);
+/** `ap_goto_t v = AP_GOTO_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_GOTO_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_goto_kind_name(ap_goto_kind k);
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *ap_goto_as_text(ap_goto_t *v)
+{
+    ap_goto_t *u0 = v;
+    u0->kind = AP_GOTO_TEXT;
+    return &u0->u.text;
+}
+/**
+ * Makes *v the alternative
+ *     run_send
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_run_send_t *ap_goto_as_run_send(ap_goto_t *v)
+{
+    ap_goto_t *u0 = v;
+    u0->kind = AP_GOTO_RUN_SEND;
+    return &u0->u.run_send;
+}
+/**
+ * Makes *v the alternative
+ *     array
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_goto_array_t *ap_goto_as_array(ap_goto_t *v)
+{
+    ap_goto_t *u0 = v;
+    u0->kind = AP_GOTO_ARRAY;
+    return &u0->u.array;
+}
 
 /* ---- RunSend ---- */
 extern const aps_type ap_run_send_type;
@@ -3281,30 +3862,64 @@ APS_NODISCARD aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json
 APS_NODISCARD aps_status ap_run_send_encode_opts(const ap_run_send_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_error *err);
+/** `ap_run_send_t v = AP_RUN_SEND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_SEND_INIT APS_ZERO_INIT
 
 /* ---- Goto/3 ---- */
-extern const aps_type ap_goto_alt3_type;
-APS_NODISCARD aps_status ap_goto_alt3_decode(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_t *out, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_decode_opts(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w,
+extern const aps_type ap_goto_array_type;
+APS_NODISCARD aps_status ap_goto_array_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_goto_array_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_goto_array_encode(const ap_goto_array_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status ap_goto_array_encode_opts(const ap_goto_array_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status ap_goto_array_validate(const ap_goto_array_t *value, bool strict, aps_error *err);
+/** `ap_goto_array_t v = AP_GOTO_ARRAY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_GOTO_ARRAY_INIT APS_ZERO_INIT
 
 /* ---- Goto/3[] ---- */
-extern const aps_type ap_goto_alt3_item_type;
-APS_NODISCARD aps_status ap_goto_alt3_item_decode(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_item_t *out, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_item_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w,
+extern const aps_type ap_goto_array_item_type;
+APS_NODISCARD aps_status ap_goto_array_item_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_item_t *out, aps_error *err);
+APS_NODISCARD aps_status ap_goto_array_item_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_item_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status ap_goto_array_item_encode(const ap_goto_array_item_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status ap_goto_array_item_encode_opts(const ap_goto_array_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status ap_goto_array_item_validate(const ap_goto_array_item_t *value, bool strict, aps_error *err);
+/** `ap_goto_array_item_t v = AP_GOTO_ARRAY_ITEM_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_GOTO_ARRAY_ITEM_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_goto_array_item_kind_name(ap_goto_array_item_kind k);
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *ap_goto_array_item_as_text(ap_goto_array_item_t *v)
+{
+    ap_goto_array_item_t *u0 = v;
+    u0->kind = AP_GOTO_ARRAY_ITEM_TEXT;
+    return &u0->u.text;
+}
+/**
+ * Makes *v the alternative
+ *     run_send
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_run_send_t *ap_goto_array_item_as_run_send(ap_goto_array_item_t *v)
+{
+    ap_goto_array_item_t *u0 = v;
+    u0->kind = AP_GOTO_ARRAY_ITEM_RUN_SEND;
+    return &u0->u.run_send;
+}
 
 /* ---- InputRespondOne.config ---- */
 extern const aps_type ap_input_respond_one_config_type;
@@ -3317,6 +3932,8 @@ APS_NODISCARD aps_status ap_input_respond_one_config_encode(const ap_input_respo
 APS_NODISCARD aps_status ap_input_respond_one_config_encode_opts(const ap_input_respond_one_config_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_config_validate(const ap_input_respond_one_config_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_one_config_t v = AP_INPUT_RESPOND_ONE_CONFIG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_ONE_CONFIG_INIT APS_ZERO_INIT
 
 /* ---- InputRespondOne.metadata ---- */
 extern const aps_type ap_input_respond_one_metadata_type;
@@ -3329,6 +3946,8 @@ APS_NODISCARD aps_status ap_input_respond_one_metadata_encode(const ap_input_res
 APS_NODISCARD aps_status ap_input_respond_one_metadata_encode_opts(const ap_input_respond_one_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_one_metadata_validate(const ap_input_respond_one_metadata_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_one_metadata_t v = AP_INPUT_RESPOND_ONE_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_ONE_METADATA_INIT APS_ZERO_INIT
 
 /* ---- InputRespondMany ---- */
 extern const aps_type ap_input_respond_many_type;
@@ -3341,6 +3960,8 @@ APS_NODISCARD aps_status ap_input_respond_many_encode(const ap_input_respond_man
 APS_NODISCARD aps_status ap_input_respond_many_encode_opts(const ap_input_respond_many_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_validate(const ap_input_respond_many_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_many_t v = AP_INPUT_RESPOND_MANY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_MANY_INIT APS_ZERO_INIT
 
 /* ---- InputRespondMany.responses ---- */
 extern const aps_type ap_input_respond_many_responses_type;
@@ -3353,6 +3974,8 @@ APS_NODISCARD aps_status ap_input_respond_many_responses_encode(const ap_input_r
 APS_NODISCARD aps_status ap_input_respond_many_responses_encode_opts(const ap_input_respond_many_responses_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_responses_validate(const ap_input_respond_many_responses_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_many_responses_t v = AP_INPUT_RESPOND_MANY_RESPONSES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_MANY_RESPONSES_INIT APS_ZERO_INIT
 
 /* ---- InputRespondEntry ---- */
 extern const aps_type ap_input_respond_entry_type;
@@ -3365,6 +3988,8 @@ APS_NODISCARD aps_status ap_input_respond_entry_encode(const ap_input_respond_en
 APS_NODISCARD aps_status ap_input_respond_entry_encode_opts(const ap_input_respond_entry_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_entry_validate(const ap_input_respond_entry_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_entry_t v = AP_INPUT_RESPOND_ENTRY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_ENTRY_INIT APS_ZERO_INIT
 
 /* ---- InputRespondMany.update ---- */
 extern const aps_type ap_input_respond_many_update_type;
@@ -3377,6 +4002,8 @@ APS_NODISCARD aps_status ap_input_respond_many_update_encode(const ap_input_resp
 APS_NODISCARD aps_status ap_input_respond_many_update_encode_opts(const ap_input_respond_many_update_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_update_validate(const ap_input_respond_many_update_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_many_update_t v = AP_INPUT_RESPOND_MANY_UPDATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_MANY_UPDATE_INIT APS_ZERO_INIT
 
 /* ---- InputRespondMany.config ---- */
 extern const aps_type ap_input_respond_many_config_type;
@@ -3389,6 +4016,8 @@ APS_NODISCARD aps_status ap_input_respond_many_config_encode(const ap_input_resp
 APS_NODISCARD aps_status ap_input_respond_many_config_encode_opts(const ap_input_respond_many_config_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_config_validate(const ap_input_respond_many_config_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_many_config_t v = AP_INPUT_RESPOND_MANY_CONFIG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_MANY_CONFIG_INIT APS_ZERO_INIT
 
 /* ---- InputRespondMany.metadata ---- */
 extern const aps_type ap_input_respond_many_metadata_type;
@@ -3401,6 +4030,8 @@ APS_NODISCARD aps_status ap_input_respond_many_metadata_encode(const ap_input_re
 APS_NODISCARD aps_status ap_input_respond_many_metadata_encode_opts(const ap_input_respond_many_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_respond_many_metadata_validate(const ap_input_respond_many_metadata_t *value, bool strict, aps_error *err);
+/** `ap_input_respond_many_metadata_t v = AP_INPUT_RESPOND_MANY_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESPOND_MANY_METADATA_INIT APS_ZERO_INIT
 
 /* ---- input.inject ---- */
 extern const aps_type ap_input_inject_type;
@@ -3413,6 +4044,8 @@ APS_NODISCARD aps_status ap_input_inject_encode(const ap_input_inject_t *value, 
 APS_NODISCARD aps_status ap_input_inject_encode_opts(const ap_input_inject_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_validate(const ap_input_inject_t *value, bool strict, aps_error *err);
+/** `ap_input_inject_t v = AP_INPUT_INJECT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_INJECT_INIT APS_ZERO_INIT
 
 /* ---- InputInjectParams ---- */
 extern const aps_type ap_input_inject_params_type;
@@ -3425,6 +4058,8 @@ APS_NODISCARD aps_status ap_input_inject_params_encode(const ap_input_inject_par
 APS_NODISCARD aps_status ap_input_inject_params_encode_opts(const ap_input_inject_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_inject_params_validate(const ap_input_inject_params_t *value, bool strict, aps_error *err);
+/** `ap_input_inject_params_t v = AP_INPUT_INJECT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_INJECT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- InputMessage ---- */
 extern const aps_type ap_input_message_type;
@@ -3437,6 +4072,8 @@ APS_NODISCARD aps_status ap_input_message_encode(const ap_input_message_t *value
 APS_NODISCARD aps_status ap_input_message_encode_opts(const ap_input_message_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_message_validate(const ap_input_message_t *value, bool strict, aps_error *err);
+/** `ap_input_message_t v = AP_INPUT_MESSAGE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_MESSAGE_INIT APS_ZERO_INIT
 
 /* ---- InputMessage.role ---- */
 extern const aps_type ap_input_message_role_type;
@@ -3449,6 +4086,12 @@ APS_NODISCARD aps_status ap_input_message_role_encode(const ap_input_message_rol
 APS_NODISCARD aps_status ap_input_message_role_encode_opts(const ap_input_message_role_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_message_role_validate(const ap_input_message_role_t *value, bool strict, aps_error *err);
+/** `ap_input_message_role_t v = AP_INPUT_MESSAGE_ROLE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_MESSAGE_ROLE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for AP_INPUT_MESSAGE_ROLE_NONE and values outside the enum); static storage. */
+const char *ap_input_message_role_name(ap_input_message_role_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or AP_INPUT_MESSAGE_ROLE_NONE. */
+ap_input_message_role_t ap_input_message_role_parse(const char *text, size_t len);
 
 /* ---- StateCommand ---- */
 extern const aps_type ap_state_command_type;
@@ -3461,6 +4104,49 @@ APS_NODISCARD aps_status ap_state_command_encode(const ap_state_command_t *value
 APS_NODISCARD aps_status ap_state_command_encode_opts(const ap_state_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_command_validate(const ap_state_command_t *value, bool strict, aps_error *err);
+/** `ap_state_command_t v = AP_STATE_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_COMMAND_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_state_command_kind_name(ap_state_command_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "state.get"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_get_t *ap_state_command_as_state_get(ap_state_command_t *v)
+{
+    ap_state_command_t *u0 = v;
+    u0->kind = AP_STATE_COMMAND_STATE_GET;
+    return &u0->u.state_get;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.listCheckpoints"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_list_checkpoints_t *ap_state_command_as_state_list_checkpoints(ap_state_command_t *v)
+{
+    ap_state_command_t *u0 = v;
+    u0->kind = AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS;
+    return &u0->u.state_list_checkpoints;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "state.fork"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_fork_t *ap_state_command_as_state_fork(ap_state_command_t *v)
+{
+    ap_state_command_t *u0 = v;
+    u0->kind = AP_STATE_COMMAND_STATE_FORK;
+    return &u0->u.state_fork;
+}
 
 /* ---- state.get ---- */
 extern const aps_type ap_state_get_type;
@@ -3473,6 +4159,8 @@ APS_NODISCARD aps_status ap_state_get_encode(const ap_state_get_t *value, aps_js
 APS_NODISCARD aps_status ap_state_get_encode_opts(const ap_state_get_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_validate(const ap_state_get_t *value, bool strict, aps_error *err);
+/** `ap_state_get_t v = AP_STATE_GET_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_GET_INIT APS_ZERO_INIT
 
 /* ---- StateGetParams ---- */
 extern const aps_type ap_state_get_params_type;
@@ -3485,6 +4173,8 @@ APS_NODISCARD aps_status ap_state_get_params_encode(const ap_state_get_params_t 
 APS_NODISCARD aps_status ap_state_get_params_encode_opts(const ap_state_get_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_validate(const ap_state_get_params_t *value, bool strict, aps_error *err);
+/** `ap_state_get_params_t v = AP_STATE_GET_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_GET_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- StateGetParams.keys ---- */
 extern const aps_type ap_state_get_params_keys_type;
@@ -3497,6 +4187,8 @@ APS_NODISCARD aps_status ap_state_get_params_keys_encode(const ap_state_get_para
 APS_NODISCARD aps_status ap_state_get_params_keys_encode_opts(const ap_state_get_params_keys_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_params_keys_validate(const ap_state_get_params_keys_t *value, bool strict, aps_error *err);
+/** `ap_state_get_params_keys_t v = AP_STATE_GET_PARAMS_KEYS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_GET_PARAMS_KEYS_INIT APS_ZERO_INIT
 
 /* ---- state.listCheckpoints ---- */
 extern const aps_type ap_state_list_checkpoints_type;
@@ -3509,6 +4201,8 @@ APS_NODISCARD aps_status ap_state_list_checkpoints_encode(const ap_state_list_ch
 APS_NODISCARD aps_status ap_state_list_checkpoints_encode_opts(const ap_state_list_checkpoints_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_list_checkpoints_validate(const ap_state_list_checkpoints_t *value, bool strict, aps_error *err);
+/** `ap_state_list_checkpoints_t v = AP_STATE_LIST_CHECKPOINTS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_LIST_CHECKPOINTS_INIT APS_ZERO_INIT
 
 /* ---- ListCheckpointsParams ---- */
 extern const aps_type ap_list_checkpoints_params_type;
@@ -3521,6 +4215,8 @@ APS_NODISCARD aps_status ap_list_checkpoints_params_encode(const ap_list_checkpo
 APS_NODISCARD aps_status ap_list_checkpoints_params_encode_opts(const ap_list_checkpoints_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_params_validate(const ap_list_checkpoints_params_t *value, bool strict, aps_error *err);
+/** `ap_list_checkpoints_params_t v = AP_LIST_CHECKPOINTS_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIST_CHECKPOINTS_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- state.fork ---- */
 extern const aps_type ap_state_fork_type;
@@ -3533,6 +4229,8 @@ APS_NODISCARD aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_
 APS_NODISCARD aps_status ap_state_fork_encode_opts(const ap_state_fork_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_validate(const ap_state_fork_t *value, bool strict, aps_error *err);
+/** `ap_state_fork_t v = AP_STATE_FORK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_FORK_INIT APS_ZERO_INIT
 
 /* ---- StateForkParams ---- */
 extern const aps_type ap_state_fork_params_type;
@@ -3545,6 +4243,8 @@ APS_NODISCARD aps_status ap_state_fork_params_encode(const ap_state_fork_params_
 APS_NODISCARD aps_status ap_state_fork_params_encode_opts(const ap_state_fork_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_validate(const ap_state_fork_params_t *value, bool strict, aps_error *err);
+/** `ap_state_fork_params_t v = AP_STATE_FORK_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_FORK_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- StateForkParams.config ---- */
 extern const aps_type ap_state_fork_params_config_type;
@@ -3557,6 +4257,8 @@ APS_NODISCARD aps_status ap_state_fork_params_config_encode(const ap_state_fork_
 APS_NODISCARD aps_status ap_state_fork_params_config_encode_opts(const ap_state_fork_params_config_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_params_config_validate(const ap_state_fork_params_config_t *value, bool strict, aps_error *err);
+/** `ap_state_fork_params_config_t v = AP_STATE_FORK_PARAMS_CONFIG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_FORK_PARAMS_CONFIG_INIT APS_ZERO_INIT
 
 /* ---- Message ---- */
 extern const aps_type ap_message_type;
@@ -3569,6 +4271,1114 @@ APS_NODISCARD aps_status ap_message_encode(const ap_message_t *value, aps_json_w
 APS_NODISCARD aps_status ap_message_encode_opts(const ap_message_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_validate(const ap_message_t *value, bool strict, aps_error *err);
+/** `ap_message_t v = AP_MESSAGE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGE_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_message_kind_name(ap_message_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "success"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_command_response_t *ap_message_as_command_response(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    return &u0->u.command_response;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > run_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_run_result_t *ap_message_as_run_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_RUN_RESULT;
+    return &u1->u.run_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > subscription_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_result_t *ap_message_as_subscription_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_SUBSCRIPTION_RESULT;
+    return &u1->u.subscription_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > subscription_result > subscribe_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscribe_result_t *ap_message_as_subscribe_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_SUBSCRIPTION_RESULT;
+    ap_subscription_result_t *u2 = &u1->u.subscription_result;
+    u2->kind = AP_SUBSCRIPTION_RESULT_SUBSCRIBE_RESULT;
+    return &u2->u.subscribe_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > subscription_result > reconnect_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reconnect_result_t *ap_message_as_reconnect_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_SUBSCRIPTION_RESULT;
+    ap_subscription_result_t *u2 = &u1->u.subscription_result;
+    u2->kind = AP_SUBSCRIPTION_RESULT_RECONNECT_RESULT;
+    return &u2->u.reconnect_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > subscription_result > empty_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_empty_result_t *ap_message_as_subscription_result_empty_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_SUBSCRIPTION_RESULT;
+    ap_subscription_result_t *u2 = &u1->u.subscription_result;
+    u2->kind = AP_SUBSCRIPTION_RESULT_EMPTY_RESULT;
+    return &u2->u.empty_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > agent_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_agent_result_t *ap_message_as_agent_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_AGENT_RESULT;
+    return &u1->u.agent_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > input_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_result_t *ap_message_as_input_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_INPUT_RESULT;
+    return &u1->u.input_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > state_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_result_t *ap_message_as_state_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_STATE_RESULT;
+    return &u1->u.state_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > state_result > state_get_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_get_result_t *ap_message_as_state_get_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_STATE_RESULT;
+    ap_state_result_t *u2 = &u1->u.state_result;
+    u2->kind = AP_STATE_RESULT_STATE_GET_RESULT;
+    return &u2->u.state_get_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > state_result > list_checkpoints_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_list_checkpoints_result_t *ap_message_as_list_checkpoints_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_STATE_RESULT;
+    ap_state_result_t *u2 = &u1->u.state_result;
+    u2->kind = AP_STATE_RESULT_LIST_CHECKPOINTS_RESULT;
+    return &u2->u.list_checkpoints_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > state_result > state_fork_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_fork_result_t *ap_message_as_state_fork_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_STATE_RESULT;
+    ap_state_result_t *u2 = &u1->u.state_result;
+    u2->kind = AP_STATE_RESULT_STATE_FORK_RESULT;
+    return &u2->u.state_fork_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > state_result > empty_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_empty_result_t *ap_message_as_state_result_empty_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_STATE_RESULT;
+    ap_state_result_t *u2 = &u1->u.state_result;
+    u2->kind = AP_STATE_RESULT_EMPTY_RESULT;
+    return &u2->u.empty_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "success" > empty_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_empty_result_t *ap_message_as_command_response_empty_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_COMMAND_RESPONSE;
+    ap_result_data_t *u1 = &u0->u.command_response.result;
+    u1->kind = AP_RESULT_DATA_EMPTY_RESULT;
+    return &u1->u.empty_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "error"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_error_response_t *ap_message_as_error_response(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_ERROR_RESPONSE;
+    return &u0->u.error_response;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_event_t *ap_message_as_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    return &u0->u.event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "lifecycle"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_lifecycle_event_t *ap_message_as_lifecycle_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
+    return &u1->u.lifecycle_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_messages_event_t *ap_message_as_messages_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    return &u1->u.messages_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "message-start"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_message_start_data_t *ap_message_as_message_start_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
+    return &u2->u.message_start_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_content_block_start_data_t *ap_message_as_content_block_start_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    return &u2->u.content_block_start_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "text"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_text_content_block_t *ap_message_as_content_block_start_data_text_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+    return &u3->u.text_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "invalid_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_invalid_tool_call_t *ap_message_as_content_block_start_data_invalid_tool_call(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_INVALID_TOOL_CALL;
+    return &u3->u.invalid_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "reasoning"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reasoning_content_block_t *ap_message_as_content_block_start_data_reasoning_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+    return &u3->u.reasoning_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "non_standard"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_non_standard_content_block_t *ap_message_as_content_block_start_data_non_standard_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+    return &u3->u.non_standard_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "image"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_image_content_block_t *ap_message_as_content_block_start_data_image_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+    return &u3->u.image_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "video"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_video_content_block_t *ap_message_as_content_block_start_data_video_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+    return &u3->u.video_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "audio"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_audio_content_block_t *ap_message_as_content_block_start_data_audio_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+    return &u3->u.audio_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "file"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_file_content_block_t *ap_message_as_content_block_start_data_file_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+    return &u3->u.file_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_t *ap_message_as_content_block_start_data_tool_call(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_TOOL_CALL;
+    return &u3->u.tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "tool_call_chunk"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_chunk_t *ap_message_as_tool_call_chunk(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+    return &u3->u.tool_call_chunk;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "server_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_t *ap_message_as_content_block_start_data_server_tool_call(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL;
+    return &u3->u.server_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "server_tool_call_chunk"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_chunk_t *ap_message_as_server_tool_call_chunk(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+    return &u3->u.server_tool_call_chunk;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-start" > "type": "server_tool_result"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_result_t *ap_message_as_content_block_start_data_server_tool_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    ap_content_block_t *u3 = &u2->u.content_block_start_data.content;
+    u3->kind = AP_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+    return &u3->u.server_tool_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_content_block_delta_data_t *ap_message_as_content_block_delta_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    return &u2->u.content_block_delta_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-delta" > "type": "text-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_text_delta_t *ap_message_as_text_delta(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    ap_content_block_delta_t *u3 = &u2->u.content_block_delta_data.delta;
+    u3->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
+    return &u3->u.text_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-delta" > "type": "reasoning-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reasoning_delta_t *ap_message_as_reasoning_delta(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    ap_content_block_delta_t *u3 = &u2->u.content_block_delta_data.delta;
+    u3->kind = AP_CONTENT_BLOCK_DELTA_REASONING_DELTA;
+    return &u3->u.reasoning_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-delta" > "type": "data-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_data_delta_t *ap_message_as_data_delta(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    ap_content_block_delta_t *u3 = &u2->u.content_block_delta_data.delta;
+    u3->kind = AP_CONTENT_BLOCK_DELTA_DATA_DELTA;
+    return &u3->u.data_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-delta" > "type": "block-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_block_delta_t *ap_message_as_block_delta(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    ap_content_block_delta_t *u3 = &u2->u.content_block_delta_data.delta;
+    u3->kind = AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA;
+    return &u3->u.block_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-delta" > "type": "tool-call-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_delta_t *ap_message_as_tool_call_delta(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    ap_content_block_delta_t *u3 = &u2->u.content_block_delta_data.delta;
+    u3->kind = AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA;
+    return &u3->u.tool_call_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_content_block_finish_data_t *ap_message_as_content_block_finish_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    return &u2->u.content_block_finish_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "text"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_text_content_block_t *ap_message_as_content_block_finish_data_text_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+    return &u3->u.text_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "reasoning"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reasoning_content_block_t *ap_message_as_content_block_finish_data_reasoning_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+    return &u3->u.reasoning_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_t *ap_message_as_content_block_finish_data_tool_call(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL;
+    return &u3->u.tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "invalid_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_invalid_tool_call_t *ap_message_as_content_block_finish_data_invalid_tool_call(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL;
+    return &u3->u.invalid_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "server_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_t *ap_message_as_content_block_finish_data_server_tool_call(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL;
+    return &u3->u.server_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "server_tool_result"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_result_t *ap_message_as_content_block_finish_data_server_tool_result(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+    return &u3->u.server_tool_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "image"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_image_content_block_t *ap_message_as_content_block_finish_data_image_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+    return &u3->u.image_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "video"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_video_content_block_t *ap_message_as_content_block_finish_data_video_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+    return &u3->u.video_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "audio"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_audio_content_block_t *ap_message_as_content_block_finish_data_audio_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+    return &u3->u.audio_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "file"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_file_content_block_t *ap_message_as_content_block_finish_data_file_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+    return &u3->u.file_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "content-block-finish" > "type": "non_standard"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_non_standard_content_block_t *ap_message_as_content_block_finish_data_non_standard_content_block(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    ap_finalized_content_block_t *u3 = &u2->u.content_block_finish_data.content;
+    u3->kind = AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+    return &u3->u.non_standard_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "message-finish"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_message_finish_data_t *ap_message_as_message_finish_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
+    return &u2->u.message_finish_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "messages" > "event": "error"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_message_error_data_t *ap_message_as_message_error_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    ap_messages_data_t *u2 = &u1->u.messages_event.params.data;
+    u2->kind = AP_MESSAGES_DATA_MESSAGE_ERROR_DATA;
+    return &u2->u.message_error_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "tools"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tools_event_t *ap_message_as_tools_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_TOOLS_EVENT;
+    return &u1->u.tools_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "tools" > "event": "tool-started"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_started_data_t *ap_message_as_tool_started_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_TOOLS_EVENT;
+    ap_tools_data_t *u2 = &u1->u.tools_event.params.data;
+    u2->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
+    return &u2->u.tool_started_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "tools" > "event": "tool-output-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_output_delta_data_t *ap_message_as_tool_output_delta_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_TOOLS_EVENT;
+    ap_tools_data_t *u2 = &u1->u.tools_event.params.data;
+    u2->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
+    return &u2->u.tool_output_delta_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "tools" > "event": "tool-finished"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_finished_data_t *ap_message_as_tool_finished_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_TOOLS_EVENT;
+    ap_tools_data_t *u2 = &u1->u.tools_event.params.data;
+    u2->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
+    return &u2->u.tool_finished_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "tools" > "event": "tool-error"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_error_data_t *ap_message_as_tool_error_data(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_TOOLS_EVENT;
+    ap_tools_data_t *u2 = &u1->u.tools_event.params.data;
+    u2->kind = AP_TOOLS_DATA_TOOL_ERROR_DATA;
+    return &u2->u.tool_error_data;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "input.requested"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_event_t *ap_message_as_input_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_INPUT_EVENT;
+    return &u1->u.input_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "values"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_values_event_t *ap_message_as_values_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_VALUES_EVENT;
+    return &u1->u.values_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "updates"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_updates_event_t *ap_message_as_updates_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_UPDATES_EVENT;
+    return &u1->u.updates_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "checkpoints"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_checkpoints_event_t *ap_message_as_checkpoints_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
+    return &u1->u.checkpoints_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "custom"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_custom_event_t *ap_message_as_custom_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_CUSTOM_EVENT;
+    return &u1->u.custom_event;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "event" > "method": "tasks"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tasks_event_t *ap_message_as_tasks_event(ap_message_t *v)
+{
+    ap_message_t *u0 = v;
+    u0->kind = AP_MESSAGE_EVENT;
+    ap_event_data_t *u1 = &u0->u.event.event_data;
+    u1->kind = AP_EVENT_DATA_TASKS_EVENT;
+    return &u1->u.tasks_event;
+}
 
 /* ---- CommandResponse ---- */
 extern const aps_type ap_command_response_type;
@@ -3581,6 +5391,8 @@ APS_NODISCARD aps_status ap_command_response_encode(const ap_command_response_t 
 APS_NODISCARD aps_status ap_command_response_encode_opts(const ap_command_response_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_command_response_validate(const ap_command_response_t *value, bool strict, aps_error *err);
+/** `ap_command_response_t v = AP_COMMAND_RESPONSE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_COMMAND_RESPONSE_INIT APS_ZERO_INIT
 
 /* ---- ResultData ---- */
 extern const aps_type ap_result_data_type;
@@ -3596,6 +5408,88 @@ APS_NODISCARD aps_status ap_result_data_encode(const ap_result_data_t *value, ap
 APS_NODISCARD aps_status ap_result_data_encode_opts(const ap_result_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_result_data_validate(const ap_result_data_t *value, bool strict, aps_error *err);
+/** `ap_result_data_t v = AP_RESULT_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RESULT_DATA_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_result_data_kind_name(ap_result_data_kind k);
+/**
+ * Makes *v the alternative
+ *     run_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_run_result_t *ap_result_data_as_run_result(ap_result_data_t *v)
+{
+    ap_result_data_t *u0 = v;
+    u0->kind = AP_RESULT_DATA_RUN_RESULT;
+    return &u0->u.run_result;
+}
+/**
+ * Makes *v the alternative
+ *     subscription_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscription_result_t *ap_result_data_as_subscription_result(ap_result_data_t *v)
+{
+    ap_result_data_t *u0 = v;
+    u0->kind = AP_RESULT_DATA_SUBSCRIPTION_RESULT;
+    return &u0->u.subscription_result;
+}
+/**
+ * Makes *v the alternative
+ *     agent_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_agent_result_t *ap_result_data_as_agent_result(ap_result_data_t *v)
+{
+    ap_result_data_t *u0 = v;
+    u0->kind = AP_RESULT_DATA_AGENT_RESULT;
+    return &u0->u.agent_result;
+}
+/**
+ * Makes *v the alternative
+ *     input_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_result_t *ap_result_data_as_input_result(ap_result_data_t *v)
+{
+    ap_result_data_t *u0 = v;
+    u0->kind = AP_RESULT_DATA_INPUT_RESULT;
+    return &u0->u.input_result;
+}
+/**
+ * Makes *v the alternative
+ *     state_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_result_t *ap_result_data_as_state_result(ap_result_data_t *v)
+{
+    ap_result_data_t *u0 = v;
+    u0->kind = AP_RESULT_DATA_STATE_RESULT;
+    return &u0->u.state_result;
+}
+/**
+ * Makes *v the alternative
+ *     empty_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_empty_result_t *ap_result_data_as_empty_result(ap_result_data_t *v)
+{
+    ap_result_data_t *u0 = v;
+    u0->kind = AP_RESULT_DATA_EMPTY_RESULT;
+    return &u0->u.empty_result;
+}
 
 /* ---- RunResult ---- */
 extern const aps_type ap_run_result_type;
@@ -3608,6 +5502,8 @@ APS_NODISCARD aps_status ap_run_result_encode(const ap_run_result_t *value, aps_
 APS_NODISCARD aps_status ap_run_result_encode_opts(const ap_run_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_run_result_validate(const ap_run_result_t *value, bool strict, aps_error *err);
+/** `ap_run_result_t v = AP_RUN_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RUN_RESULT_INIT APS_ZERO_INIT
 
 /* ---- SubscriptionResult ---- */
 extern const aps_type ap_subscription_result_type;
@@ -3623,6 +5519,49 @@ APS_NODISCARD aps_status ap_subscription_result_encode(const ap_subscription_res
 APS_NODISCARD aps_status ap_subscription_result_encode_opts(const ap_subscription_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscription_result_validate(const ap_subscription_result_t *value, bool strict, aps_error *err);
+/** `ap_subscription_result_t v = AP_SUBSCRIPTION_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIPTION_RESULT_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_subscription_result_kind_name(ap_subscription_result_kind k);
+/**
+ * Makes *v the alternative
+ *     subscribe_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_subscribe_result_t *ap_subscription_result_as_subscribe_result(ap_subscription_result_t *v)
+{
+    ap_subscription_result_t *u0 = v;
+    u0->kind = AP_SUBSCRIPTION_RESULT_SUBSCRIBE_RESULT;
+    return &u0->u.subscribe_result;
+}
+/**
+ * Makes *v the alternative
+ *     reconnect_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reconnect_result_t *ap_subscription_result_as_reconnect_result(ap_subscription_result_t *v)
+{
+    ap_subscription_result_t *u0 = v;
+    u0->kind = AP_SUBSCRIPTION_RESULT_RECONNECT_RESULT;
+    return &u0->u.reconnect_result;
+}
+/**
+ * Makes *v the alternative
+ *     empty_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_empty_result_t *ap_subscription_result_as_empty_result(ap_subscription_result_t *v)
+{
+    ap_subscription_result_t *u0 = v;
+    u0->kind = AP_SUBSCRIPTION_RESULT_EMPTY_RESULT;
+    return &u0->u.empty_result;
+}
 
 /* ---- SubscribeResult ---- */
 extern const aps_type ap_subscribe_result_type;
@@ -3635,6 +5574,8 @@ APS_NODISCARD aps_status ap_subscribe_result_encode(const ap_subscribe_result_t 
 APS_NODISCARD aps_status ap_subscribe_result_encode_opts(const ap_subscribe_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_subscribe_result_validate(const ap_subscribe_result_t *value, bool strict, aps_error *err);
+/** `ap_subscribe_result_t v = AP_SUBSCRIBE_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SUBSCRIBE_RESULT_INIT APS_ZERO_INIT
 
 /* ---- ReconnectResult ---- */
 extern const aps_type ap_reconnect_result_type;
@@ -3647,6 +5588,8 @@ APS_NODISCARD aps_status ap_reconnect_result_encode(const ap_reconnect_result_t 
 APS_NODISCARD aps_status ap_reconnect_result_encode_opts(const ap_reconnect_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_validate(const ap_reconnect_result_t *value, bool strict, aps_error *err);
+/** `ap_reconnect_result_t v = AP_RECONNECT_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RECONNECT_RESULT_INIT APS_ZERO_INIT
 
 /* ---- ReconnectResult.currentNamespaces ---- */
 extern const aps_type ap_reconnect_result_current_namespaces_type;
@@ -3659,6 +5602,8 @@ APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode(const ap_
 APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_encode_opts(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reconnect_result_current_namespaces_validate(const ap_reconnect_result_current_namespaces_t *value, bool strict, aps_error *err);
+/** `ap_reconnect_result_current_namespaces_t v = AP_RECONNECT_RESULT_CURRENT_NAMESPACES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RECONNECT_RESULT_CURRENT_NAMESPACES_INIT APS_ZERO_INIT
 
 /* ---- AgentStatusEntry ---- */
 extern const aps_type ap_agent_status_entry_type;
@@ -3671,6 +5616,8 @@ APS_NODISCARD aps_status ap_agent_status_entry_encode(const ap_agent_status_entr
 APS_NODISCARD aps_status ap_agent_status_entry_encode_opts(const ap_agent_status_entry_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_entry_validate(const ap_agent_status_entry_t *value, bool strict, aps_error *err);
+/** `ap_agent_status_entry_t v = AP_AGENT_STATUS_ENTRY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_STATUS_ENTRY_INIT APS_ZERO_INIT
 
 /* ---- AgentStatus ---- */
 extern const aps_type ap_agent_status_type;
@@ -3683,6 +5630,12 @@ APS_NODISCARD aps_status ap_agent_status_encode(const ap_agent_status_t *value, 
 APS_NODISCARD aps_status ap_agent_status_encode_opts(const ap_agent_status_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_status_validate(const ap_agent_status_t *value, bool strict, aps_error *err);
+/** `ap_agent_status_t v = AP_AGENT_STATUS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_STATUS_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for AP_AGENT_STATUS_NONE and values outside the enum); static storage. */
+const char *ap_agent_status_name(ap_agent_status_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or AP_AGENT_STATUS_NONE. */
+ap_agent_status_t ap_agent_status_parse(const char *text, size_t len);
 
 /* ---- EmptyResult ---- */
 extern const aps_type ap_empty_result_type;
@@ -3695,6 +5648,8 @@ APS_NODISCARD aps_status ap_empty_result_encode(const ap_empty_result_t *value, 
 APS_NODISCARD aps_status ap_empty_result_encode_opts(const ap_empty_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_empty_result_validate(const ap_empty_result_t *value, bool strict, aps_error *err);
+/** `ap_empty_result_t v = AP_EMPTY_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_EMPTY_RESULT_INIT APS_ZERO_INIT
 
 /* ---- AgentResult ---- */
 extern const aps_type ap_agent_result_type;
@@ -3707,6 +5662,8 @@ APS_NODISCARD aps_status ap_agent_result_encode(const ap_agent_result_t *value, 
 APS_NODISCARD aps_status ap_agent_result_encode_opts(const ap_agent_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_result_validate(const ap_agent_result_t *value, bool strict, aps_error *err);
+/** `ap_agent_result_t v = AP_AGENT_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_RESULT_INIT APS_ZERO_INIT
 
 /* ---- AgentTreeNode ---- */
 extern const aps_type ap_agent_tree_node_type;
@@ -3719,6 +5676,8 @@ APS_NODISCARD aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *v
 APS_NODISCARD aps_status ap_agent_tree_node_encode_opts(const ap_agent_tree_node_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_validate(const ap_agent_tree_node_t *value, bool strict, aps_error *err);
+/** `ap_agent_tree_node_t v = AP_AGENT_TREE_NODE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_TREE_NODE_INIT APS_ZERO_INIT
 
 /* ---- AgentTreeNode.children ---- */
 extern const aps_type ap_agent_tree_node_children_type;
@@ -3731,6 +5690,8 @@ APS_NODISCARD aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_
 APS_NODISCARD aps_status ap_agent_tree_node_children_encode_opts(const ap_agent_tree_node_children_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_children_validate(const ap_agent_tree_node_children_t *value, bool strict, aps_error *err);
+/** `ap_agent_tree_node_children_t v = AP_AGENT_TREE_NODE_CHILDREN_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_TREE_NODE_CHILDREN_INIT APS_ZERO_INIT
 
 /* ---- AgentTreeNode.metadata ---- */
 extern const aps_type ap_agent_tree_node_metadata_type;
@@ -3743,6 +5704,8 @@ APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode(const ap_agent_tree_
 APS_NODISCARD aps_status ap_agent_tree_node_metadata_encode_opts(const ap_agent_tree_node_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_agent_tree_node_metadata_validate(const ap_agent_tree_node_metadata_t *value, bool strict, aps_error *err);
+/** `ap_agent_tree_node_metadata_t v = AP_AGENT_TREE_NODE_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AGENT_TREE_NODE_METADATA_INIT APS_ZERO_INIT
 
 /* ---- InputResult ---- */
 #define ap_input_result_type ap_empty_result_type
@@ -3755,6 +5718,8 @@ APS_NODISCARD aps_status ap_input_result_encode(const ap_input_result_t *value, 
 APS_NODISCARD aps_status ap_input_result_encode_opts(const ap_input_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_result_validate(const ap_input_result_t *value, bool strict, aps_error *err);
+/** `ap_input_result_t v = AP_INPUT_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_RESULT_INIT APS_ZERO_INIT
 
 /* ---- StateResult ---- */
 extern const aps_type ap_state_result_type;
@@ -3770,6 +5735,62 @@ APS_NODISCARD aps_status ap_state_result_encode(const ap_state_result_t *value, 
 APS_NODISCARD aps_status ap_state_result_encode_opts(const ap_state_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_result_validate(const ap_state_result_t *value, bool strict, aps_error *err);
+/** `ap_state_result_t v = AP_STATE_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_RESULT_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_state_result_kind_name(ap_state_result_kind k);
+/**
+ * Makes *v the alternative
+ *     state_get_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_get_result_t *ap_state_result_as_state_get_result(ap_state_result_t *v)
+{
+    ap_state_result_t *u0 = v;
+    u0->kind = AP_STATE_RESULT_STATE_GET_RESULT;
+    return &u0->u.state_get_result;
+}
+/**
+ * Makes *v the alternative
+ *     list_checkpoints_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_list_checkpoints_result_t *ap_state_result_as_list_checkpoints_result(ap_state_result_t *v)
+{
+    ap_state_result_t *u0 = v;
+    u0->kind = AP_STATE_RESULT_LIST_CHECKPOINTS_RESULT;
+    return &u0->u.list_checkpoints_result;
+}
+/**
+ * Makes *v the alternative
+ *     state_fork_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_state_fork_result_t *ap_state_result_as_state_fork_result(ap_state_result_t *v)
+{
+    ap_state_result_t *u0 = v;
+    u0->kind = AP_STATE_RESULT_STATE_FORK_RESULT;
+    return &u0->u.state_fork_result;
+}
+/**
+ * Makes *v the alternative
+ *     empty_result
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_empty_result_t *ap_state_result_as_empty_result(ap_state_result_t *v)
+{
+    ap_state_result_t *u0 = v;
+    u0->kind = AP_STATE_RESULT_EMPTY_RESULT;
+    return &u0->u.empty_result;
+}
 
 /* ---- StateGetResult ---- */
 extern const aps_type ap_state_get_result_type;
@@ -3782,6 +5803,8 @@ APS_NODISCARD aps_status ap_state_get_result_encode(const ap_state_get_result_t 
 APS_NODISCARD aps_status ap_state_get_result_encode_opts(const ap_state_get_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_validate(const ap_state_get_result_t *value, bool strict, aps_error *err);
+/** `ap_state_get_result_t v = AP_STATE_GET_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_GET_RESULT_INIT APS_ZERO_INIT
 
 /* ---- StateGetResult.values ---- */
 extern const aps_type ap_state_get_result_values_type;
@@ -3794,6 +5817,8 @@ APS_NODISCARD aps_status ap_state_get_result_values_encode(const ap_state_get_re
 APS_NODISCARD aps_status ap_state_get_result_values_encode_opts(const ap_state_get_result_values_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_get_result_values_validate(const ap_state_get_result_values_t *value, bool strict, aps_error *err);
+/** `ap_state_get_result_values_t v = AP_STATE_GET_RESULT_VALUES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_GET_RESULT_VALUES_INIT APS_ZERO_INIT
 
 /* ---- CheckpointRef ---- */
 extern const aps_type ap_checkpoint_ref_type;
@@ -3806,6 +5831,8 @@ APS_NODISCARD aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *val
 APS_NODISCARD aps_status ap_checkpoint_ref_encode_opts(const ap_checkpoint_ref_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_ref_validate(const ap_checkpoint_ref_t *value, bool strict, aps_error *err);
+/** `ap_checkpoint_ref_t v = AP_CHECKPOINT_REF_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINT_REF_INIT APS_ZERO_INIT
 
 /* ---- ListCheckpointsResult ---- */
 extern const aps_type ap_list_checkpoints_result_type;
@@ -3818,6 +5845,8 @@ APS_NODISCARD aps_status ap_list_checkpoints_result_encode(const ap_list_checkpo
 APS_NODISCARD aps_status ap_list_checkpoints_result_encode_opts(const ap_list_checkpoints_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_validate(const ap_list_checkpoints_result_t *value, bool strict, aps_error *err);
+/** `ap_list_checkpoints_result_t v = AP_LIST_CHECKPOINTS_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIST_CHECKPOINTS_RESULT_INIT APS_ZERO_INIT
 
 /* ---- ListCheckpointsResult.checkpoints ---- */
 extern const aps_type ap_list_checkpoints_result_checkpoints_type;
@@ -3830,6 +5859,8 @@ APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_
 APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_encode_opts(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_list_checkpoints_result_checkpoints_validate(const ap_list_checkpoints_result_checkpoints_t *value, bool strict, aps_error *err);
+/** `ap_list_checkpoints_result_checkpoints_t v = AP_LIST_CHECKPOINTS_RESULT_CHECKPOINTS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIST_CHECKPOINTS_RESULT_CHECKPOINTS_INIT APS_ZERO_INIT
 
 /* ---- CheckpointSummary ---- */
 extern const aps_type ap_checkpoint_summary_type;
@@ -3842,6 +5873,8 @@ APS_NODISCARD aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summar
 APS_NODISCARD aps_status ap_checkpoint_summary_encode_opts(const ap_checkpoint_summary_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_validate(const ap_checkpoint_summary_t *value, bool strict, aps_error *err);
+/** `ap_checkpoint_summary_t v = AP_CHECKPOINT_SUMMARY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINT_SUMMARY_INIT APS_ZERO_INIT
 
 /* ---- CheckpointSummary.metadata ---- */
 extern const aps_type ap_checkpoint_summary_metadata_type;
@@ -3854,6 +5887,8 @@ APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode(const ap_checkpoi
 APS_NODISCARD aps_status ap_checkpoint_summary_metadata_encode_opts(const ap_checkpoint_summary_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_summary_metadata_validate(const ap_checkpoint_summary_metadata_t *value, bool strict, aps_error *err);
+/** `ap_checkpoint_summary_metadata_t v = AP_CHECKPOINT_SUMMARY_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINT_SUMMARY_METADATA_INIT APS_ZERO_INIT
 
 /* ---- StateForkResult ---- */
 extern const aps_type ap_state_fork_result_type;
@@ -3866,6 +5901,8 @@ APS_NODISCARD aps_status ap_state_fork_result_encode(const ap_state_fork_result_
 APS_NODISCARD aps_status ap_state_fork_result_encode_opts(const ap_state_fork_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_state_fork_result_validate(const ap_state_fork_result_t *value, bool strict, aps_error *err);
+/** `ap_state_fork_result_t v = AP_STATE_FORK_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_STATE_FORK_RESULT_INIT APS_ZERO_INIT
 
 /* ---- ResponseMeta ---- */
 extern const aps_type ap_response_meta_type;
@@ -3878,6 +5915,8 @@ APS_NODISCARD aps_status ap_response_meta_encode(const ap_response_meta_t *value
 APS_NODISCARD aps_status ap_response_meta_encode_opts(const ap_response_meta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_response_meta_validate(const ap_response_meta_t *value, bool strict, aps_error *err);
+/** `ap_response_meta_t v = AP_RESPONSE_META_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_RESPONSE_META_INIT APS_ZERO_INIT
 
 /* ---- ErrorResponse ---- */
 extern const aps_type ap_error_response_type;
@@ -3890,6 +5929,8 @@ APS_NODISCARD aps_status ap_error_response_encode(const ap_error_response_t *val
 APS_NODISCARD aps_status ap_error_response_encode_opts(const ap_error_response_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_error_response_validate(const ap_error_response_t *value, bool strict, aps_error *err);
+/** `ap_error_response_t v = AP_ERROR_RESPONSE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_ERROR_RESPONSE_INIT APS_ZERO_INIT
 
 /* ---- ErrorCode ---- */
 extern const aps_type ap_error_code_type;
@@ -3902,6 +5943,12 @@ APS_NODISCARD aps_status ap_error_code_encode(const ap_error_code_t *value, aps_
 APS_NODISCARD aps_status ap_error_code_encode_opts(const ap_error_code_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_error_code_validate(const ap_error_code_t *value, bool strict, aps_error *err);
+/** `ap_error_code_t v = AP_ERROR_CODE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_ERROR_CODE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for AP_ERROR_CODE_NONE and values outside the enum); static storage. */
+const char *ap_error_code_name(ap_error_code_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or AP_ERROR_CODE_NONE. */
+ap_error_code_t ap_error_code_parse(const char *text, size_t len);
 
 /* ---- Event ---- */
 extern const aps_type ap_event_type;
@@ -3914,6 +5961,8 @@ APS_NODISCARD aps_status ap_event_encode(const ap_event_t *value, aps_json_write
 APS_NODISCARD aps_status ap_event_encode_opts(const ap_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_validate(const ap_event_t *value, bool strict, aps_error *err);
+/** `ap_event_t v = AP_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_EVENT_INIT APS_ZERO_INIT
 
 /* ---- EventData ---- */
 extern const aps_type ap_event_data_type;
@@ -3926,6 +5975,127 @@ APS_NODISCARD aps_status ap_event_data_encode(const ap_event_data_t *value, aps_
 APS_NODISCARD aps_status ap_event_data_encode_opts(const ap_event_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_data_validate(const ap_event_data_t *value, bool strict, aps_error *err);
+/** `ap_event_data_t v = AP_EVENT_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_EVENT_DATA_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_event_data_kind_name(ap_event_data_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "lifecycle"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_lifecycle_event_t *ap_event_data_as_lifecycle_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
+    return &u0->u.lifecycle_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "messages"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_messages_event_t *ap_event_data_as_messages_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+    return &u0->u.messages_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "tools"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tools_event_t *ap_event_data_as_tools_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_TOOLS_EVENT;
+    return &u0->u.tools_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "input.requested"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_input_event_t *ap_event_data_as_input_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_INPUT_EVENT;
+    return &u0->u.input_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "values"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_values_event_t *ap_event_data_as_values_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_VALUES_EVENT;
+    return &u0->u.values_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "updates"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_updates_event_t *ap_event_data_as_updates_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_UPDATES_EVENT;
+    return &u0->u.updates_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "checkpoints"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_checkpoints_event_t *ap_event_data_as_checkpoints_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
+    return &u0->u.checkpoints_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "custom"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_custom_event_t *ap_event_data_as_custom_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_CUSTOM_EVENT;
+    return &u0->u.custom_event;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "tasks"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tasks_event_t *ap_event_data_as_tasks_event(ap_event_data_t *v)
+{
+    ap_event_data_t *u0 = v;
+    u0->kind = AP_EVENT_DATA_TASKS_EVENT;
+    return &u0->u.tasks_event;
+}
 
 /* ---- LifecycleEvent ---- */
 extern const aps_type ap_lifecycle_event_type;
@@ -3938,6 +6108,8 @@ APS_NODISCARD aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *v
 APS_NODISCARD aps_status ap_lifecycle_event_encode_opts(const ap_lifecycle_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_validate(const ap_lifecycle_event_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_event_t v = AP_LIFECYCLE_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_EVENT_INIT APS_ZERO_INIT
 
 /* ---- LifecycleEvent.params ---- */
 extern const aps_type ap_lifecycle_event_params_type;
@@ -3950,6 +6122,8 @@ APS_NODISCARD aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_eve
 APS_NODISCARD aps_status ap_lifecycle_event_params_encode_opts(const ap_lifecycle_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_event_params_validate(const ap_lifecycle_event_params_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_event_params_t v = AP_LIFECYCLE_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- LifecycleData ---- */
 extern const aps_type ap_lifecycle_data_type;
@@ -3962,6 +6136,8 @@ APS_NODISCARD aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *val
 APS_NODISCARD aps_status ap_lifecycle_data_encode_opts(const ap_lifecycle_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_data_validate(const ap_lifecycle_data_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_data_t v = AP_LIFECYCLE_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_DATA_INIT APS_ZERO_INIT
 
 /* ---- LifecycleCause ---- */
 extern const aps_type ap_lifecycle_cause_type;
@@ -3974,6 +6150,49 @@ APS_NODISCARD aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *v
 APS_NODISCARD aps_status ap_lifecycle_cause_encode_opts(const ap_lifecycle_cause_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_validate(const ap_lifecycle_cause_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_cause_t v = AP_LIFECYCLE_CAUSE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_CAUSE_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_lifecycle_cause_kind_name(ap_lifecycle_cause_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "toolCall"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_lifecycle_cause_tool_call_t *ap_lifecycle_cause_as_lifecycle_cause_tool_call(ap_lifecycle_cause_t *v)
+{
+    ap_lifecycle_cause_t *u0 = v;
+    u0->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
+    return &u0->u.lifecycle_cause_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "send"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_lifecycle_cause_send_t *ap_lifecycle_cause_as_lifecycle_cause_send(ap_lifecycle_cause_t *v)
+{
+    ap_lifecycle_cause_t *u0 = v;
+    u0->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND;
+    return &u0->u.lifecycle_cause_send;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "edge"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_lifecycle_cause_edge_t *ap_lifecycle_cause_as_lifecycle_cause_edge(ap_lifecycle_cause_t *v)
+{
+    ap_lifecycle_cause_t *u0 = v;
+    u0->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE;
+    return &u0->u.lifecycle_cause_edge;
+}
 
 /* ---- LifecycleCauseToolCall ---- */
 extern const aps_type ap_lifecycle_cause_tool_call_type;
@@ -3986,6 +6205,8 @@ APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_
 APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_encode_opts(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_tool_call_validate(const ap_lifecycle_cause_tool_call_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_cause_tool_call_t v = AP_LIFECYCLE_CAUSE_TOOL_CALL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_CAUSE_TOOL_CALL_INIT APS_ZERO_INIT
 
 /* ---- LifecycleCauseSend ---- */
 extern const aps_type ap_lifecycle_cause_send_type;
@@ -3998,6 +6219,8 @@ APS_NODISCARD aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause
 APS_NODISCARD aps_status ap_lifecycle_cause_send_encode_opts(const ap_lifecycle_cause_send_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_send_validate(const ap_lifecycle_cause_send_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_cause_send_t v = AP_LIFECYCLE_CAUSE_SEND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_CAUSE_SEND_INIT APS_ZERO_INIT
 
 /* ---- LifecycleCauseEdge ---- */
 extern const aps_type ap_lifecycle_cause_edge_type;
@@ -4010,6 +6233,8 @@ APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause
 APS_NODISCARD aps_status ap_lifecycle_cause_edge_encode_opts(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_lifecycle_cause_edge_validate(const ap_lifecycle_cause_edge_t *value, bool strict, aps_error *err);
+/** `ap_lifecycle_cause_edge_t v = AP_LIFECYCLE_CAUSE_EDGE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_LIFECYCLE_CAUSE_EDGE_INIT APS_ZERO_INIT
 
 /* ---- MessagesEvent ---- */
 extern const aps_type ap_messages_event_type;
@@ -4022,6 +6247,8 @@ APS_NODISCARD aps_status ap_messages_event_encode(const ap_messages_event_t *val
 APS_NODISCARD aps_status ap_messages_event_encode_opts(const ap_messages_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_validate(const ap_messages_event_t *value, bool strict, aps_error *err);
+/** `ap_messages_event_t v = AP_MESSAGES_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGES_EVENT_INIT APS_ZERO_INIT
 
 /* ---- MessagesEvent.params ---- */
 extern const aps_type ap_messages_event_params_type;
@@ -4034,6 +6261,8 @@ APS_NODISCARD aps_status ap_messages_event_params_encode(const ap_messages_event
 APS_NODISCARD aps_status ap_messages_event_params_encode_opts(const ap_messages_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_messages_event_params_validate(const ap_messages_event_params_t *value, bool strict, aps_error *err);
+/** `ap_messages_event_params_t v = AP_MESSAGES_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGES_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- MessagesData ---- */
 extern const aps_type ap_messages_data_type;
@@ -4046,6 +6275,88 @@ APS_NODISCARD aps_status ap_messages_data_encode(const ap_messages_data_t *value
 APS_NODISCARD aps_status ap_messages_data_encode_opts(const ap_messages_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_messages_data_validate(const ap_messages_data_t *value, bool strict, aps_error *err);
+/** `ap_messages_data_t v = AP_MESSAGES_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGES_DATA_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_messages_data_kind_name(ap_messages_data_kind k);
+/**
+ * Makes *v the alternative
+ *     "event": "message-start"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_message_start_data_t *ap_messages_data_as_message_start_data(ap_messages_data_t *v)
+{
+    ap_messages_data_t *u0 = v;
+    u0->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
+    return &u0->u.message_start_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "content-block-start"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_content_block_start_data_t *ap_messages_data_as_content_block_start_data(ap_messages_data_t *v)
+{
+    ap_messages_data_t *u0 = v;
+    u0->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+    return &u0->u.content_block_start_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "content-block-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_content_block_delta_data_t *ap_messages_data_as_content_block_delta_data(ap_messages_data_t *v)
+{
+    ap_messages_data_t *u0 = v;
+    u0->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+    return &u0->u.content_block_delta_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "content-block-finish"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_content_block_finish_data_t *ap_messages_data_as_content_block_finish_data(ap_messages_data_t *v)
+{
+    ap_messages_data_t *u0 = v;
+    u0->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+    return &u0->u.content_block_finish_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "message-finish"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_message_finish_data_t *ap_messages_data_as_message_finish_data(ap_messages_data_t *v)
+{
+    ap_messages_data_t *u0 = v;
+    u0->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
+    return &u0->u.message_finish_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "error"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_message_error_data_t *ap_messages_data_as_message_error_data(ap_messages_data_t *v)
+{
+    ap_messages_data_t *u0 = v;
+    u0->kind = AP_MESSAGES_DATA_MESSAGE_ERROR_DATA;
+    return &u0->u.message_error_data;
+}
 
 /* ---- MessageStartData ---- */
 extern const aps_type ap_message_start_data_type;
@@ -4058,6 +6369,8 @@ APS_NODISCARD aps_status ap_message_start_data_encode(const ap_message_start_dat
 APS_NODISCARD aps_status ap_message_start_data_encode_opts(const ap_message_start_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_start_data_validate(const ap_message_start_data_t *value, bool strict, aps_error *err);
+/** `ap_message_start_data_t v = AP_MESSAGE_START_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGE_START_DATA_INIT APS_ZERO_INIT
 
 /* ---- MessageRole ---- */
 extern const aps_type ap_message_role_type;
@@ -4070,6 +6383,12 @@ APS_NODISCARD aps_status ap_message_role_encode(const ap_message_role_t *value, 
 APS_NODISCARD aps_status ap_message_role_encode_opts(const ap_message_role_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_role_validate(const ap_message_role_t *value, bool strict, aps_error *err);
+/** `ap_message_role_t v = AP_MESSAGE_ROLE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGE_ROLE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for AP_MESSAGE_ROLE_NONE and values outside the enum); static storage. */
+const char *ap_message_role_name(ap_message_role_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or AP_MESSAGE_ROLE_NONE. */
+ap_message_role_t ap_message_role_parse(const char *text, size_t len);
 
 /* ---- MessageMetadata ---- */
 extern const aps_type ap_message_metadata_type;
@@ -4082,6 +6401,8 @@ APS_NODISCARD aps_status ap_message_metadata_encode(const ap_message_metadata_t 
 APS_NODISCARD aps_status ap_message_metadata_encode_opts(const ap_message_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_metadata_validate(const ap_message_metadata_t *value, bool strict, aps_error *err);
+/** `ap_message_metadata_t v = AP_MESSAGE_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGE_METADATA_INIT APS_ZERO_INIT
 
 /* ---- ContentBlockStartData ---- */
 extern const aps_type ap_content_block_start_data_type;
@@ -4094,6 +6415,8 @@ APS_NODISCARD aps_status ap_content_block_start_data_encode(const ap_content_blo
 APS_NODISCARD aps_status ap_content_block_start_data_encode_opts(const ap_content_block_start_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_start_data_validate(const ap_content_block_start_data_t *value, bool strict, aps_error *err);
+/** `ap_content_block_start_data_t v = AP_CONTENT_BLOCK_START_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CONTENT_BLOCK_START_DATA_INIT APS_ZERO_INIT
 
 /* ---- ContentBlock ---- */
 extern const aps_type ap_content_block_type;
@@ -4106,6 +6429,179 @@ APS_NODISCARD aps_status ap_content_block_encode(const ap_content_block_t *value
 APS_NODISCARD aps_status ap_content_block_encode_opts(const ap_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_validate(const ap_content_block_t *value, bool strict, aps_error *err);
+/** `ap_content_block_t v = AP_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CONTENT_BLOCK_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_content_block_kind_name(ap_content_block_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "text"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_text_content_block_t *ap_content_block_as_text_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+    return &u0->u.text_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "invalid_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_invalid_tool_call_t *ap_content_block_as_invalid_tool_call(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_INVALID_TOOL_CALL;
+    return &u0->u.invalid_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "reasoning"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reasoning_content_block_t *ap_content_block_as_reasoning_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+    return &u0->u.reasoning_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "non_standard"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_non_standard_content_block_t *ap_content_block_as_non_standard_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+    return &u0->u.non_standard_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "image"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_image_content_block_t *ap_content_block_as_image_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+    return &u0->u.image_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "video"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_video_content_block_t *ap_content_block_as_video_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+    return &u0->u.video_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "audio"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_audio_content_block_t *ap_content_block_as_audio_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+    return &u0->u.audio_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "file"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_file_content_block_t *ap_content_block_as_file_content_block(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+    return &u0->u.file_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_t *ap_content_block_as_tool_call(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_TOOL_CALL;
+    return &u0->u.tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "tool_call_chunk"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_chunk_t *ap_content_block_as_tool_call_chunk(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+    return &u0->u.tool_call_chunk;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_t *ap_content_block_as_server_tool_call(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL;
+    return &u0->u.server_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_call_chunk"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_chunk_t *ap_content_block_as_server_tool_call_chunk(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+    return &u0->u.server_tool_call_chunk;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_result"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_result_t *ap_content_block_as_server_tool_result(ap_content_block_t *v)
+{
+    ap_content_block_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+    return &u0->u.server_tool_result;
+}
 
 /* ---- TextContentBlock ---- */
 extern const aps_type ap_text_content_block_type;
@@ -4118,6 +6614,8 @@ APS_NODISCARD aps_status ap_text_content_block_encode(const ap_text_content_bloc
 APS_NODISCARD aps_status ap_text_content_block_encode_opts(const ap_text_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_validate(const ap_text_content_block_t *value, bool strict, aps_error *err);
+/** `ap_text_content_block_t v = AP_TEXT_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TEXT_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- BlockIndex ---- */
 extern const aps_type ap_block_index_type;
@@ -4130,6 +6628,36 @@ APS_NODISCARD aps_status ap_block_index_encode(const ap_block_index_t *value, ap
 APS_NODISCARD aps_status ap_block_index_encode_opts(const ap_block_index_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_block_index_validate(const ap_block_index_t *value, bool strict, aps_error *err);
+/** `ap_block_index_t v = AP_BLOCK_INDEX_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_BLOCK_INDEX_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_block_index_kind_name(ap_block_index_kind k);
+/**
+ * Makes *v the alternative
+ *     js_int
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_js_int_t *ap_block_index_as_js_int(ap_block_index_t *v)
+{
+    ap_block_index_t *u0 = v;
+    u0->kind = AP_BLOCK_INDEX_JS_INT;
+    return &u0->u.js_int;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *ap_block_index_as_text(ap_block_index_t *v)
+{
+    ap_block_index_t *u0 = v;
+    u0->kind = AP_BLOCK_INDEX_TEXT;
+    return &u0->u.text;
+}
 
 /* ---- TextContentBlock.annotations ---- */
 extern const aps_type ap_text_content_block_annotations_type;
@@ -4142,6 +6670,8 @@ APS_NODISCARD aps_status ap_text_content_block_annotations_encode(const ap_text_
 APS_NODISCARD aps_status ap_text_content_block_annotations_encode_opts(const ap_text_content_block_annotations_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_text_content_block_annotations_validate(const ap_text_content_block_annotations_t *value, bool strict, aps_error *err);
+/** `ap_text_content_block_annotations_t v = AP_TEXT_CONTENT_BLOCK_ANNOTATIONS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TEXT_CONTENT_BLOCK_ANNOTATIONS_INIT APS_ZERO_INIT
 
 /* ---- Annotation ---- */
 extern const aps_type ap_annotation_type;
@@ -4154,6 +6684,36 @@ APS_NODISCARD aps_status ap_annotation_encode(const ap_annotation_t *value, aps_
 APS_NODISCARD aps_status ap_annotation_encode_opts(const ap_annotation_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_annotation_validate(const ap_annotation_t *value, bool strict, aps_error *err);
+/** `ap_annotation_t v = AP_ANNOTATION_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_ANNOTATION_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_annotation_kind_name(ap_annotation_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "citation"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_citation_t *ap_annotation_as_citation(ap_annotation_t *v)
+{
+    ap_annotation_t *u0 = v;
+    u0->kind = AP_ANNOTATION_CITATION;
+    return &u0->u.citation;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "non_standard_annotation"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_non_standard_annotation_t *ap_annotation_as_non_standard_annotation(ap_annotation_t *v)
+{
+    ap_annotation_t *u0 = v;
+    u0->kind = AP_ANNOTATION_NON_STANDARD_ANNOTATION;
+    return &u0->u.non_standard_annotation;
+}
 
 /* ---- Citation ---- */
 extern const aps_type ap_citation_type;
@@ -4166,6 +6726,8 @@ APS_NODISCARD aps_status ap_citation_encode(const ap_citation_t *value, aps_json
 APS_NODISCARD aps_status ap_citation_encode_opts(const ap_citation_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_citation_validate(const ap_citation_t *value, bool strict, aps_error *err);
+/** `ap_citation_t v = AP_CITATION_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CITATION_INIT APS_ZERO_INIT
 
 /* ---- NonStandardAnnotation ---- */
 extern const aps_type ap_non_standard_annotation_type;
@@ -4178,6 +6740,8 @@ APS_NODISCARD aps_status ap_non_standard_annotation_encode(const ap_non_standard
 APS_NODISCARD aps_status ap_non_standard_annotation_encode_opts(const ap_non_standard_annotation_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_validate(const ap_non_standard_annotation_t *value, bool strict, aps_error *err);
+/** `ap_non_standard_annotation_t v = AP_NON_STANDARD_ANNOTATION_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_NON_STANDARD_ANNOTATION_INIT APS_ZERO_INIT
 
 /* ---- NonStandardAnnotation.value ---- */
 extern const aps_type ap_non_standard_annotation_value_type;
@@ -4190,6 +6754,8 @@ APS_NODISCARD aps_status ap_non_standard_annotation_value_encode(const ap_non_st
 APS_NODISCARD aps_status ap_non_standard_annotation_value_encode_opts(const ap_non_standard_annotation_value_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_annotation_value_validate(const ap_non_standard_annotation_value_t *value, bool strict, aps_error *err);
+/** `ap_non_standard_annotation_value_t v = AP_NON_STANDARD_ANNOTATION_VALUE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_NON_STANDARD_ANNOTATION_VALUE_INIT APS_ZERO_INIT
 
 /* ---- InvalidToolCall ---- */
 extern const aps_type ap_invalid_tool_call_type;
@@ -4202,6 +6768,8 @@ APS_NODISCARD aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_
 APS_NODISCARD aps_status ap_invalid_tool_call_encode_opts(const ap_invalid_tool_call_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_invalid_tool_call_validate(const ap_invalid_tool_call_t *value, bool strict, aps_error *err);
+/** `ap_invalid_tool_call_t v = AP_INVALID_TOOL_CALL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INVALID_TOOL_CALL_INIT APS_ZERO_INIT
 
 /* ---- ReasoningContentBlock ---- */
 extern const aps_type ap_reasoning_content_block_type;
@@ -4214,6 +6782,8 @@ APS_NODISCARD aps_status ap_reasoning_content_block_encode(const ap_reasoning_co
 APS_NODISCARD aps_status ap_reasoning_content_block_encode_opts(const ap_reasoning_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_content_block_validate(const ap_reasoning_content_block_t *value, bool strict, aps_error *err);
+/** `ap_reasoning_content_block_t v = AP_REASONING_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_REASONING_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- NonStandardContentBlock ---- */
 extern const aps_type ap_non_standard_content_block_type;
@@ -4226,6 +6796,8 @@ APS_NODISCARD aps_status ap_non_standard_content_block_encode(const ap_non_stand
 APS_NODISCARD aps_status ap_non_standard_content_block_encode_opts(const ap_non_standard_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_validate(const ap_non_standard_content_block_t *value, bool strict, aps_error *err);
+/** `ap_non_standard_content_block_t v = AP_NON_STANDARD_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_NON_STANDARD_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- NonStandardContentBlock.value ---- */
 extern const aps_type ap_non_standard_content_block_value_type;
@@ -4238,6 +6810,8 @@ APS_NODISCARD aps_status ap_non_standard_content_block_value_encode(const ap_non
 APS_NODISCARD aps_status ap_non_standard_content_block_value_encode_opts(const ap_non_standard_content_block_value_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_non_standard_content_block_value_validate(const ap_non_standard_content_block_value_t *value, bool strict, aps_error *err);
+/** `ap_non_standard_content_block_value_t v = AP_NON_STANDARD_CONTENT_BLOCK_VALUE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_NON_STANDARD_CONTENT_BLOCK_VALUE_INIT APS_ZERO_INIT
 
 /* ---- DataContentBlock ---- */
 extern const aps_type ap_data_content_block_type;
@@ -4250,6 +6824,62 @@ APS_NODISCARD aps_status ap_data_content_block_encode(const ap_data_content_bloc
 APS_NODISCARD aps_status ap_data_content_block_encode_opts(const ap_data_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_data_content_block_validate(const ap_data_content_block_t *value, bool strict, aps_error *err);
+/** `ap_data_content_block_t v = AP_DATA_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_DATA_CONTENT_BLOCK_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_data_content_block_kind_name(ap_data_content_block_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "image"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_image_content_block_t *ap_data_content_block_as_image_content_block(ap_data_content_block_t *v)
+{
+    ap_data_content_block_t *u0 = v;
+    u0->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+    return &u0->u.image_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "video"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_video_content_block_t *ap_data_content_block_as_video_content_block(ap_data_content_block_t *v)
+{
+    ap_data_content_block_t *u0 = v;
+    u0->kind = AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+    return &u0->u.video_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "audio"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_audio_content_block_t *ap_data_content_block_as_audio_content_block(ap_data_content_block_t *v)
+{
+    ap_data_content_block_t *u0 = v;
+    u0->kind = AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+    return &u0->u.audio_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "file"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_file_content_block_t *ap_data_content_block_as_file_content_block(ap_data_content_block_t *v)
+{
+    ap_data_content_block_t *u0 = v;
+    u0->kind = AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+    return &u0->u.file_content_block;
+}
 
 /* ---- ImageContentBlock ---- */
 extern const aps_type ap_image_content_block_type;
@@ -4262,6 +6892,8 @@ APS_NODISCARD aps_status ap_image_content_block_encode(const ap_image_content_bl
 APS_NODISCARD aps_status ap_image_content_block_encode_opts(const ap_image_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_image_content_block_validate(const ap_image_content_block_t *value, bool strict, aps_error *err);
+/** `ap_image_content_block_t v = AP_IMAGE_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_IMAGE_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- VideoContentBlock ---- */
 extern const aps_type ap_video_content_block_type;
@@ -4274,6 +6906,8 @@ APS_NODISCARD aps_status ap_video_content_block_encode(const ap_video_content_bl
 APS_NODISCARD aps_status ap_video_content_block_encode_opts(const ap_video_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_video_content_block_validate(const ap_video_content_block_t *value, bool strict, aps_error *err);
+/** `ap_video_content_block_t v = AP_VIDEO_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_VIDEO_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- AudioContentBlock ---- */
 extern const aps_type ap_audio_content_block_type;
@@ -4286,6 +6920,8 @@ APS_NODISCARD aps_status ap_audio_content_block_encode(const ap_audio_content_bl
 APS_NODISCARD aps_status ap_audio_content_block_encode_opts(const ap_audio_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_audio_content_block_validate(const ap_audio_content_block_t *value, bool strict, aps_error *err);
+/** `ap_audio_content_block_t v = AP_AUDIO_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_AUDIO_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- FileContentBlock ---- */
 extern const aps_type ap_file_content_block_type;
@@ -4298,6 +6934,8 @@ APS_NODISCARD aps_status ap_file_content_block_encode(const ap_file_content_bloc
 APS_NODISCARD aps_status ap_file_content_block_encode_opts(const ap_file_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_file_content_block_validate(const ap_file_content_block_t *value, bool strict, aps_error *err);
+/** `ap_file_content_block_t v = AP_FILE_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_FILE_CONTENT_BLOCK_INIT APS_ZERO_INIT
 
 /* ---- ToolContentBlock ---- */
 extern const aps_type ap_tool_content_block_type;
@@ -4310,6 +6948,75 @@ APS_NODISCARD aps_status ap_tool_content_block_encode(const ap_tool_content_bloc
 APS_NODISCARD aps_status ap_tool_content_block_encode_opts(const ap_tool_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_content_block_validate(const ap_tool_content_block_t *value, bool strict, aps_error *err);
+/** `ap_tool_content_block_t v = AP_TOOL_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_CONTENT_BLOCK_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_tool_content_block_kind_name(ap_tool_content_block_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_t *ap_tool_content_block_as_tool_call(ap_tool_content_block_t *v)
+{
+    ap_tool_content_block_t *u0 = v;
+    u0->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;
+    return &u0->u.tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "tool_call_chunk"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_chunk_t *ap_tool_content_block_as_tool_call_chunk(ap_tool_content_block_t *v)
+{
+    ap_tool_content_block_t *u0 = v;
+    u0->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+    return &u0->u.tool_call_chunk;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_t *ap_tool_content_block_as_server_tool_call(ap_tool_content_block_t *v)
+{
+    ap_tool_content_block_t *u0 = v;
+    u0->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL;
+    return &u0->u.server_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_call_chunk"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_chunk_t *ap_tool_content_block_as_server_tool_call_chunk(ap_tool_content_block_t *v)
+{
+    ap_tool_content_block_t *u0 = v;
+    u0->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+    return &u0->u.server_tool_call_chunk;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_result"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_result_t *ap_tool_content_block_as_server_tool_result(ap_tool_content_block_t *v)
+{
+    ap_tool_content_block_t *u0 = v;
+    u0->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+    return &u0->u.server_tool_result;
+}
 
 /* ---- ToolCall ---- */
 extern const aps_type ap_tool_call_type;
@@ -4322,6 +7029,8 @@ APS_NODISCARD aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_js
 APS_NODISCARD aps_status ap_tool_call_encode_opts(const ap_tool_call_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_validate(const ap_tool_call_t *value, bool strict, aps_error *err);
+/** `ap_tool_call_t v = AP_TOOL_CALL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_CALL_INIT APS_ZERO_INIT
 
 /* ---- ToolCall.args ---- */
 extern const aps_type ap_tool_call_args_type;
@@ -4334,6 +7043,8 @@ APS_NODISCARD aps_status ap_tool_call_args_encode(const ap_tool_call_args_t *val
 APS_NODISCARD aps_status ap_tool_call_args_encode_opts(const ap_tool_call_args_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_args_validate(const ap_tool_call_args_t *value, bool strict, aps_error *err);
+/** `ap_tool_call_args_t v = AP_TOOL_CALL_ARGS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_CALL_ARGS_INIT APS_ZERO_INIT
 
 /* ---- ToolCallChunk ---- */
 extern const aps_type ap_tool_call_chunk_type;
@@ -4346,6 +7057,8 @@ APS_NODISCARD aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *v
 APS_NODISCARD aps_status ap_tool_call_chunk_encode_opts(const ap_tool_call_chunk_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_chunk_validate(const ap_tool_call_chunk_t *value, bool strict, aps_error *err);
+/** `ap_tool_call_chunk_t v = AP_TOOL_CALL_CHUNK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_CALL_CHUNK_INIT APS_ZERO_INIT
 
 /* ---- ServerToolCall ---- */
 extern const aps_type ap_server_tool_call_type;
@@ -4358,6 +7071,8 @@ APS_NODISCARD aps_status ap_server_tool_call_encode(const ap_server_tool_call_t 
 APS_NODISCARD aps_status ap_server_tool_call_encode_opts(const ap_server_tool_call_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_validate(const ap_server_tool_call_t *value, bool strict, aps_error *err);
+/** `ap_server_tool_call_t v = AP_SERVER_TOOL_CALL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SERVER_TOOL_CALL_INIT APS_ZERO_INIT
 
 /* ---- ServerToolCall.args ---- */
 extern const aps_type ap_server_tool_call_args_type;
@@ -4370,6 +7085,8 @@ APS_NODISCARD aps_status ap_server_tool_call_args_encode(const ap_server_tool_ca
 APS_NODISCARD aps_status ap_server_tool_call_args_encode_opts(const ap_server_tool_call_args_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_args_validate(const ap_server_tool_call_args_t *value, bool strict, aps_error *err);
+/** `ap_server_tool_call_args_t v = AP_SERVER_TOOL_CALL_ARGS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SERVER_TOOL_CALL_ARGS_INIT APS_ZERO_INIT
 
 /* ---- ServerToolCallChunk ---- */
 extern const aps_type ap_server_tool_call_chunk_type;
@@ -4382,6 +7099,8 @@ APS_NODISCARD aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_c
 APS_NODISCARD aps_status ap_server_tool_call_chunk_encode_opts(const ap_server_tool_call_chunk_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_call_chunk_validate(const ap_server_tool_call_chunk_t *value, bool strict, aps_error *err);
+/** `ap_server_tool_call_chunk_t v = AP_SERVER_TOOL_CALL_CHUNK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SERVER_TOOL_CALL_CHUNK_INIT APS_ZERO_INIT
 
 /* ---- ServerToolResult ---- */
 extern const aps_type ap_server_tool_result_type;
@@ -4394,6 +7113,8 @@ APS_NODISCARD aps_status ap_server_tool_result_encode(const ap_server_tool_resul
 APS_NODISCARD aps_status ap_server_tool_result_encode_opts(const ap_server_tool_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_validate(const ap_server_tool_result_t *value, bool strict, aps_error *err);
+/** `ap_server_tool_result_t v = AP_SERVER_TOOL_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SERVER_TOOL_RESULT_INIT APS_ZERO_INIT
 
 /* ---- ServerToolResult.status ---- */
 extern const aps_type ap_server_tool_result_status_type;
@@ -4406,6 +7127,12 @@ APS_NODISCARD aps_status ap_server_tool_result_status_encode(const ap_server_too
 APS_NODISCARD aps_status ap_server_tool_result_status_encode_opts(const ap_server_tool_result_status_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_server_tool_result_status_validate(const ap_server_tool_result_status_t *value, bool strict, aps_error *err);
+/** `ap_server_tool_result_status_t v = AP_SERVER_TOOL_RESULT_STATUS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_SERVER_TOOL_RESULT_STATUS_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for AP_SERVER_TOOL_RESULT_STATUS_NONE and values outside the enum); static storage. */
+const char *ap_server_tool_result_status_name(ap_server_tool_result_status_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or AP_SERVER_TOOL_RESULT_STATUS_NONE. */
+ap_server_tool_result_status_t ap_server_tool_result_status_parse(const char *text, size_t len);
 
 /* ---- ContentBlockDeltaData ---- */
 extern const aps_type ap_content_block_delta_data_type;
@@ -4418,6 +7145,8 @@ APS_NODISCARD aps_status ap_content_block_delta_data_encode(const ap_content_blo
 APS_NODISCARD aps_status ap_content_block_delta_data_encode_opts(const ap_content_block_delta_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_data_validate(const ap_content_block_delta_data_t *value, bool strict, aps_error *err);
+/** `ap_content_block_delta_data_t v = AP_CONTENT_BLOCK_DELTA_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CONTENT_BLOCK_DELTA_DATA_INIT APS_ZERO_INIT
 
 /* ---- ContentBlockDelta ---- */
 extern const aps_type ap_content_block_delta_type;
@@ -4430,6 +7159,75 @@ APS_NODISCARD aps_status ap_content_block_delta_encode(const ap_content_block_de
 APS_NODISCARD aps_status ap_content_block_delta_encode_opts(const ap_content_block_delta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_delta_validate(const ap_content_block_delta_t *value, bool strict, aps_error *err);
+/** `ap_content_block_delta_t v = AP_CONTENT_BLOCK_DELTA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CONTENT_BLOCK_DELTA_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_content_block_delta_kind_name(ap_content_block_delta_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "text-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_text_delta_t *ap_content_block_delta_as_text_delta(ap_content_block_delta_t *v)
+{
+    ap_content_block_delta_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
+    return &u0->u.text_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "reasoning-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reasoning_delta_t *ap_content_block_delta_as_reasoning_delta(ap_content_block_delta_t *v)
+{
+    ap_content_block_delta_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_DELTA_REASONING_DELTA;
+    return &u0->u.reasoning_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "data-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_data_delta_t *ap_content_block_delta_as_data_delta(ap_content_block_delta_t *v)
+{
+    ap_content_block_delta_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_DELTA_DATA_DELTA;
+    return &u0->u.data_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "block-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_block_delta_t *ap_content_block_delta_as_block_delta(ap_content_block_delta_t *v)
+{
+    ap_content_block_delta_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA;
+    return &u0->u.block_delta;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "tool-call-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_delta_t *ap_content_block_delta_as_tool_call_delta(ap_content_block_delta_t *v)
+{
+    ap_content_block_delta_t *u0 = v;
+    u0->kind = AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA;
+    return &u0->u.tool_call_delta;
+}
 
 /* ---- TextDelta ---- */
 extern const aps_type ap_text_delta_type;
@@ -4442,6 +7240,8 @@ APS_NODISCARD aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_
 APS_NODISCARD aps_status ap_text_delta_encode_opts(const ap_text_delta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_text_delta_validate(const ap_text_delta_t *value, bool strict, aps_error *err);
+/** `ap_text_delta_t v = AP_TEXT_DELTA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TEXT_DELTA_INIT APS_ZERO_INIT
 
 /* ---- ReasoningDelta ---- */
 extern const aps_type ap_reasoning_delta_type;
@@ -4454,6 +7254,8 @@ APS_NODISCARD aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *v
 APS_NODISCARD aps_status ap_reasoning_delta_encode_opts(const ap_reasoning_delta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_reasoning_delta_validate(const ap_reasoning_delta_t *value, bool strict, aps_error *err);
+/** `ap_reasoning_delta_t v = AP_REASONING_DELTA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_REASONING_DELTA_INIT APS_ZERO_INIT
 
 /* ---- DataDelta ---- */
 extern const aps_type ap_data_delta_type;
@@ -4466,6 +7268,8 @@ APS_NODISCARD aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_
 APS_NODISCARD aps_status ap_data_delta_encode_opts(const ap_data_delta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_data_delta_validate(const ap_data_delta_t *value, bool strict, aps_error *err);
+/** `ap_data_delta_t v = AP_DATA_DELTA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_DATA_DELTA_INIT APS_ZERO_INIT
 
 /* ---- BlockDelta ---- */
 extern const aps_type ap_block_delta_type;
@@ -4478,6 +7282,8 @@ APS_NODISCARD aps_status ap_block_delta_encode(const ap_block_delta_t *value, ap
 APS_NODISCARD aps_status ap_block_delta_encode_opts(const ap_block_delta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_validate(const ap_block_delta_t *value, bool strict, aps_error *err);
+/** `ap_block_delta_t v = AP_BLOCK_DELTA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_BLOCK_DELTA_INIT APS_ZERO_INIT
 
 /* ---- BlockDeltaFields ---- */
 extern const aps_type ap_block_delta_fields_type;
@@ -4490,6 +7296,8 @@ APS_NODISCARD aps_status ap_block_delta_fields_encode(const ap_block_delta_field
 APS_NODISCARD aps_status ap_block_delta_fields_encode_opts(const ap_block_delta_fields_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_block_delta_fields_validate(const ap_block_delta_fields_t *value, bool strict, aps_error *err);
+/** `ap_block_delta_fields_t v = AP_BLOCK_DELTA_FIELDS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_BLOCK_DELTA_FIELDS_INIT APS_ZERO_INIT
 
 /* ---- ToolCallDelta ---- */
 extern const aps_type ap_tool_call_delta_type;
@@ -4502,6 +7310,8 @@ APS_NODISCARD aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *v
 APS_NODISCARD aps_status ap_tool_call_delta_encode_opts(const ap_tool_call_delta_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_call_delta_validate(const ap_tool_call_delta_t *value, bool strict, aps_error *err);
+/** `ap_tool_call_delta_t v = AP_TOOL_CALL_DELTA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_CALL_DELTA_INIT APS_ZERO_INIT
 
 /* ---- ContentBlockFinishData ---- */
 extern const aps_type ap_content_block_finish_data_type;
@@ -4514,6 +7324,8 @@ APS_NODISCARD aps_status ap_content_block_finish_data_encode(const ap_content_bl
 APS_NODISCARD aps_status ap_content_block_finish_data_encode_opts(const ap_content_block_finish_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_content_block_finish_data_validate(const ap_content_block_finish_data_t *value, bool strict, aps_error *err);
+/** `ap_content_block_finish_data_t v = AP_CONTENT_BLOCK_FINISH_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CONTENT_BLOCK_FINISH_DATA_INIT APS_ZERO_INIT
 
 /* ---- FinalizedContentBlock ---- */
 extern const aps_type ap_finalized_content_block_type;
@@ -4526,6 +7338,153 @@ APS_NODISCARD aps_status ap_finalized_content_block_encode(const ap_finalized_co
 APS_NODISCARD aps_status ap_finalized_content_block_encode_opts(const ap_finalized_content_block_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_finalized_content_block_validate(const ap_finalized_content_block_t *value, bool strict, aps_error *err);
+/** `ap_finalized_content_block_t v = AP_FINALIZED_CONTENT_BLOCK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_FINALIZED_CONTENT_BLOCK_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_finalized_content_block_kind_name(ap_finalized_content_block_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "text"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_text_content_block_t *ap_finalized_content_block_as_text_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+    return &u0->u.text_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "reasoning"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_reasoning_content_block_t *ap_finalized_content_block_as_reasoning_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+    return &u0->u.reasoning_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_call_t *ap_finalized_content_block_as_tool_call(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL;
+    return &u0->u.tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "invalid_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_invalid_tool_call_t *ap_finalized_content_block_as_invalid_tool_call(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL;
+    return &u0->u.invalid_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_call"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_call_t *ap_finalized_content_block_as_server_tool_call(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL;
+    return &u0->u.server_tool_call;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "server_tool_result"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_server_tool_result_t *ap_finalized_content_block_as_server_tool_result(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+    return &u0->u.server_tool_result;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "image"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_image_content_block_t *ap_finalized_content_block_as_image_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+    return &u0->u.image_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "video"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_video_content_block_t *ap_finalized_content_block_as_video_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+    return &u0->u.video_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "audio"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_audio_content_block_t *ap_finalized_content_block_as_audio_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+    return &u0->u.audio_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "file"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_file_content_block_t *ap_finalized_content_block_as_file_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+    return &u0->u.file_content_block;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "non_standard"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_non_standard_content_block_t *ap_finalized_content_block_as_non_standard_content_block(ap_finalized_content_block_t *v)
+{
+    ap_finalized_content_block_t *u0 = v;
+    u0->kind = AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+    return &u0->u.non_standard_content_block;
+}
 
 /* ---- MessageFinishData ---- */
 extern const aps_type ap_message_finish_data_type;
@@ -4538,6 +7497,8 @@ APS_NODISCARD aps_status ap_message_finish_data_encode(const ap_message_finish_d
 APS_NODISCARD aps_status ap_message_finish_data_encode_opts(const ap_message_finish_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_finish_data_validate(const ap_message_finish_data_t *value, bool strict, aps_error *err);
+/** `ap_message_finish_data_t v = AP_MESSAGE_FINISH_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGE_FINISH_DATA_INIT APS_ZERO_INIT
 
 /* ---- UsageInfo ---- */
 extern const aps_type ap_usage_info_type;
@@ -4550,6 +7511,8 @@ APS_NODISCARD aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_
 APS_NODISCARD aps_status ap_usage_info_encode_opts(const ap_usage_info_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_usage_info_validate(const ap_usage_info_t *value, bool strict, aps_error *err);
+/** `ap_usage_info_t v = AP_USAGE_INFO_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_USAGE_INFO_INIT APS_ZERO_INIT
 
 /* ---- InputTokenDetails ---- */
 extern const aps_type ap_input_token_details_type;
@@ -4562,6 +7525,8 @@ APS_NODISCARD aps_status ap_input_token_details_encode(const ap_input_token_deta
 APS_NODISCARD aps_status ap_input_token_details_encode_opts(const ap_input_token_details_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_token_details_validate(const ap_input_token_details_t *value, bool strict, aps_error *err);
+/** `ap_input_token_details_t v = AP_INPUT_TOKEN_DETAILS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_TOKEN_DETAILS_INIT APS_ZERO_INIT
 
 /* ---- OutputTokenDetails ---- */
 extern const aps_type ap_output_token_details_type;
@@ -4574,6 +7539,8 @@ APS_NODISCARD aps_status ap_output_token_details_encode(const ap_output_token_de
 APS_NODISCARD aps_status ap_output_token_details_encode_opts(const ap_output_token_details_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_output_token_details_validate(const ap_output_token_details_t *value, bool strict, aps_error *err);
+/** `ap_output_token_details_t v = AP_OUTPUT_TOKEN_DETAILS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_OUTPUT_TOKEN_DETAILS_INIT APS_ZERO_INIT
 
 /* ---- MessageErrorData ---- */
 extern const aps_type ap_message_error_data_type;
@@ -4586,6 +7553,8 @@ APS_NODISCARD aps_status ap_message_error_data_encode(const ap_message_error_dat
 APS_NODISCARD aps_status ap_message_error_data_encode_opts(const ap_message_error_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_message_error_data_validate(const ap_message_error_data_t *value, bool strict, aps_error *err);
+/** `ap_message_error_data_t v = AP_MESSAGE_ERROR_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_MESSAGE_ERROR_DATA_INIT APS_ZERO_INIT
 
 /* ---- ToolsEvent ---- */
 extern const aps_type ap_tools_event_type;
@@ -4598,6 +7567,8 @@ APS_NODISCARD aps_status ap_tools_event_encode(const ap_tools_event_t *value, ap
 APS_NODISCARD aps_status ap_tools_event_encode_opts(const ap_tools_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_validate(const ap_tools_event_t *value, bool strict, aps_error *err);
+/** `ap_tools_event_t v = AP_TOOLS_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOLS_EVENT_INIT APS_ZERO_INIT
 
 /* ---- ToolsEvent.params ---- */
 extern const aps_type ap_tools_event_params_type;
@@ -4610,6 +7581,8 @@ APS_NODISCARD aps_status ap_tools_event_params_encode(const ap_tools_event_param
 APS_NODISCARD aps_status ap_tools_event_params_encode_opts(const ap_tools_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tools_event_params_validate(const ap_tools_event_params_t *value, bool strict, aps_error *err);
+/** `ap_tools_event_params_t v = AP_TOOLS_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOLS_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- ToolsData ---- */
 extern const aps_type ap_tools_data_type;
@@ -4622,6 +7595,62 @@ APS_NODISCARD aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_
 APS_NODISCARD aps_status ap_tools_data_encode_opts(const ap_tools_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tools_data_validate(const ap_tools_data_t *value, bool strict, aps_error *err);
+/** `ap_tools_data_t v = AP_TOOLS_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOLS_DATA_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *ap_tools_data_kind_name(ap_tools_data_kind k);
+/**
+ * Makes *v the alternative
+ *     "event": "tool-started"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_started_data_t *ap_tools_data_as_tool_started_data(ap_tools_data_t *v)
+{
+    ap_tools_data_t *u0 = v;
+    u0->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
+    return &u0->u.tool_started_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "tool-output-delta"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_output_delta_data_t *ap_tools_data_as_tool_output_delta_data(ap_tools_data_t *v)
+{
+    ap_tools_data_t *u0 = v;
+    u0->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
+    return &u0->u.tool_output_delta_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "tool-finished"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_finished_data_t *ap_tools_data_as_tool_finished_data(ap_tools_data_t *v)
+{
+    ap_tools_data_t *u0 = v;
+    u0->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
+    return &u0->u.tool_finished_data;
+}
+/**
+ * Makes *v the alternative
+ *     "event": "tool-error"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline ap_tool_error_data_t *ap_tools_data_as_tool_error_data(ap_tools_data_t *v)
+{
+    ap_tools_data_t *u0 = v;
+    u0->kind = AP_TOOLS_DATA_TOOL_ERROR_DATA;
+    return &u0->u.tool_error_data;
+}
 
 /* ---- ToolStartedData ---- */
 extern const aps_type ap_tool_started_data_type;
@@ -4634,6 +7663,8 @@ APS_NODISCARD aps_status ap_tool_started_data_encode(const ap_tool_started_data_
 APS_NODISCARD aps_status ap_tool_started_data_encode_opts(const ap_tool_started_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_started_data_validate(const ap_tool_started_data_t *value, bool strict, aps_error *err);
+/** `ap_tool_started_data_t v = AP_TOOL_STARTED_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_STARTED_DATA_INIT APS_ZERO_INIT
 
 /* ---- ToolOutputDeltaData ---- */
 extern const aps_type ap_tool_output_delta_data_type;
@@ -4646,6 +7677,8 @@ APS_NODISCARD aps_status ap_tool_output_delta_data_encode(const ap_tool_output_d
 APS_NODISCARD aps_status ap_tool_output_delta_data_encode_opts(const ap_tool_output_delta_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_output_delta_data_validate(const ap_tool_output_delta_data_t *value, bool strict, aps_error *err);
+/** `ap_tool_output_delta_data_t v = AP_TOOL_OUTPUT_DELTA_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_OUTPUT_DELTA_DATA_INIT APS_ZERO_INIT
 
 /* ---- ToolFinishedData ---- */
 extern const aps_type ap_tool_finished_data_type;
@@ -4658,6 +7691,8 @@ APS_NODISCARD aps_status ap_tool_finished_data_encode(const ap_tool_finished_dat
 APS_NODISCARD aps_status ap_tool_finished_data_encode_opts(const ap_tool_finished_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_finished_data_validate(const ap_tool_finished_data_t *value, bool strict, aps_error *err);
+/** `ap_tool_finished_data_t v = AP_TOOL_FINISHED_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_FINISHED_DATA_INIT APS_ZERO_INIT
 
 /* ---- ToolErrorData ---- */
 extern const aps_type ap_tool_error_data_type;
@@ -4670,6 +7705,8 @@ APS_NODISCARD aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *v
 APS_NODISCARD aps_status ap_tool_error_data_encode_opts(const ap_tool_error_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tool_error_data_validate(const ap_tool_error_data_t *value, bool strict, aps_error *err);
+/** `ap_tool_error_data_t v = AP_TOOL_ERROR_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TOOL_ERROR_DATA_INIT APS_ZERO_INIT
 
 /* ---- InputEvent ---- */
 extern const aps_type ap_input_event_type;
@@ -4682,6 +7719,8 @@ APS_NODISCARD aps_status ap_input_event_encode(const ap_input_event_t *value, ap
 APS_NODISCARD aps_status ap_input_event_encode_opts(const ap_input_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_event_validate(const ap_input_event_t *value, bool strict, aps_error *err);
+/** `ap_input_event_t v = AP_INPUT_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_EVENT_INIT APS_ZERO_INIT
 
 /* ---- InputEvent.params ---- */
 extern const aps_type ap_input_event_params_type;
@@ -4694,6 +7733,8 @@ APS_NODISCARD aps_status ap_input_event_params_encode(const ap_input_event_param
 APS_NODISCARD aps_status ap_input_event_params_encode_opts(const ap_input_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_event_params_validate(const ap_input_event_params_t *value, bool strict, aps_error *err);
+/** `ap_input_event_params_t v = AP_INPUT_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- InputRequestedData ---- */
 extern const aps_type ap_input_requested_data_type;
@@ -4706,6 +7747,8 @@ APS_NODISCARD aps_status ap_input_requested_data_encode(const ap_input_requested
 APS_NODISCARD aps_status ap_input_requested_data_encode_opts(const ap_input_requested_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_input_requested_data_validate(const ap_input_requested_data_t *value, bool strict, aps_error *err);
+/** `ap_input_requested_data_t v = AP_INPUT_REQUESTED_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_INPUT_REQUESTED_DATA_INIT APS_ZERO_INIT
 
 /* ---- ValuesEvent ---- */
 extern const aps_type ap_values_event_type;
@@ -4718,6 +7761,8 @@ APS_NODISCARD aps_status ap_values_event_encode(const ap_values_event_t *value, 
 APS_NODISCARD aps_status ap_values_event_encode_opts(const ap_values_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_values_event_validate(const ap_values_event_t *value, bool strict, aps_error *err);
+/** `ap_values_event_t v = AP_VALUES_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_VALUES_EVENT_INIT APS_ZERO_INIT
 
 /* ---- ValuesEvent.params ---- */
 extern const aps_type ap_values_event_params_type;
@@ -4730,6 +7775,8 @@ APS_NODISCARD aps_status ap_values_event_params_encode(const ap_values_event_par
 APS_NODISCARD aps_status ap_values_event_params_encode_opts(const ap_values_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_values_event_params_validate(const ap_values_event_params_t *value, bool strict, aps_error *err);
+/** `ap_values_event_params_t v = AP_VALUES_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_VALUES_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- UpdatesEvent ---- */
 extern const aps_type ap_updates_event_type;
@@ -4742,6 +7789,8 @@ APS_NODISCARD aps_status ap_updates_event_encode(const ap_updates_event_t *value
 APS_NODISCARD aps_status ap_updates_event_encode_opts(const ap_updates_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_validate(const ap_updates_event_t *value, bool strict, aps_error *err);
+/** `ap_updates_event_t v = AP_UPDATES_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_UPDATES_EVENT_INIT APS_ZERO_INIT
 
 /* ---- UpdatesEvent.params ---- */
 extern const aps_type ap_updates_event_params_type;
@@ -4754,6 +7803,8 @@ APS_NODISCARD aps_status ap_updates_event_params_encode(const ap_updates_event_p
 APS_NODISCARD aps_status ap_updates_event_params_encode_opts(const ap_updates_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_event_params_validate(const ap_updates_event_params_t *value, bool strict, aps_error *err);
+/** `ap_updates_event_params_t v = AP_UPDATES_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_UPDATES_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- UpdatesData ---- */
 extern const aps_type ap_updates_data_type;
@@ -4766,6 +7817,8 @@ APS_NODISCARD aps_status ap_updates_data_encode(const ap_updates_data_t *value, 
 APS_NODISCARD aps_status ap_updates_data_encode_opts(const ap_updates_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_validate(const ap_updates_data_t *value, bool strict, aps_error *err);
+/** `ap_updates_data_t v = AP_UPDATES_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_UPDATES_DATA_INIT APS_ZERO_INIT
 
 /* ---- UpdatesData.values ---- */
 extern const aps_type ap_updates_data_values_type;
@@ -4778,6 +7831,8 @@ APS_NODISCARD aps_status ap_updates_data_values_encode(const ap_updates_data_val
 APS_NODISCARD aps_status ap_updates_data_values_encode_opts(const ap_updates_data_values_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_updates_data_values_validate(const ap_updates_data_values_t *value, bool strict, aps_error *err);
+/** `ap_updates_data_values_t v = AP_UPDATES_DATA_VALUES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_UPDATES_DATA_VALUES_INIT APS_ZERO_INIT
 
 /* ---- CheckpointsEvent ---- */
 extern const aps_type ap_checkpoints_event_type;
@@ -4790,6 +7845,8 @@ APS_NODISCARD aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_
 APS_NODISCARD aps_status ap_checkpoints_event_encode_opts(const ap_checkpoints_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_validate(const ap_checkpoints_event_t *value, bool strict, aps_error *err);
+/** `ap_checkpoints_event_t v = AP_CHECKPOINTS_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINTS_EVENT_INIT APS_ZERO_INIT
 
 /* ---- CheckpointsEvent.params ---- */
 extern const aps_type ap_checkpoints_event_params_type;
@@ -4802,6 +7859,8 @@ APS_NODISCARD aps_status ap_checkpoints_event_params_encode(const ap_checkpoints
 APS_NODISCARD aps_status ap_checkpoints_event_params_encode_opts(const ap_checkpoints_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoints_event_params_validate(const ap_checkpoints_event_params_t *value, bool strict, aps_error *err);
+/** `ap_checkpoints_event_params_t v = AP_CHECKPOINTS_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINTS_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- Checkpoint ---- */
 extern const aps_type ap_checkpoint_type;
@@ -4814,6 +7873,8 @@ APS_NODISCARD aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_
 APS_NODISCARD aps_status ap_checkpoint_encode_opts(const ap_checkpoint_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_validate(const ap_checkpoint_t *value, bool strict, aps_error *err);
+/** `ap_checkpoint_t v = AP_CHECKPOINT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINT_INIT APS_ZERO_INIT
 
 /* ---- CheckpointSource ---- */
 extern const aps_type ap_checkpoint_source_type;
@@ -4826,6 +7887,12 @@ APS_NODISCARD aps_status ap_checkpoint_source_encode(const ap_checkpoint_source_
 APS_NODISCARD aps_status ap_checkpoint_source_encode_opts(const ap_checkpoint_source_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_checkpoint_source_validate(const ap_checkpoint_source_t *value, bool strict, aps_error *err);
+/** `ap_checkpoint_source_t v = AP_CHECKPOINT_SOURCE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CHECKPOINT_SOURCE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for AP_CHECKPOINT_SOURCE_NONE and values outside the enum); static storage. */
+const char *ap_checkpoint_source_name(ap_checkpoint_source_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or AP_CHECKPOINT_SOURCE_NONE. */
+ap_checkpoint_source_t ap_checkpoint_source_parse(const char *text, size_t len);
 
 /* ---- CustomEvent ---- */
 extern const aps_type ap_custom_event_type;
@@ -4838,6 +7905,8 @@ APS_NODISCARD aps_status ap_custom_event_encode(const ap_custom_event_t *value, 
 APS_NODISCARD aps_status ap_custom_event_encode_opts(const ap_custom_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_validate(const ap_custom_event_t *value, bool strict, aps_error *err);
+/** `ap_custom_event_t v = AP_CUSTOM_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CUSTOM_EVENT_INIT APS_ZERO_INIT
 
 /* ---- CustomEvent.params ---- */
 extern const aps_type ap_custom_event_params_type;
@@ -4850,6 +7919,8 @@ APS_NODISCARD aps_status ap_custom_event_params_encode(const ap_custom_event_par
 APS_NODISCARD aps_status ap_custom_event_params_encode_opts(const ap_custom_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_custom_event_params_validate(const ap_custom_event_params_t *value, bool strict, aps_error *err);
+/** `ap_custom_event_params_t v = AP_CUSTOM_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CUSTOM_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- CustomData ---- */
 extern const aps_type ap_custom_data_type;
@@ -4862,6 +7933,8 @@ APS_NODISCARD aps_status ap_custom_data_encode(const ap_custom_data_t *value, ap
 APS_NODISCARD aps_status ap_custom_data_encode_opts(const ap_custom_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_custom_data_validate(const ap_custom_data_t *value, bool strict, aps_error *err);
+/** `ap_custom_data_t v = AP_CUSTOM_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_CUSTOM_DATA_INIT APS_ZERO_INIT
 
 /* ---- TasksEvent ---- */
 extern const aps_type ap_tasks_event_type;
@@ -4874,6 +7947,8 @@ APS_NODISCARD aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, ap
 APS_NODISCARD aps_status ap_tasks_event_encode_opts(const ap_tasks_event_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_validate(const ap_tasks_event_t *value, bool strict, aps_error *err);
+/** `ap_tasks_event_t v = AP_TASKS_EVENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TASKS_EVENT_INIT APS_ZERO_INIT
 
 /* ---- TasksEvent.params ---- */
 extern const aps_type ap_tasks_event_params_type;
@@ -4886,6 +7961,8 @@ APS_NODISCARD aps_status ap_tasks_event_params_encode(const ap_tasks_event_param
 APS_NODISCARD aps_status ap_tasks_event_params_encode_opts(const ap_tasks_event_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_tasks_event_params_validate(const ap_tasks_event_params_t *value, bool strict, aps_error *err);
+/** `ap_tasks_event_params_t v = AP_TASKS_EVENT_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_TASKS_EVENT_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- EventStreamRequest ---- */
 extern const aps_type ap_event_stream_request_type;
@@ -4898,6 +7975,8 @@ APS_NODISCARD aps_status ap_event_stream_request_encode(const ap_event_stream_re
 APS_NODISCARD aps_status ap_event_stream_request_encode_opts(const ap_event_stream_request_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_validate(const ap_event_stream_request_t *value, bool strict, aps_error *err);
+/** `ap_event_stream_request_t v = AP_EVENT_STREAM_REQUEST_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_EVENT_STREAM_REQUEST_INIT APS_ZERO_INIT
 
 /* ---- EventStreamRequest.channels ---- */
 extern const aps_type ap_event_stream_request_channels_type;
@@ -4910,6 +7989,8 @@ APS_NODISCARD aps_status ap_event_stream_request_channels_encode(const ap_event_
 APS_NODISCARD aps_status ap_event_stream_request_channels_encode_opts(const ap_event_stream_request_channels_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_channels_validate(const ap_event_stream_request_channels_t *value, bool strict, aps_error *err);
+/** `ap_event_stream_request_channels_t v = AP_EVENT_STREAM_REQUEST_CHANNELS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_EVENT_STREAM_REQUEST_CHANNELS_INIT APS_ZERO_INIT
 
 /* ---- EventStreamRequest.namespaces ---- */
 extern const aps_type ap_event_stream_request_namespaces_type;
@@ -4922,6 +8003,8 @@ APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode(const ap_even
 APS_NODISCARD aps_status ap_event_stream_request_namespaces_encode_opts(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status ap_event_stream_request_namespaces_validate(const ap_event_stream_request_namespaces_t *value, bool strict, aps_error *err);
+/** `ap_event_stream_request_namespaces_t v = AP_EVENT_STREAM_REQUEST_NAMESPACES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define AP_EVENT_STREAM_REQUEST_NAMESPACES_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type ap_types[];

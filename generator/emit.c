@@ -1047,11 +1047,43 @@ static const char *schema_ref(emitter *E, const ir_type *t)
     return cddl_fmt(E->ctx, "Schema: `%s` (%s:%u).", rule_comment(E, t), file, line);
 }
 
+/*
+ * The runtime type a rule stands for, from a line `@c-type NAME HEADER` in
+ * its comment (protocol.cddl: `Namespace` is aps_namespace, aps/namespace.h):
+ * the header then declares `typedef NAME P_rule_t;` instead of a struct of
+ * its own, so the generated code and the runtime share one type. NAME must
+ * have the members the generated struct would have (for an array, `items`
+ * and `count`); the C compiler checks every access. NULL when absent.
+ */
+static const char *extern_ctype(emitter *E, const ir_type *t, const char **header)
+{
+    const char *p = t->doc.ptr, *end = t->doc.ptr + t->doc.len;
+    char name[128], path[256];
+    while (p != NULL && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
+        const char *line = cddl_fmt(E->ctx, "%.*s", (int)(stop - p), p);
+        line += strspn(line, " \t");
+        if (strncmp(line, "@c-type ", 8) == 0) {
+            if (sscanf(line + 8, "%127s %255s", name, path) != 2 ||
+                (t->kind != IR_ARRAY && t->kind != IR_STRUCT && t->kind != IR_MAP)) {
+                diag_report(E->ctx->diag, DIAG_ERROR, DIAG_W_NONE, t->loc,
+                            "'@c-type NAME HEADER' names the runtime type of an array or map rule: '%s' is not one, "
+                            "or the line lacks NAME or HEADER", t->rule ? t->rule : t->c_name);
+                return NULL;
+            }
+            *header = cddl_strdup(E->ctx, path, strlen(path));
+            return cddl_strdup(E->ctx, name, strlen(name));
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return NULL;
+}
+
 static tmpl_value *declaration(emitter *E, const ir_type *t)
 {
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C);
-    const char *NAME = upper(E, t->c_name);
+    const char *NAME = upper(E, t->c_name), *header = NULL;
     size_t i, stored = 0;
     tmpl_set(C, d, "name", t->c_name);
     tmpl_set(C, d, "NAME", NAME);
@@ -1160,6 +1192,11 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         break;
     }
     case IR_ARRAY:
+        if (extern_ctype(E, t, &header) != NULL) {
+            tmpl_set(C, d, "extern_ctype", extern_ctype(E, t, &header));
+            tmpl_set(C, d, "extern_header", header);
+            break;
+        }
         tmpl_flag(C, d, "is_array", 1);
         tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
         break;
@@ -1240,11 +1277,104 @@ static void fast_decoders(emitter *E, tmpl_value *data)
     tmpl_put(C, data, "fast_arrays", arrays);
 }
 
+/* ---- builders, _INIT macros and names of kinds (templates/builders.h, names.c) ---- */
+
+/* How a step of a builder picks its alternative, for its doc: `"type": "event"` or the alternative's name. */
+static const char *hop_note(emitter *E, const ir_hop *h)
+{
+    const ir_type *u = h->in;
+    if (u->cls == IR_U_DISCRIMINATED)
+        return cddl_fmt(E->ctx, "\"%s\": %s", comment_text(E, u->disc_key.ptr, u->disc_key.len),
+                        literal_comment(E, &u->disc[h->alt]));
+    return u->alt_c_names[h->alt];
+}
+
+/* One builder: straight-line code that sets each union's kind on the way down. */
+static tmpl_value *builder(emitter *E, const ir_type *owner, const ir_builder *b)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *v = tmpl_object(C), *steps = tmpl_list(C);
+    const char *path = NULL, *prev = "v";
+    const ir_hop *last = &b->hops[b->nhops - 1];
+    size_t i;
+    for (i = 0; i < b->nhops; i++) {
+        const ir_hop *h = &b->hops[i];
+        tmpl_value *s = tmpl_object(C);
+        const char *from = i == 0 ? (h->access[0] ? cddl_fmt(C, "&v->%s", h->access + 1) : "v")
+                                  : cddl_fmt(C, "&%s->u.%s%s", prev, b->hops[i - 1].in->alt_c_names[b->hops[i - 1].alt],
+                                             h->access);
+        const char *var = cddl_fmt(C, "u%zu", i);
+        tmpl_set(C, s, "var", var);
+        tmpl_set(C, s, "from", from);
+        tmpl_set(C, s, "union_ctype", ctype(E, h->in));
+        tmpl_setf(C, s, "KIND", "%s_%s_%s", upper(E, E->opt->prefix), upper(E, h->in->c_name),
+                  upper(E, h->in->alt_c_names[h->alt]));
+        tmpl_append(C, steps, s);
+        path = path ? cddl_fmt(C, "%s > %s", path, hop_note(E, h)) : hop_note(E, h);
+        prev = var;
+    }
+    tmpl_setf(C, v, "fn", "%s_%s_as_%s", E->opt->prefix, owner->c_name, b->name);
+    tmpl_set(C, v, "owner_ctype", ctype(E, owner));
+    tmpl_set(C, v, "ret_ctype", ctype(E, last->in->alts[last->alt]));
+    tmpl_set(C, v, "path", path);
+    tmpl_put(C, v, "steps", steps);
+    tmpl_setf(C, v, "ret", "&%s->u.%s", prev, last->in->alt_c_names[last->alt]);
+    return v;
+}
+
+/* The spelling of each value of an enum, or of each kind of a union, for its _name function. */
+static tmpl_value *kind_names(emitter *E, const ir_type *t)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *names = tmpl_list(C);
+    size_t i, n = t->kind == IR_ENUM ? t->nvalues : t->nalts;
+    for (i = 0; i < n; i++) {
+        tmpl_value *v = tmpl_object(C);
+        const char *up = t->kind == IR_ENUM ? t->values[i].c_name : upper(E, t->alt_c_names[i]);
+        const ir_literal *lit = t->kind == IR_ENUM ? &t->values[i]
+                                : t->cls == IR_U_DISCRIMINATED ? &t->disc[i] : NULL;
+        const char *text = lit != NULL ? lit->text.ptr : t->alts[i]->rule ? t->alts[i]->rule : t->alt_c_names[i];
+        size_t len = lit != NULL ? lit->text.len : strlen(text);
+        tmpl_setf(C, v, "CONST", "%s_%s_%s", upper(E, E->opt->prefix), upper(E, t->c_name), up);
+        tmpl_set(C, v, "text", c_string(E, text, len));
+        tmpl_setf(C, v, "len", "%zu", len);
+        tmpl_append(C, names, v);
+    }
+    return names;
+}
+
+/* What templates/builders.h and names.c need of type t: its _INIT macro, builders, name functions. */
+static void type_extras(emitter *E, const ir_type *t, tmpl_value *v)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *bs = tmpl_list(C);
+    size_t i;
+    tmpl_set(C, v, "NAME", upper(E, t->c_name));
+    tmpl_setf(C, v, "INIT", "%s_%s_INIT", upper(E, E->opt->prefix), upper(E, t->c_name));
+    for (i = 0; i < t->nbuilders; i++)
+        tmpl_append(C, bs, builder(E, t, &t->builders[i]));
+    tmpl_put(C, v, "builders", bs);
+    if (t->kind == IR_ENUM && t->other == NULL) {
+        tmpl_value *e = tmpl_object(C);
+        tmpl_put(C, e, "names", kind_names(E, t));
+        tmpl_put(C, v, "enum_names", e);
+    } else if (t->kind == IR_ENUM) {
+        tmpl_value *e = tmpl_object(C);
+        tmpl_put(C, e, "names", kind_names(E, t));
+        tmpl_put(C, v, "open_enum_names", e);
+    } else if (t->kind == IR_UNION) {
+        tmpl_value *e = tmpl_object(C);
+        tmpl_put(C, e, "names", kind_names(E, t));
+        tmpl_flag(C, e, "discriminated", t->cls == IR_U_DISCRIMINATED);
+        tmpl_put(C, v, "kind_names", e);
+    }
+}
+
 int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
 {
     emitter E;
     tmpl_value *data = tmpl_object(ctx), *decls = tmpl_list(ctx), *types = tmpl_list(ctx),
-               *forwards = tmpl_list(ctx);
+               *forwards = tmpl_list(ctx), *includes = tmpl_list(ctx);
     tmpl_source src;
     char path[4096];
     size_t i;
@@ -1273,9 +1403,16 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_value *v;
         if (t->kind == IR_STRUCT || t->kind == IR_UNION || t->kind == IR_ARRAY || t->kind == IR_MAP ||
             (t->kind == IR_ENUM && t->other != NULL)) {
+            const char *header = NULL, *ext = t->kind == IR_ARRAY ? extern_ctype(&E, t, &header) : NULL;
             v = tmpl_object(ctx);
             tmpl_set(ctx, v, "name", t->c_name);
             tmpl_set(ctx, v, "ctype", ctype(&E, t));
+            if (ext != NULL) {
+                tmpl_value *h = tmpl_object(ctx);
+                tmpl_set(ctx, v, "extern_ctype", ext);
+                tmpl_set(ctx, h, "path", header);
+                tmpl_append(ctx, includes, h);
+            }
             tmpl_append(ctx, forwards, v);
         }
     }
@@ -1295,10 +1432,12 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
             tmpl_set(ctx, v, "alias_kind", resolved(t)->kind == IR_UNION ? cddl_fmt(E.ctx, "%s_kind", ctype(&E, resolved(t))) : "int");
         if (resolved(t)->kind == IR_UNION)
             tmpl_setf(ctx, v, "kind_type", "%s_%s_kind", opt->prefix, resolved(t)->c_name);
+        type_extras(&E, t, v);
         tmpl_append(ctx, types, v);
     }
     fast_decoders(&E, data);
     tmpl_put(ctx, data, "forwards", forwards);
+    tmpl_put(ctx, data, "includes", includes);
     tmpl_put(ctx, data, "decls", decls);
     tmpl_put(ctx, data, "types", types);
     tmpl_put(ctx, data, "statics", E.statics);

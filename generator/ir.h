@@ -39,6 +39,29 @@ typedef struct ir_literal {
 
 typedef struct ir_type ir_type;
 
+/*
+ * One step of a builder (see ir_builder): set the kind of the union `in`
+ * to alternative `alt`. `access` is how `in` is reached from the previous
+ * step's payload (or from the builder's own value for the first step):
+ * "" when it is that value itself, else a member path such as
+ * ".params.data" (the spine: see naming.c).
+ */
+typedef struct ir_hop {
+    const ir_type *in;   /* a union, resolved */
+    size_t alt;          /* index into in->alts */
+    const char *access;
+} ir_hop;
+
+/*
+ * A builder of a type: `<stem>_as_<name>` sets the kind of every union on
+ * the path `hops` and returns the last alternative's payload to fill.
+ */
+typedef struct ir_builder {
+    const char *name;    /* identifier suffix after "_as_" */
+    ir_hop *hops;
+    size_t nhops;
+} ir_builder;
+
 /* Field flags: the runtime's APS_F_* values. */
 enum { IR_F_OPTIONAL = 1, IR_F_LITERAL = 2, IR_F_NULLABLE = 4, IR_F_PLAIN_NAMES = 8, IR_F_SHARED_NAME = 16 };
 
@@ -99,6 +122,9 @@ struct ir_type {
     /* IR_ALIAS */
     ir_type *target;
     const ir_type *base;     /* IR_ALIAS: the type at the end of the chain of aliases (a cache) */
+    /* builders (IR_UNION, and IR_STRUCT with a spine): see naming_reserve_types */
+    ir_builder *builders;
+    size_t nbuilders;
 };
 
 /* Everything to emit, in a deterministic order: rules in source order, then

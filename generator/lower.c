@@ -2054,9 +2054,23 @@ static int try_discriminated(lower *L, ir_type *node, ir_type **lv, size_t n, sr
     return 0;
 }
 
-static const char *alt_stem(lower *L, const ir_type *a, size_t index)
+/* Is alternative a of node written in place (its rule "Node/N", its C name "node_...")? */
+static bool written_in_place(const ir_type *node, const ir_type *a)
+{
+    size_t n = strlen(node->c_name), r = node->rule ? strlen(node->rule) : 0;
+    return a->rule != NULL && r > 0 && strncmp(a->rule, node->rule, r) == 0 && a->rule[r] == '/' &&
+           strncmp(a->c_name, node->c_name, n) == 0 && a->c_name[n] == '_';
+}
+
+static const char *alt_stem(lower *L, const ir_type *node, const ir_type *a, size_t index)
 {
     static const char *const by_class[] = { "any", "boolean", "integer", "number", "text", "array", "object", "null" };
+    if (a->named && a->c_name != NULL && written_in_place(node, a)) {
+        /* named by its kind or discriminant (anonymous_alt_name, name_alternatives): the member is that name */
+        const char *rest = a->c_name + strlen(node->c_name) + 1;
+        if (strncmp(rest, "alt", 3) != 0 || strspn(rest + 3, "0123456789") != strlen(rest + 3))
+            return naming_is_reserved(rest) ? cddl_fmt(L->ctx, "%s_", rest) : rest;
+    }
     if (a->named && a->c_name != NULL) /* a rule named `int` or `union`: a member int_ */
         return naming_is_reserved(a->c_name) ? cddl_fmt(L->ctx, "%s_", a->c_name) : a->c_name;
     if (a->kind == IR_LITERAL && a->lit.kind == IR_LIT_TEXT) {
@@ -2080,7 +2094,18 @@ static void name_alternatives(lower *L, ir_type *node)
     memset(&taken, 0, sizeof taken);
     node->alt_c_names = cddl_alloc(L->ctx, (node->nalts ? node->nalts : 1) * sizeof *node->alt_c_names);
     for (i = 0; i < node->nalts; i++) {
-        const char *s = alt_stem(L, node->alts[i], i);
+        const char *s;
+        ir_type *a = node->alts[i];
+        if (node->cls == IR_U_DISCRIMINATED && node->disc[i].kind == IR_LIT_TEXT && a->named &&
+            a->c_name != NULL && written_in_place(node, a)) {
+            /* a map written in place in a choice told apart by a member: named by its discriminant */
+            char buf[128];
+            naming_snake(node->disc[i].text, buf, sizeof buf);
+            a->c_name = naming_unique(L->ctx, &L->type_names, cddl_fmt(L->ctx, "%s_%s", node->c_name, buf), 2);
+        }
+        s = alt_stem(L, node, a, i);
+        if (strcmp(s, "init") == 0) /* PREFIX_T_INIT is the initializer macro's */
+            s = "init_";
         /* a repeated stem is numbered by its position: integer_2 is the second alternative */
         if (naming_set_has(&taken, s))
             s = naming_unique(L->ctx, &taken, cddl_fmt(L->ctx, "%s_%zu", s, i + 1), 2);
@@ -2108,7 +2133,8 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         lit = literal_of(&it->u.value);
         len = naming_constant(lit.text, buf, sizeof buf);
         lit.c_name = cddl_strdup(L->ctx, buf, len);
-        if (strcmp(lit.c_name, "NONE") == 0) /* `"root" / "none"`: NONE is the zeroed value's */
+        /* `"root" / "none"`: NONE is the zeroed value's; INIT is the PREFIX_T_INIT macro's */
+        if (strcmp(lit.c_name, "NONE") == 0 || strcmp(lit.c_name, "INIT") == 0)
             lit.c_name = cddl_fmt(L->ctx, "%s_%zu", lit.c_name, n + 1);
         /* a repeated constant is numbered by its position, as alternatives are */
         if (naming_set_has(&taken, lit.c_name))
@@ -2120,6 +2146,25 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         node->values[n++] = lit;
     }
     node->nvalues = n;
+}
+
+/*
+ * The C name of alternative i of a choice when it is written in place: by
+ * its JSON kind when it is the choice's only array or only map
+ * (`Goto = text / RunSend / [* (text / RunSend)]` -> goto_array), else by
+ * its position.
+ */
+static const char *anonymous_alt_name(lower *L, const ir_type *node, const ast_type *const *items, size_t count,
+                                       size_t i)
+{
+    size_t j, same = 0;
+    if (items[i]->kind != AST_T_ARRAY && items[i]->kind != AST_T_MAP)
+        return cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1);
+    for (j = 0; j < count; j++)
+        same += items[j]->kind == items[i]->kind;
+    if (same > 1)
+        return cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1);
+    return cddl_fmt(L->ctx, "%s_%s", node->c_name, items[i]->kind == AST_T_ARRAY ? "array" : "object");
 }
 
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
@@ -2148,7 +2193,7 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         }
     }
     for (i = 0; i < count; i++) {
-        ir_type *a = lower_type(L, items[i], cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, i + 1),
+        ir_type *a = lower_type(L, items[i], anonymous_alt_name(L, node, items, count, i),
                                 cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1), env);
         /* `A = A / B` matches what B matches: the choice itself as an
          * alternative adds nothing, and following it would never end */

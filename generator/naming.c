@@ -10,6 +10,7 @@
 #include "naming.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -194,6 +195,224 @@ const char *naming_unique(cddl_ctx *ctx, naming_set *s, const char *base, size_t
     return name;
 }
 
+/* ---- builders: paths of discriminants -------------------------------------- */
+
+/*
+ * A builder sets the kinds of a chain of unions and returns the payload at
+ * its end, so `ap_message_as_text_delta(&m)->text = ...` stands for four
+ * `kind =` lines and a long member path. The chain follows the spine of
+ * each alternative: the one place inside it that holds a further union.
+ *
+ * The spine of a type (resolved through aliases):
+ *   - a union: the union itself (access "");
+ *   - a struct whose members inline a union (Command's CommandData): that
+ *     union, at ".<variants member>";
+ *   - another struct: through its only required member that is a union or
+ *     a struct with a spine (".params.data"); none when there are two.
+ * Literal alternatives carry no payload and end no builder (set their kind).
+ */
+#define SPINE_DEPTH 8
+
+static const ir_type *base_of(const ir_type *t)
+{
+    while (t != NULL && t->kind == IR_ALIAS)
+        t = t->base != NULL ? t->base : t->target;
+    return t;
+}
+
+static bool has_payload(const ir_type *alt)
+{
+    return base_of(alt)->kind != IR_LITERAL;
+}
+
+/* The union on the spine of t and how to reach it (*access), or NULL. */
+static const ir_type *spine(cddl_ctx *ctx, const ir_type *t, const char **access, int depth)
+{
+    const ir_type *found = NULL;
+    const char *found_access = NULL;
+    size_t i;
+    t = base_of(t);
+    *access = "";
+    if (t == NULL || depth > SPINE_DEPTH)
+        return NULL;
+    if (t->kind == IR_UNION)
+        return t;
+    if (t->kind != IR_STRUCT)
+        return NULL;
+    if (t->variants != NULL && base_of(t->variants)->kind == IR_UNION) {
+        *access = cddl_fmt(ctx, ".%s", t->variants_c_name);
+        return base_of(t->variants);
+    }
+    for (i = 0; i < t->nfields; i++) {
+        const ir_field *f = &t->fields[i];
+        const ir_type *u;
+        const char *sub;
+        if (f->flags & (IR_F_OPTIONAL | IR_F_LITERAL | IR_F_NULLABLE))
+            continue;
+        if ((u = spine(ctx, f->type, &sub, depth + 1)) == NULL)
+            continue;
+        if (found != NULL)
+            return NULL; /* two ways down: the user says which */
+        found = u;
+        found_access = cddl_fmt(ctx, ".%s%s", f->c_name, sub);
+    }
+    *access = found_access ? found_access : "";
+    return found;
+}
+
+typedef struct builder_walk {
+    cddl_ctx *ctx;
+    ir_builder *out;
+    size_t n;
+    ir_hop path[SPINE_DEPTH];
+} builder_walk;
+
+/* Records a builder for every alternative of u with a payload, then follows each one's spine. */
+static void walk_union(builder_walk *w, const ir_type *u, const char *access, size_t depth, bool deep)
+{
+    size_t i, k;
+    for (i = 0; i < u->nalts; i++) {
+        ir_builder b;
+        const ir_type *next;
+        const char *next_access;
+        bool on_path = false;
+        if (!has_payload(u->alts[i]))
+            continue;
+        w->path[depth].in = u;
+        w->path[depth].alt = i;
+        w->path[depth].access = access;
+        memset(&b, 0, sizeof b);
+        b.nhops = depth + 1;
+        b.hops = cddl_alloc(w->ctx, b.nhops * sizeof *b.hops);
+        memcpy(b.hops, w->path, b.nhops * sizeof *b.hops);
+        cddl_push(w->ctx, &w->out, &w->n, sizeof b, &b);
+        if (!deep || depth + 1 >= SPINE_DEPTH || (next = spine(w->ctx, u->alts[i], &next_access, 0)) == NULL)
+            continue;
+        for (k = 0; k <= depth; k++)
+            on_path = on_path || w->path[k].in == next;
+        if (!on_path) /* a recursive schema: each union once per path */
+            walk_union(w, next, next_access, depth + 1, deep);
+    }
+}
+
+/* The alternative names of b's last `k` hops, joined by '_'. */
+static const char *builder_suffix(cddl_ctx *ctx, const ir_builder *b, size_t k)
+{
+    const char *s = NULL;
+    size_t i;
+    for (i = b->nhops - k; i < b->nhops; i++) {
+        const char *alt = b->hops[i].in->alt_c_names[b->hops[i].alt];
+        s = s ? cddl_fmt(ctx, "%s_%s", s, alt) : alt;
+    }
+    return s;
+}
+
+/*
+ * Names the builders of one type: each by its last alternative, or by as
+ * many of the last ones as it takes to tell it from the others
+ * (content_block_start_data_text_content_block where text_content_block is
+ * reachable twice).
+ */
+static void name_builders(cddl_ctx *ctx, ir_builder *b, size_t n)
+{
+    size_t *k = cddl_alloc(ctx, (n + 1) * sizeof *k), i;
+    naming_set names;
+    bool changed = true;
+    for (i = 0; i < n; i++) {
+        k[i] = 1;
+        b[i].name = builder_suffix(ctx, &b[i], 1);
+    }
+    while (changed) {
+        /* every builder of a shared name grows at once, so none keeps the short name by order */
+        naming_set once, twice;
+        memset(&once, 0, sizeof once);
+        memset(&twice, 0, sizeof twice);
+        for (i = 0; i < n; i++) {
+            if (naming_set_has(&once, b[i].name))
+                naming_set_add(ctx, &twice, b[i].name);
+            naming_set_add(ctx, &once, b[i].name);
+        }
+        changed = false;
+        for (i = 0; i < n; i++) {
+            if (naming_set_has(&twice, b[i].name) && k[i] < b[i].nhops) {
+                b[i].name = builder_suffix(ctx, &b[i], ++k[i]);
+                changed = true;
+            }
+        }
+    }
+    /* two full paths that spell the same (a_b + c vs a + b_c): numbered */
+    memset(&names, 0, sizeof names);
+    for (i = 0; i < n; i++)
+        b[i].name = naming_unique(ctx, &names, b[i].name, 2);
+}
+
+/* The key of a type in a set of types. */
+static const char *type_key(cddl_ctx *ctx, const ir_type *t)
+{
+    return cddl_fmt(ctx, "%p", (const void *)base_of(t));
+}
+
+/* Marks what some union or spine reaches: those types are built from above, not on their own. */
+static void mark_reached(cddl_ctx *ctx, const ir_type *t, naming_set *reached)
+{
+    const char *access;
+    const ir_type *u;
+    size_t i;
+    t = base_of(t);
+    if (t->kind == IR_STRUCT) {
+        /* every struct on the spine, down to the union */
+        for (i = 0; i < t->nfields; i++) {
+            const ir_field *f = &t->fields[i];
+            if (!(f->flags & (IR_F_OPTIONAL | IR_F_LITERAL | IR_F_NULLABLE)) &&
+                spine(ctx, f->type, &access, 1) != NULL && base_of(f->type)->kind == IR_STRUCT)
+                naming_set_add(ctx, reached, type_key(ctx, f->type));
+        }
+    }
+    if ((u = spine(ctx, t, &access, 0)) != NULL && u != t)
+        naming_set_add(ctx, reached, type_key(ctx, u));
+    if (t->kind != IR_UNION)
+        return;
+    for (i = 0; i < t->nalts; i++) {
+        const ir_type *a = base_of(t->alts[i]);
+        naming_set_add(ctx, reached, type_key(ctx, a));
+        if ((u = spine(ctx, a, &access, 0)) != NULL && u != a)
+            naming_set_add(ctx, reached, type_key(ctx, u));
+    }
+}
+
+/*
+ * Every union gets a builder per alternative (one level: calls chain). A
+ * root, a union or struct with a spine that no other union or spine
+ * reaches (Message, Command), also gets one for every alternative below
+ * it, so the usual message is one call away.
+ */
+static void naming_builders(cddl_ctx *ctx, ir_module *mod)
+{
+    naming_set reached;
+    size_t i;
+    memset(&reached, 0, sizeof reached);
+    for (i = 0; i < mod->count; i++)
+        if (mod->types[i]->kind == IR_UNION || mod->types[i]->kind == IR_STRUCT)
+            mark_reached(ctx, mod->types[i], &reached);
+    for (i = 0; i < mod->count; i++) {
+        ir_type *t = mod->types[i];
+        builder_walk w;
+        const char *access;
+        const ir_type *u;
+        bool root = !naming_set_has(&reached, type_key(ctx, t));
+        if (t->kind != IR_UNION && t->kind != IR_STRUCT)
+            continue;
+        if ((u = spine(ctx, t, &access, 0)) == NULL || (t->kind == IR_STRUCT && !root))
+            continue;
+        memset(&w, 0, sizeof w);
+        w.ctx = ctx;
+        walk_union(&w, u, access, 0, root);
+        name_builders(ctx, w.out, w.n);
+        t->builders = w.out;
+        t->nbuilders = w.n;
+    }
+}
+
 /* ---- the identifiers of a named type ---------------------------------------- */
 
 /* Suffixes of the stem in the ordinary namespace that every named type may declare. */
@@ -244,6 +463,15 @@ static void type_identifiers(cddl_ctx *ctx, const ir_type *t, const char *stem, 
         for (i = 0; i < t->nvalues; i++)
             ADD("o:%s_%s", up, t->values[i].c_name);
     }
+    ADD("o:%s_INIT", up);
+    for (i = 0; i < t->nbuilders; i++)
+        ADD("o:%s_as_%s", stem, t->builders[i].name);
+    if (t->kind == IR_ENUM) {
+        ADD("o:%s_name", stem);
+        ADD("o:%s_parse", stem);
+    }
+    if (t->kind == IR_UNION)
+        ADD("o:%s_kind_name", stem);
     for (i = 0; t->kind == IR_UNION && i < t->nalts; i++) {
         char alt[256];
         upper_into(alt, sizeof alt, t->alt_c_names[i]);
@@ -257,6 +485,7 @@ void naming_reserve_types(cddl_ctx *ctx, ir_module *mod, naming_set *stems)
     naming_set taken;
     size_t i, k, n, suffix;
     memset(&taken, 0, sizeof taken);
+    naming_builders(ctx, mod);
     for (i = 0; i < mod->count; i++) {
         ir_type *t = mod->types[i];
         const char *stem = t->c_name, **ids = NULL;

@@ -66,10 +66,10 @@ aps_status aps_filter_init(aps_filter *f, const aps_filter_spec *spec,
     for (i = 0; i < spec->namespace_count; i++) {
         aps_namespace ns = spec->namespaces[i];
         size_t n, j;
-        if (ns.segments == NULL && ns.count > 0)
+        if (ns.items == NULL && ns.count > 0)
             return aps_error_set(err, APS_E_ARGUMENT, i, "namespace %zu is a NULL array", i);
         for (j = 0; j < ns.count; j++)
-            if (ns.segments[j].ptr == NULL && ns.segments[j].len > 0)
+            if (ns.items[j].ptr == NULL && ns.items[j].len > 0)
                 return aps_error_set(err, APS_E_ARGUMENT, i,
                                      "namespace %zu segment %zu is a NULL slice", i, j);
         n = aps_namespace_packed_size(ns);
@@ -201,8 +201,8 @@ int aps_filter_match_namespace(const aps_filter *f, aps_channel channel, aps_sli
             continue;
         for (j = 0; j < p->count; j++) {
             size_t len = p->ends[j] - start;
-            if (ns.segments[j].len != len ||
-                (len > 0 && memcmp(ns.segments[j].ptr, p->bytes + start, len) != 0))
+            if (ns.items[j].len != len ||
+                (len > 0 && memcmp(ns.items[j].ptr, p->bytes + start, len) != 0))
                 break;
             start = p->ends[j];
         }

@@ -9,9 +9,9 @@ size_t aps_namespace_packed_size(aps_namespace ns)
     if (ns.count > (UINT32_MAX - 8) / sizeof(uint32_t))
         return SIZE_MAX;
     for (i = 0; i < ns.count; i++) {
-        if (ns.segments[i].len > UINT32_MAX - total)
+        if (ns.items[i].len > UINT32_MAX - total)
             return SIZE_MAX;
-        total += ns.segments[i].len;
+        total += ns.items[i].len;
     }
     return ns.count * sizeof(uint32_t) + total;
 }
@@ -24,9 +24,9 @@ aps_namespace_view aps_namespace_pack(void *out, aps_namespace ns)
     uint32_t end = 0;
     size_t i;
     for (i = 0; i < ns.count; i++) {
-        if (ns.segments[i].len > 0)
-            memcpy(bytes + end, ns.segments[i].ptr, ns.segments[i].len);
-        end += (uint32_t)ns.segments[i].len;
+        if (ns.items[i].len > 0)
+            memcpy(bytes + end, ns.items[i].ptr, ns.items[i].len);
+        end += (uint32_t)ns.items[i].len;
         ends[i] = end;
     }
     v.ends = ns.count > 0 ? ends : NULL;

@@ -431,10 +431,10 @@ aps_status aps_replay_append(aps_replay *rb, const void *bytes, size_t len,
 
     if (rb == NULL || rb->slots == NULL || meta == NULL || (bytes == NULL && len > 0) ||
         (unsigned)meta->channel > APS_CHANNEL_OTHER ||
-        (meta->ns.segments == NULL && meta->ns.count > 0) || !slice_ok(meta->custom_name))
+        (meta->ns.items == NULL && meta->ns.count > 0) || !slice_ok(meta->custom_name))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "invalid replay append arguments");
     for (i = 0; i < meta->ns.count; i++)
-        if (!slice_ok(meta->ns.segments[i]))
+        if (!slice_ok(meta->ns.items[i]))
             return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX,
                                  "namespace segment %zu is a NULL slice", i);
     ns_size = aps_namespace_packed_size(meta->ns);

@@ -129,7 +129,7 @@ static void producer_init(producer *p, const fixture *fx, aps_replay_store *st, 
         p->items[i].bytes = fx->body;
         p->items[i].len = EVENT_BYTES;
         p->items[i].meta.channel = APS_CHANNEL_MESSAGES;
-        p->items[i].meta.ns.segments = &fx->seg;
+        p->items[i].meta.ns.items = &fx->seg;
         p->items[i].meta.ns.count = 1;
         p->items[i].meta.event_id.ptr = p->ids[i];
         p->items[i].meta.event_id.len = 12;

@@ -36,7 +36,7 @@ static int bench_append(const bench_config *cfg, const uint8_t *body, char (*ids
     o.max_bytes = 16u << 20;
     memset(&m, 0, sizeof m);
     m.channel = APS_CHANNEL_MESSAGES;
-    m.ns.segments = &seg;
+    m.ns.items = &seg;
     m.ns.count = 1;
     for (r = 0; r < cfg->repeat; r++) {
         double t0, t;
@@ -108,7 +108,7 @@ static int bench_filtered(const bench_config *cfg, const uint8_t *body, char (*i
         segs[1].len = 22;
         segs[2].ptr = "tools:dd864e2c";
         segs[2].len = 14;
-        m.ns.segments = segs;
+        m.ns.items = segs;
         m.ns.count = 1 + (size_t)((x >> 16) % 3);
         m.event_id.ptr = ids[i];
         m.event_id.len = 12;

@@ -57,7 +57,7 @@ static void append(aps_replay *rb, uint64_t seq)
     m.event_id.ptr = id;
     m.event_id.len = (size_t)snprintf(id, sizeof id, "e%llu", (unsigned long long)seq);
     m.channel = APS_CHANNEL_MESSAGES;
-    m.ns.segments = &seg;
+    m.ns.items = &seg;
     m.ns.count = 1;
     CHECK(aps_replay_append(rb, text, n, &m, NULL, &err) == APS_OK);
 }

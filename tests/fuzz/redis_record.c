@@ -63,7 +63,7 @@ static void record(const uint8_t *p, size_t n)
         segs[i].ptr = ev.ns.bytes + start;
         segs[i].len = ev.ns.ends[i] - start;
     }
-    m.ns.segments = segs;
+    m.ns.items = segs;
     m.ns.count = ev.ns.count;
     size = aps_replay_redis_record_size(&m, ev.len);
     if (size != n)

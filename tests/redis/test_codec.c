@@ -59,7 +59,7 @@ static void test_records(void)
     m.custom_name.len = 8;
     m.event_id.ptr = "e1";
     m.event_id.len = 2;
-    m.ns.segments = segs;
+    m.ns.items = segs;
     m.ns.count = 2;
     n = aps_replay_redis_record_size(&m, 4);
     CHECK_INT(n, 20 + 8 + 8 + 8 + 2 + 4);

@@ -30,7 +30,7 @@ static uint64_t put(aps_replay_store *rb, aps_channel channel, const char *id, c
     m.custom_name = S(name);
     seg[0] = S(ns0);
     seg[1] = S(ns1);
-    m.ns.segments = seg;
+    m.ns.items = seg;
     m.ns.count = ns0 == NULL ? 0 : ns1 == NULL ? 1 : 2;
     st = aps_replay_store_append(rb, body, strlen(body), &m, &seq, NULL);
     CHECK_INT(st, APS_OK);
@@ -273,7 +273,7 @@ static void test_evict_by_bytes(void)
     /* 252 bytes + the metadata of a 1-segment namespace would be 260: too big. */
     {
         aps_slice seg = { "ab", 2 };
-        m.ns.segments = &seg;
+        m.ns.items = &seg;
         m.ns.count = 1;
         CHECK_INT(aps_replay_store_append(rb, huge, 252, &m, &seq, NULL), APS_E_LIMIT);
     }
@@ -592,7 +592,7 @@ static void test_filtered_replay(void)
     ch[0] = S("custom:p");
     ch[1] = S("input");
     pre_seg = S("a");
-    pre.segments = &pre_seg;
+    pre.items = &pre_seg;
     pre.count = 1;
     memset(&spec, 0, sizeof spec);
     spec.channels = ch;
@@ -624,7 +624,7 @@ static void values_filter(aps_filter *f, const char *prefix, const char *channel
     aps_filter_spec spec;
     aps_slice ch = S(channel), seg = S(prefix);
     aps_namespace pre;
-    pre.segments = &seg;
+    pre.items = &seg;
     pre.count = prefix != NULL ? 1 : 0;
     memset(&spec, 0, sizeof spec);
     spec.channels = &ch;
@@ -865,7 +865,7 @@ static void test_bad_append(void)
     CHECK_INT(aps_replay_store_append(rb, "x", 1, NULL, NULL, NULL), APS_E_ARGUMENT);
     m.ns.count = 1;
     CHECK_INT(aps_replay_store_append(rb, "x", 1, &m, NULL, NULL), APS_E_ARGUMENT);
-    m.ns.segments = &bad;
+    m.ns.items = &bad;
     CHECK_INT(aps_replay_store_append(rb, "x", 1, &m, NULL, NULL), APS_E_ARGUMENT);
     m.ns.count = 0;
     m.custom_name = bad;

@@ -34,7 +34,7 @@ static aps_namespace mk_ns(ns_buf *b, const char *a, const char *c, const char *
     in[2] = d;
     for (i = 0; i < 3 && in[i] != NULL; i++)
         b->seg[n++] = S(in[i]);
-    b->ns.segments = b->seg;
+    b->ns.items = b->seg;
     b->ns.count = n;
     return b->ns;
 }

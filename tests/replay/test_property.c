@@ -158,7 +158,7 @@ static void append(model *m, aps_replay_store *rb, uint64_t *rs)
         seg[i].ptr = e.ns[i];
         seg[i].len = strlen(e.ns[i]);
     }
-    meta.ns.segments = seg;
+    meta.ns.items = seg;
     meta.ns.count = e.depth;
     st = aps_replay_store_append(rb, e.body, e.len, &meta, &seq, NULL);
     if (e.rec > m->max_bytes) {
@@ -231,7 +231,7 @@ static void random_filter(uint64_t *rs, mfilter *mf, aps_filter *f)
             segs[i][j].ptr = mf->prefix[i][j];
             segs[i][j].len = strlen(mf->prefix[i][j]);
         }
-        pre[i].segments = segs[i];
+        pre[i].items = segs[i];
         pre[i].count = mf->plen[i];
     }
     mf->has_depth = pick(rs, 2);

@@ -53,7 +53,7 @@ static void *writer(void *arg)
         snprintf(id, sizeof id, "id%llu", (unsigned long long)s);
         m.event_id.ptr = id;
         m.event_id.len = strlen(id);
-        m.ns.segments = seg;
+        m.ns.items = seg;
         m.ns.count = s % 2; /* values alternate between two namespaces */
         if (aps_replay_append(&rb, body, body_of(s, body), &m, &got, NULL) != APS_OK || got != s)
             return (void *)1;

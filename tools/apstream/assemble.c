@@ -13,16 +13,15 @@
  * way not a final value).
  *
  * The assembler sees each event through aps_asm_event, filled from the
- * generated types: nothing is re-parsed. Content blocks keep the raw text
- * they were decoded from; typed members the assembler wants as JSON
- * (metadata, usage, block-delta fields) are re-encoded from their decoded
- * value, which is lossless because unknown members are kept.
+ * decoded message by the protocol companion (ap_asm_event_from_message,
+ * ap_assemble.h): nothing is re-parsed.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ap_assemble.h"
 #include "aps/asm.h"
 #include "apstream.h"
 
@@ -34,7 +33,6 @@ struct asm_run {
     aps_assembler a;
     aps_arena arena;
     aps_json_writer out;      /* one output line */
-    aps_json_writer scratch;  /* re-encoded members of the current event */
     aps_asm_reader lenient;   /* for events the schema rejects */
     uint64_t rejected;
     uint64_t records;
@@ -91,171 +89,12 @@ static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, c
     apstream_diag(r->diag, position, r->severity, NULL, "%s", text);
 }
 
-/* The JSON of a decoded value, copied into the arena (valid until the next record). */
-static aps_json_raw reencode(asm_run *r, const aps_type *type, const void *value)
-{
-    aps_json_raw raw = { NULL, 0 };
-    aps_json_writer_reset(&r->scratch);
-    if (aps_schema_encode(type, value, &r->scratch, NULL, NULL) == APS_OK) {
-        raw.ptr = aps_arena_dup(&r->arena, aps_json_writer_data(&r->scratch), aps_json_writer_len(&r->scratch));
-        raw.len = raw.ptr ? aps_json_writer_len(&r->scratch) : 0;
-    }
-    return raw;
-}
-
-static aps_slice optional(bool has, aps_slice s)
-{
-    aps_slice none = { NULL, 0 };
-    return has ? s : none;
-}
-
-/* Member `name` of the event's data when it is a string (unescaped into the arena); absent otherwise. */
-static aps_slice data_string(asm_run *r, aps_json_raw data, const char *name)
-{
-    aps_slice s = { NULL, 0 };
-    aps_json_raw raw;
-    aps_json_reader rd;
-    if (data.ptr == NULL || aps_json_raw_member(data, name, strlen(name), &r->arena, &raw, NULL) != APS_OK ||
-        aps_json_raw_kind(raw) != APS_JSON_STRING)
-        return s;
-    aps_json_raw_reader(&rd, raw, &r->arena);
-    if (aps_json_read_string(&rd, &s, NULL) != APS_OK)
-        s.ptr = NULL, s.len = 0;
-    return s;
-}
-
-static void messages_view(asm_run *r, const ap_messages_data_t *d, aps_asm_event *ae)
-{
-    /*
-     * Real servers add `run_id` to message events (and usage to
-     * message-start); the schema keeps them among the unknown members. The
-     * default mode routes by the run id, as the reference client does.
-     */
-    if (!r->o->strict) {
-        aps_json_raw usage;
-        ae->run_id = data_string(r, d->raw, "run_id");
-        if (d->kind == AP_MESSAGES_DATA_MESSAGE_START_DATA &&
-            aps_json_raw_member(d->raw, "usage", 5, &r->arena, &usage, NULL) == APS_OK &&
-            aps_json_raw_kind(usage) == APS_JSON_OBJECT)
-            ae->usage = usage;
-    }
-    switch (d->kind) {
-    case AP_MESSAGES_DATA_MESSAGE_START_DATA: {
-        const ap_message_start_data_t *s = &d->u.message_start_data;
-        const aps_type *roles = &ap_message_role_type;
-        ae->kind = APS_ASM_MESSAGE_START;
-        ae->id = s->id;
-        if (s->role >= 1 && (size_t)s->role <= roles->u.enm.count) {
-            ae->role.ptr = roles->u.enm.values[s->role - 1].text;
-            ae->role.len = roles->u.enm.values[s->role - 1].len;
-        }
-        if (s->has_metadata)
-            ae->metadata = reencode(r, &ap_message_metadata_type, &s->metadata);
-        break;
-    }
-    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA:
-        ae->kind = APS_ASM_BLOCK_START;
-        ae->index = d->u.content_block_start_data.index;
-        ae->content = d->u.content_block_start_data.content.raw;
-        break;
-    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: {
-        const ap_content_block_delta_t *delta = &d->u.content_block_delta_data.delta;
-        ae->kind = APS_ASM_BLOCK_DELTA;
-        ae->index = d->u.content_block_delta_data.index;
-        switch (delta->kind) {
-        case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA:
-            ae->delta = APS_ASM_DELTA_TEXT;
-            ae->text = delta->u.text_delta.text;
-            break;
-        case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA:
-            ae->delta = APS_ASM_DELTA_REASONING;
-            ae->text = delta->u.reasoning_delta.reasoning;
-            break;
-        case AP_CONTENT_BLOCK_DELTA_DATA_DELTA:
-            ae->delta = APS_ASM_DELTA_DATA;
-            ae->text = delta->u.data_delta.data;
-            break;
-        case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA:
-            ae->delta = APS_ASM_DELTA_BLOCK;
-            ae->fields = reencode(r, &ap_block_delta_fields_type, &delta->u.block_delta.fields);
-            break;
-        case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA:
-            ae->delta = APS_ASM_DELTA_TOOL_CALL;
-            ae->text = delta->u.tool_call_delta.args;
-            break;
-        default:
-            ae->delta = APS_ASM_DELTA_UNKNOWN; /* a delta type this schema does not know: skipped */
-            break;
-        }
-        break;
-    }
-    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA:
-        ae->kind = APS_ASM_BLOCK_FINISH;
-        ae->index = d->u.content_block_finish_data.index;
-        ae->content = d->u.content_block_finish_data.content.raw;
-        break;
-    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA:
-        ae->kind = APS_ASM_MESSAGE_FINISH;
-        if (d->u.message_finish_data.has_usage)
-            ae->usage = reencode(r, &ap_usage_info_type, &d->u.message_finish_data.usage);
-        break;
-    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA:
-        ae->kind = APS_ASM_MESSAGE_ERROR;
-        ae->message = d->u.message_error_data.message;
-        ae->code = optional(d->u.message_error_data.has_code, d->u.message_error_data.code);
-        break;
-    default: { /* an event the schema does not name: real servers send "usage" */
-        aps_slice event = data_string(r, d->raw, "event");
-        ae->kind = APS_ASM_OTHER;
-        if (event.len == 5 && memcmp(event.ptr, "usage", 5) == 0) {
-            ae->kind = APS_ASM_MESSAGE_USAGE;
-            if (aps_json_raw_member(d->raw, "usage", 5, &r->arena, &ae->usage, NULL) != APS_OK)
-                ae->usage.ptr = NULL, ae->usage.len = 0;
-        }
-        break;
-    }
-    }
-}
-
-static void tools_view(const ap_tools_data_t *d, aps_asm_event *ae)
-{
-    switch (d->kind) {
-    case AP_TOOLS_DATA_TOOL_STARTED_DATA:
-        ae->kind = APS_ASM_TOOL_STARTED;
-        ae->tool_call_id = d->u.tool_started_data.tool_call_id;
-        ae->tool_name = d->u.tool_started_data.tool_name;
-        if (d->u.tool_started_data.has_input)
-            ae->input = d->u.tool_started_data.input;
-        break;
-    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA:
-        ae->kind = APS_ASM_TOOL_OUTPUT_DELTA;
-        ae->tool_call_id = d->u.tool_output_delta_data.tool_call_id;
-        ae->text = d->u.tool_output_delta_data.delta;
-        break;
-    case AP_TOOLS_DATA_TOOL_FINISHED_DATA:
-        ae->kind = APS_ASM_TOOL_FINISHED;
-        ae->tool_call_id = d->u.tool_finished_data.tool_call_id;
-        ae->output = d->u.tool_finished_data.output;
-        break;
-    case AP_TOOLS_DATA_TOOL_ERROR_DATA:
-        ae->kind = APS_ASM_TOOL_ERROR;
-        ae->tool_call_id = d->u.tool_error_data.tool_call_id;
-        ae->message = d->u.tool_error_data.message;
-        ae->code = optional(d->u.tool_error_data.has_code, d->u.tool_error_data.code);
-        break;
-    default:
-        ae->kind = APS_ASM_OTHER;
-        break;
-    }
-}
-
 int apstream_asm_record(asm_run *r, const aps_record *rec)
 {
     ap_message_t msg;
     aps_decode_options dopt;
     aps_error err = APS_ERROR_INIT;
     aps_asm_event ae;
-    const ap_event_data_t *d;
     r->records++;
     aps_arena_reset(&r->arena);
     memset(&dopt, 0, sizeof dopt);
@@ -283,26 +122,13 @@ int apstream_asm_record(asm_run *r, const aps_record *rec)
             goto feed;
         return 0;
     }
-    if (msg.kind != AP_MESSAGE_EVENT)
-        return 0;
-    d = &msg.u.event.event_data;
-    memset(&ae, 0, sizeof ae);
-    ae.position = rec->line;
-    if (d->kind == AP_EVENT_DATA_MESSAGES_EVENT) {
-        const ap_messages_event_params_t *p = &d->u.messages_event.params;
-        ae.ns = p->namespace_.items;
-        ae.ns_len = p->namespace_.count;
-        ae.node = optional(p->has_node, p->node);
-        messages_view(r, &p->data, &ae);
-    } else if (d->kind == AP_EVENT_DATA_TOOLS_EVENT) {
-        const ap_tools_event_params_t *p = &d->u.tools_event.params;
-        ae.ns = p->namespace_.items;
-        ae.ns_len = p->namespace_.count;
-        ae.node = optional(p->has_node, p->node);
-        tools_view(&p->data, &ae);
-    } else {
-        return 0; /* other channels carry nothing to assemble */
+    if (ap_asm_event_from_message(&msg, r->o->strict, &r->arena, &ae) != APS_OK) {
+        fprintf(stderr, "apstream: out of memory\n");
+        return 2;
     }
+    if (ae.kind == APS_ASM_OTHER)
+        return 0; /* other channels and messages carry nothing to assemble */
+    ae.position = rec->line;
 feed:
     if (aps_asm_feed(&r->a, &ae, &err) != APS_OK) {
         fprintf(stderr, "%" PRIu64 ": error: %s\n", rec->line, err.message);
@@ -350,7 +176,6 @@ asm_run *apstream_asm_open(const apstream_options *o, int quiet, FILE *out, cons
     aps_asm_init(&r->a, &opt, &cb);
     aps_arena_init(&r->arena, NULL);
     aps_json_writer_init(&r->out, NULL);
-    aps_json_writer_init(&r->scratch, NULL);
     aps_asm_reader_init(&r->lenient);
     return r;
 }
@@ -372,7 +197,6 @@ uint64_t apstream_asm_close(asm_run *r, int deliver)
         found = apstream_asm_found(r);
     }
     aps_asm_reader_deinit(&r->lenient);
-    aps_json_writer_deinit(&r->scratch);
     aps_json_writer_deinit(&r->out);
     aps_arena_deinit(&r->arena);
     aps_asm_deinit(&r->a);

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #endif
-#include "ap_transport.h"
+#include "ap_replay.h"
 #include "apstream.h"
 
 typedef struct load_state {
@@ -43,32 +43,6 @@ typedef struct load_state {
     uint64_t invalid;
     uint64_t records;
 } load_state;
-
-/* The namespace and custom name of a decoded event, whatever its method. */
-static void event_meta(const ap_event_t *ev, const ap_namespace_t **ns, aps_slice *custom)
-{
-    const ap_event_data_t *d = &ev->event_data;
-    custom->ptr = NULL;
-    custom->len = 0;
-    switch (d->kind) {
-    case AP_EVENT_DATA_LIFECYCLE_EVENT: *ns = &d->u.lifecycle_event.params.namespace_; break;
-    case AP_EVENT_DATA_MESSAGES_EVENT: *ns = &d->u.messages_event.params.namespace_; break;
-    case AP_EVENT_DATA_TOOLS_EVENT: *ns = &d->u.tools_event.params.namespace_; break;
-    case AP_EVENT_DATA_INPUT_EVENT: *ns = &d->u.input_event.params.namespace_; break;
-    case AP_EVENT_DATA_VALUES_EVENT: *ns = &d->u.values_event.params.namespace_; break;
-    case AP_EVENT_DATA_UPDATES_EVENT: *ns = &d->u.updates_event.params.namespace_; break;
-    case AP_EVENT_DATA_CHECKPOINTS_EVENT: *ns = &d->u.checkpoints_event.params.namespace_; break;
-    case AP_EVENT_DATA_TASKS_EVENT: *ns = &d->u.tasks_event.params.namespace_; break;
-    case AP_EVENT_DATA_CUSTOM_EVENT:
-        *ns = &d->u.custom_event.params.namespace_;
-        if (d->u.custom_event.params.data.has_name)
-            *custom = d->u.custom_event.params.data.name;
-        break;
-    default:
-        *ns = NULL;
-        break;
-    }
-}
 
 /* A string member of a raw object, unescaped; 0 when absent or not a string. */
 static int raw_string(aps_json_raw obj, const char *name, aps_arena *arena, aps_slice *out)
@@ -120,7 +94,7 @@ static int envelope_meta(const aps_record *rec, aps_arena *arena, aps_replay_met
         }
         segs[n++] = seg;
     }
-    meta->ns.segments = segs;
+    meta->ns.items = segs;
     meta->ns.count = n;
     return 0;
 }
@@ -133,7 +107,6 @@ static int load_event(void *user, const aps_record *rec)
     aps_decode_options dopt;
     aps_error err = APS_ERROR_INIT;
     aps_replay_meta meta;
-    const ap_namespace_t *ns = NULL;
     s->records++;
     aps_arena_reset(&s->arena);
     memset(&dopt, 0, sizeof dopt);
@@ -148,18 +121,7 @@ static int load_event(void *user, const aps_record *rec)
         }
         goto append;
     }
-    memset(&meta, 0, sizeof meta);
-    if (ev.has_event_id)
-        meta.event_id = ev.event_id;
-    {
-        aps_slice method = ap_event_method(&ev);
-        meta.channel = aps_channel_of_method(method.ptr, method.len);
-    }
-    event_meta(&ev, &ns, &meta.custom_name);
-    if (ns != NULL) {
-        meta.ns.segments = ns->items;
-        meta.ns.count = ns->count;
-    }
+    ap_event_replay_meta(&ev, &meta);
 append:
     st = aps_replay_store_append(s->rb, rec->text, rec->len, &meta, NULL, &err);
     if (st == APS_E_IO) {
@@ -188,48 +150,14 @@ static int print_seq(void *ctx, const aps_replay_event *ev)
     return 0;
 }
 
-/* Turns the decoded request into a filter (channel names as the schema spells them). */
+/* The request's filter (channel names as the schema spells them). 0, or -1 after saying why. */
 static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, aps_filter *f)
 {
-    aps_filter_spec spec;
-    aps_slice *names;
-    aps_namespace *prefixes = NULL;
     aps_error err = APS_ERROR_INIT;
-    const aps_type *ch = &ap_channel_type;
-    size_t i;
-    memset(&spec, 0, sizeof spec);
-    names = aps_arena_alloc(arena, (req->channels.count + 1) * sizeof *names);
-    if (names == NULL)
-        return -1;
-    for (i = 0; i < req->channels.count; i++) {
-        const ap_channel_t *c = &req->channels.items[i];
-        if (c->kind == AP_CHANNEL_OTHER) {
-            names[i] = c->other;
-        } else {
-            names[i].ptr = ch->u.enm.values[c->kind - 1].text;
-            names[i].len = ch->u.enm.values[c->kind - 1].len;
-        }
-    }
-    spec.channels = names;
-    spec.channel_count = req->channels.count;
-    if (req->has_namespaces && req->namespaces.count > 0) {
-        prefixes = aps_arena_alloc(arena, req->namespaces.count * sizeof *prefixes);
-        if (prefixes == NULL)
-            return -1;
-        for (i = 0; i < req->namespaces.count; i++) {
-            prefixes[i].segments = req->namespaces.items[i].items;
-            prefixes[i].count = req->namespaces.items[i].count;
-        }
-        spec.namespaces = prefixes;
-        spec.namespace_count = req->namespaces.count;
-    }
-    spec.has_depth = req->has_depth;
-    spec.depth = req->depth;
-    if (aps_filter_init(f, &spec, NULL, &err) != APS_OK) {
-        fprintf(stderr, "apstream: request: %s\n", err.message);
-        return -1;
-    }
-    return 0;
+    if (ap_filter_init_request(f, req, arena, &err) == APS_OK)
+        return 0;
+    fprintf(stderr, "apstream: request: %s\n", err.message);
+    return -1;
 }
 
 /* The in-memory ring, or with --redis a fresh run on Redis. 0, or -1 after saying why. */
@@ -331,14 +259,7 @@ int apstream_replay(const apstream_options *o)
         rc = 1;
     else if (apstream_check_records(o, s.records) != 0 || gate == APSTREAM_INPUT_FAILED)
         s.invalid++;
-    memset(&start, 0, sizeof start);
-    if (req.has_since) {
-        start.from = APS_REPLAY_FROM_SEQ;
-        start.seq = req.since;
-    } else if (req.has_since_event_id) {
-        start.from = APS_REPLAY_FROM_EVENT_ID;
-        start.event_id = req.since_event_id;
-    }
+    start = ap_replay_start_request(&req);
     if (rc == 0 && aps_replay_store_cursor_init(rb, &cur, &filter, &start, &err) != APS_OK) {
         fprintf(stderr, "apstream: error: %s\n", err.message);
         rc = 2;

@@ -51,6 +51,17 @@ extern "C" {
  * export them at all and they cannot clash with another library's names.
  */
 
+/*
+ * The initializer of a value with every member zero, in C ({0}) and C++ ({}):
+ * `aps_json_writer_options o = APS_ZERO_INIT;`. Generated types spell it
+ * PREFIX_T_INIT.
+ */
+#ifdef __cplusplus
+#define APS_ZERO_INIT {}
+#else
+#define APS_ZERO_INIT {0}
+#endif
+
 /* Result of every fallible runtime call. APS_OK is zero. */
 typedef enum aps_status {
     APS_OK = 0,

@@ -47,6 +47,18 @@ typedef struct aps_slice {
 } aps_slice;
 
 /*
+ * The aps_slice of a string literal, without its terminating NUL:
+ * `ev->text = APS_LIT("Hello");`. Only for literals ("" s refuses a pointer,
+ * whose sizeof would be wrong). An expression: a C99 compound literal, a
+ * temporary in C++.
+ */
+#ifdef __cplusplus
+#define APS_LIT(s) (aps_slice{"" s, sizeof(s) - 1})
+#else
+#define APS_LIT(s) ((aps_slice){"" s, sizeof(s) - 1})
+#endif
+
+/*
  * One complete JSON value as text, already validated (strict RFC 8259,
  * no duplicate member names), with no surrounding whitespace. Zero-copy: it
  * points into the input it was read from. Numbers inside keep their text as
@@ -56,6 +68,13 @@ typedef struct aps_json_raw {
     const char *ptr;
     size_t len;
 } aps_json_raw;
+
+/* An aps_json_raw of a literal holding one JSON value: `out = APS_RAW_LIT("{\"hits\":3}");` (not checked). */
+#ifdef __cplusplus
+#define APS_RAW_LIT(s) (aps_json_raw{"" s, sizeof(s) - 1})
+#else
+#define APS_RAW_LIT(s) ((aps_json_raw){"" s, sizeof(s) - 1})
+#endif
 
 /* The kind of a JSON value, as seen from its first byte. */
 typedef enum aps_json_kind {

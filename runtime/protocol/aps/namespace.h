@@ -27,9 +27,16 @@ typedef struct aps_namespace_view {
     size_t count;
 } aps_namespace_view;
 
-/* A decoded namespace: `count` segments (NULL when count is 0), borrowed. */
+/*
+ * A decoded namespace: `count` segments (NULL when count is 0), borrowed.
+ * The generated bindings use this very type for the schema's `Namespace`
+ * (`ap_namespace_t` is a typedef of it: the `@c-type` line in
+ * cddl/protocol.cddl, docs/cddlgen.md), so a decoded event's namespace is
+ * passed as is. Hence the generated array's member names, and `items` not
+ * const: the decoder fills it. The runtime only reads through it.
+ */
 typedef struct aps_namespace {
-    const aps_slice *segments;
+    aps_slice *items;
     size_t count;
 } aps_namespace;
 

@@ -1,20 +1,9 @@
-/* ap_transport.c - protocol messages over SSE and WebSocket (see ap_transport.h). */
+/* ap_transport.c - protocol messages over SSE, JSONL and WebSocket (see ap_transport.h). */
 #include "ap_transport.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-aps_slice ap_event_method(const ap_event_t *ev)
-{
-    aps_slice m = { "", 0 };
-    const aps_type *u = &ap_event_data_type;
-    if (ev->event_data.kind >= 1 && (size_t)ev->event_data.kind <= u->u.un.nalts) {
-        m.ptr = u->u.un.disc[ev->event_data.kind - 1].text;
-        m.len = u->u.un.disc[ev->event_data.kind - 1].len;
-    }
-    return m;
-}
 
 void ap_message_sse_fields(const ap_message_t *msg, char seq_buf[24], aps_slice *id, aps_slice *event)
 {
@@ -50,6 +39,22 @@ aps_status ap_message_write_sse(const ap_message_t *msg, aps_sse_writer *sse, ap
     ap_message_sse_fields(msg, seq_buf, &id, &event);
     return aps_sse_write_event(sse, id.ptr, id.len, event.len ? event.ptr : NULL, event.len,
                                aps_json_writer_data(json), aps_json_writer_len(json), err);
+}
+
+aps_status ap_message_write_jsonl(const ap_message_t *msg, aps_json_writer *json, char *line, size_t cap,
+                                  size_t *line_len, const aps_encode_options *options, aps_error *err)
+{
+    size_t n;
+    aps_status st = encode(msg, json, options, err);
+    if (st != APS_OK)
+        return st;
+    n = aps_json_writer_len(json);
+    if (n + 1 > cap)
+        return aps_error_set(err, APS_E_LIMIT, 0, "a line of %zu bytes does not fit in %zu", n + 1, cap);
+    memcpy(line, aps_json_writer_data(json), n);
+    line[n] = '\n';
+    *line_len = n + 1;
+    return APS_OK;
 }
 
 static int same(const char *a, size_t alen, const char *b, size_t blen)

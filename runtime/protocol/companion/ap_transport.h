@@ -1,11 +1,12 @@
 /*
- * ap_transport.h - protocol messages over SSE and WebSocket, for the types
- * of ap.h. Hand-written companion of the generated ap.h (not generated):
- * the binding between the transport fields and the message is protocol
- * knowledge, not schema.
+ * ap_transport.h - protocol messages over SSE, JSONL and WebSocket, for the
+ * types of ap.h. Part of the protocol companion of the committed bindings
+ * (docs/companion.md); hand-written, not generated: the binding between
+ * the transport fields and the message is protocol knowledge, not schema.
  *
  * SSE: one message is one event; `id:` is its eventId (or, without one, its
  * seq), `event:` its method (events only), `data:` its compact JSON.
+ * JSONL: one message is one line of compact JSON.
  * WebSocket: one message is one text frame holding its compact JSON.
  *
  * Thread-safety: reentrant; callers own every buffer and arena.
@@ -14,15 +15,13 @@
 #define AP_TRANSPORT_H
 
 #include "ap.h"
+#include "ap_route.h"
 #include "aps/sse.h"
 #include "aps/ws.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The method of a decoded event (its EventData alternative): "messages", ...; empty when unknown. */
-aps_slice ap_event_method(const ap_event_t *ev);
 
 /*
  * The SSE `id:` and `event:` values of a message: for an event, its eventId
@@ -49,6 +48,17 @@ APS_NODISCARD aps_status ap_message_check_sse_binding(const ap_message_t *msg, a
 APS_NODISCARD aps_status ap_message_write_sse(const ap_message_t *msg, aps_sse_writer *sse,
                                               aps_json_writer *json, const aps_encode_options *options,
                                               aps_error *err);
+
+/*
+ * Writes `msg` as one JSONL line into line[0..cap): its compact JSON (which
+ * never contains a line feed) and a line feed; its size in *line_len.
+ * `json`: scratch writer as for SSE; `options` may be NULL (schema spelling).
+ * Returns APS_OK, the encoder's status, or APS_E_LIMIT when cap is too
+ * small (nothing written).
+ */
+APS_NODISCARD aps_status ap_message_write_jsonl(const ap_message_t *msg, aps_json_writer *json, char *line,
+                                                size_t cap, size_t *line_len, const aps_encode_options *options,
+                                                aps_error *err);
 
 /*
  * Decodes the data of a received SSE event as a Message into `out`.

@@ -658,12 +658,12 @@ static aps_status redis_append_many(aps_replay_store *st, const aps_replay_store
         const aps_replay_meta *m = &items[i].meta;
         size_t n, k;
         if ((items[i].bytes == NULL && items[i].len > 0) || (unsigned)m->channel > APS_CHANNEL_OTHER ||
-            (m->ns.segments == NULL && m->ns.count > 0) ||
+            (m->ns.items == NULL && m->ns.count > 0) ||
             (m->custom_name.ptr == NULL && m->custom_name.len > 0) ||
             (m->event_id.ptr == NULL && m->event_id.len > 0))
             return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "invalid replay append arguments");
         for (k = 0; k < m->ns.count; k++)
-            if (m->ns.segments[k].ptr == NULL && m->ns.segments[k].len > 0)
+            if (m->ns.items[k].ptr == NULL && m->ns.items[k].len > 0)
                 return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX,
                                      "namespace segment %zu is a NULL slice", k);
         n = aps_replay_redis_record_size(m, items[i].len);

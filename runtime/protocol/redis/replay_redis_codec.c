@@ -111,21 +111,21 @@ void aps_replay_redis_record_encode(void *out, const void *bytes, size_t len,
     p[3] = meta->event_id.ptr != NULL ? 1 : 0;
     put32(p + 4, (uint32_t)meta->ns.count);
     for (i = 0; i < meta->ns.count; i++)
-        end += (uint32_t)meta->ns.segments[i].len;
+        end += (uint32_t)meta->ns.items[i].len;
     put32(p + 8, end);
     put32(p + 12, (uint32_t)name);
     put32(p + 16, (uint32_t)id);
     p += HEADER;
     end = 0;
     for (i = 0; i < meta->ns.count; i++) {
-        end += (uint32_t)meta->ns.segments[i].len;
+        end += (uint32_t)meta->ns.items[i].len;
         put32(p, end);
         p += 4;
     }
     for (i = 0; i < meta->ns.count; i++) {
-        if (meta->ns.segments[i].len > 0)
-            memcpy(p, meta->ns.segments[i].ptr, meta->ns.segments[i].len);
-        p += meta->ns.segments[i].len;
+        if (meta->ns.items[i].len > 0)
+            memcpy(p, meta->ns.items[i].ptr, meta->ns.items[i].len);
+        p += meta->ns.items[i].len;
     }
     if (name > 0)
         memcpy(p, meta->custom_name.ptr, name);

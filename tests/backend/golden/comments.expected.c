@@ -11,6 +11,8 @@
 #include "comments.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int comments_person_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int comments_person_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, comments_person_t *out,
     uint64_t *seen);
@@ -370,3 +372,27 @@ const aps_named_type comments_types[] = {
     { .name = "Orphan", .type = &comments_orphan_type },
 };
 const size_t comments_types_count = sizeof comments_types / sizeof comments_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *comments_level_name(comments_level_t v)
+{
+    switch (v) {
+    case COMMENTS_LEVEL_LOW: return "low";
+    case COMMENTS_LEVEL_MEDIUM: return "medium";
+    case COMMENTS_LEVEL_HIGH: return "high";
+    default: return "";
+    }
+}
+
+comments_level_t comments_level_parse(const char *text, size_t len)
+{
+    if (len == 3 && memcmp(text, "low", 3) == 0)
+        return COMMENTS_LEVEL_LOW;
+    if (len == 6 && memcmp(text, "medium", 6) == 0)
+        return COMMENTS_LEVEL_MEDIUM;
+    if (len == 4 && memcmp(text, "high", 4) == 0)
+        return COMMENTS_LEVEL_HIGH;
+    return COMMENTS_LEVEL_NONE;
+}
+

@@ -120,6 +120,8 @@ APS_NODISCARD aps_status comments_person_encode(const comments_person_t *value, 
 APS_NODISCARD aps_status comments_person_encode_opts(const comments_person_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_person_validate(const comments_person_t *value, bool strict, aps_error *err);
+/** `comments_person_t v = COMMENTS_PERSON_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMMENTS_PERSON_INIT APS_ZERO_INIT
 
 /* ---- Level ---- */
 extern const aps_type comments_level_type;
@@ -132,6 +134,12 @@ APS_NODISCARD aps_status comments_level_encode(const comments_level_t *value, ap
 APS_NODISCARD aps_status comments_level_encode_opts(const comments_level_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_level_validate(const comments_level_t *value, bool strict, aps_error *err);
+/** `comments_level_t v = COMMENTS_LEVEL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMMENTS_LEVEL_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for COMMENTS_LEVEL_NONE and values outside the enum); static storage. */
+const char *comments_level_name(comments_level_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or COMMENTS_LEVEL_NONE. */
+comments_level_t comments_level_parse(const char *text, size_t len);
 
 /* ---- Count ---- */
 extern const aps_type comments_count_type;
@@ -144,6 +152,8 @@ APS_NODISCARD aps_status comments_count_encode(const comments_count_t *value, ap
 APS_NODISCARD aps_status comments_count_encode_opts(const comments_count_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_count_validate(const comments_count_t *value, bool strict, aps_error *err);
+/** `comments_count_t v = COMMENTS_COUNT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMMENTS_COUNT_INIT APS_ZERO_INIT
 
 /* ---- Label ---- */
 extern const aps_type comments_label_type;
@@ -156,6 +166,8 @@ APS_NODISCARD aps_status comments_label_encode(const comments_label_t *value, ap
 APS_NODISCARD aps_status comments_label_encode_opts(const comments_label_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_label_validate(const comments_label_t *value, bool strict, aps_error *err);
+/** `comments_label_t v = COMMENTS_LABEL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMMENTS_LABEL_INIT APS_ZERO_INIT
 
 /* ---- Orphan ---- */
 extern const aps_type comments_orphan_type;
@@ -168,6 +180,8 @@ APS_NODISCARD aps_status comments_orphan_encode(const comments_orphan_t *value, 
 APS_NODISCARD aps_status comments_orphan_encode_opts(const comments_orphan_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status comments_orphan_validate(const comments_orphan_t *value, bool strict, aps_error *err);
+/** `comments_orphan_t v = COMMENTS_ORPHAN_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMMENTS_ORPHAN_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type comments_types[];

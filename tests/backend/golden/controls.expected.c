@@ -11,6 +11,8 @@
 #include "controls.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type controls_limits_count_type;
 static const aps_type controls_limits_name_type;
 static const aps_type controls_limits_depth_type;
@@ -522,3 +524,6 @@ const aps_named_type controls_types[] = {
     { .name = "Limits", .type = &controls_limits_type },
 };
 const size_t controls_types_count = sizeof controls_types / sizeof controls_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

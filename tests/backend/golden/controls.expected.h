@@ -123,6 +123,8 @@ APS_NODISCARD aps_status controls_percent_encode(const controls_percent_t *value
 APS_NODISCARD aps_status controls_percent_encode_opts(const controls_percent_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_percent_validate(const controls_percent_t *value, bool strict, aps_error *err);
+/** `controls_percent_t v = CONTROLS_PERCENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_PERCENT_INIT APS_ZERO_INIT
 
 /* ---- Offset ---- */
 extern const aps_type controls_offset_type;
@@ -135,6 +137,8 @@ APS_NODISCARD aps_status controls_offset_encode(const controls_offset_t *value, 
 APS_NODISCARD aps_status controls_offset_encode_opts(const controls_offset_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_offset_validate(const controls_offset_t *value, bool strict, aps_error *err);
+/** `controls_offset_t v = CONTROLS_OFFSET_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_OFFSET_INIT APS_ZERO_INIT
 
 /* ---- Ratio ---- */
 extern const aps_type controls_ratio_type;
@@ -147,6 +151,8 @@ APS_NODISCARD aps_status controls_ratio_encode(const controls_ratio_t *value, ap
 APS_NODISCARD aps_status controls_ratio_encode_opts(const controls_ratio_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_ratio_validate(const controls_ratio_t *value, bool strict, aps_error *err);
+/** `controls_ratio_t v = CONTROLS_RATIO_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_RATIO_INIT APS_ZERO_INIT
 
 /* ---- Code ---- */
 extern const aps_type controls_code_type;
@@ -159,6 +165,8 @@ APS_NODISCARD aps_status controls_code_encode(const controls_code_t *value, aps_
 APS_NODISCARD aps_status controls_code_encode_opts(const controls_code_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_code_validate(const controls_code_t *value, bool strict, aps_error *err);
+/** `controls_code_t v = CONTROLS_CODE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_CODE_INIT APS_ZERO_INIT
 
 /* ---- Byte ---- */
 extern const aps_type controls_byte_type;
@@ -171,6 +179,8 @@ APS_NODISCARD aps_status controls_byte_encode(const controls_byte_t *value, aps_
 APS_NODISCARD aps_status controls_byte_encode_opts(const controls_byte_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_byte_validate(const controls_byte_t *value, bool strict, aps_error *err);
+/** `controls_byte_t v = CONTROLS_BYTE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_BYTE_INIT APS_ZERO_INIT
 
 /* ---- Slug ---- */
 extern const aps_type controls_slug_type;
@@ -183,6 +193,8 @@ APS_NODISCARD aps_status controls_slug_encode(const controls_slug_t *value, aps_
 APS_NODISCARD aps_status controls_slug_encode_opts(const controls_slug_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_slug_validate(const controls_slug_t *value, bool strict, aps_error *err);
+/** `controls_slug_t v = CONTROLS_SLUG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_SLUG_INIT APS_ZERO_INIT
 
 /* ---- Small ---- */
 extern const aps_type controls_small_type;
@@ -195,6 +207,8 @@ APS_NODISCARD aps_status controls_small_encode(const controls_small_t *value, ap
 APS_NODISCARD aps_status controls_small_encode_opts(const controls_small_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_small_validate(const controls_small_t *value, bool strict, aps_error *err);
+/** `controls_small_t v = CONTROLS_SMALL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_SMALL_INIT APS_ZERO_INIT
 
 /* ---- Positive ---- */
 extern const aps_type controls_positive_type;
@@ -207,6 +221,8 @@ APS_NODISCARD aps_status controls_positive_encode(const controls_positive_t *val
 APS_NODISCARD aps_status controls_positive_encode_opts(const controls_positive_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_positive_validate(const controls_positive_t *value, bool strict, aps_error *err);
+/** `controls_positive_t v = CONTROLS_POSITIVE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_POSITIVE_INIT APS_ZERO_INIT
 
 /* ---- Limits ---- */
 extern const aps_type controls_limits_type;
@@ -219,6 +235,8 @@ APS_NODISCARD aps_status controls_limits_encode(const controls_limits_t *value, 
 APS_NODISCARD aps_status controls_limits_encode_opts(const controls_limits_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status controls_limits_validate(const controls_limits_t *value, bool strict, aps_error *err);
+/** `controls_limits_t v = CONTROLS_LIMITS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define CONTROLS_LIMITS_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type controls_types[];

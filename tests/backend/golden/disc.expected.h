@@ -67,8 +67,8 @@ typedef struct disc_polygon disc_polygon_t;
 typedef struct disc_triangle disc_triangle_t;
 typedef struct disc_hexagon disc_hexagon_t;
 typedef struct disc_command disc_command_t;
-typedef struct disc_command_alt1 disc_command_alt1_t;
-typedef struct disc_command_alt2 disc_command_alt2_t;
+typedef struct disc_command_add disc_command_add_t;
+typedef struct disc_command_clear disc_command_clear_t;
 
 /**
  * Schema: `Circle` (disc.cddl:6).
@@ -153,7 +153,7 @@ struct disc_polygon {
 /**
  * Schema: `Command/1` (disc.cddl:32).
  */
-struct disc_command_alt1 {
+struct disc_command_add {
     /* "op" is always "add" (checked and written, not stored) */
     int64_t value;
 };
@@ -161,7 +161,7 @@ struct disc_command_alt1 {
 /**
  * Schema: `Command/2` (disc.cddl:32).
  */
-struct disc_command_alt2 {
+struct disc_command_clear {
     /* "op" is always "clear" (checked and written, not stored) */
     char unused_; /**< C needs a member; this map stores nothing */
 };
@@ -169,8 +169,8 @@ struct disc_command_alt2 {
 /** Which alternative a value of disc_command_t holds. */
 typedef enum disc_command_kind {
     DISC_COMMAND_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    DISC_COMMAND_COMMAND_ALT1 = 1, /**< op = "add" */
-    DISC_COMMAND_COMMAND_ALT2 = 2, /**< op = "clear" */
+    DISC_COMMAND_ADD = 1, /**< op = "add" */
+    DISC_COMMAND_CLEAR = 2, /**< op = "clear" */
 } disc_command_kind;
 
 /**
@@ -181,8 +181,8 @@ typedef enum disc_command_kind {
 struct disc_command {
     disc_command_kind kind; /**< chosen by the member "op" */
     union {
-        disc_command_alt1_t command_alt1;
-        disc_command_alt2_t command_alt2;
+        disc_command_add_t add;
+        disc_command_clear_t clear;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
@@ -198,6 +198,62 @@ APS_NODISCARD aps_status disc_shape_encode(const disc_shape_t *value, aps_json_w
 APS_NODISCARD aps_status disc_shape_encode_opts(const disc_shape_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_shape_validate(const disc_shape_t *value, bool strict, aps_error *err);
+/** `disc_shape_t v = DISC_SHAPE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_SHAPE_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *disc_shape_kind_name(disc_shape_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "circle"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_circle_t *disc_shape_as_circle(disc_shape_t *v)
+{
+    disc_shape_t *u0 = v;
+    u0->kind = DISC_SHAPE_CIRCLE;
+    return &u0->u.circle;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "square"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_square_t *disc_shape_as_square(disc_shape_t *v)
+{
+    disc_shape_t *u0 = v;
+    u0->kind = DISC_SHAPE_SQUARE;
+    return &u0->u.square;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "triangle"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_triangle_t *disc_shape_as_triangle(disc_shape_t *v)
+{
+    disc_shape_t *u0 = v;
+    u0->kind = DISC_SHAPE_TRIANGLE;
+    return &u0->u.triangle;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "hexagon"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_hexagon_t *disc_shape_as_hexagon(disc_shape_t *v)
+{
+    disc_shape_t *u0 = v;
+    u0->kind = DISC_SHAPE_HEXAGON;
+    return &u0->u.hexagon;
+}
 
 /* ---- Circle ---- */
 extern const aps_type disc_circle_type;
@@ -210,6 +266,8 @@ APS_NODISCARD aps_status disc_circle_encode(const disc_circle_t *value, aps_json
 APS_NODISCARD aps_status disc_circle_encode_opts(const disc_circle_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_circle_validate(const disc_circle_t *value, bool strict, aps_error *err);
+/** `disc_circle_t v = DISC_CIRCLE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_CIRCLE_INIT APS_ZERO_INIT
 
 /* ---- Square ---- */
 extern const aps_type disc_square_type;
@@ -222,6 +280,8 @@ APS_NODISCARD aps_status disc_square_encode(const disc_square_t *value, aps_json
 APS_NODISCARD aps_status disc_square_encode_opts(const disc_square_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_square_validate(const disc_square_t *value, bool strict, aps_error *err);
+/** `disc_square_t v = DISC_SQUARE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_SQUARE_INIT APS_ZERO_INIT
 
 /* ---- Polygon ---- */
 extern const aps_type disc_polygon_type;
@@ -234,6 +294,36 @@ APS_NODISCARD aps_status disc_polygon_encode(const disc_polygon_t *value, aps_js
 APS_NODISCARD aps_status disc_polygon_encode_opts(const disc_polygon_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_polygon_validate(const disc_polygon_t *value, bool strict, aps_error *err);
+/** `disc_polygon_t v = DISC_POLYGON_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_POLYGON_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *disc_polygon_kind_name(disc_polygon_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "triangle"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_triangle_t *disc_polygon_as_triangle(disc_polygon_t *v)
+{
+    disc_polygon_t *u0 = v;
+    u0->kind = DISC_POLYGON_TRIANGLE;
+    return &u0->u.triangle;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "hexagon"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_hexagon_t *disc_polygon_as_hexagon(disc_polygon_t *v)
+{
+    disc_polygon_t *u0 = v;
+    u0->kind = DISC_POLYGON_HEXAGON;
+    return &u0->u.hexagon;
+}
 
 /* ---- Triangle ---- */
 extern const aps_type disc_triangle_type;
@@ -246,6 +336,8 @@ APS_NODISCARD aps_status disc_triangle_encode(const disc_triangle_t *value, aps_
 APS_NODISCARD aps_status disc_triangle_encode_opts(const disc_triangle_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_triangle_validate(const disc_triangle_t *value, bool strict, aps_error *err);
+/** `disc_triangle_t v = DISC_TRIANGLE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_TRIANGLE_INIT APS_ZERO_INIT
 
 /* ---- Hexagon ---- */
 extern const aps_type disc_hexagon_type;
@@ -258,6 +350,8 @@ APS_NODISCARD aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_js
 APS_NODISCARD aps_status disc_hexagon_encode_opts(const disc_hexagon_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_hexagon_validate(const disc_hexagon_t *value, bool strict, aps_error *err);
+/** `disc_hexagon_t v = DISC_HEXAGON_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_HEXAGON_INIT APS_ZERO_INIT
 
 /* ---- Command ---- */
 extern const aps_type disc_command_type;
@@ -270,30 +364,64 @@ APS_NODISCARD aps_status disc_command_encode(const disc_command_t *value, aps_js
 APS_NODISCARD aps_status disc_command_encode_opts(const disc_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status disc_command_validate(const disc_command_t *value, bool strict, aps_error *err);
+/** `disc_command_t v = DISC_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_COMMAND_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *disc_command_kind_name(disc_command_kind k);
+/**
+ * Makes *v the alternative
+ *     "op": "add"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_command_add_t *disc_command_as_add(disc_command_t *v)
+{
+    disc_command_t *u0 = v;
+    u0->kind = DISC_COMMAND_ADD;
+    return &u0->u.add;
+}
+/**
+ * Makes *v the alternative
+ *     "op": "clear"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline disc_command_clear_t *disc_command_as_clear(disc_command_t *v)
+{
+    disc_command_t *u0 = v;
+    u0->kind = DISC_COMMAND_CLEAR;
+    return &u0->u.clear;
+}
 
 /* ---- Command/1 ---- */
-extern const aps_type disc_command_alt1_type;
-APS_NODISCARD aps_status disc_command_alt1_decode(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt1_t *out, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w,
+extern const aps_type disc_command_add_type;
+APS_NODISCARD aps_status disc_command_add_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_add_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_command_add_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_add_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_command_add_encode(const disc_command_add_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status disc_command_alt1_encode_opts(const disc_command_alt1_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status disc_command_add_encode_opts(const disc_command_add_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt1_validate(const disc_command_alt1_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status disc_command_add_validate(const disc_command_add_t *value, bool strict, aps_error *err);
+/** `disc_command_add_t v = DISC_COMMAND_ADD_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_COMMAND_ADD_INIT APS_ZERO_INIT
 
 /* ---- Command/2 ---- */
-extern const aps_type disc_command_alt2_type;
-APS_NODISCARD aps_status disc_command_alt2_decode(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt2_t *out, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w,
+extern const aps_type disc_command_clear_type;
+APS_NODISCARD aps_status disc_command_clear_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_clear_t *out, aps_error *err);
+APS_NODISCARD aps_status disc_command_clear_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_clear_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status disc_command_clear_encode(const disc_command_clear_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status disc_command_alt2_encode_opts(const disc_command_alt2_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status disc_command_clear_encode_opts(const disc_command_clear_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status disc_command_clear_validate(const disc_command_clear_t *value, bool strict, aps_error *err);
+/** `disc_command_clear_t v = DISC_COMMAND_CLEAR_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define DISC_COMMAND_CLEAR_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type disc_types[];

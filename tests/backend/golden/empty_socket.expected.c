@@ -11,6 +11,8 @@
 #include "empty_socket.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int empty_socket_request_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int empty_socket_request_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, empty_socket_request_t *out,
     uint64_t *seen);
@@ -357,3 +359,6 @@ const aps_named_type empty_socket_types[] = {
     { .name = "Response", .type = &empty_socket_response_type },
 };
 const size_t empty_socket_types_count = sizeof empty_socket_types / sizeof empty_socket_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

@@ -93,6 +93,8 @@ APS_NODISCARD aps_status empty_socket_request_encode(const empty_socket_request_
 APS_NODISCARD aps_status empty_socket_request_encode_opts(const empty_socket_request_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status empty_socket_request_validate(const empty_socket_request_t *value, bool strict, aps_error *err);
+/** `empty_socket_request_t v = EMPTY_SOCKET_REQUEST_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define EMPTY_SOCKET_REQUEST_INIT APS_ZERO_INIT
 
 /* ---- Response ---- */
 extern const aps_type empty_socket_response_type;
@@ -105,6 +107,8 @@ APS_NODISCARD aps_status empty_socket_response_encode(const empty_socket_respons
 APS_NODISCARD aps_status empty_socket_response_encode_opts(const empty_socket_response_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status empty_socket_response_validate(const empty_socket_response_t *value, bool strict, aps_error *err);
+/** `empty_socket_response_t v = EMPTY_SOCKET_RESPONSE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define EMPTY_SOCKET_RESPONSE_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type empty_socket_types[];

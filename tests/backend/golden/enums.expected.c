@@ -11,6 +11,8 @@
 #include "enums.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type enums_stream_other_type;
 
 static const aps_literal enums_colour_type_values[] = {
@@ -151,3 +153,79 @@ const aps_named_type enums_types[] = {
     { .name = "Mode", .type = &enums_mode_type },
 };
 const size_t enums_types_count = sizeof enums_types / sizeof enums_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *enums_colour_name(enums_colour_t v)
+{
+    switch (v) {
+    case ENUMS_COLOUR_RED: return "red";
+    case ENUMS_COLOUR_AMBER: return "amber";
+    case ENUMS_COLOUR_GREEN: return "green";
+    default: return "";
+    }
+}
+
+enums_colour_t enums_colour_parse(const char *text, size_t len)
+{
+    if (len == 3 && memcmp(text, "red", 3) == 0)
+        return ENUMS_COLOUR_RED;
+    if (len == 5 && memcmp(text, "amber", 5) == 0)
+        return ENUMS_COLOUR_AMBER;
+    if (len == 5 && memcmp(text, "green", 5) == 0)
+        return ENUMS_COLOUR_GREEN;
+    return ENUMS_COLOUR_NONE;
+}
+
+aps_slice enums_stream_name(const enums_stream_t *v)
+{
+    aps_slice s;
+    switch (v->kind) {
+    case ENUMS_STREAM_VALUES: s.ptr = "values", s.len = 6; break;
+    case ENUMS_STREAM_UPDATES: s.ptr = "updates", s.len = 7; break;
+    default: s = v->other; break;
+    }
+    return s;
+}
+
+enums_stream_t enums_stream_parse(const char *text, size_t len)
+{
+    enums_stream_t v = ENUMS_STREAM_INIT;
+    if (len == 6 && memcmp(text, "values", 6) == 0) {
+        v.kind = ENUMS_STREAM_VALUES;
+        return v;
+    }
+    if (len == 7 && memcmp(text, "updates", 7) == 0) {
+        v.kind = ENUMS_STREAM_UPDATES;
+        return v;
+    }
+    v.kind = ENUMS_STREAM_OTHER;
+    v.other.ptr = text;
+    v.other.len = len;
+    return v;
+}
+
+const char *enums_mode_name(enums_mode_t v)
+{
+    switch (v) {
+    case ENUMS_MODE_READ_ONLY: return "read-only";
+    case ENUMS_MODE_READ_WRITE: return "read+write";
+    case ENUMS_MODE_N_2FA: return "2fa";
+    case ENUMS_MODE_EMPTY: return "";
+    default: return "";
+    }
+}
+
+enums_mode_t enums_mode_parse(const char *text, size_t len)
+{
+    if (len == 9 && memcmp(text, "read-only", 9) == 0)
+        return ENUMS_MODE_READ_ONLY;
+    if (len == 10 && memcmp(text, "read+write", 10) == 0)
+        return ENUMS_MODE_READ_WRITE;
+    if (len == 3 && memcmp(text, "2fa", 3) == 0)
+        return ENUMS_MODE_N_2FA;
+    if (len == 0 && memcmp(text, "", 0) == 0)
+        return ENUMS_MODE_EMPTY;
+    return ENUMS_MODE_NONE;
+}
+

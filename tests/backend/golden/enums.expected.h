@@ -115,6 +115,12 @@ APS_NODISCARD aps_status enums_colour_encode(const enums_colour_t *value, aps_js
 APS_NODISCARD aps_status enums_colour_encode_opts(const enums_colour_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status enums_colour_validate(const enums_colour_t *value, bool strict, aps_error *err);
+/** `enums_colour_t v = ENUMS_COLOUR_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define ENUMS_COLOUR_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for ENUMS_COLOUR_NONE and values outside the enum); static storage. */
+const char *enums_colour_name(enums_colour_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or ENUMS_COLOUR_NONE. */
+enums_colour_t enums_colour_parse(const char *text, size_t len);
 
 /* ---- Stream ---- */
 extern const aps_type enums_stream_type;
@@ -127,6 +133,12 @@ APS_NODISCARD aps_status enums_stream_encode(const enums_stream_t *value, aps_js
 APS_NODISCARD aps_status enums_stream_encode_opts(const enums_stream_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status enums_stream_validate(const enums_stream_t *value, bool strict, aps_error *err);
+/** `enums_stream_t v = ENUMS_STREAM_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define ENUMS_STREAM_INIT APS_ZERO_INIT
+/** The wire spelling of `v`: a listed value's, or `v->other` for ENUMS_STREAM_OTHER; borrowed or static. */
+aps_slice enums_stream_name(const enums_stream_t *v);
+/** The value spelled by the `len` bytes at `text`: a listed kind, else OTHER with `other` borrowing `text` (not checked: validate it). */
+enums_stream_t enums_stream_parse(const char *text, size_t len);
 
 /* ---- Mode ---- */
 extern const aps_type enums_mode_type;
@@ -139,6 +151,12 @@ APS_NODISCARD aps_status enums_mode_encode(const enums_mode_t *value, aps_json_w
 APS_NODISCARD aps_status enums_mode_encode_opts(const enums_mode_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status enums_mode_validate(const enums_mode_t *value, bool strict, aps_error *err);
+/** `enums_mode_t v = ENUMS_MODE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define ENUMS_MODE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for ENUMS_MODE_NONE and values outside the enum); static storage. */
+const char *enums_mode_name(enums_mode_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or ENUMS_MODE_NONE. */
+enums_mode_t enums_mode_parse(const char *text, size_t len);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type enums_types[];

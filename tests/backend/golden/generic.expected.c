@@ -11,6 +11,8 @@
 #include "generic.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int generic_user_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_user_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_user_t *out,
     uint64_t *seen);
@@ -1215,3 +1217,6 @@ const aps_named_type generic_types[] = {
     { .name = "Page<text, uint>.items", .type = &generic_page_text_uint_items_type },
 };
 const size_t generic_types_count = sizeof generic_types / sizeof generic_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

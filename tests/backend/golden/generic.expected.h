@@ -169,6 +169,8 @@ APS_NODISCARD aps_status generic_user_encode(const generic_user_t *value, aps_js
 APS_NODISCARD aps_status generic_user_encode_opts(const generic_user_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_user_validate(const generic_user_t *value, bool strict, aps_error *err);
+/** `generic_user_t v = GENERIC_USER_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_USER_INIT APS_ZERO_INIT
 
 /* ---- Users ---- */
 #define generic_users_type generic_page_user_text_type
@@ -181,6 +183,8 @@ APS_NODISCARD aps_status generic_users_encode(const generic_users_t *value, aps_
 APS_NODISCARD aps_status generic_users_encode_opts(const generic_users_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_users_validate(const generic_users_t *value, bool strict, aps_error *err);
+/** `generic_users_t v = GENERIC_USERS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_USERS_INIT APS_ZERO_INIT
 
 /* ---- Page<User, text> ---- */
 extern const aps_type generic_page_user_text_type;
@@ -193,6 +197,8 @@ APS_NODISCARD aps_status generic_page_user_text_encode(const generic_page_user_t
 APS_NODISCARD aps_status generic_page_user_text_encode_opts(const generic_page_user_text_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_validate(const generic_page_user_text_t *value, bool strict, aps_error *err);
+/** `generic_page_user_text_t v = GENERIC_PAGE_USER_TEXT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_PAGE_USER_TEXT_INIT APS_ZERO_INIT
 
 /* ---- Page<User, text>.items ---- */
 extern const aps_type generic_page_user_text_items_type;
@@ -205,6 +211,8 @@ APS_NODISCARD aps_status generic_page_user_text_items_encode(const generic_page_
 APS_NODISCARD aps_status generic_page_user_text_items_encode_opts(const generic_page_user_text_items_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_user_text_items_validate(const generic_page_user_text_items_t *value, bool strict, aps_error *err);
+/** `generic_page_user_text_items_t v = GENERIC_PAGE_USER_TEXT_ITEMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_PAGE_USER_TEXT_ITEMS_INIT APS_ZERO_INIT
 
 /* ---- Counts ---- */
 #define generic_counts_type generic_page_uint_int_type
@@ -217,6 +225,8 @@ APS_NODISCARD aps_status generic_counts_encode(const generic_counts_t *value, ap
 APS_NODISCARD aps_status generic_counts_encode_opts(const generic_counts_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_counts_validate(const generic_counts_t *value, bool strict, aps_error *err);
+/** `generic_counts_t v = GENERIC_COUNTS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_COUNTS_INIT APS_ZERO_INIT
 
 /* ---- Page<uint, int> ---- */
 extern const aps_type generic_page_uint_int_type;
@@ -229,6 +239,8 @@ APS_NODISCARD aps_status generic_page_uint_int_encode(const generic_page_uint_in
 APS_NODISCARD aps_status generic_page_uint_int_encode_opts(const generic_page_uint_int_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, bool strict, aps_error *err);
+/** `generic_page_uint_int_t v = GENERIC_PAGE_UINT_INT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_PAGE_UINT_INT_INIT APS_ZERO_INIT
 
 /* ---- Page<uint, int>.items ---- */
 extern const aps_type generic_page_uint_int_items_type;
@@ -241,6 +253,8 @@ APS_NODISCARD aps_status generic_page_uint_int_items_encode(const generic_page_u
 APS_NODISCARD aps_status generic_page_uint_int_items_encode_opts(const generic_page_uint_int_items_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_uint_int_items_validate(const generic_page_uint_int_items_t *value, bool strict, aps_error *err);
+/** `generic_page_uint_int_items_t v = GENERIC_PAGE_UINT_INT_ITEMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_PAGE_UINT_INT_ITEMS_INIT APS_ZERO_INIT
 
 /* ---- Letters ---- */
 #define generic_letters_type generic_envelope_text_type
@@ -253,6 +267,8 @@ APS_NODISCARD aps_status generic_letters_encode(const generic_letters_t *value, 
 APS_NODISCARD aps_status generic_letters_encode_opts(const generic_letters_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_letters_validate(const generic_letters_t *value, bool strict, aps_error *err);
+/** `generic_letters_t v = GENERIC_LETTERS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_LETTERS_INIT APS_ZERO_INIT
 
 /* ---- Envelope<text> ---- */
 extern const aps_type generic_envelope_text_type;
@@ -265,6 +281,8 @@ APS_NODISCARD aps_status generic_envelope_text_encode(const generic_envelope_tex
 APS_NODISCARD aps_status generic_envelope_text_encode_opts(const generic_envelope_text_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_envelope_text_validate(const generic_envelope_text_t *value, bool strict, aps_error *err);
+/** `generic_envelope_text_t v = GENERIC_ENVELOPE_TEXT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_ENVELOPE_TEXT_INIT APS_ZERO_INIT
 
 /* ---- Page<text, uint> ---- */
 extern const aps_type generic_page_text_uint_type;
@@ -277,6 +295,8 @@ APS_NODISCARD aps_status generic_page_text_uint_encode(const generic_page_text_u
 APS_NODISCARD aps_status generic_page_text_uint_encode_opts(const generic_page_text_uint_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_validate(const generic_page_text_uint_t *value, bool strict, aps_error *err);
+/** `generic_page_text_uint_t v = GENERIC_PAGE_TEXT_UINT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_PAGE_TEXT_UINT_INIT APS_ZERO_INIT
 
 /* ---- Page<text, uint>.items ---- */
 extern const aps_type generic_page_text_uint_items_type;
@@ -289,6 +309,8 @@ APS_NODISCARD aps_status generic_page_text_uint_items_encode(const generic_page_
 APS_NODISCARD aps_status generic_page_text_uint_items_encode_opts(const generic_page_text_uint_items_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_page_text_uint_items_validate(const generic_page_text_uint_items_t *value, bool strict, aps_error *err);
+/** `generic_page_text_uint_items_t v = GENERIC_PAGE_TEXT_UINT_ITEMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_PAGE_TEXT_UINT_ITEMS_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type generic_types[];

@@ -11,6 +11,8 @@
 #include "generic_group.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type generic_group_envelope_ping_body_method_type;
 static const aps_type generic_group_ping_body_method_type;
 static const aps_type generic_group_envelope_envelope_arg1_method_type;
@@ -806,3 +808,6 @@ const aps_named_type generic_group_types[] = {
     { .name = "Envelope<( method: \"pong\" )>", .type = &generic_group_envelope_envelope_arg1_type },
 };
 const size_t generic_group_types_count = sizeof generic_group_types / sizeof generic_group_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

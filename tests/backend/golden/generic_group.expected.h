@@ -127,6 +127,8 @@ APS_NODISCARD aps_status generic_group_ping_encode(const generic_group_ping_t *v
 APS_NODISCARD aps_status generic_group_ping_encode_opts(const generic_group_ping_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_validate(const generic_group_ping_t *value, bool strict, aps_error *err);
+/** `generic_group_ping_t v = GENERIC_GROUP_PING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_GROUP_PING_INIT APS_ZERO_INIT
 
 /* ---- PingBody ---- */
 extern const aps_type generic_group_ping_body_type;
@@ -139,6 +141,8 @@ APS_NODISCARD aps_status generic_group_ping_body_encode(const generic_group_ping
 APS_NODISCARD aps_status generic_group_ping_body_encode_opts(const generic_group_ping_body_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_ping_body_validate(const generic_group_ping_body_t *value, bool strict, aps_error *err);
+/** `generic_group_ping_body_t v = GENERIC_GROUP_PING_BODY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_GROUP_PING_BODY_INIT APS_ZERO_INIT
 
 /* ---- Envelope<PingBody> ---- */
 extern const aps_type generic_group_envelope_ping_body_type;
@@ -151,6 +155,8 @@ APS_NODISCARD aps_status generic_group_envelope_ping_body_encode(const generic_g
 APS_NODISCARD aps_status generic_group_envelope_ping_body_encode_opts(const generic_group_envelope_ping_body_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_ping_body_validate(const generic_group_envelope_ping_body_t *value, bool strict, aps_error *err);
+/** `generic_group_envelope_ping_body_t v = GENERIC_GROUP_ENVELOPE_PING_BODY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_GROUP_ENVELOPE_PING_BODY_INIT APS_ZERO_INIT
 
 /* ---- Pong ---- */
 #define generic_group_pong_type generic_group_envelope_envelope_arg1_type
@@ -163,6 +169,8 @@ APS_NODISCARD aps_status generic_group_pong_encode(const generic_group_pong_t *v
 APS_NODISCARD aps_status generic_group_pong_encode_opts(const generic_group_pong_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_pong_validate(const generic_group_pong_t *value, bool strict, aps_error *err);
+/** `generic_group_pong_t v = GENERIC_GROUP_PONG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_GROUP_PONG_INIT APS_ZERO_INIT
 
 /* ---- ( method: "pong" ) ---- */
 extern const aps_type generic_group_envelope_arg1_type;
@@ -175,6 +183,8 @@ APS_NODISCARD aps_status generic_group_envelope_arg1_encode(const generic_group_
 APS_NODISCARD aps_status generic_group_envelope_arg1_encode_opts(const generic_group_envelope_arg1_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_arg1_validate(const generic_group_envelope_arg1_t *value, bool strict, aps_error *err);
+/** `generic_group_envelope_arg1_t v = GENERIC_GROUP_ENVELOPE_ARG1_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_GROUP_ENVELOPE_ARG1_INIT APS_ZERO_INIT
 
 /* ---- Envelope<( method: "pong" )> ---- */
 extern const aps_type generic_group_envelope_envelope_arg1_type;
@@ -187,6 +197,8 @@ APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_encode(const gener
 APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_encode_opts(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status generic_group_envelope_envelope_arg1_validate(const generic_group_envelope_envelope_arg1_t *value, bool strict, aps_error *err);
+/** `generic_group_envelope_envelope_arg1_t v = GENERIC_GROUP_ENVELOPE_ENVELOPE_ARG1_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GENERIC_GROUP_ENVELOPE_ENVELOPE_ARG1_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type generic_group_types[];

@@ -11,6 +11,8 @@
 #include "group_choices.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type group_choices_browser_close_method_type;
 static const aps_type group_choices_browser_set_state_method_type;
 static const aps_type group_choices_rect_state_state_type;
@@ -4233,3 +4235,88 @@ const aps_named_type group_choices_types[] = {
     { .name = "Manual", .type = &group_choices_manual_type },
 };
 const size_t group_choices_types_count = sizeof group_choices_types / sizeof group_choices_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *group_choices_command_data_kind_name(group_choices_command_data_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE: return "browser.close";
+    case GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE: return "browser.setState";
+    case GROUP_CHOICES_COMMAND_DATA_SESSION_END: return "session.end";
+    default: return "";
+    }
+}
+
+const char *group_choices_browser_command_kind_name(group_choices_browser_command_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE: return "browser.close";
+    case GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE: return "browser.setState";
+    default: return "";
+    }
+}
+
+const char *group_choices_set_state_params_kind_name(group_choices_set_state_params_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE: return "SetStateParams/1";
+    case GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE: return "SetStateParams/2";
+    default: return "";
+    }
+}
+
+const char *group_choices_set_state_params_variants_kind_name(group_choices_set_state_params_variants_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_SET_STATE_PARAMS_VARIANTS_NAMED_STATE: return "NamedState";
+    case GROUP_CHOICES_SET_STATE_PARAMS_VARIANTS_RECT_STATE: return "RectState";
+    default: return "";
+    }
+}
+
+const char *group_choices_named_state_state_name(group_choices_named_state_state_t v)
+{
+    switch (v) {
+    case GROUP_CHOICES_NAMED_STATE_STATE_MAXIMIZED: return "maximized";
+    case GROUP_CHOICES_NAMED_STATE_STATE_MINIMIZED: return "minimized";
+    default: return "";
+    }
+}
+
+group_choices_named_state_state_t group_choices_named_state_state_parse(const char *text, size_t len)
+{
+    if (len == 9 && memcmp(text, "maximized", 9) == 0)
+        return GROUP_CHOICES_NAMED_STATE_STATE_MAXIMIZED;
+    if (len == 9 && memcmp(text, "minimized", 9) == 0)
+        return GROUP_CHOICES_NAMED_STATE_STATE_MINIMIZED;
+    return GROUP_CHOICES_NAMED_STATE_STATE_NONE;
+}
+
+const char *group_choices_geolocation_kind_name(group_choices_geolocation_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT1: return "Geolocation/1";
+    case GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT2: return "Geolocation/2";
+    default: return "";
+    }
+}
+
+const char *group_choices_geolocation_variants_kind_name(group_choices_geolocation_variants_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_GEOLOCATION_VARIANTS_GEOLOCATION_VARIANTS_ALT1: return "Geolocation(variants)/1";
+    case GROUP_CHOICES_GEOLOCATION_VARIANTS_GEOLOCATION_VARIANTS_ALT2: return "Geolocation(variants)/2";
+    default: return "";
+    }
+}
+
+const char *group_choices_proxy_variants_kind_name(group_choices_proxy_variants_kind k)
+{
+    switch (k) {
+    case GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT: return "autodetect";
+    case GROUP_CHOICES_PROXY_VARIANTS_MANUAL: return "manual";
+    default: return "";
+    }
+}
+

@@ -132,8 +132,8 @@ struct group_choices_set_state_params_rect_state {
 /** Which alternative a value of group_choices_set_state_params_t holds. */
 typedef enum group_choices_set_state_params_kind {
     GROUP_CHOICES_SET_STATE_PARAMS_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    GROUP_CHOICES_SET_STATE_PARAMS_SET_STATE_PARAMS_NAMED_STATE = 1, /**< SetStateParams/1 */
-    GROUP_CHOICES_SET_STATE_PARAMS_SET_STATE_PARAMS_RECT_STATE = 2, /**< SetStateParams/2 */
+    GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE = 1, /**< SetStateParams/1 */
+    GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE = 2, /**< SetStateParams/2 */
 } group_choices_set_state_params_kind;
 
 /**
@@ -145,8 +145,8 @@ typedef enum group_choices_set_state_params_kind {
 struct group_choices_set_state_params {
     group_choices_set_state_params_kind kind; /**< chosen by trying each alternative in order (untagged) */
     union {
-        group_choices_set_state_params_named_state_t set_state_params_named_state;
-        group_choices_set_state_params_rect_state_t set_state_params_rect_state;
+        group_choices_set_state_params_named_state_t named_state;
+        group_choices_set_state_params_rect_state_t rect_state;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
@@ -300,8 +300,8 @@ struct group_choices_geolocation_geolocation_variants_alt2 {
 /** Which alternative a value of group_choices_geolocation_t holds. */
 typedef enum group_choices_geolocation_kind {
     GROUP_CHOICES_GEOLOCATION_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    GROUP_CHOICES_GEOLOCATION_GEOLOCATION_GEOLOCATION_VARIANTS_ALT1 = 1, /**< Geolocation/1 */
-    GROUP_CHOICES_GEOLOCATION_GEOLOCATION_GEOLOCATION_VARIANTS_ALT2 = 2, /**< Geolocation/2 */
+    GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT1 = 1, /**< Geolocation/1 */
+    GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT2 = 2, /**< Geolocation/2 */
 } group_choices_geolocation_kind;
 
 /**
@@ -312,8 +312,8 @@ typedef enum group_choices_geolocation_kind {
 struct group_choices_geolocation {
     group_choices_geolocation_kind kind; /**< chosen by trying each alternative in order (untagged) */
     union {
-        group_choices_geolocation_geolocation_variants_alt1_t geolocation_geolocation_variants_alt1;
-        group_choices_geolocation_geolocation_variants_alt2_t geolocation_geolocation_variants_alt2;
+        group_choices_geolocation_geolocation_variants_alt1_t geolocation_variants_alt1;
+        group_choices_geolocation_geolocation_variants_alt2_t geolocation_variants_alt2;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
@@ -410,6 +410,77 @@ APS_NODISCARD aps_status group_choices_command_encode(const group_choices_comman
 APS_NODISCARD aps_status group_choices_command_encode_opts(const group_choices_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_command_validate(const group_choices_command_t *value, bool strict, aps_error *err);
+/** `group_choices_command_t v = GROUP_CHOICES_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_COMMAND_INIT APS_ZERO_INIT
+/**
+ * Makes *v the alternative
+ *     "method": "browser.close"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_browser_close_t *group_choices_command_as_browser_close(group_choices_command_t *v)
+{
+    group_choices_command_data_t *u0 = &v->command_data;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
+    return &u0->u.browser_close;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_browser_set_state_t *group_choices_command_as_browser_set_state(group_choices_command_t *v)
+{
+    group_choices_command_data_t *u0 = &v->command_data;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
+    return &u0->u.browser_set_state;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState" > named_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_set_state_params_named_state_t *group_choices_command_as_named_state(group_choices_command_t *v)
+{
+    group_choices_command_data_t *u0 = &v->command_data;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
+    group_choices_set_state_params_t *u1 = &u0->u.browser_set_state.params;
+    u1->kind = GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE;
+    return &u1->u.named_state;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState" > rect_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_set_state_params_rect_state_t *group_choices_command_as_rect_state(group_choices_command_t *v)
+{
+    group_choices_command_data_t *u0 = &v->command_data;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
+    group_choices_set_state_params_t *u1 = &u0->u.browser_set_state.params;
+    u1->kind = GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE;
+    return &u1->u.rect_state;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "session.end"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_session_end_t *group_choices_command_as_session_end(group_choices_command_t *v)
+{
+    group_choices_command_data_t *u0 = &v->command_data;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
+    return &u0->u.session_end;
+}
 
 /* ---- CommandData ---- */
 extern const aps_type group_choices_command_data_type;
@@ -422,6 +493,49 @@ APS_NODISCARD aps_status group_choices_command_data_encode(const group_choices_c
 APS_NODISCARD aps_status group_choices_command_data_encode_opts(const group_choices_command_data_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_command_data_validate(const group_choices_command_data_t *value, bool strict, aps_error *err);
+/** `group_choices_command_data_t v = GROUP_CHOICES_COMMAND_DATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_COMMAND_DATA_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_command_data_kind_name(group_choices_command_data_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "browser.close"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_browser_close_t *group_choices_command_data_as_browser_close(group_choices_command_data_t *v)
+{
+    group_choices_command_data_t *u0 = v;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
+    return &u0->u.browser_close;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_browser_set_state_t *group_choices_command_data_as_browser_set_state(group_choices_command_data_t *v)
+{
+    group_choices_command_data_t *u0 = v;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
+    return &u0->u.browser_set_state;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "session.end"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_session_end_t *group_choices_command_data_as_session_end(group_choices_command_data_t *v)
+{
+    group_choices_command_data_t *u0 = v;
+    u0->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
+    return &u0->u.session_end;
+}
 
 /* ---- BrowserCommand ---- */
 extern const aps_type group_choices_browser_command_type;
@@ -434,6 +548,66 @@ APS_NODISCARD aps_status group_choices_browser_command_encode(const group_choice
 APS_NODISCARD aps_status group_choices_browser_command_encode_opts(const group_choices_browser_command_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_command_validate(const group_choices_browser_command_t *value, bool strict, aps_error *err);
+/** `group_choices_browser_command_t v = GROUP_CHOICES_BROWSER_COMMAND_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_BROWSER_COMMAND_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_browser_command_kind_name(group_choices_browser_command_kind k);
+/**
+ * Makes *v the alternative
+ *     "method": "browser.close"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_browser_close_t *group_choices_browser_command_as_browser_close(group_choices_browser_command_t *v)
+{
+    group_choices_browser_command_t *u0 = v;
+    u0->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE;
+    return &u0->u.browser_close;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_browser_set_state_t *group_choices_browser_command_as_browser_set_state(group_choices_browser_command_t *v)
+{
+    group_choices_browser_command_t *u0 = v;
+    u0->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE;
+    return &u0->u.browser_set_state;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState" > named_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_set_state_params_named_state_t *group_choices_browser_command_as_named_state(group_choices_browser_command_t *v)
+{
+    group_choices_browser_command_t *u0 = v;
+    u0->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE;
+    group_choices_set_state_params_t *u1 = &u0->u.browser_set_state.params;
+    u1->kind = GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE;
+    return &u1->u.named_state;
+}
+/**
+ * Makes *v the alternative
+ *     "method": "browser.setState" > rect_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_set_state_params_rect_state_t *group_choices_browser_command_as_rect_state(group_choices_browser_command_t *v)
+{
+    group_choices_browser_command_t *u0 = v;
+    u0->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE;
+    group_choices_set_state_params_t *u1 = &u0->u.browser_set_state.params;
+    u1->kind = GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE;
+    return &u1->u.rect_state;
+}
 
 /* ---- browser.Close ---- */
 extern const aps_type group_choices_browser_close_type;
@@ -446,6 +620,8 @@ APS_NODISCARD aps_status group_choices_browser_close_encode(const group_choices_
 APS_NODISCARD aps_status group_choices_browser_close_encode_opts(const group_choices_browser_close_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_validate(const group_choices_browser_close_t *value, bool strict, aps_error *err);
+/** `group_choices_browser_close_t v = GROUP_CHOICES_BROWSER_CLOSE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_BROWSER_CLOSE_INIT APS_ZERO_INIT
 
 /* ---- browser.Close.params ---- */
 extern const aps_type group_choices_browser_close_params_type;
@@ -458,6 +634,8 @@ APS_NODISCARD aps_status group_choices_browser_close_params_encode(const group_c
 APS_NODISCARD aps_status group_choices_browser_close_params_encode_opts(const group_choices_browser_close_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_close_params_validate(const group_choices_browser_close_params_t *value, bool strict, aps_error *err);
+/** `group_choices_browser_close_params_t v = GROUP_CHOICES_BROWSER_CLOSE_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_BROWSER_CLOSE_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- browser.SetState ---- */
 extern const aps_type group_choices_browser_set_state_type;
@@ -470,6 +648,8 @@ APS_NODISCARD aps_status group_choices_browser_set_state_encode(const group_choi
 APS_NODISCARD aps_status group_choices_browser_set_state_encode_opts(const group_choices_browser_set_state_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_browser_set_state_validate(const group_choices_browser_set_state_t *value, bool strict, aps_error *err);
+/** `group_choices_browser_set_state_t v = GROUP_CHOICES_BROWSER_SET_STATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_BROWSER_SET_STATE_INIT APS_ZERO_INIT
 
 /* ---- SetStateParams ---- */
 extern const aps_type group_choices_set_state_params_type;
@@ -485,6 +665,36 @@ APS_NODISCARD aps_status group_choices_set_state_params_encode(const group_choic
 APS_NODISCARD aps_status group_choices_set_state_params_encode_opts(const group_choices_set_state_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_validate(const group_choices_set_state_params_t *value, bool strict, aps_error *err);
+/** `group_choices_set_state_params_t v = GROUP_CHOICES_SET_STATE_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_SET_STATE_PARAMS_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_set_state_params_kind_name(group_choices_set_state_params_kind k);
+/**
+ * Makes *v the alternative
+ *     named_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_set_state_params_named_state_t *group_choices_set_state_params_as_named_state(group_choices_set_state_params_t *v)
+{
+    group_choices_set_state_params_t *u0 = v;
+    u0->kind = GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE;
+    return &u0->u.named_state;
+}
+/**
+ * Makes *v the alternative
+ *     rect_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_set_state_params_rect_state_t *group_choices_set_state_params_as_rect_state(group_choices_set_state_params_t *v)
+{
+    group_choices_set_state_params_t *u0 = v;
+    u0->kind = GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE;
+    return &u0->u.rect_state;
+}
 
 /* ---- SetStateParams(variants) ---- */
 extern const aps_type group_choices_set_state_params_variants_type;
@@ -500,6 +710,36 @@ APS_NODISCARD aps_status group_choices_set_state_params_variants_encode(const gr
 APS_NODISCARD aps_status group_choices_set_state_params_variants_encode_opts(const group_choices_set_state_params_variants_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_variants_validate(const group_choices_set_state_params_variants_t *value, bool strict, aps_error *err);
+/** `group_choices_set_state_params_variants_t v = GROUP_CHOICES_SET_STATE_PARAMS_VARIANTS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_SET_STATE_PARAMS_VARIANTS_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_set_state_params_variants_kind_name(group_choices_set_state_params_variants_kind k);
+/**
+ * Makes *v the alternative
+ *     named_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_named_state_t *group_choices_set_state_params_variants_as_named_state(group_choices_set_state_params_variants_t *v)
+{
+    group_choices_set_state_params_variants_t *u0 = v;
+    u0->kind = GROUP_CHOICES_SET_STATE_PARAMS_VARIANTS_NAMED_STATE;
+    return &u0->u.named_state;
+}
+/**
+ * Makes *v the alternative
+ *     rect_state
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_rect_state_t *group_choices_set_state_params_variants_as_rect_state(group_choices_set_state_params_variants_t *v)
+{
+    group_choices_set_state_params_variants_t *u0 = v;
+    u0->kind = GROUP_CHOICES_SET_STATE_PARAMS_VARIANTS_RECT_STATE;
+    return &u0->u.rect_state;
+}
 
 /* ---- NamedState ---- */
 extern const aps_type group_choices_named_state_type;
@@ -512,6 +752,8 @@ APS_NODISCARD aps_status group_choices_named_state_encode(const group_choices_na
 APS_NODISCARD aps_status group_choices_named_state_encode_opts(const group_choices_named_state_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_validate(const group_choices_named_state_t *value, bool strict, aps_error *err);
+/** `group_choices_named_state_t v = GROUP_CHOICES_NAMED_STATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_NAMED_STATE_INIT APS_ZERO_INIT
 
 /* ---- NamedState.state ---- */
 extern const aps_type group_choices_named_state_state_type;
@@ -524,6 +766,12 @@ APS_NODISCARD aps_status group_choices_named_state_state_encode(const group_choi
 APS_NODISCARD aps_status group_choices_named_state_state_encode_opts(const group_choices_named_state_state_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_named_state_state_validate(const group_choices_named_state_state_t *value, bool strict, aps_error *err);
+/** `group_choices_named_state_state_t v = GROUP_CHOICES_NAMED_STATE_STATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_NAMED_STATE_STATE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for GROUP_CHOICES_NAMED_STATE_STATE_NONE and values outside the enum); static storage. */
+const char *group_choices_named_state_state_name(group_choices_named_state_state_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or GROUP_CHOICES_NAMED_STATE_STATE_NONE. */
+group_choices_named_state_state_t group_choices_named_state_state_parse(const char *text, size_t len);
 
 /* ---- RectState ---- */
 extern const aps_type group_choices_rect_state_type;
@@ -536,6 +784,8 @@ APS_NODISCARD aps_status group_choices_rect_state_encode(const group_choices_rec
 APS_NODISCARD aps_status group_choices_rect_state_encode_opts(const group_choices_rect_state_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_rect_state_validate(const group_choices_rect_state_t *value, bool strict, aps_error *err);
+/** `group_choices_rect_state_t v = GROUP_CHOICES_RECT_STATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_RECT_STATE_INIT APS_ZERO_INIT
 
 /* ---- SetStateParams/1 ---- */
 extern const aps_type group_choices_set_state_params_named_state_type;
@@ -548,6 +798,8 @@ APS_NODISCARD aps_status group_choices_set_state_params_named_state_encode(const
 APS_NODISCARD aps_status group_choices_set_state_params_named_state_encode_opts(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_named_state_validate(const group_choices_set_state_params_named_state_t *value, bool strict, aps_error *err);
+/** `group_choices_set_state_params_named_state_t v = GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_SET_STATE_PARAMS_NAMED_STATE_INIT APS_ZERO_INIT
 
 /* ---- SetStateParams/2 ---- */
 extern const aps_type group_choices_set_state_params_rect_state_type;
@@ -560,6 +812,8 @@ APS_NODISCARD aps_status group_choices_set_state_params_rect_state_encode(const 
 APS_NODISCARD aps_status group_choices_set_state_params_rect_state_encode_opts(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_set_state_params_rect_state_validate(const group_choices_set_state_params_rect_state_t *value, bool strict, aps_error *err);
+/** `group_choices_set_state_params_rect_state_t v = GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_SET_STATE_PARAMS_RECT_STATE_INIT APS_ZERO_INIT
 
 /* ---- session.End ---- */
 extern const aps_type group_choices_session_end_type;
@@ -572,6 +826,8 @@ APS_NODISCARD aps_status group_choices_session_end_encode(const group_choices_se
 APS_NODISCARD aps_status group_choices_session_end_encode_opts(const group_choices_session_end_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_validate(const group_choices_session_end_t *value, bool strict, aps_error *err);
+/** `group_choices_session_end_t v = GROUP_CHOICES_SESSION_END_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_SESSION_END_INIT APS_ZERO_INIT
 
 /* ---- session.End.params ---- */
 extern const aps_type group_choices_session_end_params_type;
@@ -584,6 +840,8 @@ APS_NODISCARD aps_status group_choices_session_end_params_encode(const group_cho
 APS_NODISCARD aps_status group_choices_session_end_params_encode_opts(const group_choices_session_end_params_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_session_end_params_validate(const group_choices_session_end_params_t *value, bool strict, aps_error *err);
+/** `group_choices_session_end_params_t v = GROUP_CHOICES_SESSION_END_PARAMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_SESSION_END_PARAMS_INIT APS_ZERO_INIT
 
 /* ---- Geolocation ---- */
 extern const aps_type group_choices_geolocation_type;
@@ -599,6 +857,36 @@ APS_NODISCARD aps_status group_choices_geolocation_encode(const group_choices_ge
 APS_NODISCARD aps_status group_choices_geolocation_encode_opts(const group_choices_geolocation_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_validate(const group_choices_geolocation_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_t v = GROUP_CHOICES_GEOLOCATION_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_geolocation_kind_name(group_choices_geolocation_kind k);
+/**
+ * Makes *v the alternative
+ *     geolocation_variants_alt1
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_geolocation_geolocation_variants_alt1_t *group_choices_geolocation_as_geolocation_variants_alt1(group_choices_geolocation_t *v)
+{
+    group_choices_geolocation_t *u0 = v;
+    u0->kind = GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT1;
+    return &u0->u.geolocation_variants_alt1;
+}
+/**
+ * Makes *v the alternative
+ *     geolocation_variants_alt2
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_geolocation_geolocation_variants_alt2_t *group_choices_geolocation_as_geolocation_variants_alt2(group_choices_geolocation_t *v)
+{
+    group_choices_geolocation_t *u0 = v;
+    u0->kind = GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT2;
+    return &u0->u.geolocation_variants_alt2;
+}
 
 /* ---- Geolocation(variants) ---- */
 extern const aps_type group_choices_geolocation_variants_type;
@@ -614,6 +902,36 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_encode(const group_c
 APS_NODISCARD aps_status group_choices_geolocation_variants_encode_opts(const group_choices_geolocation_variants_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_validate(const group_choices_geolocation_variants_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_variants_t v = GROUP_CHOICES_GEOLOCATION_VARIANTS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_VARIANTS_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_geolocation_variants_kind_name(group_choices_geolocation_variants_kind k);
+/**
+ * Makes *v the alternative
+ *     geolocation_variants_alt1
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_geolocation_variants_alt1_t *group_choices_geolocation_variants_as_geolocation_variants_alt1(group_choices_geolocation_variants_t *v)
+{
+    group_choices_geolocation_variants_t *u0 = v;
+    u0->kind = GROUP_CHOICES_GEOLOCATION_VARIANTS_GEOLOCATION_VARIANTS_ALT1;
+    return &u0->u.geolocation_variants_alt1;
+}
+/**
+ * Makes *v the alternative
+ *     geolocation_variants_alt2
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_geolocation_variants_alt2_t *group_choices_geolocation_variants_as_geolocation_variants_alt2(group_choices_geolocation_variants_t *v)
+{
+    group_choices_geolocation_variants_t *u0 = v;
+    u0->kind = GROUP_CHOICES_GEOLOCATION_VARIANTS_GEOLOCATION_VARIANTS_ALT2;
+    return &u0->u.geolocation_variants_alt2;
+}
 
 /* ---- Geolocation(variants)/1 ---- */
 extern const aps_type group_choices_geolocation_variants_alt1_type;
@@ -626,6 +944,8 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_encode(const gr
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_encode_opts(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_validate(const group_choices_geolocation_variants_alt1_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_variants_alt1_t v = GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT1_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT1_INIT APS_ZERO_INIT
 
 /* ---- Geolocation(variants)/1.coordinates ---- */
 extern const aps_type group_choices_geolocation_variants_alt1_coordinates_type;
@@ -638,6 +958,8 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_enc
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_encode_opts(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt1_coordinates_validate(const group_choices_geolocation_variants_alt1_coordinates_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_variants_alt1_coordinates_t v = GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT1_COORDINATES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT1_COORDINATES_INIT APS_ZERO_INIT
 
 /* ---- Geolocation(variants)/2 ---- */
 extern const aps_type group_choices_geolocation_variants_alt2_type;
@@ -650,6 +972,8 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_encode(const gr
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_encode_opts(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_validate(const group_choices_geolocation_variants_alt2_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_variants_alt2_t v = GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT2_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT2_INIT APS_ZERO_INIT
 
 /* ---- Geolocation(variants)/2.error ---- */
 extern const aps_type group_choices_geolocation_variants_alt2_error_type;
@@ -662,6 +986,8 @@ APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_encode(co
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_encode_opts(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_variants_alt2_error_validate(const group_choices_geolocation_variants_alt2_error_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_variants_alt2_error_t v = GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT2_ERROR_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_VARIANTS_ALT2_ERROR_INIT APS_ZERO_INIT
 
 /* ---- Geolocation/1 ---- */
 extern const aps_type group_choices_geolocation_geolocation_variants_alt1_type;
@@ -674,6 +1000,8 @@ APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_enc
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_encode_opts(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt1_validate(const group_choices_geolocation_geolocation_variants_alt1_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_geolocation_variants_alt1_t v = GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT1_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT1_INIT APS_ZERO_INIT
 
 /* ---- Geolocation/2 ---- */
 extern const aps_type group_choices_geolocation_geolocation_variants_alt2_type;
@@ -686,6 +1014,8 @@ APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_enc
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_encode_opts(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_geolocation_geolocation_variants_alt2_validate(const group_choices_geolocation_geolocation_variants_alt2_t *value, bool strict, aps_error *err);
+/** `group_choices_geolocation_geolocation_variants_alt2_t v = GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT2_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_GEOLOCATION_GEOLOCATION_VARIANTS_ALT2_INIT APS_ZERO_INIT
 
 /* ---- Proxy ---- */
 extern const aps_type group_choices_proxy_type;
@@ -698,6 +1028,34 @@ APS_NODISCARD aps_status group_choices_proxy_encode(const group_choices_proxy_t 
 APS_NODISCARD aps_status group_choices_proxy_encode_opts(const group_choices_proxy_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_validate(const group_choices_proxy_t *value, bool strict, aps_error *err);
+/** `group_choices_proxy_t v = GROUP_CHOICES_PROXY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_PROXY_INIT APS_ZERO_INIT
+/**
+ * Makes *v the alternative
+ *     "proxyType": "autodetect"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_autodetect_t *group_choices_proxy_as_autodetect(group_choices_proxy_t *v)
+{
+    group_choices_proxy_variants_t *u0 = &v->variants;
+    u0->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
+    return &u0->u.autodetect;
+}
+/**
+ * Makes *v the alternative
+ *     "proxyType": "manual"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_manual_t *group_choices_proxy_as_manual(group_choices_proxy_t *v)
+{
+    group_choices_proxy_variants_t *u0 = &v->variants;
+    u0->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
+    return &u0->u.manual;
+}
 
 /* ---- Proxy(variants) ---- */
 extern const aps_type group_choices_proxy_variants_type;
@@ -710,6 +1068,36 @@ APS_NODISCARD aps_status group_choices_proxy_variants_encode(const group_choices
 APS_NODISCARD aps_status group_choices_proxy_variants_encode_opts(const group_choices_proxy_variants_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_proxy_variants_validate(const group_choices_proxy_variants_t *value, bool strict, aps_error *err);
+/** `group_choices_proxy_variants_t v = GROUP_CHOICES_PROXY_VARIANTS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_PROXY_VARIANTS_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *group_choices_proxy_variants_kind_name(group_choices_proxy_variants_kind k);
+/**
+ * Makes *v the alternative
+ *     "proxyType": "autodetect"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_autodetect_t *group_choices_proxy_variants_as_autodetect(group_choices_proxy_variants_t *v)
+{
+    group_choices_proxy_variants_t *u0 = v;
+    u0->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
+    return &u0->u.autodetect;
+}
+/**
+ * Makes *v the alternative
+ *     "proxyType": "manual"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline group_choices_manual_t *group_choices_proxy_variants_as_manual(group_choices_proxy_variants_t *v)
+{
+    group_choices_proxy_variants_t *u0 = v;
+    u0->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
+    return &u0->u.manual;
+}
 
 /* ---- Autodetect ---- */
 extern const aps_type group_choices_autodetect_type;
@@ -722,6 +1110,8 @@ APS_NODISCARD aps_status group_choices_autodetect_encode(const group_choices_aut
 APS_NODISCARD aps_status group_choices_autodetect_encode_opts(const group_choices_autodetect_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_autodetect_validate(const group_choices_autodetect_t *value, bool strict, aps_error *err);
+/** `group_choices_autodetect_t v = GROUP_CHOICES_AUTODETECT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_AUTODETECT_INIT APS_ZERO_INIT
 
 /* ---- Manual ---- */
 extern const aps_type group_choices_manual_type;
@@ -734,6 +1124,8 @@ APS_NODISCARD aps_status group_choices_manual_encode(const group_choices_manual_
 APS_NODISCARD aps_status group_choices_manual_encode_opts(const group_choices_manual_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_choices_manual_validate(const group_choices_manual_t *value, bool strict, aps_error *err);
+/** `group_choices_manual_t v = GROUP_CHOICES_MANUAL_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_CHOICES_MANUAL_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type group_choices_types[];

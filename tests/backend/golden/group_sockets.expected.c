@@ -11,6 +11,8 @@
 #include "group_sockets.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int group_sockets_header_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_sockets_header_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_sockets_header_t *out,
     uint64_t *seen);
@@ -208,3 +210,6 @@ const aps_named_type group_sockets_types[] = {
     { .name = "Header", .type = &group_sockets_header_type },
 };
 const size_t group_sockets_types_count = sizeof group_sockets_types / sizeof group_sockets_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

@@ -85,6 +85,8 @@ APS_NODISCARD aps_status group_sockets_header_encode(const group_sockets_header_
 APS_NODISCARD aps_status group_sockets_header_encode_opts(const group_sockets_header_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status group_sockets_header_validate(const group_sockets_header_t *value, bool strict, aps_error *err);
+/** `group_sockets_header_t v = GROUP_SOCKETS_HEADER_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define GROUP_SOCKETS_HEADER_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type group_sockets_types[];

@@ -11,6 +11,8 @@
 #include "json_controls.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type json_controls_record_small_type;
 static const aps_type json_controls_bignint_type;
 static const aps_type json_controls_record_date_type;
@@ -320,3 +322,6 @@ const aps_named_type json_controls_types[] = {
     { .name = "Greeting", .type = &json_controls_greeting_type },
 };
 const size_t json_controls_types_count = sizeof json_controls_types / sizeof json_controls_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

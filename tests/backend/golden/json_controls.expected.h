@@ -99,6 +99,8 @@ APS_NODISCARD aps_status json_controls_record_encode(const json_controls_record_
 APS_NODISCARD aps_status json_controls_record_encode_opts(const json_controls_record_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status json_controls_record_validate(const json_controls_record_t *value, bool strict, aps_error *err);
+/** `json_controls_record_t v = JSON_CONTROLS_RECORD_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define JSON_CONTROLS_RECORD_INIT APS_ZERO_INIT
 
 /* ---- Greeting ---- */
 extern const aps_type json_controls_greeting_type;
@@ -111,6 +113,8 @@ APS_NODISCARD aps_status json_controls_greeting_encode(const json_controls_greet
 APS_NODISCARD aps_status json_controls_greeting_encode_opts(const json_controls_greeting_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status json_controls_greeting_validate(const json_controls_greeting_t *value, bool strict, aps_error *err);
+/** `json_controls_greeting_t v = JSON_CONTROLS_GREETING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define JSON_CONTROLS_GREETING_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type json_controls_types[];

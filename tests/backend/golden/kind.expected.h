@@ -64,7 +64,7 @@ typedef struct kind_ref kind_ref_t;
 typedef struct kind_amount kind_amount_t;
 typedef struct kind_target kind_target_t;
 typedef struct kind_spec kind_spec_t;
-typedef struct kind_target_alt2 kind_target_alt2_t;
+typedef struct kind_target_array kind_target_array_t;
 typedef struct kind_reading kind_reading_t;
 typedef struct kind_reading_note kind_reading_note_t;
 
@@ -120,7 +120,7 @@ struct kind_spec {
 /**
  * Schema: `Target/2` (kind.cddl:10).
  */
-struct kind_target_alt2 {
+struct kind_target_array {
     aps_slice *items;
     size_t count;
 };
@@ -129,7 +129,7 @@ struct kind_target_alt2 {
 typedef enum kind_target_kind {
     KIND_TARGET_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
     KIND_TARGET_SPEC = 1, /**< Spec */
-    KIND_TARGET_TARGET_ALT2 = 2, /**< Target/2 */
+    KIND_TARGET_ARRAY = 2, /**< Target/2 */
     KIND_TARGET_BOOLEAN = 3, /**< boolean */
 } kind_target_kind;
 
@@ -142,7 +142,7 @@ struct kind_target {
     kind_target_kind kind; /**< chosen by the JSON kind of the value */
     union {
         kind_spec_t spec;
-        kind_target_alt2_t target_alt2;
+        kind_target_array_t array;
         bool boolean;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
@@ -193,6 +193,36 @@ APS_NODISCARD aps_status kind_ref_encode(const kind_ref_t *value, aps_json_write
 APS_NODISCARD aps_status kind_ref_encode_opts(const kind_ref_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_ref_validate(const kind_ref_t *value, bool strict, aps_error *err);
+/** `kind_ref_t v = KIND_REF_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_REF_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *kind_ref_kind_name(kind_ref_kind k);
+/**
+ * Makes *v the alternative
+ *     integer
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline int64_t *kind_ref_as_integer(kind_ref_t *v)
+{
+    kind_ref_t *u0 = v;
+    u0->kind = KIND_REF_INTEGER;
+    return &u0->u.integer;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *kind_ref_as_text(kind_ref_t *v)
+{
+    kind_ref_t *u0 = v;
+    u0->kind = KIND_REF_TEXT;
+    return &u0->u.text;
+}
 
 /* ---- Amount ---- */
 extern const aps_type kind_amount_type;
@@ -205,6 +235,36 @@ APS_NODISCARD aps_status kind_amount_encode(const kind_amount_t *value, aps_json
 APS_NODISCARD aps_status kind_amount_encode_opts(const kind_amount_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_amount_validate(const kind_amount_t *value, bool strict, aps_error *err);
+/** `kind_amount_t v = KIND_AMOUNT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_AMOUNT_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *kind_amount_kind_name(kind_amount_kind k);
+/**
+ * Makes *v the alternative
+ *     integer
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline int64_t *kind_amount_as_integer(kind_amount_t *v)
+{
+    kind_amount_t *u0 = v;
+    u0->kind = KIND_AMOUNT_INTEGER;
+    return &u0->u.integer;
+}
+/**
+ * Makes *v the alternative
+ *     number
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline double *kind_amount_as_number(kind_amount_t *v)
+{
+    kind_amount_t *u0 = v;
+    u0->kind = KIND_AMOUNT_NUMBER;
+    return &u0->u.number;
+}
 
 /* ---- Target ---- */
 extern const aps_type kind_target_type;
@@ -217,6 +277,49 @@ APS_NODISCARD aps_status kind_target_encode(const kind_target_t *value, aps_json
 APS_NODISCARD aps_status kind_target_encode_opts(const kind_target_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_target_validate(const kind_target_t *value, bool strict, aps_error *err);
+/** `kind_target_t v = KIND_TARGET_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_TARGET_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *kind_target_kind_name(kind_target_kind k);
+/**
+ * Makes *v the alternative
+ *     spec
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline kind_spec_t *kind_target_as_spec(kind_target_t *v)
+{
+    kind_target_t *u0 = v;
+    u0->kind = KIND_TARGET_SPEC;
+    return &u0->u.spec;
+}
+/**
+ * Makes *v the alternative
+ *     array
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline kind_target_array_t *kind_target_as_array(kind_target_t *v)
+{
+    kind_target_t *u0 = v;
+    u0->kind = KIND_TARGET_ARRAY;
+    return &u0->u.array;
+}
+/**
+ * Makes *v the alternative
+ *     boolean
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline bool *kind_target_as_boolean(kind_target_t *v)
+{
+    kind_target_t *u0 = v;
+    u0->kind = KIND_TARGET_BOOLEAN;
+    return &u0->u.boolean;
+}
 
 /* ---- Spec ---- */
 extern const aps_type kind_spec_type;
@@ -229,18 +332,22 @@ APS_NODISCARD aps_status kind_spec_encode(const kind_spec_t *value, aps_json_wri
 APS_NODISCARD aps_status kind_spec_encode_opts(const kind_spec_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_spec_validate(const kind_spec_t *value, bool strict, aps_error *err);
+/** `kind_spec_t v = KIND_SPEC_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_SPEC_INIT APS_ZERO_INIT
 
 /* ---- Target/2 ---- */
-extern const aps_type kind_target_alt2_type;
-APS_NODISCARD aps_status kind_target_alt2_decode(const char *json, size_t len, aps_arena *arena,
-    kind_target_alt2_t *out, aps_error *err);
-APS_NODISCARD aps_status kind_target_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    kind_target_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w,
+extern const aps_type kind_target_array_type;
+APS_NODISCARD aps_status kind_target_array_decode(const char *json, size_t len, aps_arena *arena,
+    kind_target_array_t *out, aps_error *err);
+APS_NODISCARD aps_status kind_target_array_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_target_array_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status kind_target_array_encode(const kind_target_array_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status kind_target_alt2_encode_opts(const kind_target_alt2_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status kind_target_array_encode_opts(const kind_target_array_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status kind_target_alt2_validate(const kind_target_alt2_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status kind_target_array_validate(const kind_target_array_t *value, bool strict, aps_error *err);
+/** `kind_target_array_t v = KIND_TARGET_ARRAY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_TARGET_ARRAY_INIT APS_ZERO_INIT
 
 /* ---- Reading ---- */
 extern const aps_type kind_reading_type;
@@ -253,6 +360,8 @@ APS_NODISCARD aps_status kind_reading_encode(const kind_reading_t *value, aps_js
 APS_NODISCARD aps_status kind_reading_encode_opts(const kind_reading_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_reading_validate(const kind_reading_t *value, bool strict, aps_error *err);
+/** `kind_reading_t v = KIND_READING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_READING_INIT APS_ZERO_INIT
 
 /* ---- Reading.note ---- */
 extern const aps_type kind_reading_note_type;
@@ -265,6 +374,36 @@ APS_NODISCARD aps_status kind_reading_note_encode(const kind_reading_note_t *val
 APS_NODISCARD aps_status kind_reading_note_encode_opts(const kind_reading_note_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status kind_reading_note_validate(const kind_reading_note_t *value, bool strict, aps_error *err);
+/** `kind_reading_note_t v = KIND_READING_NOTE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define KIND_READING_NOTE_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *kind_reading_note_kind_name(kind_reading_note_kind k);
+/**
+ * Makes *v the alternative
+ *     integer
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline int64_t *kind_reading_note_as_integer(kind_reading_note_t *v)
+{
+    kind_reading_note_t *u0 = v;
+    u0->kind = KIND_READING_NOTE_INTEGER;
+    return &u0->u.integer;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *kind_reading_note_as_text(kind_reading_note_t *v)
+{
+    kind_reading_note_t *u0 = v;
+    u0->kind = KIND_READING_NOTE_TEXT;
+    return &u0->u.text;
+}
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type kind_types[];

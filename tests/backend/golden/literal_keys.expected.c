@@ -11,6 +11,8 @@
 #include "literal_keys.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type literal_keys_press_keys_name_type;
 static int literal_keys_press_keys_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int literal_keys_press_keys_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, literal_keys_press_keys_t *out,
@@ -477,3 +479,6 @@ const aps_named_type literal_keys_types[] = {
     { .name = "Setting", .type = &literal_keys_setting_type },
 };
 const size_t literal_keys_types_count = sizeof literal_keys_types / sizeof literal_keys_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

@@ -103,6 +103,8 @@ APS_NODISCARD aps_status literal_keys_press_keys_encode(const literal_keys_press
 APS_NODISCARD aps_status literal_keys_press_keys_encode_opts(const literal_keys_press_keys_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_validate(const literal_keys_press_keys_t *value, bool strict, aps_error *err);
+/** `literal_keys_press_keys_t v = LITERAL_KEYS_PRESS_KEYS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define LITERAL_KEYS_PRESS_KEYS_INIT APS_ZERO_INIT
 
 /* ---- PressKeys.keys ---- */
 extern const aps_type literal_keys_press_keys_keys_type;
@@ -115,6 +117,8 @@ APS_NODISCARD aps_status literal_keys_press_keys_keys_encode(const literal_keys_
 APS_NODISCARD aps_status literal_keys_press_keys_keys_encode_opts(const literal_keys_press_keys_keys_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status literal_keys_press_keys_keys_validate(const literal_keys_press_keys_keys_t *value, bool strict, aps_error *err);
+/** `literal_keys_press_keys_keys_t v = LITERAL_KEYS_PRESS_KEYS_KEYS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define LITERAL_KEYS_PRESS_KEYS_KEYS_INIT APS_ZERO_INIT
 
 /* ---- Setting ---- */
 extern const aps_type literal_keys_setting_type;
@@ -127,6 +131,8 @@ APS_NODISCARD aps_status literal_keys_setting_encode(const literal_keys_setting_
 APS_NODISCARD aps_status literal_keys_setting_encode_opts(const literal_keys_setting_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status literal_keys_setting_validate(const literal_keys_setting_t *value, bool strict, aps_error *err);
+/** `literal_keys_setting_t v = LITERAL_KEYS_SETTING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define LITERAL_KEYS_SETTING_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type literal_keys_types[];

@@ -11,6 +11,8 @@
 #include "members.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type members_item_kind__type;
 static const aps_type members_item_version_type;
 static int members_item_fast_index(const aps_fast_ctx *c, aps_slice k);
@@ -496,3 +498,6 @@ const aps_named_type members_types[] = {
     { .name = "Item.flags", .type = &members_item_flags_type },
 };
 const size_t members_types_count = sizeof members_types / sizeof members_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

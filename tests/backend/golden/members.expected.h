@@ -114,6 +114,8 @@ APS_NODISCARD aps_status members_item_encode(const members_item_t *value, aps_js
 APS_NODISCARD aps_status members_item_encode_opts(const members_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status members_item_validate(const members_item_t *value, bool strict, aps_error *err);
+/** `members_item_t v = MEMBERS_ITEM_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MEMBERS_ITEM_INIT APS_ZERO_INIT
 
 /* ---- Item.tags ---- */
 extern const aps_type members_item_tags_type;
@@ -126,6 +128,8 @@ APS_NODISCARD aps_status members_item_tags_encode(const members_item_tags_t *val
 APS_NODISCARD aps_status members_item_tags_encode_opts(const members_item_tags_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status members_item_tags_validate(const members_item_tags_t *value, bool strict, aps_error *err);
+/** `members_item_tags_t v = MEMBERS_ITEM_TAGS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MEMBERS_ITEM_TAGS_INIT APS_ZERO_INIT
 
 /* ---- Item.flags ---- */
 extern const aps_type members_item_flags_type;
@@ -138,6 +142,8 @@ APS_NODISCARD aps_status members_item_flags_encode(const members_item_flags_t *v
 APS_NODISCARD aps_status members_item_flags_encode_opts(const members_item_flags_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status members_item_flags_validate(const members_item_flags_t *value, bool strict, aps_error *err);
+/** `members_item_flags_t v = MEMBERS_ITEM_FLAGS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MEMBERS_ITEM_FLAGS_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type members_types[];

@@ -66,8 +66,8 @@ typedef struct mixed_array_mapping mixed_array_mapping_t;
 typedef struct mixed_array_mapping_entry mixed_array_mapping_entry_t;
 typedef struct mixed_array_mapping_entry_item1 mixed_array_mapping_entry_item1_t;
 typedef struct mixed_array_value mixed_array_value_t;
-typedef struct mixed_array_value_alt1 mixed_array_value_alt1_t;
-typedef struct mixed_array_value_alt2 mixed_array_value_alt2_t;
+typedef struct mixed_array_value_number mixed_array_value_number_t;
+typedef struct mixed_array_value_string mixed_array_value_string_t;
 typedef struct mixed_array_mapping_entry_item mixed_array_mapping_entry_item_t;
 typedef struct mixed_array_named mixed_array_named_t;
 typedef struct mixed_array_named_item mixed_array_named_item_t;
@@ -121,7 +121,7 @@ struct mixed_array_mapping_entry {
 /**
  * Schema: `Value/1` (mixed_array.cddl:6).
  */
-struct mixed_array_value_alt1 {
+struct mixed_array_value_number {
     /* "type" is always "number" (checked and written, not stored) */
     int64_t value;
 };
@@ -129,7 +129,7 @@ struct mixed_array_value_alt1 {
 /**
  * Schema: `Value/2` (mixed_array.cddl:6).
  */
-struct mixed_array_value_alt2 {
+struct mixed_array_value_string {
     /* "type" is always "string" (checked and written, not stored) */
     aps_slice value;
 };
@@ -137,8 +137,8 @@ struct mixed_array_value_alt2 {
 /** Which alternative a value of mixed_array_value_t holds. */
 typedef enum mixed_array_value_kind {
     MIXED_ARRAY_VALUE_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    MIXED_ARRAY_VALUE_VALUE_ALT1 = 1, /**< type = "number" */
-    MIXED_ARRAY_VALUE_VALUE_ALT2 = 2, /**< type = "string" */
+    MIXED_ARRAY_VALUE_NUMBER = 1, /**< type = "number" */
+    MIXED_ARRAY_VALUE_STRING = 2, /**< type = "string" */
 } mixed_array_value_kind;
 
 /**
@@ -147,8 +147,8 @@ typedef enum mixed_array_value_kind {
 struct mixed_array_value {
     mixed_array_value_kind kind; /**< chosen by the member "type" */
     union {
-        mixed_array_value_alt1_t value_alt1;
-        mixed_array_value_alt2_t value_alt2;
+        mixed_array_value_number_t number;
+        mixed_array_value_string_t string;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
@@ -229,6 +229,8 @@ APS_NODISCARD aps_status mixed_array_pair_encode(const mixed_array_pair_t *value
 APS_NODISCARD aps_status mixed_array_pair_encode_opts(const mixed_array_pair_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_validate(const mixed_array_pair_t *value, bool strict, aps_error *err);
+/** `mixed_array_pair_t v = MIXED_ARRAY_PAIR_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_PAIR_INIT APS_ZERO_INIT
 
 /* ---- Pair[] ---- */
 extern const aps_type mixed_array_pair_item_type;
@@ -241,6 +243,36 @@ APS_NODISCARD aps_status mixed_array_pair_item_encode(const mixed_array_pair_ite
 APS_NODISCARD aps_status mixed_array_pair_item_encode_opts(const mixed_array_pair_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_pair_item_validate(const mixed_array_pair_item_t *value, bool strict, aps_error *err);
+/** `mixed_array_pair_item_t v = MIXED_ARRAY_PAIR_ITEM_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_PAIR_ITEM_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *mixed_array_pair_item_kind_name(mixed_array_pair_item_kind k);
+/**
+ * Makes *v the alternative
+ *     integer
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline int64_t *mixed_array_pair_item_as_integer(mixed_array_pair_item_t *v)
+{
+    mixed_array_pair_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_PAIR_ITEM_INTEGER;
+    return &u0->u.integer;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *mixed_array_pair_item_as_text(mixed_array_pair_item_t *v)
+{
+    mixed_array_pair_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_PAIR_ITEM_TEXT;
+    return &u0->u.text;
+}
 
 /* ---- Mapping ---- */
 extern const aps_type mixed_array_mapping_type;
@@ -253,6 +285,8 @@ APS_NODISCARD aps_status mixed_array_mapping_encode(const mixed_array_mapping_t 
 APS_NODISCARD aps_status mixed_array_mapping_encode_opts(const mixed_array_mapping_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_validate(const mixed_array_mapping_t *value, bool strict, aps_error *err);
+/** `mixed_array_mapping_t v = MIXED_ARRAY_MAPPING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_MAPPING_INIT APS_ZERO_INIT
 
 /* ---- MappingEntry ---- */
 extern const aps_type mixed_array_mapping_entry_type;
@@ -265,6 +299,8 @@ APS_NODISCARD aps_status mixed_array_mapping_entry_encode(const mixed_array_mapp
 APS_NODISCARD aps_status mixed_array_mapping_entry_encode_opts(const mixed_array_mapping_entry_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_validate(const mixed_array_mapping_entry_t *value, bool strict, aps_error *err);
+/** `mixed_array_mapping_entry_t v = MIXED_ARRAY_MAPPING_ENTRY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_MAPPING_ENTRY_INIT APS_ZERO_INIT
 
 /* ---- MappingEntry[0] ---- */
 extern const aps_type mixed_array_mapping_entry_item1_type;
@@ -277,6 +313,36 @@ APS_NODISCARD aps_status mixed_array_mapping_entry_item1_encode(const mixed_arra
 APS_NODISCARD aps_status mixed_array_mapping_entry_item1_encode_opts(const mixed_array_mapping_entry_item1_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item1_validate(const mixed_array_mapping_entry_item1_t *value, bool strict, aps_error *err);
+/** `mixed_array_mapping_entry_item1_t v = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_MAPPING_ENTRY_ITEM1_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *mixed_array_mapping_entry_item1_kind_name(mixed_array_mapping_entry_item1_kind k);
+/**
+ * Makes *v the alternative
+ *     value
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_t *mixed_array_mapping_entry_item1_as_value(mixed_array_mapping_entry_item1_t *v)
+{
+    mixed_array_mapping_entry_item1_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_VALUE;
+    return &u0->u.value;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *mixed_array_mapping_entry_item1_as_text(mixed_array_mapping_entry_item1_t *v)
+{
+    mixed_array_mapping_entry_item1_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_TEXT;
+    return &u0->u.text;
+}
 
 /* ---- Value ---- */
 extern const aps_type mixed_array_value_type;
@@ -289,30 +355,64 @@ APS_NODISCARD aps_status mixed_array_value_encode(const mixed_array_value_t *val
 APS_NODISCARD aps_status mixed_array_value_encode_opts(const mixed_array_value_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_value_validate(const mixed_array_value_t *value, bool strict, aps_error *err);
+/** `mixed_array_value_t v = MIXED_ARRAY_VALUE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_VALUE_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *mixed_array_value_kind_name(mixed_array_value_kind k);
+/**
+ * Makes *v the alternative
+ *     "type": "number"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_number_t *mixed_array_value_as_number(mixed_array_value_t *v)
+{
+    mixed_array_value_t *u0 = v;
+    u0->kind = MIXED_ARRAY_VALUE_NUMBER;
+    return &u0->u.number;
+}
+/**
+ * Makes *v the alternative
+ *     "type": "string"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_string_t *mixed_array_value_as_string(mixed_array_value_t *v)
+{
+    mixed_array_value_t *u0 = v;
+    u0->kind = MIXED_ARRAY_VALUE_STRING;
+    return &u0->u.string;
+}
 
 /* ---- Value/1 ---- */
-extern const aps_type mixed_array_value_alt1_type;
-APS_NODISCARD aps_status mixed_array_value_alt1_decode(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt1_t *out, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt1_encode(const mixed_array_value_alt1_t *value, aps_json_writer *w,
+extern const aps_type mixed_array_value_number_type;
+APS_NODISCARD aps_status mixed_array_value_number_decode(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_number_t *out, aps_error *err);
+APS_NODISCARD aps_status mixed_array_value_number_decode_opts(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_number_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status mixed_array_value_number_encode(const mixed_array_value_number_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt1_encode_opts(const mixed_array_value_alt1_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status mixed_array_value_number_encode_opts(const mixed_array_value_number_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt1_validate(const mixed_array_value_alt1_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status mixed_array_value_number_validate(const mixed_array_value_number_t *value, bool strict, aps_error *err);
+/** `mixed_array_value_number_t v = MIXED_ARRAY_VALUE_NUMBER_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_VALUE_NUMBER_INIT APS_ZERO_INIT
 
 /* ---- Value/2 ---- */
-extern const aps_type mixed_array_value_alt2_type;
-APS_NODISCARD aps_status mixed_array_value_alt2_decode(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt2_t *out, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt2_encode(const mixed_array_value_alt2_t *value, aps_json_writer *w,
+extern const aps_type mixed_array_value_string_type;
+APS_NODISCARD aps_status mixed_array_value_string_decode(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_string_t *out, aps_error *err);
+APS_NODISCARD aps_status mixed_array_value_string_decode_opts(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_string_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status mixed_array_value_string_encode(const mixed_array_value_string_t *value, aps_json_writer *w,
     aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt2_encode_opts(const mixed_array_value_alt2_t *value, aps_json_writer *w,
+APS_NODISCARD aps_status mixed_array_value_string_encode_opts(const mixed_array_value_string_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status mixed_array_value_alt2_validate(const mixed_array_value_alt2_t *value, bool strict, aps_error *err);
+APS_NODISCARD aps_status mixed_array_value_string_validate(const mixed_array_value_string_t *value, bool strict, aps_error *err);
+/** `mixed_array_value_string_t v = MIXED_ARRAY_VALUE_STRING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_VALUE_STRING_INIT APS_ZERO_INIT
 
 /* ---- MappingEntry[] ---- */
 extern const aps_type mixed_array_mapping_entry_item_type;
@@ -328,6 +428,130 @@ APS_NODISCARD aps_status mixed_array_mapping_entry_item_encode(const mixed_array
 APS_NODISCARD aps_status mixed_array_mapping_entry_item_encode_opts(const mixed_array_mapping_entry_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_mapping_entry_item_validate(const mixed_array_mapping_entry_item_t *value, bool strict, aps_error *err);
+/** `mixed_array_mapping_entry_item_t v = MIXED_ARRAY_MAPPING_ENTRY_ITEM_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_MAPPING_ENTRY_ITEM_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *mixed_array_mapping_entry_item_kind_name(mixed_array_mapping_entry_item_kind k);
+/**
+ * Makes *v the alternative
+ *     mapping_entry_item1
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_mapping_entry_item1_t *mixed_array_mapping_entry_item_as_mapping_entry_item1(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_MAPPING_ENTRY_ITEM1;
+    return &u0->u.mapping_entry_item1;
+}
+/**
+ * Makes *v the alternative
+ *     mapping_entry_item1 > value
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_t *mixed_array_mapping_entry_item_as_mapping_entry_item1_value(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_MAPPING_ENTRY_ITEM1;
+    mixed_array_mapping_entry_item1_t *u1 = &u0->u.mapping_entry_item1;
+    u1->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_VALUE;
+    return &u1->u.value;
+}
+/**
+ * Makes *v the alternative
+ *     mapping_entry_item1 > value > "type": "number"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_number_t *mixed_array_mapping_entry_item_as_mapping_entry_item1_value_number(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_MAPPING_ENTRY_ITEM1;
+    mixed_array_mapping_entry_item1_t *u1 = &u0->u.mapping_entry_item1;
+    u1->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_VALUE;
+    mixed_array_value_t *u2 = &u1->u.value;
+    u2->kind = MIXED_ARRAY_VALUE_NUMBER;
+    return &u2->u.number;
+}
+/**
+ * Makes *v the alternative
+ *     mapping_entry_item1 > value > "type": "string"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_string_t *mixed_array_mapping_entry_item_as_mapping_entry_item1_value_string(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_MAPPING_ENTRY_ITEM1;
+    mixed_array_mapping_entry_item1_t *u1 = &u0->u.mapping_entry_item1;
+    u1->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_VALUE;
+    mixed_array_value_t *u2 = &u1->u.value;
+    u2->kind = MIXED_ARRAY_VALUE_STRING;
+    return &u2->u.string;
+}
+/**
+ * Makes *v the alternative
+ *     mapping_entry_item1 > text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *mixed_array_mapping_entry_item_as_text(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_MAPPING_ENTRY_ITEM1;
+    mixed_array_mapping_entry_item1_t *u1 = &u0->u.mapping_entry_item1;
+    u1->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM1_TEXT;
+    return &u1->u.text;
+}
+/**
+ * Makes *v the alternative
+ *     value
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_t *mixed_array_mapping_entry_item_as_value(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_VALUE;
+    return &u0->u.value;
+}
+/**
+ * Makes *v the alternative
+ *     value > "type": "number"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_number_t *mixed_array_mapping_entry_item_as_value_number(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_VALUE;
+    mixed_array_value_t *u1 = &u0->u.value;
+    u1->kind = MIXED_ARRAY_VALUE_NUMBER;
+    return &u1->u.number;
+}
+/**
+ * Makes *v the alternative
+ *     value > "type": "string"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline mixed_array_value_string_t *mixed_array_mapping_entry_item_as_value_string(mixed_array_mapping_entry_item_t *v)
+{
+    mixed_array_mapping_entry_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_MAPPING_ENTRY_ITEM_VALUE;
+    mixed_array_value_t *u1 = &u0->u.value;
+    u1->kind = MIXED_ARRAY_VALUE_STRING;
+    return &u1->u.string;
+}
 
 /* ---- Named ---- */
 extern const aps_type mixed_array_named_type;
@@ -340,6 +564,8 @@ APS_NODISCARD aps_status mixed_array_named_encode(const mixed_array_named_t *val
 APS_NODISCARD aps_status mixed_array_named_encode_opts(const mixed_array_named_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_validate(const mixed_array_named_t *value, bool strict, aps_error *err);
+/** `mixed_array_named_t v = MIXED_ARRAY_NAMED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_NAMED_INIT APS_ZERO_INIT
 
 /* ---- Named[] ---- */
 extern const aps_type mixed_array_named_item_type;
@@ -352,6 +578,36 @@ APS_NODISCARD aps_status mixed_array_named_item_encode(const mixed_array_named_i
 APS_NODISCARD aps_status mixed_array_named_item_encode_opts(const mixed_array_named_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status mixed_array_named_item_validate(const mixed_array_named_item_t *value, bool strict, aps_error *err);
+/** `mixed_array_named_item_t v = MIXED_ARRAY_NAMED_ITEM_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define MIXED_ARRAY_NAMED_ITEM_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *mixed_array_named_item_kind_name(mixed_array_named_item_kind k);
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *mixed_array_named_item_as_text(mixed_array_named_item_t *v)
+{
+    mixed_array_named_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_NAMED_ITEM_TEXT;
+    return &u0->u.text;
+}
+/**
+ * Makes *v the alternative
+ *     integer
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline uint64_t *mixed_array_named_item_as_integer(mixed_array_named_item_t *v)
+{
+    mixed_array_named_item_t *u0 = v;
+    u0->kind = MIXED_ARRAY_NAMED_ITEM_INTEGER;
+    return &u0->u.integer;
+}
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type mixed_array_types[];

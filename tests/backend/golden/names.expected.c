@@ -11,6 +11,8 @@
 #include "names.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 
 static const aps_field names_options_type_fields[] = {
     { .key = "default", .key_len = 7, .snake = "default", .snake_len = 7, .type = &aps_int_type,
@@ -69,3 +71,6 @@ const aps_named_type names_types[] = {
     { .name = "Options", .type = &names_options_type },
 };
 const size_t names_types_count = sizeof names_types / sizeof names_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

@@ -85,6 +85,8 @@ APS_NODISCARD aps_status names_options_encode(const names_options_t *value, aps_
 APS_NODISCARD aps_status names_options_encode_opts(const names_options_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status names_options_validate(const names_options_t *value, bool strict, aps_error *err);
+/** `names_options_t v = NAMES_OPTIONS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define NAMES_OPTIONS_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type names_types[];

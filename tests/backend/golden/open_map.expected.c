@@ -11,6 +11,8 @@
 #include "open_map.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int open_map_open_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int open_map_open_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, open_map_open_t *out,
     uint64_t *seen);
@@ -704,3 +706,6 @@ const aps_named_type open_map_types[] = {
     { .name = "Labels", .type = &open_map_labels_type },
 };
 const size_t open_map_types_count = sizeof open_map_types / sizeof open_map_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

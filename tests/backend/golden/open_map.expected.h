@@ -115,6 +115,8 @@ APS_NODISCARD aps_status open_map_open_encode(const open_map_open_t *value, aps_
 APS_NODISCARD aps_status open_map_open_encode_opts(const open_map_open_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_open_validate(const open_map_open_t *value, bool strict, aps_error *err);
+/** `open_map_open_t v = OPEN_MAP_OPEN_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define OPEN_MAP_OPEN_INIT APS_ZERO_INIT
 
 /* ---- Closed ---- */
 extern const aps_type open_map_closed_type;
@@ -127,6 +129,8 @@ APS_NODISCARD aps_status open_map_closed_encode(const open_map_closed_t *value, 
 APS_NODISCARD aps_status open_map_closed_encode_opts(const open_map_closed_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_closed_validate(const open_map_closed_t *value, bool strict, aps_error *err);
+/** `open_map_closed_t v = OPEN_MAP_CLOSED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define OPEN_MAP_CLOSED_INIT APS_ZERO_INIT
 
 /* ---- Described ---- */
 extern const aps_type open_map_described_type;
@@ -139,6 +143,8 @@ APS_NODISCARD aps_status open_map_described_encode(const open_map_described_t *v
 APS_NODISCARD aps_status open_map_described_encode_opts(const open_map_described_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_described_validate(const open_map_described_t *value, bool strict, aps_error *err);
+/** `open_map_described_t v = OPEN_MAP_DESCRIBED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define OPEN_MAP_DESCRIBED_INIT APS_ZERO_INIT
 
 /* ---- Labels ---- */
 extern const aps_type open_map_labels_type;
@@ -151,6 +157,8 @@ APS_NODISCARD aps_status open_map_labels_encode(const open_map_labels_t *value, 
 APS_NODISCARD aps_status open_map_labels_encode_opts(const open_map_labels_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status open_map_labels_validate(const open_map_labels_t *value, bool strict, aps_error *err);
+/** `open_map_labels_t v = OPEN_MAP_LABELS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define OPEN_MAP_LABELS_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type open_map_types[];

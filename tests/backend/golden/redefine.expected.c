@@ -11,6 +11,8 @@
 #include "redefine.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int redefine_point_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int redefine_point_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, redefine_point_t *out,
     uint64_t *seen);
@@ -190,3 +192,6 @@ const aps_named_type redefine_types[] = {
     { .name = "Point", .type = &redefine_point_type },
 };
 const size_t redefine_types_count = sizeof redefine_types / sizeof redefine_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

@@ -84,6 +84,8 @@ APS_NODISCARD aps_status redefine_point_encode(const redefine_point_t *value, ap
 APS_NODISCARD aps_status redefine_point_encode_opts(const redefine_point_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status redefine_point_validate(const redefine_point_t *value, bool strict, aps_error *err);
+/** `redefine_point_t v = REDEFINE_POINT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define REDEFINE_POINT_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type redefine_types[];

@@ -11,6 +11,8 @@
 #include "roots.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int roots_wanted_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int roots_wanted_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, roots_wanted_t *out,
     uint64_t *seen);
@@ -343,3 +345,6 @@ const aps_named_type roots_types[] = {
     { .name = "Part", .type = &roots_part_type },
 };
 const size_t roots_types_count = sizeof roots_types / sizeof roots_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

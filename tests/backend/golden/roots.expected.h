@@ -88,6 +88,8 @@ APS_NODISCARD aps_status roots_wanted_encode(const roots_wanted_t *value, aps_js
 APS_NODISCARD aps_status roots_wanted_encode_opts(const roots_wanted_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status roots_wanted_validate(const roots_wanted_t *value, bool strict, aps_error *err);
+/** `roots_wanted_t v = ROOTS_WANTED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define ROOTS_WANTED_INIT APS_ZERO_INIT
 
 /* ---- Part ---- */
 extern const aps_type roots_part_type;
@@ -100,6 +102,8 @@ APS_NODISCARD aps_status roots_part_encode(const roots_part_t *value, aps_json_w
 APS_NODISCARD aps_status roots_part_encode_opts(const roots_part_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status roots_part_validate(const roots_part_t *value, bool strict, aps_error *err);
+/** `roots_part_t v = ROOTS_PART_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define ROOTS_PART_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type roots_types[];

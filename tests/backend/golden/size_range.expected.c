@@ -11,6 +11,8 @@
 #include "size_range.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type size_range_name_name_type;
 static int size_range_name_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int size_range_name_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, size_range_name_t *out,
@@ -224,3 +226,6 @@ const aps_named_type size_range_types[] = {
     { .name = "Name", .type = &size_range_name_type },
 };
 const size_t size_range_types_count = sizeof size_range_types / sizeof size_range_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

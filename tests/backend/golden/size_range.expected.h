@@ -85,6 +85,8 @@ APS_NODISCARD aps_status size_range_short_encode(const size_range_short_t *value
 APS_NODISCARD aps_status size_range_short_encode_opts(const size_range_short_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status size_range_short_validate(const size_range_short_t *value, bool strict, aps_error *err);
+/** `size_range_short_t v = SIZE_RANGE_SHORT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define SIZE_RANGE_SHORT_INIT APS_ZERO_INIT
 
 /* ---- Name ---- */
 extern const aps_type size_range_name_type;
@@ -97,6 +99,8 @@ APS_NODISCARD aps_status size_range_name_encode(const size_range_name_t *value, 
 APS_NODISCARD aps_status size_range_name_encode_opts(const size_range_name_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status size_range_name_validate(const size_range_name_t *value, bool strict, aps_error *err);
+/** `size_range_name_t v = SIZE_RANGE_NAME_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define SIZE_RANGE_NAME_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type size_range_types[];

@@ -11,6 +11,8 @@
 #include "sockets.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type sockets_ping_kind__type;
 static const aps_type sockets_pong_kind__type;
 static int sockets_ping_fast_index(const aps_fast_ctx *c, aps_slice k);
@@ -539,3 +541,15 @@ const aps_named_type sockets_types[] = {
     { .name = "Pong", .type = &sockets_pong_type },
 };
 const size_t sockets_types_count = sizeof sockets_types / sizeof sockets_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *sockets_message_kind_name(sockets_message_kind k)
+{
+    switch (k) {
+    case SOCKETS_MESSAGE_PING: return "ping";
+    case SOCKETS_MESSAGE_PONG: return "pong";
+    default: return "";
+    }
+}
+

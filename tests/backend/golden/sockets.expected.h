@@ -117,6 +117,8 @@ APS_NODISCARD aps_status sockets_envelope_encode(const sockets_envelope_t *value
 APS_NODISCARD aps_status sockets_envelope_encode_opts(const sockets_envelope_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status sockets_envelope_validate(const sockets_envelope_t *value, bool strict, aps_error *err);
+/** `sockets_envelope_t v = SOCKETS_ENVELOPE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define SOCKETS_ENVELOPE_INIT APS_ZERO_INIT
 
 /* ---- $message ---- */
 extern const aps_type sockets_message_type;
@@ -129,6 +131,36 @@ APS_NODISCARD aps_status sockets_message_encode(const sockets_message_t *value, 
 APS_NODISCARD aps_status sockets_message_encode_opts(const sockets_message_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status sockets_message_validate(const sockets_message_t *value, bool strict, aps_error *err);
+/** `sockets_message_t v = SOCKETS_MESSAGE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define SOCKETS_MESSAGE_INIT APS_ZERO_INIT
+/** The discriminant's wire spelling of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *sockets_message_kind_name(sockets_message_kind k);
+/**
+ * Makes *v the alternative
+ *     "kind": "ping"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline sockets_ping_t *sockets_message_as_ping(sockets_message_t *v)
+{
+    sockets_message_t *u0 = v;
+    u0->kind = SOCKETS_MESSAGE_PING;
+    return &u0->u.ping;
+}
+/**
+ * Makes *v the alternative
+ *     "kind": "pong"
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline sockets_pong_t *sockets_message_as_pong(sockets_message_t *v)
+{
+    sockets_message_t *u0 = v;
+    u0->kind = SOCKETS_MESSAGE_PONG;
+    return &u0->u.pong;
+}
 
 /* ---- Ping ---- */
 extern const aps_type sockets_ping_type;
@@ -141,6 +173,8 @@ APS_NODISCARD aps_status sockets_ping_encode(const sockets_ping_t *value, aps_js
 APS_NODISCARD aps_status sockets_ping_encode_opts(const sockets_ping_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status sockets_ping_validate(const sockets_ping_t *value, bool strict, aps_error *err);
+/** `sockets_ping_t v = SOCKETS_PING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define SOCKETS_PING_INIT APS_ZERO_INIT
 
 /* ---- Pong ---- */
 extern const aps_type sockets_pong_type;
@@ -153,6 +187,8 @@ APS_NODISCARD aps_status sockets_pong_encode(const sockets_pong_t *value, aps_js
 APS_NODISCARD aps_status sockets_pong_encode_opts(const sockets_pong_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status sockets_pong_validate(const sockets_pong_t *value, bool strict, aps_error *err);
+/** `sockets_pong_t v = SOCKETS_PONG_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define SOCKETS_PONG_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type sockets_types[];

@@ -11,6 +11,8 @@
 #include "tabs.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int tabs_point_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int tabs_point_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, tabs_point_t *out,
     uint64_t *seen);
@@ -190,3 +192,6 @@ const aps_named_type tabs_types[] = {
     { .name = "Point", .type = &tabs_point_type },
 };
 const size_t tabs_types_count = sizeof tabs_types / sizeof tabs_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

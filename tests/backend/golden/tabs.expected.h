@@ -84,6 +84,8 @@ APS_NODISCARD aps_status tabs_point_encode(const tabs_point_t *value, aps_json_w
 APS_NODISCARD aps_status tabs_point_encode_opts(const tabs_point_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status tabs_point_validate(const tabs_point_t *value, bool strict, aps_error *err);
+/** `tabs_point_t v = TABS_POINT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TABS_POINT_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type tabs_types[];

@@ -11,6 +11,8 @@
 #include "tree.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int tree_node_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int tree_node_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, tree_node_t *out,
     uint64_t *seen);
@@ -278,3 +280,6 @@ const aps_named_type tree_types[] = {
     { .name = "Node.children", .type = &tree_node_children_type },
 };
 const size_t tree_types_count = sizeof tree_types / sizeof tree_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+

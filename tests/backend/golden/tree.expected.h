@@ -93,6 +93,8 @@ APS_NODISCARD aps_status tree_node_encode(const tree_node_t *value, aps_json_wri
 APS_NODISCARD aps_status tree_node_encode_opts(const tree_node_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status tree_node_validate(const tree_node_t *value, bool strict, aps_error *err);
+/** `tree_node_t v = TREE_NODE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TREE_NODE_INIT APS_ZERO_INIT
 
 /* ---- Node.children ---- */
 extern const aps_type tree_node_children_type;
@@ -105,6 +107,8 @@ APS_NODISCARD aps_status tree_node_children_encode(const tree_node_children_t *v
 APS_NODISCARD aps_status tree_node_children_encode_opts(const tree_node_children_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status tree_node_children_validate(const tree_node_children_t *value, bool strict, aps_error *err);
+/** `tree_node_children_t v = TREE_NODE_CHILDREN_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TREE_NODE_CHILDREN_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type tree_types[];

@@ -11,6 +11,8 @@
 #include "typed_map.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 
 const aps_type typed_map_scores_type = {
     .kind = APS_K_MAP,
@@ -190,3 +192,17 @@ const aps_named_type typed_map_types[] = {
     { .name = "Env", .type = &typed_map_env_type },
 };
 const size_t typed_map_types_count = sizeof typed_map_types / sizeof typed_map_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *typed_map_scalar_kind_name(typed_map_scalar_kind k)
+{
+    switch (k) {
+    case TYPED_MAP_SCALAR_TEXT: return "text";
+    case TYPED_MAP_SCALAR_NUMBER: return "number";
+    case TYPED_MAP_SCALAR_BOOLEAN: return "boolean";
+    case TYPED_MAP_SCALAR_NULL: return "null";
+    default: return "";
+    }
+}
+

@@ -146,6 +146,8 @@ APS_NODISCARD aps_status typed_map_scores_encode(const typed_map_scores_t *value
 APS_NODISCARD aps_status typed_map_scores_encode_opts(const typed_map_scores_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status typed_map_scores_validate(const typed_map_scores_t *value, bool strict, aps_error *err);
+/** `typed_map_scores_t v = TYPED_MAP_SCORES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TYPED_MAP_SCORES_INIT APS_ZERO_INIT
 
 /* ---- Metadata ---- */
 extern const aps_type typed_map_metadata_type;
@@ -158,6 +160,8 @@ APS_NODISCARD aps_status typed_map_metadata_encode(const typed_map_metadata_t *v
 APS_NODISCARD aps_status typed_map_metadata_encode_opts(const typed_map_metadata_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status typed_map_metadata_validate(const typed_map_metadata_t *value, bool strict, aps_error *err);
+/** `typed_map_metadata_t v = TYPED_MAP_METADATA_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TYPED_MAP_METADATA_INIT APS_ZERO_INIT
 
 /* ---- Scalar ---- */
 extern const aps_type typed_map_scalar_type;
@@ -170,6 +174,49 @@ APS_NODISCARD aps_status typed_map_scalar_encode(const typed_map_scalar_t *value
 APS_NODISCARD aps_status typed_map_scalar_encode_opts(const typed_map_scalar_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status typed_map_scalar_validate(const typed_map_scalar_t *value, bool strict, aps_error *err);
+/** `typed_map_scalar_t v = TYPED_MAP_SCALAR_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TYPED_MAP_SCALAR_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *typed_map_scalar_kind_name(typed_map_scalar_kind k);
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *typed_map_scalar_as_text(typed_map_scalar_t *v)
+{
+    typed_map_scalar_t *u0 = v;
+    u0->kind = TYPED_MAP_SCALAR_TEXT;
+    return &u0->u.text;
+}
+/**
+ * Makes *v the alternative
+ *     number
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline double *typed_map_scalar_as_number(typed_map_scalar_t *v)
+{
+    typed_map_scalar_t *u0 = v;
+    u0->kind = TYPED_MAP_SCALAR_NUMBER;
+    return &u0->u.number;
+}
+/**
+ * Makes *v the alternative
+ *     boolean
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline bool *typed_map_scalar_as_boolean(typed_map_scalar_t *v)
+{
+    typed_map_scalar_t *u0 = v;
+    u0->kind = TYPED_MAP_SCALAR_BOOLEAN;
+    return &u0->u.boolean;
+}
 
 /* ---- Env ---- */
 extern const aps_type typed_map_env_type;
@@ -182,6 +229,8 @@ APS_NODISCARD aps_status typed_map_env_encode(const typed_map_env_t *value, aps_
 APS_NODISCARD aps_status typed_map_env_encode_opts(const typed_map_env_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status typed_map_env_validate(const typed_map_env_t *value, bool strict, aps_error *err);
+/** `typed_map_env_t v = TYPED_MAP_ENV_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define TYPED_MAP_ENV_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type typed_map_types[];

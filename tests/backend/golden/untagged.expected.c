@@ -11,6 +11,8 @@
 #include "untagged.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int untagged_created_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int untagged_created_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, untagged_created_t *out,
     uint64_t *seen);
@@ -1163,3 +1165,35 @@ const aps_named_type untagged_types[] = {
     { .name = "Ack", .type = &untagged_ack_type },
 };
 const size_t untagged_types_count = sizeof untagged_types / sizeof untagged_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *untagged_result_kind_name(untagged_result_kind k)
+{
+    switch (k) {
+    case UNTAGGED_RESULT_CREATED: return "Created";
+    case UNTAGGED_RESULT_LISTED: return "Listed";
+    case UNTAGGED_RESULT_EMPTY: return "Empty";
+    case UNTAGGED_RESULT_DELETED: return "Deleted";
+    default: return "";
+    }
+}
+
+const char *untagged_word_kind_name(untagged_word_kind k)
+{
+    switch (k) {
+    case UNTAGGED_WORD_DIGITS: return "Digits";
+    case UNTAGGED_WORD_TEXT: return "text";
+    default: return "";
+    }
+}
+
+const char *untagged_reply_kind_name(untagged_reply_kind k)
+{
+    switch (k) {
+    case UNTAGGED_REPLY_ANYTHING: return "Anything";
+    case UNTAGGED_REPLY_ACK: return "Ack";
+    default: return "";
+    }
+}
+

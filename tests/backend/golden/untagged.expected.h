@@ -217,6 +217,62 @@ APS_NODISCARD aps_status untagged_result_encode(const untagged_result_t *value, 
 APS_NODISCARD aps_status untagged_result_encode_opts(const untagged_result_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_result_validate(const untagged_result_t *value, bool strict, aps_error *err);
+/** `untagged_result_t v = UNTAGGED_RESULT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_RESULT_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *untagged_result_kind_name(untagged_result_kind k);
+/**
+ * Makes *v the alternative
+ *     created
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_created_t *untagged_result_as_created(untagged_result_t *v)
+{
+    untagged_result_t *u0 = v;
+    u0->kind = UNTAGGED_RESULT_CREATED;
+    return &u0->u.created;
+}
+/**
+ * Makes *v the alternative
+ *     listed
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_listed_t *untagged_result_as_listed(untagged_result_t *v)
+{
+    untagged_result_t *u0 = v;
+    u0->kind = UNTAGGED_RESULT_LISTED;
+    return &u0->u.listed;
+}
+/**
+ * Makes *v the alternative
+ *     empty
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_empty_t *untagged_result_as_empty(untagged_result_t *v)
+{
+    untagged_result_t *u0 = v;
+    u0->kind = UNTAGGED_RESULT_EMPTY;
+    return &u0->u.empty;
+}
+/**
+ * Makes *v the alternative
+ *     deleted
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_deleted_t *untagged_result_as_deleted(untagged_result_t *v)
+{
+    untagged_result_t *u0 = v;
+    u0->kind = UNTAGGED_RESULT_DELETED;
+    return &u0->u.deleted;
+}
 
 /* ---- Created ---- */
 extern const aps_type untagged_created_type;
@@ -229,6 +285,8 @@ APS_NODISCARD aps_status untagged_created_encode(const untagged_created_t *value
 APS_NODISCARD aps_status untagged_created_encode_opts(const untagged_created_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_created_validate(const untagged_created_t *value, bool strict, aps_error *err);
+/** `untagged_created_t v = UNTAGGED_CREATED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_CREATED_INIT APS_ZERO_INIT
 
 /* ---- Listed ---- */
 extern const aps_type untagged_listed_type;
@@ -241,6 +299,8 @@ APS_NODISCARD aps_status untagged_listed_encode(const untagged_listed_t *value, 
 APS_NODISCARD aps_status untagged_listed_encode_opts(const untagged_listed_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_listed_validate(const untagged_listed_t *value, bool strict, aps_error *err);
+/** `untagged_listed_t v = UNTAGGED_LISTED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_LISTED_INIT APS_ZERO_INIT
 
 /* ---- Listed.items ---- */
 extern const aps_type untagged_listed_items_type;
@@ -253,6 +313,8 @@ APS_NODISCARD aps_status untagged_listed_items_encode(const untagged_listed_item
 APS_NODISCARD aps_status untagged_listed_items_encode_opts(const untagged_listed_items_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_listed_items_validate(const untagged_listed_items_t *value, bool strict, aps_error *err);
+/** `untagged_listed_items_t v = UNTAGGED_LISTED_ITEMS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_LISTED_ITEMS_INIT APS_ZERO_INIT
 
 /* ---- Empty ---- */
 extern const aps_type untagged_empty_type;
@@ -265,6 +327,8 @@ APS_NODISCARD aps_status untagged_empty_encode(const untagged_empty_t *value, ap
 APS_NODISCARD aps_status untagged_empty_encode_opts(const untagged_empty_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_empty_validate(const untagged_empty_t *value, bool strict, aps_error *err);
+/** `untagged_empty_t v = UNTAGGED_EMPTY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_EMPTY_INIT APS_ZERO_INIT
 
 /* ---- Deleted ---- */
 extern const aps_type untagged_deleted_type;
@@ -277,6 +341,8 @@ APS_NODISCARD aps_status untagged_deleted_encode(const untagged_deleted_t *value
 APS_NODISCARD aps_status untagged_deleted_encode_opts(const untagged_deleted_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_deleted_validate(const untagged_deleted_t *value, bool strict, aps_error *err);
+/** `untagged_deleted_t v = UNTAGGED_DELETED_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_DELETED_INIT APS_ZERO_INIT
 
 /* ---- Word ---- */
 extern const aps_type untagged_word_type;
@@ -292,6 +358,36 @@ APS_NODISCARD aps_status untagged_word_encode(const untagged_word_t *value, aps_
 APS_NODISCARD aps_status untagged_word_encode_opts(const untagged_word_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_word_validate(const untagged_word_t *value, bool strict, aps_error *err);
+/** `untagged_word_t v = UNTAGGED_WORD_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_WORD_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *untagged_word_kind_name(untagged_word_kind k);
+/**
+ * Makes *v the alternative
+ *     digits
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_digits_t *untagged_word_as_digits(untagged_word_t *v)
+{
+    untagged_word_t *u0 = v;
+    u0->kind = UNTAGGED_WORD_DIGITS;
+    return &u0->u.digits;
+}
+/**
+ * Makes *v the alternative
+ *     text
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline aps_slice *untagged_word_as_text(untagged_word_t *v)
+{
+    untagged_word_t *u0 = v;
+    u0->kind = UNTAGGED_WORD_TEXT;
+    return &u0->u.text;
+}
 
 /* ---- Digits ---- */
 extern const aps_type untagged_digits_type;
@@ -304,6 +400,8 @@ APS_NODISCARD aps_status untagged_digits_encode(const untagged_digits_t *value, 
 APS_NODISCARD aps_status untagged_digits_encode_opts(const untagged_digits_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_digits_validate(const untagged_digits_t *value, bool strict, aps_error *err);
+/** `untagged_digits_t v = UNTAGGED_DIGITS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_DIGITS_INIT APS_ZERO_INIT
 
 /* ---- Reply ---- */
 extern const aps_type untagged_reply_type;
@@ -319,6 +417,36 @@ APS_NODISCARD aps_status untagged_reply_encode(const untagged_reply_t *value, ap
 APS_NODISCARD aps_status untagged_reply_encode_opts(const untagged_reply_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_reply_validate(const untagged_reply_t *value, bool strict, aps_error *err);
+/** `untagged_reply_t v = UNTAGGED_REPLY_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_REPLY_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *untagged_reply_kind_name(untagged_reply_kind k);
+/**
+ * Makes *v the alternative
+ *     anything
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_anything_t *untagged_reply_as_anything(untagged_reply_t *v)
+{
+    untagged_reply_t *u0 = v;
+    u0->kind = UNTAGGED_REPLY_ANYTHING;
+    return &u0->u.anything;
+}
+/**
+ * Makes *v the alternative
+ *     ack
+ * and returns it to fill: sets the kind of every union on the way (literal
+ * members are written by the encoder). Other members of *v are left as
+ * they are; calling it again is harmless.
+ */
+static inline untagged_ack_t *untagged_reply_as_ack(untagged_reply_t *v)
+{
+    untagged_reply_t *u0 = v;
+    u0->kind = UNTAGGED_REPLY_ACK;
+    return &u0->u.ack;
+}
 
 /* ---- Anything ---- */
 extern const aps_type untagged_anything_type;
@@ -331,6 +459,8 @@ APS_NODISCARD aps_status untagged_anything_encode(const untagged_anything_t *val
 APS_NODISCARD aps_status untagged_anything_encode_opts(const untagged_anything_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_anything_validate(const untagged_anything_t *value, bool strict, aps_error *err);
+/** `untagged_anything_t v = UNTAGGED_ANYTHING_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_ANYTHING_INIT APS_ZERO_INIT
 
 /* ---- Ack ---- */
 extern const aps_type untagged_ack_type;
@@ -343,6 +473,8 @@ APS_NODISCARD aps_status untagged_ack_encode(const untagged_ack_t *value, aps_js
 APS_NODISCARD aps_status untagged_ack_encode_opts(const untagged_ack_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status untagged_ack_validate(const untagged_ack_t *value, bool strict, aps_error *err);
+/** `untagged_ack_t v = UNTAGGED_ACK_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define UNTAGGED_ACK_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type untagged_types[];

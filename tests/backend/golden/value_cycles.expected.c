@@ -11,6 +11,8 @@
 #include "value_cycles.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type value_cycles_node_type_type;
 static const aps_type value_cycles_pause_type_type;
 static int value_cycles_node_fast_index(const aps_fast_ctx *c, aps_slice k);
@@ -1333,3 +1335,51 @@ const aps_named_type value_cycles_types[] = {
     { .name = "Pause", .type = &value_cycles_pause_type },
 };
 const size_t value_cycles_types_count = sizeof value_cycles_types / sizeof value_cycles_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *value_cycles_bypass_bypass_kind_name(value_cycles_bypass_bypass_kind k)
+{
+    switch (k) {
+    case VALUE_CYCLES_BYPASS_BYPASS_TRUE_: return "true_";
+    case VALUE_CYCLES_BYPASS_BYPASS_NULL: return "null";
+    default: return "";
+    }
+}
+
+const char *value_cycles_ownership_name(value_cycles_ownership_t v)
+{
+    switch (v) {
+    case VALUE_CYCLES_OWNERSHIP_ROOT: return "root";
+    case VALUE_CYCLES_OWNERSHIP_NONE_2: return "none";
+    default: return "";
+    }
+}
+
+value_cycles_ownership_t value_cycles_ownership_parse(const char *text, size_t len)
+{
+    if (len == 4 && memcmp(text, "root", 4) == 0)
+        return VALUE_CYCLES_OWNERSHIP_ROOT;
+    if (len == 4 && memcmp(text, "none", 4) == 0)
+        return VALUE_CYCLES_OWNERSHIP_NONE_2;
+    return VALUE_CYCLES_OWNERSHIP_NONE;
+}
+
+const char *value_cycles_phase_name(value_cycles_phase_t v)
+{
+    switch (v) {
+    case VALUE_CYCLES_PHASE_BEFORE: return "before";
+    case VALUE_CYCLES_PHASE_AFTER: return "after";
+    default: return "";
+    }
+}
+
+value_cycles_phase_t value_cycles_phase_parse(const char *text, size_t len)
+{
+    if (len == 6 && memcmp(text, "before", 6) == 0)
+        return VALUE_CYCLES_PHASE_BEFORE;
+    if (len == 5 && memcmp(text, "after", 5) == 0)
+        return VALUE_CYCLES_PHASE_AFTER;
+    return VALUE_CYCLES_PHASE_NONE;
+}
+

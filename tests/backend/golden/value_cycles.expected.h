@@ -201,6 +201,8 @@ APS_NODISCARD aps_status value_cycles_node_encode(const value_cycles_node_t *val
 APS_NODISCARD aps_status value_cycles_node_encode_opts(const value_cycles_node_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_validate(const value_cycles_node_t *value, bool strict, aps_error *err);
+/** `value_cycles_node_t v = VALUE_CYCLES_NODE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_NODE_INIT APS_ZERO_INIT
 
 /* ---- NodeProperties ---- */
 extern const aps_type value_cycles_node_properties_type;
@@ -213,6 +215,8 @@ APS_NODISCARD aps_status value_cycles_node_properties_encode(const value_cycles_
 APS_NODISCARD aps_status value_cycles_node_properties_encode_opts(const value_cycles_node_properties_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_validate(const value_cycles_node_properties_t *value, bool strict, aps_error *err);
+/** `value_cycles_node_properties_t v = VALUE_CYCLES_NODE_PROPERTIES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_NODE_PROPERTIES_INIT APS_ZERO_INIT
 
 /* ---- NodeProperties.children ---- */
 extern const aps_type value_cycles_node_properties_children_type;
@@ -225,6 +229,8 @@ APS_NODISCARD aps_status value_cycles_node_properties_children_encode(const valu
 APS_NODISCARD aps_status value_cycles_node_properties_children_encode_opts(const value_cycles_node_properties_children_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_node_properties_children_validate(const value_cycles_node_properties_children_t *value, bool strict, aps_error *err);
+/** `value_cycles_node_properties_children_t v = VALUE_CYCLES_NODE_PROPERTIES_CHILDREN_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_NODE_PROPERTIES_CHILDREN_INIT APS_ZERO_INIT
 
 /* ---- Bypass ---- */
 extern const aps_type value_cycles_bypass_type;
@@ -237,6 +243,8 @@ APS_NODISCARD aps_status value_cycles_bypass_encode(const value_cycles_bypass_t 
 APS_NODISCARD aps_status value_cycles_bypass_encode_opts(const value_cycles_bypass_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_validate(const value_cycles_bypass_t *value, bool strict, aps_error *err);
+/** `value_cycles_bypass_t v = VALUE_CYCLES_BYPASS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_BYPASS_INIT APS_ZERO_INIT
 
 /* ---- Bypass.bypass ---- */
 extern const aps_type value_cycles_bypass_bypass_type;
@@ -249,6 +257,10 @@ APS_NODISCARD aps_status value_cycles_bypass_bypass_encode(const value_cycles_by
 APS_NODISCARD aps_status value_cycles_bypass_bypass_encode_opts(const value_cycles_bypass_bypass_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_bypass_bypass_validate(const value_cycles_bypass_bypass_t *value, bool strict, aps_error *err);
+/** `value_cycles_bypass_bypass_t v = VALUE_CYCLES_BYPASS_BYPASS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_BYPASS_BYPASS_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *value_cycles_bypass_bypass_kind_name(value_cycles_bypass_bypass_kind k);
 
 /* ---- Ownership ---- */
 extern const aps_type value_cycles_ownership_type;
@@ -261,6 +273,12 @@ APS_NODISCARD aps_status value_cycles_ownership_encode(const value_cycles_owners
 APS_NODISCARD aps_status value_cycles_ownership_encode_opts(const value_cycles_ownership_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_ownership_validate(const value_cycles_ownership_t *value, bool strict, aps_error *err);
+/** `value_cycles_ownership_t v = VALUE_CYCLES_OWNERSHIP_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_OWNERSHIP_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for VALUE_CYCLES_OWNERSHIP_NONE and values outside the enum); static storage. */
+const char *value_cycles_ownership_name(value_cycles_ownership_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or VALUE_CYCLES_OWNERSHIP_NONE. */
+value_cycles_ownership_t value_cycles_ownership_parse(const char *text, size_t len);
 
 /* ---- Phases ---- */
 extern const aps_type value_cycles_phases_type;
@@ -273,6 +291,8 @@ APS_NODISCARD aps_status value_cycles_phases_encode(const value_cycles_phases_t 
 APS_NODISCARD aps_status value_cycles_phases_encode_opts(const value_cycles_phases_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_validate(const value_cycles_phases_t *value, bool strict, aps_error *err);
+/** `value_cycles_phases_t v = VALUE_CYCLES_PHASES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_PHASES_INIT APS_ZERO_INIT
 
 /* ---- Phases.phases ---- */
 extern const aps_type value_cycles_phases_phases_type;
@@ -285,6 +305,8 @@ APS_NODISCARD aps_status value_cycles_phases_phases_encode(const value_cycles_ph
 APS_NODISCARD aps_status value_cycles_phases_phases_encode_opts(const value_cycles_phases_phases_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_phases_validate(const value_cycles_phases_phases_t *value, bool strict, aps_error *err);
+/** `value_cycles_phases_phases_t v = VALUE_CYCLES_PHASES_PHASES_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_PHASES_PHASES_INIT APS_ZERO_INIT
 
 /* ---- Phase ---- */
 extern const aps_type value_cycles_phase_type;
@@ -297,6 +319,12 @@ APS_NODISCARD aps_status value_cycles_phase_encode(const value_cycles_phase_t *v
 APS_NODISCARD aps_status value_cycles_phase_encode_opts(const value_cycles_phase_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phase_validate(const value_cycles_phase_t *value, bool strict, aps_error *err);
+/** `value_cycles_phase_t v = VALUE_CYCLES_PHASE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_PHASE_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for VALUE_CYCLES_PHASE_NONE and values outside the enum); static storage. */
+const char *value_cycles_phase_name(value_cycles_phase_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or VALUE_CYCLES_PHASE_NONE. */
+value_cycles_phase_t value_cycles_phase_parse(const char *text, size_t len);
 
 /* ---- Phases.actions ---- */
 extern const aps_type value_cycles_phases_actions_type;
@@ -309,6 +337,8 @@ APS_NODISCARD aps_status value_cycles_phases_actions_encode(const value_cycles_p
 APS_NODISCARD aps_status value_cycles_phases_actions_encode_opts(const value_cycles_phases_actions_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_phases_actions_validate(const value_cycles_phases_actions_t *value, bool strict, aps_error *err);
+/** `value_cycles_phases_actions_t v = VALUE_CYCLES_PHASES_ACTIONS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_PHASES_ACTIONS_INIT APS_ZERO_INIT
 
 /* ---- NoneAction ---- */
 #define value_cycles_none_action_type value_cycles_pause_type
@@ -321,6 +351,8 @@ APS_NODISCARD aps_status value_cycles_none_action_encode(const value_cycles_none
 APS_NODISCARD aps_status value_cycles_none_action_encode_opts(const value_cycles_none_action_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_none_action_validate(const value_cycles_none_action_t *value, bool strict, aps_error *err);
+/** `value_cycles_none_action_t v = VALUE_CYCLES_NONE_ACTION_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_NONE_ACTION_INIT APS_ZERO_INIT
 
 /* ---- Pause ---- */
 extern const aps_type value_cycles_pause_type;
@@ -333,6 +365,8 @@ APS_NODISCARD aps_status value_cycles_pause_encode(const value_cycles_pause_t *v
 APS_NODISCARD aps_status value_cycles_pause_encode_opts(const value_cycles_pause_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status value_cycles_pause_validate(const value_cycles_pause_t *value, bool strict, aps_error *err);
+/** `value_cycles_pause_t v = VALUE_CYCLES_PAUSE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define VALUE_CYCLES_PAUSE_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type value_cycles_types[];

@@ -1,5 +1,7 @@
 # Fails when an installed library defines a global symbol outside our
-# prefixes, or when a header is installed outside include/aps/, or when a
+# prefixes, or when a header is installed outside include/aps/ (the
+# protocol's committed bindings and their companion, libcddlgen_ap*.a with
+# headers include/ap/ap*.h, carry the bindings' prefix ap_ instead), or when a
 # library named in EXPECT ('|'-separated: aps_core|aps_redis|...) is not
 # installed, so not checked. Run as:
 #   cmake -DPREFIX=<install prefix> -DLIBDIR=lib -DNM=nm -DEXPECT=... -P exported.cmake
@@ -32,7 +34,11 @@ foreach(lib ${libs})
     # Ours: aps_ and APS_. Sanitizer builds add instrumentation globals (__asan_*,
     # __odr_asan_gen_*, __sancov_*), which name no function of ours.
     get_filename_component(l ${lib} NAME)
-    if(NOT name MATCHES "^(aps_|APS_)" AND NOT name MATCHES "^__(odr_asan|asan|sancov|ubsan)")
+    set(ours "^(aps_|APS_)")
+    if(l MATCHES "^libcddlgen_ap")
+      set(ours "^(ap_|AP_)")
+    endif()
+    if(NOT name MATCHES "${ours}" AND NOT name MATCHES "^__(odr_asan|asan|sancov|ubsan)")
       string(APPEND bad "  ${l}: ${name}\n")
     elseif(name MATCHES "_priv_|base64|sha1")
       # a layer's internal helpers (APS_INTERNAL) are made local when it is archived
@@ -41,7 +47,7 @@ foreach(lib ${libs})
   endforeach()
 endforeach()
 if(bad)
-  message(FATAL_ERROR "symbols outside our prefixes (aps_, APS_), or internal ones:\n${bad}")
+  message(FATAL_ERROR "symbols outside our prefixes (aps_, APS_; ap_, AP_ in libcddlgen_ap*), or internal ones:\n${bad}")
 endif()
 if(count EQUAL 0)
   message(FATAL_ERROR "${NM} listed no symbol in ${libs}: nothing was checked")
@@ -50,12 +56,12 @@ endif()
 file(GLOB_RECURSE headers RELATIVE ${PREFIX}/include ${PREFIX}/include/*)
 set(bad "")
 foreach(h ${headers})
-  if(NOT h MATCHES "^aps/[a-z0-9_]+\\.h$")
+  if(NOT h MATCHES "^aps/[a-z0-9_]+\\.h$" AND NOT h MATCHES "^ap/ap[a-z0-9_]*\\.h$")
     string(APPEND bad "  include/${h}\n")
   endif()
 endforeach()
 if(bad OR NOT headers)
-  message(FATAL_ERROR "headers must be installed as include/aps/NAME.h; found:\n${bad}")
+  message(FATAL_ERROR "headers must be installed as include/aps/NAME.h (the bindings: include/ap/apNAME.h); found:\n${bad}")
 endif()
 list(LENGTH libs nlibs)
 list(LENGTH headers nheaders)

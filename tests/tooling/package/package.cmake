@@ -3,7 +3,8 @@
 #                 and that the man pages document every option of --help
 #   find_package  build consumer/ against that prefix, change its schema,
 #                 rebuild without reconfiguring: the code must be regenerated
-#   pkg_config    compile one file against the prefix with pkg-config alone
+#   pkg_config    compile one file against the prefix with pkg-config alone,
+#                 and examples/consumer.c with cddlgen-ap (the companion)
 #   embed         cddlgen generate --embed-runtime, then compile the pair alone
 #   embed_two     two embedded pairs of two schemas in one program, both
 #                 headers in one file
@@ -91,6 +92,8 @@ if(MODE STREQUAL "install")
             ${LIBDIR}/cmake/cddlgen/cddlgenConfig.cmake
             ${LIBDIR}/cmake/cddlgen/cddlgenConfigVersion.cmake ${LIBDIR}/cmake/cddlgen/cddlgenTargets.cmake
             ${LIBDIR}/cmake/cddlgen/CddlgenGenerate.cmake ${LIBDIR}/pkgconfig/cddlgen-runtime.pc
+            ${LIBDIR}/libcddlgen_ap.a ${LIBDIR}/libcddlgen_ap_companion.a include/ap/ap.h
+            include/ap/ap_companion.h ${LIBDIR}/pkgconfig/cddlgen-ap.pc
             share/man/man1/cddlgen.1 share/man/man1/apstream.1)
     if(NOT EXISTS ${prefix}/${f})
       message(FATAL_ERROR "cmake --install did not put ${f} in place")
@@ -171,6 +174,13 @@ elseif(MODE STREQUAL "pkg_config")
   run(COMMAND ${CC} ${strict} ${SOURCE}/pkgconfig_main.c ${flags} -o ${SCRATCH}/pkgconfig_main)
   run(COMMAND ${SCRATCH}/pkgconfig_main OUT out)
   expect_match("pkgconfig_main" "^runtime ok: \"h[^\"]+llo\"\n$" "${out}")
+  # the protocol's bindings and companion: the consumer example, with pkg-config alone
+  run(COMMAND ${PKG_CONFIG} --cflags --libs cddlgen-ap OUT flags)
+  string(STRIP "${flags}" flags)
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  run(COMMAND ${CC} ${strict} ${ROOT}/examples/consumer.c ${flags} -o ${SCRATCH}/pkgconfig_consumer)
+  run(COMMAND ${SCRATCH}/pkgconfig_consumer ${ROOT}/examples/capture.sse OUT out)
+  expect_match("consumer built with pkg-config cddlgen-ap" "\"kind\":\"tool\"" "${out}")
 
 elseif(MODE STREQUAL "embed")
   set(gen ${SCRATCH}/embed/gen)

@@ -16,8 +16,8 @@
  *                    (the default before both were): what accepting
  *                    snake_case too costs on camelCase traffic
  *   encode           ap_message_encode of the decoded values into one
- *                    reused aps_json_writer, checked first as the default
- *                    is (aps_schema_validate before writing)
+ *                    reused aps_json_writer, checked as the default is: the
+ *                    generated encoder checks each value as it writes it
  *   encode trusted   the same with aps_encode_options.trusted: no check
  *   cJSON parse      cJSON_ParseWithLength + cJSON_Delete
  *   jansson parse    json_loadb + json_decref
@@ -66,6 +66,8 @@ typedef struct codec_bench {
     aps_json_writer writer;
     aps_decode_options dopt;
     aps_encode_options trusted; /* .trusted set: encoding without the check */
+    aps_type tables;     /* ap_message_type without its generated encoder: the tables write */
+    aps_json_writer tables_writer;
     size_t decoded;      /* messages that decoded and validated in the last decode run */
     size_t sink;         /* keeps results observable */
     int failed;
@@ -212,10 +214,20 @@ static void bench_print(codec_bench *b, int repeat, print_times *t)
             if (ap_message_decode_opts(s, len, &keep, &msgs[i], &b->dopt, NULL) != APS_OK)
                 b->failed = 1;
         }
-        for (i = 0; i < n; i++) { /* untimed: the writer's buffer grows to the largest message */
+        /* Untimed: the writer's buffer grows to the largest message, and each
+         * message's text is the one the tables write (the generated encoder
+         * against the table-driven one, on the whole corpus). */
+        for (i = 0; i < n; i++) {
             aps_json_writer_reset(&b->writer);
-            if (ap_message_encode(&msgs[i], &b->writer, NULL) != APS_OK)
+            aps_json_writer_reset(&b->tables_writer);
+            if (ap_message_encode(&msgs[i], &b->writer, NULL) != APS_OK ||
+                aps_schema_encode(&b->tables, &msgs[i], &b->tables_writer, NULL, NULL) != APS_OK ||
+                aps_json_writer_len(&b->writer) != aps_json_writer_len(&b->tables_writer) ||
+                memcmp(aps_json_writer_data(&b->writer), aps_json_writer_data(&b->tables_writer),
+                       aps_json_writer_len(&b->writer)) != 0) {
+                fprintf(stderr, "bench_codec: message %zu: the generated encoder and the tables differ\n", first + i);
                 b->failed = 1;
+            }
         }
         TIME_COUNTED(&t->ours, &t->ours_allocs, repeat, n, {
             aps_json_writer_reset(&b->writer);
@@ -310,6 +322,9 @@ int bench_codec(const bench_config *cfg)
     b.bytes = c.len - c.count;
     b.dopt.strict = true;
     b.trusted.trusted = true;
+    b.tables = ap_message_type;
+    b.tables.write = NULL;
+    aps_json_writer_init(&b.tables_writer, NULL);
     aps_arena_init(&b.arena, NULL);
     aps_json_writer_init(&b.writer, NULL);
     printf("corpus: %zu messages, %.1f MB (seed %llu), best of %d\n", c.count, (double)b.bytes / 1e6,
@@ -403,6 +418,7 @@ int bench_codec(const bench_config *cfg)
     if (b.failed)
         fprintf(stderr, "bench_codec: a decode, parse or print failed\n");
     aps_json_writer_deinit(&b.writer);
+    aps_json_writer_deinit(&b.tables_writer);
     aps_arena_deinit(&b.arena);
     traffic_free(&c);
     return b.failed;

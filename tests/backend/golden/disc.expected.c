@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "disc.h"
 #include "aps/fast.h"
@@ -80,6 +81,21 @@ static bool disc_polygon_fast_valid(const void *value, bool strict, unsigned dep
 static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_command_t *out, uint64_t *seen);
 static const char *disc_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_command_fast_valid(const void *value, bool strict, unsigned depth);
+static bool disc_circle_fast_members(aps_json_writer *w, const disc_circle_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_circle_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_square_fast_members(aps_json_writer *w, const disc_square_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_square_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_triangle_fast_members(aps_json_writer *w, const disc_triangle_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_triangle_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_hexagon_fast_members(aps_json_writer *w, const disc_hexagon_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_hexagon_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_command_alt1_fast_members(aps_json_writer *w, const disc_command_alt1_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_command_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_command_alt2_fast_members(aps_json_writer *w, const disc_command_alt2_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_command_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_shape_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_polygon_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type disc_circle_type_type = {
     .kind = APS_K_LITERAL,
@@ -101,6 +117,7 @@ const aps_type disc_circle_type = {
     .u.st = { .fields = disc_circle_type_fields, .nfields = 2 },
     .fast = disc_circle_fast,
     .valid = disc_circle_fast_valid,
+    .write = disc_circle_fast_write,
 };
 
 static const aps_type disc_square_type_type = {
@@ -123,6 +140,7 @@ const aps_type disc_square_type = {
     .u.st = { .fields = disc_square_type_fields, .nfields = 2 },
     .fast = disc_square_fast,
     .valid = disc_square_fast_valid,
+    .write = disc_square_fast_write,
 };
 
 static const aps_type disc_triangle_type_type = {
@@ -151,6 +169,7 @@ const aps_type disc_triangle_type = {
     .u.st = { .fields = disc_triangle_type_fields, .nfields = 4 },
     .fast = disc_triangle_fast,
     .valid = disc_triangle_fast_valid,
+    .write = disc_triangle_fast_write,
 };
 
 static const aps_type disc_hexagon_type_type = {
@@ -173,6 +192,7 @@ const aps_type disc_hexagon_type = {
     .u.st = { .fields = disc_hexagon_type_fields, .nfields = 2 },
     .fast = disc_hexagon_fast,
     .valid = disc_hexagon_fast_valid,
+    .write = disc_hexagon_fast_write,
 };
 
 static const aps_type *const disc_shape_type_alts[] = {
@@ -203,6 +223,7 @@ const aps_type disc_shape_type = {
     },
     .fast = disc_shape_fast,
     .valid = disc_shape_fast_valid,
+    .write = disc_shape_fast_write,
 };
 
 static const aps_type *const disc_polygon_type_alts[] = {
@@ -229,6 +250,7 @@ const aps_type disc_polygon_type = {
     },
     .fast = disc_polygon_fast,
     .valid = disc_polygon_fast_valid,
+    .write = disc_polygon_fast_write,
 };
 
 static const aps_type disc_command_alt1_op_type = {
@@ -251,6 +273,7 @@ const aps_type disc_command_alt1_type = {
     .u.st = { .fields = disc_command_alt1_type_fields, .nfields = 2 },
     .fast = disc_command_alt1_fast,
     .valid = disc_command_alt1_fast_valid,
+    .write = disc_command_alt1_fast_write,
 };
 
 static const aps_type disc_command_alt2_op_type = {
@@ -270,6 +293,7 @@ const aps_type disc_command_alt2_type = {
     .u.st = { .fields = disc_command_alt2_type_fields, .nfields = 1 },
     .fast = disc_command_alt2_fast,
     .valid = disc_command_alt2_fast_valid,
+    .write = disc_command_alt2_fast_write,
 };
 
 static const aps_type *const disc_command_type_alts[] = {
@@ -296,6 +320,7 @@ const aps_type disc_command_type = {
     },
     .fast = disc_command_fast,
     .valid = disc_command_fast_valid,
+    .write = disc_command_fast_write,
 };
 
 /* The member of Circle that the name k names: its number, or -1. */
@@ -1275,6 +1300,257 @@ static bool disc_command_fast_valid(const void *value, bool strict, unsigned dep
     switch (v->kind) {
     case DISC_COMMAND_COMMAND_ALT1: return disc_command_alt1_fast_valid(&v->u.command_alt1, strict, depth + 1);
     case DISC_COMMAND_COMMAND_ALT2: return disc_command_alt2_fast_valid(&v->u.command_alt2, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
+ * The members of Circle at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool disc_circle_fast_members(aps_json_writer *w, const disc_circle_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"circle\"", 16, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"radius\":", 10, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->radius, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Circle, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool disc_circle_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_circle_t *v = (const disc_circle_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!disc_circle_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Square at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool disc_square_fast_members(aps_json_writer *w, const disc_square_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"square\"", 16, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"side\":", 8, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->side, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Square, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool disc_square_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_square_t *v = (const disc_square_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!disc_square_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Triangle at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool disc_triangle_fast_members(aps_json_writer *w, const disc_triangle_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"triangle\"", 18, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"a\":", 5, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->a, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"b\":", 5, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->b, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"c\":", 5, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->c, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Triangle, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool disc_triangle_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_triangle_t *v = (const disc_triangle_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!disc_triangle_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Hexagon at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool disc_hexagon_fast_members(aps_json_writer *w, const disc_hexagon_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"hexagon\"", 17, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"side\":", 8, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->side, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Hexagon, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool disc_hexagon_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_hexagon_t *v = (const disc_hexagon_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!disc_hexagon_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Command/1 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool disc_command_alt1_fast_members(aps_json_writer *w, const disc_command_alt1_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"op\":\"add\"", 11, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+        !aps_json_impl_put_int(w, v->value))
+        return false;
+    return true;
+}
+
+/* An object of Command/1, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool disc_command_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_command_alt1_t *v = (const disc_command_alt1_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!disc_command_alt1_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Command/2 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool disc_command_alt2_fast_members(aps_json_writer *w, const disc_command_alt2_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"op\":\"clear\"", 13, w->len != first))
+        return false;
+    return true;
+}
+
+/* An object of Command/2, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool disc_command_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_command_alt2_t *v = (const disc_command_alt2_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!disc_command_alt2_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * A value of Shape: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool disc_shape_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_shape_t *v = (const disc_shape_t *)value;
+    switch (v->kind) {
+    case DISC_SHAPE_CIRCLE: return disc_circle_fast_write(w, &v->u.circle, depth + 1, trusted);
+    case DISC_SHAPE_SQUARE: return disc_square_fast_write(w, &v->u.square, depth + 1, trusted);
+    case DISC_SHAPE_TRIANGLE: return disc_triangle_fast_write(w, &v->u.triangle, depth + 1, trusted);
+    case DISC_SHAPE_HEXAGON: return disc_hexagon_fast_write(w, &v->u.hexagon, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of Polygon: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool disc_polygon_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_polygon_t *v = (const disc_polygon_t *)value;
+    switch (v->kind) {
+    case DISC_POLYGON_TRIANGLE: return disc_triangle_fast_write(w, &v->u.triangle, depth + 1, trusted);
+    case DISC_POLYGON_HEXAGON: return disc_hexagon_fast_write(w, &v->u.hexagon, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of Command: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool disc_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const disc_command_t *v = (const disc_command_t *)value;
+    switch (v->kind) {
+    case DISC_COMMAND_COMMAND_ALT1: return disc_command_alt1_fast_write(w, &v->u.command_alt1, depth + 1, trusted);
+    case DISC_COMMAND_COMMAND_ALT2: return disc_command_alt2_fast_write(w, &v->u.command_alt2, depth + 1, trusted);
     default: return false;
     }
 }

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "kind.h"
 #include "aps/fast.h"
@@ -31,6 +32,11 @@ static const char *kind_reading_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool kind_reading_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *kind_target_alt2_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool kind_target_alt2_fast_valid(const void *value, bool strict, unsigned depth);
+static bool kind_spec_fast_members(aps_json_writer *w, const kind_spec_t *v, unsigned depth, bool trusted, size_t first);
+static bool kind_spec_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool kind_reading_fast_members(aps_json_writer *w, const kind_reading_t *v, unsigned depth, bool trusted, size_t first);
+static bool kind_reading_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool kind_target_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type *const kind_ref_type_alts[] = {
     &aps_int_type,
@@ -80,6 +86,7 @@ const aps_type kind_spec_type = {
     .u.st = { .fields = kind_spec_type_fields, .nfields = 1 },
     .fast = kind_spec_fast,
     .valid = kind_spec_fast_valid,
+    .write = kind_spec_fast_write,
 };
 
 const aps_type kind_target_alt2_type = {
@@ -89,6 +96,7 @@ const aps_type kind_target_alt2_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = kind_target_alt2_fast,
     .valid = kind_target_alt2_fast_valid,
+    .write = kind_target_alt2_fast_write,
 };
 
 static const aps_type *const kind_target_type_alts[] = {
@@ -150,6 +158,7 @@ const aps_type kind_reading_type = {
     .u.st = { .fields = kind_reading_type_fields, .nfields = 3 },
     .fast = kind_reading_fast,
     .valid = kind_reading_fast_valid,
+    .write = kind_reading_fast_write,
 };
 
 /* The member of Spec that the name k names: its number, or -1. */
@@ -456,6 +465,105 @@ static bool kind_target_alt2_fast_valid(const void *value, bool strict, unsigned
             return false;
     }
     return true;
+}
+
+/*
+ * The members of Spec at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool kind_spec_fast_members(aps_json_writer *w, const kind_spec_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Spec, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool kind_spec_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const kind_spec_t *v = (const kind_spec_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!kind_spec_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Reading at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool kind_reading_fast_members(aps_json_writer *w, const kind_reading_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->value_is_null) {
+        if (!aps_fast_put_token(w, ",\"value\":null", 13, w->len != first))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"value\":", 9, w->len != first) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->value, depth + 1, trusted))
+        return false;
+    if (v->note_is_null) {
+        if (!aps_fast_put_token(w, ",\"note\":null", 12, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"note\":", 8, 1) ||
+        !aps_fast_put_table(w, &kind_reading_note_type, &v->note, depth + 1, trusted))
+        return false;
+    if (v->has_unit) {
+        if (v->unit_is_null) {
+            if (!aps_fast_put_token(w, ",\"unit\":null", 12, 1))
+                return false;
+        } else if (!aps_fast_put_token(w, ",\"unit\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->unit, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Reading, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool kind_reading_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const kind_reading_t *v = (const kind_reading_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!kind_reading_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Target/2, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool kind_target_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const kind_target_alt2_t *v = (const kind_target_alt2_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status kind_ref_decode(const char *json, size_t len, aps_arena *arena,

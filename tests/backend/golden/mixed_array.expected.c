@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "mixed_array.h"
 #include "aps/fast.h"
@@ -42,6 +43,15 @@ static bool mixed_array_named_fast_valid(const void *value, bool strict, unsigne
 static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_array_value_t *out, uint64_t *seen);
 static const char *mixed_array_value_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_value_fast_valid(const void *value, bool strict, unsigned depth);
+static bool mixed_array_value_alt1_fast_members(aps_json_writer *w, const mixed_array_value_alt1_t *v, unsigned depth, bool trusted, size_t first);
+static bool mixed_array_value_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_value_alt2_fast_members(aps_json_writer *w, const mixed_array_value_alt2_t *v, unsigned depth, bool trusted, size_t first);
+static bool mixed_array_value_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_pair_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_mapping_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_mapping_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_named_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_value_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type *const mixed_array_pair_item_type_alts[] = {
     &aps_int_type,
@@ -68,6 +78,7 @@ const aps_type mixed_array_pair_type = {
     .u.arr = { .elem = &mixed_array_pair_item_type, .min = 2, .max = 2 },
     .fast = mixed_array_pair_fast,
     .valid = mixed_array_pair_fast_valid,
+    .write = mixed_array_pair_fast_write,
 };
 
 static const aps_type mixed_array_value_alt1_type_type = {
@@ -90,6 +101,7 @@ const aps_type mixed_array_value_alt1_type = {
     .u.st = { .fields = mixed_array_value_alt1_type_fields, .nfields = 2 },
     .fast = mixed_array_value_alt1_fast,
     .valid = mixed_array_value_alt1_fast_valid,
+    .write = mixed_array_value_alt1_fast_write,
 };
 
 static const aps_type mixed_array_value_alt2_type_type = {
@@ -112,6 +124,7 @@ const aps_type mixed_array_value_alt2_type = {
     .u.st = { .fields = mixed_array_value_alt2_type_fields, .nfields = 2 },
     .fast = mixed_array_value_alt2_fast,
     .valid = mixed_array_value_alt2_fast_valid,
+    .write = mixed_array_value_alt2_fast_write,
 };
 
 static const aps_type *const mixed_array_value_type_alts[] = {
@@ -138,6 +151,7 @@ const aps_type mixed_array_value_type = {
     },
     .fast = mixed_array_value_fast,
     .valid = mixed_array_value_fast_valid,
+    .write = mixed_array_value_fast_write,
 };
 
 static const aps_type *const mixed_array_mapping_entry_item1_type_alts[] = {
@@ -183,6 +197,7 @@ const aps_type mixed_array_mapping_entry_type = {
     .u.arr = { .elem = &mixed_array_mapping_entry_item_type, .min = 2, .max = 2 },
     .fast = mixed_array_mapping_entry_fast,
     .valid = mixed_array_mapping_entry_fast_valid,
+    .write = mixed_array_mapping_entry_fast_write,
 };
 
 const aps_type mixed_array_mapping_type = {
@@ -192,6 +207,7 @@ const aps_type mixed_array_mapping_type = {
     .u.arr = { .elem = &mixed_array_mapping_entry_type, .min = 0, .max = SIZE_MAX },
     .fast = mixed_array_mapping_fast,
     .valid = mixed_array_mapping_fast_valid,
+    .write = mixed_array_mapping_fast_write,
 };
 
 static const aps_type *const mixed_array_named_item_type_alts[] = {
@@ -219,6 +235,7 @@ const aps_type mixed_array_named_type = {
     .u.arr = { .elem = &mixed_array_named_item_type, .min = 1, .max = 2 },
     .fast = mixed_array_named_fast,
     .valid = mixed_array_named_fast_valid,
+    .write = mixed_array_named_fast_write,
 };
 
 /* The member of Value/1 that the name k names: its number, or -1. */
@@ -726,6 +743,172 @@ static bool mixed_array_value_fast_valid(const void *value, bool strict, unsigne
     switch (v->kind) {
     case MIXED_ARRAY_VALUE_VALUE_ALT1: return mixed_array_value_alt1_fast_valid(&v->u.value_alt1, strict, depth + 1);
     case MIXED_ARRAY_VALUE_VALUE_ALT2: return mixed_array_value_alt2_fast_valid(&v->u.value_alt2, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
+ * The members of Value/1 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool mixed_array_value_alt1_fast_members(aps_json_writer *w, const mixed_array_value_alt1_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"number\"", 16, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+        !aps_json_impl_put_int(w, v->value))
+        return false;
+    return true;
+}
+
+/* An object of Value/1, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool mixed_array_value_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_value_alt1_t *v = (const mixed_array_value_alt1_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!mixed_array_value_alt1_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Value/2 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool mixed_array_value_alt2_fast_members(aps_json_writer *w, const mixed_array_value_alt2_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"string\"", 16, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+        !aps_fast_put_text(w, &v->value, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Value/2, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool mixed_array_value_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_value_alt2_t *v = (const mixed_array_value_alt2_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!mixed_array_value_alt2_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Pair, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool mixed_array_pair_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_pair_t *v = (const mixed_array_pair_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count > 2)
+        return false;
+    if (!trusted && v->count < 2)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &mixed_array_pair_item_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Mapping, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool mixed_array_mapping_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_mapping_t *v = (const mixed_array_mapping_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !mixed_array_mapping_entry_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of MappingEntry, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool mixed_array_mapping_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_mapping_entry_t *v = (const mixed_array_mapping_entry_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count > 2)
+        return false;
+    if (!trusted && v->count < 2)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &mixed_array_mapping_entry_item_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Named, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool mixed_array_named_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_named_t *v = (const mixed_array_named_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count > 2)
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &mixed_array_named_item_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/*
+ * A value of Value: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool mixed_array_value_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const mixed_array_value_t *v = (const mixed_array_value_t *)value;
+    switch (v->kind) {
+    case MIXED_ARRAY_VALUE_VALUE_ALT1: return mixed_array_value_alt1_fast_write(w, &v->u.value_alt1, depth + 1, trusted);
+    case MIXED_ARRAY_VALUE_VALUE_ALT2: return mixed_array_value_alt2_fast_write(w, &v->u.value_alt2, depth + 1, trusted);
     default: return false;
     }
 }

@@ -312,7 +312,9 @@ APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, 
  * product that copies received bytes into a value cannot inject into the
  * stream. A failing check writes nothing, returns its status with the JSON
  * Pointer of the failing member in err, and leaves the status in the writer
- * as any failure does.
+ * as any failure does. Types with a generated encoder (aps_type.write) are
+ * written by it, checking as it writes, in the schema's spelling; on a
+ * failure the writer is rolled back and the tables start over.
  *
  * Returns the writer's status, or APS_E_ARGUMENT for a value that cannot be
  * written (an unknown kind without raw JSON, an empty `any`), APS_E_DEPTH

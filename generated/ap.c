@@ -6,12 +6,11 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "ap.h"
 #include "aps/fast.h"
-
-#include <string.h>
 
 static const aps_type ap_run_start_method_type;
 static const aps_type ap_subscription_subscribe_method_type;
@@ -1005,8 +1004,8 @@ static const char *ap_subscribe_params_namespaces_fast(aps_fast_ctx *c, const ch
 static bool ap_subscribe_params_namespaces_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_reconnect_params_subscriptions_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_reconnect_params_subscriptions_fast_valid(const void *value, bool strict, unsigned depth);
-static const char *ap_goto_array_fast(aps_fast_ctx *c, const char *p, void *vout);
-static bool ap_goto_array_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_goto_alt3_fast(aps_fast_ctx *c, const char *p, void *vout);
+static bool ap_goto_alt3_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_input_respond_many_responses_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_input_respond_many_responses_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_state_get_params_keys_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -1078,6 +1077,242 @@ static bool ap_data_content_block_fast_valid(const void *value, bool strict, uns
 static bool ap_tool_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_tool_content_block_t *out, uint64_t *seen);
 static const char *ap_tool_content_block_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_tool_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static bool ap_command_fast_members(aps_json_writer *w, const ap_command_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_run_start_fast_members(aps_json_writer *w, const ap_run_start_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_run_start_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_run_start_params_fast_members(aps_json_writer *w, const ap_run_start_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_run_start_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscription_subscribe_fast_members(aps_json_writer *w, const ap_subscription_subscribe_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_subscription_subscribe_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscribe_params_fast_members(aps_json_writer *w, const ap_subscribe_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_subscribe_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscription_unsubscribe_fast_members(aps_json_writer *w, const ap_subscription_unsubscribe_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_subscription_unsubscribe_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_unsubscribe_params_fast_members(aps_json_writer *w, const ap_unsubscribe_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_unsubscribe_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscription_reconnect_fast_members(aps_json_writer *w, const ap_subscription_reconnect_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_subscription_reconnect_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_reconnect_params_fast_members(aps_json_writer *w, const ap_reconnect_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_reconnect_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_agent_get_tree_fast_members(aps_json_writer *w, const ap_agent_get_tree_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_agent_get_tree_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_agent_get_tree_params_fast_members(aps_json_writer *w, const ap_agent_get_tree_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_agent_get_tree_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_respond_fast_members(aps_json_writer *w, const ap_input_respond_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_respond_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_respond_one_fast_members(aps_json_writer *w, const ap_input_respond_one_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_respond_one_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_run_send_fast_members(aps_json_writer *w, const ap_run_send_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_run_send_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_respond_many_fast_members(aps_json_writer *w, const ap_input_respond_many_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_respond_many_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_respond_entry_fast_members(aps_json_writer *w, const ap_input_respond_entry_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_respond_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_inject_fast_members(aps_json_writer *w, const ap_input_inject_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_inject_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_inject_params_fast_members(aps_json_writer *w, const ap_input_inject_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_inject_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_message_fast_members(aps_json_writer *w, const ap_input_message_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_message_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_get_fast_members(aps_json_writer *w, const ap_state_get_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_get_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_get_params_fast_members(aps_json_writer *w, const ap_state_get_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_get_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_list_checkpoints_fast_members(aps_json_writer *w, const ap_state_list_checkpoints_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_list_checkpoints_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_list_checkpoints_params_fast_members(aps_json_writer *w, const ap_list_checkpoints_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_list_checkpoints_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_fork_fast_members(aps_json_writer *w, const ap_state_fork_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_fork_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_fork_params_fast_members(aps_json_writer *w, const ap_state_fork_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_fork_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_command_response_fast_members(aps_json_writer *w, const ap_command_response_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_command_response_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_run_result_fast_members(aps_json_writer *w, const ap_run_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_run_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscribe_result_fast_members(aps_json_writer *w, const ap_subscribe_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_subscribe_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_reconnect_result_fast_members(aps_json_writer *w, const ap_reconnect_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_reconnect_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_agent_status_entry_fast_members(aps_json_writer *w, const ap_agent_status_entry_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_agent_status_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_empty_result_fast_members(aps_json_writer *w, const ap_empty_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_empty_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_agent_result_fast_members(aps_json_writer *w, const ap_agent_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_agent_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_agent_tree_node_fast_members(aps_json_writer *w, const ap_agent_tree_node_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_agent_tree_node_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_get_result_fast_members(aps_json_writer *w, const ap_state_get_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_get_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_checkpoint_ref_fast_members(aps_json_writer *w, const ap_checkpoint_ref_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_checkpoint_ref_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_list_checkpoints_result_fast_members(aps_json_writer *w, const ap_list_checkpoints_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_list_checkpoints_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_checkpoint_summary_fast_members(aps_json_writer *w, const ap_checkpoint_summary_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_checkpoint_summary_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_fork_result_fast_members(aps_json_writer *w, const ap_state_fork_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_state_fork_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_response_meta_fast_members(aps_json_writer *w, const ap_response_meta_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_response_meta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_error_response_fast_members(aps_json_writer *w, const ap_error_response_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_error_response_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_event_fast_members(aps_json_writer *w, const ap_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_lifecycle_event_fast_members(aps_json_writer *w, const ap_lifecycle_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_lifecycle_event_params_fast_members(aps_json_writer *w, const ap_lifecycle_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_lifecycle_data_fast_members(aps_json_writer *w, const ap_lifecycle_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_lifecycle_cause_tool_call_fast_members(aps_json_writer *w, const ap_lifecycle_cause_tool_call_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_cause_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_lifecycle_cause_send_fast_members(aps_json_writer *w, const ap_lifecycle_cause_send_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_cause_send_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_lifecycle_cause_edge_fast_members(aps_json_writer *w, const ap_lifecycle_cause_edge_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_cause_edge_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_messages_event_fast_members(aps_json_writer *w, const ap_messages_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_messages_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_messages_event_params_fast_members(aps_json_writer *w, const ap_messages_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_messages_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_message_start_data_fast_members(aps_json_writer *w, const ap_message_start_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_message_start_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_message_metadata_fast_members(aps_json_writer *w, const ap_message_metadata_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_message_metadata_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_content_block_start_data_fast_members(aps_json_writer *w, const ap_content_block_start_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_content_block_start_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_text_content_block_fast_members(aps_json_writer *w, const ap_text_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_text_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_citation_fast_members(aps_json_writer *w, const ap_citation_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_citation_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_non_standard_annotation_fast_members(aps_json_writer *w, const ap_non_standard_annotation_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_non_standard_annotation_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_invalid_tool_call_fast_members(aps_json_writer *w, const ap_invalid_tool_call_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_invalid_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_reasoning_content_block_fast_members(aps_json_writer *w, const ap_reasoning_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_reasoning_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_non_standard_content_block_fast_members(aps_json_writer *w, const ap_non_standard_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_non_standard_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_image_content_block_fast_members(aps_json_writer *w, const ap_image_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_image_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_video_content_block_fast_members(aps_json_writer *w, const ap_video_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_video_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_audio_content_block_fast_members(aps_json_writer *w, const ap_audio_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_audio_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_file_content_block_fast_members(aps_json_writer *w, const ap_file_content_block_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_file_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_call_fast_members(aps_json_writer *w, const ap_tool_call_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_call_chunk_fast_members(aps_json_writer *w, const ap_tool_call_chunk_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_call_chunk_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_server_tool_call_fast_members(aps_json_writer *w, const ap_server_tool_call_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_server_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_server_tool_call_chunk_fast_members(aps_json_writer *w, const ap_server_tool_call_chunk_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_server_tool_call_chunk_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_server_tool_result_fast_members(aps_json_writer *w, const ap_server_tool_result_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_server_tool_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_content_block_delta_data_fast_members(aps_json_writer *w, const ap_content_block_delta_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_content_block_delta_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_text_delta_fast_members(aps_json_writer *w, const ap_text_delta_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_text_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_reasoning_delta_fast_members(aps_json_writer *w, const ap_reasoning_delta_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_reasoning_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_data_delta_fast_members(aps_json_writer *w, const ap_data_delta_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_data_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_block_delta_fast_members(aps_json_writer *w, const ap_block_delta_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_block_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_block_delta_fields_fast_members(aps_json_writer *w, const ap_block_delta_fields_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_block_delta_fields_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_call_delta_fast_members(aps_json_writer *w, const ap_tool_call_delta_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_call_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_content_block_finish_data_fast_members(aps_json_writer *w, const ap_content_block_finish_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_content_block_finish_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_message_finish_data_fast_members(aps_json_writer *w, const ap_message_finish_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_message_finish_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_usage_info_fast_members(aps_json_writer *w, const ap_usage_info_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_usage_info_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_token_details_fast_members(aps_json_writer *w, const ap_input_token_details_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_token_details_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_output_token_details_fast_members(aps_json_writer *w, const ap_output_token_details_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_output_token_details_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_message_error_data_fast_members(aps_json_writer *w, const ap_message_error_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_message_error_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tools_event_fast_members(aps_json_writer *w, const ap_tools_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tools_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tools_event_params_fast_members(aps_json_writer *w, const ap_tools_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tools_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_started_data_fast_members(aps_json_writer *w, const ap_tool_started_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_started_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_output_delta_data_fast_members(aps_json_writer *w, const ap_tool_output_delta_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_output_delta_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_finished_data_fast_members(aps_json_writer *w, const ap_tool_finished_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_finished_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_error_data_fast_members(aps_json_writer *w, const ap_tool_error_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tool_error_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_event_fast_members(aps_json_writer *w, const ap_input_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_event_params_fast_members(aps_json_writer *w, const ap_input_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_requested_data_fast_members(aps_json_writer *w, const ap_input_requested_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_input_requested_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_values_event_fast_members(aps_json_writer *w, const ap_values_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_values_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_values_event_params_fast_members(aps_json_writer *w, const ap_values_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_values_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_updates_event_fast_members(aps_json_writer *w, const ap_updates_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_updates_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_updates_event_params_fast_members(aps_json_writer *w, const ap_updates_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_updates_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_updates_data_fast_members(aps_json_writer *w, const ap_updates_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_updates_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_checkpoints_event_fast_members(aps_json_writer *w, const ap_checkpoints_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_checkpoints_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_checkpoints_event_params_fast_members(aps_json_writer *w, const ap_checkpoints_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_checkpoints_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_checkpoint_fast_members(aps_json_writer *w, const ap_checkpoint_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_checkpoint_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_custom_event_fast_members(aps_json_writer *w, const ap_custom_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_custom_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_custom_event_params_fast_members(aps_json_writer *w, const ap_custom_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_custom_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_custom_data_fast_members(aps_json_writer *w, const ap_custom_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_custom_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tasks_event_fast_members(aps_json_writer *w, const ap_tasks_event_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tasks_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tasks_event_params_fast_members(aps_json_writer *w, const ap_tasks_event_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_tasks_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_event_stream_request_fast_members(aps_json_writer *w, const ap_event_stream_request_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_event_stream_request_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_namespace_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscribe_params_channels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_subscribe_params_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_reconnect_params_subscriptions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_goto_alt3_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_respond_many_responses_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_get_params_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_reconnect_result_current_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_agent_tree_node_children_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_list_checkpoints_result_checkpoints_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_text_content_block_annotations_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_event_stream_request_channels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_event_stream_request_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_command_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_command_data_fast_members(aps_json_writer *w, const ap_command_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_subscription_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_input_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_state_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_message_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_event_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_event_data_fast_members(aps_json_writer *w, const ap_event_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool ap_lifecycle_cause_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_messages_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_annotation_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_content_block_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_finalized_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tools_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_data_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_tool_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 const aps_type ap_js_int_type = {
     .kind = APS_K_INT,
@@ -1100,6 +1335,7 @@ const aps_type ap_namespace_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_namespace_fast,
     .valid = ap_namespace_fast_valid,
+    .write = ap_namespace_fast_write,
 };
 
 const aps_type ap_timestamp_type = {
@@ -1185,6 +1421,7 @@ const aps_type ap_run_start_params_type = {
     .u.st = { .fields = ap_run_start_params_type_fields, .nfields = 4 },
     .fast = ap_run_start_params_fast,
     .valid = ap_run_start_params_fast_valid,
+    .write = ap_run_start_params_fast_write,
 };
 
 static const aps_field ap_run_start_type_fields[] = {
@@ -1201,6 +1438,7 @@ const aps_type ap_run_start_type = {
     .u.st = { .fields = ap_run_start_type_fields, .nfields = 2 },
     .fast = ap_run_start_fast,
     .valid = ap_run_start_fast_valid,
+    .write = ap_run_start_fast_write,
 };
 
 static const aps_type ap_subscription_subscribe_method_type = {
@@ -1246,6 +1484,7 @@ const aps_type ap_subscribe_params_channels_type = {
     .u.arr = { .elem = &ap_channel_type, .min = 1, .max = SIZE_MAX },
     .fast = ap_subscribe_params_channels_fast,
     .valid = ap_subscribe_params_channels_fast_valid,
+    .write = ap_subscribe_params_channels_fast_write,
 };
 
 const aps_type ap_subscribe_params_namespaces_type = {
@@ -1255,6 +1494,7 @@ const aps_type ap_subscribe_params_namespaces_type = {
     .u.arr = { .elem = &ap_namespace_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_subscribe_params_namespaces_fast,
     .valid = ap_subscribe_params_namespaces_fast_valid,
+    .write = ap_subscribe_params_namespaces_fast_write,
 };
 
 static const aps_field ap_subscribe_params_type_fields[] = {
@@ -1282,6 +1522,7 @@ const aps_type ap_subscribe_params_type = {
     },
     .fast = ap_subscribe_params_fast,
     .valid = ap_subscribe_params_fast_valid,
+    .write = ap_subscribe_params_fast_write,
 };
 
 static const aps_field ap_subscription_subscribe_type_fields[] = {
@@ -1298,6 +1539,7 @@ const aps_type ap_subscription_subscribe_type = {
     .u.st = { .fields = ap_subscription_subscribe_type_fields, .nfields = 2 },
     .fast = ap_subscription_subscribe_fast,
     .valid = ap_subscription_subscribe_fast_valid,
+    .write = ap_subscription_subscribe_fast_write,
 };
 
 static const aps_type ap_subscription_unsubscribe_method_type = {
@@ -1323,6 +1565,7 @@ const aps_type ap_unsubscribe_params_type = {
     },
     .fast = ap_unsubscribe_params_fast,
     .valid = ap_unsubscribe_params_fast_valid,
+    .write = ap_unsubscribe_params_fast_write,
 };
 
 static const aps_field ap_subscription_unsubscribe_type_fields[] = {
@@ -1339,6 +1582,7 @@ const aps_type ap_subscription_unsubscribe_type = {
     .u.st = { .fields = ap_subscription_unsubscribe_type_fields, .nfields = 2 },
     .fast = ap_subscription_unsubscribe_fast,
     .valid = ap_subscription_unsubscribe_fast_valid,
+    .write = ap_subscription_unsubscribe_fast_write,
 };
 
 static const aps_type ap_subscription_reconnect_method_type = {
@@ -1354,6 +1598,7 @@ const aps_type ap_reconnect_params_subscriptions_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_reconnect_params_subscriptions_fast,
     .valid = ap_reconnect_params_subscriptions_fast_valid,
+    .write = ap_reconnect_params_subscriptions_fast_write,
 };
 
 static const aps_field ap_reconnect_params_type_fields[] = {
@@ -1381,6 +1626,7 @@ const aps_type ap_reconnect_params_type = {
     },
     .fast = ap_reconnect_params_fast,
     .valid = ap_reconnect_params_fast_valid,
+    .write = ap_reconnect_params_fast_write,
 };
 
 static const aps_field ap_subscription_reconnect_type_fields[] = {
@@ -1397,6 +1643,7 @@ const aps_type ap_subscription_reconnect_type = {
     .u.st = { .fields = ap_subscription_reconnect_type_fields, .nfields = 2 },
     .fast = ap_subscription_reconnect_fast,
     .valid = ap_subscription_reconnect_fast_valid,
+    .write = ap_subscription_reconnect_fast_write,
 };
 
 static const aps_type ap_agent_get_tree_method_type = {
@@ -1418,6 +1665,7 @@ const aps_type ap_agent_get_tree_params_type = {
     .u.st = { .fields = ap_agent_get_tree_params_type_fields, .nfields = 1 },
     .fast = ap_agent_get_tree_params_fast,
     .valid = ap_agent_get_tree_params_fast_valid,
+    .write = ap_agent_get_tree_params_fast_write,
 };
 
 static const aps_field ap_agent_get_tree_type_fields[] = {
@@ -1434,6 +1682,7 @@ const aps_type ap_agent_get_tree_type = {
     .u.st = { .fields = ap_agent_get_tree_type_fields, .nfields = 2 },
     .fast = ap_agent_get_tree_fast,
     .valid = ap_agent_get_tree_fast_valid,
+    .write = ap_agent_get_tree_fast_write,
 };
 
 static const aps_type ap_input_respond_method_type = {
@@ -1471,39 +1720,41 @@ const aps_type ap_run_send_type = {
     .u.st = { .fields = ap_run_send_type_fields, .nfields = 2 },
     .fast = ap_run_send_fast,
     .valid = ap_run_send_fast_valid,
+    .write = ap_run_send_fast_write,
 };
 
-static const aps_type *const ap_goto_array_item_type_alts[] = {
+static const aps_type *const ap_goto_alt3_item_type_alts[] = {
     &aps_text_type,
     &ap_run_send_type,
 };
-const aps_type ap_goto_array_item_type = {
+const aps_type ap_goto_alt3_item_type = {
     .kind = APS_K_UNION,
     .name = "Goto/3[]",
-    .size = sizeof(ap_goto_array_item_t),
+    .size = sizeof(ap_goto_alt3_item_t),
     .u.un = {
         .cls = APS_U_KIND,
-        .alts = ap_goto_array_item_type_alts,
+        .alts = ap_goto_alt3_item_type_alts,
         .nalts = 2,
-        .kind_offset = offsetof(ap_goto_array_item_t, kind),
-        .payload_offset = offsetof(ap_goto_array_item_t, u),
-        .raw_offset = offsetof(ap_goto_array_item_t, raw),
+        .kind_offset = offsetof(ap_goto_alt3_item_t, kind),
+        .payload_offset = offsetof(ap_goto_alt3_item_t, u),
+        .raw_offset = offsetof(ap_goto_alt3_item_t, raw),
     },
 };
 
-const aps_type ap_goto_array_type = {
+const aps_type ap_goto_alt3_type = {
     .kind = APS_K_ARRAY,
     .name = "Goto/3",
-    .size = sizeof(ap_goto_array_t),
-    .u.arr = { .elem = &ap_goto_array_item_type, .min = 0, .max = SIZE_MAX },
-    .fast = ap_goto_array_fast,
-    .valid = ap_goto_array_fast_valid,
+    .size = sizeof(ap_goto_alt3_t),
+    .u.arr = { .elem = &ap_goto_alt3_item_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_goto_alt3_fast,
+    .valid = ap_goto_alt3_fast_valid,
+    .write = ap_goto_alt3_fast_write,
 };
 
 static const aps_type *const ap_goto_type_alts[] = {
     &aps_text_type,
     &ap_run_send_type,
-    &ap_goto_array_type,
+    &ap_goto_alt3_type,
 };
 const aps_type ap_goto_type = {
     .kind = APS_K_UNION,
@@ -1579,6 +1830,7 @@ const aps_type ap_input_respond_one_type = {
     .u.st = { .fields = ap_input_respond_one_type_fields, .nfields = 7 },
     .fast = ap_input_respond_one_fast,
     .valid = ap_input_respond_one_fast_valid,
+    .write = ap_input_respond_one_fast_write,
 };
 
 static const aps_field ap_input_respond_entry_type_fields[] = {
@@ -1599,6 +1851,7 @@ const aps_type ap_input_respond_entry_type = {
     .u.st = { .fields = ap_input_respond_entry_type_fields, .nfields = 3 },
     .fast = ap_input_respond_entry_fast,
     .valid = ap_input_respond_entry_fast_valid,
+    .write = ap_input_respond_entry_fast_write,
 };
 
 const aps_type ap_input_respond_many_responses_type = {
@@ -1608,6 +1861,7 @@ const aps_type ap_input_respond_many_responses_type = {
     .u.arr = { .elem = &ap_input_respond_entry_type, .min = 1, .max = SIZE_MAX },
     .fast = ap_input_respond_many_responses_fast,
     .valid = ap_input_respond_many_responses_fast_valid,
+    .write = ap_input_respond_many_responses_fast_write,
 };
 
 const aps_type ap_input_respond_many_update_type = {
@@ -1677,6 +1931,7 @@ const aps_type ap_input_respond_many_type = {
     .u.st = { .fields = ap_input_respond_many_type_fields, .nfields = 5 },
     .fast = ap_input_respond_many_fast,
     .valid = ap_input_respond_many_fast_valid,
+    .write = ap_input_respond_many_fast_write,
 };
 
 static const aps_type *const ap_input_respond_params_type_alts[] = {
@@ -1711,6 +1966,7 @@ const aps_type ap_input_respond_type = {
     .u.st = { .fields = ap_input_respond_type_fields, .nfields = 2 },
     .fast = ap_input_respond_fast,
     .valid = ap_input_respond_fast_valid,
+    .write = ap_input_respond_fast_write,
 };
 
 static const aps_type ap_input_inject_method_type = {
@@ -1754,6 +2010,7 @@ const aps_type ap_input_message_type = {
     },
     .fast = ap_input_message_fast,
     .valid = ap_input_message_fast_valid,
+    .write = ap_input_message_fast_write,
 };
 
 static const aps_field ap_input_inject_params_type_fields[] = {
@@ -1771,6 +2028,7 @@ const aps_type ap_input_inject_params_type = {
     .u.st = { .fields = ap_input_inject_params_type_fields, .nfields = 2 },
     .fast = ap_input_inject_params_fast,
     .valid = ap_input_inject_params_fast_valid,
+    .write = ap_input_inject_params_fast_write,
 };
 
 static const aps_field ap_input_inject_type_fields[] = {
@@ -1787,6 +2045,7 @@ const aps_type ap_input_inject_type = {
     .u.st = { .fields = ap_input_inject_type_fields, .nfields = 2 },
     .fast = ap_input_inject_fast,
     .valid = ap_input_inject_fast_valid,
+    .write = ap_input_inject_fast_write,
 };
 
 static const aps_type ap_state_get_method_type = {
@@ -1802,6 +2061,7 @@ const aps_type ap_state_get_params_keys_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_state_get_params_keys_fast,
     .valid = ap_state_get_params_keys_fast_valid,
+    .write = ap_state_get_params_keys_fast_write,
 };
 
 static const aps_field ap_state_get_params_type_fields[] = {
@@ -1820,6 +2080,7 @@ const aps_type ap_state_get_params_type = {
     .u.st = { .fields = ap_state_get_params_type_fields, .nfields = 2 },
     .fast = ap_state_get_params_fast,
     .valid = ap_state_get_params_fast_valid,
+    .write = ap_state_get_params_fast_write,
 };
 
 static const aps_field ap_state_get_type_fields[] = {
@@ -1836,6 +2097,7 @@ const aps_type ap_state_get_type = {
     .u.st = { .fields = ap_state_get_type_fields, .nfields = 2 },
     .fast = ap_state_get_fast,
     .valid = ap_state_get_fast_valid,
+    .write = ap_state_get_fast_write,
 };
 
 static const aps_type ap_state_list_checkpoints_method_type = {
@@ -1865,6 +2127,7 @@ const aps_type ap_list_checkpoints_params_type = {
     .u.st = { .fields = ap_list_checkpoints_params_type_fields, .nfields = 3 },
     .fast = ap_list_checkpoints_params_fast,
     .valid = ap_list_checkpoints_params_fast_valid,
+    .write = ap_list_checkpoints_params_fast_write,
 };
 
 static const aps_field ap_state_list_checkpoints_type_fields[] = {
@@ -1881,6 +2144,7 @@ const aps_type ap_state_list_checkpoints_type = {
     .u.st = { .fields = ap_state_list_checkpoints_type_fields, .nfields = 2 },
     .fast = ap_state_list_checkpoints_fast,
     .valid = ap_state_list_checkpoints_fast_valid,
+    .write = ap_state_list_checkpoints_fast_write,
 };
 
 static const aps_type ap_state_fork_method_type = {
@@ -1922,6 +2186,7 @@ const aps_type ap_state_fork_params_type = {
     .u.st = { .fields = ap_state_fork_params_type_fields, .nfields = 3 },
     .fast = ap_state_fork_params_fast,
     .valid = ap_state_fork_params_fast_valid,
+    .write = ap_state_fork_params_fast_write,
 };
 
 static const aps_field ap_state_fork_type_fields[] = {
@@ -1938,6 +2203,7 @@ const aps_type ap_state_fork_type = {
     .u.st = { .fields = ap_state_fork_type_fields, .nfields = 2 },
     .fast = ap_state_fork_fast,
     .valid = ap_state_fork_fast_valid,
+    .write = ap_state_fork_fast_write,
 };
 
 static const aps_type *const ap_command_data_type_alts[] = {
@@ -1980,6 +2246,7 @@ const aps_type ap_command_data_type = {
     },
     .fast = ap_command_data_fast,
     .valid = ap_command_data_fast_valid,
+    .write = ap_command_data_fast_write,
 };
 
 static const aps_field ap_command_type_fields[] = {
@@ -2001,6 +2268,7 @@ const aps_type ap_command_type = {
     },
     .fast = ap_command_fast,
     .valid = ap_command_fast_valid,
+    .write = ap_command_fast_write,
 };
 
 static const aps_type *const ap_subscription_command_type_alts[] = {
@@ -2029,6 +2297,7 @@ const aps_type ap_subscription_command_type = {
     },
     .fast = ap_subscription_command_fast,
     .valid = ap_subscription_command_fast_valid,
+    .write = ap_subscription_command_fast_write,
 };
 
 static const aps_type *const ap_input_command_type_alts[] = {
@@ -2055,6 +2324,7 @@ const aps_type ap_input_command_type = {
     },
     .fast = ap_input_command_fast,
     .valid = ap_input_command_fast_valid,
+    .write = ap_input_command_fast_write,
 };
 
 static const aps_type *const ap_state_command_type_alts[] = {
@@ -2083,6 +2353,7 @@ const aps_type ap_state_command_type = {
     },
     .fast = ap_state_command_fast,
     .valid = ap_state_command_fast_valid,
+    .write = ap_state_command_fast_write,
 };
 
 static const aps_type ap_command_response_type_type = {
@@ -2104,6 +2375,7 @@ const aps_type ap_run_result_type = {
     .u.st = { .fields = ap_run_result_type_fields, .nfields = 1 },
     .fast = ap_run_result_fast,
     .valid = ap_run_result_fast_valid,
+    .write = ap_run_result_fast_write,
 };
 
 static const aps_field ap_subscribe_result_type_fields[] = {
@@ -2127,6 +2399,7 @@ const aps_type ap_subscribe_result_type = {
     },
     .fast = ap_subscribe_result_fast,
     .valid = ap_subscribe_result_fast_valid,
+    .write = ap_subscribe_result_fast_write,
 };
 
 static const aps_literal ap_agent_status_type_values[] = {
@@ -2163,6 +2436,7 @@ const aps_type ap_agent_status_entry_type = {
     },
     .fast = ap_agent_status_entry_fast,
     .valid = ap_agent_status_entry_fast_valid,
+    .write = ap_agent_status_entry_fast_write,
 };
 
 const aps_type ap_reconnect_result_current_namespaces_type = {
@@ -2172,6 +2446,7 @@ const aps_type ap_reconnect_result_current_namespaces_type = {
     .u.arr = { .elem = &ap_agent_status_entry_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_reconnect_result_current_namespaces_fast,
     .valid = ap_reconnect_result_current_namespaces_fast_valid,
+    .write = ap_reconnect_result_current_namespaces_fast_write,
 };
 
 static const aps_field ap_reconnect_result_type_fields[] = {
@@ -2199,6 +2474,7 @@ const aps_type ap_reconnect_result_type = {
     },
     .fast = ap_reconnect_result_fast,
     .valid = ap_reconnect_result_fast_valid,
+    .write = ap_reconnect_result_fast_write,
 };
 
 const aps_type ap_empty_result_type = {
@@ -2212,6 +2488,7 @@ const aps_type ap_empty_result_type = {
     },
     .fast = ap_empty_result_fast,
     .valid = ap_empty_result_fast_valid,
+    .write = ap_empty_result_fast_write,
 };
 
 static const aps_type *const ap_subscription_result_type_alts[] = {
@@ -2240,6 +2517,7 @@ const aps_type ap_agent_tree_node_children_type = {
     .u.arr = { .elem = &ap_agent_tree_node_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_agent_tree_node_children_fast,
     .valid = ap_agent_tree_node_children_fast_valid,
+    .write = ap_agent_tree_node_children_fast_write,
 };
 
 const aps_type ap_agent_tree_node_metadata_type = {
@@ -2281,6 +2559,7 @@ const aps_type ap_agent_tree_node_type = {
     .u.st = { .fields = ap_agent_tree_node_type_fields, .nfields = 5 },
     .fast = ap_agent_tree_node_fast,
     .valid = ap_agent_tree_node_fast_valid,
+    .write = ap_agent_tree_node_fast_write,
 };
 
 static const aps_field ap_agent_result_type_fields[] = {
@@ -2295,6 +2574,7 @@ const aps_type ap_agent_result_type = {
     .u.st = { .fields = ap_agent_result_type_fields, .nfields = 1 },
     .fast = ap_agent_result_fast,
     .valid = ap_agent_result_fast_valid,
+    .write = ap_agent_result_fast_write,
 };
 
 const aps_type ap_state_get_result_values_type = {
@@ -2326,6 +2606,7 @@ const aps_type ap_checkpoint_ref_type = {
     .u.st = { .fields = ap_checkpoint_ref_type_fields, .nfields = 2 },
     .fast = ap_checkpoint_ref_fast,
     .valid = ap_checkpoint_ref_fast_valid,
+    .write = ap_checkpoint_ref_fast_write,
 };
 
 static const aps_field ap_state_get_result_type_fields[] = {
@@ -2344,6 +2625,7 @@ const aps_type ap_state_get_result_type = {
     .u.st = { .fields = ap_state_get_result_type_fields, .nfields = 2 },
     .fast = ap_state_get_result_fast,
     .valid = ap_state_get_result_fast_valid,
+    .write = ap_state_get_result_fast_write,
 };
 
 const aps_type ap_checkpoint_summary_metadata_type = {
@@ -2385,6 +2667,7 @@ const aps_type ap_checkpoint_summary_type = {
     .u.st = { .fields = ap_checkpoint_summary_type_fields, .nfields = 5 },
     .fast = ap_checkpoint_summary_fast,
     .valid = ap_checkpoint_summary_fast_valid,
+    .write = ap_checkpoint_summary_fast_write,
 };
 
 const aps_type ap_list_checkpoints_result_checkpoints_type = {
@@ -2394,6 +2677,7 @@ const aps_type ap_list_checkpoints_result_checkpoints_type = {
     .u.arr = { .elem = &ap_checkpoint_summary_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_list_checkpoints_result_checkpoints_fast,
     .valid = ap_list_checkpoints_result_checkpoints_fast_valid,
+    .write = ap_list_checkpoints_result_checkpoints_fast_write,
 };
 
 static const aps_field ap_list_checkpoints_result_type_fields[] = {
@@ -2408,6 +2692,7 @@ const aps_type ap_list_checkpoints_result_type = {
     .u.st = { .fields = ap_list_checkpoints_result_type_fields, .nfields = 1 },
     .fast = ap_list_checkpoints_result_fast,
     .valid = ap_list_checkpoints_result_fast_valid,
+    .write = ap_list_checkpoints_result_fast_write,
 };
 
 static const aps_field ap_state_fork_result_type_fields[] = {
@@ -2425,6 +2710,7 @@ const aps_type ap_state_fork_result_type = {
     .u.st = { .fields = ap_state_fork_result_type_fields, .nfields = 2 },
     .fast = ap_state_fork_result_fast,
     .valid = ap_state_fork_result_fast_valid,
+    .write = ap_state_fork_result_fast_write,
 };
 
 static const aps_type *const ap_state_result_type_alts[] = {
@@ -2487,6 +2773,7 @@ const aps_type ap_response_meta_type = {
     },
     .fast = ap_response_meta_fast,
     .valid = ap_response_meta_fast_valid,
+    .write = ap_response_meta_fast_write,
 };
 
 static const aps_field ap_command_response_type_fields[] = {
@@ -2515,6 +2802,7 @@ const aps_type ap_command_response_type = {
     },
     .fast = ap_command_response_fast,
     .valid = ap_command_response_fast_valid,
+    .write = ap_command_response_fast_write,
 };
 
 static const aps_type ap_error_response_type_type = {
@@ -2576,6 +2864,7 @@ const aps_type ap_error_response_type = {
     },
     .fast = ap_error_response_fast,
     .valid = ap_error_response_fast_valid,
+    .write = ap_error_response_fast_write,
 };
 
 static const aps_type ap_event_type_type = {
@@ -2610,6 +2899,7 @@ const aps_type ap_lifecycle_cause_tool_call_type = {
     .u.st = { .fields = ap_lifecycle_cause_tool_call_type_fields, .nfields = 2 },
     .fast = ap_lifecycle_cause_tool_call_fast,
     .valid = ap_lifecycle_cause_tool_call_fast_valid,
+    .write = ap_lifecycle_cause_tool_call_fast_write,
 };
 
 static const aps_type ap_lifecycle_cause_send_type_type = {
@@ -2632,6 +2922,7 @@ const aps_type ap_lifecycle_cause_send_type = {
     .u.st = { .fields = ap_lifecycle_cause_send_type_fields, .nfields = 2 },
     .fast = ap_lifecycle_cause_send_fast,
     .valid = ap_lifecycle_cause_send_fast_valid,
+    .write = ap_lifecycle_cause_send_fast_write,
 };
 
 static const aps_type ap_lifecycle_cause_edge_type_type = {
@@ -2654,6 +2945,7 @@ const aps_type ap_lifecycle_cause_edge_type = {
     .u.st = { .fields = ap_lifecycle_cause_edge_type_fields, .nfields = 2 },
     .fast = ap_lifecycle_cause_edge_fast,
     .valid = ap_lifecycle_cause_edge_fast_valid,
+    .write = ap_lifecycle_cause_edge_fast_write,
 };
 
 static const aps_type *const ap_lifecycle_cause_type_alts[] = {
@@ -2682,6 +2974,7 @@ const aps_type ap_lifecycle_cause_type = {
     },
     .fast = ap_lifecycle_cause_fast,
     .valid = ap_lifecycle_cause_fast_valid,
+    .write = ap_lifecycle_cause_fast_write,
 };
 
 static const aps_field ap_lifecycle_data_type_fields[] = {
@@ -2712,6 +3005,7 @@ const aps_type ap_lifecycle_data_type = {
     .u.st = { .fields = ap_lifecycle_data_type_fields, .nfields = 5 },
     .fast = ap_lifecycle_data_fast,
     .valid = ap_lifecycle_data_fast_valid,
+    .write = ap_lifecycle_data_fast_write,
 };
 
 static const aps_field ap_lifecycle_event_params_type_fields[] = {
@@ -2732,6 +3026,7 @@ const aps_type ap_lifecycle_event_params_type = {
     .u.st = { .fields = ap_lifecycle_event_params_type_fields, .nfields = 3 },
     .fast = ap_lifecycle_event_params_fast,
     .valid = ap_lifecycle_event_params_fast_valid,
+    .write = ap_lifecycle_event_params_fast_write,
 };
 
 static const aps_field ap_lifecycle_event_type_fields[] = {
@@ -2748,6 +3043,7 @@ const aps_type ap_lifecycle_event_type = {
     .u.st = { .fields = ap_lifecycle_event_type_fields, .nfields = 2 },
     .fast = ap_lifecycle_event_fast,
     .valid = ap_lifecycle_event_fast_valid,
+    .write = ap_lifecycle_event_fast_write,
 };
 
 static const aps_type ap_messages_event_method_type = {
@@ -2817,6 +3113,7 @@ const aps_type ap_message_metadata_type = {
     },
     .fast = ap_message_metadata_fast,
     .valid = ap_message_metadata_fast_valid,
+    .write = ap_message_metadata_fast_write,
 };
 
 static const aps_field ap_message_start_data_type_fields[] = {
@@ -2845,6 +3142,7 @@ const aps_type ap_message_start_data_type = {
     },
     .fast = ap_message_start_data_fast,
     .valid = ap_message_start_data_fast_valid,
+    .write = ap_message_start_data_fast_write,
 };
 
 static const aps_type ap_content_block_start_data_event_type = {
@@ -2923,6 +3221,7 @@ const aps_type ap_citation_type = {
     },
     .fast = ap_citation_fast,
     .valid = ap_citation_fast_valid,
+    .write = ap_citation_fast_write,
 };
 
 static const aps_type ap_non_standard_annotation_type_type = {
@@ -2967,6 +3266,7 @@ const aps_type ap_non_standard_annotation_type = {
     },
     .fast = ap_non_standard_annotation_fast,
     .valid = ap_non_standard_annotation_fast_valid,
+    .write = ap_non_standard_annotation_fast_write,
 };
 
 static const aps_type *const ap_annotation_type_alts[] = {
@@ -2993,6 +3293,7 @@ const aps_type ap_annotation_type = {
     },
     .fast = ap_annotation_fast,
     .valid = ap_annotation_fast_valid,
+    .write = ap_annotation_fast_write,
 };
 
 const aps_type ap_text_content_block_annotations_type = {
@@ -3002,6 +3303,7 @@ const aps_type ap_text_content_block_annotations_type = {
     .u.arr = { .elem = &ap_annotation_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_text_content_block_annotations_fast,
     .valid = ap_text_content_block_annotations_fast_valid,
+    .write = ap_text_content_block_annotations_fast_write,
 };
 
 static const aps_field ap_text_content_block_type_fields[] = {
@@ -3035,6 +3337,7 @@ const aps_type ap_text_content_block_type = {
     },
     .fast = ap_text_content_block_fast,
     .valid = ap_text_content_block_fast_valid,
+    .write = ap_text_content_block_fast_write,
 };
 
 static const aps_type ap_invalid_tool_call_type_type = {
@@ -3079,6 +3382,7 @@ const aps_type ap_invalid_tool_call_type = {
     },
     .fast = ap_invalid_tool_call_fast,
     .valid = ap_invalid_tool_call_fast_valid,
+    .write = ap_invalid_tool_call_fast_write,
 };
 
 static const aps_type ap_reasoning_content_block_type_type = {
@@ -3115,6 +3419,7 @@ const aps_type ap_reasoning_content_block_type = {
     },
     .fast = ap_reasoning_content_block_fast,
     .valid = ap_reasoning_content_block_fast_valid,
+    .write = ap_reasoning_content_block_fast_write,
 };
 
 static const aps_type ap_non_standard_content_block_type_type = {
@@ -3163,6 +3468,7 @@ const aps_type ap_non_standard_content_block_type = {
     },
     .fast = ap_non_standard_content_block_fast,
     .valid = ap_non_standard_content_block_fast_valid,
+    .write = ap_non_standard_content_block_fast_write,
 };
 
 static const aps_type ap_image_content_block_type_type = {
@@ -3211,6 +3517,7 @@ const aps_type ap_image_content_block_type = {
     },
     .fast = ap_image_content_block_fast,
     .valid = ap_image_content_block_fast_valid,
+    .write = ap_image_content_block_fast_write,
 };
 
 static const aps_type ap_video_content_block_type_type = {
@@ -3259,6 +3566,7 @@ const aps_type ap_video_content_block_type = {
     },
     .fast = ap_video_content_block_fast,
     .valid = ap_video_content_block_fast_valid,
+    .write = ap_video_content_block_fast_write,
 };
 
 static const aps_type ap_audio_content_block_type_type = {
@@ -3307,6 +3615,7 @@ const aps_type ap_audio_content_block_type = {
     },
     .fast = ap_audio_content_block_fast,
     .valid = ap_audio_content_block_fast_valid,
+    .write = ap_audio_content_block_fast_write,
 };
 
 static const aps_type ap_file_content_block_type_type = {
@@ -3355,6 +3664,7 @@ const aps_type ap_file_content_block_type = {
     },
     .fast = ap_file_content_block_fast,
     .valid = ap_file_content_block_fast_valid,
+    .write = ap_file_content_block_fast_write,
 };
 
 static const aps_type ap_tool_call_type_type = {
@@ -3406,6 +3716,7 @@ const aps_type ap_tool_call_type = {
     },
     .fast = ap_tool_call_fast,
     .valid = ap_tool_call_fast_valid,
+    .write = ap_tool_call_fast_write,
 };
 
 static const aps_type ap_tool_call_chunk_type_type = {
@@ -3446,6 +3757,7 @@ const aps_type ap_tool_call_chunk_type = {
     },
     .fast = ap_tool_call_chunk_fast,
     .valid = ap_tool_call_chunk_fast_valid,
+    .write = ap_tool_call_chunk_fast_write,
 };
 
 static const aps_type ap_server_tool_call_type_type = {
@@ -3496,6 +3808,7 @@ const aps_type ap_server_tool_call_type = {
     },
     .fast = ap_server_tool_call_fast,
     .valid = ap_server_tool_call_fast_valid,
+    .write = ap_server_tool_call_fast_write,
 };
 
 static const aps_type ap_server_tool_call_chunk_type_type = {
@@ -3536,6 +3849,7 @@ const aps_type ap_server_tool_call_chunk_type = {
     },
     .fast = ap_server_tool_call_chunk_fast,
     .valid = ap_server_tool_call_chunk_fast_valid,
+    .write = ap_server_tool_call_chunk_fast_write,
 };
 
 static const aps_type ap_server_tool_result_type_type = {
@@ -3589,6 +3903,7 @@ const aps_type ap_server_tool_result_type = {
     },
     .fast = ap_server_tool_result_fast,
     .valid = ap_server_tool_result_fast_valid,
+    .write = ap_server_tool_result_fast_write,
 };
 
 static const aps_type *const ap_content_block_type_alts[] = {
@@ -3637,6 +3952,7 @@ const aps_type ap_content_block_type = {
     },
     .fast = ap_content_block_fast,
     .valid = ap_content_block_fast_valid,
+    .write = ap_content_block_fast_write,
 };
 
 static const aps_field ap_content_block_start_data_type_fields[] = {
@@ -3661,6 +3977,7 @@ const aps_type ap_content_block_start_data_type = {
     },
     .fast = ap_content_block_start_data_fast,
     .valid = ap_content_block_start_data_fast_valid,
+    .write = ap_content_block_start_data_fast_write,
 };
 
 static const aps_type ap_content_block_delta_data_event_type = {
@@ -3694,6 +4011,7 @@ const aps_type ap_text_delta_type = {
     },
     .fast = ap_text_delta_fast,
     .valid = ap_text_delta_fast_valid,
+    .write = ap_text_delta_fast_write,
 };
 
 static const aps_type ap_reasoning_delta_type_type = {
@@ -3721,6 +4039,7 @@ const aps_type ap_reasoning_delta_type = {
     },
     .fast = ap_reasoning_delta_fast,
     .valid = ap_reasoning_delta_fast_valid,
+    .write = ap_reasoning_delta_fast_write,
 };
 
 static const aps_type ap_data_delta_type_type = {
@@ -3757,6 +4076,7 @@ const aps_type ap_data_delta_type = {
     },
     .fast = ap_data_delta_fast,
     .valid = ap_data_delta_fast_valid,
+    .write = ap_data_delta_fast_write,
 };
 
 static const aps_type ap_block_delta_type_type = {
@@ -3782,6 +4102,7 @@ const aps_type ap_block_delta_fields_type = {
     },
     .fast = ap_block_delta_fields_fast,
     .valid = ap_block_delta_fields_fast_valid,
+    .write = ap_block_delta_fields_fast_write,
 };
 
 static const aps_field ap_block_delta_type_fields[] = {
@@ -3803,6 +4124,7 @@ const aps_type ap_block_delta_type = {
     },
     .fast = ap_block_delta_fast,
     .valid = ap_block_delta_fast_valid,
+    .write = ap_block_delta_fast_write,
 };
 
 static const aps_type ap_tool_call_delta_type_type = {
@@ -3830,6 +4152,7 @@ const aps_type ap_tool_call_delta_type = {
     },
     .fast = ap_tool_call_delta_fast,
     .valid = ap_tool_call_delta_fast_valid,
+    .write = ap_tool_call_delta_fast_write,
 };
 
 static const aps_type *const ap_content_block_delta_type_alts[] = {
@@ -3862,6 +4185,7 @@ const aps_type ap_content_block_delta_type = {
     },
     .fast = ap_content_block_delta_fast,
     .valid = ap_content_block_delta_fast_valid,
+    .write = ap_content_block_delta_fast_write,
 };
 
 static const aps_field ap_content_block_delta_data_type_fields[] = {
@@ -3886,6 +4210,7 @@ const aps_type ap_content_block_delta_data_type = {
     },
     .fast = ap_content_block_delta_data_fast,
     .valid = ap_content_block_delta_data_fast_valid,
+    .write = ap_content_block_delta_data_fast_write,
 };
 
 static const aps_type ap_content_block_finish_data_event_type = {
@@ -3936,6 +4261,7 @@ const aps_type ap_finalized_content_block_type = {
     },
     .fast = ap_finalized_content_block_fast,
     .valid = ap_finalized_content_block_fast_valid,
+    .write = ap_finalized_content_block_fast_write,
 };
 
 static const aps_field ap_content_block_finish_data_type_fields[] = {
@@ -3960,6 +4286,7 @@ const aps_type ap_content_block_finish_data_type = {
     },
     .fast = ap_content_block_finish_data_fast,
     .valid = ap_content_block_finish_data_fast_valid,
+    .write = ap_content_block_finish_data_fast_write,
 };
 
 static const aps_type ap_message_finish_data_event_type = {
@@ -3994,6 +4321,7 @@ const aps_type ap_input_token_details_type = {
     },
     .fast = ap_input_token_details_fast,
     .valid = ap_input_token_details_fast_valid,
+    .write = ap_input_token_details_fast_write,
 };
 
 static const aps_field ap_output_token_details_type_fields[] = {
@@ -4018,6 +4346,7 @@ const aps_type ap_output_token_details_type = {
     },
     .fast = ap_output_token_details_fast,
     .valid = ap_output_token_details_fast_valid,
+    .write = ap_output_token_details_fast_write,
 };
 
 static const aps_field ap_usage_info_type_fields[] = {
@@ -4054,6 +4383,7 @@ const aps_type ap_usage_info_type = {
     },
     .fast = ap_usage_info_fast,
     .valid = ap_usage_info_fast_valid,
+    .write = ap_usage_info_fast_write,
 };
 
 static const aps_field ap_message_finish_data_type_fields[] = {
@@ -4076,6 +4406,7 @@ const aps_type ap_message_finish_data_type = {
     },
     .fast = ap_message_finish_data_fast,
     .valid = ap_message_finish_data_fast_valid,
+    .write = ap_message_finish_data_fast_write,
 };
 
 static const aps_type ap_message_error_data_event_type = {
@@ -4107,6 +4438,7 @@ const aps_type ap_message_error_data_type = {
     },
     .fast = ap_message_error_data_fast,
     .valid = ap_message_error_data_fast_valid,
+    .write = ap_message_error_data_fast_write,
 };
 
 static const aps_type *const ap_messages_data_type_alts[] = {
@@ -4141,6 +4473,7 @@ const aps_type ap_messages_data_type = {
     },
     .fast = ap_messages_data_fast,
     .valid = ap_messages_data_fast_valid,
+    .write = ap_messages_data_fast_write,
 };
 
 static const aps_field ap_messages_event_params_type_fields[] = {
@@ -4165,6 +4498,7 @@ const aps_type ap_messages_event_params_type = {
     .u.st = { .fields = ap_messages_event_params_type_fields, .nfields = 4 },
     .fast = ap_messages_event_params_fast,
     .valid = ap_messages_event_params_fast_valid,
+    .write = ap_messages_event_params_fast_write,
 };
 
 static const aps_field ap_messages_event_type_fields[] = {
@@ -4181,6 +4515,7 @@ const aps_type ap_messages_event_type = {
     .u.st = { .fields = ap_messages_event_type_fields, .nfields = 2 },
     .fast = ap_messages_event_fast,
     .valid = ap_messages_event_fast_valid,
+    .write = ap_messages_event_fast_write,
 };
 
 static const aps_type ap_tools_event_method_type = {
@@ -4221,6 +4556,7 @@ const aps_type ap_tool_started_data_type = {
     },
     .fast = ap_tool_started_data_fast,
     .valid = ap_tool_started_data_fast_valid,
+    .write = ap_tool_started_data_fast_write,
 };
 
 static const aps_type ap_tool_output_delta_data_event_type = {
@@ -4251,6 +4587,7 @@ const aps_type ap_tool_output_delta_data_type = {
     },
     .fast = ap_tool_output_delta_data_fast,
     .valid = ap_tool_output_delta_data_fast_valid,
+    .write = ap_tool_output_delta_data_fast_write,
 };
 
 static const aps_type ap_tool_finished_data_event_type = {
@@ -4281,6 +4618,7 @@ const aps_type ap_tool_finished_data_type = {
     },
     .fast = ap_tool_finished_data_fast,
     .valid = ap_tool_finished_data_fast_valid,
+    .write = ap_tool_finished_data_fast_write,
 };
 
 static const aps_type ap_tool_error_data_event_type = {
@@ -4315,6 +4653,7 @@ const aps_type ap_tool_error_data_type = {
     },
     .fast = ap_tool_error_data_fast,
     .valid = ap_tool_error_data_fast_valid,
+    .write = ap_tool_error_data_fast_write,
 };
 
 static const aps_type *const ap_tools_data_type_alts[] = {
@@ -4345,6 +4684,7 @@ const aps_type ap_tools_data_type = {
     },
     .fast = ap_tools_data_fast,
     .valid = ap_tools_data_fast_valid,
+    .write = ap_tools_data_fast_write,
 };
 
 static const aps_field ap_tools_event_params_type_fields[] = {
@@ -4369,6 +4709,7 @@ const aps_type ap_tools_event_params_type = {
     .u.st = { .fields = ap_tools_event_params_type_fields, .nfields = 4 },
     .fast = ap_tools_event_params_fast,
     .valid = ap_tools_event_params_fast_valid,
+    .write = ap_tools_event_params_fast_write,
 };
 
 static const aps_field ap_tools_event_type_fields[] = {
@@ -4385,6 +4726,7 @@ const aps_type ap_tools_event_type = {
     .u.st = { .fields = ap_tools_event_type_fields, .nfields = 2 },
     .fast = ap_tools_event_fast,
     .valid = ap_tools_event_fast_valid,
+    .write = ap_tools_event_fast_write,
 };
 
 static const aps_type ap_input_event_method_type = {
@@ -4413,6 +4755,7 @@ const aps_type ap_input_requested_data_type = {
     },
     .fast = ap_input_requested_data_fast,
     .valid = ap_input_requested_data_fast_valid,
+    .write = ap_input_requested_data_fast_write,
 };
 
 static const aps_field ap_input_event_params_type_fields[] = {
@@ -4433,6 +4776,7 @@ const aps_type ap_input_event_params_type = {
     .u.st = { .fields = ap_input_event_params_type_fields, .nfields = 3 },
     .fast = ap_input_event_params_fast,
     .valid = ap_input_event_params_fast_valid,
+    .write = ap_input_event_params_fast_write,
 };
 
 static const aps_field ap_input_event_type_fields[] = {
@@ -4449,6 +4793,7 @@ const aps_type ap_input_event_type = {
     .u.st = { .fields = ap_input_event_type_fields, .nfields = 2 },
     .fast = ap_input_event_fast,
     .valid = ap_input_event_fast_valid,
+    .write = ap_input_event_fast_write,
 };
 
 static const aps_type ap_values_event_method_type = {
@@ -4475,6 +4820,7 @@ const aps_type ap_values_event_params_type = {
     .u.st = { .fields = ap_values_event_params_type_fields, .nfields = 3 },
     .fast = ap_values_event_params_fast,
     .valid = ap_values_event_params_fast_valid,
+    .write = ap_values_event_params_fast_write,
 };
 
 static const aps_field ap_values_event_type_fields[] = {
@@ -4491,6 +4837,7 @@ const aps_type ap_values_event_type = {
     .u.st = { .fields = ap_values_event_type_fields, .nfields = 2 },
     .fast = ap_values_event_fast,
     .valid = ap_values_event_fast_valid,
+    .write = ap_values_event_fast_write,
 };
 
 static const aps_type ap_updates_event_method_type = {
@@ -4533,6 +4880,7 @@ const aps_type ap_updates_data_type = {
     },
     .fast = ap_updates_data_fast,
     .valid = ap_updates_data_fast_valid,
+    .write = ap_updates_data_fast_write,
 };
 
 static const aps_field ap_updates_event_params_type_fields[] = {
@@ -4553,6 +4901,7 @@ const aps_type ap_updates_event_params_type = {
     .u.st = { .fields = ap_updates_event_params_type_fields, .nfields = 3 },
     .fast = ap_updates_event_params_fast,
     .valid = ap_updates_event_params_fast_valid,
+    .write = ap_updates_event_params_fast_write,
 };
 
 static const aps_field ap_updates_event_type_fields[] = {
@@ -4569,6 +4918,7 @@ const aps_type ap_updates_event_type = {
     .u.st = { .fields = ap_updates_event_type_fields, .nfields = 2 },
     .fast = ap_updates_event_fast,
     .valid = ap_updates_event_fast_valid,
+    .write = ap_updates_event_fast_write,
 };
 
 static const aps_type ap_checkpoints_event_method_type = {
@@ -4617,6 +4967,7 @@ const aps_type ap_checkpoint_type = {
     },
     .fast = ap_checkpoint_fast,
     .valid = ap_checkpoint_fast_valid,
+    .write = ap_checkpoint_fast_write,
 };
 
 static const aps_field ap_checkpoints_event_params_type_fields[] = {
@@ -4637,6 +4988,7 @@ const aps_type ap_checkpoints_event_params_type = {
     .u.st = { .fields = ap_checkpoints_event_params_type_fields, .nfields = 3 },
     .fast = ap_checkpoints_event_params_fast,
     .valid = ap_checkpoints_event_params_fast_valid,
+    .write = ap_checkpoints_event_params_fast_write,
 };
 
 static const aps_field ap_checkpoints_event_type_fields[] = {
@@ -4653,6 +5005,7 @@ const aps_type ap_checkpoints_event_type = {
     .u.st = { .fields = ap_checkpoints_event_type_fields, .nfields = 2 },
     .fast = ap_checkpoints_event_fast,
     .valid = ap_checkpoints_event_fast_valid,
+    .write = ap_checkpoints_event_fast_write,
 };
 
 static const aps_type ap_custom_event_method_type = {
@@ -4682,6 +5035,7 @@ const aps_type ap_custom_data_type = {
     },
     .fast = ap_custom_data_fast,
     .valid = ap_custom_data_fast_valid,
+    .write = ap_custom_data_fast_write,
 };
 
 static const aps_field ap_custom_event_params_type_fields[] = {
@@ -4702,6 +5056,7 @@ const aps_type ap_custom_event_params_type = {
     .u.st = { .fields = ap_custom_event_params_type_fields, .nfields = 3 },
     .fast = ap_custom_event_params_fast,
     .valid = ap_custom_event_params_fast_valid,
+    .write = ap_custom_event_params_fast_write,
 };
 
 static const aps_field ap_custom_event_type_fields[] = {
@@ -4718,6 +5073,7 @@ const aps_type ap_custom_event_type = {
     .u.st = { .fields = ap_custom_event_type_fields, .nfields = 2 },
     .fast = ap_custom_event_fast,
     .valid = ap_custom_event_fast_valid,
+    .write = ap_custom_event_fast_write,
 };
 
 static const aps_type ap_tasks_event_method_type = {
@@ -4744,6 +5100,7 @@ const aps_type ap_tasks_event_params_type = {
     .u.st = { .fields = ap_tasks_event_params_type_fields, .nfields = 3 },
     .fast = ap_tasks_event_params_fast,
     .valid = ap_tasks_event_params_fast_valid,
+    .write = ap_tasks_event_params_fast_write,
 };
 
 static const aps_field ap_tasks_event_type_fields[] = {
@@ -4760,6 +5117,7 @@ const aps_type ap_tasks_event_type = {
     .u.st = { .fields = ap_tasks_event_type_fields, .nfields = 2 },
     .fast = ap_tasks_event_fast,
     .valid = ap_tasks_event_fast_valid,
+    .write = ap_tasks_event_fast_write,
 };
 
 static const aps_type *const ap_event_data_type_alts[] = {
@@ -4800,6 +5158,7 @@ const aps_type ap_event_data_type = {
     },
     .fast = ap_event_data_fast,
     .valid = ap_event_data_fast_valid,
+    .write = ap_event_data_fast_write,
 };
 
 static const aps_field ap_event_type_fields[] = {
@@ -4832,6 +5191,7 @@ const aps_type ap_event_type = {
     },
     .fast = ap_event_fast,
     .valid = ap_event_fast_valid,
+    .write = ap_event_fast_write,
 };
 
 static const aps_type *const ap_message_type_alts[] = {
@@ -4860,6 +5220,7 @@ const aps_type ap_message_type = {
     },
     .fast = ap_message_fast,
     .valid = ap_message_fast_valid,
+    .write = ap_message_fast_write,
 };
 
 static const aps_type *const ap_data_content_block_type_alts[] = {
@@ -4890,6 +5251,7 @@ const aps_type ap_data_content_block_type = {
     },
     .fast = ap_data_content_block_fast,
     .valid = ap_data_content_block_fast_valid,
+    .write = ap_data_content_block_fast_write,
 };
 
 static const aps_type *const ap_tool_content_block_type_alts[] = {
@@ -4922,6 +5284,7 @@ const aps_type ap_tool_content_block_type = {
     },
     .fast = ap_tool_content_block_fast,
     .valid = ap_tool_content_block_fast_valid,
+    .write = ap_tool_content_block_fast_write,
 };
 
 const aps_type ap_event_stream_request_channels_type = {
@@ -4931,6 +5294,7 @@ const aps_type ap_event_stream_request_channels_type = {
     .u.arr = { .elem = &ap_channel_type, .min = 1, .max = SIZE_MAX },
     .fast = ap_event_stream_request_channels_fast,
     .valid = ap_event_stream_request_channels_fast_valid,
+    .write = ap_event_stream_request_channels_fast_write,
 };
 
 const aps_type ap_event_stream_request_namespaces_type = {
@@ -4940,6 +5304,7 @@ const aps_type ap_event_stream_request_namespaces_type = {
     .u.arr = { .elem = &ap_namespace_type, .min = 0, .max = SIZE_MAX },
     .fast = ap_event_stream_request_namespaces_fast,
     .valid = ap_event_stream_request_namespaces_fast_valid,
+    .write = ap_event_stream_request_namespaces_fast_write,
 };
 
 static const aps_field ap_event_stream_request_type_fields[] = {
@@ -4975,6 +5340,7 @@ const aps_type ap_event_stream_request_type = {
     },
     .fast = ap_event_stream_request_fast,
     .valid = ap_event_stream_request_fast_valid,
+    .write = ap_event_stream_request_fast_write,
 };
 
 /* The member of Command that the name k names: its number, or -1. */
@@ -19430,9 +19796,9 @@ static bool ap_reconnect_params_subscriptions_fast_valid(const void *value, bool
 }
 
 /* An array of Goto/3. */
-static const char *ap_goto_array_fast(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_goto_alt3_fast(aps_fast_ctx *c, const char *p, void *vout)
 {
-    ap_goto_array_t *out = (ap_goto_array_t *)vout;
+    ap_goto_alt3_t *out = (ap_goto_alt3_t *)vout;
     size_t cap = 0;
     void *items;
     int closed;
@@ -19441,8 +19807,8 @@ static const char *ap_goto_array_fast(aps_fast_ctx *c, const char *p, void *vout
     while (!closed) {
         if ((items = aps_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
             return NULL;
-        out->items = (ap_goto_array_item_t *)items;
-        if ((p = aps_fast_value(c, &ap_goto_array_item_type, p, &out->items[out->count])) == NULL)
+        out->items = (ap_goto_alt3_item_t *)items;
+        if ((p = aps_fast_value(c, &ap_goto_alt3_item_type, p, &out->items[out->count])) == NULL)
             return NULL;
         out->count++;
         if ((p = aps_scan_next(p, c->end, ']', &closed)) == NULL)
@@ -19457,15 +19823,15 @@ static const char *ap_goto_array_fast(aps_fast_ctx *c, const char *p, void *vout
  * Is a value of Goto/3, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool ap_goto_array_fast_valid(const void *value, bool strict, unsigned depth)
+static bool ap_goto_alt3_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const ap_goto_array_t *v = (const ap_goto_array_t *)value;
+    const ap_goto_alt3_t *v = (const ap_goto_alt3_t *)value;
     size_t i;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
         return false;
     for (i = 0; i < v->count; i++) {
-        if (!aps_fast_valid(&ap_goto_array_item_type, &v->items[i], strict, depth + 1))
+        if (!aps_fast_valid(&ap_goto_alt3_item_type, &v->items[i], strict, depth + 1))
             return false;
     }
     return true;
@@ -21472,6 +21838,4847 @@ static bool ap_tool_content_block_fast_valid(const void *value, bool strict, uns
     }
 }
 
+/*
+ * The members of Command at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_command_fast_members(aps_json_writer *w, const ap_command_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        (!trusted && (v->id > UINT64_C(9007199254740991))) || !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    return true;
+}
+
+/* An object of Command, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_command_t *v = (const ap_command_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_command_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (!ap_command_data_fast_members(w, &v->command_data, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0)
+        return false; /* unknown members, whose names the chosen alternative's must not be: the tables' */
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of run.start at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_run_start_fast_members(aps_json_writer *w, const ap_run_start_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"run.start\"", 21, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_run_start_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of run.start, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_run_start_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_run_start_t *v = (const ap_run_start_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_run_start_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of RunStartParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_run_start_params_fast_members(aps_json_writer *w, const ap_run_start_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"assistantId\":", 15, w->len != first) ||
+        !aps_fast_put_text(w, &v->assistant_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"input\":", 9, 1) ||
+        !aps_fast_put_any(w, &v->input, trusted))
+        return false;
+    if (v->has_config) {
+        if (!aps_fast_put_token(w, ",\"config\":", 10, 1) ||
+            !aps_fast_put_table(w, &ap_run_start_params_config_type, &v->config, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_metadata) {
+        if (!aps_fast_put_token(w, ",\"metadata\":", 12, 1) ||
+            !aps_fast_put_table(w, &ap_run_start_params_metadata_type, &v->metadata, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of RunStartParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_run_start_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_run_start_params_t *v = (const ap_run_start_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_run_start_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of subscription.subscribe at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_subscription_subscribe_fast_members(aps_json_writer *w, const ap_subscription_subscribe_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"subscription.subscribe\"", 34, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_subscribe_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of subscription.subscribe, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscription_subscribe_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscription_subscribe_t *v = (const ap_subscription_subscribe_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_subscription_subscribe_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of SubscribeParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_subscribe_params_fast_members(aps_json_writer *w, const ap_subscribe_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"channels\":", 12, w->len != first) ||
+        !ap_subscribe_params_channels_fast_write(w, &v->channels, depth + 1, trusted))
+        return false;
+    if (v->has_namespaces) {
+        if (!aps_fast_put_token(w, ",\"namespaces\":", 14, 1) ||
+            !ap_subscribe_params_namespaces_fast_write(w, &v->namespaces, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_depth) {
+        if (!aps_fast_put_token(w, ",\"depth\":", 9, 1) ||
+            !aps_json_impl_put_uint(w, v->depth, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of SubscribeParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscribe_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscribe_params_t *v = (const ap_subscribe_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_subscribe_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_subscribe_params_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of subscription.unsubscribe at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_subscription_unsubscribe_fast_members(aps_json_writer *w, const ap_subscription_unsubscribe_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"subscription.unsubscribe\"", 36, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_unsubscribe_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of subscription.unsubscribe, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscription_unsubscribe_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscription_unsubscribe_t *v = (const ap_subscription_unsubscribe_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_subscription_unsubscribe_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of UnsubscribeParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_unsubscribe_params_fast_members(aps_json_writer *w, const ap_unsubscribe_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"subscriptionId\":", 18, w->len != first) ||
+        !aps_fast_put_text(w, &v->subscription_id, trusted))
+        return false;
+    return true;
+}
+
+/* An object of UnsubscribeParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_unsubscribe_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_unsubscribe_params_t *v = (const ap_unsubscribe_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_unsubscribe_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_unsubscribe_params_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of subscription.reconnect at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_subscription_reconnect_fast_members(aps_json_writer *w, const ap_subscription_reconnect_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"subscription.reconnect\"", 34, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_reconnect_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of subscription.reconnect, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscription_reconnect_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscription_reconnect_t *v = (const ap_subscription_reconnect_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_subscription_reconnect_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ReconnectParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_reconnect_params_fast_members(aps_json_writer *w, const ap_reconnect_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"runId\":", 9, w->len != first) ||
+        !aps_fast_put_text(w, &v->run_id, trusted))
+        return false;
+    if (v->has_last_event_id) {
+        if (!aps_fast_put_token(w, ",\"lastEventId\":", 15, 1) ||
+            !aps_fast_put_text(w, &v->last_event_id, trusted))
+            return false;
+    }
+    if (v->has_subscriptions) {
+        if (!aps_fast_put_token(w, ",\"subscriptions\":", 17, 1) ||
+            !ap_reconnect_params_subscriptions_fast_write(w, &v->subscriptions, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ReconnectParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_reconnect_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_reconnect_params_t *v = (const ap_reconnect_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_reconnect_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_reconnect_params_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of agent.getTree at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_agent_get_tree_fast_members(aps_json_writer *w, const ap_agent_get_tree_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"agent.getTree\"", 25, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_agent_get_tree_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of agent.getTree, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_agent_get_tree_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_agent_get_tree_t *v = (const ap_agent_get_tree_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_agent_get_tree_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of AgentGetTreeParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_agent_get_tree_params_fast_members(aps_json_writer *w, const ap_agent_get_tree_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_run_id) {
+        if (!aps_fast_put_token(w, ",\"runId\":", 9, w->len != first) ||
+            !aps_fast_put_text(w, &v->run_id, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of AgentGetTreeParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_agent_get_tree_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_agent_get_tree_params_t *v = (const ap_agent_get_tree_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_agent_get_tree_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of input.respond at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_respond_fast_members(aps_json_writer *w, const ap_input_respond_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"input.respond\"", 25, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !aps_fast_put_table(w, &ap_input_respond_params_type, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of input.respond, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_respond_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_respond_t *v = (const ap_input_respond_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_respond_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputRespondOne at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_respond_one_fast_members(aps_json_writer *w, const ap_input_respond_one_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"interruptId\":", 15, 1) ||
+        !aps_fast_put_text(w, &v->interrupt_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"response\":", 12, 1) ||
+        !aps_fast_put_any(w, &v->response, trusted))
+        return false;
+    if (v->has_update) {
+        if (!aps_fast_put_token(w, ",\"update\":", 10, 1) ||
+            !aps_fast_put_table(w, &ap_input_respond_one_update_type, &v->update, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_goto_) {
+        if (!aps_fast_put_token(w, ",\"goto\":", 8, 1) ||
+            !aps_fast_put_table(w, &ap_goto_type, &v->goto_, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_config) {
+        if (!aps_fast_put_token(w, ",\"config\":", 10, 1) ||
+            !aps_fast_put_table(w, &ap_input_respond_one_config_type, &v->config, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_metadata) {
+        if (!aps_fast_put_token(w, ",\"metadata\":", 12, 1) ||
+            !aps_fast_put_table(w, &ap_input_respond_one_metadata_type, &v->metadata, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of InputRespondOne, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_respond_one_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_respond_one_t *v = (const ap_input_respond_one_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_respond_one_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of RunSend at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_run_send_fast_members(aps_json_writer *w, const ap_run_send_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"node\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->node, trusted))
+        return false;
+    if (v->has_input) {
+        if (!aps_fast_put_token(w, ",\"input\":", 9, 1) ||
+            !aps_fast_put_any(w, &v->input, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of RunSend, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_run_send_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_run_send_t *v = (const ap_run_send_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_run_send_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputRespondMany at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_respond_many_fast_members(aps_json_writer *w, const ap_input_respond_many_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"responses\":", 13, w->len != first) ||
+        !ap_input_respond_many_responses_fast_write(w, &v->responses, depth + 1, trusted))
+        return false;
+    if (v->has_update) {
+        if (!aps_fast_put_token(w, ",\"update\":", 10, 1) ||
+            !aps_fast_put_table(w, &ap_input_respond_many_update_type, &v->update, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_goto_) {
+        if (!aps_fast_put_token(w, ",\"goto\":", 8, 1) ||
+            !aps_fast_put_table(w, &ap_goto_type, &v->goto_, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_config) {
+        if (!aps_fast_put_token(w, ",\"config\":", 10, 1) ||
+            !aps_fast_put_table(w, &ap_input_respond_many_config_type, &v->config, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_metadata) {
+        if (!aps_fast_put_token(w, ",\"metadata\":", 12, 1) ||
+            !aps_fast_put_table(w, &ap_input_respond_many_metadata_type, &v->metadata, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of InputRespondMany, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_respond_many_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_respond_many_t *v = (const ap_input_respond_many_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_respond_many_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputRespondEntry at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_respond_entry_fast_members(aps_json_writer *w, const ap_input_respond_entry_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"interruptId\":", 15, 1) ||
+        !aps_fast_put_text(w, &v->interrupt_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"response\":", 12, 1) ||
+        !aps_fast_put_any(w, &v->response, trusted))
+        return false;
+    return true;
+}
+
+/* An object of InputRespondEntry, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_respond_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_respond_entry_t *v = (const ap_input_respond_entry_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_respond_entry_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of input.inject at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_inject_fast_members(aps_json_writer *w, const ap_input_inject_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"input.inject\"", 24, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_input_inject_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of input.inject, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_inject_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_inject_t *v = (const ap_input_inject_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_inject_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputInjectParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_inject_params_fast_members(aps_json_writer *w, const ap_input_inject_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"message\":", 11, 1) ||
+        !ap_input_message_fast_write(w, &v->message, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of InputInjectParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_inject_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_inject_params_t *v = (const ap_input_inject_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_inject_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputMessage at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_message_fast_members(aps_json_writer *w, const ap_input_message_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"role\":", 8, w->len != first) ||
+        !aps_fast_put_table(w, &ap_input_message_role_type, &v->role, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"content\":", 11, 1) ||
+        !aps_fast_put_text(w, &v->content, trusted))
+        return false;
+    if (v->has_name) {
+        if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->name, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of InputMessage, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_message_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_message_t *v = (const ap_input_message_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_message_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_input_message_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of state.get at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_get_fast_members(aps_json_writer *w, const ap_state_get_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"state.get\"", 21, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_state_get_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of state.get, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_get_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_get_t *v = (const ap_state_get_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_get_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of StateGetParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_get_params_fast_members(aps_json_writer *w, const ap_state_get_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (v->has_keys) {
+        if (!aps_fast_put_token(w, ",\"keys\":", 8, 1) ||
+            !ap_state_get_params_keys_fast_write(w, &v->keys, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of StateGetParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_get_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_get_params_t *v = (const ap_state_get_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_get_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of state.listCheckpoints at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_list_checkpoints_fast_members(aps_json_writer *w, const ap_state_list_checkpoints_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"state.listCheckpoints\"", 33, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_list_checkpoints_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of state.listCheckpoints, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_list_checkpoints_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_list_checkpoints_t *v = (const ap_state_list_checkpoints_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_list_checkpoints_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ListCheckpointsParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_list_checkpoints_params_fast_members(aps_json_writer *w, const ap_list_checkpoints_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_namespace_) {
+        if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+            !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_limit) {
+        if (!aps_fast_put_token(w, ",\"limit\":", 9, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->limit, 0))
+            return false;
+    }
+    if (v->has_before) {
+        if (!aps_fast_put_token(w, ",\"before\":", 10, w->len != first) ||
+            !aps_fast_put_text(w, &v->before, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ListCheckpointsParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_list_checkpoints_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_list_checkpoints_params_t *v = (const ap_list_checkpoints_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_list_checkpoints_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of state.fork at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_fork_fast_members(aps_json_writer *w, const ap_state_fork_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"state.fork\"", 22, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_state_fork_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of state.fork, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_fork_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_fork_t *v = (const ap_state_fork_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_fork_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of StateForkParams at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_fork_params_fast_members(aps_json_writer *w, const ap_state_fork_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"checkpointId\":", 16, w->len != first) ||
+        !aps_fast_put_text(w, &v->checkpoint_id, trusted))
+        return false;
+    if (v->has_input) {
+        if (!aps_fast_put_token(w, ",\"input\":", 9, 1) ||
+            !aps_fast_put_any(w, &v->input, trusted))
+            return false;
+    }
+    if (v->has_config) {
+        if (!aps_fast_put_token(w, ",\"config\":", 10, 1) ||
+            !aps_fast_put_table(w, &ap_state_fork_params_config_type, &v->config, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of StateForkParams, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_fork_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_fork_params_t *v = (const ap_state_fork_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_fork_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CommandResponse at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_command_response_fast_members(aps_json_writer *w, const ap_command_response_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"success\"", 17, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        (!trusted && (v->id > UINT64_C(9007199254740991))) || !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"result\":", 10, 1) ||
+        !aps_fast_put_table(w, &ap_result_data_type, &v->result, depth + 1, trusted))
+        return false;
+    if (v->has_meta) {
+        if (!aps_fast_put_token(w, ",\"meta\":", 8, 1) ||
+            !ap_response_meta_fast_write(w, &v->meta, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of CommandResponse, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_command_response_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_command_response_t *v = (const ap_command_response_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_command_response_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_command_response_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of RunResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_run_result_fast_members(aps_json_writer *w, const ap_run_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_run_id) {
+        if (!aps_fast_put_token(w, ",\"runId\":", 9, w->len != first) ||
+            !aps_fast_put_text(w, &v->run_id, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of RunResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_run_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_run_result_t *v = (const ap_run_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_run_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of SubscribeResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_subscribe_result_fast_members(aps_json_writer *w, const ap_subscribe_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"subscriptionId\":", 18, w->len != first) ||
+        !aps_fast_put_text(w, &v->subscription_id, trusted))
+        return false;
+    if (v->has_replayed_events) {
+        if (!aps_fast_put_token(w, ",\"replayedEvents\":", 18, 1) ||
+            !aps_json_impl_put_uint(w, v->replayed_events, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of SubscribeResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscribe_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscribe_result_t *v = (const ap_subscribe_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_subscribe_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_subscribe_result_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ReconnectResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_reconnect_result_fast_members(aps_json_writer *w, const ap_reconnect_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"restored\":", 12, w->len != first) ||
+        !aps_json_impl_put_bool(w, v->restored))
+        return false;
+    if (v->has_missed_events) {
+        if (!aps_fast_put_token(w, ",\"missedEvents\":", 16, 1) ||
+            !aps_json_impl_put_uint(w, v->missed_events, 0))
+            return false;
+    }
+    if (v->has_current_namespaces) {
+        if (!aps_fast_put_token(w, ",\"currentNamespaces\":", 21, 1) ||
+            !ap_reconnect_result_current_namespaces_fast_write(w, &v->current_namespaces, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ReconnectResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_reconnect_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_reconnect_result_t *v = (const ap_reconnect_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_reconnect_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_reconnect_result_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of AgentStatusEntry at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_agent_status_entry_fast_members(aps_json_writer *w, const ap_agent_status_entry_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"status\":", 10, 1) ||
+        !aps_fast_put_table(w, &ap_agent_status_type, &v->status, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of AgentStatusEntry, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_agent_status_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_agent_status_entry_t *v = (const ap_agent_status_entry_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_agent_status_entry_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_agent_status_entry_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of EmptyResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_empty_result_fast_members(aps_json_writer *w, const ap_empty_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    return true;
+}
+
+/* An object of EmptyResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_empty_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_empty_result_t *v = (const ap_empty_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_empty_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_empty_result_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of AgentResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_agent_result_fast_members(aps_json_writer *w, const ap_agent_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"tree\":", 8, w->len != first) ||
+        !ap_agent_tree_node_fast_write(w, &v->tree, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of AgentResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_agent_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_agent_result_t *v = (const ap_agent_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_agent_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of AgentTreeNode at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_agent_tree_node_fast_members(aps_json_writer *w, const ap_agent_tree_node_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"status\":", 10, 1) ||
+        !aps_fast_put_table(w, &ap_agent_status_type, &v->status, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"graphName\":", 13, 1) ||
+        !aps_fast_put_text(w, &v->graph_name, trusted))
+        return false;
+    if (v->has_children) {
+        if (!aps_fast_put_token(w, ",\"children\":", 12, 1) ||
+            !ap_agent_tree_node_children_fast_write(w, &v->children, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_metadata) {
+        if (!aps_fast_put_token(w, ",\"metadata\":", 12, 1) ||
+            !aps_fast_put_table(w, &ap_agent_tree_node_metadata_type, &v->metadata, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of AgentTreeNode, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_agent_tree_node_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_agent_tree_node_t *v = (const ap_agent_tree_node_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_agent_tree_node_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of StateGetResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_get_result_fast_members(aps_json_writer *w, const ap_state_get_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"values\":", 10, w->len != first) ||
+        !aps_fast_put_table(w, &ap_state_get_result_values_type, &v->values, depth + 1, trusted))
+        return false;
+    if (v->has_checkpoint) {
+        if (!aps_fast_put_token(w, ",\"checkpoint\":", 14, 1) ||
+            !ap_checkpoint_ref_fast_write(w, &v->checkpoint, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of StateGetResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_get_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_get_result_t *v = (const ap_state_get_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_get_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CheckpointRef at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_checkpoint_ref_fast_members(aps_json_writer *w, const ap_checkpoint_ref_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (v->has_ns) {
+        if (!aps_fast_put_token(w, ",\"ns\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->ns, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of CheckpointRef, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_checkpoint_ref_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_checkpoint_ref_t *v = (const ap_checkpoint_ref_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_checkpoint_ref_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ListCheckpointsResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_list_checkpoints_result_fast_members(aps_json_writer *w, const ap_list_checkpoints_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"checkpoints\":", 15, w->len != first) ||
+        !ap_list_checkpoints_result_checkpoints_fast_write(w, &v->checkpoints, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ListCheckpointsResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_list_checkpoints_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_list_checkpoints_result_t *v = (const ap_list_checkpoints_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_list_checkpoints_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CheckpointSummary at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_checkpoint_summary_fast_members(aps_json_writer *w, const ap_checkpoint_summary_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_fast_put_text(w, &v->timestamp, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"step\":", 8, 1) ||
+        !aps_json_impl_put_uint(w, v->step, 0))
+        return false;
+    if (v->has_node_name) {
+        if (!aps_fast_put_token(w, ",\"nodeName\":", 12, 1) ||
+            !aps_fast_put_text(w, &v->node_name, trusted))
+            return false;
+    }
+    if (v->has_metadata) {
+        if (!aps_fast_put_token(w, ",\"metadata\":", 12, 1) ||
+            !aps_fast_put_table(w, &ap_checkpoint_summary_metadata_type, &v->metadata, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of CheckpointSummary, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_checkpoint_summary_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_checkpoint_summary_t *v = (const ap_checkpoint_summary_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_checkpoint_summary_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of StateForkResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_state_fork_result_fast_members(aps_json_writer *w, const ap_state_fork_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"runId\":", 9, w->len != first) ||
+        !aps_fast_put_text(w, &v->run_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"threadId\":", 12, 1) ||
+        !aps_fast_put_text(w, &v->thread_id, trusted))
+        return false;
+    return true;
+}
+
+/* An object of StateForkResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_fork_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_fork_result_t *v = (const ap_state_fork_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_state_fork_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ResponseMeta at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_response_meta_fast_members(aps_json_writer *w, const ap_response_meta_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_applied_through_seq) {
+        if (!aps_fast_put_token(w, ",\"appliedThroughSeq\":", 21, w->len != first) ||
+            (!trusted && (v->applied_through_seq > UINT64_C(9007199254740991))) || !aps_json_impl_put_uint(w, v->applied_through_seq, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ResponseMeta, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_response_meta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_response_meta_t *v = (const ap_response_meta_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_response_meta_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_response_meta_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ErrorResponse at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_error_response_fast_members(aps_json_writer *w, const ap_error_response_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"error\"", 15, w->len != first))
+        return false;
+    if (v->id_is_null) {
+        if (!aps_fast_put_token(w, ",\"id\":null", 10, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        (!trusted && (v->id > UINT64_C(9007199254740991))) || !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"error\":", 9, 1) ||
+        !aps_fast_put_table(w, &ap_error_code_type, &v->error, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"message\":", 11, 1) ||
+        !aps_fast_put_text(w, &v->message, trusted))
+        return false;
+    if (v->has_stacktrace) {
+        if (!aps_fast_put_token(w, ",\"stacktrace\":", 14, 1) ||
+            !aps_fast_put_text(w, &v->stacktrace, trusted))
+            return false;
+    }
+    if (v->has_meta) {
+        if (!aps_fast_put_token(w, ",\"meta\":", 8, 1) ||
+            !ap_response_meta_fast_write(w, &v->meta, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ErrorResponse, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_error_response_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_error_response_t *v = (const ap_error_response_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_error_response_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_error_response_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Event at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_event_fast_members(aps_json_writer *w, const ap_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"event\"", 15, w->len != first))
+        return false;
+    if (v->has_event_id) {
+        if (!aps_fast_put_token(w, ",\"eventId\":", 11, 1) ||
+            !aps_fast_put_text(w, &v->event_id, trusted))
+            return false;
+    }
+    if (v->has_seq) {
+        if (!aps_fast_put_token(w, ",\"seq\":", 7, 1) ||
+            (!trusted && (v->seq > UINT64_C(9007199254740991))) || !aps_json_impl_put_uint(w, v->seq, 0))
+            return false;
+    }
+    if (v->has_run_id) {
+        if (!aps_fast_put_token(w, ",\"runId\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->run_id, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Event, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_event_t *v = (const ap_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (!ap_event_data_fast_members(w, &v->event_data, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0)
+        return false; /* unknown members, whose names the chosen alternative's must not be: the tables' */
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of LifecycleEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_lifecycle_event_fast_members(aps_json_writer *w, const ap_lifecycle_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"lifecycle\"", 21, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_lifecycle_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of LifecycleEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_lifecycle_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_event_t *v = (const ap_lifecycle_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_lifecycle_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of LifecycleEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_lifecycle_event_params_fast_members(aps_json_writer *w, const ap_lifecycle_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_lifecycle_data_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of LifecycleEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_lifecycle_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_event_params_t *v = (const ap_lifecycle_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_lifecycle_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of LifecycleData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_lifecycle_data_fast_members(aps_json_writer *w, const ap_lifecycle_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":", 9, w->len != first) ||
+        !aps_fast_put_table(w, &ap_agent_status_type, &v->event, depth + 1, trusted))
+        return false;
+    if (v->has_graph_name) {
+        if (!aps_fast_put_token(w, ",\"graphName\":", 13, 1) ||
+            !aps_fast_put_text(w, &v->graph_name, trusted))
+            return false;
+    }
+    if (v->has_cause) {
+        if (!aps_fast_put_token(w, ",\"cause\":", 9, 1) ||
+            !ap_lifecycle_cause_fast_write(w, &v->cause, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_error) {
+        if (!aps_fast_put_token(w, ",\"error\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->error, trusted))
+            return false;
+    }
+    if (v->has_checkpoint) {
+        if (!aps_fast_put_token(w, ",\"checkpoint\":", 14, 1) ||
+            !ap_checkpoint_ref_fast_write(w, &v->checkpoint, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of LifecycleData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_lifecycle_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_data_t *v = (const ap_lifecycle_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_lifecycle_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of LifecycleCauseToolCall at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_lifecycle_cause_tool_call_fast_members(aps_json_writer *w, const ap_lifecycle_cause_tool_call_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"toolCall\"", 18, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolCallId\":", 14, 1) ||
+        !aps_fast_put_text(w, &v->tool_call_id, trusted))
+        return false;
+    return true;
+}
+
+/* An object of LifecycleCauseToolCall, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_lifecycle_cause_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_cause_tool_call_t *v = (const ap_lifecycle_cause_tool_call_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_lifecycle_cause_tool_call_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of LifecycleCauseSend at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_lifecycle_cause_send_fast_members(aps_json_writer *w, const ap_lifecycle_cause_send_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"send\"", 14, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"fromNode\":", 12, 1) ||
+        !aps_fast_put_text(w, &v->from_node, trusted))
+        return false;
+    return true;
+}
+
+/* An object of LifecycleCauseSend, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_lifecycle_cause_send_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_cause_send_t *v = (const ap_lifecycle_cause_send_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_lifecycle_cause_send_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of LifecycleCauseEdge at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_lifecycle_cause_edge_fast_members(aps_json_writer *w, const ap_lifecycle_cause_edge_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"edge\"", 14, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"fromNode\":", 12, 1) ||
+        !aps_fast_put_text(w, &v->from_node, trusted))
+        return false;
+    return true;
+}
+
+/* An object of LifecycleCauseEdge, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_lifecycle_cause_edge_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_cause_edge_t *v = (const ap_lifecycle_cause_edge_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_lifecycle_cause_edge_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of MessagesEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_messages_event_fast_members(aps_json_writer *w, const ap_messages_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"messages\"", 20, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_messages_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of MessagesEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_messages_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_messages_event_t *v = (const ap_messages_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_messages_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of MessagesEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_messages_event_params_fast_members(aps_json_writer *w, const ap_messages_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (v->has_node) {
+        if (!aps_fast_put_token(w, ",\"node\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->node, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_messages_data_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of MessagesEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_messages_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_messages_event_params_t *v = (const ap_messages_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_messages_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of MessageStartData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_message_start_data_fast_members(aps_json_writer *w, const ap_message_start_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"message-start\"", 24, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"role\":", 8, 1) ||
+        !aps_fast_put_table(w, &ap_message_role_type, &v->role, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (v->has_metadata) {
+        if (!aps_fast_put_token(w, ",\"metadata\":", 12, 1) ||
+            !ap_message_metadata_fast_write(w, &v->metadata, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of MessageStartData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_message_start_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_message_start_data_t *v = (const ap_message_start_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_message_start_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_message_start_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of MessageMetadata at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_message_metadata_fast_members(aps_json_writer *w, const ap_message_metadata_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_provider) {
+        if (!aps_fast_put_token(w, ",\"provider\":", 12, w->len != first) ||
+            !aps_fast_put_text(w, &v->provider, trusted))
+            return false;
+    }
+    if (v->has_model) {
+        if (!aps_fast_put_token(w, ",\"model\":", 9, w->len != first) ||
+            !aps_fast_put_text(w, &v->model, trusted))
+            return false;
+    }
+    if (v->has_model_type) {
+        if (!aps_fast_put_token(w, ",\"modelType\":", 13, w->len != first) ||
+            !aps_fast_put_text(w, &v->model_type, trusted))
+            return false;
+    }
+    if (v->has_run_id) {
+        if (!aps_fast_put_token(w, ",\"runId\":", 9, w->len != first) ||
+            !aps_fast_put_text(w, &v->run_id, trusted))
+            return false;
+    }
+    if (v->has_thread_id) {
+        if (!aps_fast_put_token(w, ",\"threadId\":", 12, w->len != first) ||
+            !aps_fast_put_text(w, &v->thread_id, trusted))
+            return false;
+    }
+    if (v->has_system_fingerprint) {
+        if (!aps_fast_put_token(w, ",\"systemFingerprint\":", 21, w->len != first) ||
+            !aps_fast_put_text(w, &v->system_fingerprint, trusted))
+            return false;
+    }
+    if (v->has_service_tier) {
+        if (!aps_fast_put_token(w, ",\"serviceTier\":", 15, w->len != first) ||
+            !aps_fast_put_text(w, &v->service_tier, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of MessageMetadata, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_message_metadata_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_message_metadata_t *v = (const ap_message_metadata_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_message_metadata_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_message_metadata_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ContentBlockStartData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_content_block_start_data_fast_members(aps_json_writer *w, const ap_content_block_start_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"content-block-start\"", 30, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+        !aps_json_impl_put_uint(w, v->index, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"content\":", 11, 1) ||
+        !ap_content_block_fast_write(w, &v->content, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ContentBlockStartData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_content_block_start_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_content_block_start_data_t *v = (const ap_content_block_start_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_content_block_start_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_content_block_start_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of TextContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_text_content_block_fast_members(aps_json_writer *w, const ap_text_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"text\"", 14, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"text\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->text, trusted))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_annotations) {
+        if (!aps_fast_put_token(w, ",\"annotations\":", 15, 1) ||
+            !ap_text_content_block_annotations_fast_write(w, &v->annotations, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of TextContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_text_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_text_content_block_t *v = (const ap_text_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_text_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_text_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Citation at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_citation_fast_members(aps_json_writer *w, const ap_citation_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"citation\"", 18, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_url) {
+        if (!aps_fast_put_token(w, ",\"url\":", 7, 1) ||
+            !aps_fast_put_text(w, &v->url, trusted))
+            return false;
+    }
+    if (v->has_title) {
+        if (!aps_fast_put_token(w, ",\"title\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->title, trusted))
+            return false;
+    }
+    if (v->has_start_index) {
+        if (!aps_fast_put_token(w, ",\"startIndex\":", 14, 1) ||
+            !aps_json_impl_put_uint(w, v->start_index, 0))
+            return false;
+    }
+    if (v->has_end_index) {
+        if (!aps_fast_put_token(w, ",\"endIndex\":", 12, 1) ||
+            !aps_json_impl_put_uint(w, v->end_index, 0))
+            return false;
+    }
+    if (v->has_cited_text) {
+        if (!aps_fast_put_token(w, ",\"citedText\":", 13, 1) ||
+            !aps_fast_put_text(w, &v->cited_text, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Citation, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_citation_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_citation_t *v = (const ap_citation_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_citation_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_citation_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of NonStandardAnnotation at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_non_standard_annotation_fast_members(aps_json_writer *w, const ap_non_standard_annotation_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"non_standard_annotation\"", 33, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+        !aps_fast_put_table(w, &ap_non_standard_annotation_value_type, &v->value, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of NonStandardAnnotation, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_non_standard_annotation_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_non_standard_annotation_t *v = (const ap_non_standard_annotation_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_non_standard_annotation_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_non_standard_annotation_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InvalidToolCall at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_invalid_tool_call_fast_members(aps_json_writer *w, const ap_invalid_tool_call_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"invalid_tool_call\"", 27, w->len != first))
+        return false;
+    if (v->id_is_null) {
+        if (!aps_fast_put_token(w, ",\"id\":null", 10, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (v->name_is_null) {
+        if (!aps_fast_put_token(w, ",\"name\":null", 12, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (v->args_is_null) {
+        if (!aps_fast_put_token(w, ",\"args\":null", 12, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"args\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->args, trusted))
+        return false;
+    if (v->error_is_null) {
+        if (!aps_fast_put_token(w, ",\"error\":null", 13, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"error\":", 9, 1) ||
+        !aps_fast_put_text(w, &v->error, trusted))
+        return false;
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of InvalidToolCall, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_invalid_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_invalid_tool_call_t *v = (const ap_invalid_tool_call_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_invalid_tool_call_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_invalid_tool_call_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ReasoningContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_reasoning_content_block_fast_members(aps_json_writer *w, const ap_reasoning_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"reasoning\"", 19, w->len != first))
+        return false;
+    if (v->has_reasoning) {
+        if (!aps_fast_put_token(w, ",\"reasoning\":", 13, 1) ||
+            !aps_fast_put_text(w, &v->reasoning, trusted))
+            return false;
+    }
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ReasoningContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_reasoning_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_reasoning_content_block_t *v = (const ap_reasoning_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_reasoning_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_reasoning_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of NonStandardContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_non_standard_content_block_fast_members(aps_json_writer *w, const ap_non_standard_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"non_standard\"", 22, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+        !aps_fast_put_table(w, &ap_non_standard_content_block_value_type, &v->value, depth + 1, trusted))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of NonStandardContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_non_standard_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_non_standard_content_block_t *v = (const ap_non_standard_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_non_standard_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_non_standard_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ImageContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_image_content_block_fast_members(aps_json_writer *w, const ap_image_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"image\"", 15, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_file_id) {
+        if (!aps_fast_put_token(w, ",\"fileId\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->file_id, trusted))
+            return false;
+    }
+    if (v->has_url) {
+        if (!aps_fast_put_token(w, ",\"url\":", 7, 1) ||
+            !aps_fast_put_text(w, &v->url, trusted))
+            return false;
+    }
+    if (v->has_base64) {
+        if (!aps_fast_put_token(w, ",\"base64\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->base64, trusted))
+            return false;
+    }
+    if (v->has_mime_type) {
+        if (!aps_fast_put_token(w, ",\"mimeType\":", 12, 1) ||
+            !aps_fast_put_text(w, &v->mime_type, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ImageContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_image_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_image_content_block_t *v = (const ap_image_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_image_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_image_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of VideoContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_video_content_block_fast_members(aps_json_writer *w, const ap_video_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"video\"", 15, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_file_id) {
+        if (!aps_fast_put_token(w, ",\"fileId\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->file_id, trusted))
+            return false;
+    }
+    if (v->has_url) {
+        if (!aps_fast_put_token(w, ",\"url\":", 7, 1) ||
+            !aps_fast_put_text(w, &v->url, trusted))
+            return false;
+    }
+    if (v->has_base64) {
+        if (!aps_fast_put_token(w, ",\"base64\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->base64, trusted))
+            return false;
+    }
+    if (v->has_mime_type) {
+        if (!aps_fast_put_token(w, ",\"mimeType\":", 12, 1) ||
+            !aps_fast_put_text(w, &v->mime_type, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of VideoContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_video_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_video_content_block_t *v = (const ap_video_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_video_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_video_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of AudioContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_audio_content_block_fast_members(aps_json_writer *w, const ap_audio_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"audio\"", 15, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_file_id) {
+        if (!aps_fast_put_token(w, ",\"fileId\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->file_id, trusted))
+            return false;
+    }
+    if (v->has_url) {
+        if (!aps_fast_put_token(w, ",\"url\":", 7, 1) ||
+            !aps_fast_put_text(w, &v->url, trusted))
+            return false;
+    }
+    if (v->has_base64) {
+        if (!aps_fast_put_token(w, ",\"base64\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->base64, trusted))
+            return false;
+    }
+    if (v->has_mime_type) {
+        if (!aps_fast_put_token(w, ",\"mimeType\":", 12, 1) ||
+            !aps_fast_put_text(w, &v->mime_type, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of AudioContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_audio_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_audio_content_block_t *v = (const ap_audio_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_audio_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_audio_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of FileContentBlock at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_file_content_block_fast_members(aps_json_writer *w, const ap_file_content_block_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"file\"", 14, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_file_id) {
+        if (!aps_fast_put_token(w, ",\"fileId\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->file_id, trusted))
+            return false;
+    }
+    if (v->has_url) {
+        if (!aps_fast_put_token(w, ",\"url\":", 7, 1) ||
+            !aps_fast_put_text(w, &v->url, trusted))
+            return false;
+    }
+    if (v->has_base64) {
+        if (!aps_fast_put_token(w, ",\"base64\":", 10, 1) ||
+            !aps_fast_put_text(w, &v->base64, trusted))
+            return false;
+    }
+    if (v->has_mime_type) {
+        if (!aps_fast_put_token(w, ",\"mimeType\":", 12, 1) ||
+            !aps_fast_put_text(w, &v->mime_type, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of FileContentBlock, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_file_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_file_content_block_t *v = (const ap_file_content_block_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_file_content_block_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_file_content_block_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolCall at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_call_fast_members(aps_json_writer *w, const ap_tool_call_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"tool_call\"", 19, w->len != first))
+        return false;
+    if (v->id_is_null) {
+        if (!aps_fast_put_token(w, ",\"id\":null", 10, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"args\":", 8, 1) ||
+        !aps_fast_put_table(w, &ap_tool_call_args_type, &v->args, depth + 1, trusted))
+        return false;
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ToolCall, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_call_t *v = (const ap_tool_call_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_call_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_call_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolCallChunk at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_call_chunk_fast_members(aps_json_writer *w, const ap_tool_call_chunk_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"tool_call_chunk\"", 25, w->len != first))
+        return false;
+    if (v->id_is_null) {
+        if (!aps_fast_put_token(w, ",\"id\":null", 10, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (v->name_is_null) {
+        if (!aps_fast_put_token(w, ",\"name\":null", 12, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (v->args_is_null) {
+        if (!aps_fast_put_token(w, ",\"args\":null", 12, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"args\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->args, trusted))
+        return false;
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ToolCallChunk, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_call_chunk_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_call_chunk_t *v = (const ap_tool_call_chunk_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_call_chunk_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_call_chunk_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ServerToolCall at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_server_tool_call_fast_members(aps_json_writer *w, const ap_server_tool_call_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"server_tool_call\"", 26, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"args\":", 8, 1) ||
+        !aps_fast_put_table(w, &ap_server_tool_call_args_type, &v->args, depth + 1, trusted))
+        return false;
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ServerToolCall, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_server_tool_call_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_server_tool_call_t *v = (const ap_server_tool_call_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_server_tool_call_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_server_tool_call_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ServerToolCallChunk at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_server_tool_call_chunk_fast_members(aps_json_writer *w, const ap_server_tool_call_chunk_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"server_tool_call_chunk\"", 32, w->len != first))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_name) {
+        if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->name, trusted))
+            return false;
+    }
+    if (v->has_args) {
+        if (!aps_fast_put_token(w, ",\"args\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->args, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ServerToolCallChunk, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_server_tool_call_chunk_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_server_tool_call_chunk_t *v = (const ap_server_tool_call_chunk_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_server_tool_call_chunk_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_server_tool_call_chunk_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ServerToolResult at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_server_tool_result_fast_members(aps_json_writer *w, const ap_server_tool_result_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"server_tool_result\"", 28, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolCallId\":", 14, 1) ||
+        !aps_fast_put_text(w, &v->tool_call_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"status\":", 10, 1) ||
+        !aps_fast_put_table(w, &ap_server_tool_result_status_type, &v->status, depth + 1, trusted))
+        return false;
+    if (v->has_id) {
+        if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+            !aps_fast_put_text(w, &v->id, trusted))
+            return false;
+    }
+    if (v->has_output) {
+        if (!aps_fast_put_token(w, ",\"output\":", 10, 1) ||
+            !aps_fast_put_any(w, &v->output, trusted))
+            return false;
+    }
+    if (v->has_index) {
+        if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+            !aps_fast_put_table(w, &ap_block_index_type, &v->index, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ServerToolResult, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_server_tool_result_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_server_tool_result_t *v = (const ap_server_tool_result_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_server_tool_result_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_server_tool_result_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ContentBlockDeltaData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_content_block_delta_data_fast_members(aps_json_writer *w, const ap_content_block_delta_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"content-block-delta\"", 30, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+        !aps_json_impl_put_uint(w, v->index, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"delta\":", 9, 1) ||
+        !ap_content_block_delta_fast_write(w, &v->delta, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ContentBlockDeltaData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_content_block_delta_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_content_block_delta_data_t *v = (const ap_content_block_delta_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_content_block_delta_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_content_block_delta_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of TextDelta at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_text_delta_fast_members(aps_json_writer *w, const ap_text_delta_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"text-delta\"", 20, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"text\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->text, trusted))
+        return false;
+    return true;
+}
+
+/* An object of TextDelta, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_text_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_text_delta_t *v = (const ap_text_delta_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_text_delta_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_text_delta_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ReasoningDelta at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_reasoning_delta_fast_members(aps_json_writer *w, const ap_reasoning_delta_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"reasoning-delta\"", 25, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"reasoning\":", 13, 1) ||
+        !aps_fast_put_text(w, &v->reasoning, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ReasoningDelta, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_reasoning_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_reasoning_delta_t *v = (const ap_reasoning_delta_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_reasoning_delta_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_reasoning_delta_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of DataDelta at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_data_delta_fast_members(aps_json_writer *w, const ap_data_delta_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"data-delta\"", 20, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->data, trusted))
+        return false;
+    if (v->has_encoding) {
+        if (!aps_fast_put_token(w, ",\"encoding\":\"base64\"", 20, 1))
+            return false;
+    }
+    return true;
+}
+
+/* An object of DataDelta, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_data_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_data_delta_t *v = (const ap_data_delta_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_data_delta_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_data_delta_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of BlockDelta at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_block_delta_fast_members(aps_json_writer *w, const ap_block_delta_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"block-delta\"", 21, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"fields\":", 10, 1) ||
+        !ap_block_delta_fields_fast_write(w, &v->fields, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of BlockDelta, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_block_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_block_delta_t *v = (const ap_block_delta_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_block_delta_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_block_delta_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of BlockDeltaFields at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_block_delta_fields_fast_members(aps_json_writer *w, const ap_block_delta_fields_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->type, trusted))
+        return false;
+    return true;
+}
+
+/* An object of BlockDeltaFields, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_block_delta_fields_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_block_delta_fields_t *v = (const ap_block_delta_fields_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_block_delta_fields_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_block_delta_fields_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolCallDelta at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_call_delta_fast_members(aps_json_writer *w, const ap_tool_call_delta_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"tool-call-delta\"", 25, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"args\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->args, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ToolCallDelta, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_call_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_call_delta_t *v = (const ap_tool_call_delta_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_call_delta_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_call_delta_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ContentBlockFinishData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_content_block_finish_data_fast_members(aps_json_writer *w, const ap_content_block_finish_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"content-block-finish\"", 31, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"index\":", 9, 1) ||
+        !aps_json_impl_put_uint(w, v->index, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"content\":", 11, 1) ||
+        !ap_finalized_content_block_fast_write(w, &v->content, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ContentBlockFinishData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_content_block_finish_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_content_block_finish_data_t *v = (const ap_content_block_finish_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_content_block_finish_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_content_block_finish_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of MessageFinishData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_message_finish_data_fast_members(aps_json_writer *w, const ap_message_finish_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"message-finish\"", 25, w->len != first))
+        return false;
+    if (v->has_usage) {
+        if (!aps_fast_put_token(w, ",\"usage\":", 9, 1) ||
+            !ap_usage_info_fast_write(w, &v->usage, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of MessageFinishData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_message_finish_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_message_finish_data_t *v = (const ap_message_finish_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_message_finish_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_message_finish_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of UsageInfo at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_usage_info_fast_members(aps_json_writer *w, const ap_usage_info_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_input_tokens) {
+        if (!aps_fast_put_token(w, ",\"inputTokens\":", 15, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->input_tokens, 0))
+            return false;
+    }
+    if (v->has_output_tokens) {
+        if (!aps_fast_put_token(w, ",\"outputTokens\":", 16, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->output_tokens, 0))
+            return false;
+    }
+    if (v->has_total_tokens) {
+        if (!aps_fast_put_token(w, ",\"totalTokens\":", 15, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->total_tokens, 0))
+            return false;
+    }
+    if (v->has_input_token_details) {
+        if (!aps_fast_put_token(w, ",\"inputTokenDetails\":", 21, w->len != first) ||
+            !ap_input_token_details_fast_write(w, &v->input_token_details, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_output_token_details) {
+        if (!aps_fast_put_token(w, ",\"outputTokenDetails\":", 22, w->len != first) ||
+            !ap_output_token_details_fast_write(w, &v->output_token_details, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of UsageInfo, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_usage_info_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_usage_info_t *v = (const ap_usage_info_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_usage_info_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_usage_info_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputTokenDetails at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_token_details_fast_members(aps_json_writer *w, const ap_input_token_details_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_audio) {
+        if (!aps_fast_put_token(w, ",\"audio\":", 9, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->audio, 0))
+            return false;
+    }
+    if (v->has_cache_creation) {
+        if (!aps_fast_put_token(w, ",\"cacheCreation\":", 17, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->cache_creation, 0))
+            return false;
+    }
+    if (v->has_cache_read) {
+        if (!aps_fast_put_token(w, ",\"cacheRead\":", 13, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->cache_read, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of InputTokenDetails, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_token_details_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_token_details_t *v = (const ap_input_token_details_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_token_details_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_input_token_details_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of OutputTokenDetails at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_output_token_details_fast_members(aps_json_writer *w, const ap_output_token_details_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_audio) {
+        if (!aps_fast_put_token(w, ",\"audio\":", 9, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->audio, 0))
+            return false;
+    }
+    if (v->has_reasoning) {
+        if (!aps_fast_put_token(w, ",\"reasoning\":", 13, w->len != first) ||
+            !aps_json_impl_put_uint(w, v->reasoning, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of OutputTokenDetails, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_output_token_details_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_output_token_details_t *v = (const ap_output_token_details_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_output_token_details_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_output_token_details_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of MessageErrorData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_message_error_data_fast_members(aps_json_writer *w, const ap_message_error_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"error\"", 16, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"message\":", 11, 1) ||
+        !aps_fast_put_text(w, &v->message, trusted))
+        return false;
+    if (v->has_code) {
+        if (!aps_fast_put_token(w, ",\"code\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->code, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of MessageErrorData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_message_error_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_message_error_data_t *v = (const ap_message_error_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_message_error_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_message_error_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolsEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tools_event_fast_members(aps_json_writer *w, const ap_tools_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"tools\"", 17, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_tools_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ToolsEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tools_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tools_event_t *v = (const ap_tools_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tools_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolsEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tools_event_params_fast_members(aps_json_writer *w, const ap_tools_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (v->has_node) {
+        if (!aps_fast_put_token(w, ",\"node\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->node, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_tools_data_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ToolsEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tools_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tools_event_params_t *v = (const ap_tools_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tools_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolStartedData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_started_data_fast_members(aps_json_writer *w, const ap_tool_started_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"tool-started\"", 23, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolCallId\":", 14, 1) ||
+        !aps_fast_put_text(w, &v->tool_call_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolName\":", 12, 1) ||
+        !aps_fast_put_text(w, &v->tool_name, trusted))
+        return false;
+    if (v->has_input) {
+        if (!aps_fast_put_token(w, ",\"input\":", 9, 1) ||
+            !aps_fast_put_any(w, &v->input, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ToolStartedData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_started_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_started_data_t *v = (const ap_tool_started_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_started_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_started_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolOutputDeltaData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_output_delta_data_fast_members(aps_json_writer *w, const ap_tool_output_delta_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"tool-output-delta\"", 28, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolCallId\":", 14, 1) ||
+        !aps_fast_put_text(w, &v->tool_call_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"delta\":", 9, 1) ||
+        !aps_fast_put_text(w, &v->delta, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ToolOutputDeltaData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_output_delta_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_output_delta_data_t *v = (const ap_tool_output_delta_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_output_delta_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_output_delta_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolFinishedData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_finished_data_fast_members(aps_json_writer *w, const ap_tool_finished_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"tool-finished\"", 24, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolCallId\":", 14, 1) ||
+        !aps_fast_put_text(w, &v->tool_call_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"output\":", 10, 1) ||
+        !aps_fast_put_any(w, &v->output, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ToolFinishedData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_finished_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_finished_data_t *v = (const ap_tool_finished_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_finished_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_finished_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ToolErrorData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tool_error_data_fast_members(aps_json_writer *w, const ap_tool_error_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"event\":\"tool-error\"", 21, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"toolCallId\":", 14, 1) ||
+        !aps_fast_put_text(w, &v->tool_call_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"message\":", 11, 1) ||
+        !aps_fast_put_text(w, &v->message, trusted))
+        return false;
+    if (v->has_code) {
+        if (!aps_fast_put_token(w, ",\"code\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->code, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of ToolErrorData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tool_error_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_error_data_t *v = (const ap_tool_error_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tool_error_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_tool_error_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_event_fast_members(aps_json_writer *w, const ap_input_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"input.requested\"", 27, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_input_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of InputEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_event_t *v = (const ap_input_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_event_params_fast_members(aps_json_writer *w, const ap_input_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_input_requested_data_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of InputEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_event_params_t *v = (const ap_input_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of InputRequestedData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_input_requested_data_fast_members(aps_json_writer *w, const ap_input_requested_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"interruptId\":", 15, w->len != first) ||
+        !aps_fast_put_text(w, &v->interrupt_id, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"payload\":", 11, 1) ||
+        !aps_fast_put_any(w, &v->payload, trusted))
+        return false;
+    return true;
+}
+
+/* An object of InputRequestedData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_requested_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_requested_data_t *v = (const ap_input_requested_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_input_requested_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_input_requested_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ValuesEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_values_event_fast_members(aps_json_writer *w, const ap_values_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"values\"", 18, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_values_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ValuesEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_values_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_values_event_t *v = (const ap_values_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_values_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ValuesEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_values_event_params_fast_members(aps_json_writer *w, const ap_values_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !aps_fast_put_any(w, &v->data, trusted))
+        return false;
+    return true;
+}
+
+/* An object of ValuesEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_values_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_values_event_params_t *v = (const ap_values_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_values_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of UpdatesEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_updates_event_fast_members(aps_json_writer *w, const ap_updates_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"updates\"", 19, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_updates_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of UpdatesEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_updates_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_updates_event_t *v = (const ap_updates_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_updates_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of UpdatesEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_updates_event_params_fast_members(aps_json_writer *w, const ap_updates_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_updates_data_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of UpdatesEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_updates_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_updates_event_params_t *v = (const ap_updates_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_updates_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of UpdatesData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_updates_data_fast_members(aps_json_writer *w, const ap_updates_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_node) {
+        if (!aps_fast_put_token(w, ",\"node\":", 8, w->len != first) ||
+            !aps_fast_put_text(w, &v->node, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"values\":", 10, w->len != first) ||
+        !aps_fast_put_table(w, &ap_updates_data_values_type, &v->values, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of UpdatesData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_updates_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_updates_data_t *v = (const ap_updates_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_updates_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_updates_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CheckpointsEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_checkpoints_event_fast_members(aps_json_writer *w, const ap_checkpoints_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"checkpoints\"", 23, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_checkpoints_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of CheckpointsEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_checkpoints_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_checkpoints_event_t *v = (const ap_checkpoints_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_checkpoints_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CheckpointsEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_checkpoints_event_params_fast_members(aps_json_writer *w, const ap_checkpoints_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_checkpoint_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of CheckpointsEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_checkpoints_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_checkpoints_event_params_t *v = (const ap_checkpoints_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_checkpoints_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Checkpoint at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_checkpoint_fast_members(aps_json_writer *w, const ap_checkpoint_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    if (v->has_parent_id) {
+        if (!aps_fast_put_token(w, ",\"parentId\":", 12, 1) ||
+            !aps_fast_put_text(w, &v->parent_id, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"step\":", 8, 1) ||
+        !aps_json_impl_put_int(w, v->step))
+        return false;
+    if (!aps_fast_put_token(w, ",\"source\":", 10, 1) ||
+        !aps_fast_put_table(w, &ap_checkpoint_source_type, &v->source, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Checkpoint, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_checkpoint_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_checkpoint_t *v = (const ap_checkpoint_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_checkpoint_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_checkpoint_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CustomEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_custom_event_fast_members(aps_json_writer *w, const ap_custom_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"custom\"", 18, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_custom_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of CustomEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_custom_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_custom_event_t *v = (const ap_custom_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_custom_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CustomEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_custom_event_params_fast_members(aps_json_writer *w, const ap_custom_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !ap_custom_data_fast_write(w, &v->data, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of CustomEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_custom_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_custom_event_params_t *v = (const ap_custom_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_custom_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of CustomData at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_custom_data_fast_members(aps_json_writer *w, const ap_custom_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_name) {
+        if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+            !aps_fast_put_text(w, &v->name, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"payload\":", 11, w->len != first) ||
+        !aps_fast_put_any(w, &v->payload, trusted))
+        return false;
+    return true;
+}
+
+/* An object of CustomData, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_custom_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_custom_data_t *v = (const ap_custom_data_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_custom_data_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_custom_data_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of TasksEvent at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tasks_event_fast_members(aps_json_writer *w, const ap_tasks_event_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"tasks\"", 17, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !ap_tasks_event_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of TasksEvent, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tasks_event_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tasks_event_t *v = (const ap_tasks_event_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tasks_event_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of TasksEvent.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_tasks_event_params_fast_members(aps_json_writer *w, const ap_tasks_event_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"namespace\":", 13, w->len != first) ||
+        !ap_namespace_fast_write(w, &v->namespace_, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"timestamp\":", 13, 1) ||
+        !aps_json_impl_put_uint(w, v->timestamp, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"data\":", 8, 1) ||
+        !aps_fast_put_any(w, &v->data, trusted))
+        return false;
+    return true;
+}
+
+/* An object of TasksEvent.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_tasks_event_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tasks_event_params_t *v = (const ap_tasks_event_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_tasks_event_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of EventStreamRequest at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool ap_event_stream_request_fast_members(aps_json_writer *w, const ap_event_stream_request_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"channels\":", 12, w->len != first) ||
+        !ap_event_stream_request_channels_fast_write(w, &v->channels, depth + 1, trusted))
+        return false;
+    if (v->has_namespaces) {
+        if (!aps_fast_put_token(w, ",\"namespaces\":", 14, 1) ||
+            !ap_event_stream_request_namespaces_fast_write(w, &v->namespaces, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_depth) {
+        if (!aps_fast_put_token(w, ",\"depth\":", 9, 1) ||
+            !aps_json_impl_put_uint(w, v->depth, 0))
+            return false;
+    }
+    if (v->has_since) {
+        if (!aps_fast_put_token(w, ",\"since\":", 9, 1) ||
+            (!trusted && (v->since > UINT64_C(9007199254740991))) || !aps_json_impl_put_uint(w, v->since, 0))
+            return false;
+    }
+    if (v->has_since_event_id) {
+        if (!aps_fast_put_token(w, ",\"sinceEventId\":", 16, 1) ||
+            !aps_fast_put_text(w, &v->since_event_id, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of EventStreamRequest, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_event_stream_request_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_event_stream_request_t *v = (const ap_event_stream_request_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!ap_event_stream_request_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &ap_event_stream_request_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Namespace, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_namespace_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_namespace_t *v = (const ap_namespace_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of SubscribeParams.channels, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscribe_params_channels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscribe_params_channels_t *v = (const ap_subscribe_params_channels_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &ap_channel_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of SubscribeParams.namespaces, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_subscribe_params_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscribe_params_namespaces_t *v = (const ap_subscribe_params_namespaces_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_namespace_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of ReconnectParams.subscriptions, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_reconnect_params_subscriptions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_reconnect_params_subscriptions_t *v = (const ap_reconnect_params_subscriptions_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Goto/3, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_goto_alt3_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_goto_alt3_t *v = (const ap_goto_alt3_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &ap_goto_alt3_item_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of InputRespondMany.responses, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_input_respond_many_responses_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_respond_many_responses_t *v = (const ap_input_respond_many_responses_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_input_respond_entry_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of StateGetParams.keys, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_state_get_params_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_get_params_keys_t *v = (const ap_state_get_params_keys_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of ReconnectResult.currentNamespaces, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_reconnect_result_current_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_reconnect_result_current_namespaces_t *v = (const ap_reconnect_result_current_namespaces_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_agent_status_entry_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of AgentTreeNode.children, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_agent_tree_node_children_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_agent_tree_node_children_t *v = (const ap_agent_tree_node_children_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_agent_tree_node_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of ListCheckpointsResult.checkpoints, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_list_checkpoints_result_checkpoints_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_list_checkpoints_result_checkpoints_t *v = (const ap_list_checkpoints_result_checkpoints_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_checkpoint_summary_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of TextContentBlock.annotations, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_text_content_block_annotations_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_text_content_block_annotations_t *v = (const ap_text_content_block_annotations_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_annotation_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of EventStreamRequest.channels, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_event_stream_request_channels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_event_stream_request_channels_t *v = (const ap_event_stream_request_channels_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &ap_channel_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of EventStreamRequest.namespaces, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool ap_event_stream_request_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_event_stream_request_namespaces_t *v = (const ap_event_stream_request_namespaces_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !ap_namespace_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/*
+ * A value of CommandData: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_command_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_command_data_t *v = (const ap_command_data_t *)value;
+    switch (v->kind) {
+    case AP_COMMAND_DATA_RUN_START: return ap_run_start_fast_write(w, &v->u.run_start, depth + 1, trusted);
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_write(w, &v->u.subscription_subscribe, depth + 1, trusted);
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_write(w, &v->u.subscription_unsubscribe, depth + 1, trusted);
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_write(w, &v->u.subscription_reconnect, depth + 1, trusted);
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return ap_agent_get_tree_fast_write(w, &v->u.agent_get_tree, depth + 1, trusted);
+    case AP_COMMAND_DATA_INPUT_RESPOND: return ap_input_respond_fast_write(w, &v->u.input_respond, depth + 1, trusted);
+    case AP_COMMAND_DATA_INPUT_INJECT: return ap_input_inject_fast_write(w, &v->u.input_inject, depth + 1, trusted);
+    case AP_COMMAND_DATA_STATE_GET: return ap_state_get_fast_write(w, &v->u.state_get, depth + 1, trusted);
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_write(w, &v->u.state_list_checkpoints, depth + 1, trusted);
+    case AP_COMMAND_DATA_STATE_FORK: return ap_state_fork_fast_write(w, &v->u.state_fork, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * The members of the CommandData alternative chosen in v, inlined into an
+ * object whose members begin at offset `first` (as ap_command_data_fast_members of a
+ * struct). An unknown variant, and an alternative with unknown members or
+ * variants of its own, are the tables'.
+ */
+static bool ap_command_data_fast_members(aps_json_writer *w, const ap_command_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    switch (v->kind) {
+    case AP_COMMAND_DATA_RUN_START: return ap_run_start_fast_members(w, &v->u.run_start, depth, trusted, first);
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_members(w, &v->u.subscription_subscribe, depth, trusted, first);
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_members(w, &v->u.subscription_unsubscribe, depth, trusted, first);
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_members(w, &v->u.subscription_reconnect, depth, trusted, first);
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return ap_agent_get_tree_fast_members(w, &v->u.agent_get_tree, depth, trusted, first);
+    case AP_COMMAND_DATA_INPUT_RESPOND: return ap_input_respond_fast_members(w, &v->u.input_respond, depth, trusted, first);
+    case AP_COMMAND_DATA_INPUT_INJECT: return ap_input_inject_fast_members(w, &v->u.input_inject, depth, trusted, first);
+    case AP_COMMAND_DATA_STATE_GET: return ap_state_get_fast_members(w, &v->u.state_get, depth, trusted, first);
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_members(w, &v->u.state_list_checkpoints, depth, trusted, first);
+    case AP_COMMAND_DATA_STATE_FORK: return ap_state_fork_fast_members(w, &v->u.state_fork, depth, trusted, first);
+    default:
+        (void)w;
+        (void)depth;
+        (void)trusted;
+        (void)first;
+        return false;
+    }
+}
+
+/*
+ * A value of SubscriptionCommand: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_subscription_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_subscription_command_t *v = (const ap_subscription_command_t *)value;
+    switch (v->kind) {
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE: return ap_subscription_subscribe_fast_write(w, &v->u.subscription_subscribe, depth + 1, trusted);
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE: return ap_subscription_unsubscribe_fast_write(w, &v->u.subscription_unsubscribe, depth + 1, trusted);
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT: return ap_subscription_reconnect_fast_write(w, &v->u.subscription_reconnect, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of InputCommand: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_input_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_input_command_t *v = (const ap_input_command_t *)value;
+    switch (v->kind) {
+    case AP_INPUT_COMMAND_INPUT_RESPOND: return ap_input_respond_fast_write(w, &v->u.input_respond, depth + 1, trusted);
+    case AP_INPUT_COMMAND_INPUT_INJECT: return ap_input_inject_fast_write(w, &v->u.input_inject, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of StateCommand: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_state_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_state_command_t *v = (const ap_state_command_t *)value;
+    switch (v->kind) {
+    case AP_STATE_COMMAND_STATE_GET: return ap_state_get_fast_write(w, &v->u.state_get, depth + 1, trusted);
+    case AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS: return ap_state_list_checkpoints_fast_write(w, &v->u.state_list_checkpoints, depth + 1, trusted);
+    case AP_STATE_COMMAND_STATE_FORK: return ap_state_fork_fast_write(w, &v->u.state_fork, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of Message: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_message_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_message_t *v = (const ap_message_t *)value;
+    switch (v->kind) {
+    case AP_MESSAGE_COMMAND_RESPONSE: return ap_command_response_fast_write(w, &v->u.command_response, depth + 1, trusted);
+    case AP_MESSAGE_ERROR_RESPONSE: return ap_error_response_fast_write(w, &v->u.error_response, depth + 1, trusted);
+    case AP_MESSAGE_EVENT: return ap_event_fast_write(w, &v->u.event, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of EventData: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_event_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_event_data_t *v = (const ap_event_data_t *)value;
+    switch (v->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return ap_lifecycle_event_fast_write(w, &v->u.lifecycle_event, depth + 1, trusted);
+    case AP_EVENT_DATA_MESSAGES_EVENT: return ap_messages_event_fast_write(w, &v->u.messages_event, depth + 1, trusted);
+    case AP_EVENT_DATA_TOOLS_EVENT: return ap_tools_event_fast_write(w, &v->u.tools_event, depth + 1, trusted);
+    case AP_EVENT_DATA_INPUT_EVENT: return ap_input_event_fast_write(w, &v->u.input_event, depth + 1, trusted);
+    case AP_EVENT_DATA_VALUES_EVENT: return ap_values_event_fast_write(w, &v->u.values_event, depth + 1, trusted);
+    case AP_EVENT_DATA_UPDATES_EVENT: return ap_updates_event_fast_write(w, &v->u.updates_event, depth + 1, trusted);
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return ap_checkpoints_event_fast_write(w, &v->u.checkpoints_event, depth + 1, trusted);
+    case AP_EVENT_DATA_CUSTOM_EVENT: return ap_custom_event_fast_write(w, &v->u.custom_event, depth + 1, trusted);
+    case AP_EVENT_DATA_TASKS_EVENT: return ap_tasks_event_fast_write(w, &v->u.tasks_event, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * The members of the EventData alternative chosen in v, inlined into an
+ * object whose members begin at offset `first` (as ap_event_data_fast_members of a
+ * struct). An unknown variant, and an alternative with unknown members or
+ * variants of its own, are the tables'.
+ */
+static bool ap_event_data_fast_members(aps_json_writer *w, const ap_event_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    switch (v->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return ap_lifecycle_event_fast_members(w, &v->u.lifecycle_event, depth, trusted, first);
+    case AP_EVENT_DATA_MESSAGES_EVENT: return ap_messages_event_fast_members(w, &v->u.messages_event, depth, trusted, first);
+    case AP_EVENT_DATA_TOOLS_EVENT: return ap_tools_event_fast_members(w, &v->u.tools_event, depth, trusted, first);
+    case AP_EVENT_DATA_INPUT_EVENT: return ap_input_event_fast_members(w, &v->u.input_event, depth, trusted, first);
+    case AP_EVENT_DATA_VALUES_EVENT: return ap_values_event_fast_members(w, &v->u.values_event, depth, trusted, first);
+    case AP_EVENT_DATA_UPDATES_EVENT: return ap_updates_event_fast_members(w, &v->u.updates_event, depth, trusted, first);
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return ap_checkpoints_event_fast_members(w, &v->u.checkpoints_event, depth, trusted, first);
+    case AP_EVENT_DATA_CUSTOM_EVENT: return ap_custom_event_fast_members(w, &v->u.custom_event, depth, trusted, first);
+    case AP_EVENT_DATA_TASKS_EVENT: return ap_tasks_event_fast_members(w, &v->u.tasks_event, depth, trusted, first);
+    default:
+        (void)w;
+        (void)depth;
+        (void)trusted;
+        (void)first;
+        return false;
+    }
+}
+
+/*
+ * A value of LifecycleCause: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_lifecycle_cause_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_lifecycle_cause_t *v = (const ap_lifecycle_cause_t *)value;
+    switch (v->kind) {
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL: return ap_lifecycle_cause_tool_call_fast_write(w, &v->u.lifecycle_cause_tool_call, depth + 1, trusted);
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND: return ap_lifecycle_cause_send_fast_write(w, &v->u.lifecycle_cause_send, depth + 1, trusted);
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE: return ap_lifecycle_cause_edge_fast_write(w, &v->u.lifecycle_cause_edge, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of MessagesData: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_messages_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_messages_data_t *v = (const ap_messages_data_t *)value;
+    switch (v->kind) {
+    case AP_MESSAGES_DATA_MESSAGE_START_DATA: return ap_message_start_data_fast_write(w, &v->u.message_start_data, depth + 1, trusted);
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA: return ap_content_block_start_data_fast_write(w, &v->u.content_block_start_data, depth + 1, trusted);
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: return ap_content_block_delta_data_fast_write(w, &v->u.content_block_delta_data, depth + 1, trusted);
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA: return ap_content_block_finish_data_fast_write(w, &v->u.content_block_finish_data, depth + 1, trusted);
+    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA: return ap_message_finish_data_fast_write(w, &v->u.message_finish_data, depth + 1, trusted);
+    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA: return ap_message_error_data_fast_write(w, &v->u.message_error_data, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of ContentBlock: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_content_block_t *v = (const ap_content_block_t *)value;
+    switch (v->kind) {
+    case AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return ap_text_content_block_fast_write(w, &v->u.text_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_INVALID_TOOL_CALL: return ap_invalid_tool_call_fast_write(w, &v->u.invalid_tool_call, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return ap_reasoning_content_block_fast_write(w, &v->u.reasoning_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return ap_non_standard_content_block_fast_write(w, &v->u.non_standard_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return ap_image_content_block_fast_write(w, &v->u.image_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return ap_video_content_block_fast_write(w, &v->u.video_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return ap_audio_content_block_fast_write(w, &v->u.audio_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return ap_file_content_block_fast_write(w, &v->u.file_content_block, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_TOOL_CALL: return ap_tool_call_fast_write(w, &v->u.tool_call, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_TOOL_CALL_CHUNK: return ap_tool_call_chunk_fast_write(w, &v->u.tool_call_chunk, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL: return ap_server_tool_call_fast_write(w, &v->u.server_tool_call, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return ap_server_tool_call_chunk_fast_write(w, &v->u.server_tool_call_chunk, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_SERVER_TOOL_RESULT: return ap_server_tool_result_fast_write(w, &v->u.server_tool_result, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of Annotation: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_annotation_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_annotation_t *v = (const ap_annotation_t *)value;
+    switch (v->kind) {
+    case AP_ANNOTATION_CITATION: return ap_citation_fast_write(w, &v->u.citation, depth + 1, trusted);
+    case AP_ANNOTATION_NON_STANDARD_ANNOTATION: return ap_non_standard_annotation_fast_write(w, &v->u.non_standard_annotation, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of ContentBlockDelta: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_content_block_delta_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_content_block_delta_t *v = (const ap_content_block_delta_t *)value;
+    switch (v->kind) {
+    case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA: return ap_text_delta_fast_write(w, &v->u.text_delta, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA: return ap_reasoning_delta_fast_write(w, &v->u.reasoning_delta, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_DELTA_DATA_DELTA: return ap_data_delta_fast_write(w, &v->u.data_delta, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA: return ap_block_delta_fast_write(w, &v->u.block_delta, depth + 1, trusted);
+    case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA: return ap_tool_call_delta_fast_write(w, &v->u.tool_call_delta, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of FinalizedContentBlock: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_finalized_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_finalized_content_block_t *v = (const ap_finalized_content_block_t *)value;
+    switch (v->kind) {
+    case AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return ap_text_content_block_fast_write(w, &v->u.text_content_block, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return ap_reasoning_content_block_fast_write(w, &v->u.reasoning_content_block, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL: return ap_tool_call_fast_write(w, &v->u.tool_call, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL: return ap_invalid_tool_call_fast_write(w, &v->u.invalid_tool_call, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL: return ap_server_tool_call_fast_write(w, &v->u.server_tool_call, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT: return ap_server_tool_result_fast_write(w, &v->u.server_tool_result, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return ap_image_content_block_fast_write(w, &v->u.image_content_block, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return ap_video_content_block_fast_write(w, &v->u.video_content_block, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return ap_audio_content_block_fast_write(w, &v->u.audio_content_block, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return ap_file_content_block_fast_write(w, &v->u.file_content_block, depth + 1, trusted);
+    case AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return ap_non_standard_content_block_fast_write(w, &v->u.non_standard_content_block, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of ToolsData: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_tools_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tools_data_t *v = (const ap_tools_data_t *)value;
+    switch (v->kind) {
+    case AP_TOOLS_DATA_TOOL_STARTED_DATA: return ap_tool_started_data_fast_write(w, &v->u.tool_started_data, depth + 1, trusted);
+    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA: return ap_tool_output_delta_data_fast_write(w, &v->u.tool_output_delta_data, depth + 1, trusted);
+    case AP_TOOLS_DATA_TOOL_FINISHED_DATA: return ap_tool_finished_data_fast_write(w, &v->u.tool_finished_data, depth + 1, trusted);
+    case AP_TOOLS_DATA_TOOL_ERROR_DATA: return ap_tool_error_data_fast_write(w, &v->u.tool_error_data, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of DataContentBlock: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_data_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_data_content_block_t *v = (const ap_data_content_block_t *)value;
+    switch (v->kind) {
+    case AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return ap_image_content_block_fast_write(w, &v->u.image_content_block, depth + 1, trusted);
+    case AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return ap_video_content_block_fast_write(w, &v->u.video_content_block, depth + 1, trusted);
+    case AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return ap_audio_content_block_fast_write(w, &v->u.audio_content_block, depth + 1, trusted);
+    case AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return ap_file_content_block_fast_write(w, &v->u.file_content_block, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of ToolContentBlock: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool ap_tool_content_block_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const ap_tool_content_block_t *v = (const ap_tool_content_block_t *)value;
+    switch (v->kind) {
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL: return ap_tool_call_fast_write(w, &v->u.tool_call, depth + 1, trusted);
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK: return ap_tool_call_chunk_fast_write(w, &v->u.tool_call_chunk, depth + 1, trusted);
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL: return ap_server_tool_call_fast_write(w, &v->u.server_tool_call, depth + 1, trusted);
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return ap_server_tool_call_chunk_fast_write(w, &v->u.server_tool_call_chunk, depth + 1, trusted);
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT: return ap_server_tool_result_fast_write(w, &v->u.server_tool_result, depth + 1, trusted);
+    default: return false;
+    }
+}
+
 aps_status ap_js_int_decode(const char *json, size_t len, aps_arena *arena,
     ap_js_int_t *out, aps_error *err)
 {
@@ -22404,60 +27611,60 @@ aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_err
     return aps_schema_validate(&ap_run_send_type, value, strict, err);
 }
 
-aps_status ap_goto_array_decode(const char *json, size_t len, aps_arena *arena,
-    ap_goto_array_t *out, aps_error *err)
+aps_status ap_goto_alt3_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&ap_goto_alt3_type, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_goto_array_decode_opts(const char *json, size_t len, aps_arena *arena,
-    ap_goto_array_t *out, const aps_decode_options *options, aps_error *err)
+aps_status ap_goto_alt3_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&ap_goto_alt3_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_array_encode(const ap_goto_array_t *value, aps_json_writer *w, aps_error *err)
+aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_array_type, value, w, NULL, err);
+    return aps_schema_encode(&ap_goto_alt3_type, value, w, NULL, err);
 }
 
-aps_status ap_goto_array_encode_opts(const ap_goto_array_t *value, aps_json_writer *w,
+aps_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_array_type, value, w, options, err);
+    return aps_schema_encode(&ap_goto_alt3_type, value, w, options, err);
 }
 
-aps_status ap_goto_array_validate(const ap_goto_array_t *value, bool strict, aps_error *err)
+aps_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&ap_goto_array_type, value, strict, err);
+    return aps_schema_validate(&ap_goto_alt3_type, value, strict, err);
 }
 
-aps_status ap_goto_array_item_decode(const char *json, size_t len, aps_arena *arena,
-    ap_goto_array_item_t *out, aps_error *err)
+aps_status ap_goto_alt3_item_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_item_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&ap_goto_alt3_item_type, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_goto_array_item_decode_opts(const char *json, size_t len, aps_arena *arena,
-    ap_goto_array_item_t *out, const aps_decode_options *options, aps_error *err)
+aps_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_alt3_item_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_item_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&ap_goto_alt3_item_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_array_item_encode(const ap_goto_array_item_t *value, aps_json_writer *w, aps_error *err)
+aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_array_item_type, value, w, NULL, err);
+    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, NULL, err);
 }
 
-aps_status ap_goto_array_item_encode_opts(const ap_goto_array_item_t *value, aps_json_writer *w,
+aps_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_array_item_type, value, w, options, err);
+    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, options, err);
 }
 
-aps_status ap_goto_array_item_validate(const ap_goto_array_item_t *value, bool strict, aps_error *err)
+aps_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&ap_goto_array_item_type, value, strict, err);
+    return aps_schema_validate(&ap_goto_alt3_item_type, value, strict, err);
 }
 
 aps_status ap_input_respond_one_config_decode(const char *json, size_t len, aps_arena *arena,
@@ -26270,8 +31477,8 @@ const aps_named_type ap_types[] = {
     { .name = "InputRespondOne.update", .type = &ap_input_respond_one_update_type },
     { .name = "Goto", .type = &ap_goto_type },
     { .name = "RunSend", .type = &ap_run_send_type },
-    { .name = "Goto/3", .type = &ap_goto_array_type },
-    { .name = "Goto/3[]", .type = &ap_goto_array_item_type },
+    { .name = "Goto/3", .type = &ap_goto_alt3_type },
+    { .name = "Goto/3[]", .type = &ap_goto_alt3_item_type },
     { .name = "InputRespondOne.config", .type = &ap_input_respond_one_config_type },
     { .name = "InputRespondOne.metadata", .type = &ap_input_respond_one_metadata_type },
     { .name = "InputRespondMany", .type = &ap_input_respond_many_type },
@@ -26408,490 +31615,3 @@ const aps_named_type ap_types[] = {
     { .name = "EventStreamRequest.namespaces", .type = &ap_event_stream_request_namespaces_type },
 };
 const size_t ap_types_count = sizeof ap_types / sizeof ap_types[0];
-
-/* ---- names of enum values and union kinds ---- */
-
-const char *ap_metadata_scalar_kind_name(ap_metadata_scalar_kind k)
-{
-    switch (k) {
-    case AP_METADATA_SCALAR_NULL: return "null";
-    case AP_METADATA_SCALAR_BOOLEAN: return "boolean";
-    case AP_METADATA_SCALAR_INTEGER: return "integer";
-    case AP_METADATA_SCALAR_NUMBER: return "number";
-    case AP_METADATA_SCALAR_TEXT: return "text";
-    default: return "";
-    }
-}
-
-const char *ap_command_data_kind_name(ap_command_data_kind k)
-{
-    switch (k) {
-    case AP_COMMAND_DATA_RUN_START: return "run.start";
-    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return "subscription.subscribe";
-    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return "subscription.unsubscribe";
-    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return "subscription.reconnect";
-    case AP_COMMAND_DATA_AGENT_GET_TREE: return "agent.getTree";
-    case AP_COMMAND_DATA_INPUT_RESPOND: return "input.respond";
-    case AP_COMMAND_DATA_INPUT_INJECT: return "input.inject";
-    case AP_COMMAND_DATA_STATE_GET: return "state.get";
-    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return "state.listCheckpoints";
-    case AP_COMMAND_DATA_STATE_FORK: return "state.fork";
-    default: return "";
-    }
-}
-
-const char *ap_subscription_command_kind_name(ap_subscription_command_kind k)
-{
-    switch (k) {
-    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE: return "subscription.subscribe";
-    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE: return "subscription.unsubscribe";
-    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT: return "subscription.reconnect";
-    default: return "";
-    }
-}
-
-aps_slice ap_channel_name(const ap_channel_t *v)
-{
-    aps_slice s;
-    switch (v->kind) {
-    case AP_CHANNEL_VALUES: s.ptr = "values", s.len = 6; break;
-    case AP_CHANNEL_UPDATES: s.ptr = "updates", s.len = 7; break;
-    case AP_CHANNEL_MESSAGES: s.ptr = "messages", s.len = 8; break;
-    case AP_CHANNEL_TOOLS: s.ptr = "tools", s.len = 5; break;
-    case AP_CHANNEL_LIFECYCLE: s.ptr = "lifecycle", s.len = 9; break;
-    case AP_CHANNEL_INPUT: s.ptr = "input", s.len = 5; break;
-    case AP_CHANNEL_CHECKPOINTS: s.ptr = "checkpoints", s.len = 11; break;
-    case AP_CHANNEL_TASKS: s.ptr = "tasks", s.len = 5; break;
-    case AP_CHANNEL_CUSTOM: s.ptr = "custom", s.len = 6; break;
-    default: s = v->other; break;
-    }
-    return s;
-}
-
-ap_channel_t ap_channel_parse(const char *text, size_t len)
-{
-    ap_channel_t v = AP_CHANNEL_INIT;
-    if (len == 6 && memcmp(text, "values", 6) == 0) {
-        v.kind = AP_CHANNEL_VALUES;
-        return v;
-    }
-    if (len == 7 && memcmp(text, "updates", 7) == 0) {
-        v.kind = AP_CHANNEL_UPDATES;
-        return v;
-    }
-    if (len == 8 && memcmp(text, "messages", 8) == 0) {
-        v.kind = AP_CHANNEL_MESSAGES;
-        return v;
-    }
-    if (len == 5 && memcmp(text, "tools", 5) == 0) {
-        v.kind = AP_CHANNEL_TOOLS;
-        return v;
-    }
-    if (len == 9 && memcmp(text, "lifecycle", 9) == 0) {
-        v.kind = AP_CHANNEL_LIFECYCLE;
-        return v;
-    }
-    if (len == 5 && memcmp(text, "input", 5) == 0) {
-        v.kind = AP_CHANNEL_INPUT;
-        return v;
-    }
-    if (len == 11 && memcmp(text, "checkpoints", 11) == 0) {
-        v.kind = AP_CHANNEL_CHECKPOINTS;
-        return v;
-    }
-    if (len == 5 && memcmp(text, "tasks", 5) == 0) {
-        v.kind = AP_CHANNEL_TASKS;
-        return v;
-    }
-    if (len == 6 && memcmp(text, "custom", 6) == 0) {
-        v.kind = AP_CHANNEL_CUSTOM;
-        return v;
-    }
-    v.kind = AP_CHANNEL_OTHER;
-    v.other.ptr = text;
-    v.other.len = len;
-    return v;
-}
-
-const char *ap_input_command_kind_name(ap_input_command_kind k)
-{
-    switch (k) {
-    case AP_INPUT_COMMAND_INPUT_RESPOND: return "input.respond";
-    case AP_INPUT_COMMAND_INPUT_INJECT: return "input.inject";
-    default: return "";
-    }
-}
-
-const char *ap_input_respond_params_kind_name(ap_input_respond_params_kind k)
-{
-    switch (k) {
-    case AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_ONE: return "InputRespondOne";
-    case AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_MANY: return "InputRespondMany";
-    default: return "";
-    }
-}
-
-const char *ap_goto_kind_name(ap_goto_kind k)
-{
-    switch (k) {
-    case AP_GOTO_TEXT: return "text";
-    case AP_GOTO_RUN_SEND: return "RunSend";
-    case AP_GOTO_ARRAY: return "Goto/3";
-    default: return "";
-    }
-}
-
-const char *ap_goto_array_item_kind_name(ap_goto_array_item_kind k)
-{
-    switch (k) {
-    case AP_GOTO_ARRAY_ITEM_TEXT: return "text";
-    case AP_GOTO_ARRAY_ITEM_RUN_SEND: return "RunSend";
-    default: return "";
-    }
-}
-
-const char *ap_input_message_role_name(ap_input_message_role_t v)
-{
-    switch (v) {
-    case AP_INPUT_MESSAGE_ROLE_USER: return "user";
-    case AP_INPUT_MESSAGE_ROLE_SYSTEM: return "system";
-    default: return "";
-    }
-}
-
-ap_input_message_role_t ap_input_message_role_parse(const char *text, size_t len)
-{
-    if (len == 4 && memcmp(text, "user", 4) == 0)
-        return AP_INPUT_MESSAGE_ROLE_USER;
-    if (len == 6 && memcmp(text, "system", 6) == 0)
-        return AP_INPUT_MESSAGE_ROLE_SYSTEM;
-    return AP_INPUT_MESSAGE_ROLE_NONE;
-}
-
-const char *ap_state_command_kind_name(ap_state_command_kind k)
-{
-    switch (k) {
-    case AP_STATE_COMMAND_STATE_GET: return "state.get";
-    case AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS: return "state.listCheckpoints";
-    case AP_STATE_COMMAND_STATE_FORK: return "state.fork";
-    default: return "";
-    }
-}
-
-const char *ap_message_kind_name(ap_message_kind k)
-{
-    switch (k) {
-    case AP_MESSAGE_COMMAND_RESPONSE: return "success";
-    case AP_MESSAGE_ERROR_RESPONSE: return "error";
-    case AP_MESSAGE_EVENT: return "event";
-    default: return "";
-    }
-}
-
-const char *ap_result_data_kind_name(ap_result_data_kind k)
-{
-    switch (k) {
-    case AP_RESULT_DATA_RUN_RESULT: return "RunResult";
-    case AP_RESULT_DATA_SUBSCRIPTION_RESULT: return "SubscriptionResult";
-    case AP_RESULT_DATA_AGENT_RESULT: return "AgentResult";
-    case AP_RESULT_DATA_INPUT_RESULT: return "InputResult";
-    case AP_RESULT_DATA_STATE_RESULT: return "StateResult";
-    case AP_RESULT_DATA_EMPTY_RESULT: return "EmptyResult";
-    default: return "";
-    }
-}
-
-const char *ap_subscription_result_kind_name(ap_subscription_result_kind k)
-{
-    switch (k) {
-    case AP_SUBSCRIPTION_RESULT_SUBSCRIBE_RESULT: return "SubscribeResult";
-    case AP_SUBSCRIPTION_RESULT_RECONNECT_RESULT: return "ReconnectResult";
-    case AP_SUBSCRIPTION_RESULT_EMPTY_RESULT: return "EmptyResult";
-    default: return "";
-    }
-}
-
-const char *ap_agent_status_name(ap_agent_status_t v)
-{
-    switch (v) {
-    case AP_AGENT_STATUS_STARTED: return "started";
-    case AP_AGENT_STATUS_RUNNING: return "running";
-    case AP_AGENT_STATUS_COMPLETED: return "completed";
-    case AP_AGENT_STATUS_FAILED: return "failed";
-    case AP_AGENT_STATUS_INTERRUPTED: return "interrupted";
-    default: return "";
-    }
-}
-
-ap_agent_status_t ap_agent_status_parse(const char *text, size_t len)
-{
-    if (len == 7 && memcmp(text, "started", 7) == 0)
-        return AP_AGENT_STATUS_STARTED;
-    if (len == 7 && memcmp(text, "running", 7) == 0)
-        return AP_AGENT_STATUS_RUNNING;
-    if (len == 9 && memcmp(text, "completed", 9) == 0)
-        return AP_AGENT_STATUS_COMPLETED;
-    if (len == 6 && memcmp(text, "failed", 6) == 0)
-        return AP_AGENT_STATUS_FAILED;
-    if (len == 11 && memcmp(text, "interrupted", 11) == 0)
-        return AP_AGENT_STATUS_INTERRUPTED;
-    return AP_AGENT_STATUS_NONE;
-}
-
-const char *ap_state_result_kind_name(ap_state_result_kind k)
-{
-    switch (k) {
-    case AP_STATE_RESULT_STATE_GET_RESULT: return "StateGetResult";
-    case AP_STATE_RESULT_LIST_CHECKPOINTS_RESULT: return "ListCheckpointsResult";
-    case AP_STATE_RESULT_STATE_FORK_RESULT: return "StateForkResult";
-    case AP_STATE_RESULT_EMPTY_RESULT: return "EmptyResult";
-    default: return "";
-    }
-}
-
-const char *ap_error_code_name(ap_error_code_t v)
-{
-    switch (v) {
-    case AP_ERROR_CODE_INVALID_ARGUMENT: return "invalid_argument";
-    case AP_ERROR_CODE_UNKNOWN_COMMAND: return "unknown_command";
-    case AP_ERROR_CODE_UNKNOWN_ERROR: return "unknown_error";
-    case AP_ERROR_CODE_NO_SUCH_RUN: return "no_such_run";
-    case AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION: return "no_such_subscription";
-    case AP_ERROR_CODE_NO_SUCH_NAMESPACE: return "no_such_namespace";
-    case AP_ERROR_CODE_NO_SUCH_INTERRUPT: return "no_such_interrupt";
-    case AP_ERROR_CODE_NO_SUCH_CHECKPOINT: return "no_such_checkpoint";
-    case AP_ERROR_CODE_PERMISSION_DENIED: return "permission_denied";
-    case AP_ERROR_CODE_NOT_SUPPORTED: return "not_supported";
-    default: return "";
-    }
-}
-
-ap_error_code_t ap_error_code_parse(const char *text, size_t len)
-{
-    if (len == 16 && memcmp(text, "invalid_argument", 16) == 0)
-        return AP_ERROR_CODE_INVALID_ARGUMENT;
-    if (len == 15 && memcmp(text, "unknown_command", 15) == 0)
-        return AP_ERROR_CODE_UNKNOWN_COMMAND;
-    if (len == 13 && memcmp(text, "unknown_error", 13) == 0)
-        return AP_ERROR_CODE_UNKNOWN_ERROR;
-    if (len == 11 && memcmp(text, "no_such_run", 11) == 0)
-        return AP_ERROR_CODE_NO_SUCH_RUN;
-    if (len == 20 && memcmp(text, "no_such_subscription", 20) == 0)
-        return AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION;
-    if (len == 17 && memcmp(text, "no_such_namespace", 17) == 0)
-        return AP_ERROR_CODE_NO_SUCH_NAMESPACE;
-    if (len == 17 && memcmp(text, "no_such_interrupt", 17) == 0)
-        return AP_ERROR_CODE_NO_SUCH_INTERRUPT;
-    if (len == 18 && memcmp(text, "no_such_checkpoint", 18) == 0)
-        return AP_ERROR_CODE_NO_SUCH_CHECKPOINT;
-    if (len == 17 && memcmp(text, "permission_denied", 17) == 0)
-        return AP_ERROR_CODE_PERMISSION_DENIED;
-    if (len == 13 && memcmp(text, "not_supported", 13) == 0)
-        return AP_ERROR_CODE_NOT_SUPPORTED;
-    return AP_ERROR_CODE_NONE;
-}
-
-const char *ap_event_data_kind_name(ap_event_data_kind k)
-{
-    switch (k) {
-    case AP_EVENT_DATA_LIFECYCLE_EVENT: return "lifecycle";
-    case AP_EVENT_DATA_MESSAGES_EVENT: return "messages";
-    case AP_EVENT_DATA_TOOLS_EVENT: return "tools";
-    case AP_EVENT_DATA_INPUT_EVENT: return "input.requested";
-    case AP_EVENT_DATA_VALUES_EVENT: return "values";
-    case AP_EVENT_DATA_UPDATES_EVENT: return "updates";
-    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return "checkpoints";
-    case AP_EVENT_DATA_CUSTOM_EVENT: return "custom";
-    case AP_EVENT_DATA_TASKS_EVENT: return "tasks";
-    default: return "";
-    }
-}
-
-const char *ap_lifecycle_cause_kind_name(ap_lifecycle_cause_kind k)
-{
-    switch (k) {
-    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL: return "toolCall";
-    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND: return "send";
-    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE: return "edge";
-    default: return "";
-    }
-}
-
-const char *ap_messages_data_kind_name(ap_messages_data_kind k)
-{
-    switch (k) {
-    case AP_MESSAGES_DATA_MESSAGE_START_DATA: return "message-start";
-    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA: return "content-block-start";
-    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: return "content-block-delta";
-    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA: return "content-block-finish";
-    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA: return "message-finish";
-    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA: return "error";
-    default: return "";
-    }
-}
-
-const char *ap_message_role_name(ap_message_role_t v)
-{
-    switch (v) {
-    case AP_MESSAGE_ROLE_AI: return "ai";
-    case AP_MESSAGE_ROLE_HUMAN: return "human";
-    case AP_MESSAGE_ROLE_SYSTEM: return "system";
-    default: return "";
-    }
-}
-
-ap_message_role_t ap_message_role_parse(const char *text, size_t len)
-{
-    if (len == 2 && memcmp(text, "ai", 2) == 0)
-        return AP_MESSAGE_ROLE_AI;
-    if (len == 5 && memcmp(text, "human", 5) == 0)
-        return AP_MESSAGE_ROLE_HUMAN;
-    if (len == 6 && memcmp(text, "system", 6) == 0)
-        return AP_MESSAGE_ROLE_SYSTEM;
-    return AP_MESSAGE_ROLE_NONE;
-}
-
-const char *ap_content_block_kind_name(ap_content_block_kind k)
-{
-    switch (k) {
-    case AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return "text";
-    case AP_CONTENT_BLOCK_INVALID_TOOL_CALL: return "invalid_tool_call";
-    case AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return "reasoning";
-    case AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return "non_standard";
-    case AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return "image";
-    case AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return "video";
-    case AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return "audio";
-    case AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return "file";
-    case AP_CONTENT_BLOCK_TOOL_CALL: return "tool_call";
-    case AP_CONTENT_BLOCK_TOOL_CALL_CHUNK: return "tool_call_chunk";
-    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL: return "server_tool_call";
-    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return "server_tool_call_chunk";
-    case AP_CONTENT_BLOCK_SERVER_TOOL_RESULT: return "server_tool_result";
-    default: return "";
-    }
-}
-
-const char *ap_block_index_kind_name(ap_block_index_kind k)
-{
-    switch (k) {
-    case AP_BLOCK_INDEX_JS_INT: return "js-int";
-    case AP_BLOCK_INDEX_TEXT: return "text";
-    default: return "";
-    }
-}
-
-const char *ap_annotation_kind_name(ap_annotation_kind k)
-{
-    switch (k) {
-    case AP_ANNOTATION_CITATION: return "citation";
-    case AP_ANNOTATION_NON_STANDARD_ANNOTATION: return "non_standard_annotation";
-    default: return "";
-    }
-}
-
-const char *ap_data_content_block_kind_name(ap_data_content_block_kind k)
-{
-    switch (k) {
-    case AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return "image";
-    case AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return "video";
-    case AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return "audio";
-    case AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return "file";
-    default: return "";
-    }
-}
-
-const char *ap_tool_content_block_kind_name(ap_tool_content_block_kind k)
-{
-    switch (k) {
-    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL: return "tool_call";
-    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK: return "tool_call_chunk";
-    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL: return "server_tool_call";
-    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return "server_tool_call_chunk";
-    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT: return "server_tool_result";
-    default: return "";
-    }
-}
-
-const char *ap_server_tool_result_status_name(ap_server_tool_result_status_t v)
-{
-    switch (v) {
-    case AP_SERVER_TOOL_RESULT_STATUS_SUCCESS: return "success";
-    case AP_SERVER_TOOL_RESULT_STATUS_ERROR: return "error";
-    default: return "";
-    }
-}
-
-ap_server_tool_result_status_t ap_server_tool_result_status_parse(const char *text, size_t len)
-{
-    if (len == 7 && memcmp(text, "success", 7) == 0)
-        return AP_SERVER_TOOL_RESULT_STATUS_SUCCESS;
-    if (len == 5 && memcmp(text, "error", 5) == 0)
-        return AP_SERVER_TOOL_RESULT_STATUS_ERROR;
-    return AP_SERVER_TOOL_RESULT_STATUS_NONE;
-}
-
-const char *ap_content_block_delta_kind_name(ap_content_block_delta_kind k)
-{
-    switch (k) {
-    case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA: return "text-delta";
-    case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA: return "reasoning-delta";
-    case AP_CONTENT_BLOCK_DELTA_DATA_DELTA: return "data-delta";
-    case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA: return "block-delta";
-    case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA: return "tool-call-delta";
-    default: return "";
-    }
-}
-
-const char *ap_finalized_content_block_kind_name(ap_finalized_content_block_kind k)
-{
-    switch (k) {
-    case AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return "text";
-    case AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return "reasoning";
-    case AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL: return "tool_call";
-    case AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL: return "invalid_tool_call";
-    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL: return "server_tool_call";
-    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT: return "server_tool_result";
-    case AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return "image";
-    case AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return "video";
-    case AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return "audio";
-    case AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return "file";
-    case AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return "non_standard";
-    default: return "";
-    }
-}
-
-const char *ap_tools_data_kind_name(ap_tools_data_kind k)
-{
-    switch (k) {
-    case AP_TOOLS_DATA_TOOL_STARTED_DATA: return "tool-started";
-    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA: return "tool-output-delta";
-    case AP_TOOLS_DATA_TOOL_FINISHED_DATA: return "tool-finished";
-    case AP_TOOLS_DATA_TOOL_ERROR_DATA: return "tool-error";
-    default: return "";
-    }
-}
-
-const char *ap_checkpoint_source_name(ap_checkpoint_source_t v)
-{
-    switch (v) {
-    case AP_CHECKPOINT_SOURCE_INPUT: return "input";
-    case AP_CHECKPOINT_SOURCE_LOOP: return "loop";
-    case AP_CHECKPOINT_SOURCE_UPDATE: return "update";
-    case AP_CHECKPOINT_SOURCE_FORK: return "fork";
-    default: return "";
-    }
-}
-
-ap_checkpoint_source_t ap_checkpoint_source_parse(const char *text, size_t len)
-{
-    if (len == 5 && memcmp(text, "input", 5) == 0)
-        return AP_CHECKPOINT_SOURCE_INPUT;
-    if (len == 4 && memcmp(text, "loop", 4) == 0)
-        return AP_CHECKPOINT_SOURCE_LOOP;
-    if (len == 6 && memcmp(text, "update", 6) == 0)
-        return AP_CHECKPOINT_SOURCE_UPDATE;
-    if (len == 4 && memcmp(text, "fork", 4) == 0)
-        return AP_CHECKPOINT_SOURCE_FORK;
-    return AP_CHECKPOINT_SOURCE_NONE;
-}
-

@@ -9,9 +9,9 @@
 # source joins by itself; a new dependency outside them is added here (the
 # vendoring test, tests/tooling/package, fails to link until it is).
 set(rt_dir ${CMAKE_SOURCE_DIR}/runtime)
-set(rt_headers core/aps/common.h core/aps/arena.h core/aps/json.h core/aps/scan.h core/aps/regex.h
+set(rt_headers core/aps/common.h core/aps/arena.h core/aps/json.h core/aps/scan.h core/aps/json_impl.h core/aps/regex.h
   schema/aps/schema.h schema/aps/fast.h schema/aps/types.h)
-set(rt_internal core/aps/utf8.h core/aps/json_impl.h schema/schema_internal.h)
+set(rt_internal core/aps/utf8.h schema/schema_internal.h)
 file(GLOB rt_json RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/core/json_*.c)
 file(GLOB rt_schema RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/schema/schema_*.c)
 set(rt_sources core/common.c core/arena.c core/utf8.c ${rt_json} core/regex.c ${rt_schema})

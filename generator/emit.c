@@ -779,6 +779,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     tmpl_flag(C, d, "external", t->named);
     tmpl_set(C, d, "fast", has_fast(t) ? fast_fn(E, t) : "");
     tmpl_set(C, d, "valid", has_fast(t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "");
+    tmpl_set(C, d, "write", has_fast(t) ? cddl_fmt(C, "%s_write", fast_fn(E, t)) : "");
     tmpl_set(C, d, "union_member", "");
     tmpl_set(C, d, "init", "");
     switch (t->kind) {
@@ -1370,6 +1371,216 @@ static void type_extras(emitter *E, const ir_type *t, tmpl_value *v)
     }
 }
 
+/* ---- generated encoders --------------------------------------------------------
+ * Every type with a generated decoder also gets a straight-line encoder
+ * (templates/write_*.c.tmpl, aps/fast.h): member names and literal values
+ * written as constant bytes, values by the writer's inline primitives, each
+ * checked as it is written (the validator's checks, folded into the one
+ * pass); what it gives up on, the tables write.
+ */
+
+/* s as a JSON string: quoted, with '"', '\\' and control characters escaped. */
+static const char *json_quoted(emitter *E, const char *s, size_t len)
+{
+    char *out = cddl_alloc(E->ctx, len * 6 + 3), *w = out;
+    size_t i;
+    *w++ = '"';
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            *w++ = '\\';
+            *w++ = (char)c;
+        } else if (c < 0x20) {
+            w += sprintf(w, "\\u%04x", c);
+        } else {
+            *w++ = (char)c;
+        }
+    }
+    *w++ = '"';
+    *w = '\0';
+    return out;
+}
+
+/* The JSON text of literal l as the tables write it, or NULL where only they know it (floats). */
+static const char *literal_json(emitter *E, const ir_literal *l)
+{
+    switch (l->kind) {
+    case IR_LIT_TEXT: return json_quoted(E, l->text.ptr, l->text.len);
+    case IR_LIT_INT: return cddl_fmt(E->ctx, "%lld", (long long)l->i);
+    case IR_LIT_UINT: return cddl_fmt(E->ctx, "%llu", (unsigned long long)l->u);
+    case IR_LIT_BOOL: return l->i ? "true" : "false";
+    case IR_LIT_NULL: return "null";
+    default: return NULL;
+    }
+}
+
+/* `,"name":` of member f and what follows it (`tail`), as a C string: "NAMEtoken" and "NAMEtoken_len". */
+static void set_write_token(emitter *E, tmpl_value *v, const char *name, const ir_field *f, const char *tail)
+{
+    cddl_ctx *C = E->ctx;
+    const char *tok = cddl_fmt(C, ",%s:%s", json_quoted(E, f->key.ptr, f->key.len), tail);
+    tmpl_set(C, v, name, c_string(E, tok, strlen(tok)));
+    tmpl_setf(C, v, cddl_fmt(C, "%s_len", name), "%zu", strlen(tok));
+}
+
+/* The range test of an integer, true when `target` is out of range, or "" when any value fits. */
+static const char *int_range(emitter *E, const ir_type *t, const char *target)
+{
+    bool lo = t->kind == IR_INT ? t->imin > INT64_MIN : t->umin > 0;
+    bool hi = t->kind == IR_INT ? t->imax < INT64_MAX : t->umax < UINT64_MAX;
+    const char *min = t->kind == IR_INT ? int_lit(E, t->imin) : uint_lit(E, t->umin);
+    const char *max = t->kind == IR_INT ? int_lit(E, t->imax) : uint_lit(E, t->umax);
+    if (lo && hi)
+        return cddl_fmt(E->ctx, "%s < %s || %s > %s", target, min, target, max);
+    if (lo || hi)
+        return cddl_fmt(E->ctx, "%s %s %s", target, lo ? "<" : ">", lo ? min : max);
+    return "";
+}
+
+/*
+ * How a value of type `type` at `target` (a C lvalue; NULL for a literal
+ * member, which has none) is written: one flag section of
+ * templates/write_value.c.tmpl, indented by `indent`.
+ */
+static void write_value(emitter *E, const ir_type *type, const char *target, const char *indent, tmpl_value *v)
+{
+    cddl_ctx *C = E->ctx;
+    const ir_type *t = resolved(type);
+    tmpl_set(C, v, "desc", desc_of(E, type));
+    tmpl_set(C, v, "target", target != NULL ? target : "");
+    tmpl_set(C, v, "ptr", target != NULL ? cddl_fmt(C, "&%s", target) : "NULL");
+    tmpl_set(C, v, "indent", indent);
+    if (target == NULL) {
+        tmpl_flag(C, v, "put_table", 1);
+        return;
+    }
+    switch (t->kind) {
+    case IR_TEXT: tmpl_flag(C, v, unconstrained_text(t) ? "put_text" : "put_checked_text", 1); break;
+    case IR_UINT:
+    case IR_INT:
+        tmpl_flag(C, v, t->kind == IR_UINT ? "put_uint" : "put_int", 1);
+        tmpl_set(C, v, "range", int_range(E, t, target));
+        break;
+    case IR_BOOL: tmpl_flag(C, v, "put_bool", 1); break;
+    case IR_ANY: tmpl_flag(C, v, "put_any", 1); break;
+    default:
+        if (has_fast(t)) {
+            tmpl_flag(C, v, "put_generated", 1);
+            tmpl_set(C, v, "write_fn", fast_fn(E, t));
+        } else {
+            tmpl_flag(C, v, "put_table", 1);
+        }
+        break;
+    }
+}
+
+/* Template data of struct t's generated encoder (templates/write_struct.c.tmpl). */
+static tmpl_value *write_struct(emitter *E, const ir_type *t)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C), *members = tmpl_list(C);
+    bool written = false; /* a member before this one is always written: a comma is always due */
+    size_t i;
+    tmpl_set(C, d, "fn", fast_fn(E, t));
+    tmpl_set(C, d, "ctype", ctype(E, t));
+    tmpl_set(C, d, "rule", rule_comment(E, t));
+    tmpl_set(C, d, "desc", desc_of(E, t));
+    for (i = 0; i < t->nfields; i++) {
+        const ir_field *f = &t->fields[i];
+        tmpl_value *v = tmpl_object(C);
+        bool optional = (f->flags & IR_F_OPTIONAL) != 0, nullable = (f->flags & IR_F_NULLABLE) != 0;
+        const char *lit = (f->flags & IR_F_LITERAL) && !nullable ? literal_json(E, &resolved(f->type)->lit) : NULL;
+        const char *indent = optional ? "        " : "    ";
+        tmpl_set(C, v, "member", f->c_name);
+        tmpl_flag(C, v, "optional", optional);
+        tmpl_flag(C, v, "nullable", nullable);
+        tmpl_set(C, v, "indent", indent);
+        tmpl_set(C, v, "comma", written ? "1" : "w->len != first");
+        set_write_token(E, v, "token", f, lit != NULL ? lit : "");
+        set_write_token(E, v, "null_token", f, "null");
+        tmpl_flag(C, v, "has_value", lit == NULL);
+        if (lit == NULL)
+            write_value(E, f->type, (f->flags & IR_F_LITERAL) ? NULL : cddl_fmt(C, "v->%s", f->c_name), indent, v);
+        written |= !optional;
+        tmpl_append(C, members, v);
+    }
+    tmpl_put(C, d, "members", members);
+    tmpl_flag(C, d, "open", t->open);
+    if (t->variants != NULL) {
+        tmpl_value *v = tmpl_object(C);
+        tmpl_set(C, v, "vfn", fast_fn(E, t->variants));
+        tmpl_set(C, v, "vmember", t->variants_c_name);
+        tmpl_put(C, d, "variants", v);
+    }
+    return d;
+}
+
+/* Template data of array t's generated encoder (templates/write_array.c.tmpl). */
+static tmpl_value *write_array(emitter *E, const ir_type *t)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C);
+    tmpl_set(C, d, "fn", fast_fn(E, t));
+    tmpl_set(C, d, "ctype", ctype(E, t));
+    tmpl_set(C, d, "rule", rule_comment(E, t));
+    tmpl_flag(C, d, "bounded", t->occ_max != AST_OCCUR_INF && t->occ_max != SIZE_MAX);
+    tmpl_set(C, d, "occ_max", size_lit(E, t->occ_max));
+    tmpl_flag(C, d, "has_min", t->occ_min > 0);
+    tmpl_set(C, d, "occ_min", size_lit(E, t->occ_min));
+    write_value(E, t->elem, "v->items[i]", "        ", d);
+    return d;
+}
+
+/* Template data of discriminated union u's generated encoder (templates/write_union.c.tmpl). */
+static tmpl_value *write_union(emitter *E, const ir_type *u, bool as_variants)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *d = tmpl_object(C), *alts = tmpl_list(C);
+    const char *NAME = upper(E, u->c_name);
+    size_t i;
+    tmpl_set(C, d, "fn", fast_fn(E, u));
+    tmpl_set(C, d, "ctype", ctype(E, u));
+    tmpl_set(C, d, "rule", rule_comment(E, u));
+    tmpl_flag(C, d, "as_variants", as_variants);
+    for (i = 0; i < u->nalts; i++) {
+        const ir_type *a = resolved(u->alts[i]);
+        tmpl_value *v = tmpl_object(C);
+        tmpl_setf(C, v, "KIND", "%s_%s_%s", upper(E, E->opt->prefix), NAME, upper(E, u->alt_c_names[i]));
+        tmpl_set(C, v, "alt", u->alt_c_names[i]);
+        tmpl_set(C, v, "alt_fn", fast_fn(E, a));
+        tmpl_flag(C, v, "alt_plain", a->variants == NULL);
+        tmpl_flag(C, v, "alt_open", a->open);
+        tmpl_append(C, alts, v);
+    }
+    tmpl_put(C, d, "alts", alts);
+    return d;
+}
+
+/*
+ * The generated encoders, for the types with generated decoders, in
+ * descriptor order: "write_structs", "write_arrays" and "write_unions" (a
+ * union that some struct inlines as its variants also gets the function
+ * that writes its members into that struct's object).
+ */
+static void fast_encoders(emitter *E, tmpl_value *data)
+{
+    cddl_ctx *C = E->ctx;
+    tmpl_value *structs = tmpl_list(C), *unions = tmpl_list(C), *arrays = tmpl_list(C);
+    size_t i;
+    for (i = 0; i < E->ndescs; i++) {
+        const ir_type *t = E->desc_types[i];
+        if (t->kind == IR_STRUCT && fast_struct_ok(t))
+            tmpl_append(C, structs, write_struct(E, t));
+        else if (fast_array_ok(t))
+            tmpl_append(C, arrays, write_array(E, t));
+        else if (t->kind == IR_UNION && fast_union_ok(t))
+            tmpl_append(C, unions, write_union(E, t, used_as_variants(E, t)));
+    }
+    tmpl_put(C, data, "write_structs", structs);
+    tmpl_put(C, data, "write_unions", unions);
+    tmpl_put(C, data, "write_arrays", arrays);
+}
+
 int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
 {
     emitter E;
@@ -1436,6 +1647,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_append(ctx, types, v);
     }
     fast_decoders(&E, data);
+    fast_encoders(&E, data);
     tmpl_put(ctx, data, "forwards", forwards);
     tmpl_put(ctx, data, "includes", includes);
     tmpl_put(ctx, data, "decls", decls);

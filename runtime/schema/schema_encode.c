@@ -9,7 +9,12 @@
  * the state machine of the public write calls would only repeat it, at a
  * call and a state check per value. Any failure is left in the writer, so a
  * value cut short never passes for a finished text.
+ *
+ * Types that cddlgen gave a straight-line encoder (aps_type.write) are
+ * written by it first, with the checks folded into the one pass; whatever
+ * it gives up on is rolled back and written here, after the validator.
  */
+#include "aps/fast.h"
 #include "aps/json_impl.h"
 #include "schema_internal.h"
 
@@ -239,6 +244,54 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
     return ok ? APS_OK : w->status;
 }
 
+bool aps_fast_put_table(aps_json_writer *w, const aps_type *t, const void *value, unsigned depth, bool trusted)
+{
+    ectx c;
+    if (!trusted && !aps_fast_valid(t, value, false, depth))
+        return false;
+    c.w = w;
+    c.snake = false;
+    c.depth = depth;
+    /* every typed level opens at most one container: a bound on those the caller has open */
+    c.containers = w->depth + depth;
+    return encode(&c, t, value) == APS_OK;
+}
+
+bool aps_fast_put_extras(aps_json_writer *w, const aps_type *t, const aps_json_members *x, bool trusted, size_t first)
+{
+    size_t i;
+    if (!trusted && !aps_fast_extras_ok(t, x))
+        return false;
+    for (i = 0; i < x->count; i++) {
+        if (!aps_json_impl_put_key(w, x->items[i].key.ptr, x->items[i].key.len, w->len != first) ||
+            put_raw(w, &x->items[i].value) != APS_OK)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * The generated encoder of `type`, where it has one and the options allow
+ * (it writes the schema's spelling): true when it wrote the value. Else
+ * the writer is as it was, failure included, for the tables to start over.
+ */
+static bool encode_generated(const aps_type *type, const void *value, aps_json_writer *w,
+                             const aps_encode_options *options)
+{
+    size_t len = w->len;
+    unsigned state = w->state;
+    bool trusted = options != NULL && options->trusted;
+    if (type->write == NULL || w->status != APS_OK || (options != NULL && options->key_case == APS_CASE_SNAKE) ||
+        w->depth + APS_FAST_MAX_TYPED >= APS_JSON_WRITER_MAX_DEPTH)
+        return false;
+    if (aps_json_impl_before_value(w) && type->write(w, value, 0, trusted))
+        return true;
+    w->len = len;
+    w->state = state;
+    w->status = APS_OK;
+    return false;
+}
+
 aps_status aps_schema_encode(const aps_type *type, const void *value, aps_json_writer *w,
                              const aps_encode_options *options, aps_error *err)
 {
@@ -247,6 +300,8 @@ aps_status aps_schema_encode(const aps_type *type, const void *value, aps_json_w
     aps_error_clear(err);
     if (type == NULL || w == NULL || (value == NULL && type->size != 0))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no type, writer or value");
+    if (encode_generated(type, value, w, options))
+        return APS_OK;
     /* The check before the first byte: a value that fails it leaves no
      * half-written member behind, and the validator says where it fails. */
     if ((options == NULL || !options->trusted) && (st = aps_schema_validate(type, value, false, err)) != APS_OK) {

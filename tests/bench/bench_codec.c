@@ -16,21 +16,29 @@
  *                    (the default before both were): what accepting
  *                    snake_case too costs on camelCase traffic
  *   encode           ap_message_encode of the decoded values into one
- *                    reused aps_json_writer, checked first as the default
- *                    is (aps_schema_validate before writing)
+ *                    reused aps_json_writer, checked as the default is: the
+ *                    generated encoder checks each value as it writes it
  *   encode trusted   the same with aps_encode_options.trusted: no check
  *   cJSON parse      cJSON_ParseWithLength + cJSON_Delete
  *   jansson parse    json_loadb + json_decref
  *   cJSON print      cJSON_PrintUnformatted (+ free) of parsed trees
  *   jansson print    json_dumps(JSON_COMPACT) (+ free) of parsed trees
+ *   simdjson minify  simdjson::minify of DOMs parsed untimed beforehand
+ *                    (a new std::string per message, as the API returns
+ *                    it), and the same serializer into one reused
+ *                    string_builder: the write baselines of issue 16
  *
  * Every MB/s figure divides the corpus's input bytes (newlines excluded) by
  * the time, so MB/s ratios equal message-rate ratios. Printing is timed in
  * batches of messages decoded or parsed untimed beforehand. Each figure is
  * the best of cfg->repeat runs. The arena's allocator calls are counted
- * over the timed decode runs after one warm-up pass.
+ * over the timed decode runs after one warm-up pass; the encoders' and
+ * printers' heap allocations over their timed runs, by malloc_count.c
+ * (every malloc of the process), our encoder's after one untimed pass that
+ * grows the writer's buffer to the largest message.
  */
 #include "bench.h"
+#include "malloc_count.h"
 #include "traffic.h"
 
 #include "ap.h"
@@ -58,6 +66,8 @@ typedef struct codec_bench {
     aps_json_writer writer;
     aps_decode_options dopt;
     aps_encode_options trusted; /* .trusted set: encoding without the check */
+    aps_type tables;     /* ap_message_type without its generated encoder: the tables write */
+    aps_json_writer tables_writer;
     size_t decoded;      /* messages that decoded and validated in the last decode run */
     size_t sink;         /* keeps results observable */
     int failed;
@@ -137,6 +147,20 @@ static void run_simdjson(codec_bench *b)
 }
 #endif
 
+/* Seconds of the printing rows, summed over the batches, and their heap allocation calls. */
+typedef struct print_times {
+    double ours, trusted, cjson, jansson, minify, builder;
+    size_t ours_allocs, trusted_allocs, cjson_allocs, minify_allocs, builder_allocs;
+} print_times;
+
+#ifdef HAVE_SIMDJSON
+/* simdjson_baseline.cpp: a batch of messages parsed into DOMs, and their serializations. */
+void *bench_simdjson_docs_new(const char *data, const size_t *start, size_t first, size_t count);
+size_t bench_simdjson_minify(void *docs, size_t i);
+size_t bench_simdjson_builder(void *docs, size_t i);
+void bench_simdjson_docs_free(void *docs);
+#endif
+
 /* Best time of `repeat` timed passes of `stmt` over the `n` messages of a batch (index i_). */
 #define TIME_BATCH(best_out, repeat, n, stmt)                 \
     do {                                                      \
@@ -154,9 +178,18 @@ static void run_simdjson(codec_bench *b)
         }                                                     \
     } while (0)
 
-/* Encoding and the baselines' printing, batch by batch. Adds seconds to the totals. */
-static void bench_print(codec_bench *b, int repeat, double *ours, double *ours_trusted, double *cjson,
-                        double *jansson)
+/* TIME_BATCH, adding the time to *secs and the allocation calls made to *allocs. */
+#define TIME_COUNTED(secs, allocs, repeat, n, stmt)              \
+    do {                                                         \
+        double best_;                                            \
+        size_t calls_ = bench_malloc_calls();                    \
+        TIME_BATCH(best_, repeat, n, stmt);                      \
+        *(allocs) += bench_malloc_calls() - calls_;              \
+        *(secs) += best_;                                        \
+    } while (0)
+
+/* Encoding and the baselines' printing, batch by batch, into *t (zeroed first). */
+static void bench_print(codec_bench *b, int repeat, print_times *t)
 {
     ap_message_t *msgs = (ap_message_t *)malloc(BATCH * sizeof *msgs);
     aps_arena keep;
@@ -167,7 +200,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *ours_t
 #ifdef HAVE_JANSSON
     json_t **jtrees = (json_t **)malloc(BATCH * sizeof *jtrees);
 #endif
-    *ours = *ours_trusted = *cjson = *jansson = 0;
+    memset(t, 0, sizeof *t);
     aps_arena_init(&keep, NULL);
     if (msgs == NULL) {
         b->failed = 1;
@@ -175,34 +208,58 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *ours_t
     }
     for (first = 0; first < b->c->count; first += BATCH) {
         size_t n = b->c->count - first < BATCH ? b->c->count - first : BATCH;
-        double best;
         aps_arena_reset(&keep);
         for (i = 0; i < n; i++) {
             const char *s = traffic_line(b->c, first + i, &len);
             if (ap_message_decode_opts(s, len, &keep, &msgs[i], &b->dopt, NULL) != APS_OK)
                 b->failed = 1;
         }
-        TIME_BATCH(best, repeat, n, {
+        /* Untimed: the writer's buffer grows to the largest message, and each
+         * message's text is the one the tables write (the generated encoder
+         * against the table-driven one, on the whole corpus). */
+        for (i = 0; i < n; i++) {
+            aps_json_writer_reset(&b->writer);
+            aps_json_writer_reset(&b->tables_writer);
+            if (ap_message_encode(&msgs[i], &b->writer, NULL) != APS_OK ||
+                aps_schema_encode(&b->tables, &msgs[i], &b->tables_writer, NULL, NULL) != APS_OK ||
+                aps_json_writer_len(&b->writer) != aps_json_writer_len(&b->tables_writer) ||
+                memcmp(aps_json_writer_data(&b->writer), aps_json_writer_data(&b->tables_writer),
+                       aps_json_writer_len(&b->writer)) != 0) {
+                fprintf(stderr, "bench_codec: message %zu: the generated encoder and the tables differ\n", first + i);
+                b->failed = 1;
+            }
+        }
+        TIME_COUNTED(&t->ours, &t->ours_allocs, repeat, n, {
             aps_json_writer_reset(&b->writer);
             if (ap_message_encode(&msgs[i_], &b->writer, NULL) != APS_OK)
                 b->failed = 1;
             b->sink += aps_json_writer_len(&b->writer);
         });
-        *ours += best;
-        TIME_BATCH(best, repeat, n, {
+        TIME_COUNTED(&t->trusted, &t->trusted_allocs, repeat, n, {
             aps_json_writer_reset(&b->writer);
             if (ap_message_encode_opts(&msgs[i_], &b->writer, &b->trusted, NULL) != APS_OK)
                 b->failed = 1;
             b->sink += aps_json_writer_len(&b->writer);
         });
-        *ours_trusted += best;
+#ifdef HAVE_SIMDJSON
+        {
+            void *docs = bench_simdjson_docs_new(b->c->data, b->c->start, first, n);
+            if (docs == NULL) {
+                b->failed = 1;
+            } else {
+                TIME_COUNTED(&t->minify, &t->minify_allocs, repeat, n, b->sink += bench_simdjson_minify(docs, i_));
+                TIME_COUNTED(&t->builder, &t->builder_allocs, repeat, n, b->sink += bench_simdjson_builder(docs, i_));
+                bench_simdjson_docs_free(docs);
+            }
+        }
+#endif
 #ifdef HAVE_CJSON
         if (ctrees != NULL) {
             for (i = 0; i < n; i++) {
                 const char *s = traffic_line(b->c, first + i, &len);
                 ctrees[i] = cJSON_ParseWithLength(s, len);
             }
-            TIME_BATCH(best, repeat, n, {
+            TIME_COUNTED(&t->cjson, &t->cjson_allocs, repeat, n, {
                 char *out = cJSON_PrintUnformatted(ctrees[i_]);
                 if (out == NULL)
                     b->failed = 1;
@@ -210,13 +267,13 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *ours_t
                     b->sink += strlen(out);
                 free(out);
             });
-            *cjson += best;
             for (i = 0; i < n; i++)
                 cJSON_Delete(ctrees[i]);
         }
 #endif
 #ifdef HAVE_JANSSON
         if (jtrees != NULL) {
+            double best;
             for (i = 0; i < n; i++) {
                 const char *s = traffic_line(b->c, first + i, &len);
                 jtrees[i] = json_loadb(s, len, 0, NULL);
@@ -229,7 +286,7 @@ static void bench_print(codec_bench *b, int repeat, double *ours, double *ours_t
                     b->sink += strlen(out);
                 free(out);
             });
-            *jansson += best;
+            t->jansson += best;
             for (i = 0; i < n; i++)
                 json_decref(jtrees[i]);
         }
@@ -249,7 +306,8 @@ int bench_codec(const bench_config *cfg)
 {
     traffic_corpus c;
     codec_bench b;
-    double t_dec, t_dec_schema, t_reval, t_enc, t_enc_trusted, t_cjson = 0, t_jansson = 0, t_cprint = 0, t_jprint = 0;
+    double t_dec, t_dec_schema, t_reval, t_cjson = 0, t_jansson = 0;
+    print_times pt;
 #ifdef HAVE_SIMDJSON
     double t_simdjson;
 #endif
@@ -264,6 +322,9 @@ int bench_codec(const bench_config *cfg)
     b.bytes = c.len - c.count;
     b.dopt.strict = true;
     b.trusted.trusted = true;
+    b.tables = ap_message_type;
+    b.tables.write = NULL;
+    aps_json_writer_init(&b.tables_writer, NULL);
     aps_arena_init(&b.arena, NULL);
     aps_json_writer_init(&b.writer, NULL);
     printf("corpus: %zu messages, %.1f MB (seed %llu), best of %d\n", c.count, (double)b.bytes / 1e6,
@@ -306,19 +367,36 @@ int bench_codec(const bench_config *cfg)
     t_simdjson = best_of(&b, cfg->repeat, run_simdjson);
     report("simdjson DOM parse (padded copy)", t_simdjson, &b);
 #endif
-    bench_print(&b, cfg->repeat, &t_enc, &t_enc_trusted, &t_cprint, &t_jprint);
-    report("generated encode Message (checked)", t_enc, &b);
-    report("  trusted (no check)", t_enc_trusted, &b);
+    bench_print(&b, cfg->repeat, &pt);
+    report("generated encode Message (checked)", pt.ours, &b);
+    report("  trusted (no check)", pt.trusted, &b);
+#ifdef HAVE_SIMDJSON
+    report("simdjson::minify of a parsed DOM", pt.minify, &b);
+    report("  into one reused string_builder", pt.builder, &b);
+#endif
 #ifdef HAVE_CJSON
-    report("cJSON_PrintUnformatted+free", t_cprint, &b);
+    report("cJSON_PrintUnformatted+free", pt.cjson, &b);
 #endif
 #ifdef HAVE_JANSSON
-    report("jansson json_dumps compact+free", t_jprint, &b);
+    report("jansson json_dumps compact+free", pt.jansson, &b);
 #endif
     printf("decoded %zu of %zu messages; arena allocator calls per message (warm) %.4f (%zu over %d runs)\n",
            b.decoded, c.count, (double)calls / ((double)c.count * cfg->repeat), calls, cfg->repeat);
     printf("ratio decode either-spelling/schema-spelling %.3f\n", t_dec_schema / t_dec);
-    printf("ratio encode checked/trusted %.3f\n", t_enc_trusted / t_enc);
+    if (bench_malloc_counting()) {
+        double runs = (double)c.count * cfg->repeat;
+        printf("heap allocations per message: encode checked %.4f (%zu), trusted %.4f (%zu)", (double)pt.ours_allocs / runs,
+               pt.ours_allocs, (double)pt.trusted_allocs / runs, pt.trusted_allocs);
+#ifdef HAVE_SIMDJSON
+        printf(", simdjson::minify %.2f, string_builder %.4f", (double)pt.minify_allocs / runs,
+               (double)pt.builder_allocs / runs);
+#endif
+#ifdef HAVE_CJSON
+        printf(", cJSON print %.2f", (double)pt.cjson_allocs / runs);
+#endif
+        printf("\n");
+    }
+    printf("ratio encode checked/trusted %.3f\n", pt.trusted / pt.ours);
 #ifdef HAVE_CJSON
     printf("ratio decode/cjson %.2f\n", t_cjson / t_dec);
     printf("ratio decode+revalidate/cjson %.2f\n", t_cjson / t_reval);
@@ -327,7 +405,12 @@ int bench_codec(const bench_config *cfg)
     printf("ratio decode/jansson %.2f\n", t_jansson / t_dec);
 #endif
 #ifdef HAVE_CJSON
-    printf("ratio encode/cjson %.2f\n", t_cprint / t_enc);
+    printf("ratio encode/cjson %.2f\n", pt.cjson / pt.ours);
+#endif
+#ifdef HAVE_SIMDJSON
+    printf("ratio encode checked/simdjson minify %.2f (trusted %.2f)\n", pt.minify / pt.ours, pt.minify / pt.trusted);
+    printf("ratio encode checked/simdjson string_builder %.2f (trusted %.2f)\n", pt.builder / pt.ours,
+           pt.builder / pt.trusted);
 #endif
 #ifdef HAVE_SIMDJSON
     printf("ratio decode/simdjson %.2f\n", t_simdjson / t_dec);
@@ -335,6 +418,7 @@ int bench_codec(const bench_config *cfg)
     if (b.failed)
         fprintf(stderr, "bench_codec: a decode, parse or print failed\n");
     aps_json_writer_deinit(&b.writer);
+    aps_json_writer_deinit(&b.tables_writer);
     aps_arena_deinit(&b.arena);
     traffic_free(&c);
     return b.failed;

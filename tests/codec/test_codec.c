@@ -8,7 +8,8 @@
  *   codec-test JSONL...   also decodes every line of each JSONL file with
  *                         default options and checks that no open map kept
  *                         a member the schema names (tests/codec/data, and
- *                         the shared real trace when it is there)
+ *                         the shared real trace when it is there), and that
+ *                         the generated encoder writes what the tables write
  */
 #include "test.h"
 
@@ -17,6 +18,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the generated encoder against the tables ---------------------------------- */
+
+/*
+ * Is m's encoding by the generated encoder (checked and trusted) the same
+ * text as the table-driven encoder's? The tables write when the descriptor
+ * names no generated encoder.
+ */
+static bool same_as_tables(const ap_message_t *m)
+{
+    aps_type tables = ap_message_type;
+    aps_json_writer a, b, c;
+    aps_encode_options trust;
+    bool same;
+    memset(&trust, 0, sizeof trust);
+    trust.trusted = true;
+    tables.write = NULL;
+    aps_json_writer_init(&a, NULL);
+    aps_json_writer_init(&b, NULL);
+    aps_json_writer_init(&c, NULL);
+    same = ap_message_encode(m, &a, NULL) == APS_OK && aps_schema_encode(&tables, m, &b, NULL, NULL) == APS_OK &&
+           ap_message_encode_opts(m, &c, &trust, NULL) == APS_OK && aps_json_writer_len(&a) == aps_json_writer_len(&b) &&
+           aps_json_writer_len(&a) == aps_json_writer_len(&c) &&
+           memcmp(aps_json_writer_data(&a), aps_json_writer_data(&b), aps_json_writer_len(&a)) == 0 &&
+           memcmp(aps_json_writer_data(&a), aps_json_writer_data(&c), aps_json_writer_len(&a)) == 0;
+    aps_json_writer_deinit(&a);
+    aps_json_writer_deinit(&b);
+    aps_json_writer_deinit(&c);
+    return same;
+}
 
 /* ---- a member the schema names, kept as unknown ---------------------------------- */
 
@@ -162,6 +193,7 @@ static void check_jsonl(const char *path)
             continue;
         decoded++;
         CHECK_INT(misplaced(&ap_message_type, &m, where), 0);
+        CHECK(same_as_tables(&m));
         if (has(line, "\"event_id\"")) {
             with_id++;
             CHECK(m.kind == AP_MESSAGE_EVENT && m.u.event.has_event_id);
@@ -403,6 +435,34 @@ static void encode_refused(const ap_message_t *m, aps_status code, const char *p
     aps_json_writer_deinit(&w);
 }
 
+/*
+ * The generated encoder checks as it writes: a value that fails part way
+ * leaves the writer as it was before the value (no comma, no half member),
+ * with the failure recorded; one that does not fit a fixed buffer fails
+ * with APS_E_LIMIT and writes nothing either.
+ */
+static void test_encode_rollback(const ap_message_t *good, const ap_message_t *bad)
+{
+    aps_json_writer w;
+    aps_error err = APS_ERROR_INIT;
+    char small[40];
+    size_t before;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_array_begin(&w);
+    CHECK_INT(ap_message_encode(good, &w, &err), APS_OK);
+    before = aps_json_writer_len(&w);
+    CHECK_INT(ap_message_encode(bad, &w, &err), APS_E_UTF8);
+    CHECK_STR(err.pointer, "/params/data/toolCallId");
+    CHECK_INT(aps_json_writer_len(&w), before);
+    CHECK_INT(aps_json_writer_status(&w), APS_E_UTF8);
+    aps_json_writer_deinit(&w);
+
+    aps_json_writer_init_fixed(&w, small, sizeof small);
+    CHECK_INT(ap_message_encode(good, &w, &err), APS_E_LIMIT);
+    CHECK_INT(aps_json_writer_status(&w), APS_E_LIMIT);
+    aps_json_writer_deinit(&w);
+}
+
 static void test_encode_checks(void)
 {
     static const char tool[] = "{\"type\":\"event\",\"eventId\":\"e\",\"seq\":3,\"method\":\"tools\",\"params\":{"
@@ -415,6 +475,13 @@ static void test_encode_checks(void)
     aps_arena_init(&arena, NULL);
     CHECK_INT(ap_message_decode(tool, sizeof tool - 1, &arena, &m, &err), APS_OK);
     fin = &m.u.event.event_data.u.tools_event.params.data.u.tool_finished_data;
+    {
+        /* the tool call's id, a member written late, made invalid UTF-8 in a copy */
+        ap_message_t bad = m;
+        bad.u.event.event_data.u.tools_event.params.data.u.tool_finished_data.tool_call_id.ptr = "c\xff";
+        bad.u.event.event_data.u.tools_event.params.data.u.tool_finished_data.tool_call_id.len = 2;
+        test_encode_rollback(&m, &bad);
+    }
 
     /* A raw value that is no JSON: `"output":{oops}` would corrupt the stream. */
     fin->output.ptr = "{oops";

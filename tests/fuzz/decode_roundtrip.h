@@ -1,7 +1,8 @@
 /*
  * decode_roundtrip.h - the body of the generated-codec fuzz targets
  * (decode_message.c, decode_command.c), for the type they name with
- * RT_TYPE, RT_DECODE, RT_ENCODE and RT_VALIDATE before including it.
+ * RT_TYPE, RT_DESC (its descriptor), RT_DECODE, RT_ENCODE and RT_VALIDATE
+ * before including it.
  *
  * The input is decoded in each of the six option sets (strict and tolerant,
  * each key spelling). Whenever a decode succeeds: validation (strict when
@@ -10,7 +11,8 @@
  * encoding with the same options must succeed and encode to the same bytes.
  * That second decode uses copy_strings on a heap copy of the encoding freed
  * right after it, so under ASan a value still borrowing from its input is
- * a use after free.
+ * a use after free. The encoding in the schema's spelling, by the generated
+ * encoder, must equal the table-driven encoder's, and the trusted one's.
  * Anything else aborts. The arena is reset for every decode; its chunks and
  * the writers' buffers are kept across inputs, as a server would keep them.
  */
@@ -25,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct fuzz_state {
     int ready;
     aps_arena arena;
-    aps_json_writer first, second;
+    aps_json_writer first, second, tables;
+    aps_type no_generated; /* RT_DESC without its generated encoder: the tables write */
 } fuzz_state;
 
 /* Encodes into `w` (reset first); aborts unless it succeeds. */
@@ -36,6 +39,26 @@ static void encode_or_abort(const RT_TYPE *v, aps_json_writer *w, aps_key_case k
     eo.key_case = kc;
     aps_json_writer_reset(w);
     if (RT_ENCODE(v, w, &eo, NULL) != APS_OK || aps_json_writer_finish(w, NULL) != APS_OK)
+        abort();
+}
+
+static bool same_text(const aps_json_writer *a, const aps_json_writer *b)
+{
+    return aps_json_writer_len(a) == aps_json_writer_len(b) &&
+           memcmp(aps_json_writer_data(a), aps_json_writer_data(b), aps_json_writer_len(a)) == 0;
+}
+
+/* The generated encoder's text in s->first against the tables' and the trusted generated encoder's. */
+static void same_as_tables(fuzz_state *s, const RT_TYPE *v)
+{
+    aps_encode_options eo;
+    memset(&eo, 0, sizeof eo);
+    aps_json_writer_reset(&s->tables);
+    if (aps_schema_encode(&s->no_generated, v, &s->tables, &eo, NULL) != APS_OK || !same_text(&s->first, &s->tables))
+        abort();
+    eo.trusted = true;
+    aps_json_writer_reset(&s->tables);
+    if (RT_ENCODE(v, &s->tables, &eo, NULL) != APS_OK || !same_text(&s->first, &s->tables))
         abort();
 }
 
@@ -55,6 +78,8 @@ static void check(fuzz_state *s, const char *json, size_t len, bool strict, aps_
     if (RT_VALIDATE(&v1, strict, NULL) != APS_OK)
         abort();
     encode_or_abort(&v1, &s->first, out_case);
+    if (out_case == APS_CASE_SCHEMA)
+        same_as_tables(s, &v1);
     if ((copy = (char *)malloc(aps_json_writer_len(&s->first) + 1)) == NULL)
         abort();
     memcpy(copy, aps_json_writer_data(&s->first), aps_json_writer_len(&s->first));
@@ -64,8 +89,7 @@ static void check(fuzz_state *s, const char *json, size_t len, bool strict, aps_
     if (st != APS_OK)
         abort();
     encode_or_abort(&v2, &s->second, out_case);
-    if (aps_json_writer_len(&s->first) != aps_json_writer_len(&s->second) ||
-        memcmp(aps_json_writer_data(&s->first), aps_json_writer_data(&s->second), aps_json_writer_len(&s->first)) != 0)
+    if (!same_text(&s->first, &s->second))
         abort();
 }
 
@@ -78,6 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         aps_arena_init(&s.arena, NULL);
         aps_json_writer_init(&s.first, NULL);
         aps_json_writer_init(&s.second, NULL);
+        aps_json_writer_init(&s.tables, NULL);
+        s.no_generated = RT_DESC;
+        s.no_generated.write = NULL;
         s.ready = 1;
     }
     for (i = 0; i < 3; i++) {

@@ -17,7 +17,7 @@
 
 #define TXT(s) { APS_LIT_TEXT, s, sizeof(s) - 1, 0, 0, 0 }
 #define LITERAL(name, s) \
-    static const aps_type name = { APS_K_LITERAL, NULL, 0, { .lit = TXT(s) }, NULL, NULL }
+    static const aps_type name = { APS_K_LITERAL, NULL, 0, { .lit = TXT(s) }, NULL, NULL, NULL }
 /* A wire name and its length, as cddlgen emits them. */
 #define KEY(k) k, sizeof(k) - 1
 #define F(S, key, snake, type, m) { KEY(key), KEY(snake), &type, offsetof(S, m), 0, 0, APS_F_PLAIN_NAMES }
@@ -30,27 +30,27 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define STRUCT(name, S, fields, open, xoff, xtype, variants, voff)                                 \
     static const aps_type name = { APS_K_STRUCT, #S, sizeof(S),                                    \
-                                   { .st = { fields, N(fields), open, xoff, xtype, variants, voff } }, NULL, NULL }
+                                   { .st = { fields, N(fields), open, xoff, xtype, variants, voff } }, NULL, NULL, NULL }
 #define CLOSED(name, S, fields) STRUCT(name, S, fields, false, 0, NULL, NULL, 0)
 #define OPEN(name, S, fields) STRUCT(name, S, fields, true, offsetof(S, extras), NULL, NULL, 0)
 
 /* ---- basic types ------------------------------------------------------------ */
 
-static const aps_type T_text = { APS_K_TEXT, "text", sizeof(aps_slice), { .text = { 0, SIZE_MAX, NULL } }, NULL, NULL };
-static const aps_type T_uint = { APS_K_UINT, "uint", sizeof(uint64_t), { .u = { 0, UINT64_MAX } }, NULL, NULL };
-static const aps_type T_int = { APS_K_INT, "int", sizeof(int64_t), { .i = { INT64_MIN, INT64_MAX } }, NULL, NULL };
+static const aps_type T_text = { APS_K_TEXT, "text", sizeof(aps_slice), { .text = { 0, SIZE_MAX, NULL } }, NULL, NULL, NULL };
+static const aps_type T_uint = { APS_K_UINT, "uint", sizeof(uint64_t), { .u = { 0, UINT64_MAX } }, NULL, NULL, NULL };
+static const aps_type T_int = { APS_K_INT, "int", sizeof(int64_t), { .i = { INT64_MIN, INT64_MAX } }, NULL, NULL, NULL };
 static const aps_type T_js_uint = { APS_K_UINT, "js-uint", sizeof(uint64_t),
-                                    { .u = { 0, 9007199254740991ull } }, NULL, NULL };
+                                    { .u = { 0, 9007199254740991ull } }, NULL, NULL, NULL };
 static const aps_type T_js_int = { APS_K_INT, "js-int", sizeof(int64_t),
-                                   { .i = { -9007199254740991ll, 9007199254740991ll } }, NULL, NULL };
-static const aps_type T_float = { APS_K_FLOAT, "float", sizeof(double), { .f = { 0, 0, false, false, false, false } }, NULL, NULL };
-static const aps_type T_bool = { APS_K_BOOL, "bool", sizeof(bool), { .i = { 0, 0 } }, NULL, NULL };
-static const aps_type T_any = { APS_K_ANY, "any", sizeof(aps_json_raw), { .i = { 0, 0 } }, NULL, NULL };
-static const aps_type T_null = { APS_K_LITERAL, "null", 0, { .lit = { APS_LIT_NULL, NULL, 0, 0, 0, 0 } }, NULL, NULL };
+                                   { .i = { -9007199254740991ll, 9007199254740991ll } }, NULL, NULL, NULL };
+static const aps_type T_float = { APS_K_FLOAT, "float", sizeof(double), { .f = { 0, 0, false, false, false, false } }, NULL, NULL, NULL };
+static const aps_type T_bool = { APS_K_BOOL, "bool", sizeof(bool), { .i = { 0, 0 } }, NULL, NULL, NULL };
+static const aps_type T_any = { APS_K_ANY, "any", sizeof(aps_json_raw), { .i = { 0, 0 } }, NULL, NULL, NULL };
+static const aps_type T_null = { APS_K_LITERAL, "null", 0, { .lit = { APS_LIT_NULL, NULL, 0, 0, 0, 0 } }, NULL, NULL, NULL };
 
 /* Namespace = [* text] */
 static const aps_type T_Namespace = { APS_K_ARRAY, "Namespace", sizeof(aps_array),
-                                      { .arr = { &T_text, 0, SIZE_MAX } }, NULL, NULL };
+                                      { .arr = { &T_text, 0, SIZE_MAX } }, NULL, NULL, NULL };
 
 /* {* text => any} */
 typedef struct AnyEntry {
@@ -58,7 +58,7 @@ typedef struct AnyEntry {
     aps_json_raw value;
 } AnyEntry;
 static const aps_type T_AnyMap = { APS_K_MAP, NULL, sizeof(aps_array),
-                                   { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 0, SIZE_MAX } }, NULL, NULL };
+                                   { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 0, SIZE_MAX } }, NULL, NULL, NULL };
 
 /* MetadataScalar = null / bool / int / float / text (by JSON kind) */
 typedef struct MetadataScalar {
@@ -75,7 +75,7 @@ static const aps_type *const MetadataScalar_alts[] = { &T_null, &T_bool, &T_int,
 static const aps_type T_MetadataScalar = {
     APS_K_UNION, "MetadataScalar", sizeof(MetadataScalar),
     { .un = { APS_U_KIND, MetadataScalar_alts, 5, NULL, NULL, offsetof(MetadataScalar, kind),
-              offsetof(MetadataScalar, u), offsetof(MetadataScalar, raw) } }, NULL, NULL };
+              offsetof(MetadataScalar, u), offsetof(MetadataScalar, raw) } }, NULL, NULL, NULL };
 
 /* BlockIndex = js-int / text */
 typedef struct BlockIndex {
@@ -90,7 +90,7 @@ static const aps_type *const BlockIndex_alts[] = { &T_js_int, &T_text };
 static const aps_type T_BlockIndex = {
     APS_K_UNION, "BlockIndex", sizeof(BlockIndex),
     { .un = { APS_U_KIND, BlockIndex_alts, 2, NULL, NULL, offsetof(BlockIndex, kind),
-              offsetof(BlockIndex, u), offsetof(BlockIndex, raw) } }, NULL, NULL };
+              offsetof(BlockIndex, u), offsetof(BlockIndex, raw) } }, NULL, NULL, NULL };
 
 /* ---- content block deltas ------------------------------------------------- */
 
@@ -168,14 +168,14 @@ static const aps_literal ContentBlockDelta_disc[] = { TXT("text-delta"), TXT("re
 static const aps_type T_ContentBlockDelta = {
     APS_K_UNION, "ContentBlockDelta", sizeof(ContentBlockDelta),
     { .un = { APS_U_DISCRIMINATED, ContentBlockDelta_alts, 5, "type", ContentBlockDelta_disc,
-              offsetof(ContentBlockDelta, kind), offsetof(ContentBlockDelta, u), offsetof(ContentBlockDelta, raw) } }, NULL, NULL };
+              offsetof(ContentBlockDelta, kind), offsetof(ContentBlockDelta, u), offsetof(ContentBlockDelta, raw) } }, NULL, NULL, NULL };
 
 /* ---- messages data -------------------------------------------------------- */
 
 /* MessageRole = "ai" / "human" / "system" */
 static const aps_literal MessageRole_values[] = { TXT("ai"), TXT("human"), TXT("system") };
 static const aps_type T_MessageRole = { APS_K_ENUM, "MessageRole", sizeof(int),
-                                        { .enm = { MessageRole_values, 3, NULL, 0 } }, NULL, NULL };
+                                        { .enm = { MessageRole_values, 3, NULL, 0 } }, NULL, NULL, NULL };
 
 /* MessageMetadata = { ? provider: text, ? model: text, ? modelType: text, * text => MetadataScalar } */
 typedef struct MessageMetadata {
@@ -237,7 +237,7 @@ static const aps_literal MessagesData_disc[] = { TXT("message-start"), TXT("cont
 static const aps_type T_MessagesData = {
     APS_K_UNION, "MessagesData", sizeof(MessagesData),
     { .un = { APS_U_DISCRIMINATED, MessagesData_alts, 2, "event", MessagesData_disc, offsetof(MessagesData, kind),
-              offsetof(MessagesData, u), offsetof(MessagesData, raw) } }, NULL, NULL };
+              offsetof(MessagesData, u), offsetof(MessagesData, raw) } }, NULL, NULL, NULL };
 
 /* ---- events: an envelope with inlined variants ------------------------------ */
 
@@ -297,7 +297,7 @@ static const aps_literal EventData_disc[] = { TXT("messages"), TXT("values") };
 static const aps_type T_EventData = {
     APS_K_UNION, "EventData", sizeof(EventData),
     { .un = { APS_U_DISCRIMINATED, EventData_alts, 2, "method", EventData_disc, offsetof(EventData, kind),
-              offsetof(EventData, u), offsetof(EventData, raw) } }, NULL, NULL };
+              offsetof(EventData, u), offsetof(EventData, raw) } }, NULL, NULL, NULL };
 
 LITERAL(L_event, "event");
 typedef struct Event {
@@ -321,7 +321,7 @@ STRUCT(T_Event, Event, Event_fields, true, offsetof(Event, extras), NULL, &T_Eve
 /* ErrorCode (a few of them) */
 static const aps_literal ErrorCode_values[] = { TXT("invalid_argument"), TXT("unknown_command"), TXT("unknown_error"),
                                                 TXT("no_such_run") };
-static const aps_type T_ErrorCode = { APS_K_ENUM, "ErrorCode", sizeof(int), { .enm = { ErrorCode_values, 4, NULL, 0 } }, NULL, NULL };
+static const aps_type T_ErrorCode = { APS_K_ENUM, "ErrorCode", sizeof(int), { .enm = { ErrorCode_values, 4, NULL, 0 } }, NULL, NULL, NULL };
 
 /* RunResult = { ? runId: text } ; AgentResult = { tree: any } ; EmptyResult = { Extensible } */
 typedef struct RunResult {
@@ -339,7 +339,7 @@ typedef struct EmptyResult {
     aps_json_members extras;
 } EmptyResult;
 static const aps_type T_EmptyResult = { APS_K_STRUCT, "EmptyResult", sizeof(EmptyResult),
-                                        { .st = { NULL, 0, true, offsetof(EmptyResult, extras), NULL, NULL, 0 } }, NULL, NULL };
+                                        { .st = { NULL, 0, true, offsetof(EmptyResult, extras), NULL, NULL, 0 } }, NULL, NULL, NULL };
 
 /* ResultData = RunResult // AgentResult // EmptyResult (untagged) */
 typedef struct ResultData {
@@ -355,7 +355,7 @@ static const aps_type *const ResultData_alts[] = { &T_RunResult, &T_AgentResult,
 static const aps_type T_ResultData = {
     APS_K_UNION, "ResultData", sizeof(ResultData),
     { .un = { APS_U_UNTAGGED, ResultData_alts, 3, NULL, NULL, offsetof(ResultData, kind), offsetof(ResultData, u),
-              offsetof(ResultData, raw) } }, NULL, NULL };
+              offsetof(ResultData, raw) } }, NULL, NULL, NULL };
 
 LITERAL(L_success, "success");
 LITERAL(L_error, "error");
@@ -401,12 +401,12 @@ static const aps_literal Message_disc[] = { TXT("success"), TXT("error"), TXT("e
 static const aps_type T_Message = {
     APS_K_UNION, "Message", sizeof(Message),
     { .un = { APS_U_DISCRIMINATED, Message_alts, 3, "type", Message_disc, offsetof(Message, kind),
-              offsetof(Message, u), offsetof(Message, raw) } }, NULL, NULL };
+              offsetof(Message, u), offsetof(Message, raw) } }, NULL, NULL, NULL };
 
 /* ---- commands ----------------------------------------------------------------- */
 
 /* Channel = "values" / ... / tstr .regexp "custom:.+" */
-static const aps_type T_ChannelCustom = { APS_K_TEXT, NULL, sizeof(aps_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL };
+static const aps_type T_ChannelCustom = { APS_K_TEXT, NULL, sizeof(aps_slice), { .text = { 0, SIZE_MAX, "custom:.+" } }, NULL, NULL, NULL };
 static const aps_literal Channel_values[] = { TXT("values"), TXT("updates"), TXT("messages"), TXT("tools"),
                                               TXT("lifecycle"), TXT("input"), TXT("checkpoints"), TXT("tasks"),
                                               TXT("custom") };
@@ -415,8 +415,8 @@ typedef struct Channel {
     aps_slice other;
 } Channel;
 static const aps_type T_Channel = { APS_K_ENUM, "Channel", sizeof(Channel),
-                                    { .enm = { Channel_values, 9, &T_ChannelCustom, offsetof(Channel, other) } }, NULL, NULL };
-static const aps_type T_Channels = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_Channel, 1, SIZE_MAX } }, NULL, NULL };
+                                    { .enm = { Channel_values, 9, &T_ChannelCustom, offsetof(Channel, other) } }, NULL, NULL, NULL };
+static const aps_type T_Channels = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_Channel, 1, SIZE_MAX } }, NULL, NULL, NULL };
 
 typedef struct SubscribeParams {
     aps_array channels;
@@ -463,8 +463,8 @@ typedef struct GotoItem {
 static const aps_type *const GotoItem_alts[] = { &T_text, &T_RunSend };
 static const aps_type T_GotoItem = { APS_K_UNION, NULL, sizeof(GotoItem),
                                      { .un = { APS_U_KIND, GotoItem_alts, 2, NULL, NULL, offsetof(GotoItem, kind),
-                                               offsetof(GotoItem, u), offsetof(GotoItem, raw) } }, NULL, NULL };
-static const aps_type T_GotoList = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_GotoItem, 0, SIZE_MAX } }, NULL, NULL };
+                                               offsetof(GotoItem, u), offsetof(GotoItem, raw) } }, NULL, NULL, NULL };
+static const aps_type T_GotoList = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_GotoItem, 0, SIZE_MAX } }, NULL, NULL, NULL };
 typedef struct Goto {
     int kind;
     aps_json_raw raw;
@@ -477,7 +477,7 @@ typedef struct Goto {
 static const aps_type *const Goto_alts[] = { &T_text, &T_RunSend, &T_GotoList };
 static const aps_type T_Goto = { APS_K_UNION, "Goto", sizeof(Goto),
                                  { .un = { APS_U_KIND, Goto_alts, 3, NULL, NULL, offsetof(Goto, kind),
-                                           offsetof(Goto, u), offsetof(Goto, raw) } }, NULL, NULL };
+                                           offsetof(Goto, u), offsetof(Goto, raw) } }, NULL, NULL, NULL };
 
 typedef struct InputRespondEntry {
     aps_array namespace_;
@@ -490,7 +490,7 @@ static const aps_field InputRespondEntry_fields[] = {
     F(InputRespondEntry, "response", "response", T_any, response),
 };
 CLOSED(T_InputRespondEntry, InputRespondEntry, InputRespondEntry_fields);
-static const aps_type T_Entries = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_InputRespondEntry, 1, SIZE_MAX } }, NULL, NULL };
+static const aps_type T_Entries = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_InputRespondEntry, 1, SIZE_MAX } }, NULL, NULL, NULL };
 
 typedef struct InputRespondOne {
     aps_array namespace_;
@@ -528,7 +528,7 @@ static const aps_type *const InputRespondParams_alts[] = { &T_InputRespondOne, &
 static const aps_type T_InputRespondParams = {
     APS_K_UNION, "InputRespondParams", sizeof(InputRespondParams),
     { .un = { APS_U_UNTAGGED, InputRespondParams_alts, 2, NULL, NULL, offsetof(InputRespondParams, kind),
-              offsetof(InputRespondParams, u), offsetof(InputRespondParams, raw) } }, NULL, NULL };
+              offsetof(InputRespondParams, u), offsetof(InputRespondParams, raw) } }, NULL, NULL, NULL };
 
 LITERAL(L_run_start, "run.start");
 LITERAL(L_subscribe, "subscription.subscribe");
@@ -567,7 +567,7 @@ static const aps_literal CommandData_disc[] = { TXT("run.start"), TXT("subscript
 static const aps_type T_CommandData = {
     APS_K_UNION, "CommandData", sizeof(CommandData),
     { .un = { APS_U_DISCRIMINATED, CommandData_alts, 3, "method", CommandData_disc, offsetof(CommandData, kind),
-              offsetof(CommandData, u), offsetof(CommandData, raw) } }, NULL, NULL };
+              offsetof(CommandData, u), offsetof(CommandData, raw) } }, NULL, NULL, NULL };
 
 typedef struct Command {
     uint64_t id;
@@ -586,10 +586,10 @@ typedef struct TreeNode {
     aps_array children;
 } TreeNode;
 static const aps_type T_TreeNode;
-static const aps_type T_TreeNodes = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_TreeNode, 0, SIZE_MAX } }, NULL, NULL };
+static const aps_type T_TreeNodes = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_TreeNode, 0, SIZE_MAX } }, NULL, NULL, NULL };
 static const aps_field TreeNode_fields[] = { F(TreeNode, "graphName", "graph_name", T_text, graph_name),
                                              OPT(TreeNode, "children", "children", T_TreeNodes, children) };
 static const aps_type T_TreeNode = { APS_K_STRUCT, "TreeNode", sizeof(TreeNode),
-                                     { .st = { TreeNode_fields, 2, false, 0, NULL, NULL, 0 } }, NULL, NULL };
+                                     { .st = { TreeNode_fields, 2, false, 0, NULL, NULL, 0 } }, NULL, NULL, NULL };
 
 #endif

@@ -371,13 +371,13 @@ static void test_scalars(void)
     aps_slice s;
     aps_json_raw raw;
     aps_status st;
-    static const aps_type small = { APS_K_INT, "small", 8, { .i = { -5, 10 } }, NULL, NULL };
-    static const aps_type ranged = { APS_K_FLOAT, "ratio", 8, { .f = { 0, 1, true, true, false, true } }, NULL, NULL };
-    static const aps_type sized = { APS_K_TEXT, "id", sizeof(aps_slice), { .text = { 1, 4, NULL } }, NULL, NULL };
-    static const aps_type lit1 = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_INT, NULL, 0, 1, 0, 0 } }, NULL, NULL };
-    static const aps_type litm = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_INT, NULL, 0, -7, 0, 0 } }, NULL, NULL };
-    static const aps_type litf = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_FLOAT, NULL, 0, 0, 0, 1.5 } }, NULL, NULL };
-    static const aps_type litb = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_BOOL, NULL, 0, 1, 0, 0 } }, NULL, NULL };
+    static const aps_type small = { APS_K_INT, "small", 8, { .i = { -5, 10 } }, NULL, NULL, NULL };
+    static const aps_type ranged = { APS_K_FLOAT, "ratio", 8, { .f = { 0, 1, true, true, false, true } }, NULL, NULL, NULL };
+    static const aps_type sized = { APS_K_TEXT, "id", sizeof(aps_slice), { .text = { 1, 4, NULL } }, NULL, NULL, NULL };
+    static const aps_type lit1 = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_INT, NULL, 0, 1, 0, 0 } }, NULL, NULL, NULL };
+    static const aps_type litm = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_INT, NULL, 0, -7, 0, 0 } }, NULL, NULL, NULL };
+    static const aps_type litf = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_FLOAT, NULL, 0, 0, 0, 1.5 } }, NULL, NULL, NULL };
+    static const aps_type litb = { APS_K_LITERAL, NULL, 0, { .lit = { APS_LIT_BOOL, NULL, 0, 1, 0, 0 } }, NULL, NULL, NULL };
 
     CHECK_INT(decode(&T_uint, "18446744073709551615", &u), APS_OK);
     CHECK(u == UINT64_MAX);
@@ -569,8 +569,8 @@ static void test_kind_union(void)
 }
 
 /* A kind union with literal alternatives of one kind: "auto" / "none" / text. */
-static const aps_type L_auto = { APS_K_LITERAL, NULL, 0, { .lit = TXT("auto") }, NULL, NULL };
-static const aps_type L_none = { APS_K_LITERAL, NULL, 0, { .lit = TXT("none") }, NULL, NULL };
+static const aps_type L_auto = { APS_K_LITERAL, NULL, 0, { .lit = TXT("auto") }, NULL, NULL, NULL };
+static const aps_type L_none = { APS_K_LITERAL, NULL, 0, { .lit = TXT("none") }, NULL, NULL, NULL };
 static const aps_type *const Choice_alts[] = { &L_auto, &L_none, &T_ChannelCustom };
 typedef struct Choice {
     int kind;
@@ -579,7 +579,7 @@ typedef struct Choice {
 } Choice;
 static const aps_type T_Choice = { APS_K_UNION, "Choice", sizeof(Choice),
                                    { .un = { APS_U_KIND, Choice_alts, 3, NULL, NULL, offsetof(Choice, kind),
-                                             offsetof(Choice, s), offsetof(Choice, raw) } }, NULL, NULL };
+                                             offsetof(Choice, s), offsetof(Choice, raw) } }, NULL, NULL, NULL };
 
 static void test_kind_literals(void)
 {
@@ -710,7 +710,7 @@ static void test_open_typed(void)
 static void test_map(void)
 {
     static const aps_type bounded = { APS_K_MAP, NULL, sizeof(aps_array),
-                                      { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 1, 2 } }, NULL, NULL };
+                                      { .map = { &T_any, sizeof(AnyEntry), offsetof(AnyEntry, value), 1, 2 } }, NULL, NULL, NULL };
     aps_array a;
     aps_status st;
     CHECK_INT(decode(&T_AnyMap, "{}", &a), APS_OK);

@@ -29,6 +29,7 @@
 #include "aps/arena.h"
 #include "aps/common.h"
 #include "aps/json.h"
+#include "aps/json_impl.h"
 #include "aps/scan.h"
 #include "aps/schema.h"
 
@@ -303,6 +304,88 @@ bool aps_fast_extras_ok(const aps_type *t, const aps_json_members *x);
  * leaves to it.
  */
 bool aps_fast_valid(const aps_type *t, const void *value, bool strict, unsigned depth);
+
+
+/* ---- what generated encoders call ------------------------------------------------
+ * A generated encoder (aps_fast_writer) writes its value straight into the
+ * writer's buffer with the writer's primitives (aps/json_impl.h): member
+ * names and literal values as constant bytes, each value checked as it is
+ * written unless `trusted`, with the checks of aps_schema_validate (not
+ * strict). It gives up (false) on any failure, a check or the writer's room,
+ * and on what it leaves to the tables (an unknown variant); aps_schema_encode
+ * then rolls the writer back to where the value began and takes the
+ * table-driven path, which writes it or says where it fails. So what a
+ * generated encoder writes, the tables would write (fuzzed by
+ * tests/fuzz/decode_roundtrip.h).
+ */
+
+/* The constant `tok` (n bytes: ',' then a member's `"name":`, and perhaps its literal value), without the comma unless `comma`. */
+APS_FAST_INLINE bool aps_fast_put_token(aps_json_writer *w, const char *tok, size_t n, bool comma)
+{
+    return aps_json_impl_put(w, tok + !comma, n - !comma) != 0;
+}
+
+/* Are the n <= 32 bytes at s all ASCII? (At most four loads.) */
+APS_FAST_INLINE bool aps_fast_ascii32(const char *s, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i;
+    if (n < 8) {
+        for (i = 0; i < n; i++)
+            acc |= (unsigned char)s[i];
+        return (acc & 0x80u) == 0;
+    }
+    for (i = 0; i + 8 < n; i += 8)
+        acc |= aps_scan_load64(s + i);
+    acc |= aps_scan_load64(s + n - 8);
+    return (acc & 0x8080808080808080ull) == 0;
+}
+
+/*
+ * A text value, quoted and escaped; unless trusted, checked as the
+ * validator checks it (valid UTF-8). Short plain ASCII, most of them, is one
+ * copy and a test of the bytes copied.
+ */
+APS_FAST_INLINE bool aps_fast_put_text(aps_json_writer *w, const aps_slice *s, bool trusted)
+{
+    size_t n = s->len;
+    if (APS_FAST_UNLIKELY(s->ptr == NULL && n != 0))
+        return false;
+    if (n <= 32) {
+        char *o;
+        if (!aps_json_impl_reserve(w, n + 2))
+            return false;
+        o = w->buf + w->len;
+        if (aps_json_impl_copy_plain32(o + 1, s->ptr, n) && (trusted || aps_fast_ascii32(s->ptr, n))) {
+            o[0] = '"';
+            o[n + 1] = '"';
+            w->len += n + 2;
+            return true;
+        }
+    }
+    return (trusted || aps_fast_utf8_ok(s->ptr, n)) && aps_json_impl_put_string_slow(w, s->ptr, n);
+}
+
+/* An `any` value, compacted; unless trusted, checked to be one valid JSON text. */
+APS_FAST_INLINE bool aps_fast_put_any(aps_json_writer *w, const aps_json_raw *raw, bool trusted)
+{
+    return raw->ptr != NULL && raw->len != 0 && (trusted || aps_fast_any_ok(raw)) && aps_json_impl_put_raw(w, *raw);
+}
+
+/*
+ * A value of type t (at `value`; NULL for a literal), inside `depth` typed
+ * values, by the tables: checked by the table-driven validator unless
+ * trusted, then written by the table-driven encoder. For the parts a
+ * generated encoder leaves to them (enums, floats, maps, choices of kinds).
+ */
+bool aps_fast_put_table(aps_json_writer *w, const aps_type *t, const void *value, unsigned depth, bool trusted);
+
+/*
+ * The unknown members of a value of struct t (which has no variants),
+ * after the object's members that begin at buffer offset `first`;
+ * unless trusted, checked as aps_fast_extras_ok checks them.
+ */
+bool aps_fast_put_extras(aps_json_writer *w, const aps_type *t, const aps_json_members *x, bool trusted, size_t first);
 
 #ifdef __cplusplus
 }

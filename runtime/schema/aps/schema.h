@@ -105,6 +105,15 @@ typedef const char *(*aps_fast_decoder)(aps_fast_ctx *c, const char *p, void *ou
  */
 typedef bool (*aps_fast_validator)(const void *value, bool strict, unsigned depth);
 
+/*
+ * An encoder that cddlgen generated for one type, as straight-line C:
+ * writes the value at `value`, inside `depth` typed values, into w,
+ * checking each part as it writes it unless `trusted`; false on any
+ * failure, and aps_schema_encode then rolls w back and takes the tables
+ * (aps/fast.h says how it is used; applications do not call it).
+ */
+typedef bool (*aps_fast_writer)(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+
 /* Flags of a struct member. */
 enum {
     APS_F_OPTIONAL = 1, /* `? key: T`: a `bool` at present_offset says whether it was given */
@@ -197,6 +206,7 @@ struct aps_type {
     } u;
     aps_fast_decoder fast;        /* the generated decoder of this type, tried first; NULL: none */
     aps_fast_validator valid;     /* the generated validator of this type, tried first; NULL: none */
+    aps_fast_writer write;        /* the generated encoder of this type, tried first; NULL: none */
 };
 
 /* ---- options --------------------------------------------------------------- */
@@ -305,7 +315,9 @@ APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, 
  * product that copies received bytes into a value cannot inject into the
  * stream. A failing check writes nothing, returns its status with the JSON
  * Pointer of the failing member in err, and leaves the status in the writer
- * as any failure does.
+ * as any failure does. Types with a generated encoder (aps_type.write) are
+ * written by it, checking as it writes, in the schema's spelling; on a
+ * failure the writer is rolled back and the tables start over.
  *
  * Returns the writer's status, or APS_E_ARGUMENT for a value that cannot be
  * written (an unknown kind without raw JSON, an empty `any`), APS_E_DEPTH

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "comments.h"
 #include "aps/fast.h"
@@ -22,6 +23,8 @@ static const char *comments_person_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *comments_person_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool comments_person_fast_valid(const void *value, bool strict, unsigned depth);
+static bool comments_person_fast_members(aps_json_writer *w, const comments_person_t *v, unsigned depth, bool trusted, size_t first);
+static bool comments_person_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field comments_person_type_fields[] = {
     { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
@@ -45,6 +48,7 @@ const aps_type comments_person_type = {
     .u.st = { .fields = comments_person_type_fields, .nfields = 4 },
     .fast = comments_person_fast,
     .valid = comments_person_fast_valid,
+    .write = comments_person_fast_write,
 };
 
 static const aps_literal comments_level_type_values[] = {
@@ -222,6 +226,49 @@ static bool comments_person_fast_valid(const void *value, bool strict, unsigned 
     if (!aps_fast_string_ok(&v->nick))
         return false;
     return true;
+}
+
+/*
+ * The members of Person at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool comments_person_fast_members(aps_json_writer *w, const comments_person_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"age\":", 7, 1) ||
+        !aps_json_impl_put_uint(w, v->age, 0))
+        return false;
+    if (v->has_email) {
+        if (!aps_fast_put_token(w, ",\"email\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->email, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"nick\":", 8, 1) ||
+        !aps_fast_put_text(w, &v->nick, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Person, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool comments_person_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const comments_person_t *v = (const comments_person_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!comments_person_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status comments_person_decode(const char *json, size_t len, aps_arena *arena,

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "controls.h"
 #include "aps/fast.h"
@@ -25,6 +26,8 @@ static const char *controls_limits_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *controls_limits_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool controls_limits_fast_valid(const void *value, bool strict, unsigned depth);
+static bool controls_limits_fast_members(aps_json_writer *w, const controls_limits_t *v, unsigned depth, bool trusted, size_t first);
+static bool controls_limits_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 const aps_type controls_percent_type = {
     .kind = APS_K_UINT,
@@ -122,6 +125,7 @@ const aps_type controls_limits_type = {
     .u.st = { .fields = controls_limits_type_fields, .nfields = 3 },
     .fast = controls_limits_fast,
     .valid = controls_limits_fast_valid,
+    .write = controls_limits_fast_write,
 };
 
 /* The member of Limits that the name k names: its number, or -1. */
@@ -258,6 +262,46 @@ static bool controls_limits_fast_valid(const void *value, bool strict, unsigned 
     if (v->has_depth && v->depth > UINT64_C(32))
         return false;
     return true;
+}
+
+/*
+ * The members of Limits at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool controls_limits_fast_members(aps_json_writer *w, const controls_limits_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"count\":", 9, w->len != first) ||
+        (!trusted && (v->count < UINT64_C(1) || v->count > UINT64_C(1000))) || !aps_json_impl_put_uint(w, v->count, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, 1) ||
+        (!trusted && !aps_fast_text_ok(&controls_limits_name_type, &v->name)) || !aps_fast_put_text(w, &v->name, true))
+        return false;
+    if (v->has_depth) {
+        if (!aps_fast_put_token(w, ",\"depth\":", 9, 1) ||
+            (!trusted && (v->depth > UINT64_C(32))) || !aps_json_impl_put_uint(w, v->depth, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Limits, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool controls_limits_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const controls_limits_t *v = (const controls_limits_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!controls_limits_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status controls_percent_decode(const char *json, size_t len, aps_arena *arena,

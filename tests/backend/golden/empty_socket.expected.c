@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "empty_socket.h"
 #include "aps/fast.h"
@@ -31,6 +32,10 @@ static const char *empty_socket_response_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *empty_socket_response_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool empty_socket_response_fast_valid(const void *value, bool strict, unsigned depth);
+static bool empty_socket_request_fast_members(aps_json_writer *w, const empty_socket_request_t *v, unsigned depth, bool trusted, size_t first);
+static bool empty_socket_request_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool empty_socket_response_fast_members(aps_json_writer *w, const empty_socket_response_t *v, unsigned depth, bool trusted, size_t first);
+static bool empty_socket_response_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field empty_socket_request_type_fields[] = {
     { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_uint_type,
@@ -44,6 +49,7 @@ const aps_type empty_socket_request_type = {
     .u.st = { .fields = empty_socket_request_type_fields, .nfields = 1 },
     .fast = empty_socket_request_fast,
     .valid = empty_socket_request_fast_valid,
+    .write = empty_socket_request_fast_write,
 };
 
 static const aps_field empty_socket_response_type_fields[] = {
@@ -62,6 +68,7 @@ const aps_type empty_socket_response_type = {
     .u.st = { .fields = empty_socket_response_type_fields, .nfields = 2 },
     .fast = empty_socket_response_fast,
     .valid = empty_socket_response_fast_valid,
+    .write = empty_socket_response_fast_write,
 };
 
 /* The member of Request that the name k names: its number, or -1. */
@@ -296,6 +303,75 @@ static bool empty_socket_response_fast_valid(const void *value, bool strict, uns
     if (v->has_trace && !aps_fast_string_ok(&v->trace))
         return false;
     return true;
+}
+
+/*
+ * The members of Request at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool empty_socket_request_fast_members(aps_json_writer *w, const empty_socket_request_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    return true;
+}
+
+/* An object of Request, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool empty_socket_request_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const empty_socket_request_t *v = (const empty_socket_request_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!empty_socket_request_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Response at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool empty_socket_response_fast_members(aps_json_writer *w, const empty_socket_response_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    if (v->has_trace) {
+        if (!aps_fast_put_token(w, ",\"trace\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->trace, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Response, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool empty_socket_response_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const empty_socket_response_t *v = (const empty_socket_response_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!empty_socket_response_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status empty_socket_request_decode(const char *json, size_t len, aps_arena *arena,

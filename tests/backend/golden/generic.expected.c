@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "generic.h"
 #include "aps/fast.h"
@@ -64,6 +65,19 @@ static const char *generic_page_uint_int_items_fast(aps_fast_ctx *c, const char 
 static bool generic_page_uint_int_items_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_page_text_uint_items_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool generic_page_text_uint_items_fast_valid(const void *value, bool strict, unsigned depth);
+static bool generic_user_fast_members(aps_json_writer *w, const generic_user_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_user_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_page_user_text_fast_members(aps_json_writer *w, const generic_page_user_text_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_page_user_text_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_page_uint_int_fast_members(aps_json_writer *w, const generic_page_uint_int_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_page_uint_int_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_envelope_text_fast_members(aps_json_writer *w, const generic_envelope_text_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_envelope_text_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_page_text_uint_fast_members(aps_json_writer *w, const generic_page_text_uint_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_page_text_uint_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_page_user_text_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_page_uint_int_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_page_text_uint_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field generic_user_type_fields[] = {
     { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
@@ -77,6 +91,7 @@ const aps_type generic_user_type = {
     .u.st = { .fields = generic_user_type_fields, .nfields = 1 },
     .fast = generic_user_fast,
     .valid = generic_user_fast_valid,
+    .write = generic_user_fast_write,
 };
 
 const aps_type generic_page_user_text_items_type = {
@@ -86,6 +101,7 @@ const aps_type generic_page_user_text_items_type = {
     .u.arr = { .elem = &generic_user_type, .min = 0, .max = SIZE_MAX },
     .fast = generic_page_user_text_items_fast,
     .valid = generic_page_user_text_items_fast_valid,
+    .write = generic_page_user_text_items_fast_write,
 };
 
 static const aps_field generic_page_user_text_type_fields[] = {
@@ -104,6 +120,7 @@ const aps_type generic_page_user_text_type = {
     .u.st = { .fields = generic_page_user_text_type_fields, .nfields = 2 },
     .fast = generic_page_user_text_fast,
     .valid = generic_page_user_text_fast_valid,
+    .write = generic_page_user_text_fast_write,
 };
 
 const aps_type generic_page_uint_int_items_type = {
@@ -113,6 +130,7 @@ const aps_type generic_page_uint_int_items_type = {
     .u.arr = { .elem = &aps_uint_type, .min = 0, .max = SIZE_MAX },
     .fast = generic_page_uint_int_items_fast,
     .valid = generic_page_uint_int_items_fast_valid,
+    .write = generic_page_uint_int_items_fast_write,
 };
 
 static const aps_field generic_page_uint_int_type_fields[] = {
@@ -131,6 +149,7 @@ const aps_type generic_page_uint_int_type = {
     .u.st = { .fields = generic_page_uint_int_type_fields, .nfields = 2 },
     .fast = generic_page_uint_int_fast,
     .valid = generic_page_uint_int_fast_valid,
+    .write = generic_page_uint_int_fast_write,
 };
 
 const aps_type generic_page_text_uint_items_type = {
@@ -140,6 +159,7 @@ const aps_type generic_page_text_uint_items_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = generic_page_text_uint_items_fast,
     .valid = generic_page_text_uint_items_fast_valid,
+    .write = generic_page_text_uint_items_fast_write,
 };
 
 static const aps_field generic_page_text_uint_type_fields[] = {
@@ -158,6 +178,7 @@ const aps_type generic_page_text_uint_type = {
     .u.st = { .fields = generic_page_text_uint_type_fields, .nfields = 2 },
     .fast = generic_page_text_uint_fast,
     .valid = generic_page_text_uint_fast_valid,
+    .write = generic_page_text_uint_fast_write,
 };
 
 static const aps_field generic_envelope_text_type_fields[] = {
@@ -172,6 +193,7 @@ const aps_type generic_envelope_text_type = {
     .u.st = { .fields = generic_envelope_text_type_fields, .nfields = 1 },
     .fast = generic_envelope_text_fast,
     .valid = generic_envelope_text_fast_valid,
+    .write = generic_envelope_text_fast_write,
 };
 
 /* The member of User that the name k names: its number, or -1. */
@@ -893,6 +915,235 @@ static bool generic_page_text_uint_items_fast_valid(const void *value, bool stri
             return false;
     }
     return true;
+}
+
+/*
+ * The members of User at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_user_fast_members(aps_json_writer *w, const generic_user_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    return true;
+}
+
+/* An object of User, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_user_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_user_t *v = (const generic_user_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_user_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Page<User, text> at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_page_user_text_fast_members(aps_json_writer *w, const generic_page_user_text_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"items\":", 9, w->len != first) ||
+        !generic_page_user_text_items_fast_write(w, &v->items, depth + 1, trusted))
+        return false;
+    if (v->has_next) {
+        if (!aps_fast_put_token(w, ",\"next\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->next, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Page<User, text>, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_page_user_text_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_page_user_text_t *v = (const generic_page_user_text_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_page_user_text_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Page<uint, int> at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_page_uint_int_fast_members(aps_json_writer *w, const generic_page_uint_int_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"items\":", 9, w->len != first) ||
+        !generic_page_uint_int_items_fast_write(w, &v->items, depth + 1, trusted))
+        return false;
+    if (v->has_next) {
+        if (!aps_fast_put_token(w, ",\"next\":", 8, 1) ||
+            !aps_json_impl_put_int(w, v->next))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Page<uint, int>, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_page_uint_int_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_page_uint_int_t *v = (const generic_page_uint_int_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_page_uint_int_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Envelope<text> at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_envelope_text_fast_members(aps_json_writer *w, const generic_envelope_text_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"page\":", 8, w->len != first) ||
+        !generic_page_text_uint_fast_write(w, &v->page, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Envelope<text>, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_envelope_text_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_envelope_text_t *v = (const generic_envelope_text_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_envelope_text_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Page<text, uint> at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_page_text_uint_fast_members(aps_json_writer *w, const generic_page_text_uint_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"items\":", 9, w->len != first) ||
+        !generic_page_text_uint_items_fast_write(w, &v->items, depth + 1, trusted))
+        return false;
+    if (v->has_next) {
+        if (!aps_fast_put_token(w, ",\"next\":", 8, 1) ||
+            !aps_json_impl_put_uint(w, v->next, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Page<text, uint>, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_page_text_uint_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_page_text_uint_t *v = (const generic_page_text_uint_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_page_text_uint_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Page<User, text>.items, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_page_user_text_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_page_user_text_items_t *v = (const generic_page_user_text_items_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !generic_user_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Page<uint, int>.items, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_page_uint_int_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_page_uint_int_items_t *v = (const generic_page_uint_int_items_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_json_impl_put_uint(w, v->items[i], 0))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Page<text, uint>.items, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_page_text_uint_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_page_text_uint_items_t *v = (const generic_page_text_uint_items_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status generic_user_decode(const char *json, size_t len, aps_arena *arena,

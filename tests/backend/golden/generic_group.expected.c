@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "generic_group.h"
 #include "aps/fast.h"
@@ -53,6 +54,14 @@ static const char *generic_group_envelope_arg1_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *generic_group_envelope_arg1_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_group_envelope_arg1_fast_valid(const void *value, bool strict, unsigned depth);
+static bool generic_group_envelope_ping_body_fast_members(aps_json_writer *w, const generic_group_envelope_ping_body_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_group_envelope_ping_body_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_group_ping_body_fast_members(aps_json_writer *w, const generic_group_ping_body_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_group_ping_body_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_group_envelope_envelope_arg1_fast_members(aps_json_writer *w, const generic_group_envelope_envelope_arg1_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_group_envelope_envelope_arg1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool generic_group_envelope_arg1_fast_members(aps_json_writer *w, const generic_group_envelope_arg1_t *v, unsigned depth, bool trusted, size_t first);
+static bool generic_group_envelope_arg1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type generic_group_envelope_ping_body_method_type = {
     .kind = APS_K_LITERAL,
@@ -78,6 +87,7 @@ const aps_type generic_group_envelope_ping_body_type = {
     .u.st = { .fields = generic_group_envelope_ping_body_type_fields, .nfields = 3 },
     .fast = generic_group_envelope_ping_body_fast,
     .valid = generic_group_envelope_ping_body_fast_valid,
+    .write = generic_group_envelope_ping_body_fast_write,
 };
 
 static const aps_type generic_group_ping_body_method_type = {
@@ -101,6 +111,7 @@ const aps_type generic_group_ping_body_type = {
     .u.st = { .fields = generic_group_ping_body_type_fields, .nfields = 2 },
     .fast = generic_group_ping_body_fast,
     .valid = generic_group_ping_body_fast_valid,
+    .write = generic_group_ping_body_fast_write,
 };
 
 static const aps_type generic_group_envelope_envelope_arg1_method_type = {
@@ -123,6 +134,7 @@ const aps_type generic_group_envelope_envelope_arg1_type = {
     .u.st = { .fields = generic_group_envelope_envelope_arg1_type_fields, .nfields = 2 },
     .fast = generic_group_envelope_envelope_arg1_fast,
     .valid = generic_group_envelope_envelope_arg1_fast_valid,
+    .write = generic_group_envelope_envelope_arg1_fast_write,
 };
 
 static const aps_type generic_group_envelope_arg1_method_type = {
@@ -142,6 +154,7 @@ const aps_type generic_group_envelope_arg1_type = {
     .u.st = { .fields = generic_group_envelope_arg1_type_fields, .nfields = 1 },
     .fast = generic_group_envelope_arg1_fast,
     .valid = generic_group_envelope_arg1_fast_valid,
+    .write = generic_group_envelope_arg1_fast_write,
 };
 
 /* The member of Envelope<PingBody> that the name k names: its number, or -1. */
@@ -629,6 +642,146 @@ static bool generic_group_envelope_arg1_fast_valid(const void *value, bool stric
     if (depth >= APS_FAST_MAX_TYPED)
         return false;
     return true;
+}
+
+/*
+ * The members of Envelope<PingBody> at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_group_envelope_ping_body_fast_members(aps_json_writer *w, const generic_group_envelope_ping_body_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"method\":\"ping\"", 16, 1))
+        return false;
+    if (v->has_payload) {
+        if (!aps_fast_put_token(w, ",\"payload\":", 11, 1) ||
+            !aps_fast_put_text(w, &v->payload, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Envelope<PingBody>, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_group_envelope_ping_body_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_group_envelope_ping_body_t *v = (const generic_group_envelope_ping_body_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_group_envelope_ping_body_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of PingBody at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_group_ping_body_fast_members(aps_json_writer *w, const generic_group_ping_body_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"ping\"", 16, w->len != first))
+        return false;
+    if (v->has_payload) {
+        if (!aps_fast_put_token(w, ",\"payload\":", 11, 1) ||
+            !aps_fast_put_text(w, &v->payload, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of PingBody, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_group_ping_body_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_group_ping_body_t *v = (const generic_group_ping_body_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_group_ping_body_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Envelope<( method: "pong" )> at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_group_envelope_envelope_arg1_fast_members(aps_json_writer *w, const generic_group_envelope_envelope_arg1_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"method\":\"pong\"", 16, 1))
+        return false;
+    return true;
+}
+
+/* An object of Envelope<( method: "pong" )>, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_group_envelope_envelope_arg1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_group_envelope_envelope_arg1_t *v = (const generic_group_envelope_envelope_arg1_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_group_envelope_envelope_arg1_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of ( method: "pong" ) at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool generic_group_envelope_arg1_fast_members(aps_json_writer *w, const generic_group_envelope_arg1_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"pong\"", 16, w->len != first))
+        return false;
+    return true;
+}
+
+/* An object of ( method: "pong" ), checked as it is written unless `trusted` (aps_fast_writer). */
+static bool generic_group_envelope_arg1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const generic_group_envelope_arg1_t *v = (const generic_group_envelope_arg1_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!generic_group_envelope_arg1_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status generic_group_ping_decode(const char *json, size_t len, aps_arena *arena,

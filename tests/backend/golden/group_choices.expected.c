@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "group_choices.h"
 #include "aps/fast.h"
@@ -211,6 +212,49 @@ static int group_choices_proxy_variants_fast_member(aps_fast_ctx *c, aps_slice k
 static const char *group_choices_proxy_variants_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, group_choices_proxy_variants_t *out,
     uint64_t *seen);
 static bool group_choices_proxy_variants_fast_complete(const group_choices_proxy_variants_t *out, uint64_t seen);
+static bool group_choices_command_fast_members(aps_json_writer *w, const group_choices_command_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_browser_close_fast_members(aps_json_writer *w, const group_choices_browser_close_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_browser_close_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_browser_close_params_fast_members(aps_json_writer *w, const group_choices_browser_close_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_browser_close_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_browser_set_state_fast_members(aps_json_writer *w, const group_choices_browser_set_state_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_browser_set_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_set_state_params_named_state_fast_members(aps_json_writer *w, const group_choices_set_state_params_named_state_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_set_state_params_named_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_set_state_params_rect_state_fast_members(aps_json_writer *w, const group_choices_set_state_params_rect_state_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_set_state_params_rect_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_session_end_fast_members(aps_json_writer *w, const group_choices_session_end_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_session_end_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_session_end_params_fast_members(aps_json_writer *w, const group_choices_session_end_params_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_session_end_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_named_state_fast_members(aps_json_writer *w, const group_choices_named_state_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_named_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_rect_state_fast_members(aps_json_writer *w, const group_choices_rect_state_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_rect_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_geolocation_geolocation_variants_alt1_fast_members(aps_json_writer *w, const group_choices_geolocation_geolocation_variants_alt1_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_geolocation_geolocation_variants_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_geolocation_variants_alt1_coordinates_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt1_coordinates_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_geolocation_variants_alt1_coordinates_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_geolocation_geolocation_variants_alt2_fast_members(aps_json_writer *w, const group_choices_geolocation_geolocation_variants_alt2_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_geolocation_geolocation_variants_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_geolocation_variants_alt2_error_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt2_error_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_geolocation_variants_alt2_error_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_geolocation_variants_alt1_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt1_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_geolocation_variants_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_geolocation_variants_alt2_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt2_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_geolocation_variants_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_proxy_fast_members(aps_json_writer *w, const group_choices_proxy_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_proxy_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_autodetect_fast_members(aps_json_writer *w, const group_choices_autodetect_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_autodetect_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_manual_fast_members(aps_json_writer *w, const group_choices_manual_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_manual_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_command_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_command_data_fast_members(aps_json_writer *w, const group_choices_command_data_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_choices_browser_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_proxy_variants_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool group_choices_proxy_variants_fast_members(aps_json_writer *w, const group_choices_proxy_variants_t *v, unsigned depth, bool trusted, size_t first);
 
 static const aps_type group_choices_browser_close_method_type = {
     .kind = APS_K_LITERAL,
@@ -225,6 +269,7 @@ const aps_type group_choices_browser_close_params_type = {
     .u.st = { .nfields = 0 },
     .fast = group_choices_browser_close_params_fast,
     .valid = group_choices_browser_close_params_fast_valid,
+    .write = group_choices_browser_close_params_fast_write,
 };
 
 static const aps_field group_choices_browser_close_type_fields[] = {
@@ -241,6 +286,7 @@ const aps_type group_choices_browser_close_type = {
     .u.st = { .fields = group_choices_browser_close_type_fields, .nfields = 2 },
     .fast = group_choices_browser_close_fast,
     .valid = group_choices_browser_close_fast_valid,
+    .write = group_choices_browser_close_fast_write,
 };
 
 static const aps_type group_choices_browser_set_state_method_type = {
@@ -278,6 +324,7 @@ const aps_type group_choices_set_state_params_named_state_type = {
     },
     .fast = group_choices_set_state_params_named_state_fast,
     .valid = group_choices_set_state_params_named_state_fast_valid,
+    .write = group_choices_set_state_params_named_state_fast_write,
 };
 
 static const aps_type group_choices_rect_state_state_type = {
@@ -309,6 +356,7 @@ const aps_type group_choices_set_state_params_rect_state_type = {
     },
     .fast = group_choices_set_state_params_rect_state_fast,
     .valid = group_choices_set_state_params_rect_state_fast_valid,
+    .write = group_choices_set_state_params_rect_state_fast_write,
 };
 
 static const aps_type *const group_choices_set_state_params_type_alts[] = {
@@ -343,6 +391,7 @@ const aps_type group_choices_browser_set_state_type = {
     .u.st = { .fields = group_choices_browser_set_state_type_fields, .nfields = 2 },
     .fast = group_choices_browser_set_state_fast,
     .valid = group_choices_browser_set_state_fast_valid,
+    .write = group_choices_browser_set_state_fast_write,
 };
 
 static const aps_type group_choices_session_end_method_type = {
@@ -364,6 +413,7 @@ const aps_type group_choices_session_end_params_type = {
     .u.st = { .fields = group_choices_session_end_params_type_fields, .nfields = 1 },
     .fast = group_choices_session_end_params_fast,
     .valid = group_choices_session_end_params_fast_valid,
+    .write = group_choices_session_end_params_fast_write,
 };
 
 static const aps_field group_choices_session_end_type_fields[] = {
@@ -380,6 +430,7 @@ const aps_type group_choices_session_end_type = {
     .u.st = { .fields = group_choices_session_end_type_fields, .nfields = 2 },
     .fast = group_choices_session_end_fast,
     .valid = group_choices_session_end_fast_valid,
+    .write = group_choices_session_end_fast_write,
 };
 
 static const aps_type *const group_choices_command_data_type_alts[] = {
@@ -408,6 +459,7 @@ const aps_type group_choices_command_data_type = {
     },
     .fast = group_choices_command_data_fast,
     .valid = group_choices_command_data_fast_valid,
+    .write = group_choices_command_data_fast_write,
 };
 
 static const aps_field group_choices_command_type_fields[] = {
@@ -429,6 +481,7 @@ const aps_type group_choices_command_type = {
     },
     .fast = group_choices_command_fast,
     .valid = group_choices_command_fast_valid,
+    .write = group_choices_command_fast_write,
 };
 
 static const aps_type *const group_choices_browser_command_type_alts[] = {
@@ -455,6 +508,7 @@ const aps_type group_choices_browser_command_type = {
     },
     .fast = group_choices_browser_command_fast,
     .valid = group_choices_browser_command_fast_valid,
+    .write = group_choices_browser_command_fast_write,
 };
 
 static const aps_field group_choices_named_state_type_fields[] = {
@@ -469,6 +523,7 @@ const aps_type group_choices_named_state_type = {
     .u.st = { .fields = group_choices_named_state_type_fields, .nfields = 1 },
     .fast = group_choices_named_state_fast,
     .valid = group_choices_named_state_fast_valid,
+    .write = group_choices_named_state_fast_write,
 };
 
 static const aps_field group_choices_rect_state_type_fields[] = {
@@ -488,6 +543,7 @@ const aps_type group_choices_rect_state_type = {
     .u.st = { .fields = group_choices_rect_state_type_fields, .nfields = 3 },
     .fast = group_choices_rect_state_fast,
     .valid = group_choices_rect_state_fast_valid,
+    .write = group_choices_rect_state_fast_write,
 };
 
 static const aps_type *const group_choices_set_state_params_variants_type_alts[] = {
@@ -526,6 +582,7 @@ const aps_type group_choices_geolocation_variants_alt1_coordinates_type = {
     },
     .fast = group_choices_geolocation_variants_alt1_coordinates_fast,
     .valid = group_choices_geolocation_variants_alt1_coordinates_fast_valid,
+    .write = group_choices_geolocation_variants_alt1_coordinates_fast_write,
 };
 
 static const aps_field group_choices_geolocation_geolocation_variants_alt1_type_fields[] = {
@@ -548,6 +605,7 @@ const aps_type group_choices_geolocation_geolocation_variants_alt1_type = {
     },
     .fast = group_choices_geolocation_geolocation_variants_alt1_fast,
     .valid = group_choices_geolocation_geolocation_variants_alt1_fast_valid,
+    .write = group_choices_geolocation_geolocation_variants_alt1_fast_write,
 };
 
 static const aps_type group_choices_geolocation_variants_alt2_error_type_type = {
@@ -570,6 +628,7 @@ const aps_type group_choices_geolocation_variants_alt2_error_type = {
     },
     .fast = group_choices_geolocation_variants_alt2_error_fast,
     .valid = group_choices_geolocation_variants_alt2_error_fast_valid,
+    .write = group_choices_geolocation_variants_alt2_error_fast_write,
 };
 
 static const aps_field group_choices_geolocation_geolocation_variants_alt2_type_fields[] = {
@@ -591,6 +650,7 @@ const aps_type group_choices_geolocation_geolocation_variants_alt2_type = {
     },
     .fast = group_choices_geolocation_geolocation_variants_alt2_fast,
     .valid = group_choices_geolocation_geolocation_variants_alt2_fast_valid,
+    .write = group_choices_geolocation_geolocation_variants_alt2_fast_write,
 };
 
 static const aps_type *const group_choices_geolocation_type_alts[] = {
@@ -624,6 +684,7 @@ const aps_type group_choices_geolocation_variants_alt1_type = {
     .u.st = { .fields = group_choices_geolocation_variants_alt1_type_fields, .nfields = 1 },
     .fast = group_choices_geolocation_variants_alt1_fast,
     .valid = group_choices_geolocation_variants_alt1_fast_valid,
+    .write = group_choices_geolocation_variants_alt1_fast_write,
 };
 
 static const aps_field group_choices_geolocation_variants_alt2_type_fields[] = {
@@ -638,6 +699,7 @@ const aps_type group_choices_geolocation_variants_alt2_type = {
     .u.st = { .fields = group_choices_geolocation_variants_alt2_type_fields, .nfields = 1 },
     .fast = group_choices_geolocation_variants_alt2_fast,
     .valid = group_choices_geolocation_variants_alt2_fast_valid,
+    .write = group_choices_geolocation_variants_alt2_fast_write,
 };
 
 static const aps_type *const group_choices_geolocation_variants_type_alts[] = {
@@ -675,6 +737,7 @@ const aps_type group_choices_autodetect_type = {
     .u.st = { .fields = group_choices_autodetect_type_fields, .nfields = 1 },
     .fast = group_choices_autodetect_fast,
     .valid = group_choices_autodetect_fast_valid,
+    .write = group_choices_autodetect_fast_write,
 };
 
 static const aps_type group_choices_manual_proxy_type_type = {
@@ -713,6 +776,7 @@ const aps_type group_choices_manual_type = {
     .u.st = { .fields = group_choices_manual_type_fields, .nfields = 4 },
     .fast = group_choices_manual_fast,
     .valid = group_choices_manual_fast_valid,
+    .write = group_choices_manual_fast_write,
 };
 
 static const aps_type *const group_choices_proxy_variants_type_alts[] = {
@@ -739,6 +803,7 @@ const aps_type group_choices_proxy_variants_type = {
     },
     .fast = group_choices_proxy_variants_fast,
     .valid = group_choices_proxy_variants_fast_valid,
+    .write = group_choices_proxy_variants_fast_write,
 };
 
 const aps_type group_choices_proxy_type = {
@@ -752,6 +817,7 @@ const aps_type group_choices_proxy_type = {
     },
     .fast = group_choices_proxy_fast,
     .valid = group_choices_proxy_fast_valid,
+    .write = group_choices_proxy_fast_write,
 };
 
 /* The member of Command that the name k names: its number, or -1. */
@@ -3414,6 +3480,753 @@ static bool group_choices_proxy_variants_fast_valid(const void *value, bool stri
     case GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT: return group_choices_autodetect_fast_valid(&v->u.autodetect, strict, depth + 1);
     case GROUP_CHOICES_PROXY_VARIANTS_MANUAL: return group_choices_manual_fast_valid(&v->u.manual, strict, depth + 1);
     default: return false;
+    }
+}
+
+/*
+ * The members of Command at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_command_fast_members(aps_json_writer *w, const group_choices_command_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    return true;
+}
+
+/* An object of Command, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_command_t *v = (const group_choices_command_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_command_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (!group_choices_command_data_fast_members(w, &v->command_data, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0)
+        return false; /* unknown members, whose names the chosen alternative's must not be: the tables' */
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of browser.Close at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_browser_close_fast_members(aps_json_writer *w, const group_choices_browser_close_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"browser.close\"", 25, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !group_choices_browser_close_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of browser.Close, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_browser_close_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_browser_close_t *v = (const group_choices_browser_close_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_browser_close_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of browser.Close.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_browser_close_params_fast_members(aps_json_writer *w, const group_choices_browser_close_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    return true;
+}
+
+/* An object of browser.Close.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_browser_close_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_browser_close_params_t *v = (const group_choices_browser_close_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_browser_close_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of browser.SetState at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_browser_set_state_fast_members(aps_json_writer *w, const group_choices_browser_set_state_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"browser.setState\"", 28, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !aps_fast_put_table(w, &group_choices_set_state_params_type, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of browser.SetState, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_browser_set_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_browser_set_state_t *v = (const group_choices_browser_set_state_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_browser_set_state_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of SetStateParams/1 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_set_state_params_named_state_fast_members(aps_json_writer *w, const group_choices_set_state_params_named_state_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"window\":", 10, w->len != first) ||
+        !aps_fast_put_text(w, &v->window, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"state\":", 9, 1) ||
+        !aps_fast_put_table(w, &group_choices_named_state_state_type, &v->state, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of SetStateParams/1, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_set_state_params_named_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_set_state_params_named_state_t *v = (const group_choices_set_state_params_named_state_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_set_state_params_named_state_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of SetStateParams/2 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_set_state_params_rect_state_fast_members(aps_json_writer *w, const group_choices_set_state_params_rect_state_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"window\":", 10, w->len != first) ||
+        !aps_fast_put_text(w, &v->window, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"state\":\"normal\"", 17, 1))
+        return false;
+    if (!aps_fast_put_token(w, ",\"width\":", 9, 1) ||
+        !aps_json_impl_put_uint(w, v->width, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"height\":", 10, 1) ||
+        !aps_json_impl_put_uint(w, v->height, 0))
+        return false;
+    return true;
+}
+
+/* An object of SetStateParams/2, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_set_state_params_rect_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_set_state_params_rect_state_t *v = (const group_choices_set_state_params_rect_state_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_set_state_params_rect_state_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of session.End at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_session_end_fast_members(aps_json_writer *w, const group_choices_session_end_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"method\":\"session.end\"", 23, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"params\":", 10, 1) ||
+        !group_choices_session_end_params_fast_write(w, &v->params, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of session.End, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_session_end_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_session_end_t *v = (const group_choices_session_end_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_session_end_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of session.End.params at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_session_end_params_fast_members(aps_json_writer *w, const group_choices_session_end_params_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_reason) {
+        if (!aps_fast_put_token(w, ",\"reason\":", 10, w->len != first) ||
+            !aps_fast_put_text(w, &v->reason, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of session.End.params, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_session_end_params_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_session_end_params_t *v = (const group_choices_session_end_params_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_session_end_params_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of NamedState at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_named_state_fast_members(aps_json_writer *w, const group_choices_named_state_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"state\":", 9, w->len != first) ||
+        !aps_fast_put_table(w, &group_choices_named_state_state_type, &v->state, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of NamedState, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_named_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_named_state_t *v = (const group_choices_named_state_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_named_state_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of RectState at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_rect_state_fast_members(aps_json_writer *w, const group_choices_rect_state_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"state\":\"normal\"", 17, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"width\":", 9, 1) ||
+        !aps_json_impl_put_uint(w, v->width, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"height\":", 10, 1) ||
+        !aps_json_impl_put_uint(w, v->height, 0))
+        return false;
+    return true;
+}
+
+/* An object of RectState, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_rect_state_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_rect_state_t *v = (const group_choices_rect_state_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_rect_state_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Geolocation/1 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_geolocation_geolocation_variants_alt1_fast_members(aps_json_writer *w, const group_choices_geolocation_geolocation_variants_alt1_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_context) {
+        if (!aps_fast_put_token(w, ",\"context\":", 11, w->len != first) ||
+            !aps_fast_put_text(w, &v->context, trusted))
+            return false;
+    }
+    if (v->coordinates_is_null) {
+        if (!aps_fast_put_token(w, ",\"coordinates\":null", 19, w->len != first))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"coordinates\":", 15, w->len != first) ||
+        !group_choices_geolocation_variants_alt1_coordinates_fast_write(w, &v->coordinates, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Geolocation/1, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_geolocation_geolocation_variants_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_geolocation_geolocation_variants_alt1_t *v = (const group_choices_geolocation_geolocation_variants_alt1_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_geolocation_geolocation_variants_alt1_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Geolocation(variants)/1.coordinates at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_geolocation_variants_alt1_coordinates_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt1_coordinates_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"lat\":", 7, w->len != first) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->lat, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"lon\":", 7, 1) ||
+        !aps_fast_put_table(w, &aps_float_type, &v->lon, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Geolocation(variants)/1.coordinates, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_geolocation_variants_alt1_coordinates_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_geolocation_variants_alt1_coordinates_t *v = (const group_choices_geolocation_variants_alt1_coordinates_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_geolocation_variants_alt1_coordinates_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Geolocation/2 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_geolocation_geolocation_variants_alt2_fast_members(aps_json_writer *w, const group_choices_geolocation_geolocation_variants_alt2_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_context) {
+        if (!aps_fast_put_token(w, ",\"context\":", 11, w->len != first) ||
+            !aps_fast_put_text(w, &v->context, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"error\":", 9, w->len != first) ||
+        !group_choices_geolocation_variants_alt2_error_fast_write(w, &v->error, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Geolocation/2, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_geolocation_geolocation_variants_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_geolocation_geolocation_variants_alt2_t *v = (const group_choices_geolocation_geolocation_variants_alt2_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_geolocation_geolocation_variants_alt2_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Geolocation(variants)/2.error at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_geolocation_variants_alt2_error_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt2_error_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"unavailable\"", 21, w->len != first))
+        return false;
+    return true;
+}
+
+/* An object of Geolocation(variants)/2.error, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_geolocation_variants_alt2_error_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_geolocation_variants_alt2_error_t *v = (const group_choices_geolocation_variants_alt2_error_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_geolocation_variants_alt2_error_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Geolocation(variants)/1 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_geolocation_variants_alt1_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt1_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->coordinates_is_null) {
+        if (!aps_fast_put_token(w, ",\"coordinates\":null", 19, w->len != first))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"coordinates\":", 15, w->len != first) ||
+        !group_choices_geolocation_variants_alt1_coordinates_fast_write(w, &v->coordinates, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Geolocation(variants)/1, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_geolocation_variants_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_geolocation_variants_alt1_t *v = (const group_choices_geolocation_variants_alt1_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_geolocation_variants_alt1_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Geolocation(variants)/2 at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_geolocation_variants_alt2_fast_members(aps_json_writer *w, const group_choices_geolocation_variants_alt2_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"error\":", 9, w->len != first) ||
+        !group_choices_geolocation_variants_alt2_error_fast_write(w, &v->error, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Geolocation(variants)/2, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_geolocation_variants_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_geolocation_variants_alt2_t *v = (const group_choices_geolocation_variants_alt2_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_geolocation_variants_alt2_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Proxy at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_proxy_fast_members(aps_json_writer *w, const group_choices_proxy_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    return true;
+}
+
+/* An object of Proxy, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_proxy_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_proxy_t *v = (const group_choices_proxy_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_proxy_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (!group_choices_proxy_variants_fast_members(w, &v->variants, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Autodetect at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_autodetect_fast_members(aps_json_writer *w, const group_choices_autodetect_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"proxyType\":\"autodetect\"", 25, w->len != first))
+        return false;
+    return true;
+}
+
+/* An object of Autodetect, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_autodetect_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_autodetect_t *v = (const group_choices_autodetect_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_autodetect_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Manual at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_choices_manual_fast_members(aps_json_writer *w, const group_choices_manual_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"proxyType\":\"manual\"", 21, w->len != first))
+        return false;
+    if (v->has_http_proxy) {
+        if (!aps_fast_put_token(w, ",\"httpProxy\":", 13, 1) ||
+            !aps_fast_put_text(w, &v->http_proxy, trusted))
+            return false;
+    }
+    if (v->has_socks_proxy) {
+        if (!aps_fast_put_token(w, ",\"socksProxy\":", 14, 1) ||
+            !aps_fast_put_text(w, &v->socks_proxy, trusted))
+            return false;
+    }
+    if (v->has_socks_version) {
+        if (!aps_fast_put_token(w, ",\"socksVersion\":", 16, 1) ||
+            (!trusted && (v->socks_version > UINT64_C(255))) || !aps_json_impl_put_uint(w, v->socks_version, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Manual, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_choices_manual_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_manual_t *v = (const group_choices_manual_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_choices_manual_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * A value of CommandData: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool group_choices_command_data_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_command_data_t *v = (const group_choices_command_data_t *)value;
+    switch (v->kind) {
+    case GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE: return group_choices_browser_close_fast_write(w, &v->u.browser_close, depth + 1, trusted);
+    case GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE: return group_choices_browser_set_state_fast_write(w, &v->u.browser_set_state, depth + 1, trusted);
+    case GROUP_CHOICES_COMMAND_DATA_SESSION_END: return group_choices_session_end_fast_write(w, &v->u.session_end, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * The members of the CommandData alternative chosen in v, inlined into an
+ * object whose members begin at offset `first` (as group_choices_command_data_fast_members of a
+ * struct). An unknown variant, and an alternative with unknown members or
+ * variants of its own, are the tables'.
+ */
+static bool group_choices_command_data_fast_members(aps_json_writer *w, const group_choices_command_data_t *v, unsigned depth, bool trusted, size_t first)
+{
+    switch (v->kind) {
+    case GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE: return group_choices_browser_close_fast_members(w, &v->u.browser_close, depth, trusted, first);
+    case GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE: return group_choices_browser_set_state_fast_members(w, &v->u.browser_set_state, depth, trusted, first);
+    case GROUP_CHOICES_COMMAND_DATA_SESSION_END: return group_choices_session_end_fast_members(w, &v->u.session_end, depth, trusted, first);
+    default:
+        (void)w;
+        (void)depth;
+        (void)trusted;
+        (void)first;
+        return false;
+    }
+}
+
+/*
+ * A value of BrowserCommand: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool group_choices_browser_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_browser_command_t *v = (const group_choices_browser_command_t *)value;
+    switch (v->kind) {
+    case GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE: return group_choices_browser_close_fast_write(w, &v->u.browser_close, depth + 1, trusted);
+    case GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE: return group_choices_browser_set_state_fast_write(w, &v->u.browser_set_state, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * A value of Proxy(variants): its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool group_choices_proxy_variants_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_choices_proxy_variants_t *v = (const group_choices_proxy_variants_t *)value;
+    switch (v->kind) {
+    case GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT: return group_choices_autodetect_fast_write(w, &v->u.autodetect, depth + 1, trusted);
+    case GROUP_CHOICES_PROXY_VARIANTS_MANUAL: return group_choices_manual_fast_write(w, &v->u.manual, depth + 1, trusted);
+    default: return false;
+    }
+}
+
+/*
+ * The members of the Proxy(variants) alternative chosen in v, inlined into an
+ * object whose members begin at offset `first` (as group_choices_proxy_variants_fast_members of a
+ * struct). An unknown variant, and an alternative with unknown members or
+ * variants of its own, are the tables'.
+ */
+static bool group_choices_proxy_variants_fast_members(aps_json_writer *w, const group_choices_proxy_variants_t *v, unsigned depth, bool trusted, size_t first)
+{
+    switch (v->kind) {
+    case GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT: return group_choices_autodetect_fast_members(w, &v->u.autodetect, depth, trusted, first);
+    case GROUP_CHOICES_PROXY_VARIANTS_MANUAL: return group_choices_manual_fast_members(w, &v->u.manual, depth, trusted, first);
+    default:
+        (void)w;
+        (void)depth;
+        (void)trusted;
+        (void)first;
+        return false;
     }
 }
 

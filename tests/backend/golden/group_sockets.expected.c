@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "group_sockets.h"
 #include "aps/fast.h"
@@ -22,6 +23,8 @@ static const char *group_sockets_header_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *group_sockets_header_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_sockets_header_fast_valid(const void *value, bool strict, unsigned depth);
+static bool group_sockets_header_fast_members(aps_json_writer *w, const group_sockets_header_t *v, unsigned depth, bool trusted, size_t first);
+static bool group_sockets_header_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field group_sockets_header_type_fields[] = {
     { .key = "version", .key_len = 7, .snake = "version", .snake_len = 7, .type = &aps_uint_type,
@@ -42,6 +45,7 @@ const aps_type group_sockets_header_type = {
     .u.st = { .fields = group_sockets_header_type_fields, .nfields = 3 },
     .fast = group_sockets_header_fast,
     .valid = group_sockets_header_fast_valid,
+    .write = group_sockets_header_fast_write,
 };
 
 /* The member of Header that the name k names: its number, or -1. */
@@ -176,6 +180,46 @@ static bool group_sockets_header_fast_valid(const void *value, bool strict, unsi
     if (v->has_span && !aps_fast_string_ok(&v->span))
         return false;
     return true;
+}
+
+/*
+ * The members of Header at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool group_sockets_header_fast_members(aps_json_writer *w, const group_sockets_header_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"version\":", 11, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->version, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"trace\":", 9, 1) ||
+        !aps_fast_put_text(w, &v->trace, trusted))
+        return false;
+    if (v->has_span) {
+        if (!aps_fast_put_token(w, ",\"span\":", 8, 1) ||
+            !aps_fast_put_text(w, &v->span, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Header, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool group_sockets_header_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const group_sockets_header_t *v = (const group_sockets_header_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!group_sockets_header_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status group_sockets_header_decode(const char *json, size_t len, aps_arena *arena,

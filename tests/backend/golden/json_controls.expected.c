@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "json_controls.h"
 #include "aps/fast.h"
@@ -25,6 +26,8 @@ static const char *json_controls_record_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *json_controls_record_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool json_controls_record_fast_valid(const void *value, bool strict, unsigned depth);
+static bool json_controls_record_fast_members(aps_json_writer *w, const json_controls_record_t *v, unsigned depth, bool trusted, size_t first);
+static bool json_controls_record_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 const aps_type json_controls_greeting_type = {
     .kind = APS_K_LITERAL,
@@ -86,6 +89,7 @@ const aps_type json_controls_record_type = {
     .u.st = { .fields = json_controls_record_type_fields, .nfields = 7 },
     .fast = json_controls_record_fast,
     .valid = json_controls_record_fast_valid,
+    .write = json_controls_record_fast_write,
 };
 
 /* The member of Record that the name k names: its number, or -1. */
@@ -259,6 +263,55 @@ static bool json_controls_record_fast_valid(const void *value, bool strict, unsi
     if (!aps_fast_text_ok(&json_controls_record_date_type, &v->date))
         return false;
     return true;
+}
+
+/*
+ * The members of Record at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool json_controls_record_fast_members(aps_json_writer *w, const json_controls_record_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"greeting\":\"hello\\u000aworld\"", 30, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"digits\":", 10, 1) ||
+        !aps_fast_put_text(w, &v->digits, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"small\":", 9, 1) ||
+        (!trusted && (v->small < INT64_C(-256) || v->small > INT64_C(255))) || !aps_json_impl_put_int(w, v->small))
+        return false;
+    if (!aps_fast_put_token(w, ",\"big\":", 7, 1) ||
+        !aps_json_impl_put_uint(w, v->big, 0))
+        return false;
+    if (!aps_fast_put_token(w, ",\"negative\":", 12, 1) ||
+        (!trusted && (v->negative > INT64_C(-1))) || !aps_json_impl_put_int(w, v->negative))
+        return false;
+    if (!aps_fast_put_token(w, ",\"any-sign\":", 12, 1) ||
+        !aps_json_impl_put_int(w, v->any_sign))
+        return false;
+    if (!aps_fast_put_token(w, ",\"date\":", 8, 1) ||
+        (!trusted && !aps_fast_text_ok(&json_controls_record_date_type, &v->date)) || !aps_fast_put_text(w, &v->date, true))
+        return false;
+    return true;
+}
+
+/* An object of Record, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool json_controls_record_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const json_controls_record_t *v = (const json_controls_record_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!json_controls_record_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status json_controls_record_decode(const char *json, size_t len, aps_arena *arena,

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "literal_keys.h"
 #include "aps/fast.h"
@@ -34,6 +35,11 @@ static const char *literal_keys_setting_fast(aps_fast_ctx *c, const char *p, voi
 static bool literal_keys_setting_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *literal_keys_press_keys_keys_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool literal_keys_press_keys_keys_fast_valid(const void *value, bool strict, unsigned depth);
+static bool literal_keys_press_keys_fast_members(aps_json_writer *w, const literal_keys_press_keys_t *v, unsigned depth, bool trusted, size_t first);
+static bool literal_keys_press_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool literal_keys_setting_fast_members(aps_json_writer *w, const literal_keys_setting_t *v, unsigned depth, bool trusted, size_t first);
+static bool literal_keys_setting_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool literal_keys_press_keys_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type literal_keys_press_keys_name_type = {
     .kind = APS_K_LITERAL,
@@ -48,6 +54,7 @@ const aps_type literal_keys_press_keys_keys_type = {
     .u.arr = { .elem = &aps_text_type, .min = 1, .max = SIZE_MAX },
     .fast = literal_keys_press_keys_keys_fast,
     .valid = literal_keys_press_keys_keys_fast_valid,
+    .write = literal_keys_press_keys_keys_fast_write,
 };
 
 static const aps_field literal_keys_press_keys_type_fields[] = {
@@ -68,6 +75,7 @@ const aps_type literal_keys_press_keys_type = {
     .u.st = { .fields = literal_keys_press_keys_type_fields, .nfields = 3 },
     .fast = literal_keys_press_keys_fast,
     .valid = literal_keys_press_keys_fast_valid,
+    .write = literal_keys_press_keys_fast_write,
 };
 
 static const aps_field literal_keys_setting_type_fields[] = {
@@ -85,6 +93,7 @@ const aps_type literal_keys_setting_type = {
     .u.st = { .fields = literal_keys_setting_type_fields, .nfields = 2 },
     .fast = literal_keys_setting_fast,
     .valid = literal_keys_setting_fast_valid,
+    .write = literal_keys_setting_fast_write,
 };
 
 /* The member of PressKeys that the name k names: its number, or -1. */
@@ -387,6 +396,100 @@ static bool literal_keys_press_keys_keys_fast_valid(const void *value, bool stri
             return false;
     }
     return true;
+}
+
+/*
+ * The members of PressKeys at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool literal_keys_press_keys_fast_members(aps_json_writer *w, const literal_keys_press_keys_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":\"pressKeys\"", 19, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"keys\":", 8, 1) ||
+        !literal_keys_press_keys_keys_fast_write(w, &v->keys, depth + 1, trusted))
+        return false;
+    if (v->has_delay) {
+        if (!aps_fast_put_token(w, ",\"delay\":", 9, 1) ||
+            !aps_json_impl_put_uint(w, v->delay, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of PressKeys, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool literal_keys_press_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const literal_keys_press_keys_t *v = (const literal_keys_press_keys_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!literal_keys_press_keys_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Setting at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool literal_keys_setting_fast_members(aps_json_writer *w, const literal_keys_setting_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+        !aps_fast_put_any(w, &v->value, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Setting, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool literal_keys_setting_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const literal_keys_setting_t *v = (const literal_keys_setting_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!literal_keys_setting_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of PressKeys.keys, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool literal_keys_press_keys_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const literal_keys_press_keys_keys_t *v = (const literal_keys_press_keys_keys_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status literal_keys_press_keys_decode(const char *json, size_t len, aps_arena *arena,

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "members.h"
 #include "aps/fast.h"
@@ -28,6 +29,10 @@ static const char *members_item_tags_fast(aps_fast_ctx *c, const char *p, void *
 static bool members_item_tags_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *members_item_flags_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool members_item_flags_fast_valid(const void *value, bool strict, unsigned depth);
+static bool members_item_fast_members(aps_json_writer *w, const members_item_t *v, unsigned depth, bool trusted, size_t first);
+static bool members_item_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool members_item_tags_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool members_item_flags_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type members_item_kind__type = {
     .kind = APS_K_LITERAL,
@@ -48,6 +53,7 @@ const aps_type members_item_tags_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = members_item_tags_fast,
     .valid = members_item_tags_fast_valid,
+    .write = members_item_tags_fast_write,
 };
 
 const aps_type members_item_flags_type = {
@@ -57,6 +63,7 @@ const aps_type members_item_flags_type = {
     .u.arr = { .elem = &aps_bool_type, .min = 1, .max = 4 },
     .fast = members_item_flags_fast,
     .valid = members_item_flags_fast_valid,
+    .write = members_item_flags_fast_write,
 };
 
 static const aps_field members_item_type_fields[] = {
@@ -101,6 +108,7 @@ const aps_type members_item_type = {
     .u.st = { .fields = members_item_type_fields, .nfields = 10 },
     .fast = members_item_fast,
     .valid = members_item_fast_valid,
+    .write = members_item_fast_write,
 };
 
 /* The member of Item that the name k names: its number, or -1. */
@@ -406,6 +414,115 @@ static bool members_item_flags_fast_valid(const void *value, bool strict, unsign
     for (i = 0; i < v->count; i++) {
     }
     return true;
+}
+
+/*
+ * The members of Item at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool members_item_fast_members(aps_json_writer *w, const members_item_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"kind\":\"item\"", 14, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"version\":2", 12, 1))
+        return false;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, 1) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    if (v->has_label) {
+        if (!aps_fast_put_token(w, ",\"label\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->label, trusted))
+            return false;
+    }
+    if (v->parent_is_null) {
+        if (!aps_fast_put_token(w, ",\"parent\":null", 14, 1))
+            return false;
+    } else if (!aps_fast_put_token(w, ",\"parent\":", 10, 1) ||
+        !aps_json_impl_put_uint(w, v->parent, 0))
+        return false;
+    if (v->has_owner) {
+        if (v->owner_is_null) {
+            if (!aps_fast_put_token(w, ",\"owner\":null", 13, 1))
+                return false;
+        } else if (!aps_fast_put_token(w, ",\"owner\":", 9, 1) ||
+            !aps_fast_put_text(w, &v->owner, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"enabled\":", 11, 1) ||
+        !aps_json_impl_put_bool(w, v->enabled))
+        return false;
+    if (!aps_fast_put_token(w, ",\"tags\":", 8, 1) ||
+        !members_item_tags_fast_write(w, &v->tags, depth + 1, trusted))
+        return false;
+    if (v->has_flags) {
+        if (!aps_fast_put_token(w, ",\"flags\":", 9, 1) ||
+            !members_item_flags_fast_write(w, &v->flags, depth + 1, trusted))
+            return false;
+    }
+    if (!aps_fast_put_token(w, ",\"extra\":", 9, 1) ||
+        !aps_fast_put_any(w, &v->extra, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Item, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool members_item_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const members_item_t *v = (const members_item_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!members_item_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Item.tags, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool members_item_tags_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const members_item_tags_t *v = (const members_item_tags_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Item.flags, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool members_item_flags_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const members_item_flags_t *v = (const members_item_flags_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count > 4)
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_json_impl_put_bool(w, v->items[i]))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status members_item_decode(const char *json, size_t len, aps_arena *arena,

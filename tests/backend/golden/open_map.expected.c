@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "open_map.h"
 #include "aps/fast.h"
@@ -49,6 +50,14 @@ static const char *open_map_labels_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *open_map_labels_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool open_map_labels_fast_valid(const void *value, bool strict, unsigned depth);
+static bool open_map_open_fast_members(aps_json_writer *w, const open_map_open_t *v, unsigned depth, bool trusted, size_t first);
+static bool open_map_open_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool open_map_closed_fast_members(aps_json_writer *w, const open_map_closed_t *v, unsigned depth, bool trusted, size_t first);
+static bool open_map_closed_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool open_map_described_fast_members(aps_json_writer *w, const open_map_described_t *v, unsigned depth, bool trusted, size_t first);
+static bool open_map_described_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool open_map_labels_fast_members(aps_json_writer *w, const open_map_labels_t *v, unsigned depth, bool trusted, size_t first);
+static bool open_map_labels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field open_map_open_type_fields[] = {
     { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
@@ -67,6 +76,7 @@ const aps_type open_map_open_type = {
     },
     .fast = open_map_open_fast,
     .valid = open_map_open_fast_valid,
+    .write = open_map_open_fast_write,
 };
 
 static const aps_field open_map_closed_type_fields[] = {
@@ -81,6 +91,7 @@ const aps_type open_map_closed_type = {
     .u.st = { .fields = open_map_closed_type_fields, .nfields = 1 },
     .fast = open_map_closed_fast,
     .valid = open_map_closed_fast_valid,
+    .write = open_map_closed_fast_write,
 };
 
 static const aps_field open_map_described_type_fields[] = {
@@ -100,6 +111,7 @@ const aps_type open_map_described_type = {
     },
     .fast = open_map_described_fast,
     .valid = open_map_described_fast_valid,
+    .write = open_map_described_fast_write,
 };
 
 static const aps_field open_map_labels_type_fields[] = {
@@ -120,6 +132,7 @@ const aps_type open_map_labels_type = {
     },
     .fast = open_map_labels_fast,
     .valid = open_map_labels_fast_valid,
+    .write = open_map_labels_fast_write,
 };
 
 /* The member of Open that the name k names: its number, or -1. */
@@ -585,6 +598,140 @@ static bool open_map_labels_fast_valid(const void *value, bool strict, unsigned 
     if (v->extras.count != 0 && !aps_fast_extras_ok(&open_map_labels_type, &v->extras))
         return false;
     return true;
+}
+
+/*
+ * The members of Open at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool open_map_open_fast_members(aps_json_writer *w, const open_map_open_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Open, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool open_map_open_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const open_map_open_t *v = (const open_map_open_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!open_map_open_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &open_map_open_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Closed at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool open_map_closed_fast_members(aps_json_writer *w, const open_map_closed_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Closed, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool open_map_closed_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const open_map_closed_t *v = (const open_map_closed_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!open_map_closed_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Described at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool open_map_described_fast_members(aps_json_writer *w, const open_map_described_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"title\":", 9, w->len != first) ||
+        !aps_fast_put_text(w, &v->title, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Described, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool open_map_described_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const open_map_described_t *v = (const open_map_described_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!open_map_described_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &open_map_described_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Labels at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool open_map_labels_fast_members(aps_json_writer *w, const open_map_labels_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->id, 0))
+        return false;
+    return true;
+}
+
+/* An object of Labels, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool open_map_labels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const open_map_labels_t *v = (const open_map_labels_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!open_map_labels_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &open_map_labels_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status open_map_open_decode(const char *json, size_t len, aps_arena *arena,

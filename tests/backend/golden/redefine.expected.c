@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "redefine.h"
 #include "aps/fast.h"
@@ -22,6 +23,8 @@ static const char *redefine_point_fast_body(aps_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *redefine_point_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool redefine_point_fast_valid(const void *value, bool strict, unsigned depth);
+static bool redefine_point_fast_members(aps_json_writer *w, const redefine_point_t *v, unsigned depth, bool trusted, size_t first);
+static bool redefine_point_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field redefine_point_type_fields[] = {
     { .key = "x", .key_len = 1, .snake = "x", .snake_len = 1, .type = &aps_int_type,
@@ -38,6 +41,7 @@ const aps_type redefine_point_type = {
     .u.st = { .fields = redefine_point_type_fields, .nfields = 2 },
     .fast = redefine_point_fast,
     .valid = redefine_point_fast_valid,
+    .write = redefine_point_fast_write,
 };
 
 /* The member of Point that the name k names: its number, or -1. */
@@ -158,6 +162,41 @@ static bool redefine_point_fast_valid(const void *value, bool strict, unsigned d
     if (depth >= APS_FAST_MAX_TYPED)
         return false;
     return true;
+}
+
+/*
+ * The members of Point at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool redefine_point_fast_members(aps_json_writer *w, const redefine_point_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"x\":", 5, w->len != first) ||
+        !aps_json_impl_put_int(w, v->x))
+        return false;
+    if (!aps_fast_put_token(w, ",\"y\":", 5, 1) ||
+        !aps_json_impl_put_int(w, v->y))
+        return false;
+    return true;
+}
+
+/* An object of Point, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool redefine_point_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const redefine_point_t *v = (const redefine_point_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!redefine_point_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status redefine_point_decode(const char *json, size_t len, aps_arena *arena,

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "roots.h"
 #include "aps/fast.h"
@@ -31,6 +32,10 @@ static const char *roots_part_fast_body(aps_fast_ctx *c, const char *p, int clos
     uint64_t seen);
 static const char *roots_part_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool roots_part_fast_valid(const void *value, bool strict, unsigned depth);
+static bool roots_wanted_fast_members(aps_json_writer *w, const roots_wanted_t *v, unsigned depth, bool trusted, size_t first);
+static bool roots_wanted_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool roots_part_fast_members(aps_json_writer *w, const roots_part_t *v, unsigned depth, bool trusted, size_t first);
+static bool roots_part_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field roots_part_type_fields[] = {
     { .key = "size", .key_len = 4, .snake = "size", .snake_len = 4, .type = &aps_uint_type,
@@ -44,6 +49,7 @@ const aps_type roots_part_type = {
     .u.st = { .fields = roots_part_type_fields, .nfields = 1 },
     .fast = roots_part_fast,
     .valid = roots_part_fast_valid,
+    .write = roots_part_fast_write,
 };
 
 static const aps_field roots_wanted_type_fields[] = {
@@ -58,6 +64,7 @@ const aps_type roots_wanted_type = {
     .u.st = { .fields = roots_wanted_type_fields, .nfields = 1 },
     .fast = roots_wanted_fast,
     .valid = roots_wanted_fast_valid,
+    .write = roots_wanted_fast_write,
 };
 
 /* The member of Wanted that the name k names: its number, or -1. */
@@ -282,6 +289,70 @@ static bool roots_part_fast_valid(const void *value, bool strict, unsigned depth
     if (depth >= APS_FAST_MAX_TYPED)
         return false;
     return true;
+}
+
+/*
+ * The members of Wanted at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool roots_wanted_fast_members(aps_json_writer *w, const roots_wanted_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"part\":", 8, w->len != first) ||
+        !roots_part_fast_write(w, &v->part, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Wanted, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool roots_wanted_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const roots_wanted_t *v = (const roots_wanted_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!roots_wanted_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Part at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool roots_part_fast_members(aps_json_writer *w, const roots_part_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"size\":", 8, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->size, 0))
+        return false;
+    return true;
+}
+
+/* An object of Part, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool roots_part_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const roots_part_t *v = (const roots_part_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!roots_part_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status roots_wanted_decode(const char *json, size_t len, aps_arena *arena,

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "size_range.h"
 #include "aps/fast.h"
@@ -23,6 +24,8 @@ static const char *size_range_name_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *size_range_name_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool size_range_name_fast_valid(const void *value, bool strict, unsigned depth);
+static bool size_range_name_fast_members(aps_json_writer *w, const size_range_name_t *v, unsigned depth, bool trusted, size_t first);
+static bool size_range_name_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 const aps_type size_range_short_type = {
     .kind = APS_K_TEXT,
@@ -50,6 +53,7 @@ const aps_type size_range_name_type = {
     .u.st = { .fields = size_range_name_type_fields, .nfields = 1 },
     .fast = size_range_name_fast,
     .valid = size_range_name_fast_valid,
+    .write = size_range_name_fast_write,
 };
 
 /* The member of Name that the name k names: its number, or -1. */
@@ -163,6 +167,38 @@ static bool size_range_name_fast_valid(const void *value, bool strict, unsigned 
     if (!aps_fast_text_ok(&size_range_name_name_type, &v->name))
         return false;
     return true;
+}
+
+/*
+ * The members of Name at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool size_range_name_fast_members(aps_json_writer *w, const size_range_name_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        (!trusted && !aps_fast_text_ok(&size_range_name_name_type, &v->name)) || !aps_fast_put_text(w, &v->name, true))
+        return false;
+    return true;
+}
+
+/* An object of Name, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool size_range_name_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const size_range_name_t *v = (const size_range_name_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!size_range_name_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
 }
 
 aps_status size_range_short_decode(const char *json, size_t len, aps_arena *arena,

@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "sockets.h"
 #include "aps/fast.h"
@@ -36,6 +37,11 @@ static bool sockets_pong_fast_valid(const void *value, bool strict, unsigned dep
 static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_message_t *out, uint64_t *seen);
 static const char *sockets_message_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool sockets_message_fast_valid(const void *value, bool strict, unsigned depth);
+static bool sockets_ping_fast_members(aps_json_writer *w, const sockets_ping_t *v, unsigned depth, bool trusted, size_t first);
+static bool sockets_ping_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool sockets_pong_fast_members(aps_json_writer *w, const sockets_pong_t *v, unsigned depth, bool trusted, size_t first);
+static bool sockets_pong_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool sockets_message_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type sockets_ping_kind__type = {
     .kind = APS_K_LITERAL,
@@ -57,6 +63,7 @@ const aps_type sockets_ping_type = {
     .u.st = { .fields = sockets_ping_type_fields, .nfields = 2 },
     .fast = sockets_ping_fast,
     .valid = sockets_ping_fast_valid,
+    .write = sockets_ping_fast_write,
 };
 
 static const aps_type sockets_pong_kind__type = {
@@ -79,6 +86,7 @@ const aps_type sockets_pong_type = {
     .u.st = { .fields = sockets_pong_type_fields, .nfields = 2 },
     .fast = sockets_pong_fast,
     .valid = sockets_pong_fast_valid,
+    .write = sockets_pong_fast_write,
 };
 
 static const aps_type *const sockets_message_type_alts[] = {
@@ -105,6 +113,7 @@ const aps_type sockets_message_type = {
     },
     .fast = sockets_message_fast,
     .valid = sockets_message_fast_valid,
+    .write = sockets_message_fast_write,
 };
 
 /* The member of Ping that the name k names: its number, or -1. */
@@ -418,6 +427,88 @@ static bool sockets_message_fast_valid(const void *value, bool strict, unsigned 
     switch (v->kind) {
     case SOCKETS_MESSAGE_PING: return sockets_ping_fast_valid(&v->u.ping, strict, depth + 1);
     case SOCKETS_MESSAGE_PONG: return sockets_pong_fast_valid(&v->u.pong, strict, depth + 1);
+    default: return false;
+    }
+}
+
+/*
+ * The members of Ping at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool sockets_ping_fast_members(aps_json_writer *w, const sockets_ping_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"kind\":\"ping\"", 14, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"n\":", 5, 1) ||
+        !aps_json_impl_put_uint(w, v->n, 0))
+        return false;
+    return true;
+}
+
+/* An object of Ping, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool sockets_ping_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const sockets_ping_t *v = (const sockets_ping_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!sockets_ping_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Pong at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool sockets_pong_fast_members(aps_json_writer *w, const sockets_pong_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"kind\":\"pong\"", 14, w->len != first))
+        return false;
+    if (!aps_fast_put_token(w, ",\"n\":", 5, 1) ||
+        !aps_json_impl_put_uint(w, v->n, 0))
+        return false;
+    return true;
+}
+
+/* An object of Pong, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool sockets_pong_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const sockets_pong_t *v = (const sockets_pong_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!sockets_pong_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * A value of $message: its alternative's object (aps_fast_writer). An
+ * unknown variant is the tables' to write, as its raw JSON.
+ */
+static bool sockets_message_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const sockets_message_t *v = (const sockets_message_t *)value;
+    switch (v->kind) {
+    case SOCKETS_MESSAGE_PING: return sockets_ping_fast_write(w, &v->u.ping, depth + 1, trusted);
+    case SOCKETS_MESSAGE_PONG: return sockets_pong_fast_write(w, &v->u.pong, depth + 1, trusted);
     default: return false;
     }
 }

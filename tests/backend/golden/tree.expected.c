@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "tree.h"
 #include "aps/fast.h"
@@ -24,6 +25,9 @@ static const char *tree_node_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool tree_node_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *tree_node_children_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool tree_node_children_fast_valid(const void *value, bool strict, unsigned depth);
+static bool tree_node_fast_members(aps_json_writer *w, const tree_node_t *v, unsigned depth, bool trusted, size_t first);
+static bool tree_node_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool tree_node_children_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 const aps_type tree_node_children_type = {
     .kind = APS_K_ARRAY,
@@ -32,6 +36,7 @@ const aps_type tree_node_children_type = {
     .u.arr = { .elem = &tree_node_type, .min = 0, .max = SIZE_MAX },
     .fast = tree_node_children_fast,
     .valid = tree_node_children_fast_valid,
+    .write = tree_node_children_fast_write,
 };
 
 static const aps_field tree_node_type_fields[] = {
@@ -50,6 +55,7 @@ const aps_type tree_node_type = {
     .u.st = { .fields = tree_node_type_fields, .nfields = 2 },
     .fast = tree_node_fast,
     .valid = tree_node_fast_valid,
+    .write = tree_node_fast_write,
 };
 
 /* The member of Node that the name k names: its number, or -1. */
@@ -217,6 +223,61 @@ static bool tree_node_children_fast_valid(const void *value, bool strict, unsign
             return false;
     }
     return true;
+}
+
+/*
+ * The members of Node at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool tree_node_fast_members(aps_json_writer *w, const tree_node_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (v->has_children) {
+        if (!aps_fast_put_token(w, ",\"children\":", 12, 1) ||
+            !tree_node_children_fast_write(w, &v->children, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Node, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool tree_node_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const tree_node_t *v = (const tree_node_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!tree_node_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Node.children, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool tree_node_children_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const tree_node_children_t *v = (const tree_node_children_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !tree_node_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status tree_node_decode(const char *json, size_t len, aps_arena *arena,

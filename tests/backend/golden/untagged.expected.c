@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "untagged.h"
 #include "aps/fast.h"
@@ -60,6 +61,17 @@ static const char *untagged_ack_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool untagged_ack_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *untagged_listed_items_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool untagged_listed_items_fast_valid(const void *value, bool strict, unsigned depth);
+static bool untagged_created_fast_members(aps_json_writer *w, const untagged_created_t *v, unsigned depth, bool trusted, size_t first);
+static bool untagged_created_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool untagged_listed_fast_members(aps_json_writer *w, const untagged_listed_t *v, unsigned depth, bool trusted, size_t first);
+static bool untagged_listed_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool untagged_deleted_fast_members(aps_json_writer *w, const untagged_deleted_t *v, unsigned depth, bool trusted, size_t first);
+static bool untagged_deleted_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool untagged_anything_fast_members(aps_json_writer *w, const untagged_anything_t *v, unsigned depth, bool trusted, size_t first);
+static bool untagged_anything_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool untagged_ack_fast_members(aps_json_writer *w, const untagged_ack_t *v, unsigned depth, bool trusted, size_t first);
+static bool untagged_ack_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool untagged_listed_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_field untagged_created_type_fields[] = {
     { .key = "id", .key_len = 2, .snake = "id", .snake_len = 2, .type = &aps_text_type,
@@ -73,6 +85,7 @@ const aps_type untagged_created_type = {
     .u.st = { .fields = untagged_created_type_fields, .nfields = 1 },
     .fast = untagged_created_fast,
     .valid = untagged_created_fast_valid,
+    .write = untagged_created_fast_write,
 };
 
 const aps_type untagged_listed_items_type = {
@@ -82,6 +95,7 @@ const aps_type untagged_listed_items_type = {
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
     .fast = untagged_listed_items_fast,
     .valid = untagged_listed_items_fast_valid,
+    .write = untagged_listed_items_fast_write,
 };
 
 static const aps_field untagged_listed_type_fields[] = {
@@ -96,6 +110,7 @@ const aps_type untagged_listed_type = {
     .u.st = { .fields = untagged_listed_type_fields, .nfields = 1 },
     .fast = untagged_listed_fast,
     .valid = untagged_listed_fast_valid,
+    .write = untagged_listed_fast_write,
 };
 
 const aps_type untagged_empty_type = {
@@ -124,6 +139,7 @@ const aps_type untagged_deleted_type = {
     .u.st = { .fields = untagged_deleted_type_fields, .nfields = 1 },
     .fast = untagged_deleted_fast,
     .valid = untagged_deleted_fast_valid,
+    .write = untagged_deleted_fast_write,
 };
 
 static const aps_type *const untagged_result_type_alts[] = {
@@ -182,6 +198,7 @@ const aps_type untagged_anything_type = {
     },
     .fast = untagged_anything_fast,
     .valid = untagged_anything_fast_valid,
+    .write = untagged_anything_fast_write,
 };
 
 static const aps_field untagged_ack_type_fields[] = {
@@ -196,6 +213,7 @@ const aps_type untagged_ack_type = {
     .u.st = { .fields = untagged_ack_type_fields, .nfields = 1 },
     .fast = untagged_ack_fast,
     .valid = untagged_ack_fast_valid,
+    .write = untagged_ack_fast_write,
 };
 
 static const aps_type *const untagged_reply_type_alts[] = {
@@ -817,6 +835,185 @@ static bool untagged_listed_items_fast_valid(const void *value, bool strict, uns
             return false;
     }
     return true;
+}
+
+/*
+ * The members of Created at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool untagged_created_fast_members(aps_json_writer *w, const untagged_created_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"id\":", 6, w->len != first) ||
+        !aps_fast_put_text(w, &v->id, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Created, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool untagged_created_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const untagged_created_t *v = (const untagged_created_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!untagged_created_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Listed at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool untagged_listed_fast_members(aps_json_writer *w, const untagged_listed_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"items\":", 9, w->len != first) ||
+        !untagged_listed_items_fast_write(w, &v->items, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Listed, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool untagged_listed_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const untagged_listed_t *v = (const untagged_listed_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!untagged_listed_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Deleted at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool untagged_deleted_fast_members(aps_json_writer *w, const untagged_deleted_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (v->has_gone) {
+        if (!aps_fast_put_token(w, ",\"gone\":", 8, w->len != first) ||
+            !aps_json_impl_put_bool(w, v->gone))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Deleted, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool untagged_deleted_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const untagged_deleted_t *v = (const untagged_deleted_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!untagged_deleted_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Anything at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool untagged_anything_fast_members(aps_json_writer *w, const untagged_anything_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    return true;
+}
+
+/* An object of Anything, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool untagged_anything_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const untagged_anything_t *v = (const untagged_anything_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!untagged_anything_fast_members(w, v, depth, trusted, first))
+        return false;
+    if (v->extras.count != 0 && !aps_fast_put_extras(w, &untagged_anything_type, &v->extras, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Ack at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool untagged_ack_fast_members(aps_json_writer *w, const untagged_ack_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"ok\":", 6, w->len != first) ||
+        !aps_json_impl_put_bool(w, v->ok))
+        return false;
+    return true;
+}
+
+/* An object of Ack, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool untagged_ack_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const untagged_ack_t *v = (const untagged_ack_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!untagged_ack_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of Listed.items, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool untagged_listed_items_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const untagged_listed_items_t *v = (const untagged_listed_items_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_text(w, &v->items[i], trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status untagged_result_decode(const char *json, size_t len, aps_arena *arena,

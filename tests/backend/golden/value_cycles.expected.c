@@ -6,7 +6,8 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "value_cycles.h"
 #include "aps/fast.h"
@@ -66,6 +67,19 @@ static const char *value_cycles_phases_phases_fast(aps_fast_ctx *c, const char *
 static bool value_cycles_phases_phases_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *value_cycles_phases_actions_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool value_cycles_phases_actions_fast_valid(const void *value, bool strict, unsigned depth);
+static bool value_cycles_node_fast_members(aps_json_writer *w, const value_cycles_node_t *v, unsigned depth, bool trusted, size_t first);
+static bool value_cycles_node_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_node_properties_fast_members(aps_json_writer *w, const value_cycles_node_properties_t *v, unsigned depth, bool trusted, size_t first);
+static bool value_cycles_node_properties_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_bypass_fast_members(aps_json_writer *w, const value_cycles_bypass_t *v, unsigned depth, bool trusted, size_t first);
+static bool value_cycles_bypass_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_phases_fast_members(aps_json_writer *w, const value_cycles_phases_t *v, unsigned depth, bool trusted, size_t first);
+static bool value_cycles_phases_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_pause_fast_members(aps_json_writer *w, const value_cycles_pause_t *v, unsigned depth, bool trusted, size_t first);
+static bool value_cycles_pause_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_node_properties_children_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_phases_phases_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool value_cycles_phases_actions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type value_cycles_node_type_type = {
     .kind = APS_K_LITERAL,
@@ -80,6 +94,7 @@ const aps_type value_cycles_node_properties_children_type = {
     .u.arr = { .elem = &value_cycles_node_type, .min = 0, .max = SIZE_MAX },
     .fast = value_cycles_node_properties_children_fast,
     .valid = value_cycles_node_properties_children_fast_valid,
+    .write = value_cycles_node_properties_children_fast_write,
 };
 
 static const aps_field value_cycles_node_properties_type_fields[] = {
@@ -103,6 +118,7 @@ const aps_type value_cycles_node_properties_type = {
     .u.st = { .fields = value_cycles_node_properties_type_fields, .nfields = 3 },
     .fast = value_cycles_node_properties_fast,
     .valid = value_cycles_node_properties_fast_valid,
+    .write = value_cycles_node_properties_fast_write,
 };
 
 static const aps_field value_cycles_node_type_fields[] = {
@@ -120,6 +136,7 @@ const aps_type value_cycles_node_type = {
     .u.st = { .fields = value_cycles_node_type_fields, .nfields = 2 },
     .fast = value_cycles_node_fast,
     .valid = value_cycles_node_fast_valid,
+    .write = value_cycles_node_fast_write,
 };
 
 static const aps_type *const value_cycles_bypass_bypass_type_alts[] = {
@@ -152,6 +169,7 @@ const aps_type value_cycles_bypass_type = {
     .u.st = { .fields = value_cycles_bypass_type_fields, .nfields = 1 },
     .fast = value_cycles_bypass_fast,
     .valid = value_cycles_bypass_fast_valid,
+    .write = value_cycles_bypass_fast_write,
 };
 
 static const aps_literal value_cycles_ownership_type_values[] = {
@@ -183,6 +201,7 @@ const aps_type value_cycles_phases_phases_type = {
     .u.arr = { .elem = &value_cycles_phase_type, .min = 1, .max = SIZE_MAX },
     .fast = value_cycles_phases_phases_fast,
     .valid = value_cycles_phases_phases_fast_valid,
+    .write = value_cycles_phases_phases_fast_write,
 };
 
 static const aps_type value_cycles_pause_type_type = {
@@ -206,6 +225,7 @@ const aps_type value_cycles_pause_type = {
     .u.st = { .fields = value_cycles_pause_type_fields, .nfields = 2 },
     .fast = value_cycles_pause_fast,
     .valid = value_cycles_pause_fast_valid,
+    .write = value_cycles_pause_fast_write,
 };
 
 const aps_type value_cycles_phases_actions_type = {
@@ -215,6 +235,7 @@ const aps_type value_cycles_phases_actions_type = {
     .u.arr = { .elem = &value_cycles_pause_type, .min = 0, .max = SIZE_MAX },
     .fast = value_cycles_phases_actions_fast,
     .valid = value_cycles_phases_actions_fast_valid,
+    .write = value_cycles_phases_actions_fast_write,
 };
 
 static const aps_field value_cycles_phases_type_fields[] = {
@@ -232,6 +253,7 @@ const aps_type value_cycles_phases_type = {
     .u.st = { .fields = value_cycles_phases_type_fields, .nfields = 2 },
     .fast = value_cycles_phases_fast,
     .valid = value_cycles_phases_fast_valid,
+    .write = value_cycles_phases_fast_write,
 };
 
 /* The member of Node that the name k names: its number, or -1. */
@@ -982,6 +1004,246 @@ static bool value_cycles_phases_actions_fast_valid(const void *value, bool stric
             return false;
     }
     return true;
+}
+
+/*
+ * The members of Node at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool value_cycles_node_fast_members(aps_json_writer *w, const value_cycles_node_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"node\"", 14, w->len != first))
+        return false;
+    if (v->has_value) {
+        if (!aps_fast_put_token(w, ",\"value\":", 9, 1) ||
+            !value_cycles_node_properties_fast_write(w, &v->value, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Node, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_node_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_node_t *v = (const value_cycles_node_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!value_cycles_node_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of NodeProperties at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool value_cycles_node_properties_fast_members(aps_json_writer *w, const value_cycles_node_properties_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"childCount\":", 14, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->child_count, 0))
+        return false;
+    if (v->has_children) {
+        if (!aps_fast_put_token(w, ",\"children\":", 12, 1) ||
+            !value_cycles_node_properties_children_fast_write(w, &v->children, depth + 1, trusted))
+            return false;
+    }
+    if (v->has_shadow_root) {
+        if (v->shadow_root_is_null) {
+            if (!aps_fast_put_token(w, ",\"shadowRoot\":null", 18, 1))
+                return false;
+        } else if (!aps_fast_put_token(w, ",\"shadowRoot\":", 14, 1) ||
+            !aps_fast_put_any(w, &v->shadow_root, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of NodeProperties, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_node_properties_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_node_properties_t *v = (const value_cycles_node_properties_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!value_cycles_node_properties_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Bypass at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool value_cycles_bypass_fast_members(aps_json_writer *w, const value_cycles_bypass_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"bypass\":", 10, w->len != first) ||
+        !aps_fast_put_table(w, &value_cycles_bypass_bypass_type, &v->bypass, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Bypass, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_bypass_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_bypass_t *v = (const value_cycles_bypass_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!value_cycles_bypass_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Phases at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool value_cycles_phases_fast_members(aps_json_writer *w, const value_cycles_phases_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"phases\":", 10, w->len != first) ||
+        !value_cycles_phases_phases_fast_write(w, &v->phases, depth + 1, trusted))
+        return false;
+    if (!aps_fast_put_token(w, ",\"actions\":", 11, 1) ||
+        !value_cycles_phases_actions_fast_write(w, &v->actions, depth + 1, trusted))
+        return false;
+    return true;
+}
+
+/* An object of Phases, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_phases_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_phases_t *v = (const value_cycles_phases_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!value_cycles_phases_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Pause at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool value_cycles_pause_fast_members(aps_json_writer *w, const value_cycles_pause_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"type\":\"pause\"", 15, w->len != first))
+        return false;
+    if (v->has_duration) {
+        if (!aps_fast_put_token(w, ",\"duration\":", 12, 1) ||
+            !aps_json_impl_put_uint(w, v->duration, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Pause, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_pause_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_pause_t *v = (const value_cycles_pause_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!value_cycles_pause_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/* An array of NodeProperties.children, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_node_properties_children_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_node_properties_children_t *v = (const value_cycles_node_properties_children_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !value_cycles_node_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Phases.phases, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_phases_phases_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_phases_phases_t *v = (const value_cycles_phases_phases_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!trusted && v->count < 1)
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !aps_fast_put_table(w, &value_cycles_phase_type, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
+}
+
+/* An array of Phases.actions, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool value_cycles_phases_actions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const value_cycles_phases_actions_t *v = (const value_cycles_phases_actions_t *)value;
+    size_t i;
+    (void)trusted;
+    if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
+        return false;
+    if (!aps_json_impl_put_byte(w, '['))
+        return false;
+    for (i = 0; i < v->count; i++) {
+        if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
+            !value_cycles_pause_fast_write(w, &v->items[i], depth + 1, trusted))
+            return false;
+    }
+    return aps_json_impl_put_byte(w, ']') != 0;
 }
 
 aps_status value_cycles_node_decode(const char *json, size_t len, aps_arena *arena,

@@ -20,16 +20,15 @@
 
 #include <string.h>
 
-const char *aps_scan_string_slow(const char *p, const char *end, int *escaped)
+const char *aps_scan_string_slow(const char *s, const char *end, int *escaped)
 {
-    const char *s = p + 1, *bad, *why;
+    const char *bad, *why;
     aps_status code;
     *escaped = 0;
     /* One pass: plain runs a vector step at a time, then what stopped the
      * scan: its end, an escape, or a UTF-8 character checked where it stands
      * (escapes are ASCII, so checking the raw bytes checks the text). */
-    for (;;) {
-        s = aps_scan_find_stop(s, end);
+    for (;; s = aps_scan_find_stop(s, end)) {
         if (s >= end)
             return NULL;
         if (*s == '"')
@@ -87,11 +86,17 @@ const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room,
         case 'n':
             p = aps_scan_word(p, end, "null", 4);
             break;
-        default:
+        default: {
+            /* Integers are the usual numbers: read inline; the rest, out of line. */
+            bool neg;
+            uint64_t mag;
+            const char *q;
             if (*p != '-' && (unsigned)(*p - '0') > 9)
                 return NULL;
-            p = aps_json_impl_scan_number(p, end, &bad);
+            q = aps_scan_integer(p, end, &neg, &mag);
+            p = q != NULL ? q : aps_json_impl_scan_number(p, end, &bad);
             break;
+        }
         }
         if (p == NULL)
             return NULL;

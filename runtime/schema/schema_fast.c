@@ -67,20 +67,17 @@ static inline unsigned fast_ctz64(uint64_t x)
 #endif
 }
 
-const char *aps_fast_string_slow(fast_ctx *c, const char *p, aps_slice *out)
+const char *aps_fast_string_slow(fast_ctx *c, const char *p, const char *s, aps_slice *out)
 {
-    const char *q = p + 1, *s = q, *end = c->end, *r, *bs, *bad, *why;
+    const char *q = p + 1, *end = c->end, *r, *bs, *bad, *why;
     bool escaped = false;
     aps_status code;
     size_t n = 0, k;
     char *buf;
-    if (p >= end || *p != '"')
-        return NULL;
     /* Where the string ends, checking each UTF-8 character on the way
      * (escapes are ASCII, so checking the raw bytes checks the text); an
      * escape is two bytes at least, checked when unescaping below. */
-    for (;;) {
-        s = aps_scan_find_stop(s, end);
+    for (;; s = aps_scan_find_stop(s, end)) {
         if (s >= end)
             return NULL;
         if (*s == '"')

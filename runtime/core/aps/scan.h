@@ -218,8 +218,11 @@ APS_SCAN_INLINE int aps_scan_short_escape(char c)
     }
 }
 
-/* aps_scan_string for strings with escapes or bytes past ASCII. */
-const char *aps_scan_string_slow(const char *p, const char *end, int *escaped);
+/*
+ * aps_scan_string for strings with escapes or bytes past ASCII, from s,
+ * where aps_scan_find_stop stopped before the string's end.
+ */
+const char *aps_scan_string_slow(const char *s, const char *end, int *escaped);
 
 /*
  * Checks the string whose '"' is at p (p < end) as the reader does (escapes,
@@ -234,7 +237,7 @@ APS_SCAN_INLINE const char *aps_scan_string(const char *p, const char *end, int 
         *escaped = 0;
         return s + 1;
     }
-    return aps_scan_string_slow(p, end, escaped);
+    return aps_scan_string_slow(s, end, escaped);
 }
 
 /* After a member name: the value's position past the ':', or NULL. */

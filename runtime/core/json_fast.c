@@ -18,32 +18,31 @@
  */
 #include "aps/json_impl.h"
 
-#include "aps/utf8.h"
-
 #include <string.h>
 
-const char *aps_scan_string_slow(const char *p, const char *end, int *escaped)
+const char *aps_scan_string_slow(const char *s, const char *end, int *escaped)
 {
-    const char *s = p + 1, *bad, *why;
-    unsigned high = 0;
+    const char *bad, *why;
     aps_status code;
     *escaped = 0;
-    for (;;) {
-        s = aps_scan_find_special(s, end, &high);
+    /* One pass: plain runs a vector step at a time, then what stopped the
+     * scan: its end, an escape, or a UTF-8 character checked where it stands
+     * (escapes are ASCII, so checking the raw bytes checks the text). */
+    for (;; s = aps_scan_find_stop(s, end)) {
         if (s >= end)
             return NULL;
         if (*s == '"')
-            break;
-        if (*s != '\\')
-            return NULL; /* a control character */
-        *escaped = 1;
-        if ((s = aps_json_impl_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
-            return NULL;
+            return s + 1;
+        if (*s == '\\') {
+            *escaped = 1;
+            if (end - s >= 2 && aps_scan_short_escape(s[1]))
+                s += 2;
+            else if ((s = aps_json_impl_unescape_one(s, end, NULL, NULL, &code, &bad, &why)) == NULL)
+                return NULL;
+        } else if ((s = aps_scan_utf8_char(s, end)) == NULL) {
+            return NULL; /* a control character, or bad UTF-8 */
+        }
     }
-    /* Escapes are ASCII: checking the raw content checks the text's UTF-8. */
-    if ((high & 0x80u) && aps_utf8_check((const uint8_t *)(p + 1), (size_t)(s - (p + 1))) != SIZE_MAX)
-        return NULL;
-    return s + 1;
 }
 
 const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
@@ -87,11 +86,17 @@ const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room,
         case 'n':
             p = aps_scan_word(p, end, "null", 4);
             break;
-        default:
+        default: {
+            /* Integers are the usual numbers: read inline; the rest, out of line. */
+            bool neg;
+            uint64_t mag;
+            const char *q;
             if (*p != '-' && (unsigned)(*p - '0') > 9)
                 return NULL;
-            p = aps_json_impl_scan_number(p, end, &bad);
+            q = aps_scan_integer(p, end, &neg, &mag);
+            p = q != NULL ? q : aps_json_impl_scan_number(p, end, &bad);
             break;
+        }
         }
         if (p == NULL)
             return NULL;

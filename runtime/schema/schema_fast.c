@@ -22,7 +22,6 @@
  * Every function returns the position after what it read, or NULL to give up.
  */
 #include "aps/fast.h"
-#include "aps/utf8.h"
 #include "aps/json_impl.h"
 #include "schema_internal.h"
 
@@ -68,43 +67,56 @@ static inline unsigned fast_ctz64(uint64_t x)
 #endif
 }
 
-const char *aps_fast_string_slow(fast_ctx *c, const char *p, aps_slice *out)
+const char *aps_fast_string_slow(fast_ctx *c, const char *p, const char *s, aps_slice *out)
 {
-    const char *q = p + 1, *s = q, *end = c->end, *r, *bad, *why;
-    unsigned high = 0;
+    const char *q = p + 1, *end = c->end, *r, *bs, *bad, *why;
     bool escaped = false;
     aps_status code;
     size_t n = 0, k;
     char *buf;
-    if (p >= end || *p != '"')
-        return NULL;
-    /* Where the string ends: an escape is two bytes at least, checked below. */
-    for (;;) {
-        s = aps_scan_find_special(s, end, &high);
-        if (s >= end || (*s != '"' && (*s != '\\' || end - s < 2)))
-            return NULL; /* unterminated, or a control character */
+    /* Where the string ends, checking each UTF-8 character on the way
+     * (escapes are ASCII, so checking the raw bytes checks the text); an
+     * escape is two bytes at least, checked when unescaping below. */
+    for (;; s = aps_scan_find_stop(s, end)) {
+        if (s >= end)
+            return NULL;
         if (*s == '"')
             break;
-        escaped = true;
-        s += 2;
+        if (*s == '\\') {
+            if (end - s < 2)
+                return NULL;
+            escaped = true;
+            s += 2;
+        } else if ((s = aps_scan_utf8_char(s, end)) == NULL) {
+            return NULL; /* a control character, or bad UTF-8 */
+        }
     }
-    /* Escapes are ASCII: checking the raw content checks the text's UTF-8. */
-    if ((high & 0x80u) && aps_utf8_check((const uint8_t *)q, (size_t)(s - q)) != SIZE_MAX)
-        return NULL;
     if (!escaped) {
         out->ptr = q;
         out->len = (size_t)(s - q);
         return s + 1;
     }
-    /* Unescaped text is never longer than its escaped form. */
+    /* Unescaped text is never longer than its escaped form. Runs between
+     * escapes are copied whole; one-letter escapes are decoded here. */
     if ((buf = (char *)aps_arena_alloc_aligned(c->arena, (size_t)(s - q), 1)) == NULL)
         return NULL;
     for (r = q; r < s;) {
-        if (*r != '\\') {
-            buf[n++] = *r++;
-        } else if ((r = aps_json_impl_unescape_one(r, s, buf + n, &k, &code, &bad, &why)) == NULL) {
-            return NULL;
-        } else {
+        if ((bs = (const char *)memchr(r, '\\', (size_t)(s - r))) == NULL)
+            bs = s;
+        memcpy(buf + n, r, (size_t)(bs - r));
+        n += (size_t)(bs - r);
+        if (bs == s)
+            break;
+        switch (bs[1]) {
+        case '"': case '\\': case '/': buf[n++] = bs[1]; r = bs + 2; continue;
+        case 'b': buf[n++] = '\b'; r = bs + 2; continue;
+        case 'f': buf[n++] = '\f'; r = bs + 2; continue;
+        case 'n': buf[n++] = '\n'; r = bs + 2; continue;
+        case 'r': buf[n++] = '\r'; r = bs + 2; continue;
+        case 't': buf[n++] = '\t'; r = bs + 2; continue;
+        default:
+            if ((r = aps_json_impl_unescape_one(bs, s, buf + n, &k, &code, &bad, &why)) == NULL)
+                return NULL;
             n += k;
         }
     }

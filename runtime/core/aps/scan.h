@@ -186,8 +186,45 @@ APS_SCAN_INLINE const char *aps_scan_find_stop(const char *s, const char *end)
     return s;
 }
 
-/* aps_scan_string for strings with escapes or bytes past ASCII. */
-const char *aps_scan_string_slow(const char *p, const char *end, int *escaped);
+/*
+ * The UTF-8 character whose first byte, past ASCII or a control character,
+ * is at s (s < end): the position after it, or NULL when it is not one
+ * valid character of RFC 3629 (no overlong form, surrogate or code point
+ * past U+10FFFF) within [s, end). Continuation bytes are never '"' or '\\',
+ * so a string's end is not skipped.
+ */
+APS_SCAN_INLINE const char *aps_scan_utf8_char(const char *s, const char *end)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned lo, hi;
+    if (u[0] < 0xC2 || u[0] > 0xF4)
+        return NULL;
+    if (u[0] < 0xE0)
+        return end - s >= 2 && (u[1] & 0xC0u) == 0x80u ? s + 2 : NULL;
+    lo = u[0] == 0xE0 || u[0] == 0xF0 ? (u[0] == 0xE0 ? 0xA0u : 0x90u) : 0x80u;
+    hi = u[0] == 0xED ? 0x9Fu : u[0] == 0xF4 ? 0x8Fu : 0xBFu;
+    if (u[0] < 0xF0)
+        return end - s >= 3 && u[1] >= lo && u[1] <= hi && (u[2] & 0xC0u) == 0x80u ? s + 3 : NULL;
+    return end - s >= 4 && u[1] >= lo && u[1] <= hi && (u[2] & 0xC0u) == 0x80u && (u[3] & 0xC0u) == 0x80u ? s + 4
+                                                                                                             : NULL;
+}
+
+/* Is c the letter of a one-letter JSON escape (\" \\ \/ \b \f \n \r \t)? */
+APS_SCAN_INLINE int aps_scan_short_escape(char c)
+{
+    switch (c) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * aps_scan_string for strings with escapes or bytes past ASCII, from s,
+ * where aps_scan_find_stop stopped before the string's end.
+ */
+const char *aps_scan_string_slow(const char *s, const char *end, int *escaped);
 
 /*
  * Checks the string whose '"' is at p (p < end) as the reader does (escapes,
@@ -202,7 +239,7 @@ APS_SCAN_INLINE const char *aps_scan_string(const char *p, const char *end, int 
         *escaped = 0;
         return s + 1;
     }
-    return aps_scan_string_slow(p, end, escaped);
+    return aps_scan_string_slow(s, end, escaped);
 }
 
 /* After a member name: the value's position past the ':', or NULL. */

@@ -122,10 +122,11 @@ APS_FAST_INLINE bool aps_fast_see(uint64_t *seen, unsigned bit)
 }
 
 /*
- * aps_fast_string for strings with escapes or bytes past ASCII: checks
- * and unescapes them in one pass over the string (out of line).
+ * aps_fast_string for strings with escapes or bytes past ASCII (out of
+ * line): the string whose '"' is at p, from s, where aps_scan_find_stop
+ * stopped before its end.
  */
-const char *aps_fast_string_slow(aps_fast_ctx *c, const char *p, aps_slice *out);
+const char *aps_fast_string_slow(aps_fast_ctx *c, const char *p, const char *s, aps_slice *out);
 
 /*
  * The string at p: *out is its content, a slice of the input without
@@ -142,7 +143,7 @@ APS_FAST_INLINE const char *aps_fast_string(aps_fast_ctx *c, const char *p, aps_
         out->len = (size_t)(s - p) - 1;
         return s + 1;
     }
-    return aps_fast_string_slow(c, p, out);
+    return aps_fast_string_slow(c, p, s, out);
 }
 
 /*

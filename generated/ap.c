@@ -12,6 +12,8 @@
 #include "ap.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type ap_run_start_method_type;
 static const aps_type ap_subscription_subscribe_method_type;
 static const aps_type ap_channel_other_type;
@@ -1004,8 +1006,8 @@ static const char *ap_subscribe_params_namespaces_fast(aps_fast_ctx *c, const ch
 static bool ap_subscribe_params_namespaces_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_reconnect_params_subscriptions_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_reconnect_params_subscriptions_fast_valid(const void *value, bool strict, unsigned depth);
-static const char *ap_goto_alt3_fast(aps_fast_ctx *c, const char *p, void *vout);
-static bool ap_goto_alt3_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_goto_array_fast(aps_fast_ctx *c, const char *p, void *vout);
+static bool ap_goto_array_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_input_respond_many_responses_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_input_respond_many_responses_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_state_get_params_keys_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -1287,7 +1289,7 @@ static bool ap_namespace_fast_write(aps_json_writer *w, const void *value, unsig
 static bool ap_subscribe_params_channels_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool ap_subscribe_params_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool ap_reconnect_params_subscriptions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
-static bool ap_goto_alt3_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool ap_goto_array_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool ap_input_respond_many_responses_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool ap_state_get_params_keys_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool ap_reconnect_result_current_namespaces_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
@@ -1723,38 +1725,38 @@ const aps_type ap_run_send_type = {
     .write = ap_run_send_fast_write,
 };
 
-static const aps_type *const ap_goto_alt3_item_type_alts[] = {
+static const aps_type *const ap_goto_array_item_type_alts[] = {
     &aps_text_type,
     &ap_run_send_type,
 };
-const aps_type ap_goto_alt3_item_type = {
+const aps_type ap_goto_array_item_type = {
     .kind = APS_K_UNION,
     .name = "Goto/3[]",
-    .size = sizeof(ap_goto_alt3_item_t),
+    .size = sizeof(ap_goto_array_item_t),
     .u.un = {
         .cls = APS_U_KIND,
-        .alts = ap_goto_alt3_item_type_alts,
+        .alts = ap_goto_array_item_type_alts,
         .nalts = 2,
-        .kind_offset = offsetof(ap_goto_alt3_item_t, kind),
-        .payload_offset = offsetof(ap_goto_alt3_item_t, u),
-        .raw_offset = offsetof(ap_goto_alt3_item_t, raw),
+        .kind_offset = offsetof(ap_goto_array_item_t, kind),
+        .payload_offset = offsetof(ap_goto_array_item_t, u),
+        .raw_offset = offsetof(ap_goto_array_item_t, raw),
     },
 };
 
-const aps_type ap_goto_alt3_type = {
+const aps_type ap_goto_array_type = {
     .kind = APS_K_ARRAY,
     .name = "Goto/3",
-    .size = sizeof(ap_goto_alt3_t),
-    .u.arr = { .elem = &ap_goto_alt3_item_type, .min = 0, .max = SIZE_MAX },
-    .fast = ap_goto_alt3_fast,
-    .valid = ap_goto_alt3_fast_valid,
-    .write = ap_goto_alt3_fast_write,
+    .size = sizeof(ap_goto_array_t),
+    .u.arr = { .elem = &ap_goto_array_item_type, .min = 0, .max = SIZE_MAX },
+    .fast = ap_goto_array_fast,
+    .valid = ap_goto_array_fast_valid,
+    .write = ap_goto_array_fast_write,
 };
 
 static const aps_type *const ap_goto_type_alts[] = {
     &aps_text_type,
     &ap_run_send_type,
-    &ap_goto_alt3_type,
+    &ap_goto_array_type,
 };
 const aps_type ap_goto_type = {
     .kind = APS_K_UNION,
@@ -19796,9 +19798,9 @@ static bool ap_reconnect_params_subscriptions_fast_valid(const void *value, bool
 }
 
 /* An array of Goto/3. */
-static const char *ap_goto_alt3_fast(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_goto_array_fast(aps_fast_ctx *c, const char *p, void *vout)
 {
-    ap_goto_alt3_t *out = (ap_goto_alt3_t *)vout;
+    ap_goto_array_t *out = (ap_goto_array_t *)vout;
     size_t cap = 0;
     void *items;
     int closed;
@@ -19807,8 +19809,8 @@ static const char *ap_goto_alt3_fast(aps_fast_ctx *c, const char *p, void *vout)
     while (!closed) {
         if ((items = aps_fast_grow(c, out->items, out->count, &cap, sizeof *out->items)) == NULL)
             return NULL;
-        out->items = (ap_goto_alt3_item_t *)items;
-        if ((p = aps_fast_value(c, &ap_goto_alt3_item_type, p, &out->items[out->count])) == NULL)
+        out->items = (ap_goto_array_item_t *)items;
+        if ((p = aps_fast_value(c, &ap_goto_array_item_type, p, &out->items[out->count])) == NULL)
             return NULL;
         out->count++;
         if ((p = aps_scan_next(p, c->end, ']', &closed)) == NULL)
@@ -19823,15 +19825,15 @@ static const char *ap_goto_alt3_fast(aps_fast_ctx *c, const char *p, void *vout)
  * Is a value of Goto/3, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool ap_goto_alt3_fast_valid(const void *value, bool strict, unsigned depth)
+static bool ap_goto_array_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const ap_goto_alt3_t *v = (const ap_goto_alt3_t *)value;
+    const ap_goto_array_t *v = (const ap_goto_array_t *)value;
     size_t i;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
         return false;
     for (i = 0; i < v->count; i++) {
-        if (!aps_fast_valid(&ap_goto_alt3_item_type, &v->items[i], strict, depth + 1))
+        if (!aps_fast_valid(&ap_goto_array_item_type, &v->items[i], strict, depth + 1))
             return false;
     }
     return true;
@@ -26196,9 +26198,9 @@ static bool ap_reconnect_params_subscriptions_fast_write(aps_json_writer *w, con
 }
 
 /* An array of Goto/3, checked as it is written unless `trusted` (aps_fast_writer). */
-static bool ap_goto_alt3_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+static bool ap_goto_array_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
 {
-    const ap_goto_alt3_t *v = (const ap_goto_alt3_t *)value;
+    const ap_goto_array_t *v = (const ap_goto_array_t *)value;
     size_t i;
     (void)trusted;
     if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
@@ -26207,7 +26209,7 @@ static bool ap_goto_alt3_fast_write(aps_json_writer *w, const void *value, unsig
         return false;
     for (i = 0; i < v->count; i++) {
         if ((i != 0 && !aps_json_impl_put_byte(w, ',')) ||
-            !aps_fast_put_table(w, &ap_goto_alt3_item_type, &v->items[i], depth + 1, trusted))
+            !aps_fast_put_table(w, &ap_goto_array_item_type, &v->items[i], depth + 1, trusted))
             return false;
     }
     return aps_json_impl_put_byte(w, ']') != 0;
@@ -27611,60 +27613,60 @@ aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_err
     return aps_schema_validate(&ap_run_send_type, value, strict, err);
 }
 
-aps_status ap_goto_alt3_decode(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_t *out, aps_error *err)
+aps_status ap_goto_array_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_alt3_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&ap_goto_array_type, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_goto_alt3_decode_opts(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_t *out, const aps_decode_options *options, aps_error *err)
+aps_status ap_goto_array_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_alt3_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&ap_goto_array_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_alt3_encode(const ap_goto_alt3_t *value, aps_json_writer *w, aps_error *err)
+aps_status ap_goto_array_encode(const ap_goto_array_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_type, value, w, NULL, err);
+    return aps_schema_encode(&ap_goto_array_type, value, w, NULL, err);
 }
 
-aps_status ap_goto_alt3_encode_opts(const ap_goto_alt3_t *value, aps_json_writer *w,
+aps_status ap_goto_array_encode_opts(const ap_goto_array_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_type, value, w, options, err);
+    return aps_schema_encode(&ap_goto_array_type, value, w, options, err);
 }
 
-aps_status ap_goto_alt3_validate(const ap_goto_alt3_t *value, bool strict, aps_error *err)
+aps_status ap_goto_array_validate(const ap_goto_array_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&ap_goto_alt3_type, value, strict, err);
+    return aps_schema_validate(&ap_goto_array_type, value, strict, err);
 }
 
-aps_status ap_goto_alt3_item_decode(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_item_t *out, aps_error *err)
+aps_status ap_goto_array_item_decode(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_alt3_item_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&ap_goto_array_item_type, json, len, arena, out, NULL, err);
 }
 
-aps_status ap_goto_alt3_item_decode_opts(const char *json, size_t len, aps_arena *arena,
-    ap_goto_alt3_item_t *out, const aps_decode_options *options, aps_error *err)
+aps_status ap_goto_array_item_decode_opts(const char *json, size_t len, aps_arena *arena,
+    ap_goto_array_item_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_alt3_item_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&ap_goto_array_item_type, json, len, arena, out, options, err);
 }
 
-aps_status ap_goto_alt3_item_encode(const ap_goto_alt3_item_t *value, aps_json_writer *w, aps_error *err)
+aps_status ap_goto_array_item_encode(const ap_goto_array_item_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, NULL, err);
+    return aps_schema_encode(&ap_goto_array_item_type, value, w, NULL, err);
 }
 
-aps_status ap_goto_alt3_item_encode_opts(const ap_goto_alt3_item_t *value, aps_json_writer *w,
+aps_status ap_goto_array_item_encode_opts(const ap_goto_array_item_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&ap_goto_alt3_item_type, value, w, options, err);
+    return aps_schema_encode(&ap_goto_array_item_type, value, w, options, err);
 }
 
-aps_status ap_goto_alt3_item_validate(const ap_goto_alt3_item_t *value, bool strict, aps_error *err)
+aps_status ap_goto_array_item_validate(const ap_goto_array_item_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&ap_goto_alt3_item_type, value, strict, err);
+    return aps_schema_validate(&ap_goto_array_item_type, value, strict, err);
 }
 
 aps_status ap_input_respond_one_config_decode(const char *json, size_t len, aps_arena *arena,
@@ -31477,8 +31479,8 @@ const aps_named_type ap_types[] = {
     { .name = "InputRespondOne.update", .type = &ap_input_respond_one_update_type },
     { .name = "Goto", .type = &ap_goto_type },
     { .name = "RunSend", .type = &ap_run_send_type },
-    { .name = "Goto/3", .type = &ap_goto_alt3_type },
-    { .name = "Goto/3[]", .type = &ap_goto_alt3_item_type },
+    { .name = "Goto/3", .type = &ap_goto_array_type },
+    { .name = "Goto/3[]", .type = &ap_goto_array_item_type },
     { .name = "InputRespondOne.config", .type = &ap_input_respond_one_config_type },
     { .name = "InputRespondOne.metadata", .type = &ap_input_respond_one_metadata_type },
     { .name = "InputRespondMany", .type = &ap_input_respond_many_type },
@@ -31615,3 +31617,490 @@ const aps_named_type ap_types[] = {
     { .name = "EventStreamRequest.namespaces", .type = &ap_event_stream_request_namespaces_type },
 };
 const size_t ap_types_count = sizeof ap_types / sizeof ap_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *ap_metadata_scalar_kind_name(ap_metadata_scalar_kind k)
+{
+    switch (k) {
+    case AP_METADATA_SCALAR_NULL: return "null";
+    case AP_METADATA_SCALAR_BOOLEAN: return "boolean";
+    case AP_METADATA_SCALAR_INTEGER: return "integer";
+    case AP_METADATA_SCALAR_NUMBER: return "number";
+    case AP_METADATA_SCALAR_TEXT: return "text";
+    default: return "";
+    }
+}
+
+const char *ap_command_data_kind_name(ap_command_data_kind k)
+{
+    switch (k) {
+    case AP_COMMAND_DATA_RUN_START: return "run.start";
+    case AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE: return "subscription.subscribe";
+    case AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE: return "subscription.unsubscribe";
+    case AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT: return "subscription.reconnect";
+    case AP_COMMAND_DATA_AGENT_GET_TREE: return "agent.getTree";
+    case AP_COMMAND_DATA_INPUT_RESPOND: return "input.respond";
+    case AP_COMMAND_DATA_INPUT_INJECT: return "input.inject";
+    case AP_COMMAND_DATA_STATE_GET: return "state.get";
+    case AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS: return "state.listCheckpoints";
+    case AP_COMMAND_DATA_STATE_FORK: return "state.fork";
+    default: return "";
+    }
+}
+
+const char *ap_subscription_command_kind_name(ap_subscription_command_kind k)
+{
+    switch (k) {
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE: return "subscription.subscribe";
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE: return "subscription.unsubscribe";
+    case AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT: return "subscription.reconnect";
+    default: return "";
+    }
+}
+
+aps_slice ap_channel_name(const ap_channel_t *v)
+{
+    aps_slice s;
+    switch (v->kind) {
+    case AP_CHANNEL_VALUES: s.ptr = "values", s.len = 6; break;
+    case AP_CHANNEL_UPDATES: s.ptr = "updates", s.len = 7; break;
+    case AP_CHANNEL_MESSAGES: s.ptr = "messages", s.len = 8; break;
+    case AP_CHANNEL_TOOLS: s.ptr = "tools", s.len = 5; break;
+    case AP_CHANNEL_LIFECYCLE: s.ptr = "lifecycle", s.len = 9; break;
+    case AP_CHANNEL_INPUT: s.ptr = "input", s.len = 5; break;
+    case AP_CHANNEL_CHECKPOINTS: s.ptr = "checkpoints", s.len = 11; break;
+    case AP_CHANNEL_TASKS: s.ptr = "tasks", s.len = 5; break;
+    case AP_CHANNEL_CUSTOM: s.ptr = "custom", s.len = 6; break;
+    default: s = v->other; break;
+    }
+    return s;
+}
+
+ap_channel_t ap_channel_parse(const char *text, size_t len)
+{
+    ap_channel_t v = AP_CHANNEL_INIT;
+    if (len == 6 && memcmp(text, "values", 6) == 0) {
+        v.kind = AP_CHANNEL_VALUES;
+        return v;
+    }
+    if (len == 7 && memcmp(text, "updates", 7) == 0) {
+        v.kind = AP_CHANNEL_UPDATES;
+        return v;
+    }
+    if (len == 8 && memcmp(text, "messages", 8) == 0) {
+        v.kind = AP_CHANNEL_MESSAGES;
+        return v;
+    }
+    if (len == 5 && memcmp(text, "tools", 5) == 0) {
+        v.kind = AP_CHANNEL_TOOLS;
+        return v;
+    }
+    if (len == 9 && memcmp(text, "lifecycle", 9) == 0) {
+        v.kind = AP_CHANNEL_LIFECYCLE;
+        return v;
+    }
+    if (len == 5 && memcmp(text, "input", 5) == 0) {
+        v.kind = AP_CHANNEL_INPUT;
+        return v;
+    }
+    if (len == 11 && memcmp(text, "checkpoints", 11) == 0) {
+        v.kind = AP_CHANNEL_CHECKPOINTS;
+        return v;
+    }
+    if (len == 5 && memcmp(text, "tasks", 5) == 0) {
+        v.kind = AP_CHANNEL_TASKS;
+        return v;
+    }
+    if (len == 6 && memcmp(text, "custom", 6) == 0) {
+        v.kind = AP_CHANNEL_CUSTOM;
+        return v;
+    }
+    v.kind = AP_CHANNEL_OTHER;
+    v.other.ptr = text;
+    v.other.len = len;
+    return v;
+}
+
+const char *ap_input_command_kind_name(ap_input_command_kind k)
+{
+    switch (k) {
+    case AP_INPUT_COMMAND_INPUT_RESPOND: return "input.respond";
+    case AP_INPUT_COMMAND_INPUT_INJECT: return "input.inject";
+    default: return "";
+    }
+}
+
+const char *ap_input_respond_params_kind_name(ap_input_respond_params_kind k)
+{
+    switch (k) {
+    case AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_ONE: return "InputRespondOne";
+    case AP_INPUT_RESPOND_PARAMS_INPUT_RESPOND_MANY: return "InputRespondMany";
+    default: return "";
+    }
+}
+
+const char *ap_goto_kind_name(ap_goto_kind k)
+{
+    switch (k) {
+    case AP_GOTO_TEXT: return "text";
+    case AP_GOTO_RUN_SEND: return "RunSend";
+    case AP_GOTO_ARRAY: return "Goto/3";
+    default: return "";
+    }
+}
+
+const char *ap_goto_array_item_kind_name(ap_goto_array_item_kind k)
+{
+    switch (k) {
+    case AP_GOTO_ARRAY_ITEM_TEXT: return "text";
+    case AP_GOTO_ARRAY_ITEM_RUN_SEND: return "RunSend";
+    default: return "";
+    }
+}
+
+const char *ap_input_message_role_name(ap_input_message_role_t v)
+{
+    switch (v) {
+    case AP_INPUT_MESSAGE_ROLE_USER: return "user";
+    case AP_INPUT_MESSAGE_ROLE_SYSTEM: return "system";
+    default: return "";
+    }
+}
+
+ap_input_message_role_t ap_input_message_role_parse(const char *text, size_t len)
+{
+    if (len == 4 && memcmp(text, "user", 4) == 0)
+        return AP_INPUT_MESSAGE_ROLE_USER;
+    if (len == 6 && memcmp(text, "system", 6) == 0)
+        return AP_INPUT_MESSAGE_ROLE_SYSTEM;
+    return AP_INPUT_MESSAGE_ROLE_NONE;
+}
+
+const char *ap_state_command_kind_name(ap_state_command_kind k)
+{
+    switch (k) {
+    case AP_STATE_COMMAND_STATE_GET: return "state.get";
+    case AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS: return "state.listCheckpoints";
+    case AP_STATE_COMMAND_STATE_FORK: return "state.fork";
+    default: return "";
+    }
+}
+
+const char *ap_message_kind_name(ap_message_kind k)
+{
+    switch (k) {
+    case AP_MESSAGE_COMMAND_RESPONSE: return "success";
+    case AP_MESSAGE_ERROR_RESPONSE: return "error";
+    case AP_MESSAGE_EVENT: return "event";
+    default: return "";
+    }
+}
+
+const char *ap_result_data_kind_name(ap_result_data_kind k)
+{
+    switch (k) {
+    case AP_RESULT_DATA_RUN_RESULT: return "RunResult";
+    case AP_RESULT_DATA_SUBSCRIPTION_RESULT: return "SubscriptionResult";
+    case AP_RESULT_DATA_AGENT_RESULT: return "AgentResult";
+    case AP_RESULT_DATA_INPUT_RESULT: return "InputResult";
+    case AP_RESULT_DATA_STATE_RESULT: return "StateResult";
+    case AP_RESULT_DATA_EMPTY_RESULT: return "EmptyResult";
+    default: return "";
+    }
+}
+
+const char *ap_subscription_result_kind_name(ap_subscription_result_kind k)
+{
+    switch (k) {
+    case AP_SUBSCRIPTION_RESULT_SUBSCRIBE_RESULT: return "SubscribeResult";
+    case AP_SUBSCRIPTION_RESULT_RECONNECT_RESULT: return "ReconnectResult";
+    case AP_SUBSCRIPTION_RESULT_EMPTY_RESULT: return "EmptyResult";
+    default: return "";
+    }
+}
+
+const char *ap_agent_status_name(ap_agent_status_t v)
+{
+    switch (v) {
+    case AP_AGENT_STATUS_STARTED: return "started";
+    case AP_AGENT_STATUS_RUNNING: return "running";
+    case AP_AGENT_STATUS_COMPLETED: return "completed";
+    case AP_AGENT_STATUS_FAILED: return "failed";
+    case AP_AGENT_STATUS_INTERRUPTED: return "interrupted";
+    default: return "";
+    }
+}
+
+ap_agent_status_t ap_agent_status_parse(const char *text, size_t len)
+{
+    if (len == 7 && memcmp(text, "started", 7) == 0)
+        return AP_AGENT_STATUS_STARTED;
+    if (len == 7 && memcmp(text, "running", 7) == 0)
+        return AP_AGENT_STATUS_RUNNING;
+    if (len == 9 && memcmp(text, "completed", 9) == 0)
+        return AP_AGENT_STATUS_COMPLETED;
+    if (len == 6 && memcmp(text, "failed", 6) == 0)
+        return AP_AGENT_STATUS_FAILED;
+    if (len == 11 && memcmp(text, "interrupted", 11) == 0)
+        return AP_AGENT_STATUS_INTERRUPTED;
+    return AP_AGENT_STATUS_NONE;
+}
+
+const char *ap_state_result_kind_name(ap_state_result_kind k)
+{
+    switch (k) {
+    case AP_STATE_RESULT_STATE_GET_RESULT: return "StateGetResult";
+    case AP_STATE_RESULT_LIST_CHECKPOINTS_RESULT: return "ListCheckpointsResult";
+    case AP_STATE_RESULT_STATE_FORK_RESULT: return "StateForkResult";
+    case AP_STATE_RESULT_EMPTY_RESULT: return "EmptyResult";
+    default: return "";
+    }
+}
+
+const char *ap_error_code_name(ap_error_code_t v)
+{
+    switch (v) {
+    case AP_ERROR_CODE_INVALID_ARGUMENT: return "invalid_argument";
+    case AP_ERROR_CODE_UNKNOWN_COMMAND: return "unknown_command";
+    case AP_ERROR_CODE_UNKNOWN_ERROR: return "unknown_error";
+    case AP_ERROR_CODE_NO_SUCH_RUN: return "no_such_run";
+    case AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION: return "no_such_subscription";
+    case AP_ERROR_CODE_NO_SUCH_NAMESPACE: return "no_such_namespace";
+    case AP_ERROR_CODE_NO_SUCH_INTERRUPT: return "no_such_interrupt";
+    case AP_ERROR_CODE_NO_SUCH_CHECKPOINT: return "no_such_checkpoint";
+    case AP_ERROR_CODE_PERMISSION_DENIED: return "permission_denied";
+    case AP_ERROR_CODE_NOT_SUPPORTED: return "not_supported";
+    default: return "";
+    }
+}
+
+ap_error_code_t ap_error_code_parse(const char *text, size_t len)
+{
+    if (len == 16 && memcmp(text, "invalid_argument", 16) == 0)
+        return AP_ERROR_CODE_INVALID_ARGUMENT;
+    if (len == 15 && memcmp(text, "unknown_command", 15) == 0)
+        return AP_ERROR_CODE_UNKNOWN_COMMAND;
+    if (len == 13 && memcmp(text, "unknown_error", 13) == 0)
+        return AP_ERROR_CODE_UNKNOWN_ERROR;
+    if (len == 11 && memcmp(text, "no_such_run", 11) == 0)
+        return AP_ERROR_CODE_NO_SUCH_RUN;
+    if (len == 20 && memcmp(text, "no_such_subscription", 20) == 0)
+        return AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION;
+    if (len == 17 && memcmp(text, "no_such_namespace", 17) == 0)
+        return AP_ERROR_CODE_NO_SUCH_NAMESPACE;
+    if (len == 17 && memcmp(text, "no_such_interrupt", 17) == 0)
+        return AP_ERROR_CODE_NO_SUCH_INTERRUPT;
+    if (len == 18 && memcmp(text, "no_such_checkpoint", 18) == 0)
+        return AP_ERROR_CODE_NO_SUCH_CHECKPOINT;
+    if (len == 17 && memcmp(text, "permission_denied", 17) == 0)
+        return AP_ERROR_CODE_PERMISSION_DENIED;
+    if (len == 13 && memcmp(text, "not_supported", 13) == 0)
+        return AP_ERROR_CODE_NOT_SUPPORTED;
+    return AP_ERROR_CODE_NONE;
+}
+
+const char *ap_event_data_kind_name(ap_event_data_kind k)
+{
+    switch (k) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return "lifecycle";
+    case AP_EVENT_DATA_MESSAGES_EVENT: return "messages";
+    case AP_EVENT_DATA_TOOLS_EVENT: return "tools";
+    case AP_EVENT_DATA_INPUT_EVENT: return "input.requested";
+    case AP_EVENT_DATA_VALUES_EVENT: return "values";
+    case AP_EVENT_DATA_UPDATES_EVENT: return "updates";
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return "checkpoints";
+    case AP_EVENT_DATA_CUSTOM_EVENT: return "custom";
+    case AP_EVENT_DATA_TASKS_EVENT: return "tasks";
+    default: return "";
+    }
+}
+
+const char *ap_lifecycle_cause_kind_name(ap_lifecycle_cause_kind k)
+{
+    switch (k) {
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL: return "toolCall";
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND: return "send";
+    case AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE: return "edge";
+    default: return "";
+    }
+}
+
+const char *ap_messages_data_kind_name(ap_messages_data_kind k)
+{
+    switch (k) {
+    case AP_MESSAGES_DATA_MESSAGE_START_DATA: return "message-start";
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA: return "content-block-start";
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA: return "content-block-delta";
+    case AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA: return "content-block-finish";
+    case AP_MESSAGES_DATA_MESSAGE_FINISH_DATA: return "message-finish";
+    case AP_MESSAGES_DATA_MESSAGE_ERROR_DATA: return "error";
+    default: return "";
+    }
+}
+
+const char *ap_message_role_name(ap_message_role_t v)
+{
+    switch (v) {
+    case AP_MESSAGE_ROLE_AI: return "ai";
+    case AP_MESSAGE_ROLE_HUMAN: return "human";
+    case AP_MESSAGE_ROLE_SYSTEM: return "system";
+    default: return "";
+    }
+}
+
+ap_message_role_t ap_message_role_parse(const char *text, size_t len)
+{
+    if (len == 2 && memcmp(text, "ai", 2) == 0)
+        return AP_MESSAGE_ROLE_AI;
+    if (len == 5 && memcmp(text, "human", 5) == 0)
+        return AP_MESSAGE_ROLE_HUMAN;
+    if (len == 6 && memcmp(text, "system", 6) == 0)
+        return AP_MESSAGE_ROLE_SYSTEM;
+    return AP_MESSAGE_ROLE_NONE;
+}
+
+const char *ap_content_block_kind_name(ap_content_block_kind k)
+{
+    switch (k) {
+    case AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return "text";
+    case AP_CONTENT_BLOCK_INVALID_TOOL_CALL: return "invalid_tool_call";
+    case AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return "reasoning";
+    case AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return "non_standard";
+    case AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return "image";
+    case AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return "video";
+    case AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return "audio";
+    case AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return "file";
+    case AP_CONTENT_BLOCK_TOOL_CALL: return "tool_call";
+    case AP_CONTENT_BLOCK_TOOL_CALL_CHUNK: return "tool_call_chunk";
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL: return "server_tool_call";
+    case AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return "server_tool_call_chunk";
+    case AP_CONTENT_BLOCK_SERVER_TOOL_RESULT: return "server_tool_result";
+    default: return "";
+    }
+}
+
+const char *ap_block_index_kind_name(ap_block_index_kind k)
+{
+    switch (k) {
+    case AP_BLOCK_INDEX_JS_INT: return "js-int";
+    case AP_BLOCK_INDEX_TEXT: return "text";
+    default: return "";
+    }
+}
+
+const char *ap_annotation_kind_name(ap_annotation_kind k)
+{
+    switch (k) {
+    case AP_ANNOTATION_CITATION: return "citation";
+    case AP_ANNOTATION_NON_STANDARD_ANNOTATION: return "non_standard_annotation";
+    default: return "";
+    }
+}
+
+const char *ap_data_content_block_kind_name(ap_data_content_block_kind k)
+{
+    switch (k) {
+    case AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return "image";
+    case AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return "video";
+    case AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return "audio";
+    case AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return "file";
+    default: return "";
+    }
+}
+
+const char *ap_tool_content_block_kind_name(ap_tool_content_block_kind k)
+{
+    switch (k) {
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL: return "tool_call";
+    case AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK: return "tool_call_chunk";
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL: return "server_tool_call";
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK: return "server_tool_call_chunk";
+    case AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT: return "server_tool_result";
+    default: return "";
+    }
+}
+
+const char *ap_server_tool_result_status_name(ap_server_tool_result_status_t v)
+{
+    switch (v) {
+    case AP_SERVER_TOOL_RESULT_STATUS_SUCCESS: return "success";
+    case AP_SERVER_TOOL_RESULT_STATUS_ERROR: return "error";
+    default: return "";
+    }
+}
+
+ap_server_tool_result_status_t ap_server_tool_result_status_parse(const char *text, size_t len)
+{
+    if (len == 7 && memcmp(text, "success", 7) == 0)
+        return AP_SERVER_TOOL_RESULT_STATUS_SUCCESS;
+    if (len == 5 && memcmp(text, "error", 5) == 0)
+        return AP_SERVER_TOOL_RESULT_STATUS_ERROR;
+    return AP_SERVER_TOOL_RESULT_STATUS_NONE;
+}
+
+const char *ap_content_block_delta_kind_name(ap_content_block_delta_kind k)
+{
+    switch (k) {
+    case AP_CONTENT_BLOCK_DELTA_TEXT_DELTA: return "text-delta";
+    case AP_CONTENT_BLOCK_DELTA_REASONING_DELTA: return "reasoning-delta";
+    case AP_CONTENT_BLOCK_DELTA_DATA_DELTA: return "data-delta";
+    case AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA: return "block-delta";
+    case AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA: return "tool-call-delta";
+    default: return "";
+    }
+}
+
+const char *ap_finalized_content_block_kind_name(ap_finalized_content_block_kind k)
+{
+    switch (k) {
+    case AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK: return "text";
+    case AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK: return "reasoning";
+    case AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL: return "tool_call";
+    case AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL: return "invalid_tool_call";
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL: return "server_tool_call";
+    case AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT: return "server_tool_result";
+    case AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK: return "image";
+    case AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK: return "video";
+    case AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK: return "audio";
+    case AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK: return "file";
+    case AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK: return "non_standard";
+    default: return "";
+    }
+}
+
+const char *ap_tools_data_kind_name(ap_tools_data_kind k)
+{
+    switch (k) {
+    case AP_TOOLS_DATA_TOOL_STARTED_DATA: return "tool-started";
+    case AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA: return "tool-output-delta";
+    case AP_TOOLS_DATA_TOOL_FINISHED_DATA: return "tool-finished";
+    case AP_TOOLS_DATA_TOOL_ERROR_DATA: return "tool-error";
+    default: return "";
+    }
+}
+
+const char *ap_checkpoint_source_name(ap_checkpoint_source_t v)
+{
+    switch (v) {
+    case AP_CHECKPOINT_SOURCE_INPUT: return "input";
+    case AP_CHECKPOINT_SOURCE_LOOP: return "loop";
+    case AP_CHECKPOINT_SOURCE_UPDATE: return "update";
+    case AP_CHECKPOINT_SOURCE_FORK: return "fork";
+    default: return "";
+    }
+}
+
+ap_checkpoint_source_t ap_checkpoint_source_parse(const char *text, size_t len)
+{
+    if (len == 5 && memcmp(text, "input", 5) == 0)
+        return AP_CHECKPOINT_SOURCE_INPUT;
+    if (len == 4 && memcmp(text, "loop", 4) == 0)
+        return AP_CHECKPOINT_SOURCE_LOOP;
+    if (len == 6 && memcmp(text, "update", 6) == 0)
+        return AP_CHECKPOINT_SOURCE_UPDATE;
+    if (len == 4 && memcmp(text, "fork", 4) == 0)
+        return AP_CHECKPOINT_SOURCE_FORK;
+    return AP_CHECKPOINT_SOURCE_NONE;
+}
+

@@ -6,10 +6,13 @@
  * Each descriptor tells the runtime's schema engine (aps/schema.h) how a C
  * type maps to JSON; the functions are thin entry points into that engine.
  * Structs, arrays and discriminated unions also get a straight-line decoder
- * (PREFIX_T_fast), which the engine tries first (aps/fast.h).
+ * (PREFIX_T_fast) and encoder (PREFIX_T_fast_write), which the engine tries
+ * first (aps/fast.h).
  */
 #include "bits.h"
 #include "aps/fast.h"
+
+#include <string.h>
 
 static const aps_type bits_permissions_mode_type;
 static const aps_type bits_permissions_flags_type;
@@ -29,6 +32,8 @@ static const char *bits_permissions_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *bits_permissions_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool bits_permissions_fast_valid(const void *value, bool strict, unsigned depth);
+static bool bits_permissions_fast_members(aps_json_writer *w, const bits_permissions_t *v, unsigned depth, bool trusted, size_t first);
+static bool bits_permissions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type bits_permissions_mode_type = {
     .kind = APS_K_UINT,
@@ -98,6 +103,7 @@ const aps_type bits_permissions_type = {
     .u.st = { .fields = bits_permissions_type_fields, .nfields = 4 },
     .fast = bits_permissions_fast,
     .valid = bits_permissions_fast_valid,
+    .write = bits_permissions_fast_write,
 };
 
 static const aps_type bits_tcp_bit_alt1_type = {
@@ -330,6 +336,53 @@ static bool bits_permissions_fast_valid(const void *value, bool strict, unsigned
     return true;
 }
 
+/*
+ * The members of Permissions at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool bits_permissions_fast_members(aps_json_writer *w, const bits_permissions_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"mode\":", 8, w->len != first) ||
+        !aps_json_impl_put_uint(w, v->mode, 0))
+        return false;
+    if (v->has_flags) {
+        if (!aps_fast_put_token(w, ",\"flags\":", 9, 1) ||
+            !aps_json_impl_put_uint(w, v->flags, 0))
+            return false;
+    }
+    if (v->has_tcp) {
+        if (!aps_fast_put_token(w, ",\"tcp\":", 7, 1) ||
+            !aps_json_impl_put_uint(w, v->tcp, 0))
+            return false;
+    }
+    if (v->has_small) {
+        if (!aps_fast_put_token(w, ",\"small\":", 9, 1) ||
+            (!trusted && (v->small > UINT64_C(255))) || !aps_json_impl_put_uint(w, v->small, 0))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Permissions, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool bits_permissions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const bits_permissions_t *v = (const bits_permissions_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!bits_permissions_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
 aps_status bits_permissions_decode(const char *json, size_t len, aps_arena *arena,
     bits_permissions_t *out, aps_error *err)
 {
@@ -494,3 +547,27 @@ const aps_named_type bits_types[] = {
     { .name = "Access", .type = &bits_access_type },
 };
 const size_t bits_types_count = sizeof bits_types / sizeof bits_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *bits_tcp_bit_kind_name(bits_tcp_bit_kind k)
+{
+    switch (k) {
+    case BITS_TCP_BIT_INTEGER: return "TcpBit/1";
+    case BITS_TCP_BIT_INTEGER_2: return "TcpBit/2";
+    case BITS_TCP_BIT_INTEGER_3: return "TcpBit/3";
+    case BITS_TCP_BIT_URGENT: return "Urgent";
+    default: return "";
+    }
+}
+
+const char *bits_access_kind_name(bits_access_kind k)
+{
+    switch (k) {
+    case BITS_ACCESS_INTEGER: return "Access/1";
+    case BITS_ACCESS_INTEGER_2: return "Access/2";
+    case BITS_ACCESS_INTEGER_3: return "Access/3";
+    default: return "";
+    }
+}
+

@@ -144,6 +144,8 @@ APS_NODISCARD aps_status bits_permissions_encode(const bits_permissions_t *value
 APS_NODISCARD aps_status bits_permissions_encode_opts(const bits_permissions_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status bits_permissions_validate(const bits_permissions_t *value, bool strict, aps_error *err);
+/** `bits_permissions_t v = BITS_PERMISSIONS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define BITS_PERMISSIONS_INIT APS_ZERO_INIT
 
 /* ---- TcpFlags ---- */
 extern const aps_type bits_tcp_flags_type;
@@ -156,6 +158,8 @@ APS_NODISCARD aps_status bits_tcp_flags_encode(const bits_tcp_flags_t *value, ap
 APS_NODISCARD aps_status bits_tcp_flags_encode_opts(const bits_tcp_flags_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status bits_tcp_flags_validate(const bits_tcp_flags_t *value, bool strict, aps_error *err);
+/** `bits_tcp_flags_t v = BITS_TCP_FLAGS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define BITS_TCP_FLAGS_INIT APS_ZERO_INIT
 
 /* ---- TcpBit ---- */
 extern const aps_type bits_tcp_bit_type;
@@ -171,6 +175,10 @@ APS_NODISCARD aps_status bits_tcp_bit_encode(const bits_tcp_bit_t *value, aps_js
 APS_NODISCARD aps_status bits_tcp_bit_encode_opts(const bits_tcp_bit_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status bits_tcp_bit_validate(const bits_tcp_bit_t *value, bool strict, aps_error *err);
+/** `bits_tcp_bit_t v = BITS_TCP_BIT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define BITS_TCP_BIT_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *bits_tcp_bit_kind_name(bits_tcp_bit_kind k);
 
 /* ---- Urgent ---- */
 extern const aps_type bits_urgent_type;
@@ -183,6 +191,8 @@ APS_NODISCARD aps_status bits_urgent_encode(const bits_urgent_t *value, aps_json
 APS_NODISCARD aps_status bits_urgent_encode_opts(const bits_urgent_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status bits_urgent_validate(const bits_urgent_t *value, bool strict, aps_error *err);
+/** `bits_urgent_t v = BITS_URGENT_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define BITS_URGENT_INIT APS_ZERO_INIT
 
 /* ---- Access ---- */
 extern const aps_type bits_access_type;
@@ -198,6 +208,10 @@ APS_NODISCARD aps_status bits_access_encode(const bits_access_t *value, aps_json
 APS_NODISCARD aps_status bits_access_encode_opts(const bits_access_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err);
 APS_NODISCARD aps_status bits_access_validate(const bits_access_t *value, bool strict, aps_error *err);
+/** `bits_access_t v = BITS_ACCESS_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define BITS_ACCESS_INIT APS_ZERO_INIT
+/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
+const char *bits_access_kind_name(bits_access_kind k);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type bits_types[];

@@ -12,6 +12,8 @@
 #include "disc.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type disc_circle_type_type;
 static const aps_type disc_square_type_type;
 static const aps_type disc_triangle_type_type;
@@ -54,24 +56,24 @@ static const char *disc_hexagon_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *disc_hexagon_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_hexagon_fast_valid(const void *value, bool strict, unsigned depth);
-static int disc_command_alt1_fast_index(const aps_fast_ctx *c, aps_slice k);
-static int disc_command_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_alt1_t *out,
+static int disc_command_add_fast_index(const aps_fast_ctx *c, aps_slice k);
+static int disc_command_add_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_add_t *out,
     uint64_t *seen);
-static const char *disc_command_alt1_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_alt1_t *out,
+static const char *disc_command_add_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_add_t *out,
     uint64_t *seen);
-static const char *disc_command_alt1_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt1_t *out,
+static const char *disc_command_add_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_add_t *out,
     uint64_t seen);
-static const char *disc_command_alt1_fast(aps_fast_ctx *c, const char *p, void *out);
-static bool disc_command_alt1_fast_valid(const void *value, bool strict, unsigned depth);
-static int disc_command_alt2_fast_index(const aps_fast_ctx *c, aps_slice k);
-static int disc_command_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_alt2_t *out,
+static const char *disc_command_add_fast(aps_fast_ctx *c, const char *p, void *out);
+static bool disc_command_add_fast_valid(const void *value, bool strict, unsigned depth);
+static int disc_command_clear_fast_index(const aps_fast_ctx *c, aps_slice k);
+static int disc_command_clear_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_clear_t *out,
     uint64_t *seen);
-static const char *disc_command_alt2_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_alt2_t *out,
+static const char *disc_command_clear_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_clear_t *out,
     uint64_t *seen);
-static const char *disc_command_alt2_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt2_t *out,
+static const char *disc_command_clear_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_clear_t *out,
     uint64_t seen);
-static const char *disc_command_alt2_fast(aps_fast_ctx *c, const char *p, void *out);
-static bool disc_command_alt2_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_command_clear_fast(aps_fast_ctx *c, const char *p, void *out);
+static bool disc_command_clear_fast_valid(const void *value, bool strict, unsigned depth);
 static bool disc_shape_fast_pick(aps_fast_ctx *c, const char **pp, disc_shape_t *out, uint64_t *seen);
 static const char *disc_shape_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_shape_fast_valid(const void *value, bool strict, unsigned depth);
@@ -89,10 +91,10 @@ static bool disc_triangle_fast_members(aps_json_writer *w, const disc_triangle_t
 static bool disc_triangle_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool disc_hexagon_fast_members(aps_json_writer *w, const disc_hexagon_t *v, unsigned depth, bool trusted, size_t first);
 static bool disc_hexagon_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
-static bool disc_command_alt1_fast_members(aps_json_writer *w, const disc_command_alt1_t *v, unsigned depth, bool trusted, size_t first);
-static bool disc_command_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
-static bool disc_command_alt2_fast_members(aps_json_writer *w, const disc_command_alt2_t *v, unsigned depth, bool trusted, size_t first);
-static bool disc_command_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_command_add_fast_members(aps_json_writer *w, const disc_command_add_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_command_add_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool disc_command_clear_fast_members(aps_json_writer *w, const disc_command_clear_t *v, unsigned depth, bool trusted, size_t first);
+static bool disc_command_clear_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool disc_shape_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool disc_polygon_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool disc_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
@@ -259,21 +261,21 @@ static const aps_type disc_command_alt1_op_type = {
     .u.lit = { .kind = APS_LIT_TEXT, .text = "add", .len = 3 },
 };
 
-static const aps_field disc_command_alt1_type_fields[] = {
+static const aps_field disc_command_add_type_fields[] = {
     { .key = "op", .key_len = 2, .snake = "op", .snake_len = 2, .type = &disc_command_alt1_op_type,
       .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
     { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &aps_int_type,
       .flags = APS_F_PLAIN_NAMES,
-      .offset = offsetof(disc_command_alt1_t, value) },
+      .offset = offsetof(disc_command_add_t, value) },
 };
-const aps_type disc_command_alt1_type = {
+const aps_type disc_command_add_type = {
     .kind = APS_K_STRUCT,
     .name = "Command/1",
-    .size = sizeof(disc_command_alt1_t),
-    .u.st = { .fields = disc_command_alt1_type_fields, .nfields = 2 },
-    .fast = disc_command_alt1_fast,
-    .valid = disc_command_alt1_fast_valid,
-    .write = disc_command_alt1_fast_write,
+    .size = sizeof(disc_command_add_t),
+    .u.st = { .fields = disc_command_add_type_fields, .nfields = 2 },
+    .fast = disc_command_add_fast,
+    .valid = disc_command_add_fast_valid,
+    .write = disc_command_add_fast_write,
 };
 
 static const aps_type disc_command_alt2_op_type = {
@@ -282,23 +284,23 @@ static const aps_type disc_command_alt2_op_type = {
     .u.lit = { .kind = APS_LIT_TEXT, .text = "clear", .len = 5 },
 };
 
-static const aps_field disc_command_alt2_type_fields[] = {
+static const aps_field disc_command_clear_type_fields[] = {
     { .key = "op", .key_len = 2, .snake = "op", .snake_len = 2, .type = &disc_command_alt2_op_type,
       .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
 };
-const aps_type disc_command_alt2_type = {
+const aps_type disc_command_clear_type = {
     .kind = APS_K_STRUCT,
     .name = "Command/2",
-    .size = sizeof(disc_command_alt2_t),
-    .u.st = { .fields = disc_command_alt2_type_fields, .nfields = 1 },
-    .fast = disc_command_alt2_fast,
-    .valid = disc_command_alt2_fast_valid,
-    .write = disc_command_alt2_fast_write,
+    .size = sizeof(disc_command_clear_t),
+    .u.st = { .fields = disc_command_clear_type_fields, .nfields = 1 },
+    .fast = disc_command_clear_fast,
+    .valid = disc_command_clear_fast_valid,
+    .write = disc_command_clear_fast_write,
 };
 
 static const aps_type *const disc_command_type_alts[] = {
-    &disc_command_alt1_type,
-    &disc_command_alt2_type,
+    &disc_command_add_type,
+    &disc_command_clear_type,
 };
 static const aps_literal disc_command_type_disc[] = {
     { .kind = APS_LIT_TEXT, .text = "add", .len = 3 },
@@ -834,7 +836,7 @@ static bool disc_hexagon_fast_valid(const void *value, bool strict, unsigned dep
 }
 
 /* The member of Command/1 that the name k names: its number, or -1. */
-static int disc_command_alt1_fast_index(const aps_fast_ctx *c, aps_slice k)
+static int disc_command_add_fast_index(const aps_fast_ctx *c, aps_slice k)
 {
     (void)c; /* every name is spelled alike in either case */
     if (k.len == 2 && aps_scan_bytes_equal(k.ptr, "op", 2))
@@ -849,7 +851,7 @@ static int disc_command_alt1_fast_index(const aps_fast_ctx *c, aps_slice k)
  * position after it, or NULL to give up (also when it was read already).
  * Inlined: where i is a constant (_ordered), only its case remains.
  */
-APS_FAST_INLINE const char *disc_command_alt1_fast_field(aps_fast_ctx *c, int i, const char *p, disc_command_alt1_t *out,
+APS_FAST_INLINE const char *disc_command_add_fast_field(aps_fast_ctx *c, int i, const char *p, disc_command_add_t *out,
     uint64_t *seen)
 {
     if (!aps_fast_see(seen, (unsigned)i))
@@ -871,13 +873,13 @@ APS_FAST_INLINE const char *disc_command_alt1_fast_field(aps_fast_ctx *c, int i,
  * One member of Command/1, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
  */
-static int disc_command_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_alt1_t *out,
+static int disc_command_add_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_add_t *out,
     uint64_t *seen)
 {
-    int i = disc_command_alt1_fast_index(c, k);
+    int i = disc_command_add_fast_index(c, k);
     if (i < 0)
         return 0;
-    return (*pp = disc_command_alt1_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+    return (*pp = disc_command_add_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
 }
 
 /*
@@ -887,15 +889,15 @@ static int disc_command_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const cha
  * out of order are left to the caller's loop. Returns where it stands
  * (NULL to give up); *closed when the object ended.
  */
-static const char *disc_command_alt1_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_alt1_t *out,
+static const char *disc_command_add_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_add_t *out,
     uint64_t *seen)
 {
     const char *q;
     if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
-        ((p = disc_command_alt1_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = disc_command_add_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
-        ((p = disc_command_alt1_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = disc_command_add_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     return p;
 }
@@ -906,18 +908,18 @@ static const char *disc_command_alt1_fast_ordered(aps_fast_ctx *c, const char *p
  * holds the members read already (a discriminant). Returns the position
  * after the object.
  */
-static const char *disc_command_alt1_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt1_t *out,
+static const char *disc_command_add_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_add_t *out,
     uint64_t seen)
 {
     aps_slice k;
     int r;
     (void)start;
-    if ((p = disc_command_alt1_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+    if ((p = disc_command_add_fast_ordered(c, p, &closed, out, &seen)) == NULL)
         return NULL;
     while (!closed) {
         if ((p = aps_scan_name(p, c->end, &k)) == NULL)
             return NULL;
-        r = disc_command_alt1_fast_member(c, k, &p, out, &seen);
+        r = disc_command_add_fast_member(c, k, &p, out, &seen);
         if (r <= 0 || (p = aps_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
@@ -928,12 +930,12 @@ static const char *disc_command_alt1_fast_body(aps_fast_ctx *c, const char *p, i
 }
 
 /* An object of Command/1. */
-static const char *disc_command_alt1_fast(aps_fast_ctx *c, const char *p, void *out)
+static const char *disc_command_add_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
-        (p = disc_command_alt1_fast_body(c, p, closed, start, (disc_command_alt1_t *)out, 0)) == NULL)
+        (p = disc_command_add_fast_body(c, p, closed, start, (disc_command_add_t *)out, 0)) == NULL)
         return NULL;
     c->typed--;
     return p;
@@ -943,9 +945,9 @@ static const char *disc_command_alt1_fast(aps_fast_ctx *c, const char *p, void *
  * Is a value of Command/1, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool disc_command_alt1_fast_valid(const void *value, bool strict, unsigned depth)
+static bool disc_command_add_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const disc_command_alt1_t *v = (const disc_command_alt1_t *)value;
+    const disc_command_add_t *v = (const disc_command_add_t *)value;
     (void)v;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED)
@@ -954,7 +956,7 @@ static bool disc_command_alt1_fast_valid(const void *value, bool strict, unsigne
 }
 
 /* The member of Command/2 that the name k names: its number, or -1. */
-static int disc_command_alt2_fast_index(const aps_fast_ctx *c, aps_slice k)
+static int disc_command_clear_fast_index(const aps_fast_ctx *c, aps_slice k)
 {
     (void)c; /* every name is spelled alike in either case */
     if (k.len == 2 && aps_scan_bytes_equal(k.ptr, "op", 2))
@@ -967,7 +969,7 @@ static int disc_command_alt2_fast_index(const aps_fast_ctx *c, aps_slice k)
  * position after it, or NULL to give up (also when it was read already).
  * Inlined: where i is a constant (_ordered), only its case remains.
  */
-APS_FAST_INLINE const char *disc_command_alt2_fast_field(aps_fast_ctx *c, int i, const char *p, disc_command_alt2_t *out,
+APS_FAST_INLINE const char *disc_command_clear_fast_field(aps_fast_ctx *c, int i, const char *p, disc_command_clear_t *out,
     uint64_t *seen)
 {
     (void)out;
@@ -986,13 +988,13 @@ APS_FAST_INLINE const char *disc_command_alt2_fast_field(aps_fast_ctx *c, int i,
  * One member of Command/2, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
  */
-static int disc_command_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_alt2_t *out,
+static int disc_command_clear_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_clear_t *out,
     uint64_t *seen)
 {
-    int i = disc_command_alt2_fast_index(c, k);
+    int i = disc_command_clear_fast_index(c, k);
     if (i < 0)
         return 0;
-    return (*pp = disc_command_alt2_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+    return (*pp = disc_command_clear_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
 }
 
 /*
@@ -1002,12 +1004,12 @@ static int disc_command_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const cha
  * out of order are left to the caller's loop. Returns where it stands
  * (NULL to give up); *closed when the object ended.
  */
-static const char *disc_command_alt2_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_alt2_t *out,
+static const char *disc_command_clear_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, disc_command_clear_t *out,
     uint64_t *seen)
 {
     const char *q;
     if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
-        ((p = disc_command_alt2_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = disc_command_clear_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     return p;
 }
@@ -1018,18 +1020,18 @@ static const char *disc_command_alt2_fast_ordered(aps_fast_ctx *c, const char *p
  * holds the members read already (a discriminant). Returns the position
  * after the object.
  */
-static const char *disc_command_alt2_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_alt2_t *out,
+static const char *disc_command_clear_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, disc_command_clear_t *out,
     uint64_t seen)
 {
     aps_slice k;
     int r;
     (void)start;
-    if ((p = disc_command_alt2_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+    if ((p = disc_command_clear_fast_ordered(c, p, &closed, out, &seen)) == NULL)
         return NULL;
     while (!closed) {
         if ((p = aps_scan_name(p, c->end, &k)) == NULL)
             return NULL;
-        r = disc_command_alt2_fast_member(c, k, &p, out, &seen);
+        r = disc_command_clear_fast_member(c, k, &p, out, &seen);
         if (r <= 0 || (p = aps_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
@@ -1040,12 +1042,12 @@ static const char *disc_command_alt2_fast_body(aps_fast_ctx *c, const char *p, i
 }
 
 /* An object of Command/2. */
-static const char *disc_command_alt2_fast(aps_fast_ctx *c, const char *p, void *out)
+static const char *disc_command_clear_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
-        (p = disc_command_alt2_fast_body(c, p, closed, start, (disc_command_alt2_t *)out, 0)) == NULL)
+        (p = disc_command_clear_fast_body(c, p, closed, start, (disc_command_clear_t *)out, 0)) == NULL)
         return NULL;
     c->typed--;
     return p;
@@ -1055,9 +1057,9 @@ static const char *disc_command_alt2_fast(aps_fast_ctx *c, const char *p, void *
  * Is a value of Command/2, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool disc_command_alt2_fast_valid(const void *value, bool strict, unsigned depth)
+static bool disc_command_clear_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const disc_command_alt2_t *v = (const disc_command_alt2_t *)value;
+    const disc_command_clear_t *v = (const disc_command_clear_t *)value;
     (void)v;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED)
@@ -1238,12 +1240,12 @@ static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_comman
 {
     const char *p = *pp;
     if ((*pp = aps_fast_literal(c, p, "add", 3)) != NULL) {
-        out->kind = DISC_COMMAND_COMMAND_ALT1;
+        out->kind = DISC_COMMAND_ADD;
         *seen = UINT64_C(0x1);
         return true;
     }
     if ((*pp = aps_fast_literal(c, p, "clear", 5)) != NULL) {
-        out->kind = DISC_COMMAND_COMMAND_ALT2;
+        out->kind = DISC_COMMAND_CLEAR;
         *seen = UINT64_C(0x1);
         return true;
     }
@@ -1277,8 +1279,8 @@ static const char *disc_command_fast(aps_fast_ctx *c, const char *p, void *vout)
         return NULL;
     }
     switch (out->kind) {
-    case DISC_COMMAND_COMMAND_ALT1: p = disc_command_alt1_fast_body(c, p, closed, start, &out->u.command_alt1, seen); break;
-    case DISC_COMMAND_COMMAND_ALT2: p = disc_command_alt2_fast_body(c, p, closed, start, &out->u.command_alt2, seen); break;
+    case DISC_COMMAND_ADD: p = disc_command_add_fast_body(c, p, closed, start, &out->u.add, seen); break;
+    case DISC_COMMAND_CLEAR: p = disc_command_clear_fast_body(c, p, closed, start, &out->u.clear, seen); break;
     default: return NULL;
     }
     if (p == NULL)
@@ -1298,8 +1300,8 @@ static bool disc_command_fast_valid(const void *value, bool strict, unsigned dep
 {
     const disc_command_t *v = (const disc_command_t *)value;
     switch (v->kind) {
-    case DISC_COMMAND_COMMAND_ALT1: return disc_command_alt1_fast_valid(&v->u.command_alt1, strict, depth + 1);
-    case DISC_COMMAND_COMMAND_ALT2: return disc_command_alt2_fast_valid(&v->u.command_alt2, strict, depth + 1);
+    case DISC_COMMAND_ADD: return disc_command_add_fast_valid(&v->u.add, strict, depth + 1);
+    case DISC_COMMAND_CLEAR: return disc_command_clear_fast_valid(&v->u.clear, strict, depth + 1);
     default: return false;
     }
 }
@@ -1452,7 +1454,7 @@ static bool disc_hexagon_fast_write(aps_json_writer *w, const void *value, unsig
  * `trusted`. False when a check fails or w runs out of room: the caller
  * rolls w back.
  */
-static bool disc_command_alt1_fast_members(aps_json_writer *w, const disc_command_alt1_t *v, unsigned depth, bool trusted, size_t first)
+static bool disc_command_add_fast_members(aps_json_writer *w, const disc_command_add_t *v, unsigned depth, bool trusted, size_t first)
 {
     (void)w;
     (void)v;
@@ -1468,14 +1470,14 @@ static bool disc_command_alt1_fast_members(aps_json_writer *w, const disc_comman
 }
 
 /* An object of Command/1, checked as it is written unless `trusted` (aps_fast_writer). */
-static bool disc_command_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+static bool disc_command_add_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
 {
-    const disc_command_alt1_t *v = (const disc_command_alt1_t *)value;
+    const disc_command_add_t *v = (const disc_command_add_t *)value;
     size_t first;
     if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
         return false;
     first = w->len;
-    if (!disc_command_alt1_fast_members(w, v, depth, trusted, first))
+    if (!disc_command_add_fast_members(w, v, depth, trusted, first))
         return false;
     return aps_json_impl_put_byte(w, '}') != 0;
 }
@@ -1486,7 +1488,7 @@ static bool disc_command_alt1_fast_write(aps_json_writer *w, const void *value, 
  * `trusted`. False when a check fails or w runs out of room: the caller
  * rolls w back.
  */
-static bool disc_command_alt2_fast_members(aps_json_writer *w, const disc_command_alt2_t *v, unsigned depth, bool trusted, size_t first)
+static bool disc_command_clear_fast_members(aps_json_writer *w, const disc_command_clear_t *v, unsigned depth, bool trusted, size_t first)
 {
     (void)w;
     (void)v;
@@ -1499,14 +1501,14 @@ static bool disc_command_alt2_fast_members(aps_json_writer *w, const disc_comman
 }
 
 /* An object of Command/2, checked as it is written unless `trusted` (aps_fast_writer). */
-static bool disc_command_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+static bool disc_command_clear_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
 {
-    const disc_command_alt2_t *v = (const disc_command_alt2_t *)value;
+    const disc_command_clear_t *v = (const disc_command_clear_t *)value;
     size_t first;
     if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
         return false;
     first = w->len;
-    if (!disc_command_alt2_fast_members(w, v, depth, trusted, first))
+    if (!disc_command_clear_fast_members(w, v, depth, trusted, first))
         return false;
     return aps_json_impl_put_byte(w, '}') != 0;
 }
@@ -1549,8 +1551,8 @@ static bool disc_command_fast_write(aps_json_writer *w, const void *value, unsig
 {
     const disc_command_t *v = (const disc_command_t *)value;
     switch (v->kind) {
-    case DISC_COMMAND_COMMAND_ALT1: return disc_command_alt1_fast_write(w, &v->u.command_alt1, depth + 1, trusted);
-    case DISC_COMMAND_COMMAND_ALT2: return disc_command_alt2_fast_write(w, &v->u.command_alt2, depth + 1, trusted);
+    case DISC_COMMAND_ADD: return disc_command_add_fast_write(w, &v->u.add, depth + 1, trusted);
+    case DISC_COMMAND_CLEAR: return disc_command_clear_fast_write(w, &v->u.clear, depth + 1, trusted);
     default: return false;
     }
 }
@@ -1751,60 +1753,60 @@ aps_status disc_command_validate(const disc_command_t *value, bool strict, aps_e
     return aps_schema_validate(&disc_command_type, value, strict, err);
 }
 
-aps_status disc_command_alt1_decode(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt1_t *out, aps_error *err)
+aps_status disc_command_add_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_add_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_alt1_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&disc_command_add_type, json, len, arena, out, NULL, err);
 }
 
-aps_status disc_command_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt1_t *out, const aps_decode_options *options, aps_error *err)
+aps_status disc_command_add_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_add_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_alt1_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&disc_command_add_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_command_alt1_encode(const disc_command_alt1_t *value, aps_json_writer *w, aps_error *err)
+aps_status disc_command_add_encode(const disc_command_add_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt1_type, value, w, NULL, err);
+    return aps_schema_encode(&disc_command_add_type, value, w, NULL, err);
 }
 
-aps_status disc_command_alt1_encode_opts(const disc_command_alt1_t *value, aps_json_writer *w,
+aps_status disc_command_add_encode_opts(const disc_command_add_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt1_type, value, w, options, err);
+    return aps_schema_encode(&disc_command_add_type, value, w, options, err);
 }
 
-aps_status disc_command_alt1_validate(const disc_command_alt1_t *value, bool strict, aps_error *err)
+aps_status disc_command_add_validate(const disc_command_add_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&disc_command_alt1_type, value, strict, err);
+    return aps_schema_validate(&disc_command_add_type, value, strict, err);
 }
 
-aps_status disc_command_alt2_decode(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt2_t *out, aps_error *err)
+aps_status disc_command_clear_decode(const char *json, size_t len, aps_arena *arena,
+    disc_command_clear_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_alt2_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&disc_command_clear_type, json, len, arena, out, NULL, err);
 }
 
-aps_status disc_command_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    disc_command_alt2_t *out, const aps_decode_options *options, aps_error *err)
+aps_status disc_command_clear_decode_opts(const char *json, size_t len, aps_arena *arena,
+    disc_command_clear_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_alt2_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&disc_command_clear_type, json, len, arena, out, options, err);
 }
 
-aps_status disc_command_alt2_encode(const disc_command_alt2_t *value, aps_json_writer *w, aps_error *err)
+aps_status disc_command_clear_encode(const disc_command_clear_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt2_type, value, w, NULL, err);
+    return aps_schema_encode(&disc_command_clear_type, value, w, NULL, err);
 }
 
-aps_status disc_command_alt2_encode_opts(const disc_command_alt2_t *value, aps_json_writer *w,
+aps_status disc_command_clear_encode_opts(const disc_command_clear_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&disc_command_alt2_type, value, w, options, err);
+    return aps_schema_encode(&disc_command_clear_type, value, w, options, err);
 }
 
-aps_status disc_command_alt2_validate(const disc_command_alt2_t *value, bool strict, aps_error *err)
+aps_status disc_command_clear_validate(const disc_command_clear_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&disc_command_alt2_type, value, strict, err);
+    return aps_schema_validate(&disc_command_clear_type, value, strict, err);
 }
 
 const aps_named_type disc_types[] = {
@@ -1815,7 +1817,39 @@ const aps_named_type disc_types[] = {
     { .name = "Triangle", .type = &disc_triangle_type },
     { .name = "Hexagon", .type = &disc_hexagon_type },
     { .name = "Command", .type = &disc_command_type },
-    { .name = "Command/1", .type = &disc_command_alt1_type },
-    { .name = "Command/2", .type = &disc_command_alt2_type },
+    { .name = "Command/1", .type = &disc_command_add_type },
+    { .name = "Command/2", .type = &disc_command_clear_type },
 };
 const size_t disc_types_count = sizeof disc_types / sizeof disc_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *disc_shape_kind_name(disc_shape_kind k)
+{
+    switch (k) {
+    case DISC_SHAPE_CIRCLE: return "circle";
+    case DISC_SHAPE_SQUARE: return "square";
+    case DISC_SHAPE_TRIANGLE: return "triangle";
+    case DISC_SHAPE_HEXAGON: return "hexagon";
+    default: return "";
+    }
+}
+
+const char *disc_polygon_kind_name(disc_polygon_kind k)
+{
+    switch (k) {
+    case DISC_POLYGON_TRIANGLE: return "triangle";
+    case DISC_POLYGON_HEXAGON: return "hexagon";
+    default: return "";
+    }
+}
+
+const char *disc_command_kind_name(disc_command_kind k)
+{
+    switch (k) {
+    case DISC_COMMAND_ADD: return "add";
+    case DISC_COMMAND_CLEAR: return "clear";
+    default: return "";
+    }
+}
+

@@ -12,6 +12,8 @@
 #include "kind.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static int kind_spec_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int kind_spec_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, kind_spec_t *out,
     uint64_t *seen);
@@ -30,13 +32,13 @@ static const char *kind_reading_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *kind_reading_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool kind_reading_fast_valid(const void *value, bool strict, unsigned depth);
-static const char *kind_target_alt2_fast(aps_fast_ctx *c, const char *p, void *vout);
-static bool kind_target_alt2_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *kind_target_array_fast(aps_fast_ctx *c, const char *p, void *vout);
+static bool kind_target_array_fast_valid(const void *value, bool strict, unsigned depth);
 static bool kind_spec_fast_members(aps_json_writer *w, const kind_spec_t *v, unsigned depth, bool trusted, size_t first);
 static bool kind_spec_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool kind_reading_fast_members(aps_json_writer *w, const kind_reading_t *v, unsigned depth, bool trusted, size_t first);
 static bool kind_reading_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
-static bool kind_target_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool kind_target_array_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 static const aps_type *const kind_ref_type_alts[] = {
     &aps_int_type,
@@ -89,19 +91,19 @@ const aps_type kind_spec_type = {
     .write = kind_spec_fast_write,
 };
 
-const aps_type kind_target_alt2_type = {
+const aps_type kind_target_array_type = {
     .kind = APS_K_ARRAY,
     .name = "Target/2",
-    .size = sizeof(kind_target_alt2_t),
+    .size = sizeof(kind_target_array_t),
     .u.arr = { .elem = &aps_text_type, .min = 0, .max = SIZE_MAX },
-    .fast = kind_target_alt2_fast,
-    .valid = kind_target_alt2_fast_valid,
-    .write = kind_target_alt2_fast_write,
+    .fast = kind_target_array_fast,
+    .valid = kind_target_array_fast_valid,
+    .write = kind_target_array_fast_write,
 };
 
 static const aps_type *const kind_target_type_alts[] = {
     &kind_spec_type,
-    &kind_target_alt2_type,
+    &kind_target_array_type,
     &aps_bool_type,
 };
 const aps_type kind_target_type = {
@@ -426,9 +428,9 @@ static bool kind_reading_fast_valid(const void *value, bool strict, unsigned dep
 }
 
 /* An array of Target/2. */
-static const char *kind_target_alt2_fast(aps_fast_ctx *c, const char *p, void *vout)
+static const char *kind_target_array_fast(aps_fast_ctx *c, const char *p, void *vout)
 {
-    kind_target_alt2_t *out = (kind_target_alt2_t *)vout;
+    kind_target_array_t *out = (kind_target_array_t *)vout;
     size_t cap = 0;
     void *items;
     int closed;
@@ -453,9 +455,9 @@ static const char *kind_target_alt2_fast(aps_fast_ctx *c, const char *p, void *v
  * Is a value of Target/2, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool kind_target_alt2_fast_valid(const void *value, bool strict, unsigned depth)
+static bool kind_target_array_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const kind_target_alt2_t *v = (const kind_target_alt2_t *)value;
+    const kind_target_array_t *v = (const kind_target_array_t *)value;
     size_t i;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
@@ -549,9 +551,9 @@ static bool kind_reading_fast_write(aps_json_writer *w, const void *value, unsig
 }
 
 /* An array of Target/2, checked as it is written unless `trusted` (aps_fast_writer). */
-static bool kind_target_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+static bool kind_target_array_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
 {
-    const kind_target_alt2_t *v = (const kind_target_alt2_t *)value;
+    const kind_target_array_t *v = (const kind_target_array_t *)value;
     size_t i;
     (void)trusted;
     if (depth >= APS_FAST_MAX_TYPED || (v->count != 0 && v->items == NULL))
@@ -678,32 +680,32 @@ aps_status kind_spec_validate(const kind_spec_t *value, bool strict, aps_error *
     return aps_schema_validate(&kind_spec_type, value, strict, err);
 }
 
-aps_status kind_target_alt2_decode(const char *json, size_t len, aps_arena *arena,
-    kind_target_alt2_t *out, aps_error *err)
+aps_status kind_target_array_decode(const char *json, size_t len, aps_arena *arena,
+    kind_target_array_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_target_alt2_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&kind_target_array_type, json, len, arena, out, NULL, err);
 }
 
-aps_status kind_target_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    kind_target_alt2_t *out, const aps_decode_options *options, aps_error *err)
+aps_status kind_target_array_decode_opts(const char *json, size_t len, aps_arena *arena,
+    kind_target_array_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&kind_target_alt2_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&kind_target_array_type, json, len, arena, out, options, err);
 }
 
-aps_status kind_target_alt2_encode(const kind_target_alt2_t *value, aps_json_writer *w, aps_error *err)
+aps_status kind_target_array_encode(const kind_target_array_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&kind_target_alt2_type, value, w, NULL, err);
+    return aps_schema_encode(&kind_target_array_type, value, w, NULL, err);
 }
 
-aps_status kind_target_alt2_encode_opts(const kind_target_alt2_t *value, aps_json_writer *w,
+aps_status kind_target_array_encode_opts(const kind_target_array_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&kind_target_alt2_type, value, w, options, err);
+    return aps_schema_encode(&kind_target_array_type, value, w, options, err);
 }
 
-aps_status kind_target_alt2_validate(const kind_target_alt2_t *value, bool strict, aps_error *err)
+aps_status kind_target_array_validate(const kind_target_array_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&kind_target_alt2_type, value, strict, err);
+    return aps_schema_validate(&kind_target_array_type, value, strict, err);
 }
 
 aps_status kind_reading_decode(const char *json, size_t len, aps_arena *arena,
@@ -767,8 +769,48 @@ const aps_named_type kind_types[] = {
     { .name = "Amount", .type = &kind_amount_type },
     { .name = "Target", .type = &kind_target_type },
     { .name = "Spec", .type = &kind_spec_type },
-    { .name = "Target/2", .type = &kind_target_alt2_type },
+    { .name = "Target/2", .type = &kind_target_array_type },
     { .name = "Reading", .type = &kind_reading_type },
     { .name = "Reading.note", .type = &kind_reading_note_type },
 };
 const size_t kind_types_count = sizeof kind_types / sizeof kind_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *kind_ref_kind_name(kind_ref_kind k)
+{
+    switch (k) {
+    case KIND_REF_INTEGER: return "integer";
+    case KIND_REF_TEXT: return "text";
+    default: return "";
+    }
+}
+
+const char *kind_amount_kind_name(kind_amount_kind k)
+{
+    switch (k) {
+    case KIND_AMOUNT_INTEGER: return "integer";
+    case KIND_AMOUNT_NUMBER: return "number";
+    default: return "";
+    }
+}
+
+const char *kind_target_kind_name(kind_target_kind k)
+{
+    switch (k) {
+    case KIND_TARGET_SPEC: return "Spec";
+    case KIND_TARGET_ARRAY: return "Target/2";
+    case KIND_TARGET_BOOLEAN: return "boolean";
+    default: return "";
+    }
+}
+
+const char *kind_reading_note_kind_name(kind_reading_note_kind k)
+{
+    switch (k) {
+    case KIND_READING_NOTE_INTEGER: return "integer";
+    case KIND_READING_NOTE_TEXT: return "text";
+    default: return "";
+    }
+}
+

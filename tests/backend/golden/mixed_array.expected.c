@@ -12,26 +12,28 @@
 #include "mixed_array.h"
 #include "aps/fast.h"
 
+#include <string.h>
+
 static const aps_type mixed_array_value_alt1_type_type;
 static const aps_type mixed_array_value_alt2_type_type;
-static int mixed_array_value_alt1_fast_index(const aps_fast_ctx *c, aps_slice k);
-static int mixed_array_value_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_alt1_t *out,
+static int mixed_array_value_number_fast_index(const aps_fast_ctx *c, aps_slice k);
+static int mixed_array_value_number_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_number_t *out,
     uint64_t *seen);
-static const char *mixed_array_value_alt1_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_alt1_t *out,
+static const char *mixed_array_value_number_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_number_t *out,
     uint64_t *seen);
-static const char *mixed_array_value_alt1_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_alt1_t *out,
+static const char *mixed_array_value_number_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_number_t *out,
     uint64_t seen);
-static const char *mixed_array_value_alt1_fast(aps_fast_ctx *c, const char *p, void *out);
-static bool mixed_array_value_alt1_fast_valid(const void *value, bool strict, unsigned depth);
-static int mixed_array_value_alt2_fast_index(const aps_fast_ctx *c, aps_slice k);
-static int mixed_array_value_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_alt2_t *out,
+static const char *mixed_array_value_number_fast(aps_fast_ctx *c, const char *p, void *out);
+static bool mixed_array_value_number_fast_valid(const void *value, bool strict, unsigned depth);
+static int mixed_array_value_string_fast_index(const aps_fast_ctx *c, aps_slice k);
+static int mixed_array_value_string_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_string_t *out,
     uint64_t *seen);
-static const char *mixed_array_value_alt2_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_alt2_t *out,
+static const char *mixed_array_value_string_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_string_t *out,
     uint64_t *seen);
-static const char *mixed_array_value_alt2_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_alt2_t *out,
+static const char *mixed_array_value_string_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_string_t *out,
     uint64_t seen);
-static const char *mixed_array_value_alt2_fast(aps_fast_ctx *c, const char *p, void *out);
-static bool mixed_array_value_alt2_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *mixed_array_value_string_fast(aps_fast_ctx *c, const char *p, void *out);
+static bool mixed_array_value_string_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *mixed_array_pair_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_pair_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *mixed_array_mapping_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -43,10 +45,10 @@ static bool mixed_array_named_fast_valid(const void *value, bool strict, unsigne
 static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_array_value_t *out, uint64_t *seen);
 static const char *mixed_array_value_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_value_fast_valid(const void *value, bool strict, unsigned depth);
-static bool mixed_array_value_alt1_fast_members(aps_json_writer *w, const mixed_array_value_alt1_t *v, unsigned depth, bool trusted, size_t first);
-static bool mixed_array_value_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
-static bool mixed_array_value_alt2_fast_members(aps_json_writer *w, const mixed_array_value_alt2_t *v, unsigned depth, bool trusted, size_t first);
-static bool mixed_array_value_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_value_number_fast_members(aps_json_writer *w, const mixed_array_value_number_t *v, unsigned depth, bool trusted, size_t first);
+static bool mixed_array_value_number_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool mixed_array_value_string_fast_members(aps_json_writer *w, const mixed_array_value_string_t *v, unsigned depth, bool trusted, size_t first);
+static bool mixed_array_value_string_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool mixed_array_pair_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool mixed_array_mapping_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool mixed_array_mapping_entry_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
@@ -87,21 +89,21 @@ static const aps_type mixed_array_value_alt1_type_type = {
     .u.lit = { .kind = APS_LIT_TEXT, .text = "number", .len = 6 },
 };
 
-static const aps_field mixed_array_value_alt1_type_fields[] = {
+static const aps_field mixed_array_value_number_type_fields[] = {
     { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &mixed_array_value_alt1_type_type,
       .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
     { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &aps_int_type,
       .flags = APS_F_PLAIN_NAMES,
-      .offset = offsetof(mixed_array_value_alt1_t, value) },
+      .offset = offsetof(mixed_array_value_number_t, value) },
 };
-const aps_type mixed_array_value_alt1_type = {
+const aps_type mixed_array_value_number_type = {
     .kind = APS_K_STRUCT,
     .name = "Value/1",
-    .size = sizeof(mixed_array_value_alt1_t),
-    .u.st = { .fields = mixed_array_value_alt1_type_fields, .nfields = 2 },
-    .fast = mixed_array_value_alt1_fast,
-    .valid = mixed_array_value_alt1_fast_valid,
-    .write = mixed_array_value_alt1_fast_write,
+    .size = sizeof(mixed_array_value_number_t),
+    .u.st = { .fields = mixed_array_value_number_type_fields, .nfields = 2 },
+    .fast = mixed_array_value_number_fast,
+    .valid = mixed_array_value_number_fast_valid,
+    .write = mixed_array_value_number_fast_write,
 };
 
 static const aps_type mixed_array_value_alt2_type_type = {
@@ -110,26 +112,26 @@ static const aps_type mixed_array_value_alt2_type_type = {
     .u.lit = { .kind = APS_LIT_TEXT, .text = "string", .len = 6 },
 };
 
-static const aps_field mixed_array_value_alt2_type_fields[] = {
+static const aps_field mixed_array_value_string_type_fields[] = {
     { .key = "type", .key_len = 4, .snake = "type", .snake_len = 4, .type = &mixed_array_value_alt2_type_type,
       .flags = APS_F_LITERAL | APS_F_PLAIN_NAMES },
     { .key = "value", .key_len = 5, .snake = "value", .snake_len = 5, .type = &aps_text_type,
       .flags = APS_F_PLAIN_NAMES,
-      .offset = offsetof(mixed_array_value_alt2_t, value) },
+      .offset = offsetof(mixed_array_value_string_t, value) },
 };
-const aps_type mixed_array_value_alt2_type = {
+const aps_type mixed_array_value_string_type = {
     .kind = APS_K_STRUCT,
     .name = "Value/2",
-    .size = sizeof(mixed_array_value_alt2_t),
-    .u.st = { .fields = mixed_array_value_alt2_type_fields, .nfields = 2 },
-    .fast = mixed_array_value_alt2_fast,
-    .valid = mixed_array_value_alt2_fast_valid,
-    .write = mixed_array_value_alt2_fast_write,
+    .size = sizeof(mixed_array_value_string_t),
+    .u.st = { .fields = mixed_array_value_string_type_fields, .nfields = 2 },
+    .fast = mixed_array_value_string_fast,
+    .valid = mixed_array_value_string_fast_valid,
+    .write = mixed_array_value_string_fast_write,
 };
 
 static const aps_type *const mixed_array_value_type_alts[] = {
-    &mixed_array_value_alt1_type,
-    &mixed_array_value_alt2_type,
+    &mixed_array_value_number_type,
+    &mixed_array_value_string_type,
 };
 static const aps_literal mixed_array_value_type_disc[] = {
     { .kind = APS_LIT_TEXT, .text = "number", .len = 6 },
@@ -239,7 +241,7 @@ const aps_type mixed_array_named_type = {
 };
 
 /* The member of Value/1 that the name k names: its number, or -1. */
-static int mixed_array_value_alt1_fast_index(const aps_fast_ctx *c, aps_slice k)
+static int mixed_array_value_number_fast_index(const aps_fast_ctx *c, aps_slice k)
 {
     (void)c; /* every name is spelled alike in either case */
     if (k.len == 4 && aps_scan_bytes_equal(k.ptr, "type", 4))
@@ -254,7 +256,7 @@ static int mixed_array_value_alt1_fast_index(const aps_fast_ctx *c, aps_slice k)
  * position after it, or NULL to give up (also when it was read already).
  * Inlined: where i is a constant (_ordered), only its case remains.
  */
-APS_FAST_INLINE const char *mixed_array_value_alt1_fast_field(aps_fast_ctx *c, int i, const char *p, mixed_array_value_alt1_t *out,
+APS_FAST_INLINE const char *mixed_array_value_number_fast_field(aps_fast_ctx *c, int i, const char *p, mixed_array_value_number_t *out,
     uint64_t *seen)
 {
     if (!aps_fast_see(seen, (unsigned)i))
@@ -276,13 +278,13 @@ APS_FAST_INLINE const char *mixed_array_value_alt1_fast_field(aps_fast_ctx *c, i
  * One member of Value/1, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
  */
-static int mixed_array_value_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_alt1_t *out,
+static int mixed_array_value_number_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_number_t *out,
     uint64_t *seen)
 {
-    int i = mixed_array_value_alt1_fast_index(c, k);
+    int i = mixed_array_value_number_fast_index(c, k);
     if (i < 0)
         return 0;
-    return (*pp = mixed_array_value_alt1_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+    return (*pp = mixed_array_value_number_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
 }
 
 /*
@@ -292,15 +294,15 @@ static int mixed_array_value_alt1_fast_member(aps_fast_ctx *c, aps_slice k, cons
  * out of order are left to the caller's loop. Returns where it stands
  * (NULL to give up); *closed when the object ended.
  */
-static const char *mixed_array_value_alt1_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_alt1_t *out,
+static const char *mixed_array_value_number_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_number_t *out,
     uint64_t *seen)
 {
     const char *q;
     if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = mixed_array_value_alt1_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = mixed_array_value_number_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
-        ((p = mixed_array_value_alt1_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = mixed_array_value_number_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     return p;
 }
@@ -311,18 +313,18 @@ static const char *mixed_array_value_alt1_fast_ordered(aps_fast_ctx *c, const ch
  * holds the members read already (a discriminant). Returns the position
  * after the object.
  */
-static const char *mixed_array_value_alt1_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_alt1_t *out,
+static const char *mixed_array_value_number_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_number_t *out,
     uint64_t seen)
 {
     aps_slice k;
     int r;
     (void)start;
-    if ((p = mixed_array_value_alt1_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+    if ((p = mixed_array_value_number_fast_ordered(c, p, &closed, out, &seen)) == NULL)
         return NULL;
     while (!closed) {
         if ((p = aps_scan_name(p, c->end, &k)) == NULL)
             return NULL;
-        r = mixed_array_value_alt1_fast_member(c, k, &p, out, &seen);
+        r = mixed_array_value_number_fast_member(c, k, &p, out, &seen);
         if (r <= 0 || (p = aps_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
@@ -333,12 +335,12 @@ static const char *mixed_array_value_alt1_fast_body(aps_fast_ctx *c, const char 
 }
 
 /* An object of Value/1. */
-static const char *mixed_array_value_alt1_fast(aps_fast_ctx *c, const char *p, void *out)
+static const char *mixed_array_value_number_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
-        (p = mixed_array_value_alt1_fast_body(c, p, closed, start, (mixed_array_value_alt1_t *)out, 0)) == NULL)
+        (p = mixed_array_value_number_fast_body(c, p, closed, start, (mixed_array_value_number_t *)out, 0)) == NULL)
         return NULL;
     c->typed--;
     return p;
@@ -348,9 +350,9 @@ static const char *mixed_array_value_alt1_fast(aps_fast_ctx *c, const char *p, v
  * Is a value of Value/1, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool mixed_array_value_alt1_fast_valid(const void *value, bool strict, unsigned depth)
+static bool mixed_array_value_number_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const mixed_array_value_alt1_t *v = (const mixed_array_value_alt1_t *)value;
+    const mixed_array_value_number_t *v = (const mixed_array_value_number_t *)value;
     (void)v;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED)
@@ -359,7 +361,7 @@ static bool mixed_array_value_alt1_fast_valid(const void *value, bool strict, un
 }
 
 /* The member of Value/2 that the name k names: its number, or -1. */
-static int mixed_array_value_alt2_fast_index(const aps_fast_ctx *c, aps_slice k)
+static int mixed_array_value_string_fast_index(const aps_fast_ctx *c, aps_slice k)
 {
     (void)c; /* every name is spelled alike in either case */
     if (k.len == 4 && aps_scan_bytes_equal(k.ptr, "type", 4))
@@ -374,7 +376,7 @@ static int mixed_array_value_alt2_fast_index(const aps_fast_ctx *c, aps_slice k)
  * position after it, or NULL to give up (also when it was read already).
  * Inlined: where i is a constant (_ordered), only its case remains.
  */
-APS_FAST_INLINE const char *mixed_array_value_alt2_fast_field(aps_fast_ctx *c, int i, const char *p, mixed_array_value_alt2_t *out,
+APS_FAST_INLINE const char *mixed_array_value_string_fast_field(aps_fast_ctx *c, int i, const char *p, mixed_array_value_string_t *out,
     uint64_t *seen)
 {
     if (!aps_fast_see(seen, (unsigned)i))
@@ -396,13 +398,13 @@ APS_FAST_INLINE const char *mixed_array_value_alt2_fast_field(aps_fast_ctx *c, i
  * One member of Value/2, named k, value at *pp: reads it and moves *pp
  * past it. Returns 1, 0 when k names none of its members, -1 to give up.
  */
-static int mixed_array_value_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_alt2_t *out,
+static int mixed_array_value_string_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_string_t *out,
     uint64_t *seen)
 {
-    int i = mixed_array_value_alt2_fast_index(c, k);
+    int i = mixed_array_value_string_fast_index(c, k);
     if (i < 0)
         return 0;
-    return (*pp = mixed_array_value_alt2_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+    return (*pp = mixed_array_value_string_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
 }
 
 /*
@@ -412,15 +414,15 @@ static int mixed_array_value_alt2_fast_member(aps_fast_ctx *c, aps_slice k, cons
  * out of order are left to the caller's loop. Returns where it stands
  * (NULL to give up); *closed when the object ended.
  */
-static const char *mixed_array_value_alt2_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_alt2_t *out,
+static const char *mixed_array_value_string_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, mixed_array_value_string_t *out,
     uint64_t *seen)
 {
     const char *q;
     if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = mixed_array_value_alt2_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = mixed_array_value_string_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
-        ((p = mixed_array_value_alt2_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        ((p = mixed_array_value_string_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
     return p;
 }
@@ -431,18 +433,18 @@ static const char *mixed_array_value_alt2_fast_ordered(aps_fast_ctx *c, const ch
  * holds the members read already (a discriminant). Returns the position
  * after the object.
  */
-static const char *mixed_array_value_alt2_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_alt2_t *out,
+static const char *mixed_array_value_string_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, mixed_array_value_string_t *out,
     uint64_t seen)
 {
     aps_slice k;
     int r;
     (void)start;
-    if ((p = mixed_array_value_alt2_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+    if ((p = mixed_array_value_string_fast_ordered(c, p, &closed, out, &seen)) == NULL)
         return NULL;
     while (!closed) {
         if ((p = aps_scan_name(p, c->end, &k)) == NULL)
             return NULL;
-        r = mixed_array_value_alt2_fast_member(c, k, &p, out, &seen);
+        r = mixed_array_value_string_fast_member(c, k, &p, out, &seen);
         if (r <= 0 || (p = aps_scan_next(p, c->end, '}', &closed)) == NULL)
             return NULL;
     }
@@ -453,12 +455,12 @@ static const char *mixed_array_value_alt2_fast_body(aps_fast_ctx *c, const char 
 }
 
 /* An object of Value/2. */
-static const char *mixed_array_value_alt2_fast(aps_fast_ctx *c, const char *p, void *out)
+static const char *mixed_array_value_string_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
-        (p = mixed_array_value_alt2_fast_body(c, p, closed, start, (mixed_array_value_alt2_t *)out, 0)) == NULL)
+        (p = mixed_array_value_string_fast_body(c, p, closed, start, (mixed_array_value_string_t *)out, 0)) == NULL)
         return NULL;
     c->typed--;
     return p;
@@ -468,9 +470,9 @@ static const char *mixed_array_value_alt2_fast(aps_fast_ctx *c, const char *p, v
  * Is a value of Value/2, inside `depth` typed values, certainly valid?
  * False leaves it to the table-driven validator, which says where it fails.
  */
-static bool mixed_array_value_alt2_fast_valid(const void *value, bool strict, unsigned depth)
+static bool mixed_array_value_string_fast_valid(const void *value, bool strict, unsigned depth)
 {
-    const mixed_array_value_alt2_t *v = (const mixed_array_value_alt2_t *)value;
+    const mixed_array_value_string_t *v = (const mixed_array_value_string_t *)value;
     (void)v;
     (void)strict;
     if (depth >= APS_FAST_MAX_TYPED)
@@ -681,12 +683,12 @@ static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_
 {
     const char *p = *pp;
     if ((*pp = aps_fast_literal(c, p, "number", 6)) != NULL) {
-        out->kind = MIXED_ARRAY_VALUE_VALUE_ALT1;
+        out->kind = MIXED_ARRAY_VALUE_NUMBER;
         *seen = UINT64_C(0x1);
         return true;
     }
     if ((*pp = aps_fast_literal(c, p, "string", 6)) != NULL) {
-        out->kind = MIXED_ARRAY_VALUE_VALUE_ALT2;
+        out->kind = MIXED_ARRAY_VALUE_STRING;
         *seen = UINT64_C(0x1);
         return true;
     }
@@ -720,8 +722,8 @@ static const char *mixed_array_value_fast(aps_fast_ctx *c, const char *p, void *
         return NULL;
     }
     switch (out->kind) {
-    case MIXED_ARRAY_VALUE_VALUE_ALT1: p = mixed_array_value_alt1_fast_body(c, p, closed, start, &out->u.value_alt1, seen); break;
-    case MIXED_ARRAY_VALUE_VALUE_ALT2: p = mixed_array_value_alt2_fast_body(c, p, closed, start, &out->u.value_alt2, seen); break;
+    case MIXED_ARRAY_VALUE_NUMBER: p = mixed_array_value_number_fast_body(c, p, closed, start, &out->u.number, seen); break;
+    case MIXED_ARRAY_VALUE_STRING: p = mixed_array_value_string_fast_body(c, p, closed, start, &out->u.string, seen); break;
     default: return NULL;
     }
     if (p == NULL)
@@ -741,8 +743,8 @@ static bool mixed_array_value_fast_valid(const void *value, bool strict, unsigne
 {
     const mixed_array_value_t *v = (const mixed_array_value_t *)value;
     switch (v->kind) {
-    case MIXED_ARRAY_VALUE_VALUE_ALT1: return mixed_array_value_alt1_fast_valid(&v->u.value_alt1, strict, depth + 1);
-    case MIXED_ARRAY_VALUE_VALUE_ALT2: return mixed_array_value_alt2_fast_valid(&v->u.value_alt2, strict, depth + 1);
+    case MIXED_ARRAY_VALUE_NUMBER: return mixed_array_value_number_fast_valid(&v->u.number, strict, depth + 1);
+    case MIXED_ARRAY_VALUE_STRING: return mixed_array_value_string_fast_valid(&v->u.string, strict, depth + 1);
     default: return false;
     }
 }
@@ -753,7 +755,7 @@ static bool mixed_array_value_fast_valid(const void *value, bool strict, unsigne
  * `trusted`. False when a check fails or w runs out of room: the caller
  * rolls w back.
  */
-static bool mixed_array_value_alt1_fast_members(aps_json_writer *w, const mixed_array_value_alt1_t *v, unsigned depth, bool trusted, size_t first)
+static bool mixed_array_value_number_fast_members(aps_json_writer *w, const mixed_array_value_number_t *v, unsigned depth, bool trusted, size_t first)
 {
     (void)w;
     (void)v;
@@ -769,14 +771,14 @@ static bool mixed_array_value_alt1_fast_members(aps_json_writer *w, const mixed_
 }
 
 /* An object of Value/1, checked as it is written unless `trusted` (aps_fast_writer). */
-static bool mixed_array_value_alt1_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+static bool mixed_array_value_number_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
 {
-    const mixed_array_value_alt1_t *v = (const mixed_array_value_alt1_t *)value;
+    const mixed_array_value_number_t *v = (const mixed_array_value_number_t *)value;
     size_t first;
     if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
         return false;
     first = w->len;
-    if (!mixed_array_value_alt1_fast_members(w, v, depth, trusted, first))
+    if (!mixed_array_value_number_fast_members(w, v, depth, trusted, first))
         return false;
     return aps_json_impl_put_byte(w, '}') != 0;
 }
@@ -787,7 +789,7 @@ static bool mixed_array_value_alt1_fast_write(aps_json_writer *w, const void *va
  * `trusted`. False when a check fails or w runs out of room: the caller
  * rolls w back.
  */
-static bool mixed_array_value_alt2_fast_members(aps_json_writer *w, const mixed_array_value_alt2_t *v, unsigned depth, bool trusted, size_t first)
+static bool mixed_array_value_string_fast_members(aps_json_writer *w, const mixed_array_value_string_t *v, unsigned depth, bool trusted, size_t first)
 {
     (void)w;
     (void)v;
@@ -803,14 +805,14 @@ static bool mixed_array_value_alt2_fast_members(aps_json_writer *w, const mixed_
 }
 
 /* An object of Value/2, checked as it is written unless `trusted` (aps_fast_writer). */
-static bool mixed_array_value_alt2_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+static bool mixed_array_value_string_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
 {
-    const mixed_array_value_alt2_t *v = (const mixed_array_value_alt2_t *)value;
+    const mixed_array_value_string_t *v = (const mixed_array_value_string_t *)value;
     size_t first;
     if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
         return false;
     first = w->len;
-    if (!mixed_array_value_alt2_fast_members(w, v, depth, trusted, first))
+    if (!mixed_array_value_string_fast_members(w, v, depth, trusted, first))
         return false;
     return aps_json_impl_put_byte(w, '}') != 0;
 }
@@ -907,8 +909,8 @@ static bool mixed_array_value_fast_write(aps_json_writer *w, const void *value, 
 {
     const mixed_array_value_t *v = (const mixed_array_value_t *)value;
     switch (v->kind) {
-    case MIXED_ARRAY_VALUE_VALUE_ALT1: return mixed_array_value_alt1_fast_write(w, &v->u.value_alt1, depth + 1, trusted);
-    case MIXED_ARRAY_VALUE_VALUE_ALT2: return mixed_array_value_alt2_fast_write(w, &v->u.value_alt2, depth + 1, trusted);
+    case MIXED_ARRAY_VALUE_NUMBER: return mixed_array_value_number_fast_write(w, &v->u.number, depth + 1, trusted);
+    case MIXED_ARRAY_VALUE_STRING: return mixed_array_value_string_fast_write(w, &v->u.string, depth + 1, trusted);
     default: return false;
     }
 }
@@ -1081,60 +1083,60 @@ aps_status mixed_array_value_validate(const mixed_array_value_t *value, bool str
     return aps_schema_validate(&mixed_array_value_type, value, strict, err);
 }
 
-aps_status mixed_array_value_alt1_decode(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt1_t *out, aps_error *err)
+aps_status mixed_array_value_number_decode(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_number_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_alt1_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&mixed_array_value_number_type, json, len, arena, out, NULL, err);
 }
 
-aps_status mixed_array_value_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt1_t *out, const aps_decode_options *options, aps_error *err)
+aps_status mixed_array_value_number_decode_opts(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_number_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_alt1_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&mixed_array_value_number_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_value_alt1_encode(const mixed_array_value_alt1_t *value, aps_json_writer *w, aps_error *err)
+aps_status mixed_array_value_number_encode(const mixed_array_value_number_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt1_type, value, w, NULL, err);
+    return aps_schema_encode(&mixed_array_value_number_type, value, w, NULL, err);
 }
 
-aps_status mixed_array_value_alt1_encode_opts(const mixed_array_value_alt1_t *value, aps_json_writer *w,
+aps_status mixed_array_value_number_encode_opts(const mixed_array_value_number_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt1_type, value, w, options, err);
+    return aps_schema_encode(&mixed_array_value_number_type, value, w, options, err);
 }
 
-aps_status mixed_array_value_alt1_validate(const mixed_array_value_alt1_t *value, bool strict, aps_error *err)
+aps_status mixed_array_value_number_validate(const mixed_array_value_number_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&mixed_array_value_alt1_type, value, strict, err);
+    return aps_schema_validate(&mixed_array_value_number_type, value, strict, err);
 }
 
-aps_status mixed_array_value_alt2_decode(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt2_t *out, aps_error *err)
+aps_status mixed_array_value_string_decode(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_string_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_alt2_type, json, len, arena, out, NULL, err);
+    return aps_schema_decode(&mixed_array_value_string_type, json, len, arena, out, NULL, err);
 }
 
-aps_status mixed_array_value_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    mixed_array_value_alt2_t *out, const aps_decode_options *options, aps_error *err)
+aps_status mixed_array_value_string_decode_opts(const char *json, size_t len, aps_arena *arena,
+    mixed_array_value_string_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_alt2_type, json, len, arena, out, options, err);
+    return aps_schema_decode(&mixed_array_value_string_type, json, len, arena, out, options, err);
 }
 
-aps_status mixed_array_value_alt2_encode(const mixed_array_value_alt2_t *value, aps_json_writer *w, aps_error *err)
+aps_status mixed_array_value_string_encode(const mixed_array_value_string_t *value, aps_json_writer *w, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt2_type, value, w, NULL, err);
+    return aps_schema_encode(&mixed_array_value_string_type, value, w, NULL, err);
 }
 
-aps_status mixed_array_value_alt2_encode_opts(const mixed_array_value_alt2_t *value, aps_json_writer *w,
+aps_status mixed_array_value_string_encode_opts(const mixed_array_value_string_t *value, aps_json_writer *w,
     const aps_encode_options *options, aps_error *err)
 {
-    return aps_schema_encode(&mixed_array_value_alt2_type, value, w, options, err);
+    return aps_schema_encode(&mixed_array_value_string_type, value, w, options, err);
 }
 
-aps_status mixed_array_value_alt2_validate(const mixed_array_value_alt2_t *value, bool strict, aps_error *err)
+aps_status mixed_array_value_string_validate(const mixed_array_value_string_t *value, bool strict, aps_error *err)
 {
-    return aps_schema_validate(&mixed_array_value_alt2_type, value, strict, err);
+    return aps_schema_validate(&mixed_array_value_string_type, value, strict, err);
 }
 
 aps_status mixed_array_mapping_entry_item_decode(const char *json, size_t len, aps_arena *arena,
@@ -1236,10 +1238,58 @@ const aps_named_type mixed_array_types[] = {
     { .name = "MappingEntry", .type = &mixed_array_mapping_entry_type },
     { .name = "MappingEntry[0]", .type = &mixed_array_mapping_entry_item1_type },
     { .name = "Value", .type = &mixed_array_value_type },
-    { .name = "Value/1", .type = &mixed_array_value_alt1_type },
-    { .name = "Value/2", .type = &mixed_array_value_alt2_type },
+    { .name = "Value/1", .type = &mixed_array_value_number_type },
+    { .name = "Value/2", .type = &mixed_array_value_string_type },
     { .name = "MappingEntry[]", .type = &mixed_array_mapping_entry_item_type },
     { .name = "Named", .type = &mixed_array_named_type },
     { .name = "Named[]", .type = &mixed_array_named_item_type },
 };
 const size_t mixed_array_types_count = sizeof mixed_array_types / sizeof mixed_array_types[0];
+
+/* ---- names of enum values and union kinds ---- */
+
+const char *mixed_array_pair_item_kind_name(mixed_array_pair_item_kind k)
+{
+    switch (k) {
+    case MIXED_ARRAY_PAIR_ITEM_INTEGER: return "integer";
+    case MIXED_ARRAY_PAIR_ITEM_TEXT: return "text";
+    default: return "";
+    }
+}
+
+const char *mixed_array_mapping_entry_item1_kind_name(mixed_array_mapping_entry_item1_kind k)
+{
+    switch (k) {
+    case MIXED_ARRAY_MAPPING_ENTRY_ITEM1_VALUE: return "Value";
+    case MIXED_ARRAY_MAPPING_ENTRY_ITEM1_TEXT: return "text";
+    default: return "";
+    }
+}
+
+const char *mixed_array_value_kind_name(mixed_array_value_kind k)
+{
+    switch (k) {
+    case MIXED_ARRAY_VALUE_NUMBER: return "number";
+    case MIXED_ARRAY_VALUE_STRING: return "string";
+    default: return "";
+    }
+}
+
+const char *mixed_array_mapping_entry_item_kind_name(mixed_array_mapping_entry_item_kind k)
+{
+    switch (k) {
+    case MIXED_ARRAY_MAPPING_ENTRY_ITEM_MAPPING_ENTRY_ITEM1: return "MappingEntry[0]";
+    case MIXED_ARRAY_MAPPING_ENTRY_ITEM_VALUE: return "Value";
+    default: return "";
+    }
+}
+
+const char *mixed_array_named_item_kind_name(mixed_array_named_item_kind k)
+{
+    switch (k) {
+    case MIXED_ARRAY_NAMED_ITEM_TEXT: return "text";
+    case MIXED_ARRAY_NAMED_ITEM_INTEGER: return "integer";
+    default: return "";
+    }
+}
+

@@ -68,7 +68,7 @@ extern "C" {
  *
  * Schema: `Namespace` (protocol.cddl:36).
  */
-typedef aps_namespace ap_namespace_t; /* the runtime's type (@c-type): one type for both */
+typedef aps_namespace ap_namespace_t;
 typedef struct ap_metadata_scalar ap_metadata_scalar_t;
 typedef struct ap_command ap_command_t;
 typedef struct ap_command_data ap_command_data_t;

@@ -61,6 +61,13 @@
 extern "C" {
 #endif
 
+/**
+ * Path of a node in the agent tree, root first: [] is the root graph,
+ * ["a"] its child "a", ["a", "b"] the child "b" of "a".
+ * @c-type aps_namespace aps/namespace.h
+ *
+ * Schema: `Namespace` (protocol.cddl:36).
+ */
 typedef aps_namespace ap_namespace_t;
 typedef struct ap_metadata_scalar ap_metadata_scalar_t;
 typedef struct ap_command ap_command_t;
@@ -233,14 +240,6 @@ typedef int64_t ap_js_int_t;
  */
 typedef uint64_t ap_js_uint_t;
 
-/**
- * Path of a node in the agent tree, root first: [] is the root graph,
- * ["a"] its child "a", ["a", "b"] the child "b" of "a".
- * @c-type aps_namespace aps/namespace.h
- *
- * Schema: `Namespace` (protocol.cddl:36).
- */
-/* ap_namespace_t is the runtime's aps_namespace (aps/namespace.h): one type for both. */
 
 /**
  * Wall-clock time in milliseconds since 1970-01-01T00:00:00Z.

@@ -1060,6 +1060,8 @@ static const char *extern_ctype(emitter *E, const ir_type *t, const char **heade
 {
     const char *p = t->doc.ptr, *end = t->doc.ptr + t->doc.len;
     char name[128], path[256];
+    if (E->opt->embed_runtime)
+        return NULL;
     while (p != NULL && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
         const char *line = cddl_fmt(E->ctx, "%.*s", (int)(stop - p), p);
@@ -1193,11 +1195,8 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         break;
     }
     case IR_ARRAY:
-        if (extern_ctype(E, t, &header) != NULL) {
-            tmpl_set(C, d, "extern_ctype", extern_ctype(E, t, &header));
-            tmpl_set(C, d, "extern_header", header);
-            break;
-        }
+        if (extern_ctype(E, t, &header) != NULL)
+            break; /* declared with its doc among the forward typedefs */
         tmpl_flag(C, d, "is_array", 1);
         tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
         break;
@@ -1621,6 +1620,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
             if (ext != NULL) {
                 tmpl_value *h = tmpl_object(ctx);
                 tmpl_set(ctx, v, "extern_ctype", ext);
+                tmpl_set(ctx, v, "doc", doc_block(&E, t->doc, schema_ref(&E, t), 0));
                 tmpl_set(ctx, h, "path", header);
                 tmpl_append(ctx, includes, h);
             }

@@ -13,6 +13,8 @@ typedef struct emit_options {
     const char *prefix;        /* for every exported symbol: "ap" */
     const char *out_dir;       /* where PREFIX.h and PREFIX.c go; NULL: check only, write nothing */
     const char *templates_dir; /* NULL: the built-in templates */
+    int embed_runtime;         /* the runtime goes into the output: `@c-type` lines are ignored,
+                                  since only the core and schema layers are embedded */
 } emit_options;
 
 /* Returns the number of errors (template or I/O); 0 on success. */

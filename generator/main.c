@@ -192,6 +192,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->validate.tolerant = 1;
         } else if (strcmp(a, "--embed-runtime") == 0) {
             o->embed_runtime = 1;
+            o->emit.embed_runtime = 1;
         } else if (strcmp(a, "--syntax-only") == 0) {
             o->syntax_only = 1;
         } else if (strncmp(a, "-fmax-errors=", 13) == 0) {

@@ -111,6 +111,7 @@ typedef struct producer {
     aps_replay_store *st;
     aps_replay_store_item items[BATCH];
     char ids[BATCH][16];
+    aps_slice seg; /* the namespace's one segment */
     size_t n, batch, first; /* appends, per call, number of its first eventId */
     int failed;
 } producer;
@@ -125,11 +126,12 @@ static void producer_init(producer *p, const fixture *fx, aps_replay_store *st, 
     p->n = n;
     p->batch = batch;
     p->first = first;
+    p->seg = fx->seg;
     for (i = 0; i < BATCH; i++) {
         p->items[i].bytes = fx->body;
         p->items[i].len = EVENT_BYTES;
         p->items[i].meta.channel = APS_CHANNEL_MESSAGES;
-        p->items[i].meta.ns.items = &fx->seg;
+        p->items[i].meta.ns.items = &p->seg;
         p->items[i].meta.ns.count = 1;
         p->items[i].meta.event_id.ptr = p->ids[i];
         p->items[i].meta.event_id.len = 12;

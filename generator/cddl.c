@@ -23,7 +23,7 @@ extern const size_t cddl_embedded_prelude_len;
  * of times) fails with "out of memory" within a bound, instead of taking
  * the machine's memory. Real schemas use a few MB (WebDriver BiDi, all: 16 MB).
  */
-#define CDDL_MAX_MEMORY ((size_t)384 << 20)
+#define CDDL_MAX_MEMORY ((size_t)448 << 20)
 
 void cddl_ctx_init(cddl_ctx *ctx, diag_ctx *diag)
 {

@@ -1422,18 +1422,23 @@ static void set_write_token(emitter *E, tmpl_value *v, const char *name, const i
     tmpl_setf(C, v, cddl_fmt(C, "%s_len", name), "%zu", strlen(tok));
 }
 
-/* The range test of an integer, true when `target` is out of range, or "" when any value fits. */
+/*
+ * The range test of an integer, true when `target` is out of range or (for
+ * `.bits`) has a bit set that must be clear; "" when any value fits.
+ */
 static const char *int_range(emitter *E, const ir_type *t, const char *target)
 {
     bool lo = t->kind == IR_INT ? t->imin > INT64_MIN : t->umin > 0;
     bool hi = t->kind == IR_INT ? t->imax < INT64_MAX : t->umax < UINT64_MAX;
     const char *min = t->kind == IR_INT ? int_lit(E, t->imin) : uint_lit(E, t->umin);
     const char *max = t->kind == IR_INT ? int_lit(E, t->imax) : uint_lit(E, t->umax);
-    if (lo && hi)
-        return cddl_fmt(E->ctx, "%s < %s || %s > %s", target, min, target, max);
-    if (lo || hi)
-        return cddl_fmt(E->ctx, "%s %s %s", target, lo ? "<" : ">", lo ? min : max);
-    return "";
+    const char *range = lo && hi ? cddl_fmt(E->ctx, "%s < %s || %s > %s", target, min, target, max)
+                        : lo || hi ? cddl_fmt(E->ctx, "%s %s %s", target, lo ? "<" : ">", lo ? min : max)
+                        : "";
+    if (t->kind == IR_UINT && t->forbidden_bits != 0)
+        return cddl_fmt(E->ctx, "%s%s(%s & %s) != 0", range, *range ? " || " : "", target,
+                        mask_lit(E, t->forbidden_bits));
+    return range;
 }
 
 /*

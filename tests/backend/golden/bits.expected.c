@@ -350,21 +350,21 @@ static bool bits_permissions_fast_members(aps_json_writer *w, const bits_permiss
     (void)trusted;
     (void)first;
     if (!aps_fast_put_token(w, ",\"mode\":", 8, w->len != first) ||
-        !aps_json_impl_put_uint(w, v->mode, 0))
+        (!trusted && ((v->mode & UINT64_C(0xfffffffffffffff8)) != 0)) || !aps_json_impl_put_uint(w, v->mode, 0))
         return false;
     if (v->has_flags) {
         if (!aps_fast_put_token(w, ",\"flags\":", 9, 1) ||
-            !aps_json_impl_put_uint(w, v->flags, 0))
+            (!trusted && ((v->flags & UINT64_C(0xffffffffffffffc6)) != 0)) || !aps_json_impl_put_uint(w, v->flags, 0))
             return false;
     }
     if (v->has_tcp) {
         if (!aps_fast_put_token(w, ",\"tcp\":", 7, 1) ||
-            !aps_json_impl_put_uint(w, v->tcp, 0))
+            (!trusted && ((v->tcp & UINT64_C(0xfffffffffffff0ff)) != 0)) || !aps_json_impl_put_uint(w, v->tcp, 0))
             return false;
     }
     if (v->has_small) {
         if (!aps_fast_put_token(w, ",\"small\":", 9, 1) ||
-            (!trusted && (v->small > UINT64_C(255))) || !aps_json_impl_put_uint(w, v->small, 0))
+            (!trusted && (v->small > UINT64_C(255) || (v->small & UINT64_C(0xfffffffffffffff8)) != 0)) || !aps_json_impl_put_uint(w, v->small, 0))
             return false;
     }
     return true;

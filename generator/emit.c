@@ -1056,22 +1056,28 @@ static const char *schema_ref(emitter *E, const ir_type *t)
  * have the members the generated struct would have (for an array, `items`
  * and `count`); the C compiler checks every access. NULL when absent.
  */
-static const char *extern_ctype(emitter *E, const ir_type *t, const char **header)
+static const char *extern_ctype(emitter *E, const ir_type *t, const char **header, bool report)
 {
-    const char *p = t->doc.ptr, *end = t->doc.ptr + t->doc.len;
+    const char *p = t->doc.ptr, *end;
     char name[128], path[256];
-    if (E->opt->embed_runtime)
+    if (E->opt->embed_runtime || p == NULL) /* no comment: no @c-type */
         return NULL;
+    end = p + t->doc.len;
     while (p != NULL && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
         const char *line = cddl_fmt(E->ctx, "%.*s", (int)(stop - p), p);
         line += strspn(line, " \t");
         if (strncmp(line, "@c-type ", 8) == 0) {
+            /* NAME an identifier, HEADER a path that can be written between quotes */
             if (sscanf(line + 8, "%127s %255s", name, path) != 2 ||
-                (t->kind != IR_ARRAY && t->kind != IR_STRUCT && t->kind != IR_MAP)) {
-                diag_report(E->ctx->diag, DIAG_ERROR, DIAG_W_NONE, t->loc,
-                            "'@c-type NAME HEADER' names the runtime type of an array or map rule: '%s' is not one, "
-                            "or the line lacks NAME or HEADER", t->rule ? t->rule : t->c_name);
+                strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(name) ||
+                (name[0] >= '0' && name[0] <= '9') || strpbrk(path, "\"\\") != NULL ||
+                t->kind != IR_ARRAY) {
+                if (report)
+                    diag_report(E->ctx->diag, DIAG_ERROR, DIAG_W_NONE, t->loc,
+                                "'@c-type NAME HEADER' names the runtime type of an array rule: '%s' is not "
+                                "one, or NAME is not a C identifier, or HEADER is missing or has quotes",
+                                t->rule ? t->rule : t->c_name);
                 return NULL;
             }
             *header = cddl_strdup(E->ctx, path, strlen(path));
@@ -1195,7 +1201,7 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         break;
     }
     case IR_ARRAY:
-        if (extern_ctype(E, t, &header) != NULL)
+        if (extern_ctype(E, t, &header, false) != NULL)
             break; /* declared with its doc among the forward typedefs */
         tmpl_flag(C, d, "is_array", 1);
         tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
@@ -1618,7 +1624,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_value *v;
         if (t->kind == IR_STRUCT || t->kind == IR_UNION || t->kind == IR_ARRAY || t->kind == IR_MAP ||
             (t->kind == IR_ENUM && t->other != NULL)) {
-            const char *header = NULL, *ext = t->kind == IR_ARRAY ? extern_ctype(&E, t, &header) : NULL;
+            const char *header = NULL, *ext = extern_ctype(&E, t, &header, true); /* says once what is wrong */
             v = tmpl_object(ctx);
             tmpl_set(ctx, v, "name", t->c_name);
             tmpl_set(ctx, v, "ctype", ctype(&E, t));

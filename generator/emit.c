@@ -566,6 +566,18 @@ static void set_tokens(emitter *E, tmpl_value *v, const char *prefix, const ir_f
     tmpl_setf(C, v, cddl_fmt(C, "%sstoken_len", prefix), "%zu", strlen(snake));
 }
 
+/* The struct's inlined variants (its choice of member groups), for a template's "variants" section. */
+static void put_variants(emitter *E, const ir_type *t, tmpl_value *d)
+{
+    tmpl_value *v;
+    if (t->variants == NULL)
+        return;
+    v = tmpl_object(E->ctx);
+    tmpl_set(E->ctx, v, "vfn", fast_fn(E, t->variants));
+    tmpl_set(E->ctx, v, "vmember", t->variants_c_name);
+    tmpl_put(E->ctx, d, "variants", v);
+}
+
 /* Template data of struct t's generated decoder (templates/fast_struct.c.tmpl). */
 static tmpl_value *fast_struct(emitter *E, const ir_type *t)
 {
@@ -620,12 +632,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     tmpl_flag(C, d, "open", t->open);
     tmpl_set(C, d, "required", mask_lit(E, required_bits(t)));
     tmpl_flag(C, d, "has_required", required_bits(t) != 0);
-    if (t->variants != NULL) {
-        tmpl_value *v = tmpl_object(C);
-        tmpl_set(C, v, "vfn", fast_fn(E, t->variants));
-        tmpl_set(C, v, "vmember", t->variants_c_name);
-        tmpl_put(C, d, "variants", v);
-    }
+    put_variants(E, t, d);
     return d;
 }
 
@@ -1516,12 +1523,7 @@ static tmpl_value *write_struct(emitter *E, const ir_type *t)
     }
     tmpl_put(C, d, "members", members);
     tmpl_flag(C, d, "open", t->open);
-    if (t->variants != NULL) {
-        tmpl_value *v = tmpl_object(C);
-        tmpl_set(C, v, "vfn", fast_fn(E, t->variants));
-        tmpl_set(C, v, "vmember", t->variants_c_name);
-        tmpl_put(C, d, "variants", v);
-    }
+    put_variants(E, t, d);
     return d;
 }
 

@@ -4,21 +4,8 @@
 cmake_minimum_required(VERSION 3.20)
 set(bin ${SCRATCH}/build)
 
-# Runs a command; on failure stops with its output. OUT receives stdout.
-function(run)
-  cmake_parse_arguments(R "" "OUT;EXPECT_RC" "COMMAND" ${ARGN})
-  if(NOT DEFINED R_EXPECT_RC)
-    set(R_EXPECT_RC 0)
-  endif()
-  execute_process(COMMAND ${R_COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc STREQUAL R_EXPECT_RC)
-    list(JOIN R_COMMAND " " cmd)
-    message(FATAL_ERROR "'${cmd}' exited with ${rc} (expected ${R_EXPECT_RC})\n--- stdout:\n${out}\n--- stderr:\n${err}")
-  endif()
-  if(R_OUT)
-    set(${R_OUT} "${out}" PARENT_SCOPE)
-  endif()
-endfunction()
+file(MAKE_DIRECTORY ${SCRATCH})
+include(${CMAKE_CURRENT_LIST_DIR}/../tooling/package/run.cmake)
 
 function(expect_same what got want)
   if(NOT got STREQUAL want)

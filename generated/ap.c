@@ -80,6 +80,8 @@ static const char *ap_command_fast_body(aps_fast_ctx *c, const char *p, int clos
     uint64_t seen);
 static const char *ap_command_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_command_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_t *out);
+static const char *ap_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_run_start_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_run_start_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_run_start_t *out,
     uint64_t *seen);
@@ -89,6 +91,8 @@ static const char *ap_run_start_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *ap_run_start_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_run_start_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out);
+static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_run_start_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_run_start_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_run_start_params_t *out,
     uint64_t *seen);
@@ -98,6 +102,8 @@ static const char *ap_run_start_params_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_run_start_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_run_start_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_run_start_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_params_t *out);
+static const char *ap_run_start_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_subscription_subscribe_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_subscription_subscribe_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_subscription_subscribe_t *out,
     uint64_t *seen);
@@ -107,6 +113,8 @@ static const char *ap_subscription_subscribe_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_subscription_subscribe_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_subscription_subscribe_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out);
+static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_subscribe_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_subscribe_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_subscribe_params_t *out,
     uint64_t *seen);
@@ -116,6 +124,8 @@ static const char *ap_subscribe_params_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_subscribe_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_subscribe_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_subscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_params_t *out);
+static const char *ap_subscribe_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_subscription_unsubscribe_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_subscription_unsubscribe_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_subscription_unsubscribe_t *out,
     uint64_t *seen);
@@ -125,6 +135,8 @@ static const char *ap_subscription_unsubscribe_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_subscription_unsubscribe_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_subscription_unsubscribe_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out);
+static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_unsubscribe_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_unsubscribe_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_unsubscribe_params_t *out,
     uint64_t *seen);
@@ -134,6 +146,8 @@ static const char *ap_unsubscribe_params_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_unsubscribe_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_unsubscribe_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_unsubscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_unsubscribe_params_t *out);
+static const char *ap_unsubscribe_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_subscription_reconnect_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_subscription_reconnect_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_subscription_reconnect_t *out,
     uint64_t *seen);
@@ -143,6 +157,8 @@ static const char *ap_subscription_reconnect_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_subscription_reconnect_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_subscription_reconnect_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out);
+static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_reconnect_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reconnect_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reconnect_params_t *out,
     uint64_t *seen);
@@ -152,6 +168,8 @@ static const char *ap_reconnect_params_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_reconnect_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_reconnect_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_reconnect_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_params_t *out);
+static const char *ap_reconnect_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_agent_get_tree_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_agent_get_tree_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_agent_get_tree_t *out,
     uint64_t *seen);
@@ -161,6 +179,8 @@ static const char *ap_agent_get_tree_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_agent_get_tree_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_agent_get_tree_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out);
+static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_agent_get_tree_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_agent_get_tree_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_agent_get_tree_params_t *out,
     uint64_t *seen);
@@ -170,6 +190,8 @@ static const char *ap_agent_get_tree_params_fast_body(aps_fast_ctx *c, const cha
     uint64_t seen);
 static const char *ap_agent_get_tree_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_agent_get_tree_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_agent_get_tree_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_params_t *out);
+static const char *ap_agent_get_tree_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_respond_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_respond_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_respond_t *out,
     uint64_t *seen);
@@ -179,6 +201,8 @@ static const char *ap_input_respond_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_input_respond_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_respond_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out);
+static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_respond_one_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_respond_one_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_respond_one_t *out,
     uint64_t *seen);
@@ -188,6 +212,8 @@ static const char *ap_input_respond_one_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_input_respond_one_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_respond_one_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_one_t *out);
+static const char *ap_input_respond_one_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_run_send_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_run_send_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_run_send_t *out,
     uint64_t *seen);
@@ -197,6 +223,8 @@ static const char *ap_run_send_fast_body(aps_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *ap_run_send_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_run_send_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_run_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_send_t *out);
+static const char *ap_run_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_respond_many_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_respond_many_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_respond_many_t *out,
     uint64_t *seen);
@@ -206,6 +234,8 @@ static const char *ap_input_respond_many_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_input_respond_many_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_respond_many_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_respond_many_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_many_t *out);
+static const char *ap_input_respond_many_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_respond_entry_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_respond_entry_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_respond_entry_t *out,
     uint64_t *seen);
@@ -215,6 +245,8 @@ static const char *ap_input_respond_entry_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_input_respond_entry_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_respond_entry_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_entry_t *out);
+static const char *ap_input_respond_entry_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_inject_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_inject_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_inject_t *out,
     uint64_t *seen);
@@ -224,6 +256,8 @@ static const char *ap_input_inject_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_input_inject_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_inject_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out);
+static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_inject_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_inject_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_inject_params_t *out,
     uint64_t *seen);
@@ -233,6 +267,8 @@ static const char *ap_input_inject_params_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_input_inject_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_inject_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_inject_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_params_t *out);
+static const char *ap_input_inject_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_message_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_message_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_message_t *out,
     uint64_t *seen);
@@ -242,6 +278,8 @@ static const char *ap_input_message_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_input_message_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_message_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_message_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_message_t *out);
+static const char *ap_input_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_get_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_get_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_get_t *out,
     uint64_t *seen);
@@ -251,6 +289,8 @@ static const char *ap_state_get_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *ap_state_get_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_get_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out);
+static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_get_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_get_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_get_params_t *out,
     uint64_t *seen);
@@ -260,6 +300,8 @@ static const char *ap_state_get_params_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_state_get_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_get_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_get_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_params_t *out);
+static const char *ap_state_get_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_list_checkpoints_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_list_checkpoints_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_list_checkpoints_t *out,
     uint64_t *seen);
@@ -269,6 +311,8 @@ static const char *ap_state_list_checkpoints_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_state_list_checkpoints_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_list_checkpoints_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out);
+static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_list_checkpoints_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_list_checkpoints_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_list_checkpoints_params_t *out,
     uint64_t *seen);
@@ -278,6 +322,8 @@ static const char *ap_list_checkpoints_params_fast_body(aps_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_list_checkpoints_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_list_checkpoints_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_list_checkpoints_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_list_checkpoints_params_t *out);
+static const char *ap_list_checkpoints_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_fork_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_fork_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_fork_t *out,
     uint64_t *seen);
@@ -287,6 +333,8 @@ static const char *ap_state_fork_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_state_fork_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_fork_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out);
+static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_fork_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_fork_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_fork_params_t *out,
     uint64_t *seen);
@@ -296,6 +344,8 @@ static const char *ap_state_fork_params_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_state_fork_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_fork_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_fork_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_params_t *out);
+static const char *ap_state_fork_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_command_response_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_command_response_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_command_response_t *out,
     uint64_t *seen);
@@ -305,6 +355,8 @@ static const char *ap_command_response_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_command_response_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_command_response_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out);
+static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_run_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_run_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_run_result_t *out,
     uint64_t *seen);
@@ -314,6 +366,8 @@ static const char *ap_run_result_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_run_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_run_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_run_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_result_t *out);
+static const char *ap_run_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_subscribe_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_subscribe_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_subscribe_result_t *out,
     uint64_t *seen);
@@ -323,6 +377,8 @@ static const char *ap_subscribe_result_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_subscribe_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_subscribe_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_subscribe_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_result_t *out);
+static const char *ap_subscribe_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_reconnect_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reconnect_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reconnect_result_t *out,
     uint64_t *seen);
@@ -332,6 +388,8 @@ static const char *ap_reconnect_result_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_reconnect_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_reconnect_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_result_t *out);
+static const char *ap_reconnect_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_agent_status_entry_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_agent_status_entry_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_agent_status_entry_t *out,
     uint64_t *seen);
@@ -341,6 +399,8 @@ static const char *ap_agent_status_entry_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_agent_status_entry_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_agent_status_entry_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_agent_status_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_status_entry_t *out);
+static const char *ap_agent_status_entry_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_empty_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_empty_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_empty_result_t *out,
     uint64_t *seen);
@@ -350,6 +410,8 @@ static const char *ap_empty_result_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_empty_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_empty_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_empty_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_empty_result_t *out);
+static const char *ap_empty_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_agent_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_agent_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_agent_result_t *out,
     uint64_t *seen);
@@ -359,6 +421,8 @@ static const char *ap_agent_result_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_agent_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_agent_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_agent_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_result_t *out);
+static const char *ap_agent_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_agent_tree_node_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_agent_tree_node_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_agent_tree_node_t *out,
     uint64_t *seen);
@@ -368,6 +432,8 @@ static const char *ap_agent_tree_node_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_agent_tree_node_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_agent_tree_node_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_tree_node_t *out);
+static const char *ap_agent_tree_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_get_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_get_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_get_result_t *out,
     uint64_t *seen);
@@ -377,6 +443,8 @@ static const char *ap_state_get_result_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_state_get_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_get_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_get_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_result_t *out);
+static const char *ap_state_get_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_checkpoint_ref_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_checkpoint_ref_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_checkpoint_ref_t *out,
     uint64_t *seen);
@@ -386,6 +454,8 @@ static const char *ap_checkpoint_ref_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_checkpoint_ref_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_checkpoint_ref_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_checkpoint_ref_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_ref_t *out);
+static const char *ap_checkpoint_ref_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_list_checkpoints_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_list_checkpoints_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_list_checkpoints_result_t *out,
     uint64_t *seen);
@@ -395,6 +465,8 @@ static const char *ap_list_checkpoints_result_fast_body(aps_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_list_checkpoints_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_list_checkpoints_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_list_checkpoints_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_list_checkpoints_result_t *out);
+static const char *ap_list_checkpoints_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_checkpoint_summary_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_checkpoint_summary_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_checkpoint_summary_t *out,
     uint64_t *seen);
@@ -404,6 +476,8 @@ static const char *ap_checkpoint_summary_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_checkpoint_summary_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_checkpoint_summary_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_summary_t *out);
+static const char *ap_checkpoint_summary_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_state_fork_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_fork_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_fork_result_t *out,
     uint64_t *seen);
@@ -413,6 +487,8 @@ static const char *ap_state_fork_result_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_state_fork_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_fork_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_fork_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_result_t *out);
+static const char *ap_state_fork_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_response_meta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_response_meta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_response_meta_t *out,
     uint64_t *seen);
@@ -422,6 +498,8 @@ static const char *ap_response_meta_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_response_meta_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_response_meta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_response_meta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_response_meta_t *out);
+static const char *ap_response_meta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_error_response_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_error_response_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_error_response_t *out,
     uint64_t *seen);
@@ -431,6 +509,8 @@ static const char *ap_error_response_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_error_response_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_error_response_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out);
+static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_event_t *out,
     uint64_t *seen);
@@ -440,6 +520,8 @@ static const char *ap_event_fast_body(aps_fast_ctx *c, const char *p, int closed
     uint64_t seen);
 static const char *ap_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out);
+static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_lifecycle_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_event_t *out,
     uint64_t *seen);
@@ -449,6 +531,8 @@ static const char *ap_lifecycle_event_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_lifecycle_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_lifecycle_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out);
+static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_lifecycle_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_event_params_t *out,
     uint64_t *seen);
@@ -458,6 +542,8 @@ static const char *ap_lifecycle_event_params_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_lifecycle_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_lifecycle_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_params_t *out);
+static const char *ap_lifecycle_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_lifecycle_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_data_t *out,
     uint64_t *seen);
@@ -467,6 +553,8 @@ static const char *ap_lifecycle_data_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_lifecycle_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_lifecycle_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_data_t *out);
+static const char *ap_lifecycle_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_lifecycle_cause_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_cause_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_cause_tool_call_t *out,
     uint64_t *seen);
@@ -476,6 +564,8 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(aps_fast_ctx *c, const
     uint64_t seen);
 static const char *ap_lifecycle_cause_tool_call_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_lifecycle_cause_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out);
+static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_lifecycle_cause_send_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_cause_send_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
     uint64_t *seen);
@@ -485,6 +575,8 @@ static const char *ap_lifecycle_cause_send_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_lifecycle_cause_send_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_lifecycle_cause_send_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out);
+static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_lifecycle_cause_edge_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_cause_edge_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen);
@@ -494,6 +586,8 @@ static const char *ap_lifecycle_cause_edge_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_lifecycle_cause_edge_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_lifecycle_cause_edge_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out);
+static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_messages_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_messages_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_messages_event_t *out,
     uint64_t *seen);
@@ -503,6 +597,8 @@ static const char *ap_messages_event_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *ap_messages_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_messages_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out);
+static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_messages_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_messages_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_messages_event_params_t *out,
     uint64_t *seen);
@@ -512,6 +608,8 @@ static const char *ap_messages_event_params_fast_body(aps_fast_ctx *c, const cha
     uint64_t seen);
 static const char *ap_messages_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_messages_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_messages_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_params_t *out);
+static const char *ap_messages_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_message_start_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_message_start_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_message_start_data_t *out,
     uint64_t *seen);
@@ -521,6 +619,8 @@ static const char *ap_message_start_data_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_message_start_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_message_start_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out);
+static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_message_metadata_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_message_metadata_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_message_metadata_t *out,
     uint64_t *seen);
@@ -530,6 +630,8 @@ static const char *ap_message_metadata_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_message_metadata_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_message_metadata_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_message_metadata_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_metadata_t *out);
+static const char *ap_message_metadata_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_content_block_start_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_content_block_start_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_content_block_start_data_t *out,
     uint64_t *seen);
@@ -539,6 +641,8 @@ static const char *ap_content_block_start_data_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_content_block_start_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_content_block_start_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out);
+static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_text_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_text_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_text_content_block_t *out,
     uint64_t *seen);
@@ -548,6 +652,8 @@ static const char *ap_text_content_block_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_text_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_text_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out);
+static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_citation_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_citation_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_citation_t *out,
     uint64_t *seen);
@@ -557,6 +663,8 @@ static const char *ap_citation_fast_body(aps_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *ap_citation_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_citation_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out);
+static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_non_standard_annotation_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_non_standard_annotation_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_non_standard_annotation_t *out,
     uint64_t *seen);
@@ -566,6 +674,8 @@ static const char *ap_non_standard_annotation_fast_body(aps_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_non_standard_annotation_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_non_standard_annotation_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out);
+static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_invalid_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_invalid_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_invalid_tool_call_t *out,
     uint64_t *seen);
@@ -575,6 +685,8 @@ static const char *ap_invalid_tool_call_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_invalid_tool_call_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_invalid_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out);
+static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_reasoning_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reasoning_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reasoning_content_block_t *out,
     uint64_t *seen);
@@ -584,6 +696,8 @@ static const char *ap_reasoning_content_block_fast_body(aps_fast_ctx *c, const c
     uint64_t seen);
 static const char *ap_reasoning_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_reasoning_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out);
+static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_non_standard_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_non_standard_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_non_standard_content_block_t *out,
     uint64_t *seen);
@@ -593,6 +707,8 @@ static const char *ap_non_standard_content_block_fast_body(aps_fast_ctx *c, cons
     uint64_t seen);
 static const char *ap_non_standard_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_non_standard_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out);
+static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_image_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_image_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_image_content_block_t *out,
     uint64_t *seen);
@@ -602,6 +718,8 @@ static const char *ap_image_content_block_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_image_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_image_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out);
+static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_video_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_video_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_video_content_block_t *out,
     uint64_t *seen);
@@ -611,6 +729,8 @@ static const char *ap_video_content_block_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_video_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_video_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out);
+static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_audio_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_audio_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_audio_content_block_t *out,
     uint64_t *seen);
@@ -620,6 +740,8 @@ static const char *ap_audio_content_block_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_audio_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_audio_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out);
+static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_file_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_file_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_file_content_block_t *out,
     uint64_t *seen);
@@ -629,6 +751,8 @@ static const char *ap_file_content_block_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_file_content_block_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_file_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out);
+static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_call_t *out,
     uint64_t *seen);
@@ -638,6 +762,8 @@ static const char *ap_tool_call_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *ap_tool_call_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out);
+static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_call_chunk_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_call_chunk_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_call_chunk_t *out,
     uint64_t *seen);
@@ -647,6 +773,8 @@ static const char *ap_tool_call_chunk_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_tool_call_chunk_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out);
+static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_server_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_server_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_server_tool_call_t *out,
     uint64_t *seen);
@@ -656,6 +784,8 @@ static const char *ap_server_tool_call_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *ap_server_tool_call_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_server_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out);
+static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_server_tool_call_chunk_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_server_tool_call_chunk_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
     uint64_t *seen);
@@ -665,6 +795,8 @@ static const char *ap_server_tool_call_chunk_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_server_tool_call_chunk_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_server_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out);
+static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_server_tool_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_server_tool_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_server_tool_result_t *out,
     uint64_t *seen);
@@ -674,6 +806,8 @@ static const char *ap_server_tool_result_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_server_tool_result_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_server_tool_result_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out);
+static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_content_block_delta_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_content_block_delta_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_content_block_delta_data_t *out,
     uint64_t *seen);
@@ -683,6 +817,8 @@ static const char *ap_content_block_delta_data_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_content_block_delta_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_content_block_delta_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out);
+static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_text_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_text_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_text_delta_t *out,
     uint64_t *seen);
@@ -692,6 +828,8 @@ static const char *ap_text_delta_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_text_delta_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_text_delta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out);
+static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_reasoning_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reasoning_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reasoning_delta_t *out,
     uint64_t *seen);
@@ -701,6 +839,8 @@ static const char *ap_reasoning_delta_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_reasoning_delta_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_reasoning_delta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out);
+static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_data_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_data_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_data_delta_t *out,
     uint64_t *seen);
@@ -710,6 +850,8 @@ static const char *ap_data_delta_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_data_delta_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_data_delta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out);
+static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_block_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_block_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_block_delta_t *out,
     uint64_t *seen);
@@ -719,6 +861,8 @@ static const char *ap_block_delta_fast_body(aps_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_block_delta_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_block_delta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out);
+static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_block_delta_fields_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_block_delta_fields_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_block_delta_fields_t *out,
     uint64_t *seen);
@@ -728,6 +872,8 @@ static const char *ap_block_delta_fields_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_block_delta_fields_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_block_delta_fields_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_block_delta_fields_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_fields_t *out);
+static const char *ap_block_delta_fields_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_call_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_call_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_call_delta_t *out,
     uint64_t *seen);
@@ -737,6 +883,8 @@ static const char *ap_tool_call_delta_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_tool_call_delta_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_call_delta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out);
+static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_content_block_finish_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_content_block_finish_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_content_block_finish_data_t *out,
     uint64_t *seen);
@@ -746,6 +894,8 @@ static const char *ap_content_block_finish_data_fast_body(aps_fast_ctx *c, const
     uint64_t seen);
 static const char *ap_content_block_finish_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_content_block_finish_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out);
+static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_message_finish_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_message_finish_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_message_finish_data_t *out,
     uint64_t *seen);
@@ -755,6 +905,8 @@ static const char *ap_message_finish_data_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_message_finish_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_message_finish_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out);
+static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_usage_info_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_usage_info_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_usage_info_t *out,
     uint64_t *seen);
@@ -764,6 +916,8 @@ static const char *ap_usage_info_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_usage_info_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_usage_info_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_usage_info_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_usage_info_t *out);
+static const char *ap_usage_info_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_token_details_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_token_details_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_token_details_t *out,
     uint64_t *seen);
@@ -773,6 +927,8 @@ static const char *ap_input_token_details_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_input_token_details_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_token_details_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_token_details_t *out);
+static const char *ap_input_token_details_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_output_token_details_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_output_token_details_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_output_token_details_t *out,
     uint64_t *seen);
@@ -782,6 +938,8 @@ static const char *ap_output_token_details_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_output_token_details_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_output_token_details_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_output_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_output_token_details_t *out);
+static const char *ap_output_token_details_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_message_error_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_message_error_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_message_error_data_t *out,
     uint64_t *seen);
@@ -791,6 +949,8 @@ static const char *ap_message_error_data_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_message_error_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_message_error_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out);
+static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tools_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tools_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tools_event_t *out,
     uint64_t *seen);
@@ -800,6 +960,8 @@ static const char *ap_tools_event_fast_body(aps_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_tools_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tools_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out);
+static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tools_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tools_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tools_event_params_t *out,
     uint64_t *seen);
@@ -809,6 +971,8 @@ static const char *ap_tools_event_params_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_tools_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tools_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tools_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_params_t *out);
+static const char *ap_tools_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_started_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_started_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_started_data_t *out,
     uint64_t *seen);
@@ -818,6 +982,8 @@ static const char *ap_tool_started_data_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_tool_started_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_started_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out);
+static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_output_delta_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_output_delta_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_output_delta_data_t *out,
     uint64_t *seen);
@@ -827,6 +993,8 @@ static const char *ap_tool_output_delta_data_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *ap_tool_output_delta_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_output_delta_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out);
+static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_finished_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_finished_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_finished_data_t *out,
     uint64_t *seen);
@@ -836,6 +1004,8 @@ static const char *ap_tool_finished_data_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_tool_finished_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_finished_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out);
+static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tool_error_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_error_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_error_data_t *out,
     uint64_t *seen);
@@ -845,6 +1015,8 @@ static const char *ap_tool_error_data_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *ap_tool_error_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_error_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out);
+static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_event_t *out,
     uint64_t *seen);
@@ -854,6 +1026,8 @@ static const char *ap_input_event_fast_body(aps_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_input_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out);
+static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_event_params_t *out,
     uint64_t *seen);
@@ -863,6 +1037,8 @@ static const char *ap_input_event_params_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_input_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_params_t *out);
+static const char *ap_input_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_input_requested_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_requested_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_requested_data_t *out,
     uint64_t *seen);
@@ -872,6 +1048,8 @@ static const char *ap_input_requested_data_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_input_requested_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_input_requested_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_requested_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_requested_data_t *out);
+static const char *ap_input_requested_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_values_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_values_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_values_event_t *out,
     uint64_t *seen);
@@ -881,6 +1059,8 @@ static const char *ap_values_event_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_values_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_values_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out);
+static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_values_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_values_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_values_event_params_t *out,
     uint64_t *seen);
@@ -890,6 +1070,8 @@ static const char *ap_values_event_params_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_values_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_values_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_values_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_params_t *out);
+static const char *ap_values_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_updates_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_updates_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_updates_event_t *out,
     uint64_t *seen);
@@ -899,6 +1081,8 @@ static const char *ap_updates_event_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *ap_updates_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_updates_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out);
+static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_updates_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_updates_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_updates_event_params_t *out,
     uint64_t *seen);
@@ -908,6 +1092,8 @@ static const char *ap_updates_event_params_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_updates_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_updates_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_updates_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_params_t *out);
+static const char *ap_updates_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_updates_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_updates_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_updates_data_t *out,
     uint64_t *seen);
@@ -917,6 +1103,8 @@ static const char *ap_updates_data_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_updates_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_updates_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_updates_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_data_t *out);
+static const char *ap_updates_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_checkpoints_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_checkpoints_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_checkpoints_event_t *out,
     uint64_t *seen);
@@ -926,6 +1114,8 @@ static const char *ap_checkpoints_event_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *ap_checkpoints_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_checkpoints_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out);
+static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_checkpoints_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_checkpoints_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_checkpoints_event_params_t *out,
     uint64_t *seen);
@@ -935,6 +1125,8 @@ static const char *ap_checkpoints_event_params_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *ap_checkpoints_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_checkpoints_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_checkpoints_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_params_t *out);
+static const char *ap_checkpoints_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_checkpoint_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_checkpoint_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_checkpoint_t *out,
     uint64_t *seen);
@@ -944,6 +1136,8 @@ static const char *ap_checkpoint_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *ap_checkpoint_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_checkpoint_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_t *out);
+static const char *ap_checkpoint_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_custom_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_custom_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_custom_event_t *out,
     uint64_t *seen);
@@ -953,6 +1147,8 @@ static const char *ap_custom_event_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *ap_custom_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_custom_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out);
+static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_custom_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_custom_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_custom_event_params_t *out,
     uint64_t *seen);
@@ -962,6 +1158,8 @@ static const char *ap_custom_event_params_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *ap_custom_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_custom_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_custom_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_params_t *out);
+static const char *ap_custom_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_custom_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_custom_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_custom_data_t *out,
     uint64_t *seen);
@@ -971,6 +1169,8 @@ static const char *ap_custom_data_fast_body(aps_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_custom_data_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_custom_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_custom_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_data_t *out);
+static const char *ap_custom_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tasks_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tasks_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tasks_event_t *out,
     uint64_t *seen);
@@ -980,6 +1180,8 @@ static const char *ap_tasks_event_fast_body(aps_fast_ctx *c, const char *p, int 
     uint64_t seen);
 static const char *ap_tasks_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tasks_event_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out);
+static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_tasks_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tasks_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tasks_event_params_t *out,
     uint64_t *seen);
@@ -989,6 +1191,8 @@ static const char *ap_tasks_event_params_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *ap_tasks_event_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tasks_event_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tasks_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_params_t *out);
+static const char *ap_tasks_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int ap_event_stream_request_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_event_stream_request_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_event_stream_request_t *out,
     uint64_t *seen);
@@ -998,6 +1202,8 @@ static const char *ap_event_stream_request_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *ap_event_stream_request_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_event_stream_request_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_stream_request_t *out);
+static const char *ap_event_stream_request_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *ap_namespace_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_namespace_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_subscribe_params_channels_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -1032,18 +1238,24 @@ static int ap_command_data_fast_member(aps_fast_ctx *c, aps_slice k, const char 
 static const char *ap_command_data_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, ap_command_data_t *out,
     uint64_t *seen);
 static bool ap_command_data_fast_complete(const ap_command_data_t *out, uint64_t seen);
+static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_data_t *out);
 static bool ap_subscription_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_subscription_command_t *out, uint64_t *seen);
 static const char *ap_subscription_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_subscription_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_input_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_input_command_t *out, uint64_t *seen);
 static const char *ap_input_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_input_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_state_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_state_command_t *out, uint64_t *seen);
 static const char *ap_state_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_state_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_message_fast_pick(aps_fast_ctx *c, const char **pp, ap_message_t *out, uint64_t *seen);
 static const char *ap_message_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_message_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_event_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_event_data_t *out, uint64_t *seen);
 static const char *ap_event_data_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_event_data_fast_valid(const void *value, bool strict, unsigned depth);
@@ -1052,33 +1264,44 @@ static int ap_event_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **
 static const char *ap_event_data_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, ap_event_data_t *out,
     uint64_t *seen);
 static bool ap_event_data_fast_complete(const ap_event_data_t *out, uint64_t seen);
+static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_event_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_data_t *out);
 static bool ap_lifecycle_cause_fast_pick(aps_fast_ctx *c, const char **pp, ap_lifecycle_cause_t *out, uint64_t *seen);
 static const char *ap_lifecycle_cause_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_lifecycle_cause_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_messages_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_messages_data_t *out, uint64_t *seen);
 static const char *ap_messages_data_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_messages_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_content_block_t *out, uint64_t *seen);
 static const char *ap_content_block_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_annotation_fast_pick(aps_fast_ctx *c, const char **pp, ap_annotation_t *out, uint64_t *seen);
 static const char *ap_annotation_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_annotation_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_content_block_delta_fast_pick(aps_fast_ctx *c, const char **pp, ap_content_block_delta_t *out, uint64_t *seen);
 static const char *ap_content_block_delta_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_content_block_delta_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_finalized_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_finalized_content_block_t *out, uint64_t *seen);
 static const char *ap_finalized_content_block_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_finalized_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_tools_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_tools_data_t *out, uint64_t *seen);
 static const char *ap_tools_data_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_tools_data_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_data_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_data_content_block_t *out, uint64_t *seen);
 static const char *ap_data_content_block_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_data_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_tool_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_tool_content_block_t *out, uint64_t *seen);
 static const char *ap_tool_content_block_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_tool_content_block_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool ap_command_fast_members(aps_json_writer *w, const ap_command_t *v, unsigned depth, bool trusted, size_t first);
 static bool ap_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool ap_run_start_fast_members(aps_json_writer *w, const ap_run_start_t *v, unsigned depth, bool trusted, size_t first);
@@ -5441,11 +5664,50 @@ static const char *ap_command_fast_body(aps_fast_ctx *c, const char *p, int clos
     return p;
 }
 
-/* An object of Command. */
+/*
+ * The members of Command in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_command_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if ((p = ap_command_data_fast_compact_members(c, p, sep, &out->command_data)) == NULL)
+        return NULL;
+    return p;
+}
+
+/* An object of Command in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_command_t *out = (ap_command_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_command_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    out->command_data.raw.ptr = start;
+    out->command_data.raw.len = (size_t)(p - start);
+    return p;
+}
+
+/* An object of Command: in the compact form if it is, else read member by member. */
 static const char *ap_command_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_command_t), ap_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_command_fast_body(c, p, closed, start, (ap_command_t *)out, 0)) == NULL)
         return NULL;
@@ -5565,11 +5827,53 @@ static const char *ap_run_start_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of run.start. */
+/*
+ * The members of run.start in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"run.start\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_run_start_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of run.start in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_run_start_t *out = (ap_run_start_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_run_start_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of run.start: in the compact form if it is, else read member by member. */
 static const char *ap_run_start_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_run_start_t), ap_run_start_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_run_start_fast_body(c, p, closed, start, (ap_run_start_t *)out, 0)) == NULL)
         return NULL;
@@ -5706,11 +6010,69 @@ static const char *ap_run_start_params_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of RunStartParams. */
+/*
+ * The members of RunStartParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_run_start_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"assistantId\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->assistant_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_run_start_params_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_run_start_params_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+    }
+    return p;
+}
+
+/* An object of RunStartParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_run_start_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_run_start_params_t *out = (ap_run_start_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_run_start_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of RunStartParams: in the compact form if it is, else read member by member. */
 static const char *ap_run_start_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_run_start_params_t), ap_run_start_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_run_start_params_fast_body(c, p, closed, start, (ap_run_start_params_t *)out, 0)) == NULL)
         return NULL;
@@ -5834,11 +6196,53 @@ static const char *ap_subscription_subscribe_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of subscription.subscribe. */
+/*
+ * The members of subscription.subscribe in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.subscribe\"", 33)) {
+        p += 33 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_subscribe_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of subscription.subscribe in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscription_subscribe_t *out = (ap_subscription_subscribe_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_subscription_subscribe_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of subscription.subscribe: in the compact form if it is, else read member by member. */
 static const char *ap_subscription_subscribe_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_subscription_subscribe_t), ap_subscription_subscribe_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_subscription_subscribe_fast_body(c, p, closed, start, (ap_subscription_subscribe_t *)out, 0)) == NULL)
         return NULL;
@@ -5970,11 +6374,61 @@ static const char *ap_subscribe_params_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of SubscribeParams. */
+/*
+ * The members of SubscribeParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_subscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"channels\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = ap_subscribe_params_channels_fast(c, p, &out->channels)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"namespaces\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = ap_subscribe_params_namespaces_fast(c, p, &out->namespaces)) == NULL)
+            return NULL;
+        out->has_namespaces = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"depth\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+            return NULL;
+        out->has_depth = true;
+    }
+    return p;
+}
+
+/* An object of SubscribeParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_subscribe_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscribe_params_t *out = (ap_subscribe_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_subscribe_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of SubscribeParams: in the compact form if it is, else read member by member. */
 static const char *ap_subscribe_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_subscribe_params_t), ap_subscribe_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_subscribe_params_fast_body(c, p, closed, start, (ap_subscribe_params_t *)out, 0)) == NULL)
         return NULL;
@@ -6096,11 +6550,53 @@ static const char *ap_subscription_unsubscribe_fast_body(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of subscription.unsubscribe. */
+/*
+ * The members of subscription.unsubscribe in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.unsubscribe\"", 35)) {
+        p += 35 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_unsubscribe_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of subscription.unsubscribe in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscription_unsubscribe_t *out = (ap_subscription_unsubscribe_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_subscription_unsubscribe_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of subscription.unsubscribe: in the compact form if it is, else read member by member. */
 static const char *ap_subscription_unsubscribe_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_subscription_unsubscribe_t), ap_subscription_unsubscribe_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_subscription_unsubscribe_fast_body(c, p, closed, start, (ap_subscription_unsubscribe_t *)out, 0)) == NULL)
         return NULL;
@@ -6211,11 +6707,47 @@ static const char *ap_unsubscribe_params_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of UnsubscribeParams. */
+/*
+ * The members of UnsubscribeParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_unsubscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_unsubscribe_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"subscriptionId\":", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->subscription_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of UnsubscribeParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_unsubscribe_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_unsubscribe_params_t *out = (ap_unsubscribe_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_unsubscribe_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of UnsubscribeParams: in the compact form if it is, else read member by member. */
 static const char *ap_unsubscribe_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_unsubscribe_params_t), ap_unsubscribe_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_unsubscribe_params_fast_body(c, p, closed, start, (ap_unsubscribe_params_t *)out, 0)) == NULL)
         return NULL;
@@ -6335,11 +6867,53 @@ static const char *ap_subscription_reconnect_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of subscription.reconnect. */
+/*
+ * The members of subscription.reconnect in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.reconnect\"", 33)) {
+        p += 33 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_reconnect_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of subscription.reconnect in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscription_reconnect_t *out = (ap_subscription_reconnect_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_subscription_reconnect_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of subscription.reconnect: in the compact form if it is, else read member by member. */
 static const char *ap_subscription_reconnect_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_subscription_reconnect_t), ap_subscription_reconnect_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_subscription_reconnect_fast_body(c, p, closed, start, (ap_subscription_reconnect_t *)out, 0)) == NULL)
         return NULL;
@@ -6470,11 +7044,61 @@ static const char *ap_reconnect_params_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of ReconnectParams. */
+/*
+ * The members of ReconnectParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_reconnect_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"lastEventId\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->last_event_id)) == NULL)
+            return NULL;
+        out->has_last_event_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"subscriptions\":", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+        if ((p = ap_reconnect_params_subscriptions_fast(c, p, &out->subscriptions)) == NULL)
+            return NULL;
+        out->has_subscriptions = true;
+    }
+    return p;
+}
+
+/* An object of ReconnectParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_reconnect_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_reconnect_params_t *out = (ap_reconnect_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_reconnect_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ReconnectParams: in the compact form if it is, else read member by member. */
 static const char *ap_reconnect_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_reconnect_params_t), ap_reconnect_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_reconnect_params_fast_body(c, p, closed, start, (ap_reconnect_params_t *)out, 0)) == NULL)
         return NULL;
@@ -6598,11 +7222,53 @@ static const char *ap_agent_get_tree_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of agent.getTree. */
+/*
+ * The members of agent.getTree in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"agent.getTree\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_agent_get_tree_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of agent.getTree in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_agent_get_tree_t *out = (ap_agent_get_tree_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_agent_get_tree_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of agent.getTree: in the compact form if it is, else read member by member. */
 static const char *ap_agent_get_tree_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_agent_get_tree_t), ap_agent_get_tree_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_agent_get_tree_fast_body(c, p, closed, start, (ap_agent_get_tree_t *)out, 0)) == NULL)
         return NULL;
@@ -6710,11 +7376,46 @@ static const char *ap_agent_get_tree_params_fast_body(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of AgentGetTreeParams. */
+/*
+ * The members of AgentGetTreeParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_agent_get_tree_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+    }
+    return p;
+}
+
+/* An object of AgentGetTreeParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_agent_get_tree_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_agent_get_tree_params_t *out = (ap_agent_get_tree_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_agent_get_tree_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of AgentGetTreeParams: in the compact form if it is, else read member by member. */
 static const char *ap_agent_get_tree_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_agent_get_tree_params_t), ap_agent_get_tree_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_agent_get_tree_params_fast_body(c, p, closed, start, (ap_agent_get_tree_params_t *)out, 0)) == NULL)
         return NULL;
@@ -6832,11 +7533,53 @@ static const char *ap_input_respond_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of input.respond. */
+/*
+ * The members of input.respond in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"input.respond\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_params_type, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of input.respond in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_respond_t *out = (ap_input_respond_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_respond_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of input.respond: in the compact form if it is, else read member by member. */
 static const char *ap_input_respond_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_respond_t), ap_input_respond_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_respond_fast_body(c, p, closed, start, (ap_input_respond_t *)out, 0)) == NULL)
         return NULL;
@@ -7002,11 +7745,91 @@ static const char *ap_input_respond_one_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of InputRespondOne. */
+/*
+ * The members of InputRespondOne in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_one_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"interruptId\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"response\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->response)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"update\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_one_update_type, p, &out->update)) == NULL)
+            return NULL;
+        out->has_update = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"goto\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
+            return NULL;
+        out->has_goto_ = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_one_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_one_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+    }
+    return p;
+}
+
+/* An object of InputRespondOne in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_respond_one_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_respond_one_t *out = (ap_input_respond_one_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_respond_one_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputRespondOne: in the compact form if it is, else read member by member. */
 static const char *ap_input_respond_one_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_respond_one_t), ap_input_respond_one_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_respond_one_fast_body(c, p, closed, start, (ap_input_respond_one_t *)out, 0)) == NULL)
         return NULL;
@@ -7137,11 +7960,54 @@ static const char *ap_run_send_fast_body(aps_fast_ctx *c, const char *p, int clo
     return p;
 }
 
-/* An object of RunSend. */
+/*
+ * The members of RunSend in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_run_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_send_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"node\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        out->has_input = true;
+    }
+    return p;
+}
+
+/* An object of RunSend in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_run_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_run_send_t *out = (ap_run_send_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_run_send_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of RunSend: in the compact form if it is, else read member by member. */
 static const char *ap_run_send_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_run_send_t), ap_run_send_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_run_send_fast_body(c, p, closed, start, (ap_run_send_t *)out, 0)) == NULL)
         return NULL;
@@ -7292,11 +8158,75 @@ static const char *ap_input_respond_many_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of InputRespondMany. */
+/*
+ * The members of InputRespondMany in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_respond_many_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_many_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"responses\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_input_respond_many_responses_fast(c, p, &out->responses)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"update\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_many_update_type, p, &out->update)) == NULL)
+            return NULL;
+        out->has_update = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"goto\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
+            return NULL;
+        out->has_goto_ = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_many_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_respond_many_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+    }
+    return p;
+}
+
+/* An object of InputRespondMany in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_respond_many_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_respond_many_t *out = (ap_input_respond_many_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_respond_many_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputRespondMany: in the compact form if it is, else read member by member. */
 static const char *ap_input_respond_many_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_respond_many_t), ap_input_respond_many_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_respond_many_fast_body(c, p, closed, start, (ap_input_respond_many_t *)out, 0)) == NULL)
         return NULL;
@@ -7430,11 +8360,63 @@ static const char *ap_input_respond_entry_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of InputRespondEntry. */
+/*
+ * The members of InputRespondEntry in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_entry_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"interruptId\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"response\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->response)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of InputRespondEntry in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_respond_entry_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_respond_entry_t *out = (ap_input_respond_entry_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_respond_entry_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputRespondEntry: in the compact form if it is, else read member by member. */
 static const char *ap_input_respond_entry_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_respond_entry_t), ap_input_respond_entry_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_respond_entry_fast_body(c, p, closed, start, (ap_input_respond_entry_t *)out, 0)) == NULL)
         return NULL;
@@ -7556,11 +8538,53 @@ static const char *ap_input_inject_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of input.inject. */
+/*
+ * The members of input.inject in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"input.inject\"", 23)) {
+        p += 23 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_input_inject_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of input.inject in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_inject_t *out = (ap_input_inject_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_inject_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of input.inject: in the compact form if it is, else read member by member. */
 static const char *ap_input_inject_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_inject_t), ap_input_inject_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_inject_fast_body(c, p, closed, start, (ap_input_inject_t *)out, 0)) == NULL)
         return NULL;
@@ -7678,11 +8702,55 @@ static const char *ap_input_inject_params_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of InputInjectParams. */
+/*
+ * The members of InputInjectParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_inject_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = ap_input_message_fast_compact(c, p, &out->message)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of InputInjectParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_inject_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_inject_params_t *out = (ap_input_inject_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_inject_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputInjectParams: in the compact form if it is, else read member by member. */
 static const char *ap_input_inject_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_inject_params_t), ap_input_inject_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_inject_params_fast_body(c, p, closed, start, (ap_input_inject_params_t *)out, 0)) == NULL)
         return NULL;
@@ -7815,11 +8883,62 @@ static const char *ap_input_message_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of InputMessage. */
+/*
+ * The members of InputMessage in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_message_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_message_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"role\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_input_message_role_type, p, &out->role)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"content\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->content)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        out->has_name = true;
+    }
+    return p;
+}
+
+/* An object of InputMessage in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_message_t *out = (ap_input_message_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_message_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputMessage: in the compact form if it is, else read member by member. */
 static const char *ap_input_message_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_message_t), ap_input_message_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_message_fast_body(c, p, closed, start, (ap_input_message_t *)out, 0)) == NULL)
         return NULL;
@@ -7943,11 +9062,53 @@ static const char *ap_state_get_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of state.get. */
+/*
+ * The members of state.get in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"state.get\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_state_get_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of state.get in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_get_t *out = (ap_state_get_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_get_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of state.get: in the compact form if it is, else read member by member. */
 static const char *ap_state_get_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_get_t), ap_state_get_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_get_fast_body(c, p, closed, start, (ap_state_get_t *)out, 0)) == NULL)
         return NULL;
@@ -8066,11 +9227,54 @@ static const char *ap_state_get_params_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of StateGetParams. */
+/*
+ * The members of StateGetParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_get_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"keys\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_state_get_params_keys_fast(c, p, &out->keys)) == NULL)
+            return NULL;
+        out->has_keys = true;
+    }
+    return p;
+}
+
+/* An object of StateGetParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_get_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_get_params_t *out = (ap_state_get_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_get_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of StateGetParams: in the compact form if it is, else read member by member. */
 static const char *ap_state_get_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_get_params_t), ap_state_get_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_get_params_fast_body(c, p, closed, start, (ap_state_get_params_t *)out, 0)) == NULL)
         return NULL;
@@ -8190,11 +9394,53 @@ static const char *ap_state_list_checkpoints_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of state.listCheckpoints. */
+/*
+ * The members of state.listCheckpoints in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"state.listCheckpoints\"", 32)) {
+        p += 32 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_list_checkpoints_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of state.listCheckpoints in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_list_checkpoints_t *out = (ap_state_list_checkpoints_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_list_checkpoints_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of state.listCheckpoints: in the compact form if it is, else read member by member. */
 static const char *ap_state_list_checkpoints_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_list_checkpoints_t), ap_state_list_checkpoints_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_list_checkpoints_fast_body(c, p, closed, start, (ap_state_list_checkpoints_t *)out, 0)) == NULL)
         return NULL;
@@ -8323,11 +9569,60 @@ static const char *ap_list_checkpoints_params_fast_body(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of ListCheckpointsParams. */
+/*
+ * The members of ListCheckpointsParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_list_checkpoints_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_list_checkpoints_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+        out->has_namespace_ = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"limit\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->limit)) == NULL)
+            return NULL;
+        out->has_limit = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"before\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->before)) == NULL)
+            return NULL;
+        out->has_before = true;
+    }
+    return p;
+}
+
+/* An object of ListCheckpointsParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_list_checkpoints_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_list_checkpoints_params_t *out = (ap_list_checkpoints_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_list_checkpoints_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ListCheckpointsParams: in the compact form if it is, else read member by member. */
 static const char *ap_list_checkpoints_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_list_checkpoints_params_t), ap_list_checkpoints_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_list_checkpoints_params_fast_body(c, p, closed, start, (ap_list_checkpoints_params_t *)out, 0)) == NULL)
         return NULL;
@@ -8447,11 +9742,53 @@ static const char *ap_state_fork_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of state.fork. */
+/*
+ * The members of state.fork in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"state.fork\"", 21)) {
+        p += 21 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_state_fork_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of state.fork in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_fork_t *out = (ap_state_fork_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_fork_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of state.fork: in the compact form if it is, else read member by member. */
 static const char *ap_state_fork_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_fork_t), ap_state_fork_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_fork_fast_body(c, p, closed, start, (ap_state_fork_t *)out, 0)) == NULL)
         return NULL;
@@ -8579,11 +9916,61 @@ static const char *ap_state_fork_params_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of StateForkParams. */
+/*
+ * The members of StateForkParams in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_fork_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"checkpointId\":", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->checkpoint_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        out->has_input = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_state_fork_params_config_type, p, &out->config)) == NULL)
+            return NULL;
+        out->has_config = true;
+    }
+    return p;
+}
+
+/* An object of StateForkParams in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_fork_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_fork_params_t *out = (ap_state_fork_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_fork_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of StateForkParams: in the compact form if it is, else read member by member. */
 static const char *ap_state_fork_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_fork_params_t), ap_state_fork_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_fork_params_fast_body(c, p, closed, start, (ap_state_fork_params_t *)out, 0)) == NULL)
         return NULL;
@@ -8727,11 +10114,68 @@ static const char *ap_command_response_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of CommandResponse. */
+/*
+ * The members of CommandResponse in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"success\"", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"result\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_result_data_type, p, &out->result)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"meta\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_response_meta_fast_compact(c, p, &out->meta)) == NULL)
+            return NULL;
+        out->has_meta = true;
+    }
+    return p;
+}
+
+/* An object of CommandResponse in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_command_response_t *out = (ap_command_response_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_command_response_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CommandResponse: in the compact form if it is, else read member by member. */
 static const char *ap_command_response_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_command_response_t), ap_command_response_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_command_response_fast_body(c, p, closed, start, (ap_command_response_t *)out, 0)) == NULL)
         return NULL;
@@ -8845,11 +10289,46 @@ static const char *ap_run_result_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of RunResult. */
+/*
+ * The members of RunResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_run_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+    }
+    return p;
+}
+
+/* An object of RunResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_run_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_run_result_t *out = (ap_run_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_run_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of RunResult: in the compact form if it is, else read member by member. */
 static const char *ap_run_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_run_result_t), ap_run_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_run_result_fast_body(c, p, closed, start, (ap_run_result_t *)out, 0)) == NULL)
         return NULL;
@@ -8970,11 +10449,54 @@ static const char *ap_subscribe_result_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of SubscribeResult. */
+/*
+ * The members of SubscribeResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_subscribe_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"subscriptionId\":", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->subscription_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"replayedEvents\":", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
+            return NULL;
+        out->has_replayed_events = true;
+    }
+    return p;
+}
+
+/* An object of SubscribeResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_subscribe_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscribe_result_t *out = (ap_subscribe_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_subscribe_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of SubscribeResult: in the compact form if it is, else read member by member. */
 static const char *ap_subscribe_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_subscribe_result_t), ap_subscribe_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_subscribe_result_fast_body(c, p, closed, start, (ap_subscribe_result_t *)out, 0)) == NULL)
         return NULL;
@@ -9107,11 +10629,61 @@ static const char *ap_reconnect_result_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of ReconnectResult. */
+/*
+ * The members of ReconnectResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"restored\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_bool(c, p, &out->restored)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"missedEvents\":", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
+            return NULL;
+        out->has_missed_events = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"currentNamespaces\":", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+        if ((p = ap_reconnect_result_current_namespaces_fast(c, p, &out->current_namespaces)) == NULL)
+            return NULL;
+        out->has_current_namespaces = true;
+    }
+    return p;
+}
+
+/* An object of ReconnectResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_reconnect_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_reconnect_result_t *out = (ap_reconnect_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_reconnect_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ReconnectResult: in the compact form if it is, else read member by member. */
 static const char *ap_reconnect_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_reconnect_result_t), ap_reconnect_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_reconnect_result_fast_body(c, p, closed, start, (ap_reconnect_result_t *)out, 0)) == NULL)
         return NULL;
@@ -9234,11 +10806,55 @@ static const char *ap_agent_status_entry_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of AgentStatusEntry. */
+/*
+ * The members of AgentStatusEntry in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_agent_status_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_status_entry_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"status\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of AgentStatusEntry in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_agent_status_entry_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_agent_status_entry_t *out = (ap_agent_status_entry_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_agent_status_entry_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of AgentStatusEntry: in the compact form if it is, else read member by member. */
 static const char *ap_agent_status_entry_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_agent_status_entry_t), ap_agent_status_entry_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_agent_status_entry_fast_body(c, p, closed, start, (ap_agent_status_entry_t *)out, 0)) == NULL)
         return NULL;
@@ -9351,11 +10967,42 @@ static const char *ap_empty_result_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of EmptyResult. */
+/*
+ * The members of EmptyResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_empty_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_empty_result_t *out)
+{
+    (void)c;
+    (void)sep;
+    (void)out;
+    return p;
+}
+
+/* An object of EmptyResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_empty_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_empty_result_t *out = (ap_empty_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_empty_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of EmptyResult: in the compact form if it is, else read member by member. */
 static const char *ap_empty_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_empty_result_t), ap_empty_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_empty_result_fast_body(c, p, closed, start, (ap_empty_result_t *)out, 0)) == NULL)
         return NULL;
@@ -9464,11 +11111,47 @@ static const char *ap_agent_result_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of AgentResult. */
+/*
+ * The members of AgentResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_agent_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"tree\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_agent_tree_node_fast_compact(c, p, &out->tree)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of AgentResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_agent_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_agent_result_t *out = (ap_agent_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_agent_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of AgentResult: in the compact form if it is, else read member by member. */
 static const char *ap_agent_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_agent_result_t), ap_agent_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_agent_result_fast_body(c, p, closed, start, (ap_agent_result_t *)out, 0)) == NULL)
         return NULL;
@@ -9614,11 +11297,77 @@ static const char *ap_agent_tree_node_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of AgentTreeNode. */
+/*
+ * The members of AgentTreeNode in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_tree_node_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"status\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"graphName\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->graph_name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"children\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = ap_agent_tree_node_children_fast(c, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_agent_tree_node_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+    }
+    return p;
+}
+
+/* An object of AgentTreeNode in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_agent_tree_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_agent_tree_node_t *out = (ap_agent_tree_node_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_agent_tree_node_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of AgentTreeNode: in the compact form if it is, else read member by member. */
 static const char *ap_agent_tree_node_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_agent_tree_node_t), ap_agent_tree_node_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_agent_tree_node_fast_body(c, p, closed, start, (ap_agent_tree_node_t *)out, 0)) == NULL)
         return NULL;
@@ -9745,11 +11494,54 @@ static const char *ap_state_get_result_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of StateGetResult. */
+/*
+ * The members of StateGetResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_get_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"values\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_state_get_result_values_type, p, &out->values)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"checkpoint\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = ap_checkpoint_ref_fast_compact(c, p, &out->checkpoint)) == NULL)
+            return NULL;
+        out->has_checkpoint = true;
+    }
+    return p;
+}
+
+/* An object of StateGetResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_get_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_get_result_t *out = (ap_state_get_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_get_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of StateGetResult: in the compact form if it is, else read member by member. */
 static const char *ap_state_get_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_get_result_t), ap_state_get_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_get_result_fast_body(c, p, closed, start, (ap_state_get_result_t *)out, 0)) == NULL)
         return NULL;
@@ -9870,11 +11662,54 @@ static const char *ap_checkpoint_ref_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of CheckpointRef. */
+/*
+ * The members of CheckpointRef in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_checkpoint_ref_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_ref_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"ns\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->ns)) == NULL)
+            return NULL;
+        out->has_ns = true;
+    }
+    return p;
+}
+
+/* An object of CheckpointRef in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_checkpoint_ref_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_checkpoint_ref_t *out = (ap_checkpoint_ref_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_checkpoint_ref_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CheckpointRef: in the compact form if it is, else read member by member. */
 static const char *ap_checkpoint_ref_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_checkpoint_ref_t), ap_checkpoint_ref_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_checkpoint_ref_fast_body(c, p, closed, start, (ap_checkpoint_ref_t *)out, 0)) == NULL)
         return NULL;
@@ -9985,11 +11820,47 @@ static const char *ap_list_checkpoints_result_fast_body(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of ListCheckpointsResult. */
+/*
+ * The members of ListCheckpointsResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_list_checkpoints_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_list_checkpoints_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"checkpoints\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = ap_list_checkpoints_result_checkpoints_fast(c, p, &out->checkpoints)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ListCheckpointsResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_list_checkpoints_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_list_checkpoints_result_t *out = (ap_list_checkpoints_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_list_checkpoints_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ListCheckpointsResult: in the compact form if it is, else read member by member. */
 static const char *ap_list_checkpoints_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_list_checkpoints_result_t), ap_list_checkpoints_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_list_checkpoints_result_fast_body(c, p, closed, start, (ap_list_checkpoints_result_t *)out, 0)) == NULL)
         return NULL;
@@ -10135,11 +12006,77 @@ static const char *ap_checkpoint_summary_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of CheckpointSummary. */
+/*
+ * The members of CheckpointSummary in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_summary_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"step\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"nodeName\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->node_name)) == NULL)
+            return NULL;
+        out->has_node_name = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_checkpoint_summary_metadata_type, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+    }
+    return p;
+}
+
+/* An object of CheckpointSummary in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_checkpoint_summary_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_checkpoint_summary_t *out = (ap_checkpoint_summary_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_checkpoint_summary_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CheckpointSummary: in the compact form if it is, else read member by member. */
 static const char *ap_checkpoint_summary_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_checkpoint_summary_t), ap_checkpoint_summary_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_checkpoint_summary_fast_body(c, p, closed, start, (ap_checkpoint_summary_t *)out, 0)) == NULL)
         return NULL;
@@ -10262,11 +12199,55 @@ static const char *ap_state_fork_result_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of StateForkResult. */
+/*
+ * The members of StateForkResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_state_fork_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"threadId\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->thread_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of StateForkResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_state_fork_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_fork_result_t *out = (ap_state_fork_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_state_fork_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of StateForkResult: in the compact form if it is, else read member by member. */
 static const char *ap_state_fork_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_fork_result_t), ap_state_fork_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_state_fork_result_fast_body(c, p, closed, start, (ap_state_fork_result_t *)out, 0)) == NULL)
         return NULL;
@@ -10379,11 +12360,46 @@ static const char *ap_response_meta_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of ResponseMeta. */
+/*
+ * The members of ResponseMeta in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_response_meta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_response_meta_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"appliedThroughSeq\":", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
+            return NULL;
+        out->has_applied_through_seq = true;
+    }
+    return p;
+}
+
+/* An object of ResponseMeta in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_response_meta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_response_meta_t *out = (ap_response_meta_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_response_meta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ResponseMeta: in the compact form if it is, else read member by member. */
 static const char *ap_response_meta_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_response_meta_t), ap_response_meta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_response_meta_fast_body(c, p, closed, start, (ap_response_meta_t *)out, 0)) == NULL)
         return NULL;
@@ -10549,11 +12565,88 @@ static const char *ap_error_response_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of ErrorResponse. */
+/*
+ * The members of ErrorResponse in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"error\"", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_error_code_type, p, &out->error)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->message)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"stacktrace\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->stacktrace)) == NULL)
+            return NULL;
+        out->has_stacktrace = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"meta\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_response_meta_fast_compact(c, p, &out->meta)) == NULL)
+            return NULL;
+        out->has_meta = true;
+    }
+    return p;
+}
+
+/* An object of ErrorResponse in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_error_response_t *out = (ap_error_response_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_error_response_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ErrorResponse: in the compact form if it is, else read member by member. */
 static const char *ap_error_response_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_error_response_t), ap_error_response_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_error_response_fast_body(c, p, closed, start, (ap_error_response_t *)out, 0)) == NULL)
         return NULL;
@@ -10712,11 +12805,69 @@ static const char *ap_event_fast_body(aps_fast_ctx *c, const char *p, int closed
     return p;
 }
 
-/* An object of Event. */
+/*
+ * The members of Event in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"event\"", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"eventId\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->event_id)) == NULL)
+            return NULL;
+        out->has_event_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"seq\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
+            return NULL;
+        out->has_seq = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+    }
+    if ((p = ap_event_data_fast_compact_members(c, p, sep, &out->event_data)) == NULL)
+        return NULL;
+    return p;
+}
+
+/* An object of Event in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_event_t *out = (ap_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    out->event_data.raw.ptr = start;
+    out->event_data.raw.len = (size_t)(p - start);
+    return p;
+}
+
+/* An object of Event: in the compact form if it is, else read member by member. */
 static const char *ap_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_event_t), ap_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_event_fast_body(c, p, closed, start, (ap_event_t *)out, 0)) == NULL)
         return NULL;
@@ -10840,11 +12991,53 @@ static const char *ap_lifecycle_event_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of LifecycleEvent. */
+/*
+ * The members of LifecycleEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"lifecycle\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_lifecycle_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of LifecycleEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_event_t *out = (ap_lifecycle_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_lifecycle_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of LifecycleEvent: in the compact form if it is, else read member by member. */
 static const char *ap_lifecycle_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_event_t), ap_lifecycle_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_lifecycle_event_fast_body(c, p, closed, start, (ap_lifecycle_event_t *)out, 0)) == NULL)
         return NULL;
@@ -10971,11 +13164,63 @@ static const char *ap_lifecycle_event_params_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of LifecycleEvent.params. */
+/*
+ * The members of LifecycleEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_lifecycle_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_lifecycle_data_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of LifecycleEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_lifecycle_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_event_params_t *out = (ap_lifecycle_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_lifecycle_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of LifecycleEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_lifecycle_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_event_params_t), ap_lifecycle_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_lifecycle_event_params_fast_body(c, p, closed, start, (ap_lifecycle_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -11125,11 +13370,75 @@ static const char *ap_lifecycle_data_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of LifecycleData. */
+/*
+ * The members of LifecycleData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_agent_status_type, p, &out->event)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"graphName\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->graph_name)) == NULL)
+            return NULL;
+        out->has_graph_name = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"cause\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = ap_lifecycle_cause_fast_compact(c, p, &out->cause)) == NULL)
+            return NULL;
+        out->has_cause = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->error)) == NULL)
+            return NULL;
+        out->has_error = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"checkpoint\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = ap_checkpoint_ref_fast_compact(c, p, &out->checkpoint)) == NULL)
+            return NULL;
+        out->has_checkpoint = true;
+    }
+    return p;
+}
+
+/* An object of LifecycleData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_lifecycle_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_data_t *out = (ap_lifecycle_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_lifecycle_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of LifecycleData: in the compact form if it is, else read member by member. */
 static const char *ap_lifecycle_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_data_t), ap_lifecycle_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_lifecycle_data_fast_body(c, p, closed, start, (ap_lifecycle_data_t *)out, 0)) == NULL)
         return NULL;
@@ -11254,11 +13563,53 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of LifecycleCauseToolCall. */
+/*
+ * The members of LifecycleCauseToolCall in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"toolCall\"", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of LifecycleCauseToolCall in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_cause_tool_call_t *out = (ap_lifecycle_cause_tool_call_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_lifecycle_cause_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of LifecycleCauseToolCall: in the compact form if it is, else read member by member. */
 static const char *ap_lifecycle_cause_tool_call_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_cause_tool_call_t), ap_lifecycle_cause_tool_call_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_lifecycle_cause_tool_call_fast_body(c, p, closed, start, (ap_lifecycle_cause_tool_call_t *)out, 0)) == NULL)
         return NULL;
@@ -11375,11 +13726,53 @@ static const char *ap_lifecycle_cause_send_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of LifecycleCauseSend. */
+/*
+ * The members of LifecycleCauseSend in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"send\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fromNode\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->from_node)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of LifecycleCauseSend in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_cause_send_t *out = (ap_lifecycle_cause_send_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_lifecycle_cause_send_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of LifecycleCauseSend: in the compact form if it is, else read member by member. */
 static const char *ap_lifecycle_cause_send_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_cause_send_t), ap_lifecycle_cause_send_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_lifecycle_cause_send_fast_body(c, p, closed, start, (ap_lifecycle_cause_send_t *)out, 0)) == NULL)
         return NULL;
@@ -11496,11 +13889,53 @@ static const char *ap_lifecycle_cause_edge_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of LifecycleCauseEdge. */
+/*
+ * The members of LifecycleCauseEdge in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"edge\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fromNode\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->from_node)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of LifecycleCauseEdge in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_cause_edge_t *out = (ap_lifecycle_cause_edge_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_lifecycle_cause_edge_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of LifecycleCauseEdge: in the compact form if it is, else read member by member. */
 static const char *ap_lifecycle_cause_edge_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_cause_edge_t), ap_lifecycle_cause_edge_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_lifecycle_cause_edge_fast_body(c, p, closed, start, (ap_lifecycle_cause_edge_t *)out, 0)) == NULL)
         return NULL;
@@ -11618,11 +14053,53 @@ static const char *ap_messages_event_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of MessagesEvent. */
+/*
+ * The members of MessagesEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"messages\"", 19)) {
+        p += 19 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_messages_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of MessagesEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_messages_event_t *out = (ap_messages_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_messages_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of MessagesEvent: in the compact form if it is, else read member by member. */
 static const char *ap_messages_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_messages_event_t), ap_messages_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_messages_event_fast_body(c, p, closed, start, (ap_messages_event_t *)out, 0)) == NULL)
         return NULL;
@@ -11759,11 +14236,70 @@ static const char *ap_messages_event_params_fast_body(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of MessagesEvent.params. */
+/*
+ * The members of MessagesEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_messages_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"node\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        out->has_node = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_messages_data_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of MessagesEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_messages_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_messages_event_params_t *out = (ap_messages_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_messages_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of MessagesEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_messages_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_messages_event_params_t), ap_messages_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_messages_event_params_fast_body(c, p, closed, start, (ap_messages_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -11907,11 +14443,68 @@ static const char *ap_message_start_data_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of MessageStartData. */
+/*
+ * The members of MessageStartData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"message-start\"", 23)) {
+        p += 23 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"role\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_message_role_type, p, &out->role)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = ap_message_metadata_fast_compact(c, p, &out->metadata)) == NULL)
+            return NULL;
+        out->has_metadata = true;
+    }
+    return p;
+}
+
+/* An object of MessageStartData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_message_start_data_t *out = (ap_message_start_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_message_start_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of MessageStartData: in the compact form if it is, else read member by member. */
 static const char *ap_message_start_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_message_start_data_t), ap_message_start_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_message_start_data_fast_body(c, p, closed, start, (ap_message_start_data_t *)out, 0)) == NULL)
         return NULL;
@@ -12088,11 +14681,88 @@ static const char *ap_message_metadata_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of MessageMetadata. */
+/*
+ * The members of MessageMetadata in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_message_metadata_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_metadata_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"provider\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->provider)) == NULL)
+            return NULL;
+        out->has_provider = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"model\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->model)) == NULL)
+            return NULL;
+        out->has_model = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"modelType\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->model_type)) == NULL)
+            return NULL;
+        out->has_model_type = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
+            return NULL;
+        out->has_run_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"threadId\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->thread_id)) == NULL)
+            return NULL;
+        out->has_thread_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"systemFingerprint\":", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->system_fingerprint)) == NULL)
+            return NULL;
+        out->has_system_fingerprint = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"serviceTier\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->service_tier)) == NULL)
+            return NULL;
+        out->has_service_tier = true;
+    }
+    return p;
+}
+
+/* An object of MessageMetadata in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_message_metadata_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_message_metadata_t *out = (ap_message_metadata_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_message_metadata_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of MessageMetadata: in the compact form if it is, else read member by member. */
 static const char *ap_message_metadata_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_message_metadata_t), ap_message_metadata_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_message_metadata_fast_body(c, p, closed, start, (ap_message_metadata_t *)out, 0)) == NULL)
         return NULL;
@@ -12236,11 +14906,61 @@ static const char *ap_content_block_start_data_fast_body(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of ContentBlockStartData. */
+/*
+ * The members of ContentBlockStartData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-start\"", 29)) {
+        p += 29 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"content\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = ap_content_block_fast_compact(c, p, &out->content)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ContentBlockStartData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_start_data_t *out = (ap_content_block_start_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_content_block_start_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ContentBlockStartData: in the compact form if it is, else read member by member. */
 static const char *ap_content_block_start_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_content_block_start_data_t), ap_content_block_start_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_content_block_start_data_fast_body(c, p, closed, start, (ap_content_block_start_data_t *)out, 0)) == NULL)
         return NULL;
@@ -12393,11 +15113,74 @@ static const char *ap_text_content_block_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of TextContentBlock. */
+/*
+ * The members of TextContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"text\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"text\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->text)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"annotations\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = ap_text_content_block_annotations_fast(c, p, &out->annotations)) == NULL)
+            return NULL;
+        out->has_annotations = true;
+    }
+    return p;
+}
+
+/* An object of TextContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_text_content_block_t *out = (ap_text_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_text_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of TextContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_text_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_text_content_block_t), ap_text_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_text_content_block_fast_body(c, p, closed, start, (ap_text_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -12576,11 +15359,87 @@ static const char *ap_citation_fast_body(aps_fast_ctx *c, const char *p, int clo
     return p;
 }
 
-/* An object of Citation. */
+/*
+ * The members of Citation in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"citation\"", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"title\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->title)) == NULL)
+            return NULL;
+        out->has_title = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"startIndex\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
+            return NULL;
+        out->has_start_index = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"endIndex\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
+            return NULL;
+        out->has_end_index = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"citedText\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->cited_text)) == NULL)
+            return NULL;
+        out->has_cited_text = true;
+    }
+    return p;
+}
+
+/* An object of Citation in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_citation_t *out = (ap_citation_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_citation_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Citation: in the compact form if it is, else read member by member. */
 static const char *ap_citation_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_citation_t), ap_citation_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_citation_fast_body(c, p, closed, start, (ap_citation_t *)out, 0)) == NULL)
         return NULL;
@@ -12719,11 +15578,60 @@ static const char *ap_non_standard_annotation_fast_body(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of NonStandardAnnotation. */
+/*
+ * The members of NonStandardAnnotation in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"non_standard_annotation\"", 32)) {
+        p += 32 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_non_standard_annotation_value_type, p, &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of NonStandardAnnotation in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_non_standard_annotation_t *out = (ap_non_standard_annotation_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_non_standard_annotation_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of NonStandardAnnotation: in the compact form if it is, else read member by member. */
 static const char *ap_non_standard_annotation_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_non_standard_annotation_t), ap_non_standard_annotation_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_non_standard_annotation_fast_body(c, p, closed, start, (ap_non_standard_annotation_t *)out, 0)) == NULL)
         return NULL;
@@ -12905,11 +15813,104 @@ static const char *ap_invalid_tool_call_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of InvalidToolCall. */
+/*
+ * The members of InvalidToolCall in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"invalid_tool_call\"", 26)) {
+        p += 26 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->name_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->args_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->error_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->error)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of InvalidToolCall in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_invalid_tool_call_t *out = (ap_invalid_tool_call_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_invalid_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InvalidToolCall: in the compact form if it is, else read member by member. */
 static const char *ap_invalid_tool_call_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_invalid_tool_call_t), ap_invalid_tool_call_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_invalid_tool_call_fast_body(c, p, closed, start, (ap_invalid_tool_call_t *)out, 0)) == NULL)
         return NULL;
@@ -13061,11 +16062,66 @@ static const char *ap_reasoning_content_block_fast_body(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of ReasoningContentBlock. */
+/*
+ * The members of ReasoningContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"reasoning\"", 18)) {
+        p += 18 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->reasoning)) == NULL)
+            return NULL;
+        out->has_reasoning = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ReasoningContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_reasoning_content_block_t *out = (ap_reasoning_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_reasoning_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ReasoningContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_reasoning_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_reasoning_content_block_t), ap_reasoning_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_reasoning_content_block_fast_body(c, p, closed, start, (ap_reasoning_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -13212,11 +16268,67 @@ static const char *ap_non_standard_content_block_fast_body(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of NonStandardContentBlock. */
+/*
+ * The members of NonStandardContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"non_standard\"", 21)) {
+        p += 21 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_non_standard_content_block_value_type, p, &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of NonStandardContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_non_standard_content_block_t *out = (ap_non_standard_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_non_standard_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of NonStandardContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_non_standard_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_non_standard_content_block_t), ap_non_standard_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_non_standard_content_block_fast_body(c, p, closed, start, (ap_non_standard_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -13393,11 +16505,87 @@ static const char *ap_image_content_block_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of ImageContentBlock. */
+/*
+ * The members of ImageContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"image\"", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ImageContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_image_content_block_t *out = (ap_image_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_image_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ImageContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_image_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_image_content_block_t), ap_image_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_image_content_block_fast_body(c, p, closed, start, (ap_image_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -13580,11 +16768,87 @@ static const char *ap_video_content_block_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of VideoContentBlock. */
+/*
+ * The members of VideoContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"video\"", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of VideoContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_video_content_block_t *out = (ap_video_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_video_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of VideoContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_video_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_video_content_block_t), ap_video_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_video_content_block_fast_body(c, p, closed, start, (ap_video_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -13767,11 +17031,87 @@ static const char *ap_audio_content_block_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of AudioContentBlock. */
+/*
+ * The members of AudioContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"audio\"", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of AudioContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_audio_content_block_t *out = (ap_audio_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_audio_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of AudioContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_audio_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_audio_content_block_t), ap_audio_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_audio_content_block_fast_body(c, p, closed, start, (ap_audio_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -13954,11 +17294,87 @@ static const char *ap_file_content_block_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of FileContentBlock. */
+/*
+ * The members of FileContentBlock in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"file\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
+            return NULL;
+        out->has_file_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->url)) == NULL)
+            return NULL;
+        out->has_url = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
+            return NULL;
+        out->has_base64 = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
+            return NULL;
+        out->has_mime_type = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of FileContentBlock in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_file_content_block_t *out = (ap_file_content_block_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_file_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of FileContentBlock: in the compact form if it is, else read member by member. */
 static const char *ap_file_content_block_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_file_content_block_t), ap_file_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_file_content_block_fast_body(c, p, closed, start, (ap_file_content_block_t *)out, 0)) == NULL)
         return NULL;
@@ -14124,11 +17540,81 @@ static const char *ap_tool_call_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of ToolCall. */
+/*
+ * The members of ToolCall in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"tool_call\"", 18)) {
+        p += 18 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_tool_call_args_type, p, &out->args)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ToolCall in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_call_t *out = (ap_tool_call_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolCall: in the compact form if it is, else read member by member. */
 static const char *ap_tool_call_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_call_t), ap_tool_call_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_call_fast_body(c, p, closed, start, (ap_tool_call_t *)out, 0)) == NULL)
         return NULL;
@@ -14300,11 +17786,91 @@ static const char *ap_tool_call_chunk_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of ToolCallChunk. */
+/*
+ * The members of ToolCallChunk in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"tool_call_chunk\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->id_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->name_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->args_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ToolCallChunk in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_call_chunk_t *out = (ap_tool_call_chunk_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolCallChunk: in the compact form if it is, else read member by member. */
 static const char *ap_tool_call_chunk_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_call_chunk_t), ap_tool_call_chunk_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_call_chunk_fast_body(c, p, closed, start, (ap_tool_call_chunk_t *)out, 0)) == NULL)
         return NULL;
@@ -14461,11 +18027,76 @@ static const char *ap_server_tool_call_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of ServerToolCall. */
+/*
+ * The members of ServerToolCall in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_call\"", 25)) {
+        p += 25 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_server_tool_call_args_type, p, &out->args)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ServerToolCall in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_server_tool_call_t *out = (ap_server_tool_call_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_server_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ServerToolCall: in the compact form if it is, else read member by member. */
 static const char *ap_server_tool_call_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_server_tool_call_t), ap_server_tool_call_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_server_tool_call_fast_body(c, p, closed, start, (ap_server_tool_call_t *)out, 0)) == NULL)
         return NULL;
@@ -14625,11 +18256,73 @@ static const char *ap_server_tool_call_chunk_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of ServerToolCallChunk. */
+/*
+ * The members of ServerToolCallChunk in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_call_chunk\"", 31)) {
+        p += 31 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        out->has_name = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+        out->has_args = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ServerToolCallChunk in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_server_tool_call_chunk_t *out = (ap_server_tool_call_chunk_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_server_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ServerToolCallChunk: in the compact form if it is, else read member by member. */
 static const char *ap_server_tool_call_chunk_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_server_tool_call_chunk_t), ap_server_tool_call_chunk_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_server_tool_call_chunk_fast_body(c, p, closed, start, (ap_server_tool_call_chunk_t *)out, 0)) == NULL)
         return NULL;
@@ -14796,11 +18489,82 @@ static const char *ap_server_tool_result_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of ServerToolResult. */
+/*
+ * The members of ServerToolResult in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_result\"", 27)) {
+        p += 27 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"status\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_server_tool_result_status_type, p, &out->status)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+        out->has_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"output\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->output)) == NULL)
+            return NULL;
+        out->has_output = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
+            return NULL;
+        out->has_index = true;
+    }
+    return p;
+}
+
+/* An object of ServerToolResult in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_server_tool_result_t *out = (ap_server_tool_result_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_server_tool_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ServerToolResult: in the compact form if it is, else read member by member. */
 static const char *ap_server_tool_result_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_server_tool_result_t), ap_server_tool_result_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_server_tool_result_fast_body(c, p, closed, start, (ap_server_tool_result_t *)out, 0)) == NULL)
         return NULL;
@@ -14940,11 +18704,61 @@ static const char *ap_content_block_delta_data_fast_body(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of ContentBlockDeltaData. */
+/*
+ * The members of ContentBlockDeltaData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-delta\"", 29)) {
+        p += 29 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"delta\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = ap_content_block_delta_fast_compact(c, p, &out->delta)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ContentBlockDeltaData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_delta_data_t *out = (ap_content_block_delta_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_content_block_delta_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ContentBlockDeltaData: in the compact form if it is, else read member by member. */
 static const char *ap_content_block_delta_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_content_block_delta_data_t), ap_content_block_delta_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_content_block_delta_data_fast_body(c, p, closed, start, (ap_content_block_delta_data_t *)out, 0)) == NULL)
         return NULL;
@@ -15067,11 +18881,53 @@ static const char *ap_text_delta_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of TextDelta. */
+/*
+ * The members of TextDelta in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"text-delta\"", 19)) {
+        p += 19 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"text\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->text)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of TextDelta in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_text_delta_t *out = (ap_text_delta_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_text_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of TextDelta: in the compact form if it is, else read member by member. */
 static const char *ap_text_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_text_delta_t), ap_text_delta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_text_delta_fast_body(c, p, closed, start, (ap_text_delta_t *)out, 0)) == NULL)
         return NULL;
@@ -15194,11 +19050,53 @@ static const char *ap_reasoning_delta_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of ReasoningDelta. */
+/*
+ * The members of ReasoningDelta in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"reasoning-delta\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->reasoning)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ReasoningDelta in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_reasoning_delta_t *out = (ap_reasoning_delta_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_reasoning_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ReasoningDelta: in the compact form if it is, else read member by member. */
 static const char *ap_reasoning_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_reasoning_delta_t), ap_reasoning_delta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_reasoning_delta_fast_body(c, p, closed, start, (ap_reasoning_delta_t *)out, 0)) == NULL)
         return NULL;
@@ -15331,11 +19229,58 @@ static const char *ap_data_delta_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of DataDelta. */
+/*
+ * The members of DataDelta in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"data-delta\"", 19)) {
+        p += 19 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"encoding\":\"base64\"", 19)) {
+        p += 19 + 1;
+        *sep = ',';
+        out->has_encoding = true;
+    }
+    return p;
+}
+
+/* An object of DataDelta in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_data_delta_t *out = (ap_data_delta_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_data_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of DataDelta: in the compact form if it is, else read member by member. */
 static const char *ap_data_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_data_delta_t), ap_data_delta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_data_delta_fast_body(c, p, closed, start, (ap_data_delta_t *)out, 0)) == NULL)
         return NULL;
@@ -15458,11 +19403,53 @@ static const char *ap_block_delta_fast_body(aps_fast_ctx *c, const char *p, int 
     return p;
 }
 
-/* An object of BlockDelta. */
+/*
+ * The members of BlockDelta in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"block-delta\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"fields\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_block_delta_fields_fast_compact(c, p, &out->fields)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of BlockDelta in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_block_delta_t *out = (ap_block_delta_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_block_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of BlockDelta: in the compact form if it is, else read member by member. */
 static const char *ap_block_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_block_delta_t), ap_block_delta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_block_delta_fast_body(c, p, closed, start, (ap_block_delta_t *)out, 0)) == NULL)
         return NULL;
@@ -15576,11 +19563,47 @@ static const char *ap_block_delta_fields_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of BlockDeltaFields. */
+/*
+ * The members of BlockDeltaFields in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_block_delta_fields_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_fields_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->type)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of BlockDeltaFields in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_block_delta_fields_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_block_delta_fields_t *out = (ap_block_delta_fields_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_block_delta_fields_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of BlockDeltaFields: in the compact form if it is, else read member by member. */
 static const char *ap_block_delta_fields_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_block_delta_fields_t), ap_block_delta_fields_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_block_delta_fields_fast_body(c, p, closed, start, (ap_block_delta_fields_t *)out, 0)) == NULL)
         return NULL;
@@ -15703,11 +19726,53 @@ static const char *ap_tool_call_delta_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of ToolCallDelta. */
+/*
+ * The members of ToolCallDelta in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"tool-call-delta\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->args)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ToolCallDelta in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_call_delta_t *out = (ap_tool_call_delta_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_call_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolCallDelta: in the compact form if it is, else read member by member. */
 static const char *ap_tool_call_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_call_delta_t), ap_tool_call_delta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_call_delta_fast_body(c, p, closed, start, (ap_tool_call_delta_t *)out, 0)) == NULL)
         return NULL;
@@ -15839,11 +19904,61 @@ static const char *ap_content_block_finish_data_fast_body(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of ContentBlockFinishData. */
+/*
+ * The members of ContentBlockFinishData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-finish\"", 30)) {
+        p += 30 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"content\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = ap_finalized_content_block_fast_compact(c, p, &out->content)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ContentBlockFinishData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_finish_data_t *out = (ap_content_block_finish_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_content_block_finish_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ContentBlockFinishData: in the compact form if it is, else read member by member. */
 static const char *ap_content_block_finish_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_content_block_finish_data_t), ap_content_block_finish_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_content_block_finish_data_fast_body(c, p, closed, start, (ap_content_block_finish_data_t *)out, 0)) == NULL)
         return NULL;
@@ -15967,11 +20082,52 @@ static const char *ap_message_finish_data_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of MessageFinishData. */
+/*
+ * The members of MessageFinishData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"message-finish\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"usage\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = ap_usage_info_fast_compact(c, p, &out->usage)) == NULL)
+            return NULL;
+        out->has_usage = true;
+    }
+    return p;
+}
+
+/* An object of MessageFinishData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_message_finish_data_t *out = (ap_message_finish_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_message_finish_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of MessageFinishData: in the compact form if it is, else read member by member. */
 static const char *ap_message_finish_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_message_finish_data_t), ap_message_finish_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_message_finish_data_fast_body(c, p, closed, start, (ap_message_finish_data_t *)out, 0)) == NULL)
         return NULL;
@@ -16124,11 +20280,74 @@ static const char *ap_usage_info_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of UsageInfo. */
+/*
+ * The members of UsageInfo in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_usage_info_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_usage_info_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"inputTokens\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
+            return NULL;
+        out->has_input_tokens = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"outputTokens\":", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
+            return NULL;
+        out->has_output_tokens = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"totalTokens\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
+            return NULL;
+        out->has_total_tokens = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"inputTokenDetails\":", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+        if ((p = ap_input_token_details_fast_compact(c, p, &out->input_token_details)) == NULL)
+            return NULL;
+        out->has_input_token_details = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"outputTokenDetails\":", 21)) {
+        p += 21 + 1;
+        *sep = ',';
+        if ((p = ap_output_token_details_fast_compact(c, p, &out->output_token_details)) == NULL)
+            return NULL;
+        out->has_output_token_details = true;
+    }
+    return p;
+}
+
+/* An object of UsageInfo in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_usage_info_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_usage_info_t *out = (ap_usage_info_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_usage_info_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of UsageInfo: in the compact form if it is, else read member by member. */
 static const char *ap_usage_info_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_usage_info_t), ap_usage_info_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_usage_info_fast_body(c, p, closed, start, (ap_usage_info_t *)out, 0)) == NULL)
         return NULL;
@@ -16263,11 +20482,60 @@ static const char *ap_input_token_details_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of InputTokenDetails. */
+/*
+ * The members of InputTokenDetails in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_token_details_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"audio\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+            return NULL;
+        out->has_audio = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"cacheCreation\":", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
+            return NULL;
+        out->has_cache_creation = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"cacheRead\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
+            return NULL;
+        out->has_cache_read = true;
+    }
+    return p;
+}
+
+/* An object of InputTokenDetails in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_token_details_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_token_details_t *out = (ap_input_token_details_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_token_details_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputTokenDetails: in the compact form if it is, else read member by member. */
 static const char *ap_input_token_details_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_token_details_t), ap_input_token_details_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_token_details_fast_body(c, p, closed, start, (ap_input_token_details_t *)out, 0)) == NULL)
         return NULL;
@@ -16389,11 +20657,53 @@ static const char *ap_output_token_details_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of OutputTokenDetails. */
+/*
+ * The members of OutputTokenDetails in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_output_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_output_token_details_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"audio\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->audio)) == NULL)
+            return NULL;
+        out->has_audio = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->reasoning)) == NULL)
+            return NULL;
+        out->has_reasoning = true;
+    }
+    return p;
+}
+
+/* An object of OutputTokenDetails in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_output_token_details_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_output_token_details_t *out = (ap_output_token_details_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_output_token_details_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of OutputTokenDetails: in the compact form if it is, else read member by member. */
 static const char *ap_output_token_details_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_output_token_details_t), ap_output_token_details_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_output_token_details_fast_body(c, p, closed, start, (ap_output_token_details_t *)out, 0)) == NULL)
         return NULL;
@@ -16524,11 +20834,60 @@ static const char *ap_message_error_data_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of MessageErrorData. */
+/*
+ * The members of MessageErrorData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"error\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->message)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"code\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->code)) == NULL)
+            return NULL;
+        out->has_code = true;
+    }
+    return p;
+}
+
+/* An object of MessageErrorData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_message_error_data_t *out = (ap_message_error_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_message_error_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of MessageErrorData: in the compact form if it is, else read member by member. */
 static const char *ap_message_error_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_message_error_data_t), ap_message_error_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_message_error_data_fast_body(c, p, closed, start, (ap_message_error_data_t *)out, 0)) == NULL)
         return NULL;
@@ -16650,11 +21009,53 @@ static const char *ap_tools_event_fast_body(aps_fast_ctx *c, const char *p, int 
     return p;
 }
 
-/* An object of ToolsEvent. */
+/*
+ * The members of ToolsEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"tools\"", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_tools_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ToolsEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tools_event_t *out = (ap_tools_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tools_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolsEvent: in the compact form if it is, else read member by member. */
 static const char *ap_tools_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tools_event_t), ap_tools_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tools_event_fast_body(c, p, closed, start, (ap_tools_event_t *)out, 0)) == NULL)
         return NULL;
@@ -16791,11 +21192,70 @@ static const char *ap_tools_event_params_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of ToolsEvent.params. */
+/*
+ * The members of ToolsEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tools_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"node\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        out->has_node = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_tools_data_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ToolsEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tools_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tools_event_params_t *out = (ap_tools_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tools_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolsEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_tools_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tools_event_params_t), ap_tools_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tools_event_params_fast_body(c, p, closed, start, (ap_tools_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -16938,11 +21398,68 @@ static const char *ap_tool_started_data_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of ToolStartedData. */
+/*
+ * The members of ToolStartedData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-started\"", 22)) {
+        p += 22 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolName\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->input)) == NULL)
+            return NULL;
+        out->has_input = true;
+    }
+    return p;
+}
+
+/* An object of ToolStartedData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_started_data_t *out = (ap_tool_started_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_started_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolStartedData: in the compact form if it is, else read member by member. */
 static const char *ap_tool_started_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_started_data_t), ap_tool_started_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_started_data_fast_body(c, p, closed, start, (ap_tool_started_data_t *)out, 0)) == NULL)
         return NULL;
@@ -17077,11 +21594,61 @@ static const char *ap_tool_output_delta_data_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of ToolOutputDeltaData. */
+/*
+ * The members of ToolOutputDeltaData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-output-delta\"", 27)) {
+        p += 27 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"delta\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->delta)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ToolOutputDeltaData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_output_delta_data_t *out = (ap_tool_output_delta_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_output_delta_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolOutputDeltaData: in the compact form if it is, else read member by member. */
 static const char *ap_tool_output_delta_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_output_delta_data_t), ap_tool_output_delta_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_output_delta_data_fast_body(c, p, closed, start, (ap_tool_output_delta_data_t *)out, 0)) == NULL)
         return NULL;
@@ -17214,11 +21781,61 @@ static const char *ap_tool_finished_data_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of ToolFinishedData. */
+/*
+ * The members of ToolFinishedData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-finished\"", 23)) {
+        p += 23 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"output\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->output)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ToolFinishedData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_finished_data_t *out = (ap_tool_finished_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_finished_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolFinishedData: in the compact form if it is, else read member by member. */
 static const char *ap_tool_finished_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_finished_data_t), ap_tool_finished_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_finished_data_fast_body(c, p, closed, start, (ap_tool_finished_data_t *)out, 0)) == NULL)
         return NULL;
@@ -17361,11 +21978,68 @@ static const char *ap_tool_error_data_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of ToolErrorData. */
+/*
+ * The members of ToolErrorData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-error\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->message)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"code\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->code)) == NULL)
+            return NULL;
+        out->has_code = true;
+    }
+    return p;
+}
+
+/* An object of ToolErrorData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_error_data_t *out = (ap_tool_error_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tool_error_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ToolErrorData: in the compact form if it is, else read member by member. */
 static const char *ap_tool_error_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_error_data_t), ap_tool_error_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tool_error_data_fast_body(c, p, closed, start, (ap_tool_error_data_t *)out, 0)) == NULL)
         return NULL;
@@ -17489,11 +22163,53 @@ static const char *ap_input_event_fast_body(aps_fast_ctx *c, const char *p, int 
     return p;
 }
 
-/* An object of InputEvent. */
+/*
+ * The members of InputEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"input.requested\"", 26)) {
+        p += 26 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_input_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of InputEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_event_t *out = (ap_input_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputEvent: in the compact form if it is, else read member by member. */
 static const char *ap_input_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_event_t), ap_input_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_event_fast_body(c, p, closed, start, (ap_input_event_t *)out, 0)) == NULL)
         return NULL;
@@ -17620,11 +22336,63 @@ static const char *ap_input_event_params_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of InputEvent.params. */
+/*
+ * The members of InputEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_input_requested_data_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of InputEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_event_params_t *out = (ap_input_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_input_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_event_params_t), ap_input_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_event_params_fast_body(c, p, closed, start, (ap_input_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -17746,11 +22514,55 @@ static const char *ap_input_requested_data_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of InputRequestedData. */
+/*
+ * The members of InputRequestedData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_input_requested_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_requested_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"interruptId\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->payload)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of InputRequestedData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_input_requested_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_requested_data_t *out = (ap_input_requested_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_input_requested_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of InputRequestedData: in the compact form if it is, else read member by member. */
 static const char *ap_input_requested_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_requested_data_t), ap_input_requested_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_input_requested_data_fast_body(c, p, closed, start, (ap_input_requested_data_t *)out, 0)) == NULL)
         return NULL;
@@ -17872,11 +22684,53 @@ static const char *ap_values_event_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of ValuesEvent. */
+/*
+ * The members of ValuesEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"values\"", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_values_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ValuesEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_values_event_t *out = (ap_values_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_values_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ValuesEvent: in the compact form if it is, else read member by member. */
 static const char *ap_values_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_values_event_t), ap_values_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_values_event_fast_body(c, p, closed, start, (ap_values_event_t *)out, 0)) == NULL)
         return NULL;
@@ -18003,11 +22857,63 @@ static const char *ap_values_event_params_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of ValuesEvent.params. */
+/*
+ * The members of ValuesEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_values_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of ValuesEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_values_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_values_event_params_t *out = (ap_values_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_values_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ValuesEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_values_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_values_event_params_t), ap_values_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_values_event_params_fast_body(c, p, closed, start, (ap_values_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -18127,11 +23033,53 @@ static const char *ap_updates_event_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of UpdatesEvent. */
+/*
+ * The members of UpdatesEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"updates\"", 18)) {
+        p += 18 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_updates_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of UpdatesEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_updates_event_t *out = (ap_updates_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_updates_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of UpdatesEvent: in the compact form if it is, else read member by member. */
 static const char *ap_updates_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_updates_event_t), ap_updates_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_updates_event_fast_body(c, p, closed, start, (ap_updates_event_t *)out, 0)) == NULL)
         return NULL;
@@ -18258,11 +23206,63 @@ static const char *ap_updates_event_params_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of UpdatesEvent.params. */
+/*
+ * The members of UpdatesEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_updates_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_updates_data_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of UpdatesEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_updates_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_updates_event_params_t *out = (ap_updates_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_updates_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of UpdatesEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_updates_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_updates_event_params_t), ap_updates_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_updates_event_params_fast_body(c, p, closed, start, (ap_updates_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -18386,11 +23386,54 @@ static const char *ap_updates_data_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of UpdatesData. */
+/*
+ * The members of UpdatesData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_updates_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"node\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->node)) == NULL)
+            return NULL;
+        out->has_node = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"values\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_updates_data_values_type, p, &out->values)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of UpdatesData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_updates_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_updates_data_t *out = (ap_updates_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_updates_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of UpdatesData: in the compact form if it is, else read member by member. */
 static const char *ap_updates_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_updates_data_t), ap_updates_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_updates_data_fast_body(c, p, closed, start, (ap_updates_data_t *)out, 0)) == NULL)
         return NULL;
@@ -18512,11 +23555,53 @@ static const char *ap_checkpoints_event_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of CheckpointsEvent. */
+/*
+ * The members of CheckpointsEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"checkpoints\"", 22)) {
+        p += 22 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_checkpoints_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of CheckpointsEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_checkpoints_event_t *out = (ap_checkpoints_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_checkpoints_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CheckpointsEvent: in the compact form if it is, else read member by member. */
 static const char *ap_checkpoints_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_checkpoints_event_t), ap_checkpoints_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_checkpoints_event_fast_body(c, p, closed, start, (ap_checkpoints_event_t *)out, 0)) == NULL)
         return NULL;
@@ -18643,11 +23728,63 @@ static const char *ap_checkpoints_event_params_fast_body(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of CheckpointsEvent.params. */
+/*
+ * The members of CheckpointsEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_checkpoints_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_checkpoint_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of CheckpointsEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_checkpoints_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_checkpoints_event_params_t *out = (ap_checkpoints_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_checkpoints_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CheckpointsEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_checkpoints_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_checkpoints_event_params_t), ap_checkpoints_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_checkpoints_event_params_fast_body(c, p, closed, start, (ap_checkpoints_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -18788,11 +23925,70 @@ static const char *ap_checkpoint_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of Checkpoint. */
+/*
+ * The members of Checkpoint in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"parentId\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->parent_id)) == NULL)
+            return NULL;
+        out->has_parent_id = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"step\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"source\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &ap_checkpoint_source_type, p, &out->source)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Checkpoint in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_checkpoint_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_checkpoint_t *out = (ap_checkpoint_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_checkpoint_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Checkpoint: in the compact form if it is, else read member by member. */
 static const char *ap_checkpoint_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_checkpoint_t), ap_checkpoint_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_checkpoint_fast_body(c, p, closed, start, (ap_checkpoint_t *)out, 0)) == NULL)
         return NULL;
@@ -18916,11 +24112,53 @@ static const char *ap_custom_event_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of CustomEvent. */
+/*
+ * The members of CustomEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"custom\"", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_custom_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of CustomEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_custom_event_t *out = (ap_custom_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_custom_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CustomEvent: in the compact form if it is, else read member by member. */
 static const char *ap_custom_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_custom_event_t), ap_custom_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_custom_event_fast_body(c, p, closed, start, (ap_custom_event_t *)out, 0)) == NULL)
         return NULL;
@@ -19047,11 +24285,63 @@ static const char *ap_custom_event_params_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of CustomEvent.params. */
+/*
+ * The members of CustomEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_custom_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = ap_custom_data_fast_compact(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of CustomEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_custom_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_custom_event_params_t *out = (ap_custom_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_custom_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CustomEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_custom_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_custom_event_params_t), ap_custom_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_custom_event_params_fast_body(c, p, closed, start, (ap_custom_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -19175,11 +24465,54 @@ static const char *ap_custom_data_fast_body(aps_fast_ctx *c, const char *p, int 
     return p;
 }
 
-/* An object of CustomData. */
+/*
+ * The members of CustomData in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_custom_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_data_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        out->has_name = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->payload)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of CustomData in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_custom_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_custom_data_t *out = (ap_custom_data_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_custom_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of CustomData: in the compact form if it is, else read member by member. */
 static const char *ap_custom_data_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_custom_data_t), ap_custom_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_custom_data_fast_body(c, p, closed, start, (ap_custom_data_t *)out, 0)) == NULL)
         return NULL;
@@ -19301,11 +24634,53 @@ static const char *ap_tasks_event_fast_body(aps_fast_ctx *c, const char *p, int 
     return p;
 }
 
-/* An object of TasksEvent. */
+/*
+ * The members of TasksEvent in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"tasks\"", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = ap_tasks_event_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of TasksEvent in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tasks_event_t *out = (ap_tasks_event_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tasks_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of TasksEvent: in the compact form if it is, else read member by member. */
 static const char *ap_tasks_event_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tasks_event_t), ap_tasks_event_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tasks_event_fast_body(c, p, closed, start, (ap_tasks_event_t *)out, 0)) == NULL)
         return NULL;
@@ -19432,11 +24807,63 @@ static const char *ap_tasks_event_params_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of TasksEvent.params. */
+/*
+ * The members of TasksEvent.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_tasks_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = ap_namespace_fast(c, p, &out->namespace_)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->data)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of TasksEvent.params in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_tasks_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tasks_event_params_t *out = (ap_tasks_event_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_tasks_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of TasksEvent.params: in the compact form if it is, else read member by member. */
 static const char *ap_tasks_event_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tasks_event_params_t), ap_tasks_event_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_tasks_event_params_fast_body(c, p, closed, start, (ap_tasks_event_params_t *)out, 0)) == NULL)
         return NULL;
@@ -19589,11 +25016,75 @@ static const char *ap_event_stream_request_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of EventStreamRequest. */
+/*
+ * The members of EventStreamRequest in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_stream_request_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"channels\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = ap_event_stream_request_channels_fast(c, p, &out->channels)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"namespaces\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = ap_event_stream_request_namespaces_fast(c, p, &out->namespaces)) == NULL)
+            return NULL;
+        out->has_namespaces = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"depth\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
+            return NULL;
+        out->has_depth = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"since\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
+            return NULL;
+        out->has_since = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"sinceEventId\":", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->since_event_id)) == NULL)
+            return NULL;
+        out->has_since_event_id = true;
+    }
+    return p;
+}
+
+/* An object of EventStreamRequest in the compact form, its '{' at p; NULL to give up. */
+static const char *ap_event_stream_request_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_event_stream_request_t *out = (ap_event_stream_request_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = ap_event_stream_request_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of EventStreamRequest: in the compact form if it is, else read member by member. */
 static const char *ap_event_stream_request_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_event_stream_request_t), ap_event_stream_request_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = ap_event_stream_request_fast_body(c, p, closed, start, (ap_event_stream_request_t *)out, 0)) == NULL)
         return NULL;
@@ -20245,7 +25736,121 @@ static bool ap_command_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_comma
 }
 
 /*
- * An object of CommandData. With the discriminant first, the rest is the
+ * An object of CommandData in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_command_data_t *out = (ap_command_data_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
+        out->kind = AP_COMMAND_DATA_RUN_START;
+        q = ap_run_start_fast_compact(c, p, &out->u.run_start);
+    } else
+    if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
+        q = ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe);
+    } else
+    if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
+        q = ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe);
+    } else
+    if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
+        q = ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect);
+    } else
+    if (aps_fast_literal(c, q, "agent.getTree", 13) != NULL) {
+        out->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
+        q = ap_agent_get_tree_fast_compact(c, p, &out->u.agent_get_tree);
+    } else
+    if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
+        out->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+        q = ap_input_respond_fast_compact(c, p, &out->u.input_respond);
+    } else
+    if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
+        out->kind = AP_COMMAND_DATA_INPUT_INJECT;
+        q = ap_input_inject_fast_compact(c, p, &out->u.input_inject);
+    } else
+    if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_GET;
+        q = ap_state_get_fast_compact(c, p, &out->u.state_get);
+    } else
+    if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
+        q = ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints);
+    } else
+    if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_FORK;
+        q = ap_state_fork_fast_compact(c, p, &out->u.state_fork);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * The CommandData alternatives inlined into an object, in the compact form:
+ * the discriminant member at p picks the alternative, whose members are
+ * then read from it (as ap_command_data_fast_compact reads a whole object).
+ */
+static const char *ap_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_data_t *out)
+{
+    const char *q;
+    if (!aps_fast_compact_key(c, p, *sep, "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
+        out->kind = AP_COMMAND_DATA_RUN_START;
+        return ap_run_start_fast_compact_members(c, p, sep, &out->u.run_start);
+    }
+    if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
+        return ap_subscription_subscribe_fast_compact_members(c, p, sep, &out->u.subscription_subscribe);
+    }
+    if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
+        return ap_subscription_unsubscribe_fast_compact_members(c, p, sep, &out->u.subscription_unsubscribe);
+    }
+    if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
+        out->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
+        return ap_subscription_reconnect_fast_compact_members(c, p, sep, &out->u.subscription_reconnect);
+    }
+    if (aps_fast_literal(c, q, "agent.getTree", 13) != NULL) {
+        out->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
+        return ap_agent_get_tree_fast_compact_members(c, p, sep, &out->u.agent_get_tree);
+    }
+    if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
+        out->kind = AP_COMMAND_DATA_INPUT_RESPOND;
+        return ap_input_respond_fast_compact_members(c, p, sep, &out->u.input_respond);
+    }
+    if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
+        out->kind = AP_COMMAND_DATA_INPUT_INJECT;
+        return ap_input_inject_fast_compact_members(c, p, sep, &out->u.input_inject);
+    }
+    if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_GET;
+        return ap_state_get_fast_compact_members(c, p, sep, &out->u.state_get);
+    }
+    if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
+        return ap_state_list_checkpoints_fast_compact_members(c, p, sep, &out->u.state_list_checkpoints);
+    }
+    if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
+        out->kind = AP_COMMAND_DATA_STATE_FORK;
+        return ap_state_fork_fast_compact_members(c, p, sep, &out->u.state_fork);
+    }
+    return NULL;
+}
+
+/*
+ * An object of CommandData. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20256,6 +25861,8 @@ static const char *ap_command_data_fast(aps_fast_ctx *c, const char *p, void *vo
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_command_data_t), ap_command_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -20423,7 +26030,39 @@ static bool ap_subscription_command_fast_pick(aps_fast_ctx *c, const char **pp, 
 }
 
 /*
- * An object of SubscriptionCommand. With the discriminant first, the rest is the
+ * An object of SubscriptionCommand in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_subscription_command_t *out = (ap_subscription_command_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
+        out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
+        q = ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe);
+    } else
+    if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
+        out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE;
+        q = ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe);
+    } else
+    if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
+        out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT;
+        q = ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of SubscriptionCommand. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20434,6 +26073,8 @@ static const char *ap_subscription_command_fast(aps_fast_ctx *c, const char *p, 
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_subscription_command_t), ap_subscription_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -20500,7 +26141,35 @@ static bool ap_input_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_inpu
 }
 
 /*
- * An object of InputCommand. With the discriminant first, the rest is the
+ * An object of InputCommand in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_input_command_t *out = (ap_input_command_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
+        out->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
+        q = ap_input_respond_fast_compact(c, p, &out->u.input_respond);
+    } else
+    if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
+        out->kind = AP_INPUT_COMMAND_INPUT_INJECT;
+        q = ap_input_inject_fast_compact(c, p, &out->u.input_inject);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of InputCommand. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20511,6 +26180,8 @@ static const char *ap_input_command_fast(aps_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_input_command_t), ap_input_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -20580,7 +26251,39 @@ static bool ap_state_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_stat
 }
 
 /*
- * An object of StateCommand. With the discriminant first, the rest is the
+ * An object of StateCommand in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_state_command_t *out = (ap_state_command_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
+        out->kind = AP_STATE_COMMAND_STATE_GET;
+        q = ap_state_get_fast_compact(c, p, &out->u.state_get);
+    } else
+    if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
+        out->kind = AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS;
+        q = ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints);
+    } else
+    if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
+        out->kind = AP_STATE_COMMAND_STATE_FORK;
+        q = ap_state_fork_fast_compact(c, p, &out->u.state_fork);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of StateCommand. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20591,6 +26294,8 @@ static const char *ap_state_command_fast(aps_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_state_command_t), ap_state_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -20662,7 +26367,39 @@ static bool ap_message_fast_pick(aps_fast_ctx *c, const char **pp, ap_message_t 
 }
 
 /*
- * An object of Message. With the discriminant first, the rest is the
+ * An object of Message in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_message_t *out = (ap_message_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "success", 7) != NULL) {
+        out->kind = AP_MESSAGE_COMMAND_RESPONSE;
+        q = ap_command_response_fast_compact(c, p, &out->u.command_response);
+    } else
+    if (aps_fast_literal(c, q, "error", 5) != NULL) {
+        out->kind = AP_MESSAGE_ERROR_RESPONSE;
+        q = ap_error_response_fast_compact(c, p, &out->u.error_response);
+    } else
+    if (aps_fast_literal(c, q, "event", 5) != NULL) {
+        out->kind = AP_MESSAGE_EVENT;
+        q = ap_event_fast_compact(c, p, &out->u.event);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of Message. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20673,6 +26410,8 @@ static const char *ap_message_fast(aps_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_message_t), ap_message_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -20774,7 +26513,113 @@ static bool ap_event_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_event_d
 }
 
 /*
- * An object of EventData. With the discriminant first, the rest is the
+ * An object of EventData in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_event_data_t *out = (ap_event_data_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
+        out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
+        q = ap_lifecycle_event_fast_compact(c, p, &out->u.lifecycle_event);
+    } else
+    if (aps_fast_literal(c, q, "messages", 8) != NULL) {
+        out->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+        q = ap_messages_event_fast_compact(c, p, &out->u.messages_event);
+    } else
+    if (aps_fast_literal(c, q, "tools", 5) != NULL) {
+        out->kind = AP_EVENT_DATA_TOOLS_EVENT;
+        q = ap_tools_event_fast_compact(c, p, &out->u.tools_event);
+    } else
+    if (aps_fast_literal(c, q, "input.requested", 15) != NULL) {
+        out->kind = AP_EVENT_DATA_INPUT_EVENT;
+        q = ap_input_event_fast_compact(c, p, &out->u.input_event);
+    } else
+    if (aps_fast_literal(c, q, "values", 6) != NULL) {
+        out->kind = AP_EVENT_DATA_VALUES_EVENT;
+        q = ap_values_event_fast_compact(c, p, &out->u.values_event);
+    } else
+    if (aps_fast_literal(c, q, "updates", 7) != NULL) {
+        out->kind = AP_EVENT_DATA_UPDATES_EVENT;
+        q = ap_updates_event_fast_compact(c, p, &out->u.updates_event);
+    } else
+    if (aps_fast_literal(c, q, "checkpoints", 11) != NULL) {
+        out->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
+        q = ap_checkpoints_event_fast_compact(c, p, &out->u.checkpoints_event);
+    } else
+    if (aps_fast_literal(c, q, "custom", 6) != NULL) {
+        out->kind = AP_EVENT_DATA_CUSTOM_EVENT;
+        q = ap_custom_event_fast_compact(c, p, &out->u.custom_event);
+    } else
+    if (aps_fast_literal(c, q, "tasks", 5) != NULL) {
+        out->kind = AP_EVENT_DATA_TASKS_EVENT;
+        q = ap_tasks_event_fast_compact(c, p, &out->u.tasks_event);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * The EventData alternatives inlined into an object, in the compact form:
+ * the discriminant member at p picks the alternative, whose members are
+ * then read from it (as ap_event_data_fast_compact reads a whole object).
+ */
+static const char *ap_event_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_data_t *out)
+{
+    const char *q;
+    if (!aps_fast_compact_key(c, p, *sep, "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
+        out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
+        return ap_lifecycle_event_fast_compact_members(c, p, sep, &out->u.lifecycle_event);
+    }
+    if (aps_fast_literal(c, q, "messages", 8) != NULL) {
+        out->kind = AP_EVENT_DATA_MESSAGES_EVENT;
+        return ap_messages_event_fast_compact_members(c, p, sep, &out->u.messages_event);
+    }
+    if (aps_fast_literal(c, q, "tools", 5) != NULL) {
+        out->kind = AP_EVENT_DATA_TOOLS_EVENT;
+        return ap_tools_event_fast_compact_members(c, p, sep, &out->u.tools_event);
+    }
+    if (aps_fast_literal(c, q, "input.requested", 15) != NULL) {
+        out->kind = AP_EVENT_DATA_INPUT_EVENT;
+        return ap_input_event_fast_compact_members(c, p, sep, &out->u.input_event);
+    }
+    if (aps_fast_literal(c, q, "values", 6) != NULL) {
+        out->kind = AP_EVENT_DATA_VALUES_EVENT;
+        return ap_values_event_fast_compact_members(c, p, sep, &out->u.values_event);
+    }
+    if (aps_fast_literal(c, q, "updates", 7) != NULL) {
+        out->kind = AP_EVENT_DATA_UPDATES_EVENT;
+        return ap_updates_event_fast_compact_members(c, p, sep, &out->u.updates_event);
+    }
+    if (aps_fast_literal(c, q, "checkpoints", 11) != NULL) {
+        out->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
+        return ap_checkpoints_event_fast_compact_members(c, p, sep, &out->u.checkpoints_event);
+    }
+    if (aps_fast_literal(c, q, "custom", 6) != NULL) {
+        out->kind = AP_EVENT_DATA_CUSTOM_EVENT;
+        return ap_custom_event_fast_compact_members(c, p, sep, &out->u.custom_event);
+    }
+    if (aps_fast_literal(c, q, "tasks", 5) != NULL) {
+        out->kind = AP_EVENT_DATA_TASKS_EVENT;
+        return ap_tasks_event_fast_compact_members(c, p, sep, &out->u.tasks_event);
+    }
+    return NULL;
+}
+
+/*
+ * An object of EventData. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20785,6 +26630,8 @@ static const char *ap_event_data_fast(aps_fast_ctx *c, const char *p, void *vout
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_event_data_t), ap_event_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -20947,7 +26794,39 @@ static bool ap_lifecycle_cause_fast_pick(aps_fast_ctx *c, const char **pp, ap_li
 }
 
 /*
- * An object of LifecycleCause. With the discriminant first, the rest is the
+ * An object of LifecycleCause in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_lifecycle_cause_t *out = (ap_lifecycle_cause_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "toolCall", 8) != NULL) {
+        out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
+        q = ap_lifecycle_cause_tool_call_fast_compact(c, p, &out->u.lifecycle_cause_tool_call);
+    } else
+    if (aps_fast_literal(c, q, "send", 4) != NULL) {
+        out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND;
+        q = ap_lifecycle_cause_send_fast_compact(c, p, &out->u.lifecycle_cause_send);
+    } else
+    if (aps_fast_literal(c, q, "edge", 4) != NULL) {
+        out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE;
+        q = ap_lifecycle_cause_edge_fast_compact(c, p, &out->u.lifecycle_cause_edge);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of LifecycleCause. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -20958,6 +26837,8 @@ static const char *ap_lifecycle_cause_fast(aps_fast_ctx *c, const char *p, void 
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_lifecycle_cause_t), ap_lifecycle_cause_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21044,7 +26925,51 @@ static bool ap_messages_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_mess
 }
 
 /*
- * An object of MessagesData. With the discriminant first, the rest is the
+ * An object of MessagesData in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_messages_data_t *out = (ap_messages_data_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"event\":", 8))
+        return NULL;
+    q = p + 8 + 1;
+    if (aps_fast_literal(c, q, "message-start", 13) != NULL) {
+        out->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
+        q = ap_message_start_data_fast_compact(c, p, &out->u.message_start_data);
+    } else
+    if (aps_fast_literal(c, q, "content-block-start", 19) != NULL) {
+        out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
+        q = ap_content_block_start_data_fast_compact(c, p, &out->u.content_block_start_data);
+    } else
+    if (aps_fast_literal(c, q, "content-block-delta", 19) != NULL) {
+        out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
+        q = ap_content_block_delta_data_fast_compact(c, p, &out->u.content_block_delta_data);
+    } else
+    if (aps_fast_literal(c, q, "content-block-finish", 20) != NULL) {
+        out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
+        q = ap_content_block_finish_data_fast_compact(c, p, &out->u.content_block_finish_data);
+    } else
+    if (aps_fast_literal(c, q, "message-finish", 14) != NULL) {
+        out->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
+        q = ap_message_finish_data_fast_compact(c, p, &out->u.message_finish_data);
+    } else
+    if (aps_fast_literal(c, q, "error", 5) != NULL) {
+        out->kind = AP_MESSAGES_DATA_MESSAGE_ERROR_DATA;
+        q = ap_message_error_data_fast_compact(c, p, &out->u.message_error_data);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of MessagesData. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21055,6 +26980,8 @@ static const char *ap_messages_data_fast(aps_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_messages_data_t), ap_messages_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21182,7 +27109,79 @@ static bool ap_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_cont
 }
 
 /*
- * An object of ContentBlock. With the discriminant first, the rest is the
+ * An object of ContentBlock in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_t *out = (ap_content_block_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "text", 4) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+        q = ap_text_content_block_fast_compact(c, p, &out->u.text_content_block);
+    } else
+    if (aps_fast_literal(c, q, "invalid_tool_call", 17) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_INVALID_TOOL_CALL;
+        q = ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call);
+    } else
+    if (aps_fast_literal(c, q, "reasoning", 9) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+        q = ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block);
+    } else
+    if (aps_fast_literal(c, q, "non_standard", 12) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+        q = ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block);
+    } else
+    if (aps_fast_literal(c, q, "image", 5) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+        q = ap_image_content_block_fast_compact(c, p, &out->u.image_content_block);
+    } else
+    if (aps_fast_literal(c, q, "video", 5) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+        q = ap_video_content_block_fast_compact(c, p, &out->u.video_content_block);
+    } else
+    if (aps_fast_literal(c, q, "audio", 5) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+        q = ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block);
+    } else
+    if (aps_fast_literal(c, q, "file", 4) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+        q = ap_file_content_block_fast_compact(c, p, &out->u.file_content_block);
+    } else
+    if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_TOOL_CALL;
+        q = ap_tool_call_fast_compact(c, p, &out->u.tool_call);
+    } else
+    if (aps_fast_literal(c, q, "tool_call_chunk", 15) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+        q = ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL;
+        q = ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_call_chunk", 22) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+        q = ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+        q = ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of ContentBlock. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21193,6 +27192,8 @@ static const char *ap_content_block_fast(aps_fast_ctx *c, const char *p, void *v
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_content_block_t), ap_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21279,7 +27280,35 @@ static bool ap_annotation_fast_pick(aps_fast_ctx *c, const char **pp, ap_annotat
 }
 
 /*
- * An object of Annotation. With the discriminant first, the rest is the
+ * An object of Annotation in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_annotation_t *out = (ap_annotation_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "citation", 8) != NULL) {
+        out->kind = AP_ANNOTATION_CITATION;
+        q = ap_citation_fast_compact(c, p, &out->u.citation);
+    } else
+    if (aps_fast_literal(c, q, "non_standard_annotation", 23) != NULL) {
+        out->kind = AP_ANNOTATION_NON_STANDARD_ANNOTATION;
+        q = ap_non_standard_annotation_fast_compact(c, p, &out->u.non_standard_annotation);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of Annotation. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21290,6 +27319,8 @@ static const char *ap_annotation_fast(aps_fast_ctx *c, const char *p, void *vout
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_annotation_t), ap_annotation_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21369,7 +27400,47 @@ static bool ap_content_block_delta_fast_pick(aps_fast_ctx *c, const char **pp, a
 }
 
 /*
- * An object of ContentBlockDelta. With the discriminant first, the rest is the
+ * An object of ContentBlockDelta in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_content_block_delta_t *out = (ap_content_block_delta_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "text-delta", 10) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
+        q = ap_text_delta_fast_compact(c, p, &out->u.text_delta);
+    } else
+    if (aps_fast_literal(c, q, "reasoning-delta", 15) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_REASONING_DELTA;
+        q = ap_reasoning_delta_fast_compact(c, p, &out->u.reasoning_delta);
+    } else
+    if (aps_fast_literal(c, q, "data-delta", 10) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_DATA_DELTA;
+        q = ap_data_delta_fast_compact(c, p, &out->u.data_delta);
+    } else
+    if (aps_fast_literal(c, q, "block-delta", 11) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA;
+        q = ap_block_delta_fast_compact(c, p, &out->u.block_delta);
+    } else
+    if (aps_fast_literal(c, q, "tool-call-delta", 15) != NULL) {
+        out->kind = AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA;
+        q = ap_tool_call_delta_fast_compact(c, p, &out->u.tool_call_delta);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of ContentBlockDelta. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21380,6 +27451,8 @@ static const char *ap_content_block_delta_fast(aps_fast_ctx *c, const char *p, v
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_content_block_delta_t), ap_content_block_delta_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21495,7 +27568,71 @@ static bool ap_finalized_content_block_fast_pick(aps_fast_ctx *c, const char **p
 }
 
 /*
- * An object of FinalizedContentBlock. With the discriminant first, the rest is the
+ * An object of FinalizedContentBlock in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_finalized_content_block_t *out = (ap_finalized_content_block_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "text", 4) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
+        q = ap_text_content_block_fast_compact(c, p, &out->u.text_content_block);
+    } else
+    if (aps_fast_literal(c, q, "reasoning", 9) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
+        q = ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block);
+    } else
+    if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL;
+        q = ap_tool_call_fast_compact(c, p, &out->u.tool_call);
+    } else
+    if (aps_fast_literal(c, q, "invalid_tool_call", 17) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL;
+        q = ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL;
+        q = ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+        q = ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result);
+    } else
+    if (aps_fast_literal(c, q, "image", 5) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+        q = ap_image_content_block_fast_compact(c, p, &out->u.image_content_block);
+    } else
+    if (aps_fast_literal(c, q, "video", 5) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+        q = ap_video_content_block_fast_compact(c, p, &out->u.video_content_block);
+    } else
+    if (aps_fast_literal(c, q, "audio", 5) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+        q = ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block);
+    } else
+    if (aps_fast_literal(c, q, "file", 4) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+        q = ap_file_content_block_fast_compact(c, p, &out->u.file_content_block);
+    } else
+    if (aps_fast_literal(c, q, "non_standard", 12) != NULL) {
+        out->kind = AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
+        q = ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of FinalizedContentBlock. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21506,6 +27643,8 @@ static const char *ap_finalized_content_block_fast(aps_fast_ctx *c, const char *
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_finalized_content_block_t), ap_finalized_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21598,7 +27737,43 @@ static bool ap_tools_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_tools_d
 }
 
 /*
- * An object of ToolsData. With the discriminant first, the rest is the
+ * An object of ToolsData in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tools_data_t *out = (ap_tools_data_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"event\":", 8))
+        return NULL;
+    q = p + 8 + 1;
+    if (aps_fast_literal(c, q, "tool-started", 12) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
+        q = ap_tool_started_data_fast_compact(c, p, &out->u.tool_started_data);
+    } else
+    if (aps_fast_literal(c, q, "tool-output-delta", 17) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
+        q = ap_tool_output_delta_data_fast_compact(c, p, &out->u.tool_output_delta_data);
+    } else
+    if (aps_fast_literal(c, q, "tool-finished", 13) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
+        q = ap_tool_finished_data_fast_compact(c, p, &out->u.tool_finished_data);
+    } else
+    if (aps_fast_literal(c, q, "tool-error", 10) != NULL) {
+        out->kind = AP_TOOLS_DATA_TOOL_ERROR_DATA;
+        q = ap_tool_error_data_fast_compact(c, p, &out->u.tool_error_data);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of ToolsData. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21609,6 +27784,8 @@ static const char *ap_tools_data_fast(aps_fast_ctx *c, const char *p, void *vout
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tools_data_t), ap_tools_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21687,7 +27864,43 @@ static bool ap_data_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 }
 
 /*
- * An object of DataContentBlock. With the discriminant first, the rest is the
+ * An object of DataContentBlock in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_data_content_block_t *out = (ap_data_content_block_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "image", 5) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
+        q = ap_image_content_block_fast_compact(c, p, &out->u.image_content_block);
+    } else
+    if (aps_fast_literal(c, q, "video", 5) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
+        q = ap_video_content_block_fast_compact(c, p, &out->u.video_content_block);
+    } else
+    if (aps_fast_literal(c, q, "audio", 5) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
+        q = ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block);
+    } else
+    if (aps_fast_literal(c, q, "file", 4) != NULL) {
+        out->kind = AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
+        q = ap_file_content_block_fast_compact(c, p, &out->u.file_content_block);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of DataContentBlock. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21698,6 +27911,8 @@ static const char *ap_data_content_block_fast(aps_fast_ctx *c, const char *p, vo
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_data_content_block_t), ap_data_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -21781,7 +27996,47 @@ static bool ap_tool_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 }
 
 /*
- * An object of ToolContentBlock. With the discriminant first, the rest is the
+ * An object of ToolContentBlock in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    ap_tool_content_block_t *out = (ap_tool_content_block_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;
+        q = ap_tool_call_fast_compact(c, p, &out->u.tool_call);
+    } else
+    if (aps_fast_literal(c, q, "tool_call_chunk", 15) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK;
+        q = ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL;
+        q = ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_call_chunk", 22) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
+        q = ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk);
+    } else
+    if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
+        out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT;
+        q = ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of ToolContentBlock. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -21792,6 +28047,8 @@ static const char *ap_tool_content_block_fast(aps_fast_ctx *c, const char *p, vo
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(ap_tool_content_block_t), ap_tool_content_block_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;

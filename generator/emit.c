@@ -430,6 +430,38 @@ static bool has_fast(const ir_type *t)
     }
 }
 
+/*
+ * Does t get a reader of the compact form (members in the schema's order
+ * and spelling, no whitespace, nothing unknown: what servers write)? A
+ * struct with a generated decoder whose member names are all plain, and
+ * whose variants, if any, are such a union; a discriminated union whose
+ * alternatives are such structs.
+ */
+static bool compact_ok_at(const ir_type *t, int depth)
+{
+    size_t i;
+    t = resolved(t);
+    if (depth > FAST_MAX_NESTING || !has_fast(t))
+        return false;
+    if (t->kind == IR_UNION) {
+        for (i = 0; i < t->nalts; i++)
+            if (!compact_ok_at(t->alts[i], depth + 1))
+                return false;
+        return true;
+    }
+    if (t->kind != IR_STRUCT)
+        return false;
+    for (i = 0; i < t->nfields; i++)
+        if (!plain_name(&t->fields[i]))
+            return false;
+    return t->variants == NULL || compact_ok_at(t->variants, depth + 1);
+}
+
+static bool compact_ok(const ir_type *t)
+{
+    return compact_ok_at(t, 0);
+}
+
 /* The name stem of t's generated decoder functions. */
 static const char *fast_fn(emitter *E, const ir_type *t)
 {
@@ -456,13 +488,16 @@ static const char *mask_lit(emitter *E, uint64_t m)
 /*
  * A value of a type that is neither scalar nor text: by t's generated
  * function (flag `generated`, its name in "read_fn") when it has one, else
- * by the tables (flag `table`).
+ * by the tables (flag `table`). `compact`: by its reader of the compact form
+ * when it has one (a compact reader's member).
  */
-static void generated_or_table(emitter *E, const ir_type *t, const char *generated, const char *table, tmpl_value *v)
+static void generated_or_table(emitter *E, const ir_type *t, const char *generated, const char *table, bool compact,
+                               tmpl_value *v)
 {
     if (has_fast(t)) {
         tmpl_flag(E->ctx, v, generated, 1);
-        tmpl_set(E->ctx, v, "read_fn", fast_fn(E, t));
+        tmpl_set(E->ctx, v, "read_fn", compact && compact_ok(t) ? cddl_fmt(E->ctx, "%s_compact", fast_fn(E, t))
+                                                                : fast_fn(E, t));
     } else {
         tmpl_flag(E->ctx, v, table, 1);
     }
@@ -471,9 +506,11 @@ static void generated_or_table(emitter *E, const ir_type *t, const char *generat
 /*
  * How a value of type `type` is read into `target` (a C expression of its
  * address): one flag section of templates/fast_read.c.tmpl, with what it
- * needs. `literal`: the value is checked against the type's literal only.
+ * needs. `literal`: the value is checked against the type's literal only;
+ * `compact`: structs and unions by their readers of the compact form.
  */
-static void fast_read(emitter *E, const ir_type *type, bool literal, const char *target, tmpl_value *v)
+static void fast_read(emitter *E, const ir_type *type, bool literal, bool compact, const char *target,
+                      tmpl_value *v)
 {
     cddl_ctx *C = E->ctx;
     const ir_type *t = resolved(type);
@@ -508,7 +545,7 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, const char 
         break;
     case IR_BOOL: tmpl_flag(C, v, "read_bool", 1); break;
     case IR_ANY: tmpl_flag(C, v, "read_any", 1); break;
-    default: generated_or_table(E, t, "read_generated", "read_table", v); break;
+    default: generated_or_table(E, t, "read_generated", "read_table", compact, v); break;
     }
 }
 
@@ -544,7 +581,7 @@ static bool fast_check(emitter *E, const ir_type *type, const char *target, cons
         tmpl_flag(C, v, lo && hi ? "check_min_max" : lo ? "check_min" : "check_max", lo || hi);
         return lo || hi;
     case IR_ANY: tmpl_flag(C, v, "check_any", 1); return true;
-    default: generated_or_table(E, t, "check_generated", "check_table", v); return true;
+    default: generated_or_table(E, t, "check_generated", "check_table", false, v); return true;
     }
 }
 
@@ -583,7 +620,8 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
 {
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C), *ordered = tmpl_list(C), *checks = tmpl_list(C);
-    bool stores = false, one_spelling_only = true;
+    tmpl_value *compact_fields = tmpl_list(C);
+    bool stores = false, one_spelling_only = true, compact = compact_ok(t);
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
@@ -602,7 +640,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
         one_spelling_only &= same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake));
         tmpl_flag(C, v, "optional", (f->flags & IR_F_OPTIONAL) != 0);
         tmpl_flag(C, v, "nullable", (f->flags & IR_F_NULLABLE) != 0);
-        fast_read(E, f->type, (f->flags & IR_F_LITERAL) != 0, cddl_fmt(C, "&out->%s", f->c_name), v);
+        fast_read(E, f->type, (f->flags & IR_F_LITERAL) != 0, false, cddl_fmt(C, "&out->%s", f->c_name), v);
         stores |= (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE)) != 0 || !(f->flags & IR_F_LITERAL);
         tmpl_append(C, fields, v);
         if (!(f->flags & IR_F_LITERAL)) {
@@ -612,6 +650,25 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
             tmpl_flag(C, k, "nullable", (f->flags & IR_F_NULLABLE) != 0);
             if (fast_check(E, f->type, cddl_fmt(C, "v->%s", f->c_name), "    ", k))
                 tmpl_append(C, checks, k);
+        }
+        if (compact) {
+            tmpl_value *k = tmpl_object(C);
+            const ir_type *ft = resolved(f->type);
+            /* a plain text literal (a discriminant) is compared with its name: `"type":"event"` */
+            bool fused = (f->flags & IR_F_LITERAL) && !(f->flags & IR_F_NULLABLE) && ft->lit.kind == IR_LIT_TEXT &&
+                         plain_text(&ft->lit.text);
+            const char *token = fused ? cddl_fmt(C, "\"%.*s\":\"%.*s\"", (int)f->key.len, f->key.ptr,
+                                                 (int)ft->lit.text.len, ft->lit.text.ptr)
+                                      : cddl_fmt(C, "\"%.*s\":", (int)f->key.len, f->key.ptr);
+            tmpl_set(C, k, "ctoken", c_string(E, token, strlen(token)));
+            tmpl_setf(C, k, "ctoken_len", "%zu", strlen(token));
+            tmpl_set(C, k, "member", f->c_name);
+            tmpl_flag(C, k, "fused", fused);
+            tmpl_flag(C, k, "optional", (f->flags & IR_F_OPTIONAL) != 0);
+            tmpl_flag(C, k, "nullable", (f->flags & IR_F_NULLABLE) != 0);
+            if (!fused)
+                fast_read(E, f->type, (f->flags & IR_F_LITERAL) != 0, true, cddl_fmt(C, "&out->%s", f->c_name), k);
+            tmpl_append(C, compact_fields, k);
         }
         if (plain_name(f)) {
             tmpl_value *o = tmpl_object(C);
@@ -626,6 +683,8 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     tmpl_put(C, d, "fields", fields);
     tmpl_put(C, d, "ordered", ordered);
     tmpl_put(C, d, "checks", checks);
+    tmpl_flag(C, d, "compact", compact);
+    tmpl_put(C, d, "compact_fields", compact_fields);
     tmpl_flag(C, d, "no_fields", t->nfields == 0);
     tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);
@@ -649,7 +708,7 @@ static tmpl_value *fast_array(emitter *E, const ir_type *t)
     tmpl_set(C, d, "occ_max", size_lit(E, t->occ_max));
     tmpl_flag(C, d, "has_min", t->occ_min > 0);
     tmpl_set(C, d, "occ_min", size_lit(E, t->occ_min));
-    fast_read(E, t->elem, false, "&out->items[out->count]", d);
+    fast_read(E, t->elem, false, false, "&out->items[out->count]", d);
     {
         tmpl_value *checks = tmpl_list(C), *k = tmpl_object(C);
         if (fast_check(E, t->elem, "v->items[i]", "        ", k))
@@ -660,7 +719,7 @@ static tmpl_value *fast_array(emitter *E, const ir_type *t)
 }
 
 /* Template data of discriminated union u's generated decoder (templates/fast_union.c.tmpl). */
-static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
+static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants, bool as_compact_variants)
 {
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C), *alts = tmpl_list(C);
@@ -675,6 +734,8 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants)
     tmpl_set(C, d, "dsnake", c_string(E, df->snake, strlen(df->snake)));
     tmpl_setf(C, d, "dsnake_len", "%zu", strlen(df->snake));
     tmpl_flag(C, d, "as_variants", as_variants);
+    tmpl_flag(C, d, "compact", compact_ok(u));
+    tmpl_flag(C, d, "as_compact_variants", as_compact_variants);
     tmpl_set(C, d, "PREFIX", upper(E, E->opt->prefix));
     tmpl_set(C, d, "NAME", NAME);
     set_tokens(E, d, "d", df);
@@ -1238,13 +1299,13 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
     return d;
 }
 
-/* Whether some struct with a generated decoder inlines union `u` as its variants. */
-static bool used_as_variants(const emitter *E, const ir_type *u)
+/* Whether some struct whose reader_ok (fast_struct_ok, compact_ok) holds inlines union `u` as its variants. */
+static bool used_as_variants(const emitter *E, const ir_type *u, bool (*reader_ok)(const ir_type *))
 {
     size_t j;
     for (j = 0; j < E->ndescs; j++) {
         const ir_type *s = E->desc_types[j];
-        if (s->kind == IR_STRUCT && s->variants != NULL && resolved(s->variants) == u && fast_struct_ok(s))
+        if (s->kind == IR_STRUCT && s->variants != NULL && resolved(s->variants) == u && reader_ok(s))
             return true;
     }
     return false;
@@ -1261,7 +1322,7 @@ static void fast_decoders(emitter *E, tmpl_value *data)
     cddl_ctx *C = E->ctx;
     tmpl_value *structs = tmpl_list(C), *unions = tmpl_list(C), *arrays = tmpl_list(C);
     size_t i, nmarked;
-    bool *as_variants;
+    bool *as_variants, *as_compact_variants;
     for (i = 0; i < E->ndescs; i++) { /* fast_struct may add descriptors: ndescs grows */
         const ir_type *t = E->desc_types[i];
         if (t->kind == IR_STRUCT && fast_struct_ok(t))
@@ -1272,18 +1333,22 @@ static void fast_decoders(emitter *E, tmpl_value *data)
     /* the unions some struct inlines, marked in one pass (a scan per union is quadratic) */
     nmarked = E->ndescs;
     as_variants = cddl_alloc(C, (nmarked + 1) * sizeof *as_variants);
+    as_compact_variants = cddl_alloc(C, (nmarked + 1) * sizeof *as_compact_variants);
     for (i = 0; i < E->ndescs; i++) {
         const ir_type *s = E->desc_types[i];
         size_t u;
         if (s->kind == IR_STRUCT && s->variants != NULL && fast_struct_ok(s) &&
-            (u = desc_pos(E, resolved(s->variants))) != SIZE_MAX)
+            (u = desc_pos(E, resolved(s->variants))) != SIZE_MAX) {
             as_variants[u] = true;
+            as_compact_variants[u] |= compact_ok(s);
+        }
     }
     for (i = 0; i < E->ndescs; i++) {
         const ir_type *t = E->desc_types[i];
         if (t->kind != IR_UNION || !fast_union_ok(t))
             continue;
-        tmpl_append(C, unions, fast_union(E, t, i < nmarked ? as_variants[i] : used_as_variants(E, t)));
+        tmpl_append(C, unions, fast_union(E, t, i < nmarked ? as_variants[i] : used_as_variants(E, t, fast_struct_ok),
+                                          i < nmarked ? as_compact_variants[i] : used_as_variants(E, t, compact_ok)));
     }
     tmpl_put(C, data, "fast_structs", structs);
     tmpl_put(C, data, "fast_unions", unions);
@@ -1586,7 +1651,7 @@ static void fast_encoders(emitter *E, tmpl_value *data)
         else if (fast_array_ok(t))
             tmpl_append(C, arrays, write_array(E, t));
         else if (t->kind == IR_UNION && fast_union_ok(t))
-            tmpl_append(C, unions, write_union(E, t, used_as_variants(E, t)));
+            tmpl_append(C, unions, write_union(E, t, used_as_variants(E, t, fast_struct_ok)));
     }
     tmpl_put(C, data, "write_structs", structs);
     tmpl_put(C, data, "write_unions", unions);

@@ -111,6 +111,59 @@ APS_FAST_INLINE const char *aps_fast_key(const aps_fast_ctx *c, const char *p, c
     return NULL;
 }
 
+/*
+ * The compact form: what servers write, and what generated readers of it
+ * (PREFIX_T_fast_compact) take in one straight pass: an object's members in
+ * the schema's order and spelling, no whitespace, no unknown member, a
+ * discriminant first. Anything else makes them give up, and the general
+ * generated decoder reads the value from its start.
+ */
+
+/*
+ * Is the member at p, compact, `sep` (the byte before it: '{' for an
+ * object's first member, ',' after) then the `"name":` token (n bytes)?
+ */
+APS_FAST_INLINE bool aps_fast_compact_key(const aps_fast_ctx *c, const char *p, char sep, const char *token,
+                                          size_t n)
+{
+    return (size_t)(c->end - p) > n && *p == sep && aps_scan_bytes_equal(p + 1, token, n);
+}
+
+/* After an object's members read compactly: its '}', or "{}" when it had none (`sep` still '{'). */
+APS_FAST_INLINE const char *aps_fast_compact_close(const aps_fast_ctx *c, const char *p, char sep)
+{
+    if (sep == '{')
+        return c->end - p >= 2 && p[0] == '{' && p[1] == '}' ? p + 2 : NULL;
+    return p < c->end && *p == '}' ? p + 1 : NULL;
+}
+
+/*
+ * Tries `compact`, a generated reader of the compact form, on the value at
+ * p, but only as the outermost typed value of a decode (nested values are
+ * read compactly by their parent's reader, or not at all: one attempt per
+ * decode, so giving up costs a pass at most) and when the schema's spelling
+ * is accepted. Returns where it ended; NULL when it gave up, with what it
+ * did undone: the arena, the nesting counts, and the `size` bytes at out
+ * zeroed again, as the general decoder expects them.
+ */
+APS_FAST_INLINE const char *aps_fast_compact(aps_fast_ctx *c, const char *p, void *out, size_t size,
+                                             const char *(*compact)(aps_fast_ctx *, const char *, void *))
+{
+    aps_arena_marker mark;
+    unsigned depth = c->depth;
+    const char *q;
+    if (c->typed != 0 || c->key_case == APS_CASE_SNAKE)
+        return NULL;
+    mark = aps_arena_mark(c->arena);
+    if ((q = compact(c, p, out)) != NULL)
+        return q;
+    aps_arena_rollback(c->arena, mark);
+    c->depth = depth;
+    c->typed = 0;
+    memset(out, 0, size);
+    return NULL;
+}
+
 /* Marks member number `bit` seen; false if it was seen already (a duplicate). */
 APS_FAST_INLINE bool aps_fast_see(uint64_t *seen, unsigned bit)
 {

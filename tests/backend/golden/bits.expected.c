@@ -32,6 +32,8 @@ static const char *bits_permissions_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *bits_permissions_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool bits_permissions_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *bits_permissions_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, bits_permissions_t *out);
+static const char *bits_permissions_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool bits_permissions_fast_members(aps_json_writer *w, const bits_permissions_t *v, unsigned depth, bool trusted, size_t first);
 static bool bits_permissions_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -302,11 +304,68 @@ static const char *bits_permissions_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of Permissions. */
+/*
+ * The members of Permissions in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *bits_permissions_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, bits_permissions_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"mode\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &bits_permissions_mode_type, p, &out->mode)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"flags\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &bits_permissions_flags_type, p, &out->flags)) == NULL)
+            return NULL;
+        out->has_flags = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"tcp\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &bits_tcp_flags_type, p, &out->tcp)) == NULL)
+            return NULL;
+        out->has_tcp = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"small\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &bits_permissions_small_type, p, &out->small)) == NULL)
+            return NULL;
+        out->has_small = true;
+    }
+    return p;
+}
+
+/* An object of Permissions in the compact form, its '{' at p; NULL to give up. */
+static const char *bits_permissions_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    bits_permissions_t *out = (bits_permissions_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = bits_permissions_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Permissions: in the compact form if it is, else read member by member. */
 static const char *bits_permissions_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(bits_permissions_t), bits_permissions_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = bits_permissions_fast_body(c, p, closed, start, (bits_permissions_t *)out, 0)) == NULL)
         return NULL;

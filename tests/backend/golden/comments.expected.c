@@ -23,6 +23,8 @@ static const char *comments_person_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *comments_person_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool comments_person_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *comments_person_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, comments_person_t *out);
+static const char *comments_person_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool comments_person_fast_members(aps_json_writer *w, const comments_person_t *v, unsigned depth, bool trusted, size_t first);
 static bool comments_person_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -196,11 +198,70 @@ static const char *comments_person_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of Person. */
+/*
+ * The members of Person in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *comments_person_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, comments_person_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"age\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"email\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->email)) == NULL)
+            return NULL;
+        out->has_email = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"nick\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->nick)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Person in the compact form, its '{' at p; NULL to give up. */
+static const char *comments_person_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    comments_person_t *out = (comments_person_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = comments_person_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Person: in the compact form if it is, else read member by member. */
 static const char *comments_person_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(comments_person_t), comments_person_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = comments_person_fast_body(c, p, closed, start, (comments_person_t *)out, 0)) == NULL)
         return NULL;

@@ -26,6 +26,8 @@ static const char *controls_limits_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *controls_limits_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool controls_limits_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *controls_limits_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, controls_limits_t *out);
+static const char *controls_limits_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool controls_limits_fast_members(aps_json_writer *w, const controls_limits_t *v, unsigned depth, bool trusted, size_t first);
 static bool controls_limits_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -232,11 +234,62 @@ static const char *controls_limits_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of Limits. */
+/*
+ * The members of Limits in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *controls_limits_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, controls_limits_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"count\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(1), UINT64_C(1000), &out->count)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_text(c, &controls_limits_name_type, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"depth\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
+            return NULL;
+        out->has_depth = true;
+    }
+    return p;
+}
+
+/* An object of Limits in the compact form, its '{' at p; NULL to give up. */
+static const char *controls_limits_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    controls_limits_t *out = (controls_limits_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = controls_limits_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Limits: in the compact form if it is, else read member by member. */
 static const char *controls_limits_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(controls_limits_t), controls_limits_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = controls_limits_fast_body(c, p, closed, start, (controls_limits_t *)out, 0)) == NULL)
         return NULL;

@@ -29,6 +29,8 @@ static const char *disc_circle_fast_body(aps_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *disc_circle_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_circle_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out);
+static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int disc_square_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_square_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_square_t *out,
     uint64_t *seen);
@@ -38,6 +40,8 @@ static const char *disc_square_fast_body(aps_fast_ctx *c, const char *p, int clo
     uint64_t seen);
 static const char *disc_square_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_square_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out);
+static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int disc_triangle_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_triangle_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_triangle_t *out,
     uint64_t *seen);
@@ -47,6 +51,8 @@ static const char *disc_triangle_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *disc_triangle_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_triangle_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out);
+static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int disc_hexagon_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_hexagon_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_hexagon_t *out,
     uint64_t *seen);
@@ -56,6 +62,8 @@ static const char *disc_hexagon_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *disc_hexagon_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_hexagon_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out);
+static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int disc_command_add_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_command_add_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_add_t *out,
     uint64_t *seen);
@@ -65,6 +73,8 @@ static const char *disc_command_add_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *disc_command_add_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_command_add_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out);
+static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int disc_command_clear_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_command_clear_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_clear_t *out,
     uint64_t *seen);
@@ -74,15 +84,20 @@ static const char *disc_command_clear_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *disc_command_clear_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_command_clear_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_command_clear_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out);
+static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_shape_fast_pick(aps_fast_ctx *c, const char **pp, disc_shape_t *out, uint64_t *seen);
 static const char *disc_shape_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_shape_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_polygon_fast_pick(aps_fast_ctx *c, const char **pp, disc_polygon_t *out, uint64_t *seen);
 static const char *disc_polygon_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_polygon_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_command_t *out, uint64_t *seen);
 static const char *disc_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_circle_fast_members(aps_json_writer *w, const disc_circle_t *v, unsigned depth, bool trusted, size_t first);
 static bool disc_circle_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool disc_square_fast_members(aps_json_writer *w, const disc_square_t *v, unsigned depth, bool trusted, size_t first);
@@ -419,11 +434,53 @@ static const char *disc_circle_fast_body(aps_fast_ctx *c, const char *p, int clo
     return p;
 }
 
-/* An object of Circle. */
+/*
+ * The members of Circle in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"circle\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"radius\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->radius)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Circle in the compact form, its '{' at p; NULL to give up. */
+static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_circle_t *out = (disc_circle_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = disc_circle_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Circle: in the compact form if it is, else read member by member. */
 static const char *disc_circle_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_circle_t), disc_circle_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = disc_circle_fast_body(c, p, closed, start, (disc_circle_t *)out, 0)) == NULL)
         return NULL;
@@ -541,11 +598,53 @@ static const char *disc_square_fast_body(aps_fast_ctx *c, const char *p, int clo
     return p;
 }
 
-/* An object of Square. */
+/*
+ * The members of Square in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"square\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"side\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->side)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Square in the compact form, its '{' at p; NULL to give up. */
+static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_square_t *out = (disc_square_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = disc_square_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Square: in the compact form if it is, else read member by member. */
 static const char *disc_square_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_square_t), disc_square_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = disc_square_fast_body(c, p, closed, start, (disc_square_t *)out, 0)) == NULL)
         return NULL;
@@ -681,11 +780,69 @@ static const char *disc_triangle_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of Triangle. */
+/*
+ * The members of Triangle in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"triangle\"", 17)) {
+        p += 17 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"a\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->a)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"b\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->b)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"c\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->c)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Triangle in the compact form, its '{' at p; NULL to give up. */
+static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_triangle_t *out = (disc_triangle_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = disc_triangle_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Triangle: in the compact form if it is, else read member by member. */
 static const char *disc_triangle_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_triangle_t), disc_triangle_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = disc_triangle_fast_body(c, p, closed, start, (disc_triangle_t *)out, 0)) == NULL)
         return NULL;
@@ -807,11 +964,53 @@ static const char *disc_hexagon_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Hexagon. */
+/*
+ * The members of Hexagon in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"hexagon\"", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"side\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->side)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Hexagon in the compact form, its '{' at p; NULL to give up. */
+static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_hexagon_t *out = (disc_hexagon_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = disc_hexagon_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Hexagon: in the compact form if it is, else read member by member. */
 static const char *disc_hexagon_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_hexagon_t), disc_hexagon_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = disc_hexagon_fast_body(c, p, closed, start, (disc_hexagon_t *)out, 0)) == NULL)
         return NULL;
@@ -929,11 +1128,53 @@ static const char *disc_command_add_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of Command/1. */
+/*
+ * The members of Command/1 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"op\":\"add\"", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Command/1 in the compact form, its '{' at p; NULL to give up. */
+static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_command_add_t *out = (disc_command_add_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = disc_command_add_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Command/1: in the compact form if it is, else read member by member. */
 static const char *disc_command_add_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_command_add_t), disc_command_add_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = disc_command_add_fast_body(c, p, closed, start, (disc_command_add_t *)out, 0)) == NULL)
         return NULL;
@@ -1041,11 +1282,46 @@ static const char *disc_command_clear_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of Command/2. */
+/*
+ * The members of Command/2 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *disc_command_clear_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"op\":\"clear\"", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    (void)out; /* literals only */
+    return p;
+}
+
+/* An object of Command/2 in the compact form, its '{' at p; NULL to give up. */
+static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_command_clear_t *out = (disc_command_clear_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = disc_command_clear_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Command/2: in the compact form if it is, else read member by member. */
 static const char *disc_command_clear_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_command_clear_t), disc_command_clear_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = disc_command_clear_fast_body(c, p, closed, start, (disc_command_clear_t *)out, 0)) == NULL)
         return NULL;
@@ -1099,7 +1375,43 @@ static bool disc_shape_fast_pick(aps_fast_ctx *c, const char **pp, disc_shape_t 
 }
 
 /*
- * An object of Shape. With the discriminant first, the rest is the
+ * An object of Shape in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_shape_t *out = (disc_shape_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "circle", 6) != NULL) {
+        out->kind = DISC_SHAPE_CIRCLE;
+        q = disc_circle_fast_compact(c, p, &out->u.circle);
+    } else
+    if (aps_fast_literal(c, q, "square", 6) != NULL) {
+        out->kind = DISC_SHAPE_SQUARE;
+        q = disc_square_fast_compact(c, p, &out->u.square);
+    } else
+    if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
+        out->kind = DISC_SHAPE_TRIANGLE;
+        q = disc_triangle_fast_compact(c, p, &out->u.triangle);
+    } else
+    if (aps_fast_literal(c, q, "hexagon", 7) != NULL) {
+        out->kind = DISC_SHAPE_HEXAGON;
+        q = disc_hexagon_fast_compact(c, p, &out->u.hexagon);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of Shape. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -1110,6 +1422,8 @@ static const char *disc_shape_fast(aps_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_shape_t), disc_shape_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -1178,7 +1492,35 @@ static bool disc_polygon_fast_pick(aps_fast_ctx *c, const char **pp, disc_polygo
 }
 
 /*
- * An object of Polygon. With the discriminant first, the rest is the
+ * An object of Polygon in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_polygon_t *out = (disc_polygon_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
+        out->kind = DISC_POLYGON_TRIANGLE;
+        q = disc_triangle_fast_compact(c, p, &out->u.triangle);
+    } else
+    if (aps_fast_literal(c, q, "hexagon", 7) != NULL) {
+        out->kind = DISC_POLYGON_HEXAGON;
+        q = disc_hexagon_fast_compact(c, p, &out->u.hexagon);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of Polygon. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -1189,6 +1531,8 @@ static const char *disc_polygon_fast(aps_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_polygon_t), disc_polygon_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -1253,7 +1597,35 @@ static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_comman
 }
 
 /*
- * An object of Command. With the discriminant first, the rest is the
+ * An object of Command in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    disc_command_t *out = (disc_command_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"op\":", 5))
+        return NULL;
+    q = p + 5 + 1;
+    if (aps_fast_literal(c, q, "add", 3) != NULL) {
+        out->kind = DISC_COMMAND_ADD;
+        q = disc_command_add_fast_compact(c, p, &out->u.add);
+    } else
+    if (aps_fast_literal(c, q, "clear", 5) != NULL) {
+        out->kind = DISC_COMMAND_CLEAR;
+        q = disc_command_clear_fast_compact(c, p, &out->u.clear);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of Command. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -1264,6 +1636,8 @@ static const char *disc_command_fast(aps_fast_ctx *c, const char *p, void *vout)
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(disc_command_t), disc_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;

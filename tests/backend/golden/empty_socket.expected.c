@@ -23,6 +23,8 @@ static const char *empty_socket_request_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *empty_socket_request_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool empty_socket_request_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *empty_socket_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, empty_socket_request_t *out);
+static const char *empty_socket_request_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int empty_socket_response_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int empty_socket_response_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, empty_socket_response_t *out,
     uint64_t *seen);
@@ -32,6 +34,8 @@ static const char *empty_socket_response_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *empty_socket_response_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool empty_socket_response_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *empty_socket_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, empty_socket_response_t *out);
+static const char *empty_socket_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool empty_socket_request_fast_members(aps_json_writer *w, const empty_socket_request_t *v, unsigned depth, bool trusted, size_t first);
 static bool empty_socket_request_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool empty_socket_response_fast_members(aps_json_writer *w, const empty_socket_response_t *v, unsigned depth, bool trusted, size_t first);
@@ -156,11 +160,47 @@ static const char *empty_socket_request_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of Request. */
+/*
+ * The members of Request in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *empty_socket_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, empty_socket_request_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Request in the compact form, its '{' at p; NULL to give up. */
+static const char *empty_socket_request_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    empty_socket_request_t *out = (empty_socket_request_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = empty_socket_request_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Request: in the compact form if it is, else read member by member. */
 static const char *empty_socket_request_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(empty_socket_request_t), empty_socket_request_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = empty_socket_request_fast_body(c, p, closed, start, (empty_socket_request_t *)out, 0)) == NULL)
         return NULL;
@@ -277,11 +317,54 @@ static const char *empty_socket_response_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of Response. */
+/*
+ * The members of Response in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *empty_socket_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, empty_socket_response_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"trace\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->trace)) == NULL)
+            return NULL;
+        out->has_trace = true;
+    }
+    return p;
+}
+
+/* An object of Response in the compact form, its '{' at p; NULL to give up. */
+static const char *empty_socket_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    empty_socket_response_t *out = (empty_socket_response_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = empty_socket_response_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Response: in the compact form if it is, else read member by member. */
 static const char *empty_socket_response_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(empty_socket_response_t), empty_socket_response_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = empty_socket_response_fast_body(c, p, closed, start, (empty_socket_response_t *)out, 0)) == NULL)
         return NULL;

@@ -23,6 +23,8 @@ static const char *generic_user_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *generic_user_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_user_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_user_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_user_t *out);
+static const char *generic_user_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_page_user_text_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_page_user_text_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_page_user_text_t *out,
     uint64_t *seen);
@@ -32,6 +34,8 @@ static const char *generic_page_user_text_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *generic_page_user_text_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_page_user_text_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_page_user_text_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_user_text_t *out);
+static const char *generic_page_user_text_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_page_uint_int_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_page_uint_int_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_page_uint_int_t *out,
     uint64_t *seen);
@@ -41,6 +45,8 @@ static const char *generic_page_uint_int_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *generic_page_uint_int_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_page_uint_int_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_page_uint_int_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_uint_int_t *out);
+static const char *generic_page_uint_int_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_envelope_text_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_envelope_text_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_envelope_text_t *out,
     uint64_t *seen);
@@ -50,6 +56,8 @@ static const char *generic_envelope_text_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *generic_envelope_text_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_envelope_text_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_envelope_text_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_envelope_text_t *out);
+static const char *generic_envelope_text_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_page_text_uint_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_page_text_uint_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_page_text_uint_t *out,
     uint64_t *seen);
@@ -59,6 +67,8 @@ static const char *generic_page_text_uint_fast_body(aps_fast_ctx *c, const char 
     uint64_t seen);
 static const char *generic_page_text_uint_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_page_text_uint_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_page_text_uint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_text_uint_t *out);
+static const char *generic_page_text_uint_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *generic_page_user_text_items_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool generic_page_user_text_items_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_page_uint_int_items_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -281,11 +291,47 @@ static const char *generic_user_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of User. */
+/*
+ * The members of User in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_user_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_user_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of User in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_user_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_user_t *out = (generic_user_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_user_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of User: in the compact form if it is, else read member by member. */
 static const char *generic_user_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_user_t), generic_user_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_user_fast_body(c, p, closed, start, (generic_user_t *)out, 0)) == NULL)
         return NULL;
@@ -404,11 +450,54 @@ static const char *generic_page_user_text_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of Page<User, text>. */
+/*
+ * The members of Page<User, text> in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_page_user_text_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_user_text_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"items\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = generic_page_user_text_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"next\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->next)) == NULL)
+            return NULL;
+        out->has_next = true;
+    }
+    return p;
+}
+
+/* An object of Page<User, text> in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_page_user_text_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_page_user_text_t *out = (generic_page_user_text_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_page_user_text_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Page<User, text>: in the compact form if it is, else read member by member. */
 static const char *generic_page_user_text_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_page_user_text_t), generic_page_user_text_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_page_user_text_fast_body(c, p, closed, start, (generic_page_user_text_t *)out, 0)) == NULL)
         return NULL;
@@ -529,11 +618,54 @@ static const char *generic_page_uint_int_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of Page<uint, int>. */
+/*
+ * The members of Page<uint, int> in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_page_uint_int_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_uint_int_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"items\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = generic_page_uint_int_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"next\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
+            return NULL;
+        out->has_next = true;
+    }
+    return p;
+}
+
+/* An object of Page<uint, int> in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_page_uint_int_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_page_uint_int_t *out = (generic_page_uint_int_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_page_uint_int_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Page<uint, int>: in the compact form if it is, else read member by member. */
 static const char *generic_page_uint_int_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_page_uint_int_t), generic_page_uint_int_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_page_uint_int_fast_body(c, p, closed, start, (generic_page_uint_int_t *)out, 0)) == NULL)
         return NULL;
@@ -642,11 +774,47 @@ static const char *generic_envelope_text_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of Envelope<text>. */
+/*
+ * The members of Envelope<text> in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_envelope_text_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_envelope_text_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"page\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = generic_page_text_uint_fast_compact(c, p, &out->page)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Envelope<text> in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_envelope_text_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_envelope_text_t *out = (generic_envelope_text_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_envelope_text_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Envelope<text>: in the compact form if it is, else read member by member. */
 static const char *generic_envelope_text_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_envelope_text_t), generic_envelope_text_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_envelope_text_fast_body(c, p, closed, start, (generic_envelope_text_t *)out, 0)) == NULL)
         return NULL;
@@ -765,11 +933,54 @@ static const char *generic_page_text_uint_fast_body(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of Page<text, uint>. */
+/*
+ * The members of Page<text, uint> in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_page_text_uint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_text_uint_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"items\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = generic_page_text_uint_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"next\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->next)) == NULL)
+            return NULL;
+        out->has_next = true;
+    }
+    return p;
+}
+
+/* An object of Page<text, uint> in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_page_text_uint_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_page_text_uint_t *out = (generic_page_text_uint_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_page_text_uint_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Page<text, uint>: in the compact form if it is, else read member by member. */
 static const char *generic_page_text_uint_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_page_text_uint_t), generic_page_text_uint_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_page_text_uint_fast_body(c, p, closed, start, (generic_page_text_uint_t *)out, 0)) == NULL)
         return NULL;

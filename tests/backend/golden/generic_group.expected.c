@@ -27,6 +27,8 @@ static const char *generic_group_envelope_ping_body_fast_body(aps_fast_ctx *c, c
     uint64_t seen);
 static const char *generic_group_envelope_ping_body_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_group_envelope_ping_body_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_group_envelope_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_ping_body_t *out);
+static const char *generic_group_envelope_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_group_ping_body_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_group_ping_body_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_group_ping_body_t *out,
     uint64_t *seen);
@@ -36,6 +38,8 @@ static const char *generic_group_ping_body_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *generic_group_ping_body_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_group_ping_body_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out);
+static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_group_envelope_envelope_arg1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_group_envelope_envelope_arg1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_group_envelope_envelope_arg1_t *out,
     uint64_t *seen);
@@ -45,6 +49,8 @@ static const char *generic_group_envelope_envelope_arg1_fast_body(aps_fast_ctx *
     uint64_t seen);
 static const char *generic_group_envelope_envelope_arg1_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_group_envelope_envelope_arg1_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_group_envelope_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_envelope_arg1_t *out);
+static const char *generic_group_envelope_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int generic_group_envelope_arg1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_group_envelope_arg1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_group_envelope_arg1_t *out,
     uint64_t *seen);
@@ -54,6 +60,8 @@ static const char *generic_group_envelope_arg1_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *generic_group_envelope_arg1_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool generic_group_envelope_arg1_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *generic_group_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out);
+static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool generic_group_envelope_ping_body_fast_members(aps_json_writer *w, const generic_group_envelope_ping_body_t *v, unsigned depth, bool trusted, size_t first);
 static bool generic_group_envelope_ping_body_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool generic_group_ping_body_fast_members(aps_json_writer *w, const generic_group_ping_body_t *v, unsigned depth, bool trusted, size_t first);
@@ -261,11 +269,60 @@ static const char *generic_group_envelope_ping_body_fast_body(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of Envelope<PingBody>. */
+/*
+ * The members of Envelope<PingBody> in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_group_envelope_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_ping_body_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"ping\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->payload)) == NULL)
+            return NULL;
+        out->has_payload = true;
+    }
+    return p;
+}
+
+/* An object of Envelope<PingBody> in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_group_envelope_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_group_envelope_ping_body_t *out = (generic_group_envelope_ping_body_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_group_envelope_ping_body_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Envelope<PingBody>: in the compact form if it is, else read member by member. */
 static const char *generic_group_envelope_ping_body_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_group_envelope_ping_body_t), generic_group_envelope_ping_body_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_group_envelope_ping_body_fast_body(c, p, closed, start, (generic_group_envelope_ping_body_t *)out, 0)) == NULL)
         return NULL;
@@ -384,11 +441,52 @@ static const char *generic_group_ping_body_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of PingBody. */
+/*
+ * The members of PingBody in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"ping\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->payload)) == NULL)
+            return NULL;
+        out->has_payload = true;
+    }
+    return p;
+}
+
+/* An object of PingBody in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_group_ping_body_t *out = (generic_group_ping_body_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_group_ping_body_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of PingBody: in the compact form if it is, else read member by member. */
 static const char *generic_group_ping_body_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_group_ping_body_t), generic_group_ping_body_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_group_ping_body_fast_body(c, p, closed, start, (generic_group_ping_body_t *)out, 0)) == NULL)
         return NULL;
@@ -506,11 +604,53 @@ static const char *generic_group_envelope_envelope_arg1_fast_body(aps_fast_ctx *
     return p;
 }
 
-/* An object of Envelope<( method: "pong" )>. */
+/*
+ * The members of Envelope<( method: "pong" )> in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_group_envelope_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_envelope_arg1_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"pong\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Envelope<( method: "pong" )> in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_group_envelope_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_group_envelope_envelope_arg1_t *out = (generic_group_envelope_envelope_arg1_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_group_envelope_envelope_arg1_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Envelope<( method: "pong" )>: in the compact form if it is, else read member by member. */
 static const char *generic_group_envelope_envelope_arg1_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_group_envelope_envelope_arg1_t), generic_group_envelope_envelope_arg1_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_group_envelope_envelope_arg1_fast_body(c, p, closed, start, (generic_group_envelope_envelope_arg1_t *)out, 0)) == NULL)
         return NULL;
@@ -618,11 +758,46 @@ static const char *generic_group_envelope_arg1_fast_body(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of ( method: "pong" ). */
+/*
+ * The members of ( method: "pong" ) in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *generic_group_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"pong\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    (void)out; /* literals only */
+    return p;
+}
+
+/* An object of ( method: "pong" ) in the compact form, its '{' at p; NULL to give up. */
+static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    generic_group_envelope_arg1_t *out = (generic_group_envelope_arg1_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = generic_group_envelope_arg1_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of ( method: "pong" ): in the compact form if it is, else read member by member. */
 static const char *generic_group_envelope_arg1_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(generic_group_envelope_arg1_t), generic_group_envelope_arg1_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = generic_group_envelope_arg1_fast_body(c, p, closed, start, (generic_group_envelope_arg1_t *)out, 0)) == NULL)
         return NULL;

@@ -31,6 +31,8 @@ static const char *group_choices_command_fast_body(aps_fast_ctx *c, const char *
     uint64_t seen);
 static const char *group_choices_command_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_command_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_t *out);
+static const char *group_choices_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_browser_close_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_browser_close_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_browser_close_t *out,
     uint64_t *seen);
@@ -40,6 +42,8 @@ static const char *group_choices_browser_close_fast_body(aps_fast_ctx *c, const 
     uint64_t seen);
 static const char *group_choices_browser_close_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_browser_close_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out);
+static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_browser_close_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_browser_close_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_browser_close_params_t *out,
     uint64_t *seen);
@@ -49,6 +53,8 @@ static const char *group_choices_browser_close_params_fast_body(aps_fast_ctx *c,
     uint64_t seen);
 static const char *group_choices_browser_close_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_browser_close_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_browser_close_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_params_t *out);
+static const char *group_choices_browser_close_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_browser_set_state_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_browser_set_state_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_browser_set_state_t *out,
     uint64_t *seen);
@@ -58,6 +64,8 @@ static const char *group_choices_browser_set_state_fast_body(aps_fast_ctx *c, co
     uint64_t seen);
 static const char *group_choices_browser_set_state_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_browser_set_state_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_browser_set_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out);
+static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_set_state_params_named_state_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_set_state_params_named_state_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_set_state_params_named_state_t *out,
     uint64_t *seen);
@@ -67,6 +75,8 @@ static const char *group_choices_set_state_params_named_state_fast_body(aps_fast
     uint64_t seen);
 static const char *group_choices_set_state_params_named_state_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_set_state_params_named_state_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_set_state_params_named_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_set_state_params_named_state_t *out);
+static const char *group_choices_set_state_params_named_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_set_state_params_rect_state_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_set_state_params_rect_state_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_set_state_params_rect_state_t *out,
     uint64_t *seen);
@@ -76,6 +86,8 @@ static const char *group_choices_set_state_params_rect_state_fast_body(aps_fast_
     uint64_t seen);
 static const char *group_choices_set_state_params_rect_state_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_set_state_params_rect_state_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_set_state_params_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_set_state_params_rect_state_t *out);
+static const char *group_choices_set_state_params_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_session_end_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_session_end_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_session_end_t *out,
     uint64_t *seen);
@@ -85,6 +97,8 @@ static const char *group_choices_session_end_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *group_choices_session_end_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_session_end_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out);
+static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_session_end_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_session_end_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_session_end_params_t *out,
     uint64_t *seen);
@@ -94,6 +108,8 @@ static const char *group_choices_session_end_params_fast_body(aps_fast_ctx *c, c
     uint64_t seen);
 static const char *group_choices_session_end_params_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_session_end_params_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_session_end_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_params_t *out);
+static const char *group_choices_session_end_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_named_state_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_named_state_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_named_state_t *out,
     uint64_t *seen);
@@ -103,6 +119,8 @@ static const char *group_choices_named_state_fast_body(aps_fast_ctx *c, const ch
     uint64_t seen);
 static const char *group_choices_named_state_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_named_state_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_named_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_named_state_t *out);
+static const char *group_choices_named_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_rect_state_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_rect_state_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_rect_state_t *out,
     uint64_t *seen);
@@ -112,6 +130,8 @@ static const char *group_choices_rect_state_fast_body(aps_fast_ctx *c, const cha
     uint64_t seen);
 static const char *group_choices_rect_state_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_rect_state_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out);
+static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_geolocation_geolocation_variants_alt1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_geolocation_variants_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_geolocation_variants_alt1_t *out,
     uint64_t *seen);
@@ -121,6 +141,8 @@ static const char *group_choices_geolocation_geolocation_variants_alt1_fast_body
     uint64_t seen);
 static const char *group_choices_geolocation_geolocation_variants_alt1_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_geolocation_geolocation_variants_alt1_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_geolocation_variants_alt1_t *out);
+static const char *group_choices_geolocation_geolocation_variants_alt1_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_geolocation_variants_alt1_coordinates_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_variants_alt1_coordinates_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_variants_alt1_coordinates_t *out,
     uint64_t *seen);
@@ -130,6 +152,8 @@ static const char *group_choices_geolocation_variants_alt1_coordinates_fast_body
     uint64_t seen);
 static const char *group_choices_geolocation_variants_alt1_coordinates_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_geolocation_variants_alt1_coordinates_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt1_coordinates_t *out);
+static const char *group_choices_geolocation_variants_alt1_coordinates_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_geolocation_geolocation_variants_alt2_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_geolocation_variants_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_geolocation_variants_alt2_t *out,
     uint64_t *seen);
@@ -139,6 +163,8 @@ static const char *group_choices_geolocation_geolocation_variants_alt2_fast_body
     uint64_t seen);
 static const char *group_choices_geolocation_geolocation_variants_alt2_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_geolocation_geolocation_variants_alt2_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_geolocation_variants_alt2_t *out);
+static const char *group_choices_geolocation_geolocation_variants_alt2_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_geolocation_variants_alt2_error_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_variants_alt2_error_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_variants_alt2_error_t *out,
     uint64_t *seen);
@@ -148,6 +174,8 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_body(aps_f
     uint64_t seen);
 static const char *group_choices_geolocation_variants_alt2_error_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_geolocation_variants_alt2_error_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out);
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_geolocation_variants_alt1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_variants_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_variants_alt1_t *out,
     uint64_t *seen);
@@ -157,6 +185,8 @@ static const char *group_choices_geolocation_variants_alt1_fast_body(aps_fast_ct
     uint64_t seen);
 static const char *group_choices_geolocation_variants_alt1_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_geolocation_variants_alt1_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_geolocation_variants_alt1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt1_t *out);
+static const char *group_choices_geolocation_variants_alt1_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_geolocation_variants_alt2_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_variants_alt2_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_variants_alt2_t *out,
     uint64_t *seen);
@@ -166,6 +196,8 @@ static const char *group_choices_geolocation_variants_alt2_fast_body(aps_fast_ct
     uint64_t seen);
 static const char *group_choices_geolocation_variants_alt2_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_geolocation_variants_alt2_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_geolocation_variants_alt2_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_t *out);
+static const char *group_choices_geolocation_variants_alt2_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_proxy_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_proxy_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_proxy_t *out,
     uint64_t *seen);
@@ -175,6 +207,8 @@ static const char *group_choices_proxy_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *group_choices_proxy_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_proxy_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_proxy_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_t *out);
+static const char *group_choices_proxy_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_autodetect_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_autodetect_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_autodetect_t *out,
     uint64_t *seen);
@@ -184,6 +218,8 @@ static const char *group_choices_autodetect_fast_body(aps_fast_ctx *c, const cha
     uint64_t seen);
 static const char *group_choices_autodetect_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_autodetect_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out);
+static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int group_choices_manual_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_manual_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_manual_t *out,
     uint64_t *seen);
@@ -193,6 +229,8 @@ static const char *group_choices_manual_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *group_choices_manual_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_choices_manual_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out);
+static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_choices_command_data_fast_pick(aps_fast_ctx *c, const char **pp, group_choices_command_data_t *out, uint64_t *seen);
 static const char *group_choices_command_data_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_choices_command_data_fast_valid(const void *value, bool strict, unsigned depth);
@@ -201,9 +239,12 @@ static int group_choices_command_data_fast_member(aps_fast_ctx *c, aps_slice k, 
 static const char *group_choices_command_data_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, group_choices_command_data_t *out,
     uint64_t *seen);
 static bool group_choices_command_data_fast_complete(const group_choices_command_data_t *out, uint64_t seen);
+static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_data_t *out);
 static bool group_choices_browser_command_fast_pick(aps_fast_ctx *c, const char **pp, group_choices_browser_command_t *out, uint64_t *seen);
 static const char *group_choices_browser_command_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_choices_browser_command_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_choices_proxy_variants_fast_pick(aps_fast_ctx *c, const char **pp, group_choices_proxy_variants_t *out, uint64_t *seen);
 static const char *group_choices_proxy_variants_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_choices_proxy_variants_fast_valid(const void *value, bool strict, unsigned depth);
@@ -212,6 +253,8 @@ static int group_choices_proxy_variants_fast_member(aps_fast_ctx *c, aps_slice k
 static const char *group_choices_proxy_variants_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, group_choices_proxy_variants_t *out,
     uint64_t *seen);
 static bool group_choices_proxy_variants_fast_complete(const group_choices_proxy_variants_t *out, uint64_t seen);
+static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_proxy_variants_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_variants_t *out);
 static bool group_choices_command_fast_members(aps_json_writer *w, const group_choices_command_t *v, unsigned depth, bool trusted, size_t first);
 static bool group_choices_command_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool group_choices_browser_close_fast_members(aps_json_writer *w, const group_choices_browser_close_t *v, unsigned depth, bool trusted, size_t first);
@@ -916,11 +959,50 @@ static const char *group_choices_command_fast_body(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of Command. */
+/*
+ * The members of Command in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_command_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if ((p = group_choices_command_data_fast_compact_members(c, p, sep, &out->command_data)) == NULL)
+        return NULL;
+    return p;
+}
+
+/* An object of Command in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_command_t *out = (group_choices_command_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_command_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    out->command_data.raw.ptr = start;
+    out->command_data.raw.len = (size_t)(p - start);
+    return p;
+}
+
+/* An object of Command: in the compact form if it is, else read member by member. */
 static const char *group_choices_command_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_command_t), group_choices_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_command_fast_body(c, p, closed, start, (group_choices_command_t *)out, 0)) == NULL)
         return NULL;
@@ -1038,11 +1120,53 @@ static const char *group_choices_browser_close_fast_body(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of browser.Close. */
+/*
+ * The members of browser.Close in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"browser.close\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = group_choices_browser_close_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of browser.Close in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_browser_close_t *out = (group_choices_browser_close_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_browser_close_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of browser.Close: in the compact form if it is, else read member by member. */
 static const char *group_choices_browser_close_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_browser_close_t), group_choices_browser_close_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_browser_close_fast_body(c, p, closed, start, (group_choices_browser_close_t *)out, 0)) == NULL)
         return NULL;
@@ -1148,11 +1272,42 @@ static const char *group_choices_browser_close_params_fast_body(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of browser.Close.params. */
+/*
+ * The members of browser.Close.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_browser_close_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_params_t *out)
+{
+    (void)c;
+    (void)sep;
+    (void)out;
+    return p;
+}
+
+/* An object of browser.Close.params in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_browser_close_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_browser_close_params_t *out = (group_choices_browser_close_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_browser_close_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of browser.Close.params: in the compact form if it is, else read member by member. */
 static const char *group_choices_browser_close_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_browser_close_params_t), group_choices_browser_close_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_browser_close_params_fast_body(c, p, closed, start, (group_choices_browser_close_params_t *)out, 0)) == NULL)
         return NULL;
@@ -1268,11 +1423,53 @@ static const char *group_choices_browser_set_state_fast_body(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of browser.SetState. */
+/*
+ * The members of browser.SetState in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_browser_set_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"browser.setState\"", 27)) {
+        p += 27 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &group_choices_set_state_params_type, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of browser.SetState in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_browser_set_state_t *out = (group_choices_browser_set_state_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_browser_set_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of browser.SetState: in the compact form if it is, else read member by member. */
 static const char *group_choices_browser_set_state_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_browser_set_state_t), group_choices_browser_set_state_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_browser_set_state_fast_body(c, p, closed, start, (group_choices_browser_set_state_t *)out, 0)) == NULL)
         return NULL;
@@ -1390,11 +1587,55 @@ static const char *group_choices_set_state_params_named_state_fast_body(aps_fast
     return p;
 }
 
-/* An object of SetStateParams/1. */
+/*
+ * The members of SetStateParams/1 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_set_state_params_named_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_set_state_params_named_state_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"window\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->window)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"state\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &group_choices_named_state_state_type, p, &out->state)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of SetStateParams/1 in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_set_state_params_named_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_set_state_params_named_state_t *out = (group_choices_set_state_params_named_state_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_set_state_params_named_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of SetStateParams/1: in the compact form if it is, else read member by member. */
 static const char *group_choices_set_state_params_named_state_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_set_state_params_named_state_t), group_choices_set_state_params_named_state_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_set_state_params_named_state_fast_body(c, p, closed, start, (group_choices_set_state_params_named_state_t *)out, 0)) == NULL)
         return NULL;
@@ -1532,11 +1773,69 @@ static const char *group_choices_set_state_params_rect_state_fast_body(aps_fast_
     return p;
 }
 
-/* An object of SetStateParams/2. */
+/*
+ * The members of SetStateParams/2 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_set_state_params_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_set_state_params_rect_state_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"window\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->window)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"state\":\"normal\"", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"width\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->width)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"height\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->height)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of SetStateParams/2 in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_set_state_params_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_set_state_params_rect_state_t *out = (group_choices_set_state_params_rect_state_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_set_state_params_rect_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of SetStateParams/2: in the compact form if it is, else read member by member. */
 static const char *group_choices_set_state_params_rect_state_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_set_state_params_rect_state_t), group_choices_set_state_params_rect_state_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_set_state_params_rect_state_fast_body(c, p, closed, start, (group_choices_set_state_params_rect_state_t *)out, 0)) == NULL)
         return NULL;
@@ -1654,11 +1953,53 @@ static const char *group_choices_session_end_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of session.End. */
+/*
+ * The members of session.End in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"session.end\"", 22)) {
+        p += 22 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = group_choices_session_end_params_fast_compact(c, p, &out->params)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of session.End in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_session_end_t *out = (group_choices_session_end_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_session_end_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of session.End: in the compact form if it is, else read member by member. */
 static const char *group_choices_session_end_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_session_end_t), group_choices_session_end_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_session_end_fast_body(c, p, closed, start, (group_choices_session_end_t *)out, 0)) == NULL)
         return NULL;
@@ -1767,11 +2108,46 @@ static const char *group_choices_session_end_params_fast_body(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of session.End.params. */
+/*
+ * The members of session.End.params in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_session_end_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_params_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"reason\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->reason)) == NULL)
+            return NULL;
+        out->has_reason = true;
+    }
+    return p;
+}
+
+/* An object of session.End.params in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_session_end_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_session_end_params_t *out = (group_choices_session_end_params_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_session_end_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of session.End.params: in the compact form if it is, else read member by member. */
 static const char *group_choices_session_end_params_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_session_end_params_t), group_choices_session_end_params_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_session_end_params_fast_body(c, p, closed, start, (group_choices_session_end_params_t *)out, 0)) == NULL)
         return NULL;
@@ -1880,11 +2256,47 @@ static const char *group_choices_named_state_fast_body(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of NamedState. */
+/*
+ * The members of NamedState in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_named_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_named_state_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"state\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &group_choices_named_state_state_type, p, &out->state)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of NamedState in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_named_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_named_state_t *out = (group_choices_named_state_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_named_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of NamedState: in the compact form if it is, else read member by member. */
 static const char *group_choices_named_state_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_named_state_t), group_choices_named_state_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_named_state_fast_body(c, p, closed, start, (group_choices_named_state_t *)out, 0)) == NULL)
         return NULL;
@@ -2011,11 +2423,61 @@ static const char *group_choices_rect_state_fast_body(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of RectState. */
+/*
+ * The members of RectState in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"state\":\"normal\"", 16)) {
+        p += 16 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"width\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->width)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"height\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->height)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of RectState in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_rect_state_t *out = (group_choices_rect_state_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_rect_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of RectState: in the compact form if it is, else read member by member. */
 static const char *group_choices_rect_state_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_rect_state_t), group_choices_rect_state_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_rect_state_fast_body(c, p, closed, start, (group_choices_rect_state_t *)out, 0)) == NULL)
         return NULL;
@@ -2137,11 +2599,59 @@ static const char *group_choices_geolocation_geolocation_variants_alt1_fast_body
     return p;
 }
 
-/* An object of Geolocation/1. */
+/*
+ * The members of Geolocation/1 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_geolocation_variants_alt1_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"context\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->context)) == NULL)
+            return NULL;
+        out->has_context = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"coordinates\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->coordinates_is_null = true;
+        } else
+        if ((p = group_choices_geolocation_variants_alt1_coordinates_fast_compact(c, p, &out->coordinates)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Geolocation/1 in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_geolocation_geolocation_variants_alt1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_geolocation_geolocation_variants_alt1_t *out = (group_choices_geolocation_geolocation_variants_alt1_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Geolocation/1: in the compact form if it is, else read member by member. */
 static const char *group_choices_geolocation_geolocation_variants_alt1_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_geolocation_geolocation_variants_alt1_t), group_choices_geolocation_geolocation_variants_alt1_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_geolocation_geolocation_variants_alt1_fast_body(c, p, closed, start, (group_choices_geolocation_geolocation_variants_alt1_t *)out, 0)) == NULL)
         return NULL;
@@ -2261,11 +2771,55 @@ static const char *group_choices_geolocation_variants_alt1_coordinates_fast_body
     return p;
 }
 
-/* An object of Geolocation(variants)/1.coordinates. */
+/*
+ * The members of Geolocation(variants)/1.coordinates in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt1_coordinates_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"lat\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->lat)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"lon\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->lon)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Geolocation(variants)/1.coordinates in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_geolocation_variants_alt1_coordinates_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_geolocation_variants_alt1_coordinates_t *out = (group_choices_geolocation_variants_alt1_coordinates_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Geolocation(variants)/1.coordinates: in the compact form if it is, else read member by member. */
 static const char *group_choices_geolocation_variants_alt1_coordinates_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_geolocation_variants_alt1_coordinates_t), group_choices_geolocation_variants_alt1_coordinates_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_geolocation_variants_alt1_coordinates_fast_body(c, p, closed, start, (group_choices_geolocation_variants_alt1_coordinates_t *)out, 0)) == NULL)
         return NULL;
@@ -2386,11 +2940,54 @@ static const char *group_choices_geolocation_geolocation_variants_alt2_fast_body
     return p;
 }
 
-/* An object of Geolocation/2. */
+/*
+ * The members of Geolocation/2 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_geolocation_variants_alt2_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"context\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->context)) == NULL)
+            return NULL;
+        out->has_context = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = group_choices_geolocation_variants_alt2_error_fast_compact(c, p, &out->error)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Geolocation/2 in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_geolocation_geolocation_variants_alt2_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_geolocation_geolocation_variants_alt2_t *out = (group_choices_geolocation_geolocation_variants_alt2_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Geolocation/2: in the compact form if it is, else read member by member. */
 static const char *group_choices_geolocation_geolocation_variants_alt2_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_geolocation_geolocation_variants_alt2_t), group_choices_geolocation_geolocation_variants_alt2_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_geolocation_geolocation_variants_alt2_fast_body(c, p, closed, start, (group_choices_geolocation_geolocation_variants_alt2_t *)out, 0)) == NULL)
         return NULL;
@@ -2502,11 +3099,46 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_body(aps_f
     return p;
 }
 
-/* An object of Geolocation(variants)/2.error. */
+/*
+ * The members of Geolocation(variants)/2.error in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"unavailable\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    (void)out; /* literals only */
+    return p;
+}
+
+/* An object of Geolocation(variants)/2.error in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_geolocation_variants_alt2_error_t *out = (group_choices_geolocation_variants_alt2_error_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_geolocation_variants_alt2_error_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Geolocation(variants)/2.error: in the compact form if it is, else read member by member. */
 static const char *group_choices_geolocation_variants_alt2_error_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_geolocation_variants_alt2_error_t), group_choices_geolocation_variants_alt2_error_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_geolocation_variants_alt2_error_fast_body(c, p, closed, start, (group_choices_geolocation_variants_alt2_error_t *)out, 0)) == NULL)
         return NULL;
@@ -2618,11 +3250,52 @@ static const char *group_choices_geolocation_variants_alt1_fast_body(aps_fast_ct
     return p;
 }
 
-/* An object of Geolocation(variants)/1. */
+/*
+ * The members of Geolocation(variants)/1 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_geolocation_variants_alt1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt1_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"coordinates\":", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->coordinates_is_null = true;
+        } else
+        if ((p = group_choices_geolocation_variants_alt1_coordinates_fast_compact(c, p, &out->coordinates)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Geolocation(variants)/1 in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_geolocation_variants_alt1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_geolocation_variants_alt1_t *out = (group_choices_geolocation_variants_alt1_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Geolocation(variants)/1: in the compact form if it is, else read member by member. */
 static const char *group_choices_geolocation_variants_alt1_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_geolocation_variants_alt1_t), group_choices_geolocation_variants_alt1_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_geolocation_variants_alt1_fast_body(c, p, closed, start, (group_choices_geolocation_variants_alt1_t *)out, 0)) == NULL)
         return NULL;
@@ -2731,11 +3404,47 @@ static const char *group_choices_geolocation_variants_alt2_fast_body(aps_fast_ct
     return p;
 }
 
-/* An object of Geolocation(variants)/2. */
+/*
+ * The members of Geolocation(variants)/2 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_geolocation_variants_alt2_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = group_choices_geolocation_variants_alt2_error_fast_compact(c, p, &out->error)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Geolocation(variants)/2 in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_geolocation_variants_alt2_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_geolocation_variants_alt2_t *out = (group_choices_geolocation_variants_alt2_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Geolocation(variants)/2: in the compact form if it is, else read member by member. */
 static const char *group_choices_geolocation_variants_alt2_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_geolocation_variants_alt2_t), group_choices_geolocation_variants_alt2_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_geolocation_variants_alt2_fast_body(c, p, closed, start, (group_choices_geolocation_variants_alt2_t *)out, 0)) == NULL)
         return NULL;
@@ -2849,11 +3558,45 @@ static const char *group_choices_proxy_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of Proxy. */
+/*
+ * The members of Proxy in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_proxy_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_t *out)
+{
+    if ((p = group_choices_proxy_variants_fast_compact_members(c, p, sep, &out->variants)) == NULL)
+        return NULL;
+    (void)c;
+    (void)sep;
+    (void)out;
+    return p;
+}
+
+/* An object of Proxy in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_proxy_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_proxy_t *out = (group_choices_proxy_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_proxy_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    out->variants.raw.ptr = start;
+    out->variants.raw.len = (size_t)(p - start);
+    return p;
+}
+
+/* An object of Proxy: in the compact form if it is, else read member by member. */
 static const char *group_choices_proxy_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_proxy_t), group_choices_proxy_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_proxy_fast_body(c, p, closed, start, (group_choices_proxy_t *)out, 0)) == NULL)
         return NULL;
@@ -2960,11 +3703,46 @@ static const char *group_choices_autodetect_fast_body(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of Autodetect. */
+/*
+ * The members of Autodetect in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"proxyType\":\"autodetect\"", 24)) {
+        p += 24 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    (void)out; /* literals only */
+    return p;
+}
+
+/* An object of Autodetect in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_autodetect_t *out = (group_choices_autodetect_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_autodetect_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Autodetect: in the compact form if it is, else read member by member. */
 static const char *group_choices_autodetect_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_autodetect_t), group_choices_autodetect_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_autodetect_fast_body(c, p, closed, start, (group_choices_autodetect_t *)out, 0)) == NULL)
         return NULL;
@@ -3100,11 +3878,66 @@ static const char *group_choices_manual_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of Manual. */
+/*
+ * The members of Manual in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"proxyType\":\"manual\"", 20)) {
+        p += 20 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"httpProxy\":", 12)) {
+        p += 12 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->http_proxy)) == NULL)
+            return NULL;
+        out->has_http_proxy = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"socksProxy\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->socks_proxy)) == NULL)
+            return NULL;
+        out->has_socks_proxy = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"socksVersion\":", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(255), &out->socks_version)) == NULL)
+            return NULL;
+        out->has_socks_version = true;
+    }
+    return p;
+}
+
+/* An object of Manual in the compact form, its '{' at p; NULL to give up. */
+static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_manual_t *out = (group_choices_manual_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_choices_manual_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Manual: in the compact form if it is, else read member by member. */
 static const char *group_choices_manual_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_manual_t), group_choices_manual_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_choices_manual_fast_body(c, p, closed, start, (group_choices_manual_t *)out, 0)) == NULL)
         return NULL;
@@ -3159,7 +3992,65 @@ static bool group_choices_command_data_fast_pick(aps_fast_ctx *c, const char **p
 }
 
 /*
- * An object of CommandData. With the discriminant first, the rest is the
+ * An object of CommandData in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_command_data_t *out = (group_choices_command_data_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
+        out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
+        q = group_choices_browser_close_fast_compact(c, p, &out->u.browser_close);
+    } else
+    if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
+        out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
+        q = group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state);
+    } else
+    if (aps_fast_literal(c, q, "session.end", 11) != NULL) {
+        out->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
+        q = group_choices_session_end_fast_compact(c, p, &out->u.session_end);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * The CommandData alternatives inlined into an object, in the compact form:
+ * the discriminant member at p picks the alternative, whose members are
+ * then read from it (as group_choices_command_data_fast_compact reads a whole object).
+ */
+static const char *group_choices_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_data_t *out)
+{
+    const char *q;
+    if (!aps_fast_compact_key(c, p, *sep, "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
+        out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
+        return group_choices_browser_close_fast_compact_members(c, p, sep, &out->u.browser_close);
+    }
+    if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
+        out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
+        return group_choices_browser_set_state_fast_compact_members(c, p, sep, &out->u.browser_set_state);
+    }
+    if (aps_fast_literal(c, q, "session.end", 11) != NULL) {
+        out->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
+        return group_choices_session_end_fast_compact_members(c, p, sep, &out->u.session_end);
+    }
+    return NULL;
+}
+
+/*
+ * An object of CommandData. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -3170,6 +4061,8 @@ static const char *group_choices_command_data_fast(aps_fast_ctx *c, const char *
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_command_data_t), group_choices_command_data_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -3297,7 +4190,35 @@ static bool group_choices_browser_command_fast_pick(aps_fast_ctx *c, const char 
 }
 
 /*
- * An object of BrowserCommand. With the discriminant first, the rest is the
+ * An object of BrowserCommand in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_browser_command_t *out = (group_choices_browser_command_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+        return NULL;
+    q = p + 9 + 1;
+    if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
+        out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE;
+        q = group_choices_browser_close_fast_compact(c, p, &out->u.browser_close);
+    } else
+    if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
+        out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE;
+        q = group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of BrowserCommand. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -3308,6 +4229,8 @@ static const char *group_choices_browser_command_fast(aps_fast_ctx *c, const cha
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_browser_command_t), group_choices_browser_command_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;
@@ -3372,7 +4295,57 @@ static bool group_choices_proxy_variants_fast_pick(aps_fast_ctx *c, const char *
 }
 
 /*
- * An object of Proxy(variants). With the discriminant first, the rest is the
+ * An object of Proxy(variants) in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_choices_proxy_variants_t *out = (group_choices_proxy_variants_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"proxyType\":", 12))
+        return NULL;
+    q = p + 12 + 1;
+    if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
+        out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
+        q = group_choices_autodetect_fast_compact(c, p, &out->u.autodetect);
+    } else
+    if (aps_fast_literal(c, q, "manual", 6) != NULL) {
+        out->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
+        q = group_choices_manual_fast_compact(c, p, &out->u.manual);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * The Proxy(variants) alternatives inlined into an object, in the compact form:
+ * the discriminant member at p picks the alternative, whose members are
+ * then read from it (as group_choices_proxy_variants_fast_compact reads a whole object).
+ */
+static const char *group_choices_proxy_variants_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_variants_t *out)
+{
+    const char *q;
+    if (!aps_fast_compact_key(c, p, *sep, "\"proxyType\":", 12))
+        return NULL;
+    q = p + 12 + 1;
+    if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
+        out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
+        return group_choices_autodetect_fast_compact_members(c, p, sep, &out->u.autodetect);
+    }
+    if (aps_fast_literal(c, q, "manual", 6) != NULL) {
+        out->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
+        return group_choices_manual_fast_compact_members(c, p, sep, &out->u.manual);
+    }
+    return NULL;
+}
+
+/*
+ * An object of Proxy(variants). In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -3383,6 +4356,8 @@ static const char *group_choices_proxy_variants_fast(aps_fast_ctx *c, const char
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_choices_proxy_variants_t), group_choices_proxy_variants_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;

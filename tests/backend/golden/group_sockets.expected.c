@@ -23,6 +23,8 @@ static const char *group_sockets_header_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *group_sockets_header_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool group_sockets_header_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *group_sockets_header_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_sockets_header_t *out);
+static const char *group_sockets_header_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_sockets_header_fast_members(aps_json_writer *w, const group_sockets_header_t *v, unsigned depth, bool trusted, size_t first);
 static bool group_sockets_header_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -152,11 +154,62 @@ static const char *group_sockets_header_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of Header. */
+/*
+ * The members of Header in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *group_sockets_header_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_sockets_header_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"version\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->version)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"trace\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->trace)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"span\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->span)) == NULL)
+            return NULL;
+        out->has_span = true;
+    }
+    return p;
+}
+
+/* An object of Header in the compact form, its '{' at p; NULL to give up. */
+static const char *group_sockets_header_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    group_sockets_header_t *out = (group_sockets_header_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = group_sockets_header_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Header: in the compact form if it is, else read member by member. */
 static const char *group_sockets_header_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(group_sockets_header_t), group_sockets_header_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = group_sockets_header_fast_body(c, p, closed, start, (group_sockets_header_t *)out, 0)) == NULL)
         return NULL;

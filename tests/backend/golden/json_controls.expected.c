@@ -26,6 +26,8 @@ static const char *json_controls_record_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *json_controls_record_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool json_controls_record_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *json_controls_record_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, json_controls_record_t *out);
+static const char *json_controls_record_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool json_controls_record_fast_members(aps_json_writer *w, const json_controls_record_t *v, unsigned depth, bool trusted, size_t first);
 static bool json_controls_record_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -231,11 +233,95 @@ static const char *json_controls_record_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of Record. */
+/*
+ * The members of Record in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *json_controls_record_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, json_controls_record_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"greeting\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &json_controls_greeting_type, p, NULL)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"digits\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->digits)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"small\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_C(-256), INT64_C(255), &out->small)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"big\":", 6)) {
+        p += 6 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->big)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"negative\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(-1), &out->negative)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"any-sign\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->any_sign)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"date\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_text(c, &json_controls_record_date_type, p, &out->date)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Record in the compact form, its '{' at p; NULL to give up. */
+static const char *json_controls_record_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    json_controls_record_t *out = (json_controls_record_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = json_controls_record_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Record: in the compact form if it is, else read member by member. */
 static const char *json_controls_record_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(json_controls_record_t), json_controls_record_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = json_controls_record_fast_body(c, p, closed, start, (json_controls_record_t *)out, 0)) == NULL)
         return NULL;

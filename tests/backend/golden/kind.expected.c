@@ -23,6 +23,8 @@ static const char *kind_spec_fast_body(aps_fast_ctx *c, const char *p, int close
     uint64_t seen);
 static const char *kind_spec_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool kind_spec_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *kind_spec_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, kind_spec_t *out);
+static const char *kind_spec_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int kind_reading_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int kind_reading_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, kind_reading_t *out,
     uint64_t *seen);
@@ -32,6 +34,8 @@ static const char *kind_reading_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *kind_reading_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool kind_reading_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *kind_reading_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, kind_reading_t *out);
+static const char *kind_reading_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *kind_target_array_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool kind_target_array_fast_valid(const void *value, bool strict, unsigned depth);
 static bool kind_spec_fast_members(aps_json_writer *w, const kind_spec_t *v, unsigned depth, bool trusted, size_t first);
@@ -248,11 +252,47 @@ static const char *kind_spec_fast_body(aps_fast_ctx *c, const char *p, int close
     return p;
 }
 
-/* An object of Spec. */
+/*
+ * The members of Spec in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *kind_spec_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, kind_spec_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Spec in the compact form, its '{' at p; NULL to give up. */
+static const char *kind_spec_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    kind_spec_t *out = (kind_spec_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = kind_spec_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Spec: in the compact form if it is, else read member by member. */
 static const char *kind_spec_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(kind_spec_t), kind_spec_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = kind_spec_fast_body(c, p, closed, start, (kind_spec_t *)out, 0)) == NULL)
         return NULL;
@@ -395,11 +435,77 @@ static const char *kind_reading_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Reading. */
+/*
+ * The members of Reading in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *kind_reading_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, kind_reading_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->value_is_null = true;
+        } else
+        if ((p = aps_fast_value(c, &aps_float_type, p, &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"note\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->note_is_null = true;
+        } else
+        if ((p = aps_fast_value(c, &kind_reading_note_type, p, &out->note)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"unit\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->unit_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->unit)) == NULL)
+            return NULL;
+        out->has_unit = true;
+    }
+    return p;
+}
+
+/* An object of Reading in the compact form, its '{' at p; NULL to give up. */
+static const char *kind_reading_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    kind_reading_t *out = (kind_reading_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = kind_reading_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Reading: in the compact form if it is, else read member by member. */
 static const char *kind_reading_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(kind_reading_t), kind_reading_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = kind_reading_fast_body(c, p, closed, start, (kind_reading_t *)out, 0)) == NULL)
         return NULL;

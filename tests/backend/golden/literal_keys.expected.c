@@ -24,6 +24,8 @@ static const char *literal_keys_press_keys_fast_body(aps_fast_ctx *c, const char
     uint64_t seen);
 static const char *literal_keys_press_keys_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool literal_keys_press_keys_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *literal_keys_press_keys_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out);
+static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int literal_keys_setting_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int literal_keys_setting_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, literal_keys_setting_t *out,
     uint64_t *seen);
@@ -33,6 +35,8 @@ static const char *literal_keys_setting_fast_body(aps_fast_ctx *c, const char *p
     uint64_t seen);
 static const char *literal_keys_setting_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool literal_keys_setting_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *literal_keys_setting_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_setting_t *out);
+static const char *literal_keys_setting_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *literal_keys_press_keys_keys_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool literal_keys_press_keys_keys_fast_valid(const void *value, bool strict, unsigned depth);
 static bool literal_keys_press_keys_fast_members(aps_json_writer *w, const literal_keys_press_keys_t *v, unsigned depth, bool trusted, size_t first);
@@ -200,11 +204,60 @@ static const char *literal_keys_press_keys_fast_body(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of PressKeys. */
+/*
+ * The members of PressKeys in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *literal_keys_press_keys_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":\"pressKeys\"", 18)) {
+        p += 18 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"keys\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = literal_keys_press_keys_keys_fast(c, p, &out->keys)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"delay\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->delay)) == NULL)
+            return NULL;
+        out->has_delay = true;
+    }
+    return p;
+}
+
+/* An object of PressKeys in the compact form, its '{' at p; NULL to give up. */
+static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    literal_keys_press_keys_t *out = (literal_keys_press_keys_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = literal_keys_press_keys_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of PressKeys: in the compact form if it is, else read member by member. */
 static const char *literal_keys_press_keys_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(literal_keys_press_keys_t), literal_keys_press_keys_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = literal_keys_press_keys_fast_body(c, p, closed, start, (literal_keys_press_keys_t *)out, 0)) == NULL)
         return NULL;
@@ -322,11 +375,55 @@ static const char *literal_keys_setting_fast_body(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of Setting. */
+/*
+ * The members of Setting in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *literal_keys_setting_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_setting_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Setting in the compact form, its '{' at p; NULL to give up. */
+static const char *literal_keys_setting_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    literal_keys_setting_t *out = (literal_keys_setting_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = literal_keys_setting_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Setting: in the compact form if it is, else read member by member. */
 static const char *literal_keys_setting_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(literal_keys_setting_t), literal_keys_setting_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = literal_keys_setting_fast_body(c, p, closed, start, (literal_keys_setting_t *)out, 0)) == NULL)
         return NULL;

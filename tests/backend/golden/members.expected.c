@@ -25,6 +25,8 @@ static const char *members_item_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *members_item_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool members_item_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *members_item_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out);
+static const char *members_item_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *members_item_tags_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool members_item_tags_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *members_item_flags_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -290,11 +292,124 @@ static const char *members_item_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Item. */
+/*
+ * The members of Item in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *members_item_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"kind\":\"item\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"version\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &members_item_version_type, p, NULL)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"label\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->label)) == NULL)
+            return NULL;
+        out->has_label = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"parent\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->parent_is_null = true;
+        } else
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->parent)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"owner\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->owner_is_null = true;
+        } else
+        if ((p = aps_fast_string(c, p, &out->owner)) == NULL)
+            return NULL;
+        out->has_owner = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"enabled\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = aps_fast_bool(c, p, &out->enabled)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"tags\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = members_item_tags_fast(c, p, &out->tags)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"flags\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = members_item_flags_fast(c, p, &out->flags)) == NULL)
+            return NULL;
+        out->has_flags = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"extra\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_any(c, p, &out->extra)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Item in the compact form, its '{' at p; NULL to give up. */
+static const char *members_item_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    members_item_t *out = (members_item_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = members_item_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Item: in the compact form if it is, else read member by member. */
 static const char *members_item_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(members_item_t), members_item_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = members_item_fast_body(c, p, closed, start, (members_item_t *)out, 0)) == NULL)
         return NULL;

@@ -25,6 +25,8 @@ static const char *mixed_array_value_number_fast_body(aps_fast_ctx *c, const cha
     uint64_t seen);
 static const char *mixed_array_value_number_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool mixed_array_value_number_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out);
+static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int mixed_array_value_string_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int mixed_array_value_string_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_string_t *out,
     uint64_t *seen);
@@ -34,6 +36,8 @@ static const char *mixed_array_value_string_fast_body(aps_fast_ctx *c, const cha
     uint64_t seen);
 static const char *mixed_array_value_string_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool mixed_array_value_string_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out);
+static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *mixed_array_pair_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_pair_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *mixed_array_mapping_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -45,6 +49,7 @@ static bool mixed_array_named_fast_valid(const void *value, bool strict, unsigne
 static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_array_value_t *out, uint64_t *seen);
 static const char *mixed_array_value_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_value_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_value_number_fast_members(aps_json_writer *w, const mixed_array_value_number_t *v, unsigned depth, bool trusted, size_t first);
 static bool mixed_array_value_number_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool mixed_array_value_string_fast_members(aps_json_writer *w, const mixed_array_value_string_t *v, unsigned depth, bool trusted, size_t first);
@@ -334,11 +339,53 @@ static const char *mixed_array_value_number_fast_body(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of Value/1. */
+/*
+ * The members of Value/1 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"number\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Value/1 in the compact form, its '{' at p; NULL to give up. */
+static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    mixed_array_value_number_t *out = (mixed_array_value_number_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = mixed_array_value_number_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Value/1: in the compact form if it is, else read member by member. */
 static const char *mixed_array_value_number_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(mixed_array_value_number_t), mixed_array_value_number_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = mixed_array_value_number_fast_body(c, p, closed, start, (mixed_array_value_number_t *)out, 0)) == NULL)
         return NULL;
@@ -454,11 +501,53 @@ static const char *mixed_array_value_string_fast_body(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of Value/2. */
+/*
+ * The members of Value/2 in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"string\"", 15)) {
+        p += 15 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->value)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Value/2 in the compact form, its '{' at p; NULL to give up. */
+static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    mixed_array_value_string_t *out = (mixed_array_value_string_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = mixed_array_value_string_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Value/2: in the compact form if it is, else read member by member. */
 static const char *mixed_array_value_string_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(mixed_array_value_string_t), mixed_array_value_string_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = mixed_array_value_string_fast_body(c, p, closed, start, (mixed_array_value_string_t *)out, 0)) == NULL)
         return NULL;
@@ -696,7 +785,35 @@ static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_
 }
 
 /*
- * An object of Value. With the discriminant first, the rest is the
+ * An object of Value in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    mixed_array_value_t *out = (mixed_array_value_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "number", 6) != NULL) {
+        out->kind = MIXED_ARRAY_VALUE_NUMBER;
+        q = mixed_array_value_number_fast_compact(c, p, &out->u.number);
+    } else
+    if (aps_fast_literal(c, q, "string", 6) != NULL) {
+        out->kind = MIXED_ARRAY_VALUE_STRING;
+        q = mixed_array_value_string_fast_compact(c, p, &out->u.string);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of Value. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -707,6 +824,8 @@ static const char *mixed_array_value_fast(aps_fast_ctx *c, const char *p, void *
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(mixed_array_value_t), mixed_array_value_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;

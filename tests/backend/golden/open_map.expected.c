@@ -23,6 +23,8 @@ static const char *open_map_open_fast_body(aps_fast_ctx *c, const char *p, int c
     uint64_t seen);
 static const char *open_map_open_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool open_map_open_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *open_map_open_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_open_t *out);
+static const char *open_map_open_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int open_map_closed_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int open_map_closed_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, open_map_closed_t *out,
     uint64_t *seen);
@@ -32,6 +34,8 @@ static const char *open_map_closed_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *open_map_closed_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool open_map_closed_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *open_map_closed_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_closed_t *out);
+static const char *open_map_closed_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int open_map_described_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int open_map_described_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, open_map_described_t *out,
     uint64_t *seen);
@@ -41,6 +45,8 @@ static const char *open_map_described_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *open_map_described_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool open_map_described_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *open_map_described_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_described_t *out);
+static const char *open_map_described_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int open_map_labels_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int open_map_labels_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, open_map_labels_t *out,
     uint64_t *seen);
@@ -50,6 +56,8 @@ static const char *open_map_labels_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *open_map_labels_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool open_map_labels_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *open_map_labels_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_labels_t *out);
+static const char *open_map_labels_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool open_map_open_fast_members(aps_json_writer *w, const open_map_open_t *v, unsigned depth, bool trusted, size_t first);
 static bool open_map_open_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool open_map_closed_fast_members(aps_json_writer *w, const open_map_closed_t *v, unsigned depth, bool trusted, size_t first);
@@ -223,11 +231,47 @@ static const char *open_map_open_fast_body(aps_fast_ctx *c, const char *p, int c
     return p;
 }
 
-/* An object of Open. */
+/*
+ * The members of Open in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *open_map_open_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_open_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Open in the compact form, its '{' at p; NULL to give up. */
+static const char *open_map_open_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    open_map_open_t *out = (open_map_open_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = open_map_open_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Open: in the compact form if it is, else read member by member. */
 static const char *open_map_open_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(open_map_open_t), open_map_open_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = open_map_open_fast_body(c, p, closed, start, (open_map_open_t *)out, 0)) == NULL)
         return NULL;
@@ -338,11 +382,47 @@ static const char *open_map_closed_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of Closed. */
+/*
+ * The members of Closed in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *open_map_closed_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_closed_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Closed in the compact form, its '{' at p; NULL to give up. */
+static const char *open_map_closed_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    open_map_closed_t *out = (open_map_closed_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = open_map_closed_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Closed: in the compact form if it is, else read member by member. */
 static const char *open_map_closed_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(open_map_closed_t), open_map_closed_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = open_map_closed_fast_body(c, p, closed, start, (open_map_closed_t *)out, 0)) == NULL)
         return NULL;
@@ -454,11 +534,47 @@ static const char *open_map_described_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of Described. */
+/*
+ * The members of Described in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *open_map_described_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_described_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"title\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->title)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Described in the compact form, its '{' at p; NULL to give up. */
+static const char *open_map_described_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    open_map_described_t *out = (open_map_described_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = open_map_described_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Described: in the compact form if it is, else read member by member. */
 static const char *open_map_described_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(open_map_described_t), open_map_described_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = open_map_described_fast_body(c, p, closed, start, (open_map_described_t *)out, 0)) == NULL)
         return NULL;
@@ -572,11 +688,47 @@ static const char *open_map_labels_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of Labels. */
+/*
+ * The members of Labels in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *open_map_labels_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_labels_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Labels in the compact form, its '{' at p; NULL to give up. */
+static const char *open_map_labels_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    open_map_labels_t *out = (open_map_labels_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = open_map_labels_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Labels: in the compact form if it is, else read member by member. */
 static const char *open_map_labels_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(open_map_labels_t), open_map_labels_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = open_map_labels_fast_body(c, p, closed, start, (open_map_labels_t *)out, 0)) == NULL)
         return NULL;

@@ -23,6 +23,8 @@ static const char *roots_wanted_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *roots_wanted_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool roots_wanted_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *roots_wanted_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, roots_wanted_t *out);
+static const char *roots_wanted_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int roots_part_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int roots_part_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, roots_part_t *out,
     uint64_t *seen);
@@ -32,6 +34,8 @@ static const char *roots_part_fast_body(aps_fast_ctx *c, const char *p, int clos
     uint64_t seen);
 static const char *roots_part_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool roots_part_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *roots_part_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, roots_part_t *out);
+static const char *roots_part_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool roots_wanted_fast_members(aps_json_writer *w, const roots_wanted_t *v, unsigned depth, bool trusted, size_t first);
 static bool roots_wanted_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool roots_part_fast_members(aps_json_writer *w, const roots_part_t *v, unsigned depth, bool trusted, size_t first);
@@ -152,11 +156,47 @@ static const char *roots_wanted_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Wanted. */
+/*
+ * The members of Wanted in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *roots_wanted_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, roots_wanted_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"part\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = roots_part_fast_compact(c, p, &out->part)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Wanted in the compact form, its '{' at p; NULL to give up. */
+static const char *roots_wanted_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    roots_wanted_t *out = (roots_wanted_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = roots_wanted_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Wanted: in the compact form if it is, else read member by member. */
 static const char *roots_wanted_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(roots_wanted_t), roots_wanted_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = roots_wanted_fast_body(c, p, closed, start, (roots_wanted_t *)out, 0)) == NULL)
         return NULL;
@@ -265,11 +305,47 @@ static const char *roots_part_fast_body(aps_fast_ctx *c, const char *p, int clos
     return p;
 }
 
-/* An object of Part. */
+/*
+ * The members of Part in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *roots_part_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, roots_part_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"size\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->size)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Part in the compact form, its '{' at p; NULL to give up. */
+static const char *roots_part_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    roots_part_t *out = (roots_part_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = roots_part_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Part: in the compact form if it is, else read member by member. */
 static const char *roots_part_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(roots_part_t), roots_part_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = roots_part_fast_body(c, p, closed, start, (roots_part_t *)out, 0)) == NULL)
         return NULL;

@@ -24,6 +24,8 @@ static const char *size_range_name_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *size_range_name_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool size_range_name_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *size_range_name_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, size_range_name_t *out);
+static const char *size_range_name_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool size_range_name_fast_members(aps_json_writer *w, const size_range_name_t *v, unsigned depth, bool trusted, size_t first);
 static bool size_range_name_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -141,11 +143,47 @@ static const char *size_range_name_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of Name. */
+/*
+ * The members of Name in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *size_range_name_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, size_range_name_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_text(c, &size_range_name_name_type, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Name in the compact form, its '{' at p; NULL to give up. */
+static const char *size_range_name_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    size_range_name_t *out = (size_range_name_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = size_range_name_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Name: in the compact form if it is, else read member by member. */
 static const char *size_range_name_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(size_range_name_t), size_range_name_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = size_range_name_fast_body(c, p, closed, start, (size_range_name_t *)out, 0)) == NULL)
         return NULL;

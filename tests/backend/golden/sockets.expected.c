@@ -25,6 +25,8 @@ static const char *sockets_ping_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *sockets_ping_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool sockets_ping_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out);
+static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int sockets_pong_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int sockets_pong_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, sockets_pong_t *out,
     uint64_t *seen);
@@ -34,9 +36,12 @@ static const char *sockets_pong_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *sockets_pong_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool sockets_pong_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out);
+static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_message_t *out, uint64_t *seen);
 static const char *sockets_message_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool sockets_message_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool sockets_ping_fast_members(aps_json_writer *w, const sockets_ping_t *v, unsigned depth, bool trusted, size_t first);
 static bool sockets_ping_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool sockets_pong_fast_members(aps_json_writer *w, const sockets_pong_t *v, unsigned depth, bool trusted, size_t first);
@@ -210,11 +215,53 @@ static const char *sockets_ping_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Ping. */
+/*
+ * The members of Ping in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"kind\":\"ping\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"n\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Ping in the compact form, its '{' at p; NULL to give up. */
+static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    sockets_ping_t *out = (sockets_ping_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = sockets_ping_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Ping: in the compact form if it is, else read member by member. */
 static const char *sockets_ping_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(sockets_ping_t), sockets_ping_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = sockets_ping_fast_body(c, p, closed, start, (sockets_ping_t *)out, 0)) == NULL)
         return NULL;
@@ -330,11 +377,53 @@ static const char *sockets_pong_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Pong. */
+/*
+ * The members of Pong in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"kind\":\"pong\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"n\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Pong in the compact form, its '{' at p; NULL to give up. */
+static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    sockets_pong_t *out = (sockets_pong_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = sockets_pong_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Pong: in the compact form if it is, else read member by member. */
 static const char *sockets_pong_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(sockets_pong_t), sockets_pong_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = sockets_pong_fast_body(c, p, closed, start, (sockets_pong_t *)out, 0)) == NULL)
         return NULL;
@@ -378,7 +467,35 @@ static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_
 }
 
 /*
- * An object of $message. With the discriminant first, the rest is the
+ * An object of $message in the compact form (aps/fast.h), its '{' at p:
+ * the discriminant first picks the alternative, whose reader then takes
+ * the whole object. NULL to give up.
+ */
+static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    sockets_message_t *out = (sockets_message_t *)vout;
+    const char *q;
+    if (!aps_fast_compact_key(c, p, '{', "\"kind\":", 7))
+        return NULL;
+    q = p + 7 + 1;
+    if (aps_fast_literal(c, q, "ping", 4) != NULL) {
+        out->kind = SOCKETS_MESSAGE_PING;
+        q = sockets_ping_fast_compact(c, p, &out->u.ping);
+    } else
+    if (aps_fast_literal(c, q, "pong", 4) != NULL) {
+        out->kind = SOCKETS_MESSAGE_PONG;
+        q = sockets_pong_fast_compact(c, p, &out->u.pong);
+    } else
+        return NULL;
+    if (q == NULL)
+        return NULL;
+    out->raw.ptr = p;
+    out->raw.len = (size_t)(q - p);
+    return q;
+}
+
+/*
+ * An object of $message. In the compact form if it is; else: With the discriminant first, the rest is the
  * alternative's; else it is looked for ahead, and the whole object read as
  * the alternative's.
  */
@@ -389,6 +506,8 @@ static const char *sockets_message_fast(aps_fast_ctx *c, const char *p, void *vo
     uint64_t seen = 0;
     aps_slice k;
     int closed;
+    if ((q = aps_fast_compact(c, p, out, sizeof(sockets_message_t), sockets_message_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL || closed)
         return NULL;
     first = p;

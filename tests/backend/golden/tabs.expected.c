@@ -23,6 +23,8 @@ static const char *tabs_point_fast_body(aps_fast_ctx *c, const char *p, int clos
     uint64_t seen);
 static const char *tabs_point_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool tabs_point_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *tabs_point_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, tabs_point_t *out);
+static const char *tabs_point_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool tabs_point_fast_members(aps_json_writer *w, const tabs_point_t *v, unsigned depth, bool trusted, size_t first);
 static bool tabs_point_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
@@ -138,11 +140,55 @@ static const char *tabs_point_fast_body(aps_fast_ctx *c, const char *p, int clos
     return p;
 }
 
-/* An object of Point. */
+/*
+ * The members of Point in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *tabs_point_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, tabs_point_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"x\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->x)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"y\":", 4)) {
+        p += 4 + 1;
+        *sep = ',';
+        if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->y)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Point in the compact form, its '{' at p; NULL to give up. */
+static const char *tabs_point_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    tabs_point_t *out = (tabs_point_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = tabs_point_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Point: in the compact form if it is, else read member by member. */
 static const char *tabs_point_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(tabs_point_t), tabs_point_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = tabs_point_fast_body(c, p, closed, start, (tabs_point_t *)out, 0)) == NULL)
         return NULL;

@@ -23,6 +23,8 @@ static const char *tree_node_fast_body(aps_fast_ctx *c, const char *p, int close
     uint64_t seen);
 static const char *tree_node_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool tree_node_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, tree_node_t *out);
+static const char *tree_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *tree_node_children_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool tree_node_children_fast_valid(const void *value, bool strict, unsigned depth);
 static bool tree_node_fast_members(aps_json_writer *w, const tree_node_t *v, unsigned depth, bool trusted, size_t first);
@@ -153,11 +155,54 @@ static const char *tree_node_fast_body(aps_fast_ctx *c, const char *p, int close
     return p;
 }
 
-/* An object of Node. */
+/*
+ * The members of Node in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, tree_node_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"children\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = tree_node_children_fast(c, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+    }
+    return p;
+}
+
+/* An object of Node in the compact form, its '{' at p; NULL to give up. */
+static const char *tree_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    tree_node_t *out = (tree_node_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = tree_node_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Node: in the compact form if it is, else read member by member. */
 static const char *tree_node_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(tree_node_t), tree_node_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = tree_node_fast_body(c, p, closed, start, (tree_node_t *)out, 0)) == NULL)
         return NULL;

@@ -23,6 +23,8 @@ static const char *untagged_created_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *untagged_created_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool untagged_created_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *untagged_created_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_created_t *out);
+static const char *untagged_created_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int untagged_listed_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int untagged_listed_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, untagged_listed_t *out,
     uint64_t *seen);
@@ -32,6 +34,8 @@ static const char *untagged_listed_fast_body(aps_fast_ctx *c, const char *p, int
     uint64_t seen);
 static const char *untagged_listed_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool untagged_listed_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *untagged_listed_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_listed_t *out);
+static const char *untagged_listed_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int untagged_deleted_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int untagged_deleted_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, untagged_deleted_t *out,
     uint64_t *seen);
@@ -41,6 +45,8 @@ static const char *untagged_deleted_fast_body(aps_fast_ctx *c, const char *p, in
     uint64_t seen);
 static const char *untagged_deleted_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool untagged_deleted_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *untagged_deleted_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_deleted_t *out);
+static const char *untagged_deleted_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int untagged_anything_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int untagged_anything_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, untagged_anything_t *out,
     uint64_t *seen);
@@ -50,6 +56,8 @@ static const char *untagged_anything_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *untagged_anything_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool untagged_anything_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *untagged_anything_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_anything_t *out);
+static const char *untagged_anything_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int untagged_ack_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int untagged_ack_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, untagged_ack_t *out,
     uint64_t *seen);
@@ -59,6 +67,8 @@ static const char *untagged_ack_fast_body(aps_fast_ctx *c, const char *p, int cl
     uint64_t seen);
 static const char *untagged_ack_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool untagged_ack_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *untagged_ack_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_ack_t *out);
+static const char *untagged_ack_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *untagged_listed_items_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool untagged_listed_items_fast_valid(const void *value, bool strict, unsigned depth);
 static bool untagged_created_fast_members(aps_json_writer *w, const untagged_created_t *v, unsigned depth, bool trusted, size_t first);
@@ -319,11 +329,47 @@ static const char *untagged_created_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of Created. */
+/*
+ * The members of Created in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *untagged_created_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_created_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->id)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Created in the compact form, its '{' at p; NULL to give up. */
+static const char *untagged_created_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    untagged_created_t *out = (untagged_created_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = untagged_created_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Created: in the compact form if it is, else read member by member. */
 static const char *untagged_created_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(untagged_created_t), untagged_created_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = untagged_created_fast_body(c, p, closed, start, (untagged_created_t *)out, 0)) == NULL)
         return NULL;
@@ -432,11 +478,47 @@ static const char *untagged_listed_fast_body(aps_fast_ctx *c, const char *p, int
     return p;
 }
 
-/* An object of Listed. */
+/*
+ * The members of Listed in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *untagged_listed_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_listed_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"items\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = untagged_listed_items_fast(c, p, &out->items)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Listed in the compact form, its '{' at p; NULL to give up. */
+static const char *untagged_listed_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    untagged_listed_t *out = (untagged_listed_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = untagged_listed_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Listed: in the compact form if it is, else read member by member. */
 static const char *untagged_listed_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(untagged_listed_t), untagged_listed_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = untagged_listed_fast_body(c, p, closed, start, (untagged_listed_t *)out, 0)) == NULL)
         return NULL;
@@ -545,11 +627,46 @@ static const char *untagged_deleted_fast_body(aps_fast_ctx *c, const char *p, in
     return p;
 }
 
-/* An object of Deleted. */
+/*
+ * The members of Deleted in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *untagged_deleted_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_deleted_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"gone\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_bool(c, p, &out->gone)) == NULL)
+            return NULL;
+        out->has_gone = true;
+    }
+    return p;
+}
+
+/* An object of Deleted in the compact form, its '{' at p; NULL to give up. */
+static const char *untagged_deleted_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    untagged_deleted_t *out = (untagged_deleted_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = untagged_deleted_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Deleted: in the compact form if it is, else read member by member. */
 static const char *untagged_deleted_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(untagged_deleted_t), untagged_deleted_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = untagged_deleted_fast_body(c, p, closed, start, (untagged_deleted_t *)out, 0)) == NULL)
         return NULL;
@@ -656,11 +773,42 @@ static const char *untagged_anything_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of Anything. */
+/*
+ * The members of Anything in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *untagged_anything_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_anything_t *out)
+{
+    (void)c;
+    (void)sep;
+    (void)out;
+    return p;
+}
+
+/* An object of Anything in the compact form, its '{' at p; NULL to give up. */
+static const char *untagged_anything_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    untagged_anything_t *out = (untagged_anything_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = untagged_anything_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Anything: in the compact form if it is, else read member by member. */
 static const char *untagged_anything_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(untagged_anything_t), untagged_anything_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = untagged_anything_fast_body(c, p, closed, start, (untagged_anything_t *)out, 0)) == NULL)
         return NULL;
@@ -769,11 +917,47 @@ static const char *untagged_ack_fast_body(aps_fast_ctx *c, const char *p, int cl
     return p;
 }
 
-/* An object of Ack. */
+/*
+ * The members of Ack in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *untagged_ack_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_ack_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"ok\":", 5)) {
+        p += 5 + 1;
+        *sep = ',';
+        if ((p = aps_fast_bool(c, p, &out->ok)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Ack in the compact form, its '{' at p; NULL to give up. */
+static const char *untagged_ack_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    untagged_ack_t *out = (untagged_ack_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = untagged_ack_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Ack: in the compact form if it is, else read member by member. */
 static const char *untagged_ack_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(untagged_ack_t), untagged_ack_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = untagged_ack_fast_body(c, p, closed, start, (untagged_ack_t *)out, 0)) == NULL)
         return NULL;

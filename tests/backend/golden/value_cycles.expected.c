@@ -25,6 +25,8 @@ static const char *value_cycles_node_fast_body(aps_fast_ctx *c, const char *p, i
     uint64_t seen);
 static const char *value_cycles_node_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool value_cycles_node_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out);
+static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int value_cycles_node_properties_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int value_cycles_node_properties_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, value_cycles_node_properties_t *out,
     uint64_t *seen);
@@ -34,6 +36,8 @@ static const char *value_cycles_node_properties_fast_body(aps_fast_ctx *c, const
     uint64_t seen);
 static const char *value_cycles_node_properties_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool value_cycles_node_properties_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_properties_t *out);
+static const char *value_cycles_node_properties_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int value_cycles_bypass_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int value_cycles_bypass_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, value_cycles_bypass_t *out,
     uint64_t *seen);
@@ -43,6 +47,8 @@ static const char *value_cycles_bypass_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *value_cycles_bypass_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool value_cycles_bypass_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *value_cycles_bypass_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_bypass_t *out);
+static const char *value_cycles_bypass_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int value_cycles_phases_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int value_cycles_phases_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, value_cycles_phases_t *out,
     uint64_t *seen);
@@ -52,6 +58,8 @@ static const char *value_cycles_phases_fast_body(aps_fast_ctx *c, const char *p,
     uint64_t seen);
 static const char *value_cycles_phases_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool value_cycles_phases_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *value_cycles_phases_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_phases_t *out);
+static const char *value_cycles_phases_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static int value_cycles_pause_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int value_cycles_pause_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, value_cycles_pause_t *out,
     uint64_t *seen);
@@ -61,6 +69,8 @@ static const char *value_cycles_pause_fast_body(aps_fast_ctx *c, const char *p, 
     uint64_t seen);
 static const char *value_cycles_pause_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool value_cycles_pause_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out);
+static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static const char *value_cycles_node_properties_children_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool value_cycles_node_properties_children_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *value_cycles_phases_phases_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -351,11 +361,52 @@ static const char *value_cycles_node_fast_body(aps_fast_ctx *c, const char *p, i
     return p;
 }
 
-/* An object of Node. */
+/*
+ * The members of Node in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"node\"", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
+        p += 8 + 1;
+        *sep = ',';
+        if ((p = value_cycles_node_properties_fast_compact(c, p, &out->value)) == NULL)
+            return NULL;
+        out->has_value = true;
+    }
+    return p;
+}
+
+/* An object of Node in the compact form, its '{' at p; NULL to give up. */
+static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    value_cycles_node_t *out = (value_cycles_node_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = value_cycles_node_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Node: in the compact form if it is, else read member by member. */
 static const char *value_cycles_node_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(value_cycles_node_t), value_cycles_node_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = value_cycles_node_fast_body(c, p, closed, start, (value_cycles_node_t *)out, 0)) == NULL)
         return NULL;
@@ -488,11 +539,66 @@ static const char *value_cycles_node_properties_fast_body(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of NodeProperties. */
+/*
+ * The members of NodeProperties in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_properties_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"childCount\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->child_count)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"children\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = value_cycles_node_properties_children_fast(c, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"shadowRoot\":", 13)) {
+        p += 13 + 1;
+        *sep = ',';
+        if (p < c->end && *p == 'n') {
+            if ((p = aps_fast_null(c, p)) == NULL)
+                return NULL;
+            out->shadow_root_is_null = true;
+        } else
+        if ((p = aps_fast_any(c, p, &out->shadow_root)) == NULL)
+            return NULL;
+        out->has_shadow_root = true;
+    }
+    return p;
+}
+
+/* An object of NodeProperties in the compact form, its '{' at p; NULL to give up. */
+static const char *value_cycles_node_properties_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    value_cycles_node_properties_t *out = (value_cycles_node_properties_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = value_cycles_node_properties_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of NodeProperties: in the compact form if it is, else read member by member. */
 static const char *value_cycles_node_properties_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(value_cycles_node_properties_t), value_cycles_node_properties_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = value_cycles_node_properties_fast_body(c, p, closed, start, (value_cycles_node_properties_t *)out, 0)) == NULL)
         return NULL;
@@ -603,11 +709,47 @@ static const char *value_cycles_bypass_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of Bypass. */
+/*
+ * The members of Bypass in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *value_cycles_bypass_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_bypass_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"bypass\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = aps_fast_value(c, &value_cycles_bypass_bypass_type, p, &out->bypass)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Bypass in the compact form, its '{' at p; NULL to give up. */
+static const char *value_cycles_bypass_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    value_cycles_bypass_t *out = (value_cycles_bypass_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = value_cycles_bypass_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Bypass: in the compact form if it is, else read member by member. */
 static const char *value_cycles_bypass_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(value_cycles_bypass_t), value_cycles_bypass_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = value_cycles_bypass_fast_body(c, p, closed, start, (value_cycles_bypass_t *)out, 0)) == NULL)
         return NULL;
@@ -725,11 +867,55 @@ static const char *value_cycles_phases_fast_body(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of Phases. */
+/*
+ * The members of Phases in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *value_cycles_phases_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_phases_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"phases\":", 9)) {
+        p += 9 + 1;
+        *sep = ',';
+        if ((p = value_cycles_phases_phases_fast(c, p, &out->phases)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"actions\":", 10)) {
+        p += 10 + 1;
+        *sep = ',';
+        if ((p = value_cycles_phases_actions_fast(c, p, &out->actions)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    return p;
+}
+
+/* An object of Phases in the compact form, its '{' at p; NULL to give up. */
+static const char *value_cycles_phases_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    value_cycles_phases_t *out = (value_cycles_phases_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = value_cycles_phases_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Phases: in the compact form if it is, else read member by member. */
 static const char *value_cycles_phases_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(value_cycles_phases_t), value_cycles_phases_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = value_cycles_phases_fast_body(c, p, closed, start, (value_cycles_phases_t *)out, 0)) == NULL)
         return NULL;
@@ -850,11 +1036,52 @@ static const char *value_cycles_pause_fast_body(aps_fast_ctx *c, const char *p, 
     return p;
 }
 
-/* An object of Pause. */
+/*
+ * The members of Pause in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Returns the position after them, or NULL to give up.
+ */
+static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"pause\"", 14)) {
+        p += 14 + 1;
+        *sep = ',';
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_key(c, p, *sep, "\"duration\":", 11)) {
+        p += 11 + 1;
+        *sep = ',';
+        if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->duration)) == NULL)
+            return NULL;
+        out->has_duration = true;
+    }
+    return p;
+}
+
+/* An object of Pause in the compact form, its '{' at p; NULL to give up. */
+static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    value_cycles_pause_t *out = (value_cycles_pause_t *)vout;
+    const char *start = p;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = value_cycles_pause_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        return NULL;
+    c->depth--;
+    c->typed--;
+    (void)start;
+    return p;
+}
+
+/* An object of Pause: in the compact form if it is, else read member by member. */
 static const char *value_cycles_pause_fast(aps_fast_ctx *c, const char *p, void *out)
 {
     const char *start = p;
     int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(value_cycles_pause_t), value_cycles_pause_fast_compact)) != NULL)
+        return q;
     if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
         (p = value_cycles_pause_fast_body(c, p, closed, start, (value_cycles_pause_t *)out, 0)) == NULL)
         return NULL;

@@ -230,6 +230,7 @@ static inline const char *scan_word(const char *p, const char *end, const char *
 const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
 {
     unsigned first_name[APS_JSON_FAST_DEPTH]; /* of each open object, in names[] */
+    uint64_t lengths[APS_JSON_FAST_DEPTH];    /* of each open object: bit len % 64 of its names' */
     aps_slice names[APS_JSON_FAST_NAMES];
     uint64_t in_object = 0; /* bit d: the container at depth d + 1 is an object */
     unsigned top = 0, nnames = 0, i;
@@ -257,6 +258,7 @@ value:
             goto after;
         }
         in_object |= (uint64_t)1 << top;
+        lengths[top] = 0;
         first_name[top++] = nnames;
         goto name;
     case '[':
@@ -310,6 +312,23 @@ name:
      * (unescaping them changes what duplicates are). */
     if (nnames == APS_JSON_FAST_NAMES || p >= end || *p != '"')
         return NULL;
+#if defined(__SSE2__)
+    /* The usual name, its '"' and ':' within 16 bytes: all read from one
+     * load's masks, no byte loaded again (the next token waits on this one). */
+    if (APS_SCAN_LIKELY(end - p > 16)) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+        unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
+        unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+        unsigned colon = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')));
+        if (APS_SCAN_LIKELY((m & (0u - m) & q & colon >> 1) != 0)) {
+            i = (unsigned)__builtin_ctz(m);
+            names[nnames].ptr = p + 1;
+            names[nnames].len = i;
+            p = aps_scan_ws(p + i + 3, end);
+            goto named;
+        }
+    }
+#endif
     s = aps_scan_find_stop(p + 1, end);
     if (APS_SCAN_UNLIKELY(!(s < end && *s == '"'))) {
         escaped = 0;
@@ -321,11 +340,20 @@ name:
     names[nnames].len = (size_t)(s - p) - 1;
     if ((p = aps_scan_colon(s + 1, end)) == NULL)
         return NULL;
+#if defined(__SSE2__)
+named:
+#endif
     if (!allow_duplicates) {
-        for (i = first_name[top - 1]; i < nnames; i++) {
-            if (names[i].len == names[nnames].len && aps_scan_bytes_equal(names[i].ptr, names[nnames].ptr, names[i].len))
-                return NULL;
+        /* Names of a length not seen in this object yet need no comparing. */
+        uint64_t bit = (uint64_t)1 << (names[nnames].len & 63u);
+        if ((lengths[top - 1] & bit) != 0) {
+            for (i = first_name[top - 1]; i < nnames; i++) {
+                if (names[i].len == names[nnames].len &&
+                    aps_scan_bytes_equal(names[i].ptr, names[nnames].ptr, names[i].len))
+                    return NULL;
+            }
         }
+        lengths[top - 1] |= bit;
         nnames++; /* with duplicates allowed no name is kept */
     }
     goto value;

@@ -115,16 +115,14 @@ static inline const char *scan_string_from(const char *s, const char *end, int *
         stop = (q & ~esc) | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
         upto = stop != 0 ? stop ^ (stop - 1u) : 0xFFFFu;
         high = (unsigned)_mm_movemask_epi8(v);
-        /* An escaped byte must be one of " \ / b f n r t u. */
-        letters = _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('/')),
-                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('b')))),
+        /* An escaped byte must be one of " \ / b f n r t u (the first two in q and bs). */
+        letters = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('/')), _mm_cmpeq_epi8(v, _mm_set1_epi8('b'))),
                                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('f')),
                                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('n'))),
                                             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('r')),
                                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('t')))));
         u = esc & (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('u'))) & upto;
-        fails = esc & ~(unsigned)_mm_movemask_epi8(letters) & ~u & upto;
+        fails = esc & ~((unsigned)_mm_movemask_epi8(letters) | q | bs) & ~u & upto;
         any_escape |= esc & upto;
         if (APS_SCAN_UNLIKELY((high | need) != 0) && !utf8_block(v, high, &need, upto))
             return NULL;
@@ -176,6 +174,37 @@ const char *aps_scan_string_slow(const char *s, const char *end, int *escaped)
 {
     *escaped = 0;
     return scan_string_from(s, end, escaped);
+}
+
+/*
+ * The string whose '"' is at p when its content is plain ASCII: the byte
+ * after its closing '"'. Else NULL, with *stop where plain content ends.
+ * Which byte stopped the scan comes from the load's masks, not from memory:
+ * the next token waits on this answer.
+ */
+static inline const char *plain_string(const char *p, const char *end, const char **stop)
+{
+    const char *s = p + 1;
+#if defined(__SSE2__)
+    while (end - s >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+        unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
+        if (m != 0) {
+            unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+            s += __builtin_ctz(m);
+            if ((m & (0u - m) & q) != 0)
+                return s + 1;
+            *stop = s;
+            return NULL;
+        }
+        s += 16;
+    }
+#endif
+    s = aps_scan_find_stop(s, end);
+    if (s < end && *s == '"')
+        return s + 1;
+    *stop = s;
+    return NULL;
 }
 
 /*
@@ -235,7 +264,7 @@ const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room,
     uint64_t in_object = 0; /* bit d: the container at depth d + 1 is an object */
     unsigned top = 0, nnames = 0, i;
     int escaped;
-    const char *s;
+    const char *s, *stop;
     if (room > APS_JSON_FAST_DEPTH)
         room = APS_JSON_FAST_DEPTH;
 value:
@@ -243,11 +272,9 @@ value:
         return NULL;
     switch (*p) {
     case '"':
-        s = aps_scan_find_stop(p + 1, end);
-        if (APS_SCAN_LIKELY(s < end && *s == '"'))
-            p = s + 1;
-        else if ((p = scan_string_from(s, end, &escaped)) == NULL)
+        if ((s = plain_string(p, end, &stop)) == NULL && (s = scan_string_from(stop, end, &escaped)) == NULL)
             return NULL;
+        p = s;
         goto after;
     case '{':
         if (top == room)

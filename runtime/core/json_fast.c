@@ -53,7 +53,6 @@ static inline int utf8_block(__m128i v, unsigned high, unsigned *need, unsigned 
     *need = (want >> 16) | (e0 >> 16) << 3 | (ed >> 16) << 4 | (f0 >> 16) << 5 | (f4 >> 16) << 6;
     return (bad & upto) == 0;
 }
-#endif
 
 /*
  * Of the backslashes bs of a 16-byte block (bit i: byte i), the bytes they
@@ -75,6 +74,7 @@ static inline unsigned escaped_bytes(unsigned bs, unsigned *carry)
      * the pattern for the runs that start at an even bit. */
     return (unsigned)((even ^ (sum << 1)) & follows) & 0xFFFFu;
 }
+#endif
 
 /*
  * The string content from s (after the opening '"', or inside the content

@@ -10,6 +10,7 @@
  * the reader then reads the text again and reports. The rule, as for the
  * fast decoder: what this accepts, the reader accepts (checked by
  * apstream-fast-validate over the JSON test suite and the reader's corpus,
+ * by jsonskip-split where its 16-byte string steps split what they check,
  * and by the decode_fast fuzz target on every input it tries).
  *
  * aps_json_validate is here, above the reader it falls back to, so that

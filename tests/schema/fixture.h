@@ -37,10 +37,10 @@
 /* ---- basic types ------------------------------------------------------------ */
 
 static const aps_type T_text = { APS_K_TEXT, "text", sizeof(aps_slice), { .text = { 0, SIZE_MAX, NULL } }, NULL, NULL, NULL };
-static const aps_type T_uint = { APS_K_UINT, "uint", sizeof(uint64_t), { .u = { 0, UINT64_MAX } }, NULL, NULL, NULL };
+static const aps_type T_uint = { APS_K_UINT, "uint", sizeof(uint64_t), { .u = { 0, UINT64_MAX, 0 } }, NULL, NULL, NULL };
 static const aps_type T_int = { APS_K_INT, "int", sizeof(int64_t), { .i = { INT64_MIN, INT64_MAX } }, NULL, NULL, NULL };
 static const aps_type T_js_uint = { APS_K_UINT, "js-uint", sizeof(uint64_t),
-                                    { .u = { 0, 9007199254740991ull } }, NULL, NULL, NULL };
+                                    { .u = { 0, 9007199254740991ull, 0 } }, NULL, NULL, NULL };
 static const aps_type T_js_int = { APS_K_INT, "js-int", sizeof(int64_t),
                                    { .i = { -9007199254740991ll, 9007199254740991ll } }, NULL, NULL, NULL };
 static const aps_type T_float = { APS_K_FLOAT, "float", sizeof(double), { .f = { 0, 0, false, false, false, false } }, NULL, NULL, NULL };

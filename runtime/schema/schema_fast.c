@@ -1004,6 +1004,7 @@ bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t 
     c.max_depth = max_depth < FAST_MAX_DEPTH ? (unsigned)max_depth : FAST_MAX_DEPTH;
     c.typed = 0;
     c.generated = generated;
+    c.compact_misses = 0;
     if (type->size != 0)
         memset(out, 0, type->size);
     p = aps_scan_ws(json, c.end);

@@ -58,6 +58,7 @@ struct aps_fast_ctx {
     unsigned max_depth;
     unsigned typed;
     bool generated;
+    unsigned compact_misses; /* outermost values aps_fast_compact gave up on (tests read it) */
 };
 
 #define APS_FAST_MAX_TYPED 128
@@ -160,6 +161,7 @@ APS_FAST_INLINE const char *aps_fast_compact(aps_fast_ctx *c, const char *p, voi
     aps_arena_rollback(c->arena, mark);
     c->depth = depth;
     c->typed = 0;
+    c->compact_misses++;
     memset(out, 0, size);
     return NULL;
 }

@@ -462,6 +462,12 @@ static bool compact_ok(const ir_type *t)
     return compact_ok_at(t, 0);
 }
 
+/* A text literal of plain bytes: the input's bytes between '"'s equal to it are this literal. */
+static bool plain_literal(const ir_type *t)
+{
+    return t->lit.kind == IR_LIT_TEXT && plain_text(&t->lit.text);
+}
+
 /* The name stem of t's generated decoder functions. */
 static const char *fast_fn(emitter *E, const ir_type *t)
 {
@@ -517,7 +523,7 @@ static void fast_read(emitter *E, const ir_type *type, bool literal, bool compac
     tmpl_set(C, v, "desc", desc_of(E, type));
     tmpl_set(C, v, "target", target);
     if (literal) {
-        bool plain = t->lit.kind == IR_LIT_TEXT && plain_text(&t->lit.text);
+        bool plain = plain_literal(t);
         tmpl_flag(C, v, plain ? "read_literal" : "read_literal_table", 1);
         if (plain) {
             tmpl_set(C, v, "lit", c_string(E, t->lit.text.ptr, t->lit.text.len));
@@ -655,8 +661,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
             tmpl_value *k = tmpl_object(C);
             const ir_type *ft = resolved(f->type);
             /* a plain text literal (a discriminant) is compared with its name: `"type":"event"` */
-            bool fused = (f->flags & IR_F_LITERAL) && !(f->flags & IR_F_NULLABLE) && ft->lit.kind == IR_LIT_TEXT &&
-                         plain_text(&ft->lit.text);
+            bool fused = (f->flags & IR_F_LITERAL) && !(f->flags & IR_F_NULLABLE) && plain_literal(ft);
             const char *token = fused ? cddl_fmt(C, "\"%.*s\":\"%.*s\"", (int)f->key.len, f->key.ptr,
                                                  (int)ft->lit.text.len, ft->lit.text.ptr)
                                       : cddl_fmt(C, "\"%.*s\":", (int)f->key.len, f->key.ptr);

@@ -67,69 +67,149 @@ static inline unsigned fast_ctz64(uint64_t x)
 #endif
 }
 
+/* The byte each one-letter escape stands for, by its letter; 0 for the other bytes (a table: no branch). */
+static const char short_escapes[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t',
+};
+
+/*
+ * Writes the content of the string from s (after its opening '"') to its
+ * closing '"' into buf, unescaped and checked as the reader checks it
+ * (escapes, surrogates, UTF-8, no control character), in one pass. Returns
+ * its closing '"' with *n the length written; NULL when it is not valid, or
+ * with *full set when the `room` bytes of buf were too few. Unescaped text
+ * is never longer than its escaped form, so room for that is enough.
+ */
+static const char *unescape_into(const char *s, const char *end, char *buf, size_t room, size_t *n, bool *full)
+{
+    const char *t, *bad, *why;
+    char one[4]; /* the UTF-8 of one hex escape (or surrogate pair) */
+    aps_status code;
+    size_t k = 0, w;
+    for (;;) {
+#if defined(__SSE2__)
+        /* A plain run, sixteen bytes copied a step while the room allows;
+         * the store may pass the run's end, never the room's. */
+        while (end - s >= 16 && room - k >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+            unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
+            _mm_storeu_si128((__m128i *)(void *)(buf + k), v);
+            if (m != 0) {
+                s += __builtin_ctz(m);
+                k += __builtin_ctz(m);
+                break;
+            }
+            s += 16;
+            k += 16;
+        }
+#endif
+#ifdef APS_SCAN_HAVE_STOPS64
+        /* Eight a step near the end of the input (a message's last string). */
+        while (end - s >= 8 && room - k >= 8 && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 &&
+               *s != '"' && *s != '\\') {
+            uint64_t word = aps_scan_load64(s), stops = aps_scan_stops64(word);
+            memcpy(buf + k, &word, 8);
+            if (stops != 0) {
+                s += __builtin_ctzll(stops) / 8;
+                k += __builtin_ctzll(stops) / 8;
+                break;
+            }
+            s += 8;
+            k += 8;
+        }
+#endif
+        for (; s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' && *s != '\\'; s++) {
+            if (k == room)
+                goto full;
+            buf[k++] = *s;
+        }
+        if (s >= end)
+            return NULL;
+        if (*s == '"') {
+            *n = k;
+            return s;
+        }
+        if (*s == '\\' && end - s >= 2 && short_escapes[(unsigned char)s[1]] != 0) {
+            if (k == room)
+                goto full;
+            buf[k++] = short_escapes[(unsigned char)s[1]];
+            s += 2;
+        } else if (*s == '\\') {
+            if ((s = aps_json_impl_unescape_one(s, end, one, &w, &code, &bad, &why)) == NULL)
+                return NULL;
+            if (room - k < w)
+                goto full;
+            memcpy(buf + k, one, w);
+            k += w;
+        } else {
+            if ((t = aps_scan_utf8_char(s, end)) == NULL)
+                return NULL; /* a control character, or bad UTF-8 */
+            if (room - k < (size_t)(t - s))
+                goto full;
+            while (s < t)
+                buf[k++] = *s++;
+        }
+    }
+full:
+    *full = true;
+    return NULL;
+}
+
+/* Characters past ASCII checked one by one before a long string's rest goes to the core's 16-byte scan. */
+#define FAST_UTF8_ONE_BY_ONE 8
+
 const char *aps_fast_string_slow(fast_ctx *c, const char *p, const char *s, aps_slice *out)
 {
-    const char *q = p + 1, *r, *bs, *bad, *why;
-    int escaped;
-    aps_status code;
-    size_t n = 0, k;
+    const char *q = p + 1, *e;
     char *buf;
-    /* Where the string ends, with its escapes and UTF-8 checked on the way
-     * (the core's string scan, 16 bytes a step). */
-    if ((s = aps_scan_string_slow(s, c->end, &escaped)) == NULL)
-        return NULL;
-    s--; /* its closing '"' */
-    if (!escaped) {
+    size_t room, n, len;
+    bool full = false;
+    int escaped, chars;
+    /* Without escapes the content is a slice of the input: its characters
+     * past ASCII are checked where they stand, the first few one by one
+     * (text with an accent or an emoji here and there), the rest of a
+     * string with more of them by the core's scan, 16 bytes a step. */
+    for (chars = 0; s < c->end && (unsigned char)*s >= 0x80 && chars < FAST_UTF8_ONE_BY_ONE; chars++) {
+        if ((s = aps_scan_utf8_char(s, c->end)) == NULL)
+            return NULL;
+        s = aps_scan_find_stop(s, c->end);
+    }
+    if (s < c->end && *s == '"') {
         out->ptr = q;
         out->len = (size_t)(s - q);
         return s + 1;
     }
-    /* Unescaped text is never longer than its escaped form. Runs between
-     * escapes are copied whole; one-letter escapes are decoded here. */
-    if ((buf = (char *)aps_arena_alloc_aligned(c->arena, (size_t)(s - q), 1)) == NULL)
-        return NULL;
-    for (r = q; r < s;) {
-#if defined(__SSE2__)
-        /* Sixteen bytes copied a step up to the next escape: the store may
-         * run past it but stays in buf, whose room is the escaped length. */
-        for (bs = NULL; s - r >= 16;) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r);
-            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-            _mm_storeu_si128((__m128i *)(void *)(buf + n), v);
-            if (m != 0) {
-                bs = r + __builtin_ctz(m);
-                n += (size_t)(bs - r);
-                break;
-            }
-            r += 16;
-            n += 16;
+    if (chars < FAST_UTF8_ONE_BY_ONE) {
+        if (!(s < c->end && *s == '\\'))
+            return NULL; /* a control character, or the end of the input */
+        /* Escaped text is unescaped in one pass into the arena's free room... */
+        buf = aps_arena_room(c->arena, &room);
+        if (buf != NULL && (e = unescape_into(q, c->end, buf, room, &n, &full)) != NULL) {
+            aps_arena_commit(c->arena, n);
+            out->ptr = buf;
+            out->len = n;
+            return e + 1;
         }
-        if (bs == NULL)
-#endif
-        {
-            if ((bs = (const char *)memchr(r, '\\', (size_t)(s - r))) == NULL)
-                bs = s;
-            memcpy(buf + n, r, (size_t)(bs - r));
-            n += (size_t)(bs - r);
-        }
-        if (bs == s)
-            break;
-        switch (bs[1]) {
-        case '"': case '\\': case '/': buf[n++] = bs[1]; r = bs + 2; continue;
-        case 'b': buf[n++] = '\b'; r = bs + 2; continue;
-        case 'f': buf[n++] = '\f'; r = bs + 2; continue;
-        case 'n': buf[n++] = '\n'; r = bs + 2; continue;
-        case 'r': buf[n++] = '\r'; r = bs + 2; continue;
-        case 't': buf[n++] = '\t'; r = bs + 2; continue;
-        default:
-            if ((r = aps_json_impl_unescape_one(bs, s, buf + n, &k, &code, &bad, &why)) == NULL)
-                return NULL;
-            n += k;
-        }
+        if (buf != NULL && !full)
+            return NULL;
     }
-    out->ptr = (const char *)aps_arena_realloc(c->arena, buf, (size_t)(s - q), n, 1);
+    /* ... or, when it is too small (or the string long), into a block of
+     * the escaped length, found first. */
+    if ((e = aps_scan_string_slow(s, c->end, &escaped)) == NULL)
+        return NULL;
+    if (!escaped) {
+        out->ptr = q;
+        out->len = (size_t)(e - 1 - q);
+        return e;
+    }
+    len = (size_t)(e - 1 - q);
+    if ((buf = (char *)aps_arena_alloc_aligned(c->arena, len, 1)) == NULL ||
+        (e = unescape_into(q, c->end, buf, len, &n, &full)) == NULL)
+        return NULL;
+    aps_arena_realloc(c->arena, buf, len, n, 1); /* the last block: shrinks in place */
+    out->ptr = buf;
     out->len = n;
-    return s + 1;
+    return e + 1;
 }
 
 /* Is s the text literal lit? (aps_schema_priv_text_is without a libc call.) */

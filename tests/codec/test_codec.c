@@ -15,6 +15,8 @@
 
 #include "ap.h"
 
+#include "../../runtime/schema/schema_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -526,6 +528,92 @@ static void test_encode_checks(void)
     aps_arena_deinit(&arena);
 }
 
+/* ---- strings with escapes and UTF-8: the fast path against the exact decoder -------- */
+
+/*
+ * Decodes {"type":"text-delta","text":"<text>"} by the exact decoder, then by
+ * the fast path with each room from 0 to past the text's length left in
+ * the arena's chunk (an escaped string is unescaped into that room, or into
+ * a block of its own when it is too small). A valid text must be read by
+ * the fast path, to the same bytes; an invalid one must be refused. Returns
+ * the failures.
+ */
+static size_t check_text(const char *text, size_t n)
+{
+    static char json[256], chunk[1024];
+    static const char head[] = "{\"type\":\"text-delta\",\"text\":\"";
+    aps_arena_options ao;
+    aps_arena exact_arena, fast_arena;
+    ap_content_block_delta_t exact, fast;
+    size_t len = sizeof head - 1, room, r, failed = 0;
+    bool valid, took;
+    memcpy(json, head, len);
+    memcpy(json + len, text, n);
+    memcpy(json + len + n, "\"}", 2);
+    len += n + 2;
+    aps_arena_init(&exact_arena, NULL);
+    valid = aps_schema_priv_decode_exact(&ap_content_block_delta_type, json, len, &exact_arena, &exact, NULL, NULL) ==
+            APS_OK;
+    memset(&ao, 0, sizeof ao);
+    ao.initial = chunk;
+    ao.initial_size = sizeof chunk;
+    for (r = 0; r <= n + 8; r++) {
+        aps_arena_init(&fast_arena, &ao);
+        (void)aps_arena_alloc_aligned(&fast_arena, 1, 1); /* the first chunk, then all but r bytes of it */
+        (void)aps_arena_room(&fast_arena, &room);
+        (void)aps_arena_alloc_aligned(&fast_arena, room - r, 1);
+        took = aps_schema_priv_decode_fast(&ap_content_block_delta_type, json, len, &fast_arena, &fast, NULL, true);
+        if (took != valid ||
+            (valid && (fast.u.text_delta.text.len != exact.u.text_delta.text.len ||
+                       memcmp(fast.u.text_delta.text.ptr, exact.u.text_delta.text.ptr, exact.u.text_delta.text.len) != 0))) {
+            fprintf(stderr, "text %.*s, room %zu: the fast path %s, the exact decoder %s\n", (int)n, text, r,
+                    took ? "took it" : "refused it", valid ? "took it" : "refused it");
+            failed++;
+        }
+        aps_arena_deinit(&fast_arena);
+    }
+    aps_arena_deinit(&exact_arena);
+    return failed;
+}
+
+static void test_escaped_strings(void)
+{
+    /* What makes a string leave the plain path: escapes of each kind,
+     * characters past ASCII, and each way of getting them wrong. */
+    static const char *const probe[] = {
+        "\\n", "\\\\", "\\\"", "\\/", "\\t\\b\\f\\r", "\\u00e9", "\\u0000", "\\ud83d\\ude00", "\xc3\xa9",
+        "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\\x", "\\u12", "\\ud83d", "\\ude00", "\\ud83d\\u0041", "\x01",
+        "\x7f", "\xc3(", "\xff", "\xe2\x82", "\xed\xa0\x80", "\\", "\"",
+    };
+    static const char ascii[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    /* Nine characters past ASCII first: past the ones checked one by one. */
+    static const char many[] = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    char text[128];
+    size_t len, at, k, pn, n, failed = 0, total = 0;
+    int lead;
+    for (lead = 0; lead < 2; lead++) {
+        for (len = 0; len <= 40; len++) {
+            for (at = 0; at <= len; at++) {
+                for (k = 0; k < sizeof probe / sizeof probe[0]; k++) {
+                    pn = strlen(probe[k]);
+                    n = 0;
+                    if (lead) {
+                        memcpy(text, many, sizeof many - 1);
+                        n = sizeof many - 1;
+                    }
+                    memcpy(text + n, ascii, at);
+                    memcpy(text + n + at, probe[k], pn);
+                    memcpy(text + n + at + pn, ascii + at, len - at);
+                    failed += check_text(text, n + len + pn);
+                    total++;
+                }
+            }
+        }
+    }
+    CHECK(total > 20000);
+    CHECK_INT(failed, 0);
+}
+
 int main(int argc, char **argv)
 {
     int i;
@@ -533,6 +621,7 @@ int main(int argc, char **argv)
     test_error_reuse();
     test_copy_strings();
     test_encode_checks();
+    test_escaped_strings();
     for (i = 1; i < argc; i++)
         check_jsonl(argv[i]);
     return test_report();

@@ -165,6 +165,24 @@ static inline char *aps_arena_dup(aps_arena *a, const void *src, size_t len)
 }
 
 /*
+ * The free room of the current chunk, for a writer that learns its size
+ * only as it writes (an unescaped string): write at most *room bytes at the
+ * returned pointer, then keep the first n with aps_arena_commit. Room 0 (and
+ * NULL) before the first chunk; nothing is allocated either way.
+ */
+static inline char *aps_arena_room(const aps_arena *a, size_t *room)
+{
+    *room = a->cur != NULL ? (size_t)(a->end - a->cur) : 0;
+    return a->cur;
+}
+
+/* Keeps the first n bytes (n <= the room) written at aps_arena_room's pointer. */
+static inline void aps_arena_commit(aps_arena *a, size_t n)
+{
+    a->cur += n;
+}
+
+/*
  * Resizes the block `ptr` of `old_size` bytes (NULL with 0 for a new block)
  * to `new_size` bytes aligned to `align`. The last block allocated grows or
  * shrinks in place when its chunk has room; otherwise a new block receives

@@ -151,6 +151,22 @@ APS_SCAN_INLINE const char *aps_scan_ws(const char *p, const char *end)
     return p;
 }
 
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * The stops of the 8 bytes w (little-endian): the high bit of each byte
+ * that is '"', '\\', a control character or past ASCII, exact up to the
+ * lowest (false flags only sit above a true one), so the lowest flag says
+ * where a plain run ends.
+ */
+APS_SCAN_INLINE uint64_t aps_scan_stops64(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & (ones * 0x80);
+}
+#define APS_SCAN_HAVE_STOPS64 1
+#endif
+
 /*
  * The first byte in [s, end) that plain ASCII string content cannot hold:
  * '"', '\\', a control character or a byte past ASCII (end when none).
@@ -169,13 +185,9 @@ APS_SCAN_INLINE const char *aps_scan_find_stop(const char *s, const char *end)
         s += 16;
     }
 #endif
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef APS_SCAN_HAVE_STOPS64
     while (end - s >= 8) {
-        const uint64_t ones = 0x0101010101010101ull;
-        uint64_t w = aps_scan_load64(s), q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        /* A zero byte of q or b, a byte below 0x20 or past 0x7F in w sets its high bit;
-         * false flags only sit above a true one, so the lowest flag is exact. */
-        uint64_t t = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & (ones * 0x80);
+        uint64_t t = aps_scan_stops64(aps_scan_load64(s));
         if (t != 0)
             return s + __builtin_ctzll(t) / 8;
         s += 8;

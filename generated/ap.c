@@ -25749,50 +25749,45 @@ static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, 
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
         out->kind = AP_COMMAND_DATA_RUN_START;
-        q = ap_run_start_fast_compact(c, p, &out->u.run_start);
-    } else
+        return aps_fast_compact_raw(p, ap_run_start_fast_compact(c, p, &out->u.run_start), &out->raw);
+    }
     if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
-        q = ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe);
-    } else
+        return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe), &out->raw);
+    }
     if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
-        q = ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe);
-    } else
+        return aps_fast_compact_raw(p, ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe), &out->raw);
+    }
     if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
-        q = ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect);
-    } else
+        return aps_fast_compact_raw(p, ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect), &out->raw);
+    }
     if (aps_fast_literal(c, q, "agent.getTree", 13) != NULL) {
         out->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
-        q = ap_agent_get_tree_fast_compact(c, p, &out->u.agent_get_tree);
-    } else
+        return aps_fast_compact_raw(p, ap_agent_get_tree_fast_compact(c, p, &out->u.agent_get_tree), &out->raw);
+    }
     if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
         out->kind = AP_COMMAND_DATA_INPUT_RESPOND;
-        q = ap_input_respond_fast_compact(c, p, &out->u.input_respond);
-    } else
+        return aps_fast_compact_raw(p, ap_input_respond_fast_compact(c, p, &out->u.input_respond), &out->raw);
+    }
     if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
         out->kind = AP_COMMAND_DATA_INPUT_INJECT;
-        q = ap_input_inject_fast_compact(c, p, &out->u.input_inject);
-    } else
+        return aps_fast_compact_raw(p, ap_input_inject_fast_compact(c, p, &out->u.input_inject), &out->raw);
+    }
     if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_GET;
-        q = ap_state_get_fast_compact(c, p, &out->u.state_get);
-    } else
+        return aps_fast_compact_raw(p, ap_state_get_fast_compact(c, p, &out->u.state_get), &out->raw);
+    }
     if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
-        q = ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints);
-    } else
+        return aps_fast_compact_raw(p, ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints), &out->raw);
+    }
     if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_FORK;
-        q = ap_state_fork_fast_compact(c, p, &out->u.state_fork);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_state_fork_fast_compact(c, p, &out->u.state_fork), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26043,22 +26038,17 @@ static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const c
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
-        q = ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe);
-    } else
+        return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe), &out->raw);
+    }
     if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE;
-        q = ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe);
-    } else
+        return aps_fast_compact_raw(p, ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe), &out->raw);
+    }
     if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT;
-        q = ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26154,18 +26144,13 @@ static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p,
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
         out->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
-        q = ap_input_respond_fast_compact(c, p, &out->u.input_respond);
-    } else
+        return aps_fast_compact_raw(p, ap_input_respond_fast_compact(c, p, &out->u.input_respond), &out->raw);
+    }
     if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
         out->kind = AP_INPUT_COMMAND_INPUT_INJECT;
-        q = ap_input_inject_fast_compact(c, p, &out->u.input_inject);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_input_inject_fast_compact(c, p, &out->u.input_inject), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26264,22 +26249,17 @@ static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p,
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_GET;
-        q = ap_state_get_fast_compact(c, p, &out->u.state_get);
-    } else
+        return aps_fast_compact_raw(p, ap_state_get_fast_compact(c, p, &out->u.state_get), &out->raw);
+    }
     if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS;
-        q = ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints);
-    } else
+        return aps_fast_compact_raw(p, ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints), &out->raw);
+    }
     if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_FORK;
-        q = ap_state_fork_fast_compact(c, p, &out->u.state_fork);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_state_fork_fast_compact(c, p, &out->u.state_fork), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26380,22 +26360,17 @@ static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void 
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "success", 7) != NULL) {
         out->kind = AP_MESSAGE_COMMAND_RESPONSE;
-        q = ap_command_response_fast_compact(c, p, &out->u.command_response);
-    } else
+        return aps_fast_compact_raw(p, ap_command_response_fast_compact(c, p, &out->u.command_response), &out->raw);
+    }
     if (aps_fast_literal(c, q, "error", 5) != NULL) {
         out->kind = AP_MESSAGE_ERROR_RESPONSE;
-        q = ap_error_response_fast_compact(c, p, &out->u.error_response);
-    } else
+        return aps_fast_compact_raw(p, ap_error_response_fast_compact(c, p, &out->u.error_response), &out->raw);
+    }
     if (aps_fast_literal(c, q, "event", 5) != NULL) {
         out->kind = AP_MESSAGE_EVENT;
-        q = ap_event_fast_compact(c, p, &out->u.event);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_event_fast_compact(c, p, &out->u.event), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26526,46 +26501,41 @@ static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, vo
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
         out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
-        q = ap_lifecycle_event_fast_compact(c, p, &out->u.lifecycle_event);
-    } else
+        return aps_fast_compact_raw(p, ap_lifecycle_event_fast_compact(c, p, &out->u.lifecycle_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "messages", 8) != NULL) {
         out->kind = AP_EVENT_DATA_MESSAGES_EVENT;
-        q = ap_messages_event_fast_compact(c, p, &out->u.messages_event);
-    } else
+        return aps_fast_compact_raw(p, ap_messages_event_fast_compact(c, p, &out->u.messages_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tools", 5) != NULL) {
         out->kind = AP_EVENT_DATA_TOOLS_EVENT;
-        q = ap_tools_event_fast_compact(c, p, &out->u.tools_event);
-    } else
+        return aps_fast_compact_raw(p, ap_tools_event_fast_compact(c, p, &out->u.tools_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "input.requested", 15) != NULL) {
         out->kind = AP_EVENT_DATA_INPUT_EVENT;
-        q = ap_input_event_fast_compact(c, p, &out->u.input_event);
-    } else
+        return aps_fast_compact_raw(p, ap_input_event_fast_compact(c, p, &out->u.input_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "values", 6) != NULL) {
         out->kind = AP_EVENT_DATA_VALUES_EVENT;
-        q = ap_values_event_fast_compact(c, p, &out->u.values_event);
-    } else
+        return aps_fast_compact_raw(p, ap_values_event_fast_compact(c, p, &out->u.values_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "updates", 7) != NULL) {
         out->kind = AP_EVENT_DATA_UPDATES_EVENT;
-        q = ap_updates_event_fast_compact(c, p, &out->u.updates_event);
-    } else
+        return aps_fast_compact_raw(p, ap_updates_event_fast_compact(c, p, &out->u.updates_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "checkpoints", 11) != NULL) {
         out->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
-        q = ap_checkpoints_event_fast_compact(c, p, &out->u.checkpoints_event);
-    } else
+        return aps_fast_compact_raw(p, ap_checkpoints_event_fast_compact(c, p, &out->u.checkpoints_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "custom", 6) != NULL) {
         out->kind = AP_EVENT_DATA_CUSTOM_EVENT;
-        q = ap_custom_event_fast_compact(c, p, &out->u.custom_event);
-    } else
+        return aps_fast_compact_raw(p, ap_custom_event_fast_compact(c, p, &out->u.custom_event), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tasks", 5) != NULL) {
         out->kind = AP_EVENT_DATA_TASKS_EVENT;
-        q = ap_tasks_event_fast_compact(c, p, &out->u.tasks_event);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_tasks_event_fast_compact(c, p, &out->u.tasks_event), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26807,22 +26777,17 @@ static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "toolCall", 8) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
-        q = ap_lifecycle_cause_tool_call_fast_compact(c, p, &out->u.lifecycle_cause_tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_lifecycle_cause_tool_call_fast_compact(c, p, &out->u.lifecycle_cause_tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "send", 4) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND;
-        q = ap_lifecycle_cause_send_fast_compact(c, p, &out->u.lifecycle_cause_send);
-    } else
+        return aps_fast_compact_raw(p, ap_lifecycle_cause_send_fast_compact(c, p, &out->u.lifecycle_cause_send), &out->raw);
+    }
     if (aps_fast_literal(c, q, "edge", 4) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE;
-        q = ap_lifecycle_cause_edge_fast_compact(c, p, &out->u.lifecycle_cause_edge);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_lifecycle_cause_edge_fast_compact(c, p, &out->u.lifecycle_cause_edge), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -26938,34 +26903,29 @@ static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p,
     q = p + 8 + 1;
     if (aps_fast_literal(c, q, "message-start", 13) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
-        q = ap_message_start_data_fast_compact(c, p, &out->u.message_start_data);
-    } else
+        return aps_fast_compact_raw(p, ap_message_start_data_fast_compact(c, p, &out->u.message_start_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "content-block-start", 19) != NULL) {
         out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
-        q = ap_content_block_start_data_fast_compact(c, p, &out->u.content_block_start_data);
-    } else
+        return aps_fast_compact_raw(p, ap_content_block_start_data_fast_compact(c, p, &out->u.content_block_start_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "content-block-delta", 19) != NULL) {
         out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
-        q = ap_content_block_delta_data_fast_compact(c, p, &out->u.content_block_delta_data);
-    } else
+        return aps_fast_compact_raw(p, ap_content_block_delta_data_fast_compact(c, p, &out->u.content_block_delta_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "content-block-finish", 20) != NULL) {
         out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
-        q = ap_content_block_finish_data_fast_compact(c, p, &out->u.content_block_finish_data);
-    } else
+        return aps_fast_compact_raw(p, ap_content_block_finish_data_fast_compact(c, p, &out->u.content_block_finish_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "message-finish", 14) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
-        q = ap_message_finish_data_fast_compact(c, p, &out->u.message_finish_data);
-    } else
+        return aps_fast_compact_raw(p, ap_message_finish_data_fast_compact(c, p, &out->u.message_finish_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "error", 5) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_ERROR_DATA;
-        q = ap_message_error_data_fast_compact(c, p, &out->u.message_error_data);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_message_error_data_fast_compact(c, p, &out->u.message_error_data), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -27122,62 +27082,57 @@ static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p,
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "text", 4) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
-        q = ap_text_content_block_fast_compact(c, p, &out->u.text_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_text_content_block_fast_compact(c, p, &out->u.text_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "invalid_tool_call", 17) != NULL) {
         out->kind = AP_CONTENT_BLOCK_INVALID_TOOL_CALL;
-        q = ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "reasoning", 9) != NULL) {
         out->kind = AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
-        q = ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "non_standard", 12) != NULL) {
         out->kind = AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
-        q = ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "image", 5) != NULL) {
         out->kind = AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
-        q = ap_image_content_block_fast_compact(c, p, &out->u.image_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "video", 5) != NULL) {
         out->kind = AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
-        q = ap_video_content_block_fast_compact(c, p, &out->u.video_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact(c, p, &out->u.video_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "audio", 5) != NULL) {
         out->kind = AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
-        q = ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "file", 4) != NULL) {
         out->kind = AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
-        q = ap_file_content_block_fast_compact(c, p, &out->u.file_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact(c, p, &out->u.file_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TOOL_CALL;
-        q = ap_tool_call_fast_compact(c, p, &out->u.tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool_call_chunk", 15) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TOOL_CALL_CHUNK;
-        q = ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
         out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL;
-        q = ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_call_chunk", 22) != NULL) {
         out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
-        q = ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk);
-    } else
+        return aps_fast_compact_raw(p, ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
         out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_RESULT;
-        q = ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -27293,18 +27248,13 @@ static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, vo
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "citation", 8) != NULL) {
         out->kind = AP_ANNOTATION_CITATION;
-        q = ap_citation_fast_compact(c, p, &out->u.citation);
-    } else
+        return aps_fast_compact_raw(p, ap_citation_fast_compact(c, p, &out->u.citation), &out->raw);
+    }
     if (aps_fast_literal(c, q, "non_standard_annotation", 23) != NULL) {
         out->kind = AP_ANNOTATION_NON_STANDARD_ANNOTATION;
-        q = ap_non_standard_annotation_fast_compact(c, p, &out->u.non_standard_annotation);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_non_standard_annotation_fast_compact(c, p, &out->u.non_standard_annotation), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -27413,30 +27363,25 @@ static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const ch
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "text-delta", 10) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
-        q = ap_text_delta_fast_compact(c, p, &out->u.text_delta);
-    } else
+        return aps_fast_compact_raw(p, ap_text_delta_fast_compact(c, p, &out->u.text_delta), &out->raw);
+    }
     if (aps_fast_literal(c, q, "reasoning-delta", 15) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_REASONING_DELTA;
-        q = ap_reasoning_delta_fast_compact(c, p, &out->u.reasoning_delta);
-    } else
+        return aps_fast_compact_raw(p, ap_reasoning_delta_fast_compact(c, p, &out->u.reasoning_delta), &out->raw);
+    }
     if (aps_fast_literal(c, q, "data-delta", 10) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_DATA_DELTA;
-        q = ap_data_delta_fast_compact(c, p, &out->u.data_delta);
-    } else
+        return aps_fast_compact_raw(p, ap_data_delta_fast_compact(c, p, &out->u.data_delta), &out->raw);
+    }
     if (aps_fast_literal(c, q, "block-delta", 11) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA;
-        q = ap_block_delta_fast_compact(c, p, &out->u.block_delta);
-    } else
+        return aps_fast_compact_raw(p, ap_block_delta_fast_compact(c, p, &out->u.block_delta), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool-call-delta", 15) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA;
-        q = ap_tool_call_delta_fast_compact(c, p, &out->u.tool_call_delta);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_tool_call_delta_fast_compact(c, p, &out->u.tool_call_delta), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -27581,54 +27526,49 @@ static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, cons
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "text", 4) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
-        q = ap_text_content_block_fast_compact(c, p, &out->u.text_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_text_content_block_fast_compact(c, p, &out->u.text_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "reasoning", 9) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
-        q = ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL;
-        q = ap_tool_call_fast_compact(c, p, &out->u.tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "invalid_tool_call", 17) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL;
-        q = ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL;
-        q = ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT;
-        q = ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result);
-    } else
+        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result), &out->raw);
+    }
     if (aps_fast_literal(c, q, "image", 5) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
-        q = ap_image_content_block_fast_compact(c, p, &out->u.image_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "video", 5) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
-        q = ap_video_content_block_fast_compact(c, p, &out->u.video_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact(c, p, &out->u.video_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "audio", 5) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
-        q = ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "file", 4) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
-        q = ap_file_content_block_fast_compact(c, p, &out->u.file_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact(c, p, &out->u.file_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "non_standard", 12) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
-        q = ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -27750,26 +27690,21 @@ static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, vo
     q = p + 8 + 1;
     if (aps_fast_literal(c, q, "tool-started", 12) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
-        q = ap_tool_started_data_fast_compact(c, p, &out->u.tool_started_data);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_started_data_fast_compact(c, p, &out->u.tool_started_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool-output-delta", 17) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
-        q = ap_tool_output_delta_data_fast_compact(c, p, &out->u.tool_output_delta_data);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_output_delta_data_fast_compact(c, p, &out->u.tool_output_delta_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool-finished", 13) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
-        q = ap_tool_finished_data_fast_compact(c, p, &out->u.tool_finished_data);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_finished_data_fast_compact(c, p, &out->u.tool_finished_data), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool-error", 10) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_ERROR_DATA;
-        q = ap_tool_error_data_fast_compact(c, p, &out->u.tool_error_data);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_tool_error_data_fast_compact(c, p, &out->u.tool_error_data), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -27877,26 +27812,21 @@ static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const cha
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "image", 5) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
-        q = ap_image_content_block_fast_compact(c, p, &out->u.image_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "video", 5) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
-        q = ap_video_content_block_fast_compact(c, p, &out->u.video_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact(c, p, &out->u.video_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "audio", 5) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
-        q = ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block);
-    } else
+        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block), &out->raw);
+    }
     if (aps_fast_literal(c, q, "file", 4) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
-        q = ap_file_content_block_fast_compact(c, p, &out->u.file_content_block);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact(c, p, &out->u.file_content_block), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -28009,30 +27939,25 @@ static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const cha
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;
-        q = ap_tool_call_fast_compact(c, p, &out->u.tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "tool_call_chunk", 15) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK;
-        q = ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk);
-    } else
+        return aps_fast_compact_raw(p, ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL;
-        q = ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call);
-    } else
+        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_call_chunk", 22) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
-        q = ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk);
-    } else
+        return aps_fast_compact_raw(p, ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk), &out->raw);
+    }
     if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT;
-        q = ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result), &out->raw);
+    }
+    return NULL;
 }
 
 /*

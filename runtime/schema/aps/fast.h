@@ -138,6 +138,16 @@ APS_FAST_INLINE const char *aps_fast_compact_close(const aps_fast_ctx *c, const 
     return p < c->end && *p == '}' ? p + 1 : NULL;
 }
 
+/* After an alternative's compact reader: the union's raw text from start when it read one (end not NULL); returns end. */
+APS_FAST_INLINE const char *aps_fast_compact_raw(const char *start, const char *end, aps_json_raw *raw)
+{
+    if (end != NULL) {
+        raw->ptr = start;
+        raw->len = (size_t)(end - start);
+    }
+    return end;
+}
+
 /*
  * Tries `compact`, a generated reader of the compact form, on the value at
  * p, but only as the outermost typed value of a decode (nested values are

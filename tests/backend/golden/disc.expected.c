@@ -1388,26 +1388,21 @@ static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void 
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "circle", 6) != NULL) {
         out->kind = DISC_SHAPE_CIRCLE;
-        q = disc_circle_fast_compact(c, p, &out->u.circle);
-    } else
+        return aps_fast_compact_raw(p, disc_circle_fast_compact(c, p, &out->u.circle), &out->raw);
+    }
     if (aps_fast_literal(c, q, "square", 6) != NULL) {
         out->kind = DISC_SHAPE_SQUARE;
-        q = disc_square_fast_compact(c, p, &out->u.square);
-    } else
+        return aps_fast_compact_raw(p, disc_square_fast_compact(c, p, &out->u.square), &out->raw);
+    }
     if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
         out->kind = DISC_SHAPE_TRIANGLE;
-        q = disc_triangle_fast_compact(c, p, &out->u.triangle);
-    } else
+        return aps_fast_compact_raw(p, disc_triangle_fast_compact(c, p, &out->u.triangle), &out->raw);
+    }
     if (aps_fast_literal(c, q, "hexagon", 7) != NULL) {
         out->kind = DISC_SHAPE_HEXAGON;
-        q = disc_hexagon_fast_compact(c, p, &out->u.hexagon);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, disc_hexagon_fast_compact(c, p, &out->u.hexagon), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -1505,18 +1500,13 @@ static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, voi
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
         out->kind = DISC_POLYGON_TRIANGLE;
-        q = disc_triangle_fast_compact(c, p, &out->u.triangle);
-    } else
+        return aps_fast_compact_raw(p, disc_triangle_fast_compact(c, p, &out->u.triangle), &out->raw);
+    }
     if (aps_fast_literal(c, q, "hexagon", 7) != NULL) {
         out->kind = DISC_POLYGON_HEXAGON;
-        q = disc_hexagon_fast_compact(c, p, &out->u.hexagon);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, disc_hexagon_fast_compact(c, p, &out->u.hexagon), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -1610,18 +1600,13 @@ static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, voi
     q = p + 5 + 1;
     if (aps_fast_literal(c, q, "add", 3) != NULL) {
         out->kind = DISC_COMMAND_ADD;
-        q = disc_command_add_fast_compact(c, p, &out->u.add);
-    } else
+        return aps_fast_compact_raw(p, disc_command_add_fast_compact(c, p, &out->u.add), &out->raw);
+    }
     if (aps_fast_literal(c, q, "clear", 5) != NULL) {
         out->kind = DISC_COMMAND_CLEAR;
-        q = disc_command_clear_fast_compact(c, p, &out->u.clear);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, disc_command_clear_fast_compact(c, p, &out->u.clear), &out->raw);
+    }
+    return NULL;
 }
 
 /*

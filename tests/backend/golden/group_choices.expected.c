@@ -4005,22 +4005,17 @@ static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, cons
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
-        q = group_choices_browser_close_fast_compact(c, p, &out->u.browser_close);
-    } else
+        return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact(c, p, &out->u.browser_close), &out->raw);
+    }
     if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
-        q = group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state);
-    } else
+        return aps_fast_compact_raw(p, group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state), &out->raw);
+    }
     if (aps_fast_literal(c, q, "session.end", 11) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
-        q = group_choices_session_end_fast_compact(c, p, &out->u.session_end);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, group_choices_session_end_fast_compact(c, p, &out->u.session_end), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -4203,18 +4198,13 @@ static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, c
     q = p + 9 + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE;
-        q = group_choices_browser_close_fast_compact(c, p, &out->u.browser_close);
-    } else
+        return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact(c, p, &out->u.browser_close), &out->raw);
+    }
     if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
         out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE;
-        q = group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state), &out->raw);
+    }
+    return NULL;
 }
 
 /*
@@ -4308,18 +4298,13 @@ static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, co
     q = p + 12 + 1;
     if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
-        q = group_choices_autodetect_fast_compact(c, p, &out->u.autodetect);
-    } else
+        return aps_fast_compact_raw(p, group_choices_autodetect_fast_compact(c, p, &out->u.autodetect), &out->raw);
+    }
     if (aps_fast_literal(c, q, "manual", 6) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
-        q = group_choices_manual_fast_compact(c, p, &out->u.manual);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, group_choices_manual_fast_compact(c, p, &out->u.manual), &out->raw);
+    }
+    return NULL;
 }
 
 /*

@@ -798,18 +798,13 @@ static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "number", 6) != NULL) {
         out->kind = MIXED_ARRAY_VALUE_NUMBER;
-        q = mixed_array_value_number_fast_compact(c, p, &out->u.number);
-    } else
+        return aps_fast_compact_raw(p, mixed_array_value_number_fast_compact(c, p, &out->u.number), &out->raw);
+    }
     if (aps_fast_literal(c, q, "string", 6) != NULL) {
         out->kind = MIXED_ARRAY_VALUE_STRING;
-        q = mixed_array_value_string_fast_compact(c, p, &out->u.string);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, mixed_array_value_string_fast_compact(c, p, &out->u.string), &out->raw);
+    }
+    return NULL;
 }
 
 /*

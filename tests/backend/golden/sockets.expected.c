@@ -480,18 +480,13 @@ static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, 
     q = p + 7 + 1;
     if (aps_fast_literal(c, q, "ping", 4) != NULL) {
         out->kind = SOCKETS_MESSAGE_PING;
-        q = sockets_ping_fast_compact(c, p, &out->u.ping);
-    } else
+        return aps_fast_compact_raw(p, sockets_ping_fast_compact(c, p, &out->u.ping), &out->raw);
+    }
     if (aps_fast_literal(c, q, "pong", 4) != NULL) {
         out->kind = SOCKETS_MESSAGE_PONG;
-        q = sockets_pong_fast_compact(c, p, &out->u.pong);
-    } else
-        return NULL;
-    if (q == NULL)
-        return NULL;
-    out->raw.ptr = p;
-    out->raw.len = (size_t)(q - p);
-    return q;
+        return aps_fast_compact_raw(p, sockets_pong_fast_compact(c, p, &out->u.pong), &out->raw);
+    }
+    return NULL;
 }
 
 /*

@@ -192,11 +192,20 @@ static int adapt_params(aps_asm_reader *ad, aps_json_reader *r, aps_asm_event *e
     return 0;
 }
 
+/* `params` kept whole because it came before `method`, read now that the method is known. */
+static int adapt_params_text(aps_asm_reader *ad, aps_json_raw text, aps_asm_event *ev, int tools)
+{
+    aps_json_reader r;
+    aps_json_reader_init(&r, text.ptr, text.len, &ad->arena, NULL);
+    return adapt_params(ad, &r, ev, tools) && aps_json_reader_finish(&r, NULL) == APS_OK;
+}
+
 int aps_asm_event_from_json(aps_asm_reader *ad, const char *line, size_t len, uint64_t position,
                             aps_asm_event *ev)
 {
     aps_json_reader r;
     aps_slice key, method = { NULL, 0 };
+    aps_json_raw early_params = { NULL, 0 };
     int more, params_ok = -1;
     memset(ev, 0, sizeof *ev);
     ev->position = position;
@@ -215,6 +224,8 @@ int aps_asm_event_from_json(aps_asm_reader *ad, const char *line, size_t len, ui
                 ev->position = position;
                 return 0;
             }
+            if (early_params.ptr != NULL)
+                params_ok = adapt_params_text(ad, early_params, ev, key_is(method, "tools", NULL));
             if (params_ok != 1)
                 return -1;
             return ev->kind == APS_ASM_OTHER ? 0 : 1;
@@ -223,11 +234,12 @@ int aps_asm_event_from_json(aps_asm_reader *ad, const char *line, size_t len, ui
             if (aps_json_read_string(&r, &method, NULL) != APS_OK)
                 return -1;
         } else if (key_is(key, "params", NULL)) {
-            /* `method` comes first in every trace line; without it, params are skipped. */
+            /* `method` comes first in every trace line, but JSON members
+             * have no order: params before it are kept whole (checked as
+             * JSON) and read at the end, when the method is known. */
             if (method.ptr == NULL) {
-                if (aps_json_skip(&r, NULL) != APS_OK)
+                if (aps_json_read_raw(&r, &early_params, NULL) != APS_OK)
                     return -1;
-                params_ok = 0;
                 continue;
             }
             if (!key_is(method, "messages", NULL) && !key_is(method, "tools", NULL)) {

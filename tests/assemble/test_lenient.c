@@ -262,6 +262,49 @@ static void test_tools(void)
     outcome_free(&s);
 }
 
+/*
+ * JSON members have no order: every discriminant last (the method after
+ * params, the event after the rest of data, the delta's type after its
+ * text) reads as the usual order does.
+ */
+static void test_member_order(void)
+{
+    outcome usual, reversed;
+#define LAST(method, params_rest, data) \
+    "{\"params\":{\"data\":" data "," params_rest "},\"method\":\"" method "\",\"type\":\"event\"}\n"
+#define MSG_LAST(data) LAST("messages", "\"timestamp\":1,\"node\":\"model\",\"namespace\":[]", data)
+#define TOOL_LAST(data) LAST("tools", "\"timestamp\":1,\"namespace\":[\"tools:1\"]", data)
+    const char *reversed_lines =
+        MSG_LAST("{\"id\":\"m\",\"role\":\"ai\",\"event\":\"message-start\"}")
+        MSG_LAST("{\"index\":0,\"content\":{\"type\":\"text\",\"text\":\"\"},\"event\":\"content-block-start\"}")
+        MSG_LAST("{\"index\":0,\"delta\":{\"text\":\"hi\",\"type\":\"text-delta\"},\"event\":\"content-block-delta\"}")
+        MSG_LAST("{\"index\":0,\"content\":{\"type\":\"text\",\"text\":\"hi\"},\"event\":\"content-block-finish\"}")
+        MSG_LAST("{\"event\":\"message-finish\"}")
+        TOOL_LAST("{\"toolName\":\"f\",\"toolCallId\":\"c\",\"event\":\"tool-started\"}")
+        TOOL_LAST("{\"output\":2,\"toolCallId\":\"c\",\"event\":\"tool-finished\"}")
+        LAST("values", "\"timestamp\":1,\"namespace\":[]", "{\"x\":1}");
+#undef TOOL_LAST
+#undef MSG_LAST
+#undef LAST
+    const char *usual_lines =
+        EV("[]", "{\"event\":\"message-start\",\"id\":\"m\",\"role\":\"ai\"}")
+        EV("[]", "{\"event\":\"content-block-start\",\"index\":0,\"content\":{\"type\":\"text\",\"text\":\"\"}}")
+        EV("[]", "{\"event\":\"content-block-delta\",\"index\":0,\"delta\":{\"type\":\"text-delta\",\"text\":\"hi\"}}")
+        EV("[]", "{\"event\":\"content-block-finish\",\"index\":0,\"content\":{\"type\":\"text\",\"text\":\"hi\"}}")
+        EV("[]", "{\"event\":\"message-finish\"}")
+        TOOL("{\"event\":\"tool-started\",\"toolCallId\":\"c\",\"toolName\":\"f\"}")
+        TOOL("{\"event\":\"tool-finished\",\"toolCallId\":\"c\",\"output\":2}");
+    run(reversed_lines, 1, &reversed);
+    run(usual_lines, 1, &usual);
+    CHECK(strstr(tlog_get(&usual.c.out), "\"status\":\"finished\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]") != NULL);
+    CHECK(strstr(tlog_get(&usual.c.out), "\"output\":2") != NULL);
+    CHECK_STR(tlog_get(&reversed.c.out), tlog_get(&usual.c.out));
+    CHECK_STR(tlog_get(&reversed.c.violations), "");
+    CHECK_STR(tlog_get(&usual.c.violations), "");
+    outcome_free(&usual);
+    outcome_free(&reversed);
+}
+
 int main(void)
 {
     test_interleaved_reasoning();
@@ -271,5 +314,6 @@ int main(void)
     test_data_and_fields();
     test_ignored_run_and_usage();
     test_tools();
+    test_member_order();
     return test_report();
 }

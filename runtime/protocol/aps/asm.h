@@ -544,8 +544,10 @@ void aps_asm_reader_deinit(aps_asm_reader *ad);
  * never trusted). A message-start without `role` gets an absent role; a
  * "usage" event becomes MESSAGE_USAGE, another unknown messages `event`
  * kind OTHER; `run_id` (a string) becomes run_id, and the `content` of a
- * content-block-delta (unless null) makes it content-shaped. The
- * event's slices point into `json` or the reader's arena until the next call.
+ * content-block-delta (unless null) makes it content-shaped. Members may
+ * come in any order (`params` before `method` is kept whole and read once
+ * the method is known). The event's slices point into `json` or the
+ * reader's arena until the next call.
  */
 int aps_asm_event_from_json(aps_asm_reader *ad, const char *json, size_t len, uint64_t position,
                             aps_asm_event *ev);

@@ -26,6 +26,7 @@ typedef struct cddl_ctx {
     jmp_buf *oom;       /* set by the driver before running a pass */
     cddl_source prelude_src;
     ast_document *prelude; /* parsed on first use */
+    unsigned io_errors;    /* output that could not be written (reported; exit status 2, not 1) */
 } cddl_ctx;
 
 void cddl_ctx_init(cddl_ctx *ctx, diag_ctx *diag);

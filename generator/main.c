@@ -252,7 +252,7 @@ static int generate(cddl_ctx *ctx, cddl_unit *u, const options *o, int check_onl
     if (!check_only && cddl_outfile_mkdirs(ctx, o->emit.out_dir) != 0)
         return 2;
     if (emit_module(ctx, &u->mod, &eo) != 0)
-        return ctx->diag->errors > errors_before ? 1 : 2;
+        return ctx->io_errors == 0 && ctx->diag->errors > errors_before ? 1 : 2;
     if (!check_only && o->embed_runtime && embed_runtime(ctx, &o->emit) != 0)
         return 2;
     return 0;

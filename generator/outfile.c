@@ -30,6 +30,7 @@ FILE *cddl_outfile_open(cddl_ctx *ctx, cddl_outfile *o, const char *path)
     }
     if (fd < 0 || (o->f = fdopen(fd, "wb")) == NULL) {
         diag_plain(ctx->diag, DIAG_ERROR, path, "cannot write: %s", strerror(errno));
+        ctx->io_errors++;
         if (fd >= 0) {
             close(fd);
             remove(o->tmp);
@@ -47,12 +48,12 @@ int cddl_outfile_commit(cddl_ctx *ctx, cddl_outfile *o, int ok)
     failed = ferror(o->f) != 0;
     failed |= fclose(o->f) != 0;
     o->f = NULL;
-    if (ok && failed)
+    if (ok && (failed || rename(o->tmp, o->path) != 0)) {
         diag_plain(ctx->diag, DIAG_ERROR, o->path, "cannot write: %s", strerror(errno));
-    else if (ok && rename(o->tmp, o->path) != 0)
-        diag_plain(ctx->diag, DIAG_ERROR, o->path, "cannot write: %s", strerror(errno));
-    else if (ok)
+        ctx->io_errors++;
+    } else if (ok) {
         return 0;
+    }
     remove(o->tmp);
     return 1;
 }

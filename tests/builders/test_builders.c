@@ -162,6 +162,16 @@ static void check_names(void)
     CHECK(spelled.len == 11 && memcmp(spelled.ptr, "custom:mine", 11) == 0);
 }
 
+/* APS_LIT_INIT where C asks for constant expressions: a static table. */
+static const aps_slice greetings[] = { APS_LIT_INIT("Hel"), APS_LIT_INIT(""), APS_LIT_INIT("lo, \"world\"") };
+
+static void check_static_slices(void)
+{
+    CHECK(greetings[0].len == 3 && memcmp(greetings[0].ptr, "Hel", 3) == 0);
+    CHECK(greetings[1].len == 0 && greetings[1].ptr != NULL);
+    CHECK(greetings[2].len == 11 && memcmp(greetings[2].ptr, "lo, \"world\"", 11) == 0);
+}
+
 int main(int argc, char **argv)
 {
     int lines = argc > 1 ? build_lines(argv[1]) : -1;
@@ -169,5 +179,6 @@ int main(int argc, char **argv)
     CHECK(lines > 0 && lines <= 40);
     check_events();
     check_names();
+    check_static_slices();
     return test_report();
 }

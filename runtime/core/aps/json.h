@@ -59,6 +59,13 @@ typedef struct aps_slice {
 #endif
 
 /*
+ * The same as an initializer, where C asks for constant expressions (a
+ * compound literal is not one): `static const aps_slice hello =
+ * APS_LIT_INIT("Hello");`, also inside a larger initializer.
+ */
+#define APS_LIT_INIT(s) { "" s, sizeof(s) - 1 }
+
+/*
  * One complete JSON value as text, already validated (strict RFC 8259,
  * no duplicate member names), with no surrounding whitespace. Zero-copy: it
  * points into the input it was read from. Numbers inside keep their text as

@@ -6017,8 +6017,9 @@ static const char *ap_run_start_params_fast_body(aps_fast_ctx *c, const char *p,
  */
 static const char *ap_run_start_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_params_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"assistantId\":", 14)) {
-        p += 14 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"assistantId\":", 14, "\"assistant_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->assistant_id)) == NULL)
             return NULL;
@@ -6714,8 +6715,9 @@ static const char *ap_unsubscribe_params_fast_body(aps_fast_ctx *c, const char *
  */
 static const char *ap_unsubscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_unsubscribe_params_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"subscriptionId\":", 17)) {
-        p += 17 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"subscriptionId\":", 17, "\"subscription_id\":", 18)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->subscription_id)) == NULL)
             return NULL;
@@ -7051,16 +7053,17 @@ static const char *ap_reconnect_params_fast_body(aps_fast_ctx *c, const char *p,
  */
 static const char *ap_reconnect_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_params_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
-        p += 8 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"lastEventId\":", 14)) {
-        p += 14 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"lastEventId\":", 14, "\"last_event_id\":", 16)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->last_event_id)) == NULL)
             return NULL;
@@ -7383,8 +7386,9 @@ static const char *ap_agent_get_tree_params_fast_body(aps_fast_ctx *c, const cha
  */
 static const char *ap_agent_get_tree_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_params_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
-        p += 8 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
@@ -7752,6 +7756,7 @@ static const char *ap_input_respond_one_fast_body(aps_fast_ctx *c, const char *p
  */
 static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_one_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
         p += 12 + 1;
         *sep = ',';
@@ -7760,8 +7765,8 @@ static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"interruptId\":", 14)) {
-        p += 14 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
             return NULL;
@@ -8367,6 +8372,7 @@ static const char *ap_input_respond_entry_fast_body(aps_fast_ctx *c, const char 
  */
 static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_entry_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
         p += 12 + 1;
         *sep = ',';
@@ -8375,8 +8381,8 @@ static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"interruptId\":", 14)) {
-        p += 14 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
             return NULL;
@@ -9923,8 +9929,9 @@ static const char *ap_state_fork_params_fast_body(aps_fast_ctx *c, const char *p
  */
 static const char *ap_state_fork_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_params_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"checkpointId\":", 15)) {
-        p += 15 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"checkpointId\":", 15, "\"checkpoint_id\":", 16)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->checkpoint_id)) == NULL)
             return NULL;
@@ -10296,8 +10303,9 @@ static const char *ap_run_result_fast_body(aps_fast_ctx *c, const char *p, int c
  */
 static const char *ap_run_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_result_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
-        p += 8 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
@@ -10456,16 +10464,17 @@ static const char *ap_subscribe_result_fast_body(aps_fast_ctx *c, const char *p,
  */
 static const char *ap_subscribe_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_result_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"subscriptionId\":", 17)) {
-        p += 17 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"subscriptionId\":", 17, "\"subscription_id\":", 18)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->subscription_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"replayedEvents\":", 17)) {
-        p += 17 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"replayedEvents\":", 17, "\"replayed_events\":", 18)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
             return NULL;
@@ -10636,6 +10645,7 @@ static const char *ap_reconnect_result_fast_body(aps_fast_ctx *c, const char *p,
  */
 static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_result_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"restored\":", 11)) {
         p += 11 + 1;
         *sep = ',';
@@ -10644,15 +10654,15 @@ static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"missedEvents\":", 15)) {
-        p += 15 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"missedEvents\":", 15, "\"missed_events\":", 16)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
             return NULL;
         out->has_missed_events = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"currentNamespaces\":", 20)) {
-        p += 20 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"currentNamespaces\":", 20, "\"current_namespaces\":", 21)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = ap_reconnect_result_current_namespaces_fast(c, p, &out->current_namespaces)) == NULL)
             return NULL;
@@ -11304,6 +11314,7 @@ static const char *ap_agent_tree_node_fast_body(aps_fast_ctx *c, const char *p, 
  */
 static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_tree_node_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"namespace\":", 12)) {
         p += 12 + 1;
         *sep = ',';
@@ -11320,8 +11331,8 @@ static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, cons
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"graphName\":", 12)) {
-        p += 12 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"graphName\":", 12, "\"graph_name\":", 13)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->graph_name)) == NULL)
             return NULL;
@@ -12013,6 +12024,7 @@ static const char *ap_checkpoint_summary_fast_body(aps_fast_ctx *c, const char *
  */
 static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_summary_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -12037,8 +12049,8 @@ static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"nodeName\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"nodeName\":", 11, "\"node_name\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->node_name)) == NULL)
             return NULL;
@@ -12206,16 +12218,17 @@ static const char *ap_state_fork_result_fast_body(aps_fast_ctx *c, const char *p
  */
 static const char *ap_state_fork_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_result_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
-        p += 8 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"threadId\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"threadId\":", 11, "\"thread_id\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->thread_id)) == NULL)
             return NULL;
@@ -12367,8 +12380,9 @@ static const char *ap_response_meta_fast_body(aps_fast_ctx *c, const char *p, in
  */
 static const char *ap_response_meta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_response_meta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"appliedThroughSeq\":", 20)) {
-        p += 20 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"appliedThroughSeq\":", 20, "\"applied_through_seq\":", 22)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->applied_through_seq)) == NULL)
             return NULL;
@@ -12812,14 +12826,15 @@ static const char *ap_event_fast_body(aps_fast_ctx *c, const char *p, int closed
  */
 static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"event\"", 14)) {
         p += 14 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"eventId\":", 10)) {
-        p += 10 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"eventId\":", 10, "\"event_id\":", 11)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->event_id)) == NULL)
             return NULL;
@@ -12832,8 +12847,8 @@ static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p,
             return NULL;
         out->has_seq = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
-        p += 8 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
@@ -13377,6 +13392,7 @@ static const char *ap_lifecycle_data_fast_body(aps_fast_ctx *c, const char *p, i
  */
 static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_data_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"event\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -13385,8 +13401,8 @@ static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"graphName\":", 12)) {
-        p += 12 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"graphName\":", 12, "\"graph_name\":", 13)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->graph_name)) == NULL)
             return NULL;
@@ -13570,14 +13586,15 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(aps_fast_ctx *c, const
  */
 static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"toolCall\"", 17)) {
         p += 17 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
@@ -13733,14 +13750,15 @@ static const char *ap_lifecycle_cause_send_fast_body(aps_fast_ctx *c, const char
  */
 static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"send\"", 13)) {
         p += 13 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"fromNode\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"fromNode\":", 11, "\"from_node\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->from_node)) == NULL)
             return NULL;
@@ -13896,14 +13914,15 @@ static const char *ap_lifecycle_cause_edge_fast_body(aps_fast_ctx *c, const char
  */
 static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"edge\"", 13)) {
         p += 13 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"fromNode\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"fromNode\":", 11, "\"from_node\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->from_node)) == NULL)
             return NULL;
@@ -14688,6 +14707,7 @@ static const char *ap_message_metadata_fast_body(aps_fast_ctx *c, const char *p,
  */
 static const char *ap_message_metadata_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_metadata_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"provider\":", 11)) {
         p += 11 + 1;
         *sep = ',';
@@ -14702,36 +14722,36 @@ static const char *ap_message_metadata_fast_compact_members(aps_fast_ctx *c, con
             return NULL;
         out->has_model = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"modelType\":", 12)) {
-        p += 12 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"modelType\":", 12, "\"model_type\":", 13)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->model_type)) == NULL)
             return NULL;
         out->has_model_type = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"runId\":", 8)) {
-        p += 8 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
         out->has_run_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"threadId\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"threadId\":", 11, "\"thread_id\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->thread_id)) == NULL)
             return NULL;
         out->has_thread_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"systemFingerprint\":", 20)) {
-        p += 20 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"systemFingerprint\":", 20, "\"system_fingerprint\":", 21)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->system_fingerprint)) == NULL)
             return NULL;
         out->has_system_fingerprint = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"serviceTier\":", 14)) {
-        p += 14 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"serviceTier\":", 14, "\"service_tier\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->service_tier)) == NULL)
             return NULL;
@@ -15366,6 +15386,7 @@ static const char *ap_citation_fast_body(aps_fast_ctx *c, const char *p, int clo
  */
 static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"citation\"", 17)) {
         p += 17 + 1;
         *sep = ',';
@@ -15393,22 +15414,22 @@ static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char 
             return NULL;
         out->has_title = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"startIndex\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"startIndex\":", 13, "\"start_index\":", 14)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
             return NULL;
         out->has_start_index = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"endIndex\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"endIndex\":", 11, "\"end_index\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
             return NULL;
         out->has_end_index = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"citedText\":", 12)) {
-        p += 12 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"citedText\":", 12, "\"cited_text\":", 13)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->cited_text)) == NULL)
             return NULL;
@@ -16512,6 +16533,7 @@ static const char *ap_image_content_block_fast_body(aps_fast_ctx *c, const char 
  */
 static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"image\"", 14)) {
         p += 14 + 1;
         *sep = ',';
@@ -16525,8 +16547,8 @@ static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
-        p += 9 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
@@ -16546,8 +16568,8 @@ static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_base64 = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
@@ -16775,6 +16797,7 @@ static const char *ap_video_content_block_fast_body(aps_fast_ctx *c, const char 
  */
 static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"video\"", 14)) {
         p += 14 + 1;
         *sep = ',';
@@ -16788,8 +16811,8 @@ static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
-        p += 9 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
@@ -16809,8 +16832,8 @@ static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_base64 = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
@@ -17038,6 +17061,7 @@ static const char *ap_audio_content_block_fast_body(aps_fast_ctx *c, const char 
  */
 static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"audio\"", 14)) {
         p += 14 + 1;
         *sep = ',';
@@ -17051,8 +17075,8 @@ static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
-        p += 9 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
@@ -17072,8 +17096,8 @@ static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_base64 = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
@@ -17301,6 +17325,7 @@ static const char *ap_file_content_block_fast_body(aps_fast_ctx *c, const char *
  */
 static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"file\"", 13)) {
         p += 13 + 1;
         *sep = ',';
@@ -17314,8 +17339,8 @@ static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, c
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"fileId\":", 9)) {
-        p += 9 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
@@ -17335,8 +17360,8 @@ static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, c
             return NULL;
         out->has_base64 = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"mimeType\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
@@ -18496,14 +18521,15 @@ static const char *ap_server_tool_result_fast_body(aps_fast_ctx *c, const char *
  */
 static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_result\"", 27)) {
         p += 27 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
@@ -20287,36 +20313,37 @@ static const char *ap_usage_info_fast_body(aps_fast_ctx *c, const char *p, int c
  */
 static const char *ap_usage_info_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_usage_info_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"inputTokens\":", 14)) {
-        p += 14 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"inputTokens\":", 14, "\"input_tokens\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->input_tokens)) == NULL)
             return NULL;
         out->has_input_tokens = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"outputTokens\":", 15)) {
-        p += 15 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"outputTokens\":", 15, "\"output_tokens\":", 16)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->output_tokens)) == NULL)
             return NULL;
         out->has_output_tokens = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"totalTokens\":", 14)) {
-        p += 14 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"totalTokens\":", 14, "\"total_tokens\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->total_tokens)) == NULL)
             return NULL;
         out->has_total_tokens = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"inputTokenDetails\":", 20)) {
-        p += 20 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"inputTokenDetails\":", 20, "\"input_token_details\":", 22)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = ap_input_token_details_fast_compact(c, p, &out->input_token_details)) == NULL)
             return NULL;
         out->has_input_token_details = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"outputTokenDetails\":", 21)) {
-        p += 21 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"outputTokenDetails\":", 21, "\"output_token_details\":", 23)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = ap_output_token_details_fast_compact(c, p, &out->output_token_details)) == NULL)
             return NULL;
@@ -20489,6 +20516,7 @@ static const char *ap_input_token_details_fast_body(aps_fast_ctx *c, const char 
  */
 static const char *ap_input_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_token_details_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"audio\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -20496,15 +20524,15 @@ static const char *ap_input_token_details_fast_compact_members(aps_fast_ctx *c, 
             return NULL;
         out->has_audio = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"cacheCreation\":", 16)) {
-        p += 16 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"cacheCreation\":", 16, "\"cache_creation\":", 17)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_creation)) == NULL)
             return NULL;
         out->has_cache_creation = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"cacheRead\":", 12)) {
-        p += 12 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"cacheRead\":", 12, "\"cache_read\":", 13)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->cache_read)) == NULL)
             return NULL;
@@ -21405,22 +21433,23 @@ static const char *ap_tool_started_data_fast_body(aps_fast_ctx *c, const char *p
  */
 static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-started\"", 22)) {
         p += 22 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolName\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolName\":", 11, "\"tool_name\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_name)) == NULL)
             return NULL;
@@ -21601,14 +21630,15 @@ static const char *ap_tool_output_delta_data_fast_body(aps_fast_ctx *c, const ch
  */
 static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-output-delta\"", 27)) {
         p += 27 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
@@ -21788,14 +21818,15 @@ static const char *ap_tool_finished_data_fast_body(aps_fast_ctx *c, const char *
  */
 static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-finished\"", 23)) {
         p += 23 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
@@ -21985,14 +22016,15 @@ static const char *ap_tool_error_data_fast_body(aps_fast_ctx *c, const char *p, 
  */
 static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-error\"", 20)) {
         p += 20 + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"toolCallId\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
@@ -22521,8 +22553,9 @@ static const char *ap_input_requested_data_fast_body(aps_fast_ctx *c, const char
  */
 static const char *ap_input_requested_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_requested_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"interruptId\":", 14)) {
-        p += 14 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
             return NULL;
@@ -23932,6 +23965,7 @@ static const char *ap_checkpoint_fast_body(aps_fast_ctx *c, const char *p, int c
  */
 static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -23940,8 +23974,8 @@ static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const cha
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"parentId\":", 11)) {
-        p += 11 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"parentId\":", 11, "\"parent_id\":", 12)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->parent_id)) == NULL)
             return NULL;
@@ -25023,6 +25057,7 @@ static const char *ap_event_stream_request_fast_body(aps_fast_ctx *c, const char
  */
 static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_stream_request_t *out)
 {
+    size_t n; /* the length of the spelling found */
     if (aps_fast_compact_key(c, p, *sep, "\"channels\":", 11)) {
         p += 11 + 1;
         *sep = ',';
@@ -25052,8 +25087,8 @@ static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c,
             return NULL;
         out->has_since = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"sinceEventId\":", 15)) {
-        p += 15 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"sinceEventId\":", 15, "\"since_event_id\":", 17)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->since_event_id)) == NULL)
             return NULL;
@@ -25744,9 +25779,10 @@ static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, 
 {
     ap_command_data_t *out = (ap_command_data_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
         out->kind = AP_COMMAND_DATA_RUN_START;
         return aps_fast_compact_raw(p, ap_run_start_fast_compact(c, p, &out->u.run_start), &out->raw);
@@ -25798,9 +25834,10 @@ static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, 
 static const char *ap_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_data_t *out)
 {
     const char *q;
-    if (!aps_fast_compact_key(c, p, *sep, "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
         out->kind = AP_COMMAND_DATA_RUN_START;
         return ap_run_start_fast_compact_members(c, p, sep, &out->u.run_start);
@@ -26033,9 +26070,10 @@ static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const c
 {
     ap_subscription_command_t *out = (ap_subscription_command_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
         return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe), &out->raw);
@@ -26139,9 +26177,10 @@ static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p,
 {
     ap_input_command_t *out = (ap_input_command_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
         out->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
         return aps_fast_compact_raw(p, ap_input_respond_fast_compact(c, p, &out->u.input_respond), &out->raw);
@@ -26244,9 +26283,10 @@ static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p,
 {
     ap_state_command_t *out = (ap_state_command_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_GET;
         return aps_fast_compact_raw(p, ap_state_get_fast_compact(c, p, &out->u.state_get), &out->raw);
@@ -26355,9 +26395,10 @@ static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void 
 {
     ap_message_t *out = (ap_message_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "success", 7) != NULL) {
         out->kind = AP_MESSAGE_COMMAND_RESPONSE;
         return aps_fast_compact_raw(p, ap_command_response_fast_compact(c, p, &out->u.command_response), &out->raw);
@@ -26496,9 +26537,10 @@ static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, vo
 {
     ap_event_data_t *out = (ap_event_data_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
         out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
         return aps_fast_compact_raw(p, ap_lifecycle_event_fast_compact(c, p, &out->u.lifecycle_event), &out->raw);
@@ -26546,9 +26588,10 @@ static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, vo
 static const char *ap_event_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_data_t *out)
 {
     const char *q;
-    if (!aps_fast_compact_key(c, p, *sep, "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
         out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
         return ap_lifecycle_event_fast_compact_members(c, p, sep, &out->u.lifecycle_event);
@@ -26772,9 +26815,10 @@ static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *
 {
     ap_lifecycle_cause_t *out = (ap_lifecycle_cause_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "toolCall", 8) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
         return aps_fast_compact_raw(p, ap_lifecycle_cause_tool_call_fast_compact(c, p, &out->u.lifecycle_cause_tool_call), &out->raw);
@@ -26898,9 +26942,10 @@ static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p,
 {
     ap_messages_data_t *out = (ap_messages_data_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"event\":", 8))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
         return NULL;
-    q = p + 8 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "message-start", 13) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
         return aps_fast_compact_raw(p, ap_message_start_data_fast_compact(c, p, &out->u.message_start_data), &out->raw);
@@ -27077,9 +27122,10 @@ static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p,
 {
     ap_content_block_t *out = (ap_content_block_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "text", 4) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
         return aps_fast_compact_raw(p, ap_text_content_block_fast_compact(c, p, &out->u.text_content_block), &out->raw);
@@ -27243,9 +27289,10 @@ static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, vo
 {
     ap_annotation_t *out = (ap_annotation_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "citation", 8) != NULL) {
         out->kind = AP_ANNOTATION_CITATION;
         return aps_fast_compact_raw(p, ap_citation_fast_compact(c, p, &out->u.citation), &out->raw);
@@ -27358,9 +27405,10 @@ static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const ch
 {
     ap_content_block_delta_t *out = (ap_content_block_delta_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "text-delta", 10) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
         return aps_fast_compact_raw(p, ap_text_delta_fast_compact(c, p, &out->u.text_delta), &out->raw);
@@ -27521,9 +27569,10 @@ static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, cons
 {
     ap_finalized_content_block_t *out = (ap_finalized_content_block_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "text", 4) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
         return aps_fast_compact_raw(p, ap_text_content_block_fast_compact(c, p, &out->u.text_content_block), &out->raw);
@@ -27685,9 +27734,10 @@ static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, vo
 {
     ap_tools_data_t *out = (ap_tools_data_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"event\":", 8))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
         return NULL;
-    q = p + 8 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "tool-started", 12) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
         return aps_fast_compact_raw(p, ap_tool_started_data_fast_compact(c, p, &out->u.tool_started_data), &out->raw);
@@ -27807,9 +27857,10 @@ static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const cha
 {
     ap_data_content_block_t *out = (ap_data_content_block_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "image", 5) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
         return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
@@ -27934,9 +27985,10 @@ static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const cha
 {
     ap_tool_content_block_t *out = (ap_tool_content_block_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;
         return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);

@@ -627,7 +627,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C), *ordered = tmpl_list(C), *checks = tmpl_list(C);
     tmpl_value *compact_fields = tmpl_list(C);
-    bool stores = false, one_spelling_only = true, compact = compact_ok(t);
+    bool stores = false, one_spelling_only = true, compact = compact_ok(t), compact_two_spellings = false;
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
@@ -665,8 +665,16 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
             const char *token = fused ? cddl_fmt(C, "\"%.*s\":\"%.*s\"", (int)f->key.len, f->key.ptr,
                                                  (int)ft->lit.text.len, ft->lit.text.ptr)
                                       : cddl_fmt(C, "\"%.*s\":", (int)f->key.len, f->key.ptr);
+            /* the snake_case spelling too, where it differs: what servers in Python write */
+            const char *snake = fused ? cddl_fmt(C, "\"%s\":\"%.*s\"", f->snake, (int)ft->lit.text.len,
+                                                 ft->lit.text.ptr)
+                                      : cddl_fmt(C, "\"%s\":", f->snake);
             tmpl_set(C, k, "ctoken", c_string(E, token, strlen(token)));
             tmpl_setf(C, k, "ctoken_len", "%zu", strlen(token));
+            tmpl_flag(C, k, "two_spellings", !same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake)));
+            compact_two_spellings |= !same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake));
+            tmpl_set(C, k, "csnake", c_string(E, snake, strlen(snake)));
+            tmpl_setf(C, k, "csnake_len", "%zu", strlen(snake));
             tmpl_set(C, k, "member", f->c_name);
             tmpl_flag(C, k, "fused", fused);
             tmpl_flag(C, k, "optional", (f->flags & IR_F_OPTIONAL) != 0);
@@ -690,6 +698,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     tmpl_put(C, d, "checks", checks);
     tmpl_flag(C, d, "compact", compact);
     tmpl_put(C, d, "compact_fields", compact_fields);
+    tmpl_flag(C, d, "compact_two_spellings", compact_two_spellings);
     tmpl_flag(C, d, "no_fields", t->nfields == 0);
     tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);

@@ -115,9 +115,10 @@ APS_FAST_INLINE const char *aps_fast_key(const aps_fast_ctx *c, const char *p, c
 /*
  * The compact form: what servers write, and what generated readers of it
  * (PREFIX_T_fast_compact) take in one straight pass: an object's members in
- * the schema's order and spelling, no whitespace, no unknown member, a
- * discriminant first. Anything else makes them give up, and the general
- * generated decoder reads the value from its start.
+ * the schema's order, each in a spelling the key case accepts (the
+ * schema's, or snake_case as servers in Python write it), no whitespace,
+ * no unknown member, a discriminant first. Anything else makes them give
+ * up, and the general generated decoder reads the value from its start.
  */
 
 /*
@@ -128,6 +129,22 @@ APS_FAST_INLINE bool aps_fast_compact_key(const aps_fast_ctx *c, const char *p, 
                                           size_t n)
 {
     return (size_t)(c->end - p) > n && *p == sep && aps_scan_bytes_equal(p + 1, token, n);
+}
+
+/*
+ * aps_fast_compact_key for a member whose `"name":` token (n bytes) is
+ * `token` in the schema's spelling and `snake` (sn bytes) in snake_case, as
+ * the decode's key case allows: returns the length of the one at p, 0 when
+ * neither is.
+ */
+APS_FAST_INLINE size_t aps_fast_compact_name(const aps_fast_ctx *c, const char *p, char sep, const char *token,
+                                             size_t n, const char *snake, size_t sn)
+{
+    if (c->key_case != APS_CASE_SNAKE && aps_fast_compact_key(c, p, sep, token, n))
+        return n;
+    if (c->key_case != APS_CASE_SCHEMA && aps_fast_compact_key(c, p, sep, snake, sn))
+        return sn;
+    return 0;
 }
 
 /* After an object's members read compactly: its '}', or "{}" when it had none (`sep` still '{'). */
@@ -152,10 +169,10 @@ APS_FAST_INLINE const char *aps_fast_compact_raw(const char *start, const char *
  * Tries `compact`, a generated reader of the compact form, on the value at
  * p, but only as the outermost typed value of a decode (nested values are
  * read compactly by their parent's reader, or not at all: one attempt per
- * decode, so giving up costs a pass at most) and when the schema's spelling
- * is accepted. Returns where it ended; NULL when it gave up, with what it
- * did undone: the arena, the nesting counts, and the `size` bytes at out
- * zeroed again, as the general decoder expects them.
+ * decode, so giving up costs a pass at most). Returns where it ended;
+ * NULL when it gave up, with what it did undone: the arena, the nesting
+ * counts, and the `size` bytes at out zeroed again, as the general decoder
+ * expects them.
  */
 APS_FAST_INLINE const char *aps_fast_compact(aps_fast_ctx *c, const char *p, void *out, size_t size,
                                              const char *(*compact)(aps_fast_ctx *, const char *, void *))
@@ -163,7 +180,7 @@ APS_FAST_INLINE const char *aps_fast_compact(aps_fast_ctx *c, const char *p, voi
     aps_arena_marker mark;
     unsigned depth = c->depth;
     const char *q;
-    if (c->typed != 0 || c->key_case == APS_CASE_SNAKE)
+    if (c->typed != 0)
         return NULL;
     mark = aps_arena_mark(c->arena);
     if ((q = compact(c, p, out)) != NULL)

@@ -1383,9 +1383,10 @@ static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void 
 {
     disc_shape_t *out = (disc_shape_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "circle", 6) != NULL) {
         out->kind = DISC_SHAPE_CIRCLE;
         return aps_fast_compact_raw(p, disc_circle_fast_compact(c, p, &out->u.circle), &out->raw);
@@ -1495,9 +1496,10 @@ static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, voi
 {
     disc_polygon_t *out = (disc_polygon_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
         out->kind = DISC_POLYGON_TRIANGLE;
         return aps_fast_compact_raw(p, disc_triangle_fast_compact(c, p, &out->u.triangle), &out->raw);
@@ -1595,9 +1597,10 @@ static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, voi
 {
     disc_command_t *out = (disc_command_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"op\":", 5))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"op\":", 5, "\"op\":", 5)) == 0)
         return NULL;
-    q = p + 5 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "add", 3) != NULL) {
         out->kind = DISC_COMMAND_ADD;
         return aps_fast_compact_raw(p, disc_command_add_fast_compact(c, p, &out->u.add), &out->raw);

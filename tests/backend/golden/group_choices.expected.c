@@ -3710,8 +3710,9 @@ static const char *group_choices_autodetect_fast_body(aps_fast_ctx *c, const cha
  */
 static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"proxyType\":\"autodetect\"", 24)) {
-        p += 24 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":\"autodetect\"", 24, "\"proxy_type\":\"autodetect\"", 25)) != 0) {
+        p += n + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
@@ -3885,28 +3886,29 @@ static const char *group_choices_manual_fast_body(aps_fast_ctx *c, const char *p
  */
 static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"proxyType\":\"manual\"", 20)) {
-        p += 20 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":\"manual\"", 20, "\"proxy_type\":\"manual\"", 21)) != 0) {
+        p += n + 1;
         *sep = ',';
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"httpProxy\":", 12)) {
-        p += 12 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"httpProxy\":", 12, "\"http_proxy\":", 13)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->http_proxy)) == NULL)
             return NULL;
         out->has_http_proxy = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"socksProxy\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"socksProxy\":", 13, "\"socks_proxy\":", 14)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_string(c, p, &out->socks_proxy)) == NULL)
             return NULL;
         out->has_socks_proxy = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"socksVersion\":", 15)) {
-        p += 15 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"socksVersion\":", 15, "\"socks_version\":", 16)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(255), &out->socks_version)) == NULL)
             return NULL;
@@ -4000,9 +4002,10 @@ static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, cons
 {
     group_choices_command_data_t *out = (group_choices_command_data_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
         return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact(c, p, &out->u.browser_close), &out->raw);
@@ -4026,9 +4029,10 @@ static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, cons
 static const char *group_choices_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_data_t *out)
 {
     const char *q;
-    if (!aps_fast_compact_key(c, p, *sep, "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
         return group_choices_browser_close_fast_compact_members(c, p, sep, &out->u.browser_close);
@@ -4193,9 +4197,10 @@ static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, c
 {
     group_choices_browser_command_t *out = (group_choices_browser_command_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"method\":", 9))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
-    q = p + 9 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE;
         return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact(c, p, &out->u.browser_close), &out->raw);
@@ -4293,9 +4298,10 @@ static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, co
 {
     group_choices_proxy_variants_t *out = (group_choices_proxy_variants_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"proxyType\":", 12))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"proxyType\":", 12, "\"proxy_type\":", 13)) == 0)
         return NULL;
-    q = p + 12 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
         return aps_fast_compact_raw(p, group_choices_autodetect_fast_compact(c, p, &out->u.autodetect), &out->raw);
@@ -4315,9 +4321,10 @@ static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, co
 static const char *group_choices_proxy_variants_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_variants_t *out)
 {
     const char *q;
-    if (!aps_fast_compact_key(c, p, *sep, "\"proxyType\":", 12))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":", 12, "\"proxy_type\":", 13)) == 0)
         return NULL;
-    q = p + 12 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
         return group_choices_autodetect_fast_compact_members(c, p, sep, &out->u.autodetect);

@@ -793,9 +793,10 @@ static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p
 {
     mixed_array_value_t *out = (mixed_array_value_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"type\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "number", 6) != NULL) {
         out->kind = MIXED_ARRAY_VALUE_NUMBER;
         return aps_fast_compact_raw(p, mixed_array_value_number_fast_compact(c, p, &out->u.number), &out->raw);

@@ -475,9 +475,10 @@ static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, 
 {
     sockets_message_t *out = (sockets_message_t *)vout;
     const char *q;
-    if (!aps_fast_compact_key(c, p, '{', "\"kind\":", 7))
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, '{', "\"kind\":", 7, "\"kind\":", 7)) == 0)
         return NULL;
-    q = p + 7 + 1;
+    q = p + n + 1;
     if (aps_fast_literal(c, q, "ping", 4) != NULL) {
         out->kind = SOCKETS_MESSAGE_PING;
         return aps_fast_compact_raw(p, sockets_ping_fast_compact(c, p, &out->u.ping), &out->raw);

@@ -546,8 +546,9 @@ static const char *value_cycles_node_properties_fast_body(aps_fast_ctx *c, const
  */
 static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_properties_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"childCount\":", 13)) {
-        p += 13 + 1;
+    size_t n; /* the length of the spelling found */
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"childCount\":", 13, "\"child_count\":", 14)) != 0) {
+        p += n + 1;
         *sep = ',';
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->child_count)) == NULL)
             return NULL;
@@ -561,8 +562,8 @@ static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ct
             return NULL;
         out->has_children = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"shadowRoot\":", 13)) {
-        p += 13 + 1;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"shadowRoot\":", 13, "\"shadow_root\":", 14)) != 0) {
+        p += n + 1;
         *sep = ',';
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)

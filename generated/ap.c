@@ -5691,7 +5691,9 @@ static const char *ap_command_fast_compact(aps_fast_ctx *c, const char *p, void 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_command_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_command_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -5858,7 +5860,9 @@ static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_run_start_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_run_start_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -6058,7 +6062,9 @@ static const char *ap_run_start_params_fast_compact(aps_fast_ctx *c, const char 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_run_start_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_run_start_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -6228,7 +6234,9 @@ static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscription_subscribe_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_subscription_subscribe_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -6413,8 +6421,21 @@ static const char *ap_subscribe_params_fast_compact(aps_fast_ctx *c, const char 
     ap_subscribe_params_t *out = (ap_subscribe_params_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscribe_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_subscribe_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_subscribe_params_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_subscribe_params_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -6582,7 +6603,9 @@ static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, con
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscription_unsubscribe_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_subscription_unsubscribe_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -6733,8 +6756,21 @@ static const char *ap_unsubscribe_params_fast_compact(aps_fast_ctx *c, const cha
     ap_unsubscribe_params_t *out = (ap_unsubscribe_params_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_unsubscribe_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_unsubscribe_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_unsubscribe_params_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_unsubscribe_params_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -6900,7 +6936,9 @@ static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscription_reconnect_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_subscription_reconnect_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -7085,8 +7123,21 @@ static const char *ap_reconnect_params_fast_compact(aps_fast_ctx *c, const char 
     ap_reconnect_params_t *out = (ap_reconnect_params_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_reconnect_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_reconnect_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reconnect_params_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_reconnect_params_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -7256,7 +7307,9 @@ static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_agent_get_tree_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_agent_get_tree_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -7404,7 +7457,9 @@ static const char *ap_agent_get_tree_params_fast_compact(aps_fast_ctx *c, const 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_agent_get_tree_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_agent_get_tree_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -7568,7 +7623,9 @@ static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p,
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_respond_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_respond_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -7819,7 +7876,9 @@ static const char *ap_input_respond_one_fast_compact(aps_fast_ctx *c, const char
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_respond_one_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_respond_one_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -7997,7 +8056,9 @@ static const char *ap_run_send_fast_compact(aps_fast_ctx *c, const char *p, void
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_run_send_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_run_send_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -8216,7 +8277,9 @@ static const char *ap_input_respond_many_fast_compact(aps_fast_ctx *c, const cha
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_respond_many_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_respond_many_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -8407,7 +8470,9 @@ static const char *ap_input_respond_entry_fast_compact(aps_fast_ctx *c, const ch
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_respond_entry_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_respond_entry_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -8575,7 +8640,9 @@ static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_inject_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_inject_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -8741,7 +8808,9 @@ static const char *ap_input_inject_params_fast_compact(aps_fast_ctx *c, const ch
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_inject_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_inject_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -8928,8 +8997,21 @@ static const char *ap_input_message_fast_compact(aps_fast_ctx *c, const char *p,
     ap_input_message_t *out = (ap_input_message_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_message_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_message_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_input_message_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_input_message_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -9099,7 +9181,9 @@ static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_get_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_get_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -9265,7 +9349,9 @@ static const char *ap_state_get_params_fast_compact(aps_fast_ctx *c, const char 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_get_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_get_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -9431,7 +9517,9 @@ static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_list_checkpoints_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_list_checkpoints_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -9613,7 +9701,9 @@ static const char *ap_list_checkpoints_params_fast_compact(aps_fast_ctx *c, cons
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_list_checkpoints_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_list_checkpoints_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -9779,7 +9869,9 @@ static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, vo
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_fork_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_fork_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -9962,7 +10054,9 @@ static const char *ap_state_fork_params_fast_compact(aps_fast_ctx *c, const char
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_fork_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_fork_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -10166,8 +10260,21 @@ static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char 
     ap_command_response_t *out = (ap_command_response_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_command_response_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_command_response_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_command_response_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_command_response_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -10321,7 +10428,9 @@ static const char *ap_run_result_fast_compact(aps_fast_ctx *c, const char *p, vo
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_run_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_run_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -10489,8 +10598,21 @@ static const char *ap_subscribe_result_fast_compact(aps_fast_ctx *c, const char 
     ap_subscribe_result_t *out = (ap_subscribe_result_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscribe_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_subscribe_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_subscribe_result_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_subscribe_result_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -10677,8 +10799,21 @@ static const char *ap_reconnect_result_fast_compact(aps_fast_ctx *c, const char 
     ap_reconnect_result_t *out = (ap_reconnect_result_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_reconnect_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_reconnect_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reconnect_result_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_reconnect_result_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -10848,8 +10983,21 @@ static const char *ap_agent_status_entry_fast_compact(aps_fast_ctx *c, const cha
     ap_agent_status_entry_t *out = (ap_agent_status_entry_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_agent_status_entry_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_agent_status_entry_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_agent_status_entry_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_agent_status_entry_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -10996,8 +11144,21 @@ static const char *ap_empty_result_fast_compact(aps_fast_ctx *c, const char *p, 
     ap_empty_result_t *out = (ap_empty_result_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_empty_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_empty_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_empty_result_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_empty_result_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -11146,7 +11307,9 @@ static const char *ap_agent_result_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_agent_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_agent_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -11363,7 +11526,9 @@ static const char *ap_agent_tree_node_fast_compact(aps_fast_ctx *c, const char *
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_agent_tree_node_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_agent_tree_node_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -11537,7 +11702,9 @@ static const char *ap_state_get_result_fast_compact(aps_fast_ctx *c, const char 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_get_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_get_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -11705,7 +11872,9 @@ static const char *ap_checkpoint_ref_fast_compact(aps_fast_ctx *c, const char *p
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_checkpoint_ref_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_checkpoint_ref_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -11856,7 +12025,9 @@ static const char *ap_list_checkpoints_result_fast_compact(aps_fast_ctx *c, cons
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_list_checkpoints_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_list_checkpoints_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -12073,7 +12244,9 @@ static const char *ap_checkpoint_summary_fast_compact(aps_fast_ctx *c, const cha
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_checkpoint_summary_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_checkpoint_summary_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -12245,7 +12418,9 @@ static const char *ap_state_fork_result_fast_compact(aps_fast_ctx *c, const char
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_fork_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_state_fork_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -12397,8 +12572,21 @@ static const char *ap_response_meta_fast_compact(aps_fast_ctx *c, const char *p,
     ap_response_meta_t *out = (ap_response_meta_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_response_meta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_response_meta_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_response_meta_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_response_meta_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -12644,8 +12832,21 @@ static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p
     ap_error_response_t *out = (ap_error_response_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_error_response_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_error_response_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_error_response_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_error_response_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -12866,7 +13067,9 @@ static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *v
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -13037,7 +13240,9 @@ static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_lifecycle_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -13220,7 +13425,9 @@ static const char *ap_lifecycle_event_params_fast_compact(aps_fast_ctx *c, const
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_lifecycle_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -13439,7 +13646,9 @@ static const char *ap_lifecycle_data_fast_compact(aps_fast_ctx *c, const char *p
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_lifecycle_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -13611,7 +13820,9 @@ static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, co
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_cause_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_lifecycle_cause_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -13775,7 +13986,9 @@ static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const c
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_cause_send_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_lifecycle_cause_send_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -13939,7 +14152,9 @@ static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const c
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_cause_edge_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_lifecycle_cause_edge_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -14103,7 +14318,9 @@ static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_messages_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_messages_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -14303,7 +14520,9 @@ static const char *ap_messages_event_params_fast_compact(aps_fast_ctx *c, const 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_messages_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_messages_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -14507,8 +14726,21 @@ static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const cha
     ap_message_start_data_t *out = (ap_message_start_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_start_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_message_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_start_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_message_start_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -14766,8 +14998,21 @@ static const char *ap_message_metadata_fast_compact(aps_fast_ctx *c, const char 
     ap_message_metadata_t *out = (ap_message_metadata_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_metadata_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_message_metadata_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_metadata_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_message_metadata_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -14964,8 +15209,21 @@ static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, con
     ap_content_block_start_data_t *out = (ap_content_block_start_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_content_block_start_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_content_block_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_content_block_start_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_content_block_start_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -15184,8 +15442,21 @@ static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const cha
     ap_text_content_block_t *out = (ap_text_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_text_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_text_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_text_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_text_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -15444,8 +15715,21 @@ static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void
     ap_citation_t *out = (ap_citation_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_citation_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_citation_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_citation_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_citation_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -15636,8 +15920,21 @@ static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, cons
     ap_non_standard_annotation_t *out = (ap_non_standard_annotation_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_non_standard_annotation_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_non_standard_annotation_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_non_standard_annotation_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_non_standard_annotation_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -15915,8 +16212,21 @@ static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char
     ap_invalid_tool_call_t *out = (ap_invalid_tool_call_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_invalid_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_invalid_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_invalid_tool_call_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_invalid_tool_call_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -16126,8 +16436,21 @@ static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, cons
     ap_reasoning_content_block_t *out = (ap_reasoning_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_reasoning_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_reasoning_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reasoning_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_reasoning_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -16333,8 +16656,21 @@ static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, c
     ap_non_standard_content_block_t *out = (ap_non_standard_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_non_standard_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_non_standard_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_non_standard_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_non_standard_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -16591,8 +16927,21 @@ static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const ch
     ap_image_content_block_t *out = (ap_image_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_image_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_image_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_image_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_image_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -16855,8 +17204,21 @@ static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const ch
     ap_video_content_block_t *out = (ap_video_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_video_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_video_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_video_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_video_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -17119,8 +17481,21 @@ static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const ch
     ap_audio_content_block_t *out = (ap_audio_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_audio_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_audio_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_audio_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_audio_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -17383,8 +17758,21 @@ static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const cha
     ap_file_content_block_t *out = (ap_file_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_file_content_block_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_file_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_file_content_block_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_file_content_block_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -17623,8 +18011,21 @@ static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, voi
     ap_tool_call_t *out = (ap_tool_call_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_call_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_call_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -17879,8 +18280,21 @@ static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *
     ap_tool_call_chunk_t *out = (ap_tool_call_chunk_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_call_chunk_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_call_chunk_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -18105,8 +18519,21 @@ static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char 
     ap_server_tool_call_t *out = (ap_server_tool_call_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_server_tool_call_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_server_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_server_tool_call_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_server_tool_call_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -18331,8 +18758,21 @@ static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const
     ap_server_tool_call_chunk_t *out = (ap_server_tool_call_chunk_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_server_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_server_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_server_tool_call_chunk_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_server_tool_call_chunk_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -18574,8 +19014,21 @@ static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const cha
     ap_server_tool_result_t *out = (ap_server_tool_result_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_server_tool_result_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_server_tool_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_server_tool_result_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_server_tool_result_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -18768,8 +19221,21 @@ static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, con
     ap_content_block_delta_data_t *out = (ap_content_block_delta_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_content_block_delta_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_content_block_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_content_block_delta_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_content_block_delta_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -18937,8 +19403,21 @@ static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_text_delta_t *out = (ap_text_delta_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_text_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_text_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_text_delta_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_text_delta_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -19106,8 +19585,21 @@ static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *
     ap_reasoning_delta_t *out = (ap_reasoning_delta_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_reasoning_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_reasoning_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reasoning_delta_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_reasoning_delta_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -19290,8 +19782,21 @@ static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_data_delta_t *out = (ap_data_delta_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_data_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_data_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_data_delta_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_data_delta_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -19459,8 +19964,21 @@ static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, v
     ap_block_delta_t *out = (ap_block_delta_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_block_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_block_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_block_delta_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_block_delta_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -19613,8 +20131,21 @@ static const char *ap_block_delta_fields_fast_compact(aps_fast_ctx *c, const cha
     ap_block_delta_fields_t *out = (ap_block_delta_fields_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_block_delta_fields_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_block_delta_fields_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_block_delta_fields_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_block_delta_fields_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -19782,8 +20313,21 @@ static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *
     ap_tool_call_delta_t *out = (ap_tool_call_delta_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_call_delta_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_call_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_call_delta_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_call_delta_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -19968,8 +20512,21 @@ static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, co
     ap_content_block_finish_data_t *out = (ap_content_block_finish_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_content_block_finish_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_content_block_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_content_block_finish_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_content_block_finish_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -20137,8 +20694,21 @@ static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const ch
     ap_message_finish_data_t *out = (ap_message_finish_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_finish_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_message_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_finish_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_message_finish_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -20358,8 +20928,21 @@ static const char *ap_usage_info_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_usage_info_t *out = (ap_usage_info_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_usage_info_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_usage_info_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_usage_info_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_usage_info_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -20547,8 +21130,21 @@ static const char *ap_input_token_details_fast_compact(aps_fast_ctx *c, const ch
     ap_input_token_details_t *out = (ap_input_token_details_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_token_details_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_token_details_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_input_token_details_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_input_token_details_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -20715,8 +21311,21 @@ static const char *ap_output_token_details_fast_compact(aps_fast_ctx *c, const c
     ap_output_token_details_t *out = (ap_output_token_details_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_output_token_details_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_output_token_details_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_output_token_details_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_output_token_details_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -20899,8 +21508,21 @@ static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const cha
     ap_message_error_data_t *out = (ap_message_error_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_error_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_message_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_error_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_message_error_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -21068,7 +21690,9 @@ static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, v
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tools_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tools_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -21268,7 +21892,9 @@ static const char *ap_tools_event_params_fast_compact(aps_fast_ctx *c, const cha
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tools_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tools_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -21472,8 +22098,21 @@ static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char
     ap_tool_started_data_t *out = (ap_tool_started_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_started_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_started_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_started_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_started_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -21662,8 +22301,21 @@ static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const
     ap_tool_output_delta_data_t *out = (ap_tool_output_delta_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_output_delta_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_output_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_output_delta_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_output_delta_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -21850,8 +22502,21 @@ static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const cha
     ap_tool_finished_data_t *out = (ap_tool_finished_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_finished_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_finished_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_finished_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_finished_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -22055,8 +22720,21 @@ static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *
     ap_tool_error_data_t *out = (ap_tool_error_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_error_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tool_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_error_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_tool_error_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -22226,7 +22904,9 @@ static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, v
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -22409,7 +23089,9 @@ static const char *ap_input_event_params_fast_compact(aps_fast_ctx *c, const cha
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -22579,8 +23261,21 @@ static const char *ap_input_requested_data_fast_compact(aps_fast_ctx *c, const c
     ap_input_requested_data_t *out = (ap_input_requested_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_requested_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_input_requested_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_input_requested_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_input_requested_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -22748,7 +23443,9 @@ static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_values_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_values_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -22931,7 +23628,9 @@ static const char *ap_values_event_params_fast_compact(aps_fast_ctx *c, const ch
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_values_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_values_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -23097,7 +23796,9 @@ static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p,
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_updates_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_updates_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -23280,7 +23981,9 @@ static const char *ap_updates_event_params_fast_compact(aps_fast_ctx *c, const c
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_updates_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_updates_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -23450,8 +24153,21 @@ static const char *ap_updates_data_fast_compact(aps_fast_ctx *c, const char *p, 
     ap_updates_data_t *out = (ap_updates_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_updates_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_updates_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_updates_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_updates_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -23619,7 +24335,9 @@ static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_checkpoints_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_checkpoints_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -23802,7 +24520,9 @@ static const char *ap_checkpoints_event_params_fast_compact(aps_fast_ctx *c, con
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_checkpoints_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_checkpoints_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -24006,8 +24726,21 @@ static const char *ap_checkpoint_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_checkpoint_t *out = (ap_checkpoint_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_checkpoint_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_checkpoint_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_checkpoint_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_checkpoint_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -24177,7 +24910,9 @@ static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_custom_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_custom_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -24360,7 +25095,9 @@ static const char *ap_custom_event_params_fast_compact(aps_fast_ctx *c, const ch
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_custom_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_custom_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -24530,8 +25267,21 @@ static const char *ap_custom_data_fast_compact(aps_fast_ctx *c, const char *p, v
     ap_custom_data_t *out = (ap_custom_data_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_custom_data_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_custom_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_custom_data_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_custom_data_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -24699,7 +25449,9 @@ static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, v
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tasks_event_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tasks_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -24882,7 +25634,9 @@ static const char *ap_tasks_event_params_fast_compact(aps_fast_ctx *c, const cha
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tasks_event_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_tasks_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -25103,8 +25857,21 @@ static const char *ap_event_stream_request_fast_compact(aps_fast_ctx *c, const c
     ap_event_stream_request_t *out = (ap_event_stream_request_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_event_stream_request_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = ap_event_stream_request_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_event_stream_request_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &ap_event_stream_request_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;

@@ -117,8 +117,9 @@ APS_FAST_INLINE const char *aps_fast_key(const aps_fast_ctx *c, const char *p, c
  * (PREFIX_T_fast_compact) take in one straight pass: an object's members in
  * the schema's order, each in a spelling the key case accepts (the
  * schema's, or snake_case as servers in Python write it), no whitespace,
- * no unknown member, a discriminant first. Anything else makes them give
- * up, and the general generated decoder reads the value from its start.
+ * a discriminant first, and members the schema does not name (of an open
+ * type) only after those it does. Anything else makes them give up, and
+ * the general generated decoder reads the value from its start.
  */
 
 /*

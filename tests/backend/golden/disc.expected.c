@@ -465,7 +465,9 @@ static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_circle_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = disc_circle_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -629,7 +631,9 @@ static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_square_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = disc_square_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -827,7 +831,9 @@ static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, vo
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_triangle_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = disc_triangle_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -995,7 +1001,9 @@ static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_hexagon_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = disc_hexagon_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1159,7 +1167,9 @@ static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p,
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_command_add_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = disc_command_add_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1306,7 +1316,9 @@ static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_command_clear_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = disc_command_clear_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;

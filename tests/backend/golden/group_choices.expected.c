@@ -986,7 +986,9 @@ static const char *group_choices_command_fast_compact(aps_fast_ctx *c, const cha
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_command_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_command_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1151,7 +1153,9 @@ static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, con
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_browser_close_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_browser_close_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1292,7 +1296,9 @@ static const char *group_choices_browser_close_params_fast_compact(aps_fast_ctx 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_browser_close_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_browser_close_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1454,7 +1460,9 @@ static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c,
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_browser_set_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_browser_set_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1620,7 +1628,9 @@ static const char *group_choices_set_state_params_named_state_fast_compact(aps_f
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_set_state_params_named_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_set_state_params_named_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1820,7 +1830,9 @@ static const char *group_choices_set_state_params_rect_state_fast_compact(aps_fa
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_set_state_params_rect_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_set_state_params_rect_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -1984,7 +1996,9 @@ static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_session_end_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_session_end_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -2132,7 +2146,9 @@ static const char *group_choices_session_end_params_fast_compact(aps_fast_ctx *c
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_session_end_params_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_session_end_params_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -2281,7 +2297,9 @@ static const char *group_choices_named_state_fast_compact(aps_fast_ctx *c, const
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_named_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_named_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -2462,7 +2480,9 @@ static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_rect_state_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_rect_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -2636,7 +2656,9 @@ static const char *group_choices_geolocation_geolocation_variants_alt1_fast_comp
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -2804,7 +2826,9 @@ static const char *group_choices_geolocation_variants_alt1_coordinates_fast_comp
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -2972,7 +2996,9 @@ static const char *group_choices_geolocation_geolocation_variants_alt2_fast_comp
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -3123,7 +3149,9 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_compact(ap
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_variants_alt2_error_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_geolocation_variants_alt2_error_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -3280,7 +3308,9 @@ static const char *group_choices_geolocation_variants_alt1_fast_compact(aps_fast
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -3429,7 +3459,9 @@ static const char *group_choices_geolocation_variants_alt2_fast_compact(aps_fast
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -3580,7 +3612,9 @@ static const char *group_choices_proxy_fast_compact(aps_fast_ctx *c, const char 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_proxy_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_proxy_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -3728,7 +3762,9 @@ static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_autodetect_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_autodetect_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -3924,7 +3960,9 @@ static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_manual_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = group_choices_manual_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;

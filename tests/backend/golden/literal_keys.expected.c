@@ -242,7 +242,9 @@ static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const c
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = literal_keys_press_keys_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = literal_keys_press_keys_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -408,7 +410,9 @@ static const char *literal_keys_setting_fast_compact(aps_fast_ctx *c, const char
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = literal_keys_setting_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = literal_keys_setting_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;

@@ -255,8 +255,21 @@ static const char *open_map_open_fast_compact(aps_fast_ctx *c, const char *p, vo
     open_map_open_t *out = (open_map_open_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = open_map_open_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = open_map_open_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || open_map_open_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &open_map_open_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -407,7 +420,9 @@ static const char *open_map_closed_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = open_map_closed_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = open_map_closed_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -558,8 +573,21 @@ static const char *open_map_described_fast_compact(aps_fast_ctx *c, const char *
     open_map_described_t *out = (open_map_described_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = open_map_described_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = open_map_described_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || open_map_described_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &open_map_described_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -712,8 +740,21 @@ static const char *open_map_labels_fast_compact(aps_fast_ctx *c, const char *p, 
     open_map_labels_t *out = (open_map_labels_t *)vout;
     const char *start = p;
     char sep = '{';
+    size_t xcap = 0;
+    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = open_map_labels_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = open_map_labels_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    /* Members the schema does not name, after those it does (what a server
+     * adds): kept as the member-by-member reader keeps them. A name of one
+     * of its members here is out of order: that reader's to judge. */
+    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || open_map_labels_fast_index(c, k) >= 0 ||
+            aps_fast_extra(c, &open_map_labels_type, out, k, &p, &xcap) <= 0)
+            return NULL;
+        sep = ',';
+    }
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;

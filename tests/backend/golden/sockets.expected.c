@@ -246,7 +246,9 @@ static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = sockets_ping_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = sockets_ping_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;
@@ -408,7 +410,9 @@ static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *start = p;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = sockets_pong_fast_compact_members(c, p, &sep, out)) == NULL || (p = aps_fast_compact_close(c, p, sep)) == NULL)
+        (p = sockets_pong_fast_compact_members(c, p, &sep, out)) == NULL)
+        return NULL;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
     c->typed--;

@@ -6421,20 +6421,12 @@ static const char *ap_subscribe_params_fast_compact(aps_fast_ctx *c, const char 
     ap_subscribe_params_t *out = (ap_subscribe_params_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscribe_params_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_subscribe_params_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_subscribe_params_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_subscribe_params_type, out, ap_subscribe_params_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -6756,20 +6748,12 @@ static const char *ap_unsubscribe_params_fast_compact(aps_fast_ctx *c, const cha
     ap_unsubscribe_params_t *out = (ap_unsubscribe_params_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_unsubscribe_params_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_unsubscribe_params_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_unsubscribe_params_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_unsubscribe_params_type, out, ap_unsubscribe_params_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -7123,20 +7107,12 @@ static const char *ap_reconnect_params_fast_compact(aps_fast_ctx *c, const char 
     ap_reconnect_params_t *out = (ap_reconnect_params_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reconnect_params_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reconnect_params_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_reconnect_params_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reconnect_params_type, out, ap_reconnect_params_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -8997,20 +8973,12 @@ static const char *ap_input_message_fast_compact(aps_fast_ctx *c, const char *p,
     ap_input_message_t *out = (ap_input_message_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_message_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_input_message_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_input_message_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_input_message_type, out, ap_input_message_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -10260,20 +10228,12 @@ static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char 
     ap_command_response_t *out = (ap_command_response_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_command_response_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_command_response_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_command_response_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_command_response_type, out, ap_command_response_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -10598,20 +10558,12 @@ static const char *ap_subscribe_result_fast_compact(aps_fast_ctx *c, const char 
     ap_subscribe_result_t *out = (ap_subscribe_result_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscribe_result_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_subscribe_result_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_subscribe_result_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_subscribe_result_type, out, ap_subscribe_result_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -10799,20 +10751,12 @@ static const char *ap_reconnect_result_fast_compact(aps_fast_ctx *c, const char 
     ap_reconnect_result_t *out = (ap_reconnect_result_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reconnect_result_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reconnect_result_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_reconnect_result_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reconnect_result_type, out, ap_reconnect_result_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -10983,20 +10927,12 @@ static const char *ap_agent_status_entry_fast_compact(aps_fast_ctx *c, const cha
     ap_agent_status_entry_t *out = (ap_agent_status_entry_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_agent_status_entry_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_agent_status_entry_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_agent_status_entry_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_agent_status_entry_type, out, ap_agent_status_entry_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -11144,20 +11080,12 @@ static const char *ap_empty_result_fast_compact(aps_fast_ctx *c, const char *p, 
     ap_empty_result_t *out = (ap_empty_result_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_empty_result_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_empty_result_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_empty_result_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_empty_result_type, out, ap_empty_result_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -12572,20 +12500,12 @@ static const char *ap_response_meta_fast_compact(aps_fast_ctx *c, const char *p,
     ap_response_meta_t *out = (ap_response_meta_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_response_meta_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_response_meta_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_response_meta_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_response_meta_type, out, ap_response_meta_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -12832,20 +12752,12 @@ static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p
     ap_error_response_t *out = (ap_error_response_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_error_response_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_error_response_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_error_response_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_error_response_type, out, ap_error_response_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -14726,20 +14638,12 @@ static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const cha
     ap_message_start_data_t *out = (ap_message_start_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_start_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_message_start_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_start_data_type, out, ap_message_start_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -14998,20 +14902,12 @@ static const char *ap_message_metadata_fast_compact(aps_fast_ctx *c, const char 
     ap_message_metadata_t *out = (ap_message_metadata_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_metadata_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_metadata_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_message_metadata_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_metadata_type, out, ap_message_metadata_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -15209,20 +15105,12 @@ static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, con
     ap_content_block_start_data_t *out = (ap_content_block_start_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_content_block_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_content_block_start_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_content_block_start_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_start_data_type, out, ap_content_block_start_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -15442,20 +15330,12 @@ static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const cha
     ap_text_content_block_t *out = (ap_text_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_text_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_text_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_text_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_text_content_block_type, out, ap_text_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -15715,20 +15595,12 @@ static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void
     ap_citation_t *out = (ap_citation_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_citation_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_citation_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_citation_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_citation_type, out, ap_citation_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -15920,20 +15792,12 @@ static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, cons
     ap_non_standard_annotation_t *out = (ap_non_standard_annotation_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_non_standard_annotation_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_non_standard_annotation_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_non_standard_annotation_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_non_standard_annotation_type, out, ap_non_standard_annotation_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -16212,20 +16076,12 @@ static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char
     ap_invalid_tool_call_t *out = (ap_invalid_tool_call_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_invalid_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_invalid_tool_call_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_invalid_tool_call_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_invalid_tool_call_type, out, ap_invalid_tool_call_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -16436,20 +16292,12 @@ static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, cons
     ap_reasoning_content_block_t *out = (ap_reasoning_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reasoning_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reasoning_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_reasoning_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reasoning_content_block_type, out, ap_reasoning_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -16656,20 +16504,12 @@ static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, c
     ap_non_standard_content_block_t *out = (ap_non_standard_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_non_standard_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_non_standard_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_non_standard_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_non_standard_content_block_type, out, ap_non_standard_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -16927,20 +16767,12 @@ static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const ch
     ap_image_content_block_t *out = (ap_image_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_image_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_image_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_image_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_image_content_block_type, out, ap_image_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -17204,20 +17036,12 @@ static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const ch
     ap_video_content_block_t *out = (ap_video_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_video_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_video_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_video_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_video_content_block_type, out, ap_video_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -17481,20 +17305,12 @@ static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const ch
     ap_audio_content_block_t *out = (ap_audio_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_audio_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_audio_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_audio_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_audio_content_block_type, out, ap_audio_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -17758,20 +17574,12 @@ static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const cha
     ap_file_content_block_t *out = (ap_file_content_block_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_file_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_file_content_block_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_file_content_block_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_file_content_block_type, out, ap_file_content_block_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -18011,20 +17819,12 @@ static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, voi
     ap_tool_call_t *out = (ap_tool_call_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_call_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_call_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_type, out, ap_tool_call_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -18280,20 +18080,12 @@ static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *
     ap_tool_call_chunk_t *out = (ap_tool_call_chunk_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_call_chunk_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_call_chunk_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_chunk_type, out, ap_tool_call_chunk_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -18519,20 +18311,12 @@ static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char 
     ap_server_tool_call_t *out = (ap_server_tool_call_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_server_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_server_tool_call_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_server_tool_call_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_call_type, out, ap_server_tool_call_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -18758,20 +18542,12 @@ static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const
     ap_server_tool_call_chunk_t *out = (ap_server_tool_call_chunk_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_server_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_server_tool_call_chunk_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_server_tool_call_chunk_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_call_chunk_type, out, ap_server_tool_call_chunk_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -19014,20 +18790,12 @@ static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const cha
     ap_server_tool_result_t *out = (ap_server_tool_result_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_server_tool_result_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_server_tool_result_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_server_tool_result_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_result_type, out, ap_server_tool_result_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -19221,20 +18989,12 @@ static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, con
     ap_content_block_delta_data_t *out = (ap_content_block_delta_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_content_block_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_content_block_delta_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_content_block_delta_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_delta_data_type, out, ap_content_block_delta_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -19403,20 +19163,12 @@ static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_text_delta_t *out = (ap_text_delta_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_text_delta_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_text_delta_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_text_delta_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_text_delta_type, out, ap_text_delta_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -19585,20 +19337,12 @@ static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *
     ap_reasoning_delta_t *out = (ap_reasoning_delta_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reasoning_delta_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_reasoning_delta_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_reasoning_delta_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reasoning_delta_type, out, ap_reasoning_delta_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -19782,20 +19526,12 @@ static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_data_delta_t *out = (ap_data_delta_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_data_delta_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_data_delta_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_data_delta_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_data_delta_type, out, ap_data_delta_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -19964,20 +19700,12 @@ static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, v
     ap_block_delta_t *out = (ap_block_delta_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_block_delta_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_block_delta_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_block_delta_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_block_delta_type, out, ap_block_delta_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -20131,20 +19859,12 @@ static const char *ap_block_delta_fields_fast_compact(aps_fast_ctx *c, const cha
     ap_block_delta_fields_t *out = (ap_block_delta_fields_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_block_delta_fields_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_block_delta_fields_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_block_delta_fields_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_block_delta_fields_type, out, ap_block_delta_fields_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -20313,20 +20033,12 @@ static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *
     ap_tool_call_delta_t *out = (ap_tool_call_delta_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_call_delta_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_call_delta_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_call_delta_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_delta_type, out, ap_tool_call_delta_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -20512,20 +20224,12 @@ static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, co
     ap_content_block_finish_data_t *out = (ap_content_block_finish_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_content_block_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_content_block_finish_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_content_block_finish_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_finish_data_type, out, ap_content_block_finish_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -20694,20 +20398,12 @@ static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const ch
     ap_message_finish_data_t *out = (ap_message_finish_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_finish_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_message_finish_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_finish_data_type, out, ap_message_finish_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -20928,20 +20624,12 @@ static const char *ap_usage_info_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_usage_info_t *out = (ap_usage_info_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_usage_info_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_usage_info_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_usage_info_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_usage_info_type, out, ap_usage_info_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -21130,20 +20818,12 @@ static const char *ap_input_token_details_fast_compact(aps_fast_ctx *c, const ch
     ap_input_token_details_t *out = (ap_input_token_details_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_token_details_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_input_token_details_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_input_token_details_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_input_token_details_type, out, ap_input_token_details_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -21311,20 +20991,12 @@ static const char *ap_output_token_details_fast_compact(aps_fast_ctx *c, const c
     ap_output_token_details_t *out = (ap_output_token_details_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_output_token_details_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_output_token_details_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_output_token_details_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_output_token_details_type, out, ap_output_token_details_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -21508,20 +21180,12 @@ static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const cha
     ap_message_error_data_t *out = (ap_message_error_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_message_error_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_message_error_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_error_data_type, out, ap_message_error_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -22098,20 +21762,12 @@ static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char
     ap_tool_started_data_t *out = (ap_tool_started_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_started_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_started_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_started_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_started_data_type, out, ap_tool_started_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -22301,20 +21957,12 @@ static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const
     ap_tool_output_delta_data_t *out = (ap_tool_output_delta_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_output_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_output_delta_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_output_delta_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_output_delta_data_type, out, ap_tool_output_delta_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -22502,20 +22150,12 @@ static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const cha
     ap_tool_finished_data_t *out = (ap_tool_finished_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_finished_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_finished_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_finished_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_finished_data_type, out, ap_tool_finished_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -22720,20 +22360,12 @@ static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *
     ap_tool_error_data_t *out = (ap_tool_error_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_tool_error_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_tool_error_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_error_data_type, out, ap_tool_error_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -23261,20 +22893,12 @@ static const char *ap_input_requested_data_fast_compact(aps_fast_ctx *c, const c
     ap_input_requested_data_t *out = (ap_input_requested_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_requested_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_input_requested_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_input_requested_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_input_requested_data_type, out, ap_input_requested_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -24153,20 +23777,12 @@ static const char *ap_updates_data_fast_compact(aps_fast_ctx *c, const char *p, 
     ap_updates_data_t *out = (ap_updates_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_updates_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_updates_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_updates_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_updates_data_type, out, ap_updates_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -24726,20 +24342,12 @@ static const char *ap_checkpoint_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_checkpoint_t *out = (ap_checkpoint_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_checkpoint_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_checkpoint_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_checkpoint_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_checkpoint_type, out, ap_checkpoint_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -25267,20 +24875,12 @@ static const char *ap_custom_data_fast_compact(aps_fast_ctx *c, const char *p, v
     ap_custom_data_t *out = (ap_custom_data_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_custom_data_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_custom_data_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_custom_data_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_custom_data_type, out, ap_custom_data_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -25857,20 +25457,12 @@ static const char *ap_event_stream_request_fast_compact(aps_fast_ctx *c, const c
     ap_event_stream_request_t *out = (ap_event_stream_request_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_event_stream_request_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || ap_event_stream_request_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &ap_event_stream_request_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &ap_event_stream_request_type, out, ap_event_stream_request_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;

@@ -732,6 +732,20 @@ int aps_fast_extra(fast_ctx *c, const aps_type *owner, void *obase, aps_slice na
     return 1;
 }
 
+const char *aps_fast_compact_extras_read(fast_ctx *c, const char *p, char *sep, const aps_type *owner, void *out,
+                                         int (*index)(const fast_ctx *, aps_slice))
+{
+    size_t cap = 0;
+    aps_slice k;
+    while (c->end - p > 1 && p[0] == *sep && p[1] == '"') {
+        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || index(c, k) >= 0 ||
+            aps_fast_extra(c, owner, out, k, &p, &cap) <= 0)
+            return NULL;
+        *sep = ',';
+    }
+    return p;
+}
+
 /* Records the alternative a union value took and its raw text. */
 static void fast_set_union(const aps_type *t, char *out, size_t alt, const char *start, const char *end)
 {

@@ -315,6 +315,26 @@ const char *aps_fast_value(aps_fast_ctx *c, const aps_type *t, const char *p, vo
 int aps_fast_extra(aps_fast_ctx *c, const aps_type *owner, void *base, aps_slice name, const char **pp,
                    size_t *cap);
 
+/* aps_fast_compact_extras past its first test: the members themselves (out of line: rare). */
+const char *aps_fast_compact_extras_read(aps_fast_ctx *c, const char *p, char *sep, const aps_type *owner, void *out,
+                                         int (*index)(const aps_fast_ctx *, aps_slice));
+
+/*
+ * After the named members of an object of the open struct `owner` (at out)
+ * were read compactly, `*sep` as they left it: the members its schema does
+ * not name (what a server adds), kept by aps_fast_extra as the
+ * member-by-member reader keeps them. A name `index` (the struct's own
+ * name lookup) knows is a member out of order: NULL, to give up and leave
+ * it to that reader.
+ */
+APS_FAST_INLINE const char *aps_fast_compact_extras(aps_fast_ctx *c, const char *p, char *sep, const aps_type *owner,
+                                                    void *out, int (*index)(const aps_fast_ctx *, aps_slice))
+{
+    if (!(c->end - p > 1 && p[0] == *sep && p[1] == '"'))
+        return p;
+    return aps_fast_compact_extras_read(c, p, sep, owner, out, index);
+}
+
 /* aps_fast_grow when the array is full: doubles it in the arena (out of line: rare). */
 void *aps_fast_grow_full(aps_fast_ctx *c, void *items, size_t *cap, size_t size);
 

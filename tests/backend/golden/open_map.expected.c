@@ -255,20 +255,12 @@ static const char *open_map_open_fast_compact(aps_fast_ctx *c, const char *p, vo
     open_map_open_t *out = (open_map_open_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_open_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || open_map_open_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &open_map_open_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &open_map_open_type, out, open_map_open_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -573,20 +565,12 @@ static const char *open_map_described_fast_compact(aps_fast_ctx *c, const char *
     open_map_described_t *out = (open_map_described_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_described_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || open_map_described_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &open_map_described_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &open_map_described_type, out, open_map_described_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;
@@ -740,20 +724,12 @@ static const char *open_map_labels_fast_compact(aps_fast_ctx *c, const char *p, 
     open_map_labels_t *out = (open_map_labels_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_labels_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || open_map_labels_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &open_map_labels_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &open_map_labels_type, out, open_map_labels_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;

@@ -798,20 +798,12 @@ static const char *untagged_anything_fast_compact(aps_fast_ctx *c, const char *p
     untagged_anything_t *out = (untagged_anything_t *)vout;
     const char *start = p;
     char sep = '{';
-    size_t xcap = 0;
-    aps_slice k;
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = untagged_anything_fast_compact_members(c, p, &sep, out)) == NULL)
         return NULL;
-    /* Members the schema does not name, after those it does (what a server
-     * adds): kept as the member-by-member reader keeps them. A name of one
-     * of its members here is out of order: that reader's to judge. */
-    while (c->end - p > 1 && p[0] == sep && p[1] == '"') {
-        if ((p = aps_scan_name(p + 1, c->end, &k)) == NULL || untagged_anything_fast_index(c, k) >= 0 ||
-            aps_fast_extra(c, &untagged_anything_type, out, k, &p, &xcap) <= 0)
-            return NULL;
-        sep = ',';
-    }
+    /* members the schema does not name, after those it does */
+    if ((p = aps_fast_compact_extras(c, p, &sep, &untagged_anything_type, out, untagged_anything_fast_index)) == NULL)
+        return NULL;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         return NULL;
     c->depth--;

@@ -5684,22 +5684,29 @@ static const char *ap_command_fast_compact_members(aps_fast_ctx *c, const char *
     return p;
 }
 
-/* An object of Command in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Command in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_command_t *out = (ap_command_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_command_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     out->command_data.raw.ptr = start;
     out->command_data.raw.len = (size_t)(p - start);
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_command_fast, depth, typed);
 }
 
 /* An object of Command: in the compact form if it is, else read member by member. */
@@ -5853,21 +5860,27 @@ static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of run.start in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of run.start in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_run_start_t *out = (ap_run_start_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_run_start_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_run_start_fast, depth, typed);
 }
 
 /* An object of run.start: in the compact form if it is, else read member by member. */
@@ -6055,21 +6068,27 @@ static const char *ap_run_start_params_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of RunStartParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of RunStartParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_run_start_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_run_start_params_t *out = (ap_run_start_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_run_start_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_run_start_params_fast, depth, typed);
 }
 
 /* An object of RunStartParams: in the compact form if it is, else read member by member. */
@@ -6227,21 +6246,27 @@ static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of subscription.subscribe in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of subscription.subscribe in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_subscription_subscribe_t *out = (ap_subscription_subscribe_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscription_subscribe_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscription_subscribe_fast, depth, typed);
 }
 
 /* An object of subscription.subscribe: in the compact form if it is, else read member by member. */
@@ -6415,24 +6440,30 @@ static const char *ap_subscribe_params_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of SubscribeParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of SubscribeParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_subscribe_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_subscribe_params_t *out = (ap_subscribe_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscribe_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_subscribe_params_type, out, ap_subscribe_params_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscribe_params_fast, depth, typed);
 }
 
 /* An object of SubscribeParams: in the compact form if it is, else read member by member. */
@@ -6588,21 +6619,27 @@ static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx
     return p;
 }
 
-/* An object of subscription.unsubscribe in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of subscription.unsubscribe in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_subscription_unsubscribe_t *out = (ap_subscription_unsubscribe_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscription_unsubscribe_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscription_unsubscribe_fast, depth, typed);
 }
 
 /* An object of subscription.unsubscribe: in the compact form if it is, else read member by member. */
@@ -6742,24 +6779,30 @@ static const char *ap_unsubscribe_params_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of UnsubscribeParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of UnsubscribeParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_unsubscribe_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_unsubscribe_params_t *out = (ap_unsubscribe_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_unsubscribe_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_unsubscribe_params_type, out, ap_unsubscribe_params_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_unsubscribe_params_fast, depth, typed);
 }
 
 /* An object of UnsubscribeParams: in the compact form if it is, else read member by member. */
@@ -6913,21 +6956,27 @@ static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of subscription.reconnect in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of subscription.reconnect in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_subscription_reconnect_t *out = (ap_subscription_reconnect_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscription_reconnect_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscription_reconnect_fast, depth, typed);
 }
 
 /* An object of subscription.reconnect: in the compact form if it is, else read member by member. */
@@ -7101,24 +7150,30 @@ static const char *ap_reconnect_params_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of ReconnectParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ReconnectParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_reconnect_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_reconnect_params_t *out = (ap_reconnect_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reconnect_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reconnect_params_type, out, ap_reconnect_params_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_reconnect_params_fast, depth, typed);
 }
 
 /* An object of ReconnectParams: in the compact form if it is, else read member by member. */
@@ -7276,21 +7331,27 @@ static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of agent.getTree in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of agent.getTree in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_agent_get_tree_t *out = (ap_agent_get_tree_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_agent_get_tree_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_agent_get_tree_fast, depth, typed);
 }
 
 /* An object of agent.getTree: in the compact form if it is, else read member by member. */
@@ -7426,21 +7487,27 @@ static const char *ap_agent_get_tree_params_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
-/* An object of AgentGetTreeParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of AgentGetTreeParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_agent_get_tree_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_agent_get_tree_params_t *out = (ap_agent_get_tree_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_agent_get_tree_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_agent_get_tree_params_fast, depth, typed);
 }
 
 /* An object of AgentGetTreeParams: in the compact form if it is, else read member by member. */
@@ -7592,21 +7659,27 @@ static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of input.respond in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of input.respond in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_respond_t *out = (ap_input_respond_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_respond_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_respond_fast, depth, typed);
 }
 
 /* An object of input.respond: in the compact form if it is, else read member by member. */
@@ -7845,21 +7918,27 @@ static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of InputRespondOne in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputRespondOne in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_respond_one_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_respond_one_t *out = (ap_input_respond_one_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_respond_one_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_respond_one_fast, depth, typed);
 }
 
 /* An object of InputRespondOne: in the compact form if it is, else read member by member. */
@@ -8025,21 +8104,27 @@ static const char *ap_run_send_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of RunSend in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of RunSend in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_run_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_run_send_t *out = (ap_run_send_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_run_send_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_run_send_fast, depth, typed);
 }
 
 /* An object of RunSend: in the compact form if it is, else read member by member. */
@@ -8246,21 +8331,27 @@ static const char *ap_input_respond_many_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of InputRespondMany in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputRespondMany in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_respond_many_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_respond_many_t *out = (ap_input_respond_many_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_respond_many_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_respond_many_fast, depth, typed);
 }
 
 /* An object of InputRespondMany: in the compact form if it is, else read member by member. */
@@ -8439,21 +8530,27 @@ static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of InputRespondEntry in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputRespondEntry in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_respond_entry_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_respond_entry_t *out = (ap_input_respond_entry_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_respond_entry_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_respond_entry_fast, depth, typed);
 }
 
 /* An object of InputRespondEntry: in the compact form if it is, else read member by member. */
@@ -8609,21 +8706,27 @@ static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of input.inject in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of input.inject in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_inject_t *out = (ap_input_inject_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_inject_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_inject_fast, depth, typed);
 }
 
 /* An object of input.inject: in the compact form if it is, else read member by member. */
@@ -8777,21 +8880,27 @@ static const char *ap_input_inject_params_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of InputInjectParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputInjectParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_inject_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_inject_params_t *out = (ap_input_inject_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_inject_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_inject_params_fast, depth, typed);
 }
 
 /* An object of InputInjectParams: in the compact form if it is, else read member by member. */
@@ -8967,24 +9076,30 @@ static const char *ap_input_message_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of InputMessage in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputMessage in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_message_t *out = (ap_input_message_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_message_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_input_message_type, out, ap_input_message_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_message_fast, depth, typed);
 }
 
 /* An object of InputMessage: in the compact form if it is, else read member by member. */
@@ -9142,21 +9257,27 @@ static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of state.get in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of state.get in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_get_t *out = (ap_state_get_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_get_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_get_fast, depth, typed);
 }
 
 /* An object of state.get: in the compact form if it is, else read member by member. */
@@ -9310,21 +9431,27 @@ static const char *ap_state_get_params_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of StateGetParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of StateGetParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_get_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_get_params_t *out = (ap_state_get_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_get_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_get_params_fast, depth, typed);
 }
 
 /* An object of StateGetParams: in the compact form if it is, else read member by member. */
@@ -9478,21 +9605,27 @@ static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of state.listCheckpoints in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of state.listCheckpoints in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_list_checkpoints_t *out = (ap_state_list_checkpoints_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_list_checkpoints_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_list_checkpoints_fast, depth, typed);
 }
 
 /* An object of state.listCheckpoints: in the compact form if it is, else read member by member. */
@@ -9662,21 +9795,27 @@ static const char *ap_list_checkpoints_params_fast_compact_members(aps_fast_ctx 
     return p;
 }
 
-/* An object of ListCheckpointsParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ListCheckpointsParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_list_checkpoints_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_list_checkpoints_params_t *out = (ap_list_checkpoints_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_list_checkpoints_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_list_checkpoints_params_fast, depth, typed);
 }
 
 /* An object of ListCheckpointsParams: in the compact form if it is, else read member by member. */
@@ -9830,21 +9969,27 @@ static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of state.fork in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of state.fork in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_fork_t *out = (ap_state_fork_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_fork_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_fork_fast, depth, typed);
 }
 
 /* An object of state.fork: in the compact form if it is, else read member by member. */
@@ -10015,21 +10160,27 @@ static const char *ap_state_fork_params_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of StateForkParams in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of StateForkParams in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_fork_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_fork_params_t *out = (ap_state_fork_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_fork_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_fork_params_fast, depth, typed);
 }
 
 /* An object of StateForkParams: in the compact form if it is, else read member by member. */
@@ -10222,24 +10373,30 @@ static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of CommandResponse in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CommandResponse in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_command_response_t *out = (ap_command_response_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_command_response_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_command_response_type, out, ap_command_response_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_command_response_fast, depth, typed);
 }
 
 /* An object of CommandResponse: in the compact form if it is, else read member by member. */
@@ -10381,21 +10538,27 @@ static const char *ap_run_result_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of RunResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of RunResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_run_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_run_result_t *out = (ap_run_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_run_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_run_result_fast, depth, typed);
 }
 
 /* An object of RunResult: in the compact form if it is, else read member by member. */
@@ -10552,24 +10715,30 @@ static const char *ap_subscribe_result_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of SubscribeResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of SubscribeResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_subscribe_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_subscribe_result_t *out = (ap_subscribe_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_subscribe_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_subscribe_result_type, out, ap_subscribe_result_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscribe_result_fast, depth, typed);
 }
 
 /* An object of SubscribeResult: in the compact form if it is, else read member by member. */
@@ -10745,24 +10914,30 @@ static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of ReconnectResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ReconnectResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_reconnect_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_reconnect_result_t *out = (ap_reconnect_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reconnect_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reconnect_result_type, out, ap_reconnect_result_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_reconnect_result_fast, depth, typed);
 }
 
 /* An object of ReconnectResult: in the compact form if it is, else read member by member. */
@@ -10921,24 +11096,30 @@ static const char *ap_agent_status_entry_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of AgentStatusEntry in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of AgentStatusEntry in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_agent_status_entry_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_agent_status_entry_t *out = (ap_agent_status_entry_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_agent_status_entry_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_agent_status_entry_type, out, ap_agent_status_entry_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_agent_status_entry_fast, depth, typed);
 }
 
 /* An object of AgentStatusEntry: in the compact form if it is, else read member by member. */
@@ -11074,24 +11255,30 @@ static const char *ap_empty_result_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of EmptyResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of EmptyResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_empty_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_empty_result_t *out = (ap_empty_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_empty_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_empty_result_type, out, ap_empty_result_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_empty_result_fast, depth, typed);
 }
 
 /* An object of EmptyResult: in the compact form if it is, else read member by member. */
@@ -11228,21 +11415,27 @@ static const char *ap_agent_result_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of AgentResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of AgentResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_agent_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_agent_result_t *out = (ap_agent_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_agent_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_agent_result_fast, depth, typed);
 }
 
 /* An object of AgentResult: in the compact form if it is, else read member by member. */
@@ -11447,21 +11640,27 @@ static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of AgentTreeNode in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of AgentTreeNode in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_agent_tree_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_agent_tree_node_t *out = (ap_agent_tree_node_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_agent_tree_node_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_agent_tree_node_fast, depth, typed);
 }
 
 /* An object of AgentTreeNode: in the compact form if it is, else read member by member. */
@@ -11623,21 +11822,27 @@ static const char *ap_state_get_result_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of StateGetResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of StateGetResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_get_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_get_result_t *out = (ap_state_get_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_get_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_get_result_fast, depth, typed);
 }
 
 /* An object of StateGetResult: in the compact form if it is, else read member by member. */
@@ -11793,21 +11998,27 @@ static const char *ap_checkpoint_ref_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of CheckpointRef in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CheckpointRef in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_checkpoint_ref_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_checkpoint_ref_t *out = (ap_checkpoint_ref_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_checkpoint_ref_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_checkpoint_ref_fast, depth, typed);
 }
 
 /* An object of CheckpointRef: in the compact form if it is, else read member by member. */
@@ -11946,21 +12157,27 @@ static const char *ap_list_checkpoints_result_fast_compact_members(aps_fast_ctx 
     return p;
 }
 
-/* An object of ListCheckpointsResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ListCheckpointsResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_list_checkpoints_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_list_checkpoints_result_t *out = (ap_list_checkpoints_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_list_checkpoints_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_list_checkpoints_result_fast, depth, typed);
 }
 
 /* An object of ListCheckpointsResult: in the compact form if it is, else read member by member. */
@@ -12165,21 +12382,27 @@ static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of CheckpointSummary in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CheckpointSummary in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_checkpoint_summary_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_checkpoint_summary_t *out = (ap_checkpoint_summary_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_checkpoint_summary_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_checkpoint_summary_fast, depth, typed);
 }
 
 /* An object of CheckpointSummary: in the compact form if it is, else read member by member. */
@@ -12339,21 +12562,27 @@ static const char *ap_state_fork_result_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of StateForkResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of StateForkResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_state_fork_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_fork_result_t *out = (ap_state_fork_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_state_fork_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_fork_result_fast, depth, typed);
 }
 
 /* An object of StateForkResult: in the compact form if it is, else read member by member. */
@@ -12494,24 +12723,30 @@ static const char *ap_response_meta_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of ResponseMeta in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ResponseMeta in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_response_meta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_response_meta_t *out = (ap_response_meta_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_response_meta_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_response_meta_type, out, ap_response_meta_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_response_meta_fast, depth, typed);
 }
 
 /* An object of ResponseMeta: in the compact form if it is, else read member by member. */
@@ -12746,24 +12981,30 @@ static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of ErrorResponse in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ErrorResponse in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_error_response_t *out = (ap_error_response_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_error_response_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_error_response_type, out, ap_error_response_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_error_response_fast, depth, typed);
 }
 
 /* An object of ErrorResponse: in the compact form if it is, else read member by member. */
@@ -12972,22 +13213,29 @@ static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p,
     return p;
 }
 
-/* An object of Event in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Event in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_event_t *out = (ap_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     out->event_data.raw.ptr = start;
     out->event_data.raw.len = (size_t)(p - start);
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_event_fast, depth, typed);
 }
 
 /* An object of Event: in the compact form if it is, else read member by member. */
@@ -13145,21 +13393,27 @@ static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of LifecycleEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of LifecycleEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_event_t *out = (ap_lifecycle_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_lifecycle_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_event_fast, depth, typed);
 }
 
 /* An object of LifecycleEvent: in the compact form if it is, else read member by member. */
@@ -13330,21 +13584,27 @@ static const char *ap_lifecycle_event_params_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of LifecycleEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of LifecycleEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_lifecycle_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_event_params_t *out = (ap_lifecycle_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_lifecycle_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_event_params_fast, depth, typed);
 }
 
 /* An object of LifecycleEvent.params: in the compact form if it is, else read member by member. */
@@ -13551,21 +13811,27 @@ static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of LifecycleData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of LifecycleData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_lifecycle_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_data_t *out = (ap_lifecycle_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_lifecycle_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_data_fast, depth, typed);
 }
 
 /* An object of LifecycleData: in the compact form if it is, else read member by member. */
@@ -13725,21 +13991,27 @@ static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ct
     return p;
 }
 
-/* An object of LifecycleCauseToolCall in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of LifecycleCauseToolCall in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_cause_tool_call_t *out = (ap_lifecycle_cause_tool_call_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_lifecycle_cause_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_cause_tool_call_fast, depth, typed);
 }
 
 /* An object of LifecycleCauseToolCall: in the compact form if it is, else read member by member. */
@@ -13891,21 +14163,27 @@ static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of LifecycleCauseSend in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of LifecycleCauseSend in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_cause_send_t *out = (ap_lifecycle_cause_send_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_lifecycle_cause_send_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_cause_send_fast, depth, typed);
 }
 
 /* An object of LifecycleCauseSend: in the compact form if it is, else read member by member. */
@@ -14057,21 +14335,27 @@ static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of LifecycleCauseEdge in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of LifecycleCauseEdge in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_cause_edge_t *out = (ap_lifecycle_cause_edge_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_lifecycle_cause_edge_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_cause_edge_fast, depth, typed);
 }
 
 /* An object of LifecycleCauseEdge: in the compact form if it is, else read member by member. */
@@ -14223,21 +14507,27 @@ static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of MessagesEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of MessagesEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_messages_event_t *out = (ap_messages_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_messages_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_messages_event_fast, depth, typed);
 }
 
 /* An object of MessagesEvent: in the compact form if it is, else read member by member. */
@@ -14425,21 +14715,27 @@ static const char *ap_messages_event_params_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
-/* An object of MessagesEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of MessagesEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_messages_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_messages_event_params_t *out = (ap_messages_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_messages_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_messages_event_params_fast, depth, typed);
 }
 
 /* An object of MessagesEvent.params: in the compact form if it is, else read member by member. */
@@ -14632,24 +14928,30 @@ static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of MessageStartData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of MessageStartData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_message_start_data_t *out = (ap_message_start_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_start_data_type, out, ap_message_start_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_start_data_fast, depth, typed);
 }
 
 /* An object of MessageStartData: in the compact form if it is, else read member by member. */
@@ -14896,24 +15198,30 @@ static const char *ap_message_metadata_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of MessageMetadata in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of MessageMetadata in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_message_metadata_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_message_metadata_t *out = (ap_message_metadata_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_metadata_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_metadata_type, out, ap_message_metadata_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_metadata_fast, depth, typed);
 }
 
 /* An object of MessageMetadata: in the compact form if it is, else read member by member. */
@@ -15099,24 +15407,30 @@ static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx
     return p;
 }
 
-/* An object of ContentBlockStartData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ContentBlockStartData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_content_block_start_data_t *out = (ap_content_block_start_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_content_block_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_start_data_type, out, ap_content_block_start_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_content_block_start_data_fast, depth, typed);
 }
 
 /* An object of ContentBlockStartData: in the compact form if it is, else read member by member. */
@@ -15324,24 +15638,30 @@ static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of TextContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of TextContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_text_content_block_t *out = (ap_text_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_text_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_text_content_block_type, out, ap_text_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_text_content_block_fast, depth, typed);
 }
 
 /* An object of TextContentBlock: in the compact form if it is, else read member by member. */
@@ -15589,24 +15909,30 @@ static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of Citation in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Citation in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_citation_t *out = (ap_citation_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_citation_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_citation_type, out, ap_citation_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_citation_fast, depth, typed);
 }
 
 /* An object of Citation: in the compact form if it is, else read member by member. */
@@ -15786,24 +16112,30 @@ static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx 
     return p;
 }
 
-/* An object of NonStandardAnnotation in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of NonStandardAnnotation in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_non_standard_annotation_t *out = (ap_non_standard_annotation_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_non_standard_annotation_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_non_standard_annotation_type, out, ap_non_standard_annotation_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_non_standard_annotation_fast, depth, typed);
 }
 
 /* An object of NonStandardAnnotation: in the compact form if it is, else read member by member. */
@@ -16070,24 +16402,30 @@ static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of InvalidToolCall in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InvalidToolCall in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_invalid_tool_call_t *out = (ap_invalid_tool_call_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_invalid_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_invalid_tool_call_type, out, ap_invalid_tool_call_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_invalid_tool_call_fast, depth, typed);
 }
 
 /* An object of InvalidToolCall: in the compact form if it is, else read member by member. */
@@ -16286,24 +16624,30 @@ static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx 
     return p;
 }
 
-/* An object of ReasoningContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ReasoningContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_reasoning_content_block_t *out = (ap_reasoning_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reasoning_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reasoning_content_block_type, out, ap_reasoning_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_reasoning_content_block_fast, depth, typed);
 }
 
 /* An object of ReasoningContentBlock: in the compact form if it is, else read member by member. */
@@ -16498,24 +16842,30 @@ static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_c
     return p;
 }
 
-/* An object of NonStandardContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of NonStandardContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_non_standard_content_block_t *out = (ap_non_standard_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_non_standard_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_non_standard_content_block_type, out, ap_non_standard_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_non_standard_content_block_fast, depth, typed);
 }
 
 /* An object of NonStandardContentBlock: in the compact form if it is, else read member by member. */
@@ -16761,24 +17111,30 @@ static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of ImageContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ImageContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_image_content_block_t *out = (ap_image_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_image_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_image_content_block_type, out, ap_image_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_image_content_block_fast, depth, typed);
 }
 
 /* An object of ImageContentBlock: in the compact form if it is, else read member by member. */
@@ -17030,24 +17386,30 @@ static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of VideoContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of VideoContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_video_content_block_t *out = (ap_video_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_video_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_video_content_block_type, out, ap_video_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_video_content_block_fast, depth, typed);
 }
 
 /* An object of VideoContentBlock: in the compact form if it is, else read member by member. */
@@ -17299,24 +17661,30 @@ static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of AudioContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of AudioContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_audio_content_block_t *out = (ap_audio_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_audio_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_audio_content_block_type, out, ap_audio_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_audio_content_block_fast, depth, typed);
 }
 
 /* An object of AudioContentBlock: in the compact form if it is, else read member by member. */
@@ -17568,24 +17936,30 @@ static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of FileContentBlock in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of FileContentBlock in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_file_content_block_t *out = (ap_file_content_block_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_file_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_file_content_block_type, out, ap_file_content_block_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_file_content_block_fast, depth, typed);
 }
 
 /* An object of FileContentBlock: in the compact form if it is, else read member by member. */
@@ -17813,24 +18187,30 @@ static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of ToolCall in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolCall in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_call_t *out = (ap_tool_call_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_type, out, ap_tool_call_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_call_fast, depth, typed);
 }
 
 /* An object of ToolCall: in the compact form if it is, else read member by member. */
@@ -18074,24 +18454,30 @@ static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of ToolCallChunk in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolCallChunk in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_call_chunk_t *out = (ap_tool_call_chunk_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_chunk_type, out, ap_tool_call_chunk_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_call_chunk_fast, depth, typed);
 }
 
 /* An object of ToolCallChunk: in the compact form if it is, else read member by member. */
@@ -18305,24 +18691,30 @@ static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of ServerToolCall in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ServerToolCall in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_server_tool_call_t *out = (ap_server_tool_call_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_server_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_call_type, out, ap_server_tool_call_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_server_tool_call_fast, depth, typed);
 }
 
 /* An object of ServerToolCall: in the compact form if it is, else read member by member. */
@@ -18536,24 +18928,30 @@ static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of ServerToolCallChunk in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ServerToolCallChunk in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_server_tool_call_chunk_t *out = (ap_server_tool_call_chunk_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_server_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_call_chunk_type, out, ap_server_tool_call_chunk_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_server_tool_call_chunk_fast, depth, typed);
 }
 
 /* An object of ServerToolCallChunk: in the compact form if it is, else read member by member. */
@@ -18784,24 +19182,30 @@ static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of ServerToolResult in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ServerToolResult in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_server_tool_result_t *out = (ap_server_tool_result_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_server_tool_result_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_result_type, out, ap_server_tool_result_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_server_tool_result_fast, depth, typed);
 }
 
 /* An object of ServerToolResult: in the compact form if it is, else read member by member. */
@@ -18983,24 +19387,30 @@ static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx
     return p;
 }
 
-/* An object of ContentBlockDeltaData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ContentBlockDeltaData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_content_block_delta_data_t *out = (ap_content_block_delta_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_content_block_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_delta_data_type, out, ap_content_block_delta_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_content_block_delta_data_fast, depth, typed);
 }
 
 /* An object of ContentBlockDeltaData: in the compact form if it is, else read member by member. */
@@ -19157,24 +19567,30 @@ static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of TextDelta in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of TextDelta in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_text_delta_t *out = (ap_text_delta_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_text_delta_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_text_delta_type, out, ap_text_delta_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_text_delta_fast, depth, typed);
 }
 
 /* An object of TextDelta: in the compact form if it is, else read member by member. */
@@ -19331,24 +19747,30 @@ static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of ReasoningDelta in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ReasoningDelta in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_reasoning_delta_t *out = (ap_reasoning_delta_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_reasoning_delta_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reasoning_delta_type, out, ap_reasoning_delta_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_reasoning_delta_fast, depth, typed);
 }
 
 /* An object of ReasoningDelta: in the compact form if it is, else read member by member. */
@@ -19520,24 +19942,30 @@ static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of DataDelta in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of DataDelta in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_data_delta_t *out = (ap_data_delta_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_data_delta_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_data_delta_type, out, ap_data_delta_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_data_delta_fast, depth, typed);
 }
 
 /* An object of DataDelta: in the compact form if it is, else read member by member. */
@@ -19694,24 +20122,30 @@ static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of BlockDelta in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of BlockDelta in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_block_delta_t *out = (ap_block_delta_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_block_delta_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_block_delta_type, out, ap_block_delta_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_block_delta_fast, depth, typed);
 }
 
 /* An object of BlockDelta: in the compact form if it is, else read member by member. */
@@ -19853,24 +20287,30 @@ static const char *ap_block_delta_fields_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of BlockDeltaFields in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of BlockDeltaFields in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_block_delta_fields_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_block_delta_fields_t *out = (ap_block_delta_fields_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_block_delta_fields_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_block_delta_fields_type, out, ap_block_delta_fields_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_block_delta_fields_fast, depth, typed);
 }
 
 /* An object of BlockDeltaFields: in the compact form if it is, else read member by member. */
@@ -20027,24 +20467,30 @@ static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of ToolCallDelta in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolCallDelta in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_call_delta_t *out = (ap_tool_call_delta_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_call_delta_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_delta_type, out, ap_tool_call_delta_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_call_delta_fast, depth, typed);
 }
 
 /* An object of ToolCallDelta: in the compact form if it is, else read member by member. */
@@ -20218,24 +20664,30 @@ static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ct
     return p;
 }
 
-/* An object of ContentBlockFinishData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ContentBlockFinishData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_content_block_finish_data_t *out = (ap_content_block_finish_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_content_block_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_finish_data_type, out, ap_content_block_finish_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_content_block_finish_data_fast, depth, typed);
 }
 
 /* An object of ContentBlockFinishData: in the compact form if it is, else read member by member. */
@@ -20392,24 +20844,30 @@ static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of MessageFinishData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of MessageFinishData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_message_finish_data_t *out = (ap_message_finish_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_finish_data_type, out, ap_message_finish_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_finish_data_fast, depth, typed);
 }
 
 /* An object of MessageFinishData: in the compact form if it is, else read member by member. */
@@ -20618,24 +21076,30 @@ static const char *ap_usage_info_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of UsageInfo in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of UsageInfo in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_usage_info_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_usage_info_t *out = (ap_usage_info_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_usage_info_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_usage_info_type, out, ap_usage_info_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_usage_info_fast, depth, typed);
 }
 
 /* An object of UsageInfo: in the compact form if it is, else read member by member. */
@@ -20812,24 +21276,30 @@ static const char *ap_input_token_details_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of InputTokenDetails in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputTokenDetails in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_token_details_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_token_details_t *out = (ap_input_token_details_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_token_details_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_input_token_details_type, out, ap_input_token_details_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_token_details_fast, depth, typed);
 }
 
 /* An object of InputTokenDetails: in the compact form if it is, else read member by member. */
@@ -20985,24 +21455,30 @@ static const char *ap_output_token_details_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of OutputTokenDetails in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of OutputTokenDetails in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_output_token_details_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_output_token_details_t *out = (ap_output_token_details_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_output_token_details_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_output_token_details_type, out, ap_output_token_details_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_output_token_details_fast, depth, typed);
 }
 
 /* An object of OutputTokenDetails: in the compact form if it is, else read member by member. */
@@ -21174,24 +21650,30 @@ static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of MessageErrorData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of MessageErrorData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_message_error_data_t *out = (ap_message_error_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_message_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_error_data_type, out, ap_message_error_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_error_data_fast, depth, typed);
 }
 
 /* An object of MessageErrorData: in the compact form if it is, else read member by member. */
@@ -21347,21 +21829,27 @@ static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of ToolsEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolsEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tools_event_t *out = (ap_tools_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tools_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tools_event_fast, depth, typed);
 }
 
 /* An object of ToolsEvent: in the compact form if it is, else read member by member. */
@@ -21549,21 +22037,27 @@ static const char *ap_tools_event_params_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of ToolsEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolsEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tools_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tools_event_params_t *out = (ap_tools_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tools_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tools_event_params_fast, depth, typed);
 }
 
 /* An object of ToolsEvent.params: in the compact form if it is, else read member by member. */
@@ -21756,24 +22250,30 @@ static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of ToolStartedData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolStartedData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_started_data_t *out = (ap_tool_started_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_started_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_started_data_type, out, ap_tool_started_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_started_data_fast, depth, typed);
 }
 
 /* An object of ToolStartedData: in the compact form if it is, else read member by member. */
@@ -21951,24 +22451,30 @@ static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of ToolOutputDeltaData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolOutputDeltaData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_output_delta_data_t *out = (ap_tool_output_delta_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_output_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_output_delta_data_type, out, ap_tool_output_delta_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_output_delta_data_fast, depth, typed);
 }
 
 /* An object of ToolOutputDeltaData: in the compact form if it is, else read member by member. */
@@ -22144,24 +22650,30 @@ static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of ToolFinishedData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolFinishedData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_finished_data_t *out = (ap_tool_finished_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_finished_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_finished_data_type, out, ap_tool_finished_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_finished_data_fast, depth, typed);
 }
 
 /* An object of ToolFinishedData: in the compact form if it is, else read member by member. */
@@ -22354,24 +22866,30 @@ static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of ToolErrorData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ToolErrorData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_error_data_t *out = (ap_tool_error_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tool_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_error_data_type, out, ap_tool_error_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_error_data_fast, depth, typed);
 }
 
 /* An object of ToolErrorData: in the compact form if it is, else read member by member. */
@@ -22529,21 +23047,27 @@ static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of InputEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_event_t *out = (ap_input_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_event_fast, depth, typed);
 }
 
 /* An object of InputEvent: in the compact form if it is, else read member by member. */
@@ -22714,21 +23238,27 @@ static const char *ap_input_event_params_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of InputEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_event_params_t *out = (ap_input_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_event_params_fast, depth, typed);
 }
 
 /* An object of InputEvent.params: in the compact form if it is, else read member by member. */
@@ -22887,24 +23417,30 @@ static const char *ap_input_requested_data_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of InputRequestedData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of InputRequestedData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_input_requested_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_requested_data_t *out = (ap_input_requested_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_input_requested_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_input_requested_data_type, out, ap_input_requested_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_requested_data_fast, depth, typed);
 }
 
 /* An object of InputRequestedData: in the compact form if it is, else read member by member. */
@@ -23060,21 +23596,27 @@ static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of ValuesEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ValuesEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_values_event_t *out = (ap_values_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_values_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_values_event_fast, depth, typed);
 }
 
 /* An object of ValuesEvent: in the compact form if it is, else read member by member. */
@@ -23245,21 +23787,27 @@ static const char *ap_values_event_params_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of ValuesEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ValuesEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_values_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_values_event_params_t *out = (ap_values_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_values_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_values_event_params_fast, depth, typed);
 }
 
 /* An object of ValuesEvent.params: in the compact form if it is, else read member by member. */
@@ -23413,21 +23961,27 @@ static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of UpdatesEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of UpdatesEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_updates_event_t *out = (ap_updates_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_updates_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_updates_event_fast, depth, typed);
 }
 
 /* An object of UpdatesEvent: in the compact form if it is, else read member by member. */
@@ -23598,21 +24152,27 @@ static const char *ap_updates_event_params_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of UpdatesEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of UpdatesEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_updates_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_updates_event_params_t *out = (ap_updates_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_updates_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_updates_event_params_fast, depth, typed);
 }
 
 /* An object of UpdatesEvent.params: in the compact form if it is, else read member by member. */
@@ -23771,24 +24331,30 @@ static const char *ap_updates_data_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of UpdatesData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of UpdatesData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_updates_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_updates_data_t *out = (ap_updates_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_updates_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_updates_data_type, out, ap_updates_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_updates_data_fast, depth, typed);
 }
 
 /* An object of UpdatesData: in the compact form if it is, else read member by member. */
@@ -23944,21 +24510,27 @@ static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of CheckpointsEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CheckpointsEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_checkpoints_event_t *out = (ap_checkpoints_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_checkpoints_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_checkpoints_event_fast, depth, typed);
 }
 
 /* An object of CheckpointsEvent: in the compact form if it is, else read member by member. */
@@ -24129,21 +24701,27 @@ static const char *ap_checkpoints_event_params_fast_compact_members(aps_fast_ctx
     return p;
 }
 
-/* An object of CheckpointsEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CheckpointsEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_checkpoints_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_checkpoints_event_params_t *out = (ap_checkpoints_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_checkpoints_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_checkpoints_event_params_fast, depth, typed);
 }
 
 /* An object of CheckpointsEvent.params: in the compact form if it is, else read member by member. */
@@ -24336,24 +24914,30 @@ static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of Checkpoint in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Checkpoint in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_checkpoint_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_checkpoint_t *out = (ap_checkpoint_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_checkpoint_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_checkpoint_type, out, ap_checkpoint_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_checkpoint_fast, depth, typed);
 }
 
 /* An object of Checkpoint: in the compact form if it is, else read member by member. */
@@ -24511,21 +25095,27 @@ static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of CustomEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CustomEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_custom_event_t *out = (ap_custom_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_custom_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_custom_event_fast, depth, typed);
 }
 
 /* An object of CustomEvent: in the compact form if it is, else read member by member. */
@@ -24696,21 +25286,27 @@ static const char *ap_custom_event_params_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of CustomEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CustomEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_custom_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_custom_event_params_t *out = (ap_custom_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_custom_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_custom_event_params_fast, depth, typed);
 }
 
 /* An object of CustomEvent.params: in the compact form if it is, else read member by member. */
@@ -24869,24 +25465,30 @@ static const char *ap_custom_data_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of CustomData in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of CustomData in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_custom_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_custom_data_t *out = (ap_custom_data_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_custom_data_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_custom_data_type, out, ap_custom_data_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_custom_data_fast, depth, typed);
 }
 
 /* An object of CustomData: in the compact form if it is, else read member by member. */
@@ -25042,21 +25644,27 @@ static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
-/* An object of TasksEvent in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of TasksEvent in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tasks_event_t *out = (ap_tasks_event_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tasks_event_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tasks_event_fast, depth, typed);
 }
 
 /* An object of TasksEvent: in the compact form if it is, else read member by member. */
@@ -25227,21 +25835,27 @@ static const char *ap_tasks_event_params_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of TasksEvent.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of TasksEvent.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_tasks_event_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tasks_event_params_t *out = (ap_tasks_event_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_tasks_event_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tasks_event_params_fast, depth, typed);
 }
 
 /* An object of TasksEvent.params: in the compact form if it is, else read member by member. */
@@ -25451,24 +26065,30 @@ static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of EventStreamRequest in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of EventStreamRequest in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *ap_event_stream_request_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_event_stream_request_t *out = (ap_event_stream_request_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = ap_event_stream_request_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_event_stream_request_type, out, ap_event_stream_request_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, ap_event_stream_request_fast, depth, typed);
 }
 
 /* An object of EventStreamRequest: in the compact form if it is, else read member by member. */
@@ -26132,7 +26752,9 @@ static bool ap_command_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_comma
 /*
  * An object of CommandData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -26140,7 +26762,7 @@ static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_command_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
         out->kind = AP_COMMAND_DATA_RUN_START;
@@ -26423,7 +27045,9 @@ static bool ap_subscription_command_fast_pick(aps_fast_ctx *c, const char **pp, 
 /*
  * An object of SubscriptionCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -26431,7 +27055,7 @@ static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const c
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_subscription_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
@@ -26530,7 +27154,9 @@ static bool ap_input_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_inpu
 /*
  * An object of InputCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -26538,7 +27164,7 @@ static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p,
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_input_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
         out->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
@@ -26636,7 +27262,9 @@ static bool ap_state_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_stat
 /*
  * An object of StateCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -26644,7 +27272,7 @@ static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p,
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_state_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_GET;
@@ -26748,7 +27376,9 @@ static bool ap_message_fast_pick(aps_fast_ctx *c, const char **pp, ap_message_t 
 /*
  * An object of Message in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -26756,7 +27386,7 @@ static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void 
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_message_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "success", 7) != NULL) {
         out->kind = AP_MESSAGE_COMMAND_RESPONSE;
@@ -26890,7 +27520,9 @@ static bool ap_event_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_event_d
 /*
  * An object of EventData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -26898,7 +27530,7 @@ static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, vo
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_event_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
         out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
@@ -27168,7 +27800,9 @@ static bool ap_lifecycle_cause_fast_pick(aps_fast_ctx *c, const char **pp, ap_li
 /*
  * An object of LifecycleCause in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -27176,7 +27810,7 @@ static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_lifecycle_cause_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "toolCall", 8) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
@@ -27295,7 +27929,9 @@ static bool ap_messages_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_mess
 /*
  * An object of MessagesData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -27303,7 +27939,7 @@ static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p,
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_messages_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "message-start", 13) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
@@ -27475,7 +28111,9 @@ static bool ap_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_cont
 /*
  * An object of ContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -27483,7 +28121,7 @@ static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p,
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "text", 4) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
@@ -27642,7 +28280,9 @@ static bool ap_annotation_fast_pick(aps_fast_ctx *c, const char **pp, ap_annotat
 /*
  * An object of Annotation in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -27650,7 +28290,7 @@ static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, vo
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_annotation_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "citation", 8) != NULL) {
         out->kind = AP_ANNOTATION_CITATION;
@@ -27758,7 +28398,9 @@ static bool ap_content_block_delta_fast_pick(aps_fast_ctx *c, const char **pp, a
 /*
  * An object of ContentBlockDelta in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -27766,7 +28408,7 @@ static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const ch
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_content_block_delta_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "text-delta", 10) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
@@ -27922,7 +28564,9 @@ static bool ap_finalized_content_block_fast_pick(aps_fast_ctx *c, const char **p
 /*
  * An object of FinalizedContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -27930,7 +28574,7 @@ static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, cons
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_finalized_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "text", 4) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
@@ -28087,7 +28731,9 @@ static bool ap_tools_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_tools_d
 /*
  * An object of ToolsData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -28095,7 +28741,7 @@ static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, vo
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_tools_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "tool-started", 12) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
@@ -28210,7 +28856,9 @@ static bool ap_data_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 /*
  * An object of DataContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -28218,7 +28866,7 @@ static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const cha
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_data_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "image", 5) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
@@ -28338,7 +28986,9 @@ static bool ap_tool_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 /*
  * An object of ToolContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -28346,7 +28996,7 @@ static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const cha
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, ap_tool_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;

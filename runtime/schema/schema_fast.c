@@ -746,6 +746,19 @@ const char *aps_fast_compact_extras_read(fast_ctx *c, const char *p, char *sep, 
     return p;
 }
 
+const char *aps_fast_compact_retry(fast_ctx *c, const char *p, void *out, size_t size,
+                                   const char *(*full)(fast_ctx *, const char *, void *), unsigned depth,
+                                   unsigned typed)
+{
+    if (typed == 0 || c->compact_retries != 0)
+        return NULL;
+    c->depth = depth;
+    c->typed = typed;
+    c->compact_retries++;
+    memset(out, 0, size);
+    return full(c, p, out);
+}
+
 /* Records the alternative a union value took and its raw text. */
 static void fast_set_union(const aps_type *t, char *out, size_t alt, const char *start, const char *end)
 {
@@ -1099,6 +1112,7 @@ bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t 
     c.typed = 0;
     c.generated = generated;
     c.compact_misses = 0;
+    c.compact_retries = 0;
     if (type->size != 0)
         memset(out, 0, type->size);
     p = aps_scan_ws(json, c.end);

@@ -14,11 +14,13 @@
  * input is the decode_fast fuzz target's job; its seed corpus replays as a
  * ctest in every build.)
  *
- * Usage: apstream-fast-path CORPUS_DIR [TRACE.jsonl]
+ * Usage: apstream-fast-path CORPUS_DIR [TRACE.jsonl [TRACE.sse]]
  *   every valid corpus file and every trace line (snake_case) the exact
  *   decoder accepts strictly must take the fast path, with the same encoding;
- *   and each corpus value, encoded again (compact, the schema's spelling),
- *   must be read by the reader of the compact form without it giving up.
+ *   each corpus value, encoded again (compact, the schema's spelling),
+ *   must be read by the reader of the compact form without it giving up;
+ *   and every strictly valid event of the SSE trace (the server's own
+ *   bytes) by the compact readers, but for one object read again.
  * Usage: apstream-fast-path --validate DIR...
  *   aps_json_validate's fast path (the validating skip of json_fast.c)
  *   against the pull reader on every file in the directories, under
@@ -30,6 +32,7 @@
 
 #include "aps/fast.h"
 #include "aps/json_impl.h"
+#include "aps/sse.h"
 #include "../../runtime/schema/schema_internal.h"
 
 #include <stdio.h>
@@ -131,6 +134,35 @@ static int fast_takes_delta(const char *text)
     return fast_takes(&ap_message_type, buf, strlen(buf), APS_CASE_SCHEMA, true, buf);
 }
 
+/*
+ * How the generated decoder reads `json` (whole) by its reader of the
+ * compact form: -1 when that gave up on the message (aps_fast_compact),
+ * else the number of objects inside it read again member by member
+ * (aps_fast_compact_retry).
+ */
+static int compact_read(const aps_type *t, const char *json, size_t len, aps_key_case kc)
+{
+    any_value v;
+    aps_fast_ctx c;
+    const char *end;
+    memset(&c, 0, sizeof c);
+    c.end = json + len;
+    c.arena = &arena;
+    c.key_case = kc;
+    c.max_depth = APS_JSON_MAX_DEPTH_DEFAULT;
+    c.generated = true;
+    memset(&v, 0, sizeof v);
+    aps_arena_reset(&arena);
+    end = t->fast(&c, json, &v);
+    return end == c.end && c.compact_misses == 0 ? (int)c.compact_retries : -1;
+}
+
+/* Does the reader of the compact form take `json` whole, without giving up on any of it? */
+static bool compact_reads(const aps_type *t, const char *json, size_t len, aps_key_case kc)
+{
+    return compact_read(t, json, len, kc) == 0;
+}
+
 static void test_inline(void)
 {
     static const char *const taken[] = {
@@ -203,6 +235,44 @@ static void test_inline(void)
     }
 }
 
+#define MESSAGES_EVENT(data) \
+    "{\"type\":\"event\",\"eventId\":\"7\",\"seq\":7,\"method\":\"messages\",\"params\":{\"namespace\":[\"a\"]," \
+    "\"timestamp\":1,\"data\":" data "}}"
+
+/*
+ * An object inside a compact message with its members in another order
+ * than the schema's, as the real langgraph-api server writes some (see
+ * traces/), is read again alone, member by member, and the rest of the
+ * message stays compact; the value is the exact decoder's. A second such
+ * object sends the whole message to the member-by-member reader.
+ */
+static void test_retry(void)
+{
+    static const char *const once[] = {
+        /* a content block with `index` before its discriminant */
+        MESSAGES_EVENT("{\"event\":\"content-block-start\",\"index\":0,\"content\":{\"index\":0,\"type\":\"text\","
+                       "\"text\":\"\"}}"),
+        /* a block-delta's fields with `type` last */
+        MESSAGES_EVENT("{\"event\":\"content-block-delta\",\"index\":0,\"delta\":{\"type\":\"block-delta\","
+                       "\"fields\":{\"index\":0,\"input\":\"{\\\"a\",\"type\":\"input_json_delta\"}}}"),
+        /* a member the schema does not name before one it does */
+        MESSAGES_EVENT("{\"event\":\"message-finish\",\"reason\":\"stop\",\"usage\":{\"inputTokens\":1,"
+                       "\"outputTokens\":2}}"),
+    };
+    static const char twice[] =
+        MESSAGES_EVENT("{\"event\":\"message-finish\",\"usage\":{\"inputTokens\":1,\"inputTokenDetails\":{\"x\":1,"
+                       "\"audio\":1},\"outputTokenDetails\":{\"x\":1,\"audio\":1}}}");
+    size_t i;
+    for (i = 0; i < sizeof once / sizeof *once; i++) {
+        CHECK(fast_takes(&ap_message_type, once[i], strlen(once[i]), APS_CASE_SCHEMA, true, once[i]) ==
+                  TAKES_GENERATED,
+              once[i]);
+        CHECK(compact_read(&ap_message_type, once[i], strlen(once[i]), APS_CASE_SCHEMA) == 1, once[i]);
+    }
+    CHECK(fast_takes(&ap_message_type, twice, strlen(twice), APS_CASE_SCHEMA, true, twice) == TAKES_GENERATED, twice);
+    CHECK(compact_read(&ap_message_type, twice, strlen(twice), APS_CASE_SCHEMA) == -1, twice);
+}
+
 /*
  * Valid corpus files the fast path leaves to the exact decoder, and why.
  * Every other valid file must take it.
@@ -257,27 +327,6 @@ static int listed(const char *const *list, size_t n, const char *file)
             return 1;
     }
     return 0;
-}
-
-/*
- * Does the generated decoder read `json` (whole) by its reader of the
- * compact form, without giving up on it once (aps_fast_compact)?
- */
-static bool compact_reads(const aps_type *t, const char *json, size_t len, aps_key_case kc)
-{
-    any_value v;
-    aps_fast_ctx c;
-    const char *end;
-    memset(&c, 0, sizeof c);
-    c.end = json + len;
-    c.arena = &arena;
-    c.key_case = kc;
-    c.max_depth = APS_JSON_MAX_DEPTH_DEFAULT;
-    c.generated = true;
-    memset(&v, 0, sizeof v);
-    aps_arena_reset(&arena);
-    end = t->fast(&c, json, &v);
-    return end == c.end && c.compact_misses == 0;
 }
 
 /*
@@ -381,6 +430,55 @@ static void test_trace(const char *file)
            "passed %zu\n", taken, accepted, passed);
     CHECK(accepted > 0 && taken == accepted, "every strictly valid trace line takes the generated decoders");
     CHECK(passed == accepted, "the generated validator passes every strictly valid trace line");
+    free(all);
+}
+
+/* Counts of test_trace_sse. */
+typedef struct sse_counts {
+    size_t accepted, compact, retried;
+} sse_counts;
+
+static aps_status count_compact(void *user, const aps_sse_event *ev)
+{
+    sse_counts *n = (sse_counts *)user;
+    any_value v;
+    aps_decode_options o;
+    memset(&o, 0, sizeof o);
+    o.key_case = APS_CASE_SNAKE;
+    o.strict = true;
+    aps_arena_reset(&arena);
+    if (aps_schema_priv_decode_exact(&ap_message_type, ev->data, ev->data_len, &arena, &v, &o, NULL) != APS_OK)
+        return APS_OK;
+    n->accepted++;
+    switch (compact_read(&ap_message_type, ev->data, ev->data_len, APS_CASE_SNAKE)) {
+    case 0: n->compact++; break;
+    case 1: n->retried++; break;
+    default: break;
+    }
+    return APS_OK;
+}
+
+/*
+ * The trace as the server sent it (SSE, compact JSON in snake_case): every
+ * strictly valid event is read by the readers of the compact form, but for
+ * at most one object whose members the server writes in another order
+ * (test_retry).
+ */
+static void test_trace_sse(const char *file)
+{
+    static char storage[1 << 16];
+    size_t len;
+    char *all = test_read_file(file, &len);
+    aps_sse_parser p;
+    sse_counts n = { 0, 0, 0 };
+    CHECK(all != NULL, file);
+    if (all == NULL)
+        return;
+    aps_sse_parser_init(&p, storage, sizeof storage, NULL, count_compact, NULL, &n);
+    CHECK(aps_sse_parser_push(&p, all, len, NULL) == APS_OK && aps_sse_parser_finish(&p, NULL) == APS_OK, file);
+    printf("trace (SSE): %zu of %zu strictly valid events read compactly, %zu of them with one object read "
+           "again\n", n.compact + n.retried, n.accepted, n.retried);
+    CHECK(n.accepted > 0 && n.compact + n.retried == n.accepted, "every strictly valid event is read compactly");
     free(all);
 }
 
@@ -510,16 +608,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "%d check(s) failed\n", failures);
         return failures != 0;
     }
-    if (argc != 2 && argc != 3) {
-        fprintf(stderr, "usage: %s CORPUS_DIR [TRACE.jsonl]\n", argv[0]);
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: %s CORPUS_DIR [TRACE.jsonl [TRACE.sse]]\n", argv[0]);
         return 2;
     }
     aps_arena_init(&arena, NULL);
     test_inline();
+    test_retry();
     test_validators();
     test_corpus(argv[1]);
-    if (argc == 3)
+    if (argc >= 3)
         test_trace(argv[2]);
+    if (argc == 4)
+        test_trace_sse(argv[3]);
     aps_arena_deinit(&arena);
     if (failures != 0)
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -58,7 +58,8 @@ struct aps_fast_ctx {
     unsigned max_depth;
     unsigned typed;
     bool generated;
-    unsigned compact_misses; /* outermost values aps_fast_compact gave up on (tests read it) */
+    unsigned compact_misses;  /* outermost values aps_fast_compact gave up on (tests read it) */
+    unsigned compact_retries; /* values inside a compact read, read again member by member (0 or 1) */
 };
 
 #define APS_FAST_MAX_TYPED 128
@@ -193,6 +194,26 @@ APS_FAST_INLINE const char *aps_fast_compact(aps_fast_ctx *c, const char *p, voi
     memset(out, 0, size);
     return NULL;
 }
+
+/*
+ * A generated compact reader that gave up on the object at p: inside
+ * another value (typed, the count of typed values around it, not 0), and
+ * when no compact reader of this decode gave up before, the object is read
+ * again by `full` (member by member, as a value inside another: no compact
+ * try), with the nesting counts put back to depth and typed and the `size`
+ * bytes at out zeroed (c->compact_retries counts it), and the compact read
+ * around it goes on. An object
+ * whose members come in another order than the schema's (a real server's
+ * content block with `index` before `type`, a `reason` before `usage`)
+ * costs a second read of that object, not of the whole message. What the
+ * first try allocated stays in the arena until its reset (no more than the
+ * bytes it read). NULL otherwise: the outermost value is aps_fast_compact's
+ * to undo, and a second give-up goes up to it, so no byte is read more
+ * than three times. Out of line: rare.
+ */
+const char *aps_fast_compact_retry(aps_fast_ctx *c, const char *p, void *out, size_t size,
+                                   const char *(*full)(aps_fast_ctx *, const char *, void *), unsigned depth,
+                                   unsigned typed);
 
 /* Marks member number `bit` seen; false if it was seen already (a duplicate). */
 APS_FAST_INLINE bool aps_fast_see(uint64_t *seen, unsigned bit)

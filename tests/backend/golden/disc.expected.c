@@ -458,21 +458,27 @@ static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of Circle in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Circle in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_circle_t *out = (disc_circle_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = disc_circle_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, disc_circle_fast, depth, typed);
 }
 
 /* An object of Circle: in the compact form if it is, else read member by member. */
@@ -624,21 +630,27 @@ static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
-/* An object of Square in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Square in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_square_t *out = (disc_square_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = disc_square_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, disc_square_fast, depth, typed);
 }
 
 /* An object of Square: in the compact form if it is, else read member by member. */
@@ -824,21 +836,27 @@ static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of Triangle in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Triangle in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_triangle_t *out = (disc_triangle_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = disc_triangle_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, disc_triangle_fast, depth, typed);
 }
 
 /* An object of Triangle: in the compact form if it is, else read member by member. */
@@ -994,21 +1012,27 @@ static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of Hexagon in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Hexagon in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_hexagon_t *out = (disc_hexagon_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = disc_hexagon_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, disc_hexagon_fast, depth, typed);
 }
 
 /* An object of Hexagon: in the compact form if it is, else read member by member. */
@@ -1160,21 +1184,27 @@ static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of Command/1 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Command/1 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_command_add_t *out = (disc_command_add_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = disc_command_add_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, disc_command_add_fast, depth, typed);
 }
 
 /* An object of Command/1: in the compact form if it is, else read member by member. */
@@ -1309,21 +1339,27 @@ static const char *disc_command_clear_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of Command/2 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Command/2 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_command_clear_t *out = (disc_command_clear_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = disc_command_clear_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, disc_command_clear_fast, depth, typed);
 }
 
 /* An object of Command/2: in the compact form if it is, else read member by member. */
@@ -1389,7 +1425,9 @@ static bool disc_shape_fast_pick(aps_fast_ctx *c, const char **pp, disc_shape_t 
 /*
  * An object of Shape in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -1397,7 +1435,7 @@ static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void 
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, disc_shape_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "circle", 6) != NULL) {
         out->kind = DISC_SHAPE_CIRCLE;
@@ -1502,7 +1540,9 @@ static bool disc_polygon_fast_pick(aps_fast_ctx *c, const char **pp, disc_polygo
 /*
  * An object of Polygon in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -1510,7 +1550,7 @@ static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, disc_polygon_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
         out->kind = DISC_POLYGON_TRIANGLE;
@@ -1603,7 +1643,9 @@ static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_comman
 /*
  * An object of Command in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -1611,7 +1653,7 @@ static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, voi
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"op\":", 5, "\"op\":", 5)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, disc_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "add", 3) != NULL) {
         out->kind = DISC_COMMAND_ADD;

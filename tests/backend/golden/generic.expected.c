@@ -309,21 +309,27 @@ static const char *generic_user_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of User in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of User in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_user_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_user_t *out = (generic_user_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_user_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_user_fast, depth, typed);
 }
 
 /* An object of User: in the compact form if it is, else read member by member. */
@@ -477,21 +483,27 @@ static const char *generic_page_user_text_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of Page<User, text> in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Page<User, text> in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_page_user_text_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_page_user_text_t *out = (generic_page_user_text_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_page_user_text_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_page_user_text_fast, depth, typed);
 }
 
 /* An object of Page<User, text>: in the compact form if it is, else read member by member. */
@@ -647,21 +659,27 @@ static const char *generic_page_uint_int_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of Page<uint, int> in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Page<uint, int> in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_page_uint_int_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_page_uint_int_t *out = (generic_page_uint_int_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_page_uint_int_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_page_uint_int_fast, depth, typed);
 }
 
 /* An object of Page<uint, int>: in the compact form if it is, else read member by member. */
@@ -798,21 +816,27 @@ static const char *generic_envelope_text_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of Envelope<text> in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Envelope<text> in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_envelope_text_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_envelope_text_t *out = (generic_envelope_text_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_envelope_text_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_envelope_text_fast, depth, typed);
 }
 
 /* An object of Envelope<text>: in the compact form if it is, else read member by member. */
@@ -966,21 +990,27 @@ static const char *generic_page_text_uint_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
-/* An object of Page<text, uint> in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Page<text, uint> in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_page_text_uint_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_page_text_uint_t *out = (generic_page_text_uint_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_page_text_uint_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_page_text_uint_fast, depth, typed);
 }
 
 /* An object of Page<text, uint>: in the compact form if it is, else read member by member. */

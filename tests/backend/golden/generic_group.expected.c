@@ -300,21 +300,27 @@ static const char *generic_group_envelope_ping_body_fast_compact_members(aps_fas
     return p;
 }
 
-/* An object of Envelope<PingBody> in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Envelope<PingBody> in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_group_envelope_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_group_envelope_ping_body_t *out = (generic_group_envelope_ping_body_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_group_envelope_ping_body_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_group_envelope_ping_body_fast, depth, typed);
 }
 
 /* An object of Envelope<PingBody>: in the compact form if it is, else read member by member. */
@@ -466,21 +472,27 @@ static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
-/* An object of PingBody in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of PingBody in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_group_ping_body_t *out = (generic_group_ping_body_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_group_ping_body_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_group_ping_body_fast, depth, typed);
 }
 
 /* An object of PingBody: in the compact form if it is, else read member by member. */
@@ -632,21 +644,27 @@ static const char *generic_group_envelope_envelope_arg1_fast_compact_members(aps
     return p;
 }
 
-/* An object of Envelope<( method: "pong" )> in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Envelope<( method: "pong" )> in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_group_envelope_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_group_envelope_envelope_arg1_t *out = (generic_group_envelope_envelope_arg1_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_group_envelope_envelope_arg1_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_group_envelope_envelope_arg1_fast, depth, typed);
 }
 
 /* An object of Envelope<( method: "pong" )>: in the compact form if it is, else read member by member. */
@@ -781,21 +799,27 @@ static const char *generic_group_envelope_arg1_fast_compact_members(aps_fast_ctx
     return p;
 }
 
-/* An object of ( method: "pong" ) in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of ( method: "pong" ) in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     generic_group_envelope_arg1_t *out = (generic_group_envelope_arg1_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = generic_group_envelope_arg1_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, generic_group_envelope_arg1_fast, depth, typed);
 }
 
 /* An object of ( method: "pong" ): in the compact form if it is, else read member by member. */

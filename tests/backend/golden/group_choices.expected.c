@@ -979,22 +979,29 @@ static const char *group_choices_command_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
-/* An object of Command in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Command in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_command_t *out = (group_choices_command_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_command_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     out->command_data.raw.ptr = start;
     out->command_data.raw.len = (size_t)(p - start);
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_command_fast, depth, typed);
 }
 
 /* An object of Command: in the compact form if it is, else read member by member. */
@@ -1146,21 +1153,27 @@ static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx
     return p;
 }
 
-/* An object of browser.Close in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of browser.Close in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_browser_close_t *out = (group_choices_browser_close_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_browser_close_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_browser_close_fast, depth, typed);
 }
 
 /* An object of browser.Close: in the compact form if it is, else read member by member. */
@@ -1289,21 +1302,27 @@ static const char *group_choices_browser_close_params_fast_compact_members(aps_f
     return p;
 }
 
-/* An object of browser.Close.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of browser.Close.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_browser_close_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_browser_close_params_t *out = (group_choices_browser_close_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_browser_close_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_browser_close_params_fast, depth, typed);
 }
 
 /* An object of browser.Close.params: in the compact form if it is, else read member by member. */
@@ -1453,21 +1472,27 @@ static const char *group_choices_browser_set_state_fast_compact_members(aps_fast
     return p;
 }
 
-/* An object of browser.SetState in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of browser.SetState in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_browser_set_state_t *out = (group_choices_browser_set_state_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_browser_set_state_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_browser_set_state_fast, depth, typed);
 }
 
 /* An object of browser.SetState: in the compact form if it is, else read member by member. */
@@ -1621,21 +1646,27 @@ static const char *group_choices_set_state_params_named_state_fast_compact_membe
     return p;
 }
 
-/* An object of SetStateParams/1 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of SetStateParams/1 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_set_state_params_named_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_set_state_params_named_state_t *out = (group_choices_set_state_params_named_state_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_set_state_params_named_state_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_set_state_params_named_state_fast, depth, typed);
 }
 
 /* An object of SetStateParams/1: in the compact form if it is, else read member by member. */
@@ -1823,21 +1854,27 @@ static const char *group_choices_set_state_params_rect_state_fast_compact_member
     return p;
 }
 
-/* An object of SetStateParams/2 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of SetStateParams/2 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_set_state_params_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_set_state_params_rect_state_t *out = (group_choices_set_state_params_rect_state_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_set_state_params_rect_state_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_set_state_params_rect_state_fast, depth, typed);
 }
 
 /* An object of SetStateParams/2: in the compact form if it is, else read member by member. */
@@ -1989,21 +2026,27 @@ static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of session.End in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of session.End in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_session_end_t *out = (group_choices_session_end_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_session_end_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_session_end_fast, depth, typed);
 }
 
 /* An object of session.End: in the compact form if it is, else read member by member. */
@@ -2139,21 +2182,27 @@ static const char *group_choices_session_end_params_fast_compact_members(aps_fas
     return p;
 }
 
-/* An object of session.End.params in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of session.End.params in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_session_end_params_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_session_end_params_t *out = (group_choices_session_end_params_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_session_end_params_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_session_end_params_fast, depth, typed);
 }
 
 /* An object of session.End.params: in the compact form if it is, else read member by member. */
@@ -2290,21 +2339,27 @@ static const char *group_choices_named_state_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
-/* An object of NamedState in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of NamedState in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_named_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_named_state_t *out = (group_choices_named_state_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_named_state_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_named_state_fast, depth, typed);
 }
 
 /* An object of NamedState: in the compact form if it is, else read member by member. */
@@ -2473,21 +2528,27 @@ static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
-/* An object of RectState in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of RectState in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_rect_state_t *out = (group_choices_rect_state_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_rect_state_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_rect_state_fast, depth, typed);
 }
 
 /* An object of RectState: in the compact form if it is, else read member by member. */
@@ -2649,21 +2710,27 @@ static const char *group_choices_geolocation_geolocation_variants_alt1_fast_comp
     return p;
 }
 
-/* An object of Geolocation/1 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Geolocation/1 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_geolocation_geolocation_variants_alt1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_geolocation_geolocation_variants_alt1_t *out = (group_choices_geolocation_geolocation_variants_alt1_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_geolocation_variants_alt1_fast, depth, typed);
 }
 
 /* An object of Geolocation/1: in the compact form if it is, else read member by member. */
@@ -2819,21 +2886,27 @@ static const char *group_choices_geolocation_variants_alt1_coordinates_fast_comp
     return p;
 }
 
-/* An object of Geolocation(variants)/1.coordinates in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Geolocation(variants)/1.coordinates in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_geolocation_variants_alt1_coordinates_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_geolocation_variants_alt1_coordinates_t *out = (group_choices_geolocation_variants_alt1_coordinates_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_variants_alt1_coordinates_fast, depth, typed);
 }
 
 /* An object of Geolocation(variants)/1.coordinates: in the compact form if it is, else read member by member. */
@@ -2989,21 +3062,27 @@ static const char *group_choices_geolocation_geolocation_variants_alt2_fast_comp
     return p;
 }
 
-/* An object of Geolocation/2 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Geolocation/2 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_geolocation_geolocation_variants_alt2_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_geolocation_geolocation_variants_alt2_t *out = (group_choices_geolocation_geolocation_variants_alt2_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_geolocation_variants_alt2_fast, depth, typed);
 }
 
 /* An object of Geolocation/2: in the compact form if it is, else read member by member. */
@@ -3142,21 +3221,27 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_compact_me
     return p;
 }
 
-/* An object of Geolocation(variants)/2.error in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Geolocation(variants)/2.error in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_geolocation_variants_alt2_error_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_geolocation_variants_alt2_error_t *out = (group_choices_geolocation_variants_alt2_error_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_geolocation_variants_alt2_error_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_variants_alt2_error_fast, depth, typed);
 }
 
 /* An object of Geolocation(variants)/2.error: in the compact form if it is, else read member by member. */
@@ -3301,21 +3386,27 @@ static const char *group_choices_geolocation_variants_alt1_fast_compact_members(
     return p;
 }
 
-/* An object of Geolocation(variants)/1 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Geolocation(variants)/1 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_geolocation_variants_alt1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_geolocation_variants_alt1_t *out = (group_choices_geolocation_variants_alt1_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_geolocation_variants_alt1_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_variants_alt1_fast, depth, typed);
 }
 
 /* An object of Geolocation(variants)/1: in the compact form if it is, else read member by member. */
@@ -3452,21 +3543,27 @@ static const char *group_choices_geolocation_variants_alt2_fast_compact_members(
     return p;
 }
 
-/* An object of Geolocation(variants)/2 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Geolocation(variants)/2 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_geolocation_variants_alt2_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_geolocation_variants_alt2_t *out = (group_choices_geolocation_variants_alt2_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_geolocation_variants_alt2_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_variants_alt2_fast, depth, typed);
 }
 
 /* An object of Geolocation(variants)/2: in the compact form if it is, else read member by member. */
@@ -3605,22 +3702,29 @@ static const char *group_choices_proxy_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of Proxy in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Proxy in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_proxy_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_proxy_t *out = (group_choices_proxy_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_proxy_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     out->variants.raw.ptr = start;
     out->variants.raw.len = (size_t)(p - start);
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_proxy_fast, depth, typed);
 }
 
 /* An object of Proxy: in the compact form if it is, else read member by member. */
@@ -3755,21 +3859,27 @@ static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
-/* An object of Autodetect in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Autodetect in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_autodetect_t *out = (group_choices_autodetect_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_autodetect_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_autodetect_fast, depth, typed);
 }
 
 /* An object of Autodetect: in the compact form if it is, else read member by member. */
@@ -3953,21 +4063,27 @@ static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
-/* An object of Manual in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Manual in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_manual_t *out = (group_choices_manual_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = group_choices_manual_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_manual_fast, depth, typed);
 }
 
 /* An object of Manual: in the compact form if it is, else read member by member. */
@@ -4034,7 +4150,9 @@ static bool group_choices_command_data_fast_pick(aps_fast_ctx *c, const char **p
 /*
  * An object of CommandData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -4042,7 +4160,7 @@ static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, cons
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_command_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
@@ -4229,7 +4347,9 @@ static bool group_choices_browser_command_fast_pick(aps_fast_ctx *c, const char 
 /*
  * An object of BrowserCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -4237,7 +4357,7 @@ static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, c
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_browser_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
         out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE;
@@ -4330,7 +4450,9 @@ static bool group_choices_proxy_variants_fast_pick(aps_fast_ctx *c, const char *
 /*
  * An object of Proxy(variants) in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -4338,7 +4460,7 @@ static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, co
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"proxyType\":", 12, "\"proxy_type\":", 13)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_proxy_variants_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;

@@ -363,21 +363,27 @@ static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
-/* An object of Value/1 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Value/1 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     mixed_array_value_number_t *out = (mixed_array_value_number_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = mixed_array_value_number_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, mixed_array_value_number_fast, depth, typed);
 }
 
 /* An object of Value/1: in the compact form if it is, else read member by member. */
@@ -527,21 +533,27 @@ static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
-/* An object of Value/2 in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Value/2 in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     mixed_array_value_string_t *out = (mixed_array_value_string_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = mixed_array_value_string_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, mixed_array_value_string_fast, depth, typed);
 }
 
 /* An object of Value/2: in the compact form if it is, else read member by member. */
@@ -791,7 +803,9 @@ static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_
 /*
  * An object of Value in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -799,7 +813,7 @@ static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, mixed_array_value_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "number", 6) != NULL) {
         out->kind = MIXED_ARRAY_VALUE_NUMBER;

@@ -249,24 +249,30 @@ static const char *open_map_open_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
-/* An object of Open in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Open in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *open_map_open_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     open_map_open_t *out = (open_map_open_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_open_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &open_map_open_type, out, open_map_open_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, open_map_open_fast, depth, typed);
 }
 
 /* An object of Open: in the compact form if it is, else read member by member. */
@@ -405,21 +411,27 @@ static const char *open_map_closed_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of Closed in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Closed in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *open_map_closed_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     open_map_closed_t *out = (open_map_closed_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_closed_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, open_map_closed_fast, depth, typed);
 }
 
 /* An object of Closed: in the compact form if it is, else read member by member. */
@@ -559,24 +571,30 @@ static const char *open_map_described_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of Described in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Described in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *open_map_described_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     open_map_described_t *out = (open_map_described_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_described_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &open_map_described_type, out, open_map_described_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, open_map_described_fast, depth, typed);
 }
 
 /* An object of Described: in the compact form if it is, else read member by member. */
@@ -718,24 +736,30 @@ static const char *open_map_labels_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of Labels in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Labels in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *open_map_labels_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     open_map_labels_t *out = (open_map_labels_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = open_map_labels_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &open_map_labels_type, out, open_map_labels_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, open_map_labels_fast, depth, typed);
 }
 
 /* An object of Labels: in the compact form if it is, else read member by member. */

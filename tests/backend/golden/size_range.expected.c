@@ -161,21 +161,27 @@ static const char *size_range_name_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of Name in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Name in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *size_range_name_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     size_range_name_t *out = (size_range_name_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = size_range_name_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, size_range_name_fast, depth, typed);
 }
 
 /* An object of Name: in the compact form if it is, else read member by member. */

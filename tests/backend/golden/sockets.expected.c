@@ -239,21 +239,27 @@ static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of Ping in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Ping in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     sockets_ping_t *out = (sockets_ping_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = sockets_ping_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, sockets_ping_fast, depth, typed);
 }
 
 /* An object of Ping: in the compact form if it is, else read member by member. */
@@ -403,21 +409,27 @@ static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of Pong in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Pong in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     sockets_pong_t *out = (sockets_pong_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = sockets_pong_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, sockets_pong_fast, depth, typed);
 }
 
 /* An object of Pong: in the compact form if it is, else read member by member. */
@@ -473,7 +485,9 @@ static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_
 /*
  * An object of $message in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. NULL to give up.
+ * the whole object. Inside another value, an object whose discriminant
+ * is not first is read again member by member (aps_fast_compact_retry).
+ * NULL to give up.
  */
 static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
@@ -481,7 +495,7 @@ static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, 
     const char *q;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"kind\":", 7, "\"kind\":", 7)) == 0)
-        return NULL;
+        return aps_fast_compact_retry(c, p, out, sizeof *out, sockets_message_fast, c->depth, c->typed);
     q = p + n + 1;
     if (aps_fast_literal(c, q, "ping", 4) != NULL) {
         out->kind = SOCKETS_MESSAGE_PING;

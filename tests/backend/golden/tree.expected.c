@@ -180,21 +180,27 @@ static const char *tree_node_fast_compact_members(aps_fast_ctx *c, const char *p
     return p;
 }
 
-/* An object of Node in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Node in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *tree_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     tree_node_t *out = (tree_node_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = tree_node_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, tree_node_fast, depth, typed);
 }
 
 /* An object of Node: in the compact form if it is, else read member by member. */

@@ -347,21 +347,27 @@ static const char *untagged_created_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of Created in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Created in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *untagged_created_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     untagged_created_t *out = (untagged_created_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = untagged_created_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, untagged_created_fast, depth, typed);
 }
 
 /* An object of Created: in the compact form if it is, else read member by member. */
@@ -498,21 +504,27 @@ static const char *untagged_listed_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
-/* An object of Listed in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Listed in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *untagged_listed_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     untagged_listed_t *out = (untagged_listed_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = untagged_listed_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, untagged_listed_fast, depth, typed);
 }
 
 /* An object of Listed: in the compact form if it is, else read member by member. */
@@ -648,21 +660,27 @@ static const char *untagged_deleted_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
-/* An object of Deleted in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Deleted in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *untagged_deleted_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     untagged_deleted_t *out = (untagged_deleted_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = untagged_deleted_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, untagged_deleted_fast, depth, typed);
 }
 
 /* An object of Deleted: in the compact form if it is, else read member by member. */
@@ -792,24 +810,30 @@ static const char *untagged_anything_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of Anything in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Anything in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *untagged_anything_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     untagged_anything_t *out = (untagged_anything_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = untagged_anything_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &untagged_anything_type, out, untagged_anything_fast_index)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, untagged_anything_fast, depth, typed);
 }
 
 /* An object of Anything: in the compact form if it is, else read member by member. */
@@ -946,21 +970,27 @@ static const char *untagged_ack_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
-/* An object of Ack in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Ack in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *untagged_ack_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     untagged_ack_t *out = (untagged_ack_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = untagged_ack_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, untagged_ack_fast, depth, typed);
 }
 
 /* An object of Ack: in the compact form if it is, else read member by member. */

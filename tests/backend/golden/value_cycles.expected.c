@@ -384,21 +384,27 @@ static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
-/* An object of Node in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Node in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     value_cycles_node_t *out = (value_cycles_node_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = value_cycles_node_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_node_fast, depth, typed);
 }
 
 /* An object of Node: in the compact form if it is, else read member by member. */
@@ -579,21 +585,27 @@ static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ct
     return p;
 }
 
-/* An object of NodeProperties in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of NodeProperties in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *value_cycles_node_properties_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     value_cycles_node_properties_t *out = (value_cycles_node_properties_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = value_cycles_node_properties_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_node_properties_fast, depth, typed);
 }
 
 /* An object of NodeProperties: in the compact form if it is, else read member by member. */
@@ -732,21 +744,27 @@ static const char *value_cycles_bypass_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of Bypass in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Bypass in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *value_cycles_bypass_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     value_cycles_bypass_t *out = (value_cycles_bypass_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = value_cycles_bypass_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_bypass_fast, depth, typed);
 }
 
 /* An object of Bypass: in the compact form if it is, else read member by member. */
@@ -900,21 +918,27 @@ static const char *value_cycles_phases_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
-/* An object of Phases in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Phases in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *value_cycles_phases_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     value_cycles_phases_t *out = (value_cycles_phases_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = value_cycles_phases_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_phases_fast, depth, typed);
 }
 
 /* An object of Phases: in the compact form if it is, else read member by member. */
@@ -1068,21 +1092,27 @@ static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
-/* An object of Pause in the compact form, its '{' at p; NULL to give up. */
+/*
+ * An object of Pause in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
 static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     value_cycles_pause_t *out = (value_cycles_pause_t *)vout;
     const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
     char sep = '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
         (p = value_cycles_pause_fast_compact_members(c, p, &sep, out)) == NULL)
-        return NULL;
+        goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
-        return NULL;
-    c->depth--;
-    c->typed--;
-    (void)start;
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
     return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_pause_fast, depth, typed);
 }
 
 /* An object of Pause: in the compact form if it is, else read member by member. */

@@ -196,20 +196,20 @@ APS_FAST_INLINE const char *aps_fast_compact(aps_fast_ctx *c, const char *p, voi
 }
 
 /*
- * A generated compact reader that gave up on the object at p: inside
- * another value (typed, the count of typed values around it, not 0), and
- * when no compact reader of this decode gave up before, the object is read
+ * A generated compact reader that gave up on the object at p. Inside
+ * another value (typed, the count of typed values around it, is not 0),
+ * and when no object of this decode was read again yet, the object is read
  * again by `full` (member by member, as a value inside another: no compact
  * try), with the nesting counts put back to depth and typed and the `size`
  * bytes at out zeroed (c->compact_retries counts it), and the compact read
- * around it goes on. An object
- * whose members come in another order than the schema's (a real server's
- * content block with `index` before `type`, a `reason` before `usage`)
- * costs a second read of that object, not of the whole message. What the
- * first try allocated stays in the arena until its reset (no more than the
- * bytes it read). NULL otherwise: the outermost value is aps_fast_compact's
- * to undo, and a second give-up goes up to it, so no byte is read more
- * than three times. Out of line: rare.
+ * around it goes on: an object whose members come in another order than
+ * the schema's (a real server's content block with `index` before `type`,
+ * a `reason` before `usage`) costs a second read of that object, not of
+ * the whole message. What the first try allocated stays in the arena until
+ * its reset (no more than the bytes it read). NULL otherwise: the
+ * outermost value is aps_fast_compact's to undo, and a second give-up goes
+ * up to it, so the compact try reads at most one object's bytes twice.
+ * Out of line: rare.
  */
 const char *aps_fast_compact_retry(aps_fast_ctx *c, const char *p, void *out, size_t size,
                                    const char *(*full)(aps_fast_ctx *, const char *, void *), unsigned depth,

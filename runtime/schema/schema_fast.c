@@ -172,7 +172,7 @@ const char *aps_fast_string_slow(fast_ctx *c, const char *p, const char *s, aps_
     for (chars = 0; s < c->end && (unsigned char)*s >= 0x80 && chars < FAST_UTF8_ONE_BY_ONE; chars++) {
         if ((s = aps_scan_utf8_char(s, c->end)) == NULL)
             return NULL;
-        s = aps_scan_find_stop(s, c->end);
+        s = aps_scan_find_stop_in(c->begin, s, c->end);
     }
     if (s < c->end && *s == '"') {
         out->ptr = q;
@@ -1104,6 +1104,7 @@ bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t 
     size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth
                                                                   : APS_JSON_MAX_DEPTH_DEFAULT;
     const char *p;
+    c.begin = json;
     c.end = json + len;
     c.arena = arena;
     c.key_case = options != NULL ? options->key_case : APS_CASE_EITHER;

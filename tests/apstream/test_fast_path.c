@@ -146,6 +146,7 @@ static int compact_read(const aps_type *t, const char *json, size_t len, aps_key
     aps_fast_ctx c;
     const char *end;
     memset(&c, 0, sizeof c);
+    c.begin = json;
     c.end = json + len;
     c.arena = &arena;
     c.key_case = kc;

@@ -44,13 +44,14 @@ extern "C" {
 #define APS_FAST_UNLIKELY(x) APS_SCAN_UNLIKELY(x)
 
 /*
- * What a fast decode carries: the input's end, the arena, the key spelling
+ * What a fast decode carries: the input's bounds, the arena, the key spelling
  * accepted, and nesting: JSON containers open (`depth`, at most
  * `max_depth`) and typed values open (`typed`, at most APS_FAST_MAX_TYPED),
  * so that recursive schemas recurse boundedly. `generated` says whether the
  * table-driven path may call the generated decoders (aps_type.fast).
  */
 struct aps_fast_ctx {
+    const char *begin; /* the input's first byte: its last 16 may be read at once (aps_scan_find_stop_in) */
     const char *end;
     aps_arena *arena;
     aps_key_case key_case;
@@ -227,7 +228,7 @@ APS_FAST_INLINE bool aps_fast_see(uint64_t *seen, unsigned bit)
 
 /*
  * aps_fast_string for strings with escapes or bytes past ASCII (out of
- * line): the string whose '"' is at p, from s, where aps_scan_find_stop
+ * line): the string whose '"' is at p, from s, where aps_scan_find_stop_in
  * stopped before its end.
  */
 const char *aps_fast_string_slow(aps_fast_ctx *c, const char *p, const char *s, aps_slice *out);
@@ -241,7 +242,7 @@ APS_FAST_INLINE const char *aps_fast_string(aps_fast_ctx *c, const char *p, aps_
     const char *s;
     if (p >= c->end || *p != '"')
         return NULL;
-    s = aps_scan_find_stop(p + 1, c->end);
+    s = aps_scan_find_stop_in(c->begin, p + 1, c->end);
     if (APS_FAST_LIKELY(s < c->end && *s == '"')) {
         out->ptr = p + 1;
         out->len = (size_t)(s - p) - 1;

@@ -93,6 +93,8 @@ static const char *ap_run_start_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_run_start_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out);
 static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_run_start_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out);
+static const char *ap_run_start_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_run_start_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_run_start_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_run_start_params_t *out,
     uint64_t *seen);
@@ -115,6 +117,8 @@ static const char *ap_subscription_subscribe_fast(aps_fast_ctx *c, const char *p
 static bool ap_subscription_subscribe_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out);
 static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_subscription_subscribe_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out);
+static const char *ap_subscription_subscribe_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_subscribe_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_subscribe_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_subscribe_params_t *out,
     uint64_t *seen);
@@ -137,6 +141,8 @@ static const char *ap_subscription_unsubscribe_fast(aps_fast_ctx *c, const char 
 static bool ap_subscription_unsubscribe_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out);
 static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_subscription_unsubscribe_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out);
+static const char *ap_subscription_unsubscribe_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_unsubscribe_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_unsubscribe_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_unsubscribe_params_t *out,
     uint64_t *seen);
@@ -159,6 +165,8 @@ static const char *ap_subscription_reconnect_fast(aps_fast_ctx *c, const char *p
 static bool ap_subscription_reconnect_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out);
 static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_subscription_reconnect_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out);
+static const char *ap_subscription_reconnect_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_reconnect_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reconnect_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reconnect_params_t *out,
     uint64_t *seen);
@@ -181,6 +189,8 @@ static const char *ap_agent_get_tree_fast(aps_fast_ctx *c, const char *p, void *
 static bool ap_agent_get_tree_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out);
 static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_agent_get_tree_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out);
+static const char *ap_agent_get_tree_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_agent_get_tree_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_agent_get_tree_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_agent_get_tree_params_t *out,
     uint64_t *seen);
@@ -203,6 +213,8 @@ static const char *ap_input_respond_fast(aps_fast_ctx *c, const char *p, void *o
 static bool ap_input_respond_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out);
 static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_input_respond_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out);
+static const char *ap_input_respond_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_input_respond_one_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_respond_one_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_respond_one_t *out,
     uint64_t *seen);
@@ -258,6 +270,8 @@ static const char *ap_input_inject_fast(aps_fast_ctx *c, const char *p, void *ou
 static bool ap_input_inject_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out);
 static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_input_inject_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out);
+static const char *ap_input_inject_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_input_inject_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_inject_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_inject_params_t *out,
     uint64_t *seen);
@@ -291,6 +305,8 @@ static const char *ap_state_get_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_state_get_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out);
 static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_state_get_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out);
+static const char *ap_state_get_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_state_get_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_get_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_get_params_t *out,
     uint64_t *seen);
@@ -313,6 +329,8 @@ static const char *ap_state_list_checkpoints_fast(aps_fast_ctx *c, const char *p
 static bool ap_state_list_checkpoints_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out);
 static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_state_list_checkpoints_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out);
+static const char *ap_state_list_checkpoints_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_list_checkpoints_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_list_checkpoints_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_list_checkpoints_params_t *out,
     uint64_t *seen);
@@ -335,6 +353,8 @@ static const char *ap_state_fork_fast(aps_fast_ctx *c, const char *p, void *out)
 static bool ap_state_fork_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out);
 static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_state_fork_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out);
+static const char *ap_state_fork_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_state_fork_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_state_fork_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_state_fork_params_t *out,
     uint64_t *seen);
@@ -357,6 +377,8 @@ static const char *ap_command_response_fast(aps_fast_ctx *c, const char *p, void
 static bool ap_command_response_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out);
 static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_command_response_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out);
+static const char *ap_command_response_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_run_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_run_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_run_result_t *out,
     uint64_t *seen);
@@ -511,6 +533,8 @@ static const char *ap_error_response_fast(aps_fast_ctx *c, const char *p, void *
 static bool ap_error_response_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out);
 static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_error_response_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out);
+static const char *ap_error_response_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_event_t *out,
     uint64_t *seen);
@@ -522,6 +546,8 @@ static const char *ap_event_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out);
 static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out);
+static const char *ap_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_lifecycle_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_event_t *out,
     uint64_t *seen);
@@ -533,6 +559,8 @@ static const char *ap_lifecycle_event_fast(aps_fast_ctx *c, const char *p, void 
 static bool ap_lifecycle_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out);
 static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_lifecycle_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out);
+static const char *ap_lifecycle_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_lifecycle_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_event_params_t *out,
     uint64_t *seen);
@@ -566,6 +594,8 @@ static const char *ap_lifecycle_cause_tool_call_fast(aps_fast_ctx *c, const char
 static bool ap_lifecycle_cause_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out);
 static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_lifecycle_cause_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out);
+static const char *ap_lifecycle_cause_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_lifecycle_cause_send_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_cause_send_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_cause_send_t *out,
     uint64_t *seen);
@@ -577,6 +607,8 @@ static const char *ap_lifecycle_cause_send_fast(aps_fast_ctx *c, const char *p, 
 static bool ap_lifecycle_cause_send_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out);
 static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_lifecycle_cause_send_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out);
+static const char *ap_lifecycle_cause_send_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_lifecycle_cause_edge_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_lifecycle_cause_edge_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_lifecycle_cause_edge_t *out,
     uint64_t *seen);
@@ -588,6 +620,8 @@ static const char *ap_lifecycle_cause_edge_fast(aps_fast_ctx *c, const char *p, 
 static bool ap_lifecycle_cause_edge_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out);
 static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_lifecycle_cause_edge_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out);
+static const char *ap_lifecycle_cause_edge_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_messages_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_messages_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_messages_event_t *out,
     uint64_t *seen);
@@ -599,6 +633,8 @@ static const char *ap_messages_event_fast(aps_fast_ctx *c, const char *p, void *
 static bool ap_messages_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out);
 static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_messages_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out);
+static const char *ap_messages_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_messages_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_messages_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_messages_event_params_t *out,
     uint64_t *seen);
@@ -621,6 +657,8 @@ static const char *ap_message_start_data_fast(aps_fast_ctx *c, const char *p, vo
 static bool ap_message_start_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out);
 static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_message_start_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out);
+static const char *ap_message_start_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_message_metadata_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_message_metadata_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_message_metadata_t *out,
     uint64_t *seen);
@@ -643,6 +681,8 @@ static const char *ap_content_block_start_data_fast(aps_fast_ctx *c, const char 
 static bool ap_content_block_start_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out);
 static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_content_block_start_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out);
+static const char *ap_content_block_start_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_text_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_text_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_text_content_block_t *out,
     uint64_t *seen);
@@ -654,6 +694,8 @@ static const char *ap_text_content_block_fast(aps_fast_ctx *c, const char *p, vo
 static bool ap_text_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out);
 static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_text_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out);
+static const char *ap_text_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_citation_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_citation_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_citation_t *out,
     uint64_t *seen);
@@ -665,6 +707,8 @@ static const char *ap_citation_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_citation_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out);
 static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_citation_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out);
+static const char *ap_citation_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_non_standard_annotation_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_non_standard_annotation_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_non_standard_annotation_t *out,
     uint64_t *seen);
@@ -676,6 +720,8 @@ static const char *ap_non_standard_annotation_fast(aps_fast_ctx *c, const char *
 static bool ap_non_standard_annotation_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out);
 static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_non_standard_annotation_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out);
+static const char *ap_non_standard_annotation_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_invalid_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_invalid_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_invalid_tool_call_t *out,
     uint64_t *seen);
@@ -687,6 +733,8 @@ static const char *ap_invalid_tool_call_fast(aps_fast_ctx *c, const char *p, voi
 static bool ap_invalid_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out);
 static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out);
+static const char *ap_invalid_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_reasoning_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reasoning_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reasoning_content_block_t *out,
     uint64_t *seen);
@@ -698,6 +746,8 @@ static const char *ap_reasoning_content_block_fast(aps_fast_ctx *c, const char *
 static bool ap_reasoning_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out);
 static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_reasoning_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out);
+static const char *ap_reasoning_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_non_standard_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_non_standard_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_non_standard_content_block_t *out,
     uint64_t *seen);
@@ -709,6 +759,8 @@ static const char *ap_non_standard_content_block_fast(aps_fast_ctx *c, const cha
 static bool ap_non_standard_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out);
 static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_non_standard_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out);
+static const char *ap_non_standard_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_image_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_image_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_image_content_block_t *out,
     uint64_t *seen);
@@ -720,6 +772,8 @@ static const char *ap_image_content_block_fast(aps_fast_ctx *c, const char *p, v
 static bool ap_image_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out);
 static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_image_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out);
+static const char *ap_image_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_video_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_video_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_video_content_block_t *out,
     uint64_t *seen);
@@ -731,6 +785,8 @@ static const char *ap_video_content_block_fast(aps_fast_ctx *c, const char *p, v
 static bool ap_video_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out);
 static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_video_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out);
+static const char *ap_video_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_audio_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_audio_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_audio_content_block_t *out,
     uint64_t *seen);
@@ -742,6 +798,8 @@ static const char *ap_audio_content_block_fast(aps_fast_ctx *c, const char *p, v
 static bool ap_audio_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out);
 static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_audio_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out);
+static const char *ap_audio_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_file_content_block_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_file_content_block_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_file_content_block_t *out,
     uint64_t *seen);
@@ -753,6 +811,8 @@ static const char *ap_file_content_block_fast(aps_fast_ctx *c, const char *p, vo
 static bool ap_file_content_block_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out);
 static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_file_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out);
+static const char *ap_file_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_call_t *out,
     uint64_t *seen);
@@ -764,6 +824,8 @@ static const char *ap_tool_call_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool ap_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out);
 static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out);
+static const char *ap_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tool_call_chunk_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_call_chunk_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_call_chunk_t *out,
     uint64_t *seen);
@@ -775,6 +837,8 @@ static const char *ap_tool_call_chunk_fast(aps_fast_ctx *c, const char *p, void 
 static bool ap_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out);
 static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out);
+static const char *ap_tool_call_chunk_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_server_tool_call_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_server_tool_call_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_server_tool_call_t *out,
     uint64_t *seen);
@@ -786,6 +850,8 @@ static const char *ap_server_tool_call_fast(aps_fast_ctx *c, const char *p, void
 static bool ap_server_tool_call_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out);
 static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_server_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out);
+static const char *ap_server_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_server_tool_call_chunk_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_server_tool_call_chunk_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_server_tool_call_chunk_t *out,
     uint64_t *seen);
@@ -797,6 +863,8 @@ static const char *ap_server_tool_call_chunk_fast(aps_fast_ctx *c, const char *p
 static bool ap_server_tool_call_chunk_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out);
 static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_server_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out);
+static const char *ap_server_tool_call_chunk_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_server_tool_result_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_server_tool_result_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_server_tool_result_t *out,
     uint64_t *seen);
@@ -808,6 +876,8 @@ static const char *ap_server_tool_result_fast(aps_fast_ctx *c, const char *p, vo
 static bool ap_server_tool_result_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out);
 static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_server_tool_result_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out);
+static const char *ap_server_tool_result_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_content_block_delta_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_content_block_delta_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_content_block_delta_data_t *out,
     uint64_t *seen);
@@ -819,6 +889,8 @@ static const char *ap_content_block_delta_data_fast(aps_fast_ctx *c, const char 
 static bool ap_content_block_delta_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out);
 static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_content_block_delta_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out);
+static const char *ap_content_block_delta_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_text_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_text_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_text_delta_t *out,
     uint64_t *seen);
@@ -830,6 +902,8 @@ static const char *ap_text_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 static bool ap_text_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out);
 static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_text_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out);
+static const char *ap_text_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_reasoning_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_reasoning_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_reasoning_delta_t *out,
     uint64_t *seen);
@@ -841,6 +915,8 @@ static const char *ap_reasoning_delta_fast(aps_fast_ctx *c, const char *p, void 
 static bool ap_reasoning_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out);
 static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_reasoning_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out);
+static const char *ap_reasoning_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_data_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_data_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_data_delta_t *out,
     uint64_t *seen);
@@ -852,6 +928,8 @@ static const char *ap_data_delta_fast(aps_fast_ctx *c, const char *p, void *out)
 static bool ap_data_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out);
 static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_data_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out);
+static const char *ap_data_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_block_delta_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_block_delta_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_block_delta_t *out,
     uint64_t *seen);
@@ -863,6 +941,8 @@ static const char *ap_block_delta_fast(aps_fast_ctx *c, const char *p, void *out
 static bool ap_block_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out);
 static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_block_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out);
+static const char *ap_block_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_block_delta_fields_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_block_delta_fields_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_block_delta_fields_t *out,
     uint64_t *seen);
@@ -885,6 +965,8 @@ static const char *ap_tool_call_delta_fast(aps_fast_ctx *c, const char *p, void 
 static bool ap_tool_call_delta_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out);
 static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_call_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out);
+static const char *ap_tool_call_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_content_block_finish_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_content_block_finish_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_content_block_finish_data_t *out,
     uint64_t *seen);
@@ -896,6 +978,8 @@ static const char *ap_content_block_finish_data_fast(aps_fast_ctx *c, const char
 static bool ap_content_block_finish_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out);
 static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_content_block_finish_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out);
+static const char *ap_content_block_finish_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_message_finish_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_message_finish_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_message_finish_data_t *out,
     uint64_t *seen);
@@ -907,6 +991,8 @@ static const char *ap_message_finish_data_fast(aps_fast_ctx *c, const char *p, v
 static bool ap_message_finish_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out);
 static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_message_finish_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out);
+static const char *ap_message_finish_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_usage_info_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_usage_info_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_usage_info_t *out,
     uint64_t *seen);
@@ -951,6 +1037,8 @@ static const char *ap_message_error_data_fast(aps_fast_ctx *c, const char *p, vo
 static bool ap_message_error_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out);
 static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_message_error_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out);
+static const char *ap_message_error_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tools_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tools_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tools_event_t *out,
     uint64_t *seen);
@@ -962,6 +1050,8 @@ static const char *ap_tools_event_fast(aps_fast_ctx *c, const char *p, void *out
 static bool ap_tools_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out);
 static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tools_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out);
+static const char *ap_tools_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tools_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tools_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tools_event_params_t *out,
     uint64_t *seen);
@@ -984,6 +1074,8 @@ static const char *ap_tool_started_data_fast(aps_fast_ctx *c, const char *p, voi
 static bool ap_tool_started_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out);
 static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_started_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out);
+static const char *ap_tool_started_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tool_output_delta_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_output_delta_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_output_delta_data_t *out,
     uint64_t *seen);
@@ -995,6 +1087,8 @@ static const char *ap_tool_output_delta_data_fast(aps_fast_ctx *c, const char *p
 static bool ap_tool_output_delta_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out);
 static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_output_delta_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out);
+static const char *ap_tool_output_delta_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tool_finished_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_finished_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_finished_data_t *out,
     uint64_t *seen);
@@ -1006,6 +1100,8 @@ static const char *ap_tool_finished_data_fast(aps_fast_ctx *c, const char *p, vo
 static bool ap_tool_finished_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out);
 static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_finished_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out);
+static const char *ap_tool_finished_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tool_error_data_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tool_error_data_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tool_error_data_t *out,
     uint64_t *seen);
@@ -1017,6 +1113,8 @@ static const char *ap_tool_error_data_fast(aps_fast_ctx *c, const char *p, void 
 static bool ap_tool_error_data_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out);
 static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tool_error_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out);
+static const char *ap_tool_error_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_input_event_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_event_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_event_t *out,
     uint64_t *seen);
@@ -1028,6 +1126,8 @@ static const char *ap_input_event_fast(aps_fast_ctx *c, const char *p, void *out
 static bool ap_input_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out);
 static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_input_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out);
+static const char *ap_input_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_input_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_input_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_input_event_params_t *out,
     uint64_t *seen);
@@ -1061,6 +1161,8 @@ static const char *ap_values_event_fast(aps_fast_ctx *c, const char *p, void *ou
 static bool ap_values_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out);
 static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_values_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out);
+static const char *ap_values_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_values_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_values_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_values_event_params_t *out,
     uint64_t *seen);
@@ -1083,6 +1185,8 @@ static const char *ap_updates_event_fast(aps_fast_ctx *c, const char *p, void *o
 static bool ap_updates_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out);
 static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_updates_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out);
+static const char *ap_updates_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_updates_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_updates_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_updates_event_params_t *out,
     uint64_t *seen);
@@ -1116,6 +1220,8 @@ static const char *ap_checkpoints_event_fast(aps_fast_ctx *c, const char *p, voi
 static bool ap_checkpoints_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out);
 static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_checkpoints_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out);
+static const char *ap_checkpoints_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_checkpoints_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_checkpoints_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_checkpoints_event_params_t *out,
     uint64_t *seen);
@@ -1149,6 +1255,8 @@ static const char *ap_custom_event_fast(aps_fast_ctx *c, const char *p, void *ou
 static bool ap_custom_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out);
 static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_custom_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out);
+static const char *ap_custom_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_custom_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_custom_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_custom_event_params_t *out,
     uint64_t *seen);
@@ -1182,6 +1290,8 @@ static const char *ap_tasks_event_fast(aps_fast_ctx *c, const char *p, void *out
 static bool ap_tasks_event_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out);
 static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *ap_tasks_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out);
+static const char *ap_tasks_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int ap_tasks_event_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int ap_tasks_event_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, ap_tasks_event_params_t *out,
     uint64_t *seen);
@@ -5800,9 +5910,6 @@ static const char *ap_run_start_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_run_start_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_run_start_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -5837,18 +5944,12 @@ static const char *ap_run_start_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of run.start in the compact form (aps/fast.h): each where
+ * The members of run.start after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out)
+static const char *ap_run_start_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"run.start\"", 20)) {
-        p += 20 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -5860,19 +5961,30 @@ static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of run.start in the compact form: its discriminant, then the rest. */
+static const char *ap_run_start_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"run.start\"", 20) ? 20 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_run_start_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of run.start in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of run.start in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose run.start by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_run_start_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_run_start_t *out = (ap_run_start_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_run_start_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_run_start_fast_compact_rest(c, p, &sep, out) : ap_run_start_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -5881,6 +5993,12 @@ static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_run_start_fast, depth, typed);
+}
+
+/* An object of run.start in the compact form, its '{' at p. */
+static const char *ap_run_start_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_run_start_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of run.start: in the compact form if it is, else read member by member. */
@@ -6186,9 +6304,6 @@ static const char *ap_subscription_subscribe_fast_ordered(aps_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_subscription_subscribe_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_subscription_subscribe_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -6223,18 +6338,12 @@ static const char *ap_subscription_subscribe_fast_body(aps_fast_ctx *c, const ch
 }
 
 /*
- * The members of subscription.subscribe in the compact form (aps/fast.h): each where
+ * The members of subscription.subscribe after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out)
+static const char *ap_subscription_subscribe_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.subscribe\"", 33)) {
-        p += 33 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -6246,19 +6355,30 @@ static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
+/* All the members of subscription.subscribe in the compact form: its discriminant, then the rest. */
+static const char *ap_subscription_subscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.subscribe\"", 33) ? 33 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_subscription_subscribe_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of subscription.subscribe in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of subscription.subscribe in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose subscription.subscribe by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_subscription_subscribe_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_subscription_subscribe_t *out = (ap_subscription_subscribe_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscription_subscribe_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_subscription_subscribe_fast_compact_rest(c, p, &sep, out) : ap_subscription_subscribe_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -6267,6 +6387,12 @@ static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscription_subscribe_fast, depth, typed);
+}
+
+/* An object of subscription.subscribe in the compact form, its '{' at p. */
+static const char *ap_subscription_subscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_subscription_subscribe_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of subscription.subscribe: in the compact form if it is, else read member by member. */
@@ -6559,9 +6685,6 @@ static const char *ap_subscription_unsubscribe_fast_ordered(aps_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_subscription_unsubscribe_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_subscription_unsubscribe_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -6596,18 +6719,12 @@ static const char *ap_subscription_unsubscribe_fast_body(aps_fast_ctx *c, const 
 }
 
 /*
- * The members of subscription.unsubscribe in the compact form (aps/fast.h): each where
+ * The members of subscription.unsubscribe after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out)
+static const char *ap_subscription_unsubscribe_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.unsubscribe\"", 35)) {
-        p += 35 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -6619,19 +6736,30 @@ static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx
     return p;
 }
 
+/* All the members of subscription.unsubscribe in the compact form: its discriminant, then the rest. */
+static const char *ap_subscription_unsubscribe_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.unsubscribe\"", 35) ? 35 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_subscription_unsubscribe_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of subscription.unsubscribe in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of subscription.unsubscribe in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose subscription.unsubscribe by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_subscription_unsubscribe_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_subscription_unsubscribe_t *out = (ap_subscription_unsubscribe_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscription_unsubscribe_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_subscription_unsubscribe_fast_compact_rest(c, p, &sep, out) : ap_subscription_unsubscribe_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -6640,6 +6768,12 @@ static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, con
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscription_unsubscribe_fast, depth, typed);
+}
+
+/* An object of subscription.unsubscribe in the compact form, its '{' at p. */
+static const char *ap_subscription_unsubscribe_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_subscription_unsubscribe_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of subscription.unsubscribe: in the compact form if it is, else read member by member. */
@@ -6896,9 +7030,6 @@ static const char *ap_subscription_reconnect_fast_ordered(aps_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_subscription_reconnect_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_subscription_reconnect_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -6933,18 +7064,12 @@ static const char *ap_subscription_reconnect_fast_body(aps_fast_ctx *c, const ch
 }
 
 /*
- * The members of subscription.reconnect in the compact form (aps/fast.h): each where
+ * The members of subscription.reconnect after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out)
+static const char *ap_subscription_reconnect_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.reconnect\"", 33)) {
-        p += 33 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -6956,19 +7081,30 @@ static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
+/* All the members of subscription.reconnect in the compact form: its discriminant, then the rest. */
+static const char *ap_subscription_reconnect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"subscription.reconnect\"", 33) ? 33 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_subscription_reconnect_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of subscription.reconnect in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of subscription.reconnect in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose subscription.reconnect by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_subscription_reconnect_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_subscription_reconnect_t *out = (ap_subscription_reconnect_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_subscription_reconnect_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_subscription_reconnect_fast_compact_rest(c, p, &sep, out) : ap_subscription_reconnect_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -6977,6 +7113,12 @@ static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_subscription_reconnect_fast, depth, typed);
+}
+
+/* An object of subscription.reconnect in the compact form, its '{' at p. */
+static const char *ap_subscription_reconnect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_subscription_reconnect_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of subscription.reconnect: in the compact form if it is, else read member by member. */
@@ -7271,9 +7413,6 @@ static const char *ap_agent_get_tree_fast_ordered(aps_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_agent_get_tree_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_agent_get_tree_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -7308,18 +7447,12 @@ static const char *ap_agent_get_tree_fast_body(aps_fast_ctx *c, const char *p, i
 }
 
 /*
- * The members of agent.getTree in the compact form (aps/fast.h): each where
+ * The members of agent.getTree after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out)
+static const char *ap_agent_get_tree_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"agent.getTree\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -7331,19 +7464,30 @@ static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
+/* All the members of agent.getTree in the compact form: its discriminant, then the rest. */
+static const char *ap_agent_get_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"agent.getTree\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_agent_get_tree_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of agent.getTree in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of agent.getTree in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose agent.getTree by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_agent_get_tree_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_agent_get_tree_t *out = (ap_agent_get_tree_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_agent_get_tree_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_agent_get_tree_fast_compact_rest(c, p, &sep, out) : ap_agent_get_tree_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -7352,6 +7496,12 @@ static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_agent_get_tree_fast, depth, typed);
+}
+
+/* An object of agent.getTree in the compact form, its '{' at p. */
+static const char *ap_agent_get_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_agent_get_tree_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of agent.getTree: in the compact form if it is, else read member by member. */
@@ -7599,9 +7749,6 @@ static const char *ap_input_respond_fast_ordered(aps_fast_ctx *c, const char *p,
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_input_respond_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_input_respond_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -7636,18 +7783,12 @@ static const char *ap_input_respond_fast_body(aps_fast_ctx *c, const char *p, in
 }
 
 /*
- * The members of input.respond in the compact form (aps/fast.h): each where
+ * The members of input.respond after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out)
+static const char *ap_input_respond_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"input.respond\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -7659,19 +7800,30 @@ static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
+/* All the members of input.respond in the compact form: its discriminant, then the rest. */
+static const char *ap_input_respond_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"input.respond\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_input_respond_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of input.respond in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of input.respond in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose input.respond by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_input_respond_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_input_respond_t *out = (ap_input_respond_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_respond_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_input_respond_fast_compact_rest(c, p, &sep, out) : ap_input_respond_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -7680,6 +7832,12 @@ static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p,
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_respond_fast, depth, typed);
+}
+
+/* An object of input.respond in the compact form, its '{' at p. */
+static const char *ap_input_respond_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_input_respond_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of input.respond: in the compact form if it is, else read member by member. */
@@ -8646,9 +8804,6 @@ static const char *ap_input_inject_fast_ordered(aps_fast_ctx *c, const char *p, 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_input_inject_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_input_inject_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -8683,18 +8838,12 @@ static const char *ap_input_inject_fast_body(aps_fast_ctx *c, const char *p, int
 }
 
 /*
- * The members of input.inject in the compact form (aps/fast.h): each where
+ * The members of input.inject after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out)
+static const char *ap_input_inject_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"input.inject\"", 23)) {
-        p += 23 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -8706,19 +8855,30 @@ static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
+/* All the members of input.inject in the compact form: its discriminant, then the rest. */
+static const char *ap_input_inject_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"input.inject\"", 23) ? 23 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_input_inject_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of input.inject in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of input.inject in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose input.inject by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_input_inject_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_input_inject_t *out = (ap_input_inject_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_inject_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_input_inject_fast_compact_rest(c, p, &sep, out) : ap_input_inject_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -8727,6 +8887,12 @@ static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_inject_fast, depth, typed);
+}
+
+/* An object of input.inject in the compact form, its '{' at p. */
+static const char *ap_input_inject_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_input_inject_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of input.inject: in the compact form if it is, else read member by member. */
@@ -9197,9 +9363,6 @@ static const char *ap_state_get_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_state_get_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_state_get_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -9234,18 +9397,12 @@ static const char *ap_state_get_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of state.get in the compact form (aps/fast.h): each where
+ * The members of state.get after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out)
+static const char *ap_state_get_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"state.get\"", 20)) {
-        p += 20 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -9257,19 +9414,30 @@ static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of state.get in the compact form: its discriminant, then the rest. */
+static const char *ap_state_get_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"state.get\"", 20) ? 20 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_state_get_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of state.get in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of state.get in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose state.get by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_state_get_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_state_get_t *out = (ap_state_get_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_get_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_state_get_fast_compact_rest(c, p, &sep, out) : ap_state_get_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -9278,6 +9446,12 @@ static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_get_fast, depth, typed);
+}
+
+/* An object of state.get in the compact form, its '{' at p. */
+static const char *ap_state_get_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_state_get_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of state.get: in the compact form if it is, else read member by member. */
@@ -9545,9 +9719,6 @@ static const char *ap_state_list_checkpoints_fast_ordered(aps_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_state_list_checkpoints_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_state_list_checkpoints_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -9582,18 +9753,12 @@ static const char *ap_state_list_checkpoints_fast_body(aps_fast_ctx *c, const ch
 }
 
 /*
- * The members of state.listCheckpoints in the compact form (aps/fast.h): each where
+ * The members of state.listCheckpoints after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out)
+static const char *ap_state_list_checkpoints_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"state.listCheckpoints\"", 32)) {
-        p += 32 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -9605,19 +9770,30 @@ static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
+/* All the members of state.listCheckpoints in the compact form: its discriminant, then the rest. */
+static const char *ap_state_list_checkpoints_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"state.listCheckpoints\"", 32) ? 32 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_state_list_checkpoints_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of state.listCheckpoints in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of state.listCheckpoints in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose state.listCheckpoints by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_state_list_checkpoints_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_state_list_checkpoints_t *out = (ap_state_list_checkpoints_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_list_checkpoints_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_state_list_checkpoints_fast_compact_rest(c, p, &sep, out) : ap_state_list_checkpoints_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -9626,6 +9802,12 @@ static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_list_checkpoints_fast, depth, typed);
+}
+
+/* An object of state.listCheckpoints in the compact form, its '{' at p. */
+static const char *ap_state_list_checkpoints_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_state_list_checkpoints_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of state.listCheckpoints: in the compact form if it is, else read member by member. */
@@ -9909,9 +10091,6 @@ static const char *ap_state_fork_fast_ordered(aps_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_state_fork_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_state_fork_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -9946,18 +10125,12 @@ static const char *ap_state_fork_fast_body(aps_fast_ctx *c, const char *p, int c
 }
 
 /*
- * The members of state.fork in the compact form (aps/fast.h): each where
+ * The members of state.fork after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out)
+static const char *ap_state_fork_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"state.fork\"", 21)) {
-        p += 21 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -9969,19 +10142,30 @@ static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
+/* All the members of state.fork in the compact form: its discriminant, then the rest. */
+static const char *ap_state_fork_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"state.fork\"", 21) ? 21 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_state_fork_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of state.fork in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of state.fork in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose state.fork by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_state_fork_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_state_fork_t *out = (ap_state_fork_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_state_fork_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_state_fork_fast_compact_rest(c, p, &sep, out) : ap_state_fork_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -9990,6 +10174,12 @@ static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, vo
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_state_fork_fast, depth, typed);
+}
+
+/* An object of state.fork in the compact form, its '{' at p. */
+static const char *ap_state_fork_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_state_fork_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of state.fork: in the compact form if it is, else read member by member. */
@@ -10289,9 +10479,6 @@ static const char *ap_command_response_fast_ordered(aps_fast_ctx *c, const char 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_command_response_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_command_response_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -10335,18 +10522,12 @@ static const char *ap_command_response_fast_body(aps_fast_ctx *c, const char *p,
 }
 
 /*
- * The members of CommandResponse in the compact form (aps/fast.h): each where
+ * The members of CommandResponse after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out)
+static const char *ap_command_response_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"success\"", 16)) {
-        p += 16 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -10373,19 +10554,30 @@ static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
+/* All the members of CommandResponse in the compact form: its discriminant, then the rest. */
+static const char *ap_command_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"success\"", 16) ? 16 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_command_response_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of CommandResponse in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of CommandResponse in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose CommandResponse by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_command_response_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_command_response_t *out = (ap_command_response_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_command_response_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_command_response_fast_compact_rest(c, p, &sep, out) : ap_command_response_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_command_response_type, out, ap_command_response_fast_index)) == NULL)
@@ -10397,6 +10589,12 @@ static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_command_response_fast, depth, typed);
+}
+
+/* An object of CommandResponse in the compact form, its '{' at p. */
+static const char *ap_command_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_command_response_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of CommandResponse: in the compact form if it is, else read member by member. */
@@ -12871,9 +13069,6 @@ static const char *ap_error_response_fast_ordered(aps_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_error_response_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_error_response_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -12923,18 +13118,12 @@ static const char *ap_error_response_fast_body(aps_fast_ctx *c, const char *p, i
 }
 
 /*
- * The members of ErrorResponse in the compact form (aps/fast.h): each where
+ * The members of ErrorResponse after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out)
+static const char *ap_error_response_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"error\"", 14)) {
-        p += 14 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -12981,19 +13170,30 @@ static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
+/* All the members of ErrorResponse in the compact form: its discriminant, then the rest. */
+static const char *ap_error_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"error\"", 14) ? 14 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_error_response_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ErrorResponse in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ErrorResponse in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ErrorResponse by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_error_response_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_error_response_t *out = (ap_error_response_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_error_response_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_error_response_fast_compact_rest(c, p, &sep, out) : ap_error_response_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_error_response_type, out, ap_error_response_fast_index)) == NULL)
@@ -13005,6 +13205,12 @@ static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_error_response_fast, depth, typed);
+}
+
+/* An object of ErrorResponse in the compact form, its '{' at p. */
+static const char *ap_error_response_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_error_response_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ErrorResponse: in the compact form if it is, else read member by member. */
@@ -13120,9 +13326,6 @@ static const char *ap_event_fast_ordered(aps_fast_ctx *c, const char *p, int *cl
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"eventId\":", 10, "\"event_id\":", 11)) != NULL &&
         ((p = ap_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -13174,19 +13377,13 @@ static const char *ap_event_fast_body(aps_fast_ctx *c, const char *p, int closed
 }
 
 /*
- * The members of Event in the compact form (aps/fast.h): each where
+ * The members of Event after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out)
+static const char *ap_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"event\"", 14)) {
-        p += 14 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"eventId\":", 10, "\"event_id\":", 11)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -13213,19 +13410,30 @@ static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p,
     return p;
 }
 
+/* All the members of Event in the compact form: its discriminant, then the rest. */
+static const char *ap_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"event\"", 14) ? 14 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Event in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Event in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Event by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_event_t *out = (ap_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_event_fast_compact_rest(c, p, &sep, out) : ap_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -13236,6 +13444,12 @@ static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *v
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_event_fast, depth, typed);
+}
+
+/* An object of Event in the compact form, its '{' at p. */
+static const char *ap_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Event: in the compact form if it is, else read member by member. */
@@ -13333,9 +13547,6 @@ static const char *ap_lifecycle_event_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_lifecycle_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_lifecycle_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -13370,18 +13581,12 @@ static const char *ap_lifecycle_event_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of LifecycleEvent in the compact form (aps/fast.h): each where
+ * The members of LifecycleEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out)
+static const char *ap_lifecycle_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"lifecycle\"", 20)) {
-        p += 20 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -13393,19 +13598,30 @@ static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
+/* All the members of LifecycleEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_lifecycle_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"lifecycle\"", 20) ? 20 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_lifecycle_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of LifecycleEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of LifecycleEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose LifecycleEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_lifecycle_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_lifecycle_event_t *out = (ap_lifecycle_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_lifecycle_event_fast_compact_rest(c, p, &sep, out) : ap_lifecycle_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -13414,6 +13630,12 @@ static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_event_fast, depth, typed);
+}
+
+/* An object of LifecycleEvent in the compact form, its '{' at p. */
+static const char *ap_lifecycle_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_lifecycle_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of LifecycleEvent: in the compact form if it is, else read member by member. */
@@ -13930,9 +14152,6 @@ static const char *ap_lifecycle_cause_tool_call_fast_ordered(aps_fast_ctx *c, co
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_lifecycle_cause_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
         ((p = ap_lifecycle_cause_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -13967,19 +14186,13 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(aps_fast_ctx *c, const
 }
 
 /*
- * The members of LifecycleCauseToolCall in the compact form (aps/fast.h): each where
+ * The members of LifecycleCauseToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out)
+static const char *ap_lifecycle_cause_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"toolCall\"", 17)) {
-        p += 17 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -13991,19 +14204,30 @@ static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ct
     return p;
 }
 
+/* All the members of LifecycleCauseToolCall in the compact form: its discriminant, then the rest. */
+static const char *ap_lifecycle_cause_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"toolCall\"", 17) ? 17 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_lifecycle_cause_tool_call_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of LifecycleCauseToolCall in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of LifecycleCauseToolCall in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose LifecycleCauseToolCall by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_lifecycle_cause_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_lifecycle_cause_tool_call_t *out = (ap_lifecycle_cause_tool_call_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_cause_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_lifecycle_cause_tool_call_fast_compact_rest(c, p, &sep, out) : ap_lifecycle_cause_tool_call_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -14012,6 +14236,12 @@ static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, co
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_cause_tool_call_fast, depth, typed);
+}
+
+/* An object of LifecycleCauseToolCall in the compact form, its '{' at p. */
+static const char *ap_lifecycle_cause_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_lifecycle_cause_tool_call_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of LifecycleCauseToolCall: in the compact form if it is, else read member by member. */
@@ -14102,9 +14332,6 @@ static const char *ap_lifecycle_cause_send_fast_ordered(aps_fast_ctx *c, const c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_lifecycle_cause_send_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"fromNode\":", 11, "\"from_node\":", 12)) != NULL &&
         ((p = ap_lifecycle_cause_send_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -14139,19 +14366,13 @@ static const char *ap_lifecycle_cause_send_fast_body(aps_fast_ctx *c, const char
 }
 
 /*
- * The members of LifecycleCauseSend in the compact form (aps/fast.h): each where
+ * The members of LifecycleCauseSend after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out)
+static const char *ap_lifecycle_cause_send_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"send\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"fromNode\":", 11, "\"from_node\":", 12)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -14163,19 +14384,30 @@ static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
+/* All the members of LifecycleCauseSend in the compact form: its discriminant, then the rest. */
+static const char *ap_lifecycle_cause_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"send\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_lifecycle_cause_send_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of LifecycleCauseSend in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of LifecycleCauseSend in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose LifecycleCauseSend by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_lifecycle_cause_send_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_lifecycle_cause_send_t *out = (ap_lifecycle_cause_send_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_cause_send_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_lifecycle_cause_send_fast_compact_rest(c, p, &sep, out) : ap_lifecycle_cause_send_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -14184,6 +14416,12 @@ static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const c
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_cause_send_fast, depth, typed);
+}
+
+/* An object of LifecycleCauseSend in the compact form, its '{' at p. */
+static const char *ap_lifecycle_cause_send_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_lifecycle_cause_send_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of LifecycleCauseSend: in the compact form if it is, else read member by member. */
@@ -14274,9 +14512,6 @@ static const char *ap_lifecycle_cause_edge_fast_ordered(aps_fast_ctx *c, const c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_lifecycle_cause_edge_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"fromNode\":", 11, "\"from_node\":", 12)) != NULL &&
         ((p = ap_lifecycle_cause_edge_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -14311,19 +14546,13 @@ static const char *ap_lifecycle_cause_edge_fast_body(aps_fast_ctx *c, const char
 }
 
 /*
- * The members of LifecycleCauseEdge in the compact form (aps/fast.h): each where
+ * The members of LifecycleCauseEdge after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out)
+static const char *ap_lifecycle_cause_edge_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"edge\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"fromNode\":", 11, "\"from_node\":", 12)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -14335,19 +14564,30 @@ static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
+/* All the members of LifecycleCauseEdge in the compact form: its discriminant, then the rest. */
+static const char *ap_lifecycle_cause_edge_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"edge\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_lifecycle_cause_edge_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of LifecycleCauseEdge in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of LifecycleCauseEdge in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose LifecycleCauseEdge by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_lifecycle_cause_edge_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_lifecycle_cause_edge_t *out = (ap_lifecycle_cause_edge_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_lifecycle_cause_edge_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_lifecycle_cause_edge_fast_compact_rest(c, p, &sep, out) : ap_lifecycle_cause_edge_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -14356,6 +14596,12 @@ static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const c
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_lifecycle_cause_edge_fast, depth, typed);
+}
+
+/* An object of LifecycleCauseEdge in the compact form, its '{' at p. */
+static const char *ap_lifecycle_cause_edge_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_lifecycle_cause_edge_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of LifecycleCauseEdge: in the compact form if it is, else read member by member. */
@@ -14447,9 +14693,6 @@ static const char *ap_messages_event_fast_ordered(aps_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_messages_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_messages_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -14484,18 +14727,12 @@ static const char *ap_messages_event_fast_body(aps_fast_ctx *c, const char *p, i
 }
 
 /*
- * The members of MessagesEvent in the compact form (aps/fast.h): each where
+ * The members of MessagesEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out)
+static const char *ap_messages_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"messages\"", 19)) {
-        p += 19 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -14507,19 +14744,30 @@ static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
+/* All the members of MessagesEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_messages_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"messages\"", 19) ? 19 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_messages_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of MessagesEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of MessagesEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose MessagesEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_messages_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_messages_event_t *out = (ap_messages_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_messages_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_messages_event_fast_compact_rest(c, p, &sep, out) : ap_messages_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -14528,6 +14776,12 @@ static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_messages_event_fast, depth, typed);
+}
+
+/* An object of MessagesEvent in the compact form, its '{' at p. */
+static const char *ap_messages_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_messages_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of MessagesEvent: in the compact form if it is, else read member by member. */
@@ -14844,9 +15098,6 @@ static const char *ap_message_start_data_fast_ordered(aps_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_message_start_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"role\":", 7, "\"role\":", 7)) != NULL &&
         ((p = ap_message_start_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -14890,18 +15141,12 @@ static const char *ap_message_start_data_fast_body(aps_fast_ctx *c, const char *
 }
 
 /*
- * The members of MessageStartData in the compact form (aps/fast.h): each where
+ * The members of MessageStartData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out)
+static const char *ap_message_start_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"message-start\"", 23)) {
-        p += 23 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"role\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -14928,19 +15173,30 @@ static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
+/* All the members of MessageStartData in the compact form: its discriminant, then the rest. */
+static const char *ap_message_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"message-start\"", 23) ? 23 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_message_start_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of MessageStartData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of MessageStartData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose MessageStartData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_message_start_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_message_start_data_t *out = (ap_message_start_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_message_start_data_fast_compact_rest(c, p, &sep, out) : ap_message_start_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_start_data_type, out, ap_message_start_data_fast_index)) == NULL)
@@ -14952,6 +15208,12 @@ static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const cha
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_start_data_fast, depth, typed);
+}
+
+/* An object of MessageStartData in the compact form, its '{' at p. */
+static const char *ap_message_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_message_start_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of MessageStartData: in the compact form if it is, else read member by member. */
@@ -15333,9 +15595,6 @@ static const char *ap_content_block_start_data_fast_ordered(aps_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_content_block_start_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
         ((p = ap_content_block_start_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -15376,18 +15635,12 @@ static const char *ap_content_block_start_data_fast_body(aps_fast_ctx *c, const 
 }
 
 /*
- * The members of ContentBlockStartData in the compact form (aps/fast.h): each where
+ * The members of ContentBlockStartData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out)
+static const char *ap_content_block_start_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-start\"", 29)) {
-        p += 29 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -15407,19 +15660,30 @@ static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx
     return p;
 }
 
+/* All the members of ContentBlockStartData in the compact form: its discriminant, then the rest. */
+static const char *ap_content_block_start_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-start\"", 29) ? 29 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_content_block_start_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ContentBlockStartData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ContentBlockStartData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ContentBlockStartData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_content_block_start_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_content_block_start_data_t *out = (ap_content_block_start_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_content_block_start_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_content_block_start_data_fast_compact_rest(c, p, &sep, out) : ap_content_block_start_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_start_data_type, out, ap_content_block_start_data_fast_index)) == NULL)
@@ -15431,6 +15695,12 @@ static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, con
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_content_block_start_data_fast, depth, typed);
+}
+
+/* An object of ContentBlockStartData in the compact form, its '{' at p. */
+static const char *ap_content_block_start_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_content_block_start_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ContentBlockStartData: in the compact form if it is, else read member by member. */
@@ -15545,9 +15815,6 @@ static const char *ap_text_content_block_fast_ordered(aps_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_text_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"text\":", 7, "\"text\":", 7)) != NULL &&
         ((p = ap_text_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -15594,18 +15861,12 @@ static const char *ap_text_content_block_fast_body(aps_fast_ctx *c, const char *
 }
 
 /*
- * The members of TextContentBlock in the compact form (aps/fast.h): each where
+ * The members of TextContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out)
+static const char *ap_text_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"text\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"text\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -15638,19 +15899,30 @@ static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
+/* All the members of TextContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_text_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"text\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_text_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of TextContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of TextContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose TextContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_text_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_text_content_block_t *out = (ap_text_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_text_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_text_content_block_fast_compact_rest(c, p, &sep, out) : ap_text_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_text_content_block_type, out, ap_text_content_block_fast_index)) == NULL)
@@ -15662,6 +15934,12 @@ static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const cha
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_text_content_block_fast, depth, typed);
+}
+
+/* An object of TextContentBlock in the compact form, its '{' at p. */
+static const char *ap_text_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_text_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of TextContentBlock: in the compact form if it is, else read member by member. */
@@ -15796,9 +16074,6 @@ static const char *ap_citation_fast_ordered(aps_fast_ctx *c, const char *p, int 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_citation_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_citation_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -15851,19 +16126,13 @@ static const char *ap_citation_fast_body(aps_fast_ctx *c, const char *p, int clo
 }
 
 /*
- * The members of Citation in the compact form (aps/fast.h): each where
+ * The members of Citation after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out)
+static const char *ap_citation_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"citation\"", 17)) {
-        p += 17 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -15909,19 +16178,30 @@ static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
+/* All the members of Citation in the compact form: its discriminant, then the rest. */
+static const char *ap_citation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"citation\"", 17) ? 17 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_citation_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Citation in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Citation in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Citation by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_citation_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_citation_t *out = (ap_citation_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_citation_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_citation_fast_compact_rest(c, p, &sep, out) : ap_citation_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_citation_type, out, ap_citation_fast_index)) == NULL)
@@ -15933,6 +16213,12 @@ static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_citation_fast, depth, typed);
+}
+
+/* An object of Citation in the compact form, its '{' at p. */
+static const char *ap_citation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_citation_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Citation: in the compact form if it is, else read member by member. */
@@ -16039,9 +16325,6 @@ static const char *ap_non_standard_annotation_fast_ordered(aps_fast_ctx *c, cons
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_non_standard_annotation_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_non_standard_annotation_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -16082,18 +16365,12 @@ static const char *ap_non_standard_annotation_fast_body(aps_fast_ctx *c, const c
 }
 
 /*
- * The members of NonStandardAnnotation in the compact form (aps/fast.h): each where
+ * The members of NonStandardAnnotation after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out)
+static const char *ap_non_standard_annotation_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"non_standard_annotation\"", 32)) {
-        p += 32 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -16112,19 +16389,30 @@ static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx 
     return p;
 }
 
+/* All the members of NonStandardAnnotation in the compact form: its discriminant, then the rest. */
+static const char *ap_non_standard_annotation_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"non_standard_annotation\"", 32) ? 32 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_non_standard_annotation_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of NonStandardAnnotation in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of NonStandardAnnotation in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose NonStandardAnnotation by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_non_standard_annotation_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_non_standard_annotation_t *out = (ap_non_standard_annotation_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_non_standard_annotation_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_non_standard_annotation_fast_compact_rest(c, p, &sep, out) : ap_non_standard_annotation_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_non_standard_annotation_type, out, ap_non_standard_annotation_fast_index)) == NULL)
@@ -16136,6 +16424,12 @@ static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, cons
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_non_standard_annotation_fast, depth, typed);
+}
+
+/* An object of NonStandardAnnotation in the compact form, its '{' at p. */
+static const char *ap_non_standard_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_non_standard_annotation_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of NonStandardAnnotation: in the compact form if it is, else read member by member. */
@@ -16276,9 +16570,6 @@ static const char *ap_invalid_tool_call_fast_ordered(aps_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_invalid_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_invalid_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -16328,18 +16619,12 @@ static const char *ap_invalid_tool_call_fast_body(aps_fast_ctx *c, const char *p
 }
 
 /*
- * The members of InvalidToolCall in the compact form (aps/fast.h): each where
+ * The members of InvalidToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out)
+static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"invalid_tool_call\"", 26)) {
-        p += 26 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -16402,19 +16687,30 @@ static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
+/* All the members of InvalidToolCall in the compact form: its discriminant, then the rest. */
+static const char *ap_invalid_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"invalid_tool_call\"", 26) ? 26 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_invalid_tool_call_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of InvalidToolCall in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of InvalidToolCall in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose InvalidToolCall by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_invalid_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_invalid_tool_call_t *out = (ap_invalid_tool_call_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_invalid_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_invalid_tool_call_fast_compact_rest(c, p, &sep, out) : ap_invalid_tool_call_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_invalid_tool_call_type, out, ap_invalid_tool_call_fast_index)) == NULL)
@@ -16426,6 +16722,12 @@ static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_invalid_tool_call_fast, depth, typed);
+}
+
+/* An object of InvalidToolCall in the compact form, its '{' at p. */
+static const char *ap_invalid_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_invalid_tool_call_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of InvalidToolCall: in the compact form if it is, else read member by member. */
@@ -16542,9 +16844,6 @@ static const char *ap_reasoning_content_block_fast_ordered(aps_fast_ctx *c, cons
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_reasoning_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
         ((p = ap_reasoning_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -16588,18 +16887,12 @@ static const char *ap_reasoning_content_block_fast_body(aps_fast_ctx *c, const c
 }
 
 /*
- * The members of ReasoningContentBlock in the compact form (aps/fast.h): each where
+ * The members of ReasoningContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out)
+static const char *ap_reasoning_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"reasoning\"", 18)) {
-        p += 18 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
         p += 12 + 1;
         *sep = ',';
@@ -16624,19 +16917,30 @@ static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx 
     return p;
 }
 
+/* All the members of ReasoningContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_reasoning_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"reasoning\"", 18) ? 18 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_reasoning_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ReasoningContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ReasoningContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ReasoningContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_reasoning_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_reasoning_content_block_t *out = (ap_reasoning_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_reasoning_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_reasoning_content_block_fast_compact_rest(c, p, &sep, out) : ap_reasoning_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reasoning_content_block_type, out, ap_reasoning_content_block_fast_index)) == NULL)
@@ -16648,6 +16952,12 @@ static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, cons
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_reasoning_content_block_fast, depth, typed);
+}
+
+/* An object of ReasoningContentBlock in the compact form, its '{' at p. */
+static const char *ap_reasoning_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_reasoning_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ReasoningContentBlock: in the compact form if it is, else read member by member. */
@@ -16759,9 +17069,6 @@ static const char *ap_non_standard_content_block_fast_ordered(aps_fast_ctx *c, c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_non_standard_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
         ((p = ap_non_standard_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -16805,18 +17112,12 @@ static const char *ap_non_standard_content_block_fast_body(aps_fast_ctx *c, cons
 }
 
 /*
- * The members of NonStandardContentBlock in the compact form (aps/fast.h): each where
+ * The members of NonStandardContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out)
+static const char *ap_non_standard_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"non_standard\"", 21)) {
-        p += 21 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -16842,19 +17143,30 @@ static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_c
     return p;
 }
 
+/* All the members of NonStandardContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_non_standard_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"non_standard\"", 21) ? 21 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_non_standard_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of NonStandardContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of NonStandardContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose NonStandardContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_non_standard_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_non_standard_content_block_t *out = (ap_non_standard_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_non_standard_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_non_standard_content_block_fast_compact_rest(c, p, &sep, out) : ap_non_standard_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_non_standard_content_block_type, out, ap_non_standard_content_block_fast_index)) == NULL)
@@ -16866,6 +17178,12 @@ static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, c
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_non_standard_content_block_fast, depth, typed);
+}
+
+/* An object of NonStandardContentBlock in the compact form, its '{' at p. */
+static const char *ap_non_standard_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_non_standard_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of NonStandardContentBlock: in the compact form if it is, else read member by member. */
@@ -16998,9 +17316,6 @@ static const char *ap_image_content_block_fast_ordered(aps_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_image_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_image_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -17053,19 +17368,13 @@ static const char *ap_image_content_block_fast_body(aps_fast_ctx *c, const char 
 }
 
 /*
- * The members of ImageContentBlock in the compact form (aps/fast.h): each where
+ * The members of ImageContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out)
+static const char *ap_image_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"image\"", 14)) {
-        p += 14 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -17111,19 +17420,30 @@ static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
+/* All the members of ImageContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_image_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"image\"", 14) ? 14 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_image_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ImageContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ImageContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ImageContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_image_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_image_content_block_t *out = (ap_image_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_image_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_image_content_block_fast_compact_rest(c, p, &sep, out) : ap_image_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_image_content_block_type, out, ap_image_content_block_fast_index)) == NULL)
@@ -17135,6 +17455,12 @@ static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const ch
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_image_content_block_fast, depth, typed);
+}
+
+/* An object of ImageContentBlock in the compact form, its '{' at p. */
+static const char *ap_image_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_image_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ImageContentBlock: in the compact form if it is, else read member by member. */
@@ -17273,9 +17599,6 @@ static const char *ap_video_content_block_fast_ordered(aps_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_video_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_video_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -17328,19 +17651,13 @@ static const char *ap_video_content_block_fast_body(aps_fast_ctx *c, const char 
 }
 
 /*
- * The members of VideoContentBlock in the compact form (aps/fast.h): each where
+ * The members of VideoContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out)
+static const char *ap_video_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"video\"", 14)) {
-        p += 14 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -17386,19 +17703,30 @@ static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
+/* All the members of VideoContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_video_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"video\"", 14) ? 14 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_video_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of VideoContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of VideoContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose VideoContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_video_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_video_content_block_t *out = (ap_video_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_video_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_video_content_block_fast_compact_rest(c, p, &sep, out) : ap_video_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_video_content_block_type, out, ap_video_content_block_fast_index)) == NULL)
@@ -17410,6 +17738,12 @@ static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const ch
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_video_content_block_fast, depth, typed);
+}
+
+/* An object of VideoContentBlock in the compact form, its '{' at p. */
+static const char *ap_video_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_video_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of VideoContentBlock: in the compact form if it is, else read member by member. */
@@ -17548,9 +17882,6 @@ static const char *ap_audio_content_block_fast_ordered(aps_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_audio_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_audio_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -17603,19 +17934,13 @@ static const char *ap_audio_content_block_fast_body(aps_fast_ctx *c, const char 
 }
 
 /*
- * The members of AudioContentBlock in the compact form (aps/fast.h): each where
+ * The members of AudioContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out)
+static const char *ap_audio_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"audio\"", 14)) {
-        p += 14 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -17661,19 +17986,30 @@ static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
+/* All the members of AudioContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_audio_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"audio\"", 14) ? 14 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_audio_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of AudioContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of AudioContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose AudioContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_audio_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_audio_content_block_t *out = (ap_audio_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_audio_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_audio_content_block_fast_compact_rest(c, p, &sep, out) : ap_audio_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_audio_content_block_type, out, ap_audio_content_block_fast_index)) == NULL)
@@ -17685,6 +18021,12 @@ static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const ch
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_audio_content_block_fast, depth, typed);
+}
+
+/* An object of AudioContentBlock in the compact form, its '{' at p. */
+static const char *ap_audio_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_audio_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of AudioContentBlock: in the compact form if it is, else read member by member. */
@@ -17823,9 +18165,6 @@ static const char *ap_file_content_block_fast_ordered(aps_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_file_content_block_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_file_content_block_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -17878,19 +18217,13 @@ static const char *ap_file_content_block_fast_body(aps_fast_ctx *c, const char *
 }
 
 /*
- * The members of FileContentBlock in the compact form (aps/fast.h): each where
+ * The members of FileContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out)
+static const char *ap_file_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"file\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -17936,19 +18269,30 @@ static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
+/* All the members of FileContentBlock in the compact form: its discriminant, then the rest. */
+static const char *ap_file_content_block_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"file\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_file_content_block_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of FileContentBlock in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of FileContentBlock in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose FileContentBlock by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_file_content_block_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_file_content_block_t *out = (ap_file_content_block_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_file_content_block_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_file_content_block_fast_compact_rest(c, p, &sep, out) : ap_file_content_block_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_file_content_block_type, out, ap_file_content_block_fast_index)) == NULL)
@@ -17960,6 +18304,12 @@ static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const cha
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_file_content_block_fast, depth, typed);
+}
+
+/* An object of FileContentBlock in the compact form, its '{' at p. */
+static const char *ap_file_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_file_content_block_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of FileContentBlock: in the compact form if it is, else read member by member. */
@@ -18087,9 +18437,6 @@ static const char *ap_tool_call_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -18136,18 +18483,12 @@ static const char *ap_tool_call_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of ToolCall in the compact form (aps/fast.h): each where
+ * The members of ToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out)
+static const char *ap_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"tool_call\"", 18)) {
-        p += 18 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -18187,19 +18528,30 @@ static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of ToolCall in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"tool_call\"", 18) ? 18 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_call_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolCall in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolCall in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolCall by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_call_t *out = (ap_tool_call_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_call_fast_compact_rest(c, p, &sep, out) : ap_tool_call_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_type, out, ap_tool_call_fast_index)) == NULL)
@@ -18211,6 +18563,12 @@ static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_call_fast, depth, typed);
+}
+
+/* An object of ToolCall in the compact form, its '{' at p. */
+static const char *ap_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_call_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolCall: in the compact form if it is, else read member by member. */
@@ -18344,9 +18702,6 @@ static const char *ap_tool_call_chunk_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_tool_call_chunk_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_tool_call_chunk_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -18393,18 +18748,12 @@ static const char *ap_tool_call_chunk_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of ToolCallChunk in the compact form (aps/fast.h): each where
+ * The members of ToolCallChunk after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out)
+static const char *ap_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"tool_call_chunk\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -18454,19 +18803,30 @@ static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
+/* All the members of ToolCallChunk in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"tool_call_chunk\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_call_chunk_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolCallChunk in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolCallChunk in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolCallChunk by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_call_chunk_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_call_chunk_t *out = (ap_tool_call_chunk_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_call_chunk_fast_compact_rest(c, p, &sep, out) : ap_tool_call_chunk_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_chunk_type, out, ap_tool_call_chunk_fast_index)) == NULL)
@@ -18478,6 +18838,12 @@ static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_call_chunk_fast, depth, typed);
+}
+
+/* An object of ToolCallChunk in the compact form, its '{' at p. */
+static const char *ap_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_call_chunk_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolCallChunk: in the compact form if it is, else read member by member. */
@@ -18596,9 +18962,6 @@ static const char *ap_server_tool_call_fast_ordered(aps_fast_ctx *c, const char 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_server_tool_call_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_server_tool_call_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -18645,18 +19008,12 @@ static const char *ap_server_tool_call_fast_body(aps_fast_ctx *c, const char *p,
 }
 
 /*
- * The members of ServerToolCall in the compact form (aps/fast.h): each where
+ * The members of ServerToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out)
+static const char *ap_server_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_call\"", 25)) {
-        p += 25 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -18691,19 +19048,30 @@ static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, con
     return p;
 }
 
+/* All the members of ServerToolCall in the compact form: its discriminant, then the rest. */
+static const char *ap_server_tool_call_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_call\"", 25) ? 25 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_server_tool_call_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ServerToolCall in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ServerToolCall in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ServerToolCall by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_server_tool_call_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_server_tool_call_t *out = (ap_server_tool_call_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_server_tool_call_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_server_tool_call_fast_compact_rest(c, p, &sep, out) : ap_server_tool_call_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_call_type, out, ap_server_tool_call_fast_index)) == NULL)
@@ -18715,6 +19083,12 @@ static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_server_tool_call_fast, depth, typed);
+}
+
+/* An object of ServerToolCall in the compact form, its '{' at p. */
+static const char *ap_server_tool_call_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_server_tool_call_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ServerToolCall: in the compact form if it is, else read member by member. */
@@ -18836,9 +19210,6 @@ static const char *ap_server_tool_call_chunk_fast_ordered(aps_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_server_tool_call_chunk_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"id\":", 5, "\"id\":", 5)) != NULL &&
         ((p = ap_server_tool_call_chunk_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -18885,18 +19256,12 @@ static const char *ap_server_tool_call_chunk_fast_body(aps_fast_ctx *c, const ch
 }
 
 /*
- * The members of ServerToolCallChunk in the compact form (aps/fast.h): each where
+ * The members of ServerToolCallChunk after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out)
+static const char *ap_server_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_call_chunk\"", 31)) {
-        p += 31 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
         p += 5 + 1;
         *sep = ',';
@@ -18928,19 +19293,30 @@ static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
+/* All the members of ServerToolCallChunk in the compact form: its discriminant, then the rest. */
+static const char *ap_server_tool_call_chunk_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_call_chunk\"", 31) ? 31 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_server_tool_call_chunk_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ServerToolCallChunk in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ServerToolCallChunk in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ServerToolCallChunk by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_server_tool_call_chunk_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_server_tool_call_chunk_t *out = (ap_server_tool_call_chunk_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_server_tool_call_chunk_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_server_tool_call_chunk_fast_compact_rest(c, p, &sep, out) : ap_server_tool_call_chunk_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_call_chunk_type, out, ap_server_tool_call_chunk_fast_index)) == NULL)
@@ -18952,6 +19328,12 @@ static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_server_tool_call_chunk_fast, depth, typed);
+}
+
+/* An object of ServerToolCallChunk in the compact form, its '{' at p. */
+static const char *ap_server_tool_call_chunk_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_server_tool_call_chunk_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ServerToolCallChunk: in the compact form if it is, else read member by member. */
@@ -19077,9 +19459,6 @@ static const char *ap_server_tool_result_fast_ordered(aps_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_server_tool_result_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
         ((p = ap_server_tool_result_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -19129,19 +19508,13 @@ static const char *ap_server_tool_result_fast_body(aps_fast_ctx *c, const char *
 }
 
 /*
- * The members of ServerToolResult in the compact form (aps/fast.h): each where
+ * The members of ServerToolResult after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out)
+static const char *ap_server_tool_result_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_result\"", 27)) {
-        p += 27 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -19182,19 +19555,30 @@ static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
+/* All the members of ServerToolResult in the compact form: its discriminant, then the rest. */
+static const char *ap_server_tool_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"server_tool_result\"", 27) ? 27 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_server_tool_result_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ServerToolResult in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ServerToolResult in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ServerToolResult by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_server_tool_result_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_server_tool_result_t *out = (ap_server_tool_result_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_server_tool_result_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_server_tool_result_fast_compact_rest(c, p, &sep, out) : ap_server_tool_result_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_server_tool_result_type, out, ap_server_tool_result_fast_index)) == NULL)
@@ -19206,6 +19590,12 @@ static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const cha
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_server_tool_result_fast, depth, typed);
+}
+
+/* An object of ServerToolResult in the compact form, its '{' at p. */
+static const char *ap_server_tool_result_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_server_tool_result_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ServerToolResult: in the compact form if it is, else read member by member. */
@@ -19313,9 +19703,6 @@ static const char *ap_content_block_delta_data_fast_ordered(aps_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_content_block_delta_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
         ((p = ap_content_block_delta_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -19356,18 +19743,12 @@ static const char *ap_content_block_delta_data_fast_body(aps_fast_ctx *c, const 
 }
 
 /*
- * The members of ContentBlockDeltaData in the compact form (aps/fast.h): each where
+ * The members of ContentBlockDeltaData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out)
+static const char *ap_content_block_delta_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-delta\"", 29)) {
-        p += 29 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -19387,19 +19768,30 @@ static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx
     return p;
 }
 
+/* All the members of ContentBlockDeltaData in the compact form: its discriminant, then the rest. */
+static const char *ap_content_block_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-delta\"", 29) ? 29 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_content_block_delta_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ContentBlockDeltaData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ContentBlockDeltaData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ContentBlockDeltaData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_content_block_delta_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_content_block_delta_data_t *out = (ap_content_block_delta_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_content_block_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_content_block_delta_data_fast_compact_rest(c, p, &sep, out) : ap_content_block_delta_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_delta_data_type, out, ap_content_block_delta_data_fast_index)) == NULL)
@@ -19411,6 +19803,12 @@ static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, con
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_content_block_delta_data_fast, depth, typed);
+}
+
+/* An object of ContentBlockDeltaData in the compact form, its '{' at p. */
+static const char *ap_content_block_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_content_block_delta_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ContentBlockDeltaData: in the compact form if it is, else read member by member. */
@@ -19504,9 +19902,6 @@ static const char *ap_text_delta_fast_ordered(aps_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_text_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"text\":", 7, "\"text\":", 7)) != NULL &&
         ((p = ap_text_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -19544,18 +19939,12 @@ static const char *ap_text_delta_fast_body(aps_fast_ctx *c, const char *p, int c
 }
 
 /*
- * The members of TextDelta in the compact form (aps/fast.h): each where
+ * The members of TextDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out)
+static const char *ap_text_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"text-delta\"", 19)) {
-        p += 19 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"text\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -19567,19 +19956,30 @@ static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
+/* All the members of TextDelta in the compact form: its discriminant, then the rest. */
+static const char *ap_text_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"text-delta\"", 19) ? 19 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_text_delta_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of TextDelta in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of TextDelta in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose TextDelta by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_text_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_text_delta_t *out = (ap_text_delta_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_text_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_text_delta_fast_compact_rest(c, p, &sep, out) : ap_text_delta_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_text_delta_type, out, ap_text_delta_fast_index)) == NULL)
@@ -19591,6 +19991,12 @@ static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, vo
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_text_delta_fast, depth, typed);
+}
+
+/* An object of TextDelta in the compact form, its '{' at p. */
+static const char *ap_text_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_text_delta_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of TextDelta: in the compact form if it is, else read member by member. */
@@ -19684,9 +20090,6 @@ static const char *ap_reasoning_delta_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_reasoning_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"reasoning\":", 12, "\"reasoning\":", 12)) != NULL &&
         ((p = ap_reasoning_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -19724,18 +20127,12 @@ static const char *ap_reasoning_delta_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of ReasoningDelta in the compact form (aps/fast.h): each where
+ * The members of ReasoningDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out)
+static const char *ap_reasoning_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"reasoning-delta\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
         p += 12 + 1;
         *sep = ',';
@@ -19747,19 +20144,30 @@ static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
+/* All the members of ReasoningDelta in the compact form: its discriminant, then the rest. */
+static const char *ap_reasoning_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"reasoning-delta\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_reasoning_delta_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ReasoningDelta in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ReasoningDelta in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ReasoningDelta by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_reasoning_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_reasoning_delta_t *out = (ap_reasoning_delta_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_reasoning_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_reasoning_delta_fast_compact_rest(c, p, &sep, out) : ap_reasoning_delta_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_reasoning_delta_type, out, ap_reasoning_delta_fast_index)) == NULL)
@@ -19771,6 +20179,12 @@ static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_reasoning_delta_fast, depth, typed);
+}
+
+/* An object of ReasoningDelta in the compact form, its '{' at p. */
+static const char *ap_reasoning_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_reasoning_delta_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ReasoningDelta: in the compact form if it is, else read member by member. */
@@ -19871,9 +20285,6 @@ static const char *ap_data_delta_fast_ordered(aps_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_data_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"data\":", 7, "\"data\":", 7)) != NULL &&
         ((p = ap_data_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -19914,18 +20325,12 @@ static const char *ap_data_delta_fast_body(aps_fast_ctx *c, const char *p, int c
 }
 
 /*
- * The members of DataDelta in the compact form (aps/fast.h): each where
+ * The members of DataDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out)
+static const char *ap_data_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"data-delta\"", 19)) {
-        p += 19 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -19942,19 +20347,30 @@ static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
+/* All the members of DataDelta in the compact form: its discriminant, then the rest. */
+static const char *ap_data_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"data-delta\"", 19) ? 19 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_data_delta_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of DataDelta in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of DataDelta in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose DataDelta by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_data_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_data_delta_t *out = (ap_data_delta_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_data_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_data_delta_fast_compact_rest(c, p, &sep, out) : ap_data_delta_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_data_delta_type, out, ap_data_delta_fast_index)) == NULL)
@@ -19966,6 +20382,12 @@ static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, vo
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_data_delta_fast, depth, typed);
+}
+
+/* An object of DataDelta in the compact form, its '{' at p. */
+static const char *ap_data_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_data_delta_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of DataDelta: in the compact form if it is, else read member by member. */
@@ -20059,9 +20481,6 @@ static const char *ap_block_delta_fast_ordered(aps_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_block_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"fields\":", 9, "\"fields\":", 9)) != NULL &&
         ((p = ap_block_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -20099,18 +20518,12 @@ static const char *ap_block_delta_fast_body(aps_fast_ctx *c, const char *p, int 
 }
 
 /*
- * The members of BlockDelta in the compact form (aps/fast.h): each where
+ * The members of BlockDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out)
+static const char *ap_block_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"block-delta\"", 20)) {
-        p += 20 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"fields\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -20122,19 +20535,30 @@ static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
+/* All the members of BlockDelta in the compact form: its discriminant, then the rest. */
+static const char *ap_block_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"block-delta\"", 20) ? 20 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_block_delta_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of BlockDelta in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of BlockDelta in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose BlockDelta by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_block_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_block_delta_t *out = (ap_block_delta_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_block_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_block_delta_fast_compact_rest(c, p, &sep, out) : ap_block_delta_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_block_delta_type, out, ap_block_delta_fast_index)) == NULL)
@@ -20146,6 +20570,12 @@ static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, v
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_block_delta_fast, depth, typed);
+}
+
+/* An object of BlockDelta in the compact form, its '{' at p. */
+static const char *ap_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_block_delta_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of BlockDelta: in the compact form if it is, else read member by member. */
@@ -20404,9 +20834,6 @@ static const char *ap_tool_call_delta_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = ap_tool_call_delta_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"args\":", 7, "\"args\":", 7)) != NULL &&
         ((p = ap_tool_call_delta_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -20444,18 +20871,12 @@ static const char *ap_tool_call_delta_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of ToolCallDelta in the compact form (aps/fast.h): each where
+ * The members of ToolCallDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out)
+static const char *ap_tool_call_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"tool-call-delta\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -20467,19 +20888,30 @@ static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
+/* All the members of ToolCallDelta in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_call_delta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"tool-call-delta\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_call_delta_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolCallDelta in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolCallDelta in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolCallDelta by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_call_delta_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_call_delta_t *out = (ap_tool_call_delta_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_call_delta_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_call_delta_fast_compact_rest(c, p, &sep, out) : ap_tool_call_delta_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_call_delta_type, out, ap_tool_call_delta_fast_index)) == NULL)
@@ -20491,6 +20923,12 @@ static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_call_delta_fast, depth, typed);
+}
+
+/* An object of ToolCallDelta in the compact form, its '{' at p. */
+static const char *ap_tool_call_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_call_delta_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolCallDelta: in the compact form if it is, else read member by member. */
@@ -20590,9 +21028,6 @@ static const char *ap_content_block_finish_data_fast_ordered(aps_fast_ctx *c, co
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_content_block_finish_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"index\":", 8, "\"index\":", 8)) != NULL &&
         ((p = ap_content_block_finish_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -20633,18 +21068,12 @@ static const char *ap_content_block_finish_data_fast_body(aps_fast_ctx *c, const
 }
 
 /*
- * The members of ContentBlockFinishData in the compact form (aps/fast.h): each where
+ * The members of ContentBlockFinishData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out)
+static const char *ap_content_block_finish_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-finish\"", 30)) {
-        p += 30 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -20664,19 +21093,30 @@ static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ct
     return p;
 }
 
+/* All the members of ContentBlockFinishData in the compact form: its discriminant, then the rest. */
+static const char *ap_content_block_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"content-block-finish\"", 30) ? 30 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_content_block_finish_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ContentBlockFinishData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ContentBlockFinishData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ContentBlockFinishData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_content_block_finish_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_content_block_finish_data_t *out = (ap_content_block_finish_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_content_block_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_content_block_finish_data_fast_compact_rest(c, p, &sep, out) : ap_content_block_finish_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_content_block_finish_data_type, out, ap_content_block_finish_data_fast_index)) == NULL)
@@ -20688,6 +21128,12 @@ static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, co
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_content_block_finish_data_fast, depth, typed);
+}
+
+/* An object of ContentBlockFinishData in the compact form, its '{' at p. */
+static const char *ap_content_block_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_content_block_finish_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ContentBlockFinishData: in the compact form if it is, else read member by member. */
@@ -20782,9 +21228,6 @@ static const char *ap_message_finish_data_fast_ordered(aps_fast_ctx *c, const ch
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_message_finish_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"usage\":", 8, "\"usage\":", 8)) != NULL &&
         ((p = ap_message_finish_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -20822,18 +21265,12 @@ static const char *ap_message_finish_data_fast_body(aps_fast_ctx *c, const char 
 }
 
 /*
- * The members of MessageFinishData in the compact form (aps/fast.h): each where
+ * The members of MessageFinishData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out)
+static const char *ap_message_finish_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"message-finish\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"usage\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -20844,19 +21281,30 @@ static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, 
     return p;
 }
 
+/* All the members of MessageFinishData in the compact form: its discriminant, then the rest. */
+static const char *ap_message_finish_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"message-finish\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_message_finish_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of MessageFinishData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of MessageFinishData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose MessageFinishData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_message_finish_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_message_finish_data_t *out = (ap_message_finish_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_finish_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_message_finish_data_fast_compact_rest(c, p, &sep, out) : ap_message_finish_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_finish_data_type, out, ap_message_finish_data_fast_index)) == NULL)
@@ -20868,6 +21316,12 @@ static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const ch
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_finish_data_fast, depth, typed);
+}
+
+/* An object of MessageFinishData in the compact form, its '{' at p. */
+static const char *ap_message_finish_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_message_finish_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of MessageFinishData: in the compact form if it is, else read member by member. */
@@ -21577,9 +22031,6 @@ static const char *ap_message_error_data_fast_ordered(aps_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_message_error_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"message\":", 10, "\"message\":", 10)) != NULL &&
         ((p = ap_message_error_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -21620,18 +22071,12 @@ static const char *ap_message_error_data_fast_body(aps_fast_ctx *c, const char *
 }
 
 /*
- * The members of MessageErrorData in the compact form (aps/fast.h): each where
+ * The members of MessageErrorData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out)
+static const char *ap_message_error_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"error\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
         p += 10 + 1;
         *sep = ',';
@@ -21650,19 +22095,30 @@ static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
+/* All the members of MessageErrorData in the compact form: its discriminant, then the rest. */
+static const char *ap_message_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"error\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_message_error_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of MessageErrorData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of MessageErrorData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose MessageErrorData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_message_error_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_message_error_data_t *out = (ap_message_error_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_message_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_message_error_data_fast_compact_rest(c, p, &sep, out) : ap_message_error_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_message_error_data_type, out, ap_message_error_data_fast_index)) == NULL)
@@ -21674,6 +22130,12 @@ static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const cha
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_message_error_data_fast, depth, typed);
+}
+
+/* An object of MessageErrorData in the compact form, its '{' at p. */
+static const char *ap_message_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_message_error_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of MessageErrorData: in the compact form if it is, else read member by member. */
@@ -21769,9 +22231,6 @@ static const char *ap_tools_event_fast_ordered(aps_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_tools_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_tools_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -21806,18 +22265,12 @@ static const char *ap_tools_event_fast_body(aps_fast_ctx *c, const char *p, int 
 }
 
 /*
- * The members of ToolsEvent in the compact form (aps/fast.h): each where
+ * The members of ToolsEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out)
+static const char *ap_tools_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"tools\"", 16)) {
-        p += 16 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -21829,19 +22282,30 @@ static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
+/* All the members of ToolsEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_tools_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"tools\"", 16) ? 16 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tools_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolsEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolsEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolsEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tools_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tools_event_t *out = (ap_tools_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tools_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tools_event_fast_compact_rest(c, p, &sep, out) : ap_tools_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -21850,6 +22314,12 @@ static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, v
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tools_event_fast, depth, typed);
+}
+
+/* An object of ToolsEvent in the compact form, its '{' at p. */
+static const char *ap_tools_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tools_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolsEvent: in the compact form if it is, else read member by member. */
@@ -22165,9 +22635,6 @@ static const char *ap_tool_started_data_fast_ordered(aps_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_tool_started_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
         ((p = ap_tool_started_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -22211,19 +22678,13 @@ static const char *ap_tool_started_data_fast_body(aps_fast_ctx *c, const char *p
 }
 
 /*
- * The members of ToolStartedData in the compact form (aps/fast.h): each where
+ * The members of ToolStartedData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out)
+static const char *ap_tool_started_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-started\"", 22)) {
-        p += 22 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -22250,19 +22711,30 @@ static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
+/* All the members of ToolStartedData in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_started_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-started\"", 22) ? 22 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_started_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolStartedData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolStartedData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolStartedData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_started_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_started_data_t *out = (ap_tool_started_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_started_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_started_data_fast_compact_rest(c, p, &sep, out) : ap_tool_started_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_started_data_type, out, ap_tool_started_data_fast_index)) == NULL)
@@ -22274,6 +22746,12 @@ static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_started_data_fast, depth, typed);
+}
+
+/* An object of ToolStartedData in the compact form, its '{' at p. */
+static const char *ap_tool_started_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_started_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolStartedData: in the compact form if it is, else read member by member. */
@@ -22376,9 +22854,6 @@ static const char *ap_tool_output_delta_data_fast_ordered(aps_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_tool_output_delta_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
         ((p = ap_tool_output_delta_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -22419,19 +22894,13 @@ static const char *ap_tool_output_delta_data_fast_body(aps_fast_ctx *c, const ch
 }
 
 /*
- * The members of ToolOutputDeltaData in the compact form (aps/fast.h): each where
+ * The members of ToolOutputDeltaData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out)
+static const char *ap_tool_output_delta_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-output-delta\"", 27)) {
-        p += 27 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -22451,19 +22920,30 @@ static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
+/* All the members of ToolOutputDeltaData in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_output_delta_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-output-delta\"", 27) ? 27 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_output_delta_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolOutputDeltaData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolOutputDeltaData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolOutputDeltaData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_output_delta_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_output_delta_data_t *out = (ap_tool_output_delta_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_output_delta_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_output_delta_data_fast_compact_rest(c, p, &sep, out) : ap_tool_output_delta_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_output_delta_data_type, out, ap_tool_output_delta_data_fast_index)) == NULL)
@@ -22475,6 +22955,12 @@ static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_output_delta_data_fast, depth, typed);
+}
+
+/* An object of ToolOutputDeltaData in the compact form, its '{' at p. */
+static const char *ap_tool_output_delta_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_output_delta_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolOutputDeltaData: in the compact form if it is, else read member by member. */
@@ -22575,9 +23061,6 @@ static const char *ap_tool_finished_data_fast_ordered(aps_fast_ctx *c, const cha
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_tool_finished_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
         ((p = ap_tool_finished_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -22618,19 +23101,13 @@ static const char *ap_tool_finished_data_fast_body(aps_fast_ctx *c, const char *
 }
 
 /*
- * The members of ToolFinishedData in the compact form (aps/fast.h): each where
+ * The members of ToolFinishedData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out)
+static const char *ap_tool_finished_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-finished\"", 23)) {
-        p += 23 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -22650,19 +23127,30 @@ static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, c
     return p;
 }
 
+/* All the members of ToolFinishedData in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_finished_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-finished\"", 23) ? 23 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_finished_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolFinishedData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolFinishedData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolFinishedData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_finished_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_finished_data_t *out = (ap_tool_finished_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_finished_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_finished_data_fast_compact_rest(c, p, &sep, out) : ap_tool_finished_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_finished_data_type, out, ap_tool_finished_data_fast_index)) == NULL)
@@ -22674,6 +23162,12 @@ static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const cha
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_finished_data_fast, depth, typed);
+}
+
+/* An object of ToolFinishedData in the compact form, its '{' at p. */
+static const char *ap_tool_finished_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_finished_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolFinishedData: in the compact form if it is, else read member by member. */
@@ -22781,9 +23275,6 @@ static const char *ap_tool_error_data_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"event\":", 8, "\"event\":", 8)) != NULL &&
-        ((p = ap_tool_error_data_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != NULL &&
         ((p = ap_tool_error_data_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -22827,19 +23318,13 @@ static const char *ap_tool_error_data_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of ToolErrorData in the compact form (aps/fast.h): each where
+ * The members of ToolErrorData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out)
+static const char *ap_tool_error_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-error\"", 20)) {
-        p += 20 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -22866,19 +23351,30 @@ static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
+/* All the members of ToolErrorData in the compact form: its discriminant, then the rest. */
+static const char *ap_tool_error_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"event\":\"tool-error\"", 20) ? 20 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tool_error_data_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ToolErrorData in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ToolErrorData in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ToolErrorData by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tool_error_data_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tool_error_data_t *out = (ap_tool_error_data_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tool_error_data_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tool_error_data_fast_compact_rest(c, p, &sep, out) : ap_tool_error_data_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     /* members the schema does not name, after those it does */
     if ((p = aps_fast_compact_extras(c, p, &sep, &ap_tool_error_data_type, out, ap_tool_error_data_fast_index)) == NULL)
@@ -22890,6 +23386,12 @@ static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tool_error_data_fast, depth, typed);
+}
+
+/* An object of ToolErrorData in the compact form, its '{' at p. */
+static const char *ap_tool_error_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tool_error_data_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ToolErrorData: in the compact form if it is, else read member by member. */
@@ -22987,9 +23489,6 @@ static const char *ap_input_event_fast_ordered(aps_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_input_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_input_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -23024,18 +23523,12 @@ static const char *ap_input_event_fast_body(aps_fast_ctx *c, const char *p, int 
 }
 
 /*
- * The members of InputEvent in the compact form (aps/fast.h): each where
+ * The members of InputEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out)
+static const char *ap_input_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"input.requested\"", 26)) {
-        p += 26 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -23047,19 +23540,30 @@ static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
+/* All the members of InputEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_input_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"input.requested\"", 26) ? 26 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_input_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of InputEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of InputEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose InputEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_input_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_input_event_t *out = (ap_input_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_input_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_input_event_fast_compact_rest(c, p, &sep, out) : ap_input_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -23068,6 +23572,12 @@ static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, v
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_input_event_fast, depth, typed);
+}
+
+/* An object of InputEvent in the compact form, its '{' at p. */
+static const char *ap_input_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_input_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of InputEvent: in the compact form if it is, else read member by member. */
@@ -23536,9 +24046,6 @@ static const char *ap_values_event_fast_ordered(aps_fast_ctx *c, const char *p, 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_values_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_values_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -23573,18 +24080,12 @@ static const char *ap_values_event_fast_body(aps_fast_ctx *c, const char *p, int
 }
 
 /*
- * The members of ValuesEvent in the compact form (aps/fast.h): each where
+ * The members of ValuesEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out)
+static const char *ap_values_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"values\"", 17)) {
-        p += 17 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -23596,19 +24097,30 @@ static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
+/* All the members of ValuesEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_values_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"values\"", 17) ? 17 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_values_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ValuesEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ValuesEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ValuesEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_values_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_values_event_t *out = (ap_values_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_values_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_values_event_fast_compact_rest(c, p, &sep, out) : ap_values_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -23617,6 +24129,12 @@ static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_values_event_fast, depth, typed);
+}
+
+/* An object of ValuesEvent in the compact form, its '{' at p. */
+static const char *ap_values_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_values_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ValuesEvent: in the compact form if it is, else read member by member. */
@@ -23901,9 +24419,6 @@ static const char *ap_updates_event_fast_ordered(aps_fast_ctx *c, const char *p,
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_updates_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_updates_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -23938,18 +24453,12 @@ static const char *ap_updates_event_fast_body(aps_fast_ctx *c, const char *p, in
 }
 
 /*
- * The members of UpdatesEvent in the compact form (aps/fast.h): each where
+ * The members of UpdatesEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out)
+static const char *ap_updates_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"updates\"", 18)) {
-        p += 18 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -23961,19 +24470,30 @@ static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
+/* All the members of UpdatesEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_updates_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"updates\"", 18) ? 18 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_updates_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of UpdatesEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of UpdatesEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose UpdatesEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_updates_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_updates_event_t *out = (ap_updates_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_updates_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_updates_event_fast_compact_rest(c, p, &sep, out) : ap_updates_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -23982,6 +24502,12 @@ static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p,
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_updates_event_fast, depth, typed);
+}
+
+/* An object of UpdatesEvent in the compact form, its '{' at p. */
+static const char *ap_updates_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_updates_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of UpdatesEvent: in the compact form if it is, else read member by member. */
@@ -24450,9 +24976,6 @@ static const char *ap_checkpoints_event_fast_ordered(aps_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_checkpoints_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_checkpoints_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -24487,18 +25010,12 @@ static const char *ap_checkpoints_event_fast_body(aps_fast_ctx *c, const char *p
 }
 
 /*
- * The members of CheckpointsEvent in the compact form (aps/fast.h): each where
+ * The members of CheckpointsEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out)
+static const char *ap_checkpoints_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"checkpoints\"", 22)) {
-        p += 22 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -24510,19 +25027,30 @@ static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
+/* All the members of CheckpointsEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_checkpoints_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"checkpoints\"", 22) ? 22 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_checkpoints_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of CheckpointsEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of CheckpointsEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose CheckpointsEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_checkpoints_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_checkpoints_event_t *out = (ap_checkpoints_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_checkpoints_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_checkpoints_event_fast_compact_rest(c, p, &sep, out) : ap_checkpoints_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -24531,6 +25059,12 @@ static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_checkpoints_event_fast, depth, typed);
+}
+
+/* An object of CheckpointsEvent in the compact form, its '{' at p. */
+static const char *ap_checkpoints_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_checkpoints_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of CheckpointsEvent: in the compact form if it is, else read member by member. */
@@ -25035,9 +25569,6 @@ static const char *ap_custom_event_fast_ordered(aps_fast_ctx *c, const char *p, 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_custom_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_custom_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -25072,18 +25603,12 @@ static const char *ap_custom_event_fast_body(aps_fast_ctx *c, const char *p, int
 }
 
 /*
- * The members of CustomEvent in the compact form (aps/fast.h): each where
+ * The members of CustomEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out)
+static const char *ap_custom_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"custom\"", 17)) {
-        p += 17 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -25095,19 +25620,30 @@ static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const c
     return p;
 }
 
+/* All the members of CustomEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_custom_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"custom\"", 17) ? 17 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_custom_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of CustomEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of CustomEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose CustomEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_custom_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_custom_event_t *out = (ap_custom_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_custom_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_custom_event_fast_compact_rest(c, p, &sep, out) : ap_custom_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -25116,6 +25652,12 @@ static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_custom_event_fast, depth, typed);
+}
+
+/* An object of CustomEvent in the compact form, its '{' at p. */
+static const char *ap_custom_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_custom_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of CustomEvent: in the compact form if it is, else read member by member. */
@@ -25584,9 +26126,6 @@ static const char *ap_tasks_event_fast_ordered(aps_fast_ctx *c, const char *p, i
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = ap_tasks_event_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = ap_tasks_event_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -25621,18 +26160,12 @@ static const char *ap_tasks_event_fast_body(aps_fast_ctx *c, const char *p, int 
 }
 
 /*
- * The members of TasksEvent in the compact form (aps/fast.h): each where
+ * The members of TasksEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out)
+static const char *ap_tasks_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"tasks\"", 16)) {
-        p += 16 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -25644,19 +26177,30 @@ static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const ch
     return p;
 }
 
+/* All the members of TasksEvent in the compact form: its discriminant, then the rest. */
+static const char *ap_tasks_event_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"tasks\"", 16) ? 16 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return ap_tasks_event_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of TasksEvent in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of TasksEvent in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose TasksEvent by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *ap_tasks_event_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     ap_tasks_event_t *out = (ap_tasks_event_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = ap_tasks_event_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? ap_tasks_event_fast_compact_rest(c, p, &sep, out) : ap_tasks_event_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -25665,6 +26209,12 @@ static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, v
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, ap_tasks_event_fast, depth, typed);
+}
+
+/* An object of TasksEvent in the compact form, its '{' at p. */
+static const char *ap_tasks_event_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return ap_tasks_event_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of TasksEvent: in the compact form if it is, else read member by member. */
@@ -26752,112 +27302,123 @@ static bool ap_command_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_comma
 /*
  * An object of CommandData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_command_data_t *out = (ap_command_data_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_command_data_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "run.start", 9)) != NULL) {
         out->kind = AP_COMMAND_DATA_RUN_START;
-        return aps_fast_compact_raw(p, ap_run_start_fast_compact(c, p, &out->u.run_start), &out->raw);
+        return aps_fast_compact_raw(p, ap_run_start_fast_compact_from(c, p, r, &out->u.run_start), &out->raw);
     }
-    if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.subscribe", 22)) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
-        return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe), &out->raw);
+        return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact_from(c, p, r, &out->u.subscription_subscribe), &out->raw);
     }
-    if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.unsubscribe", 24)) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
-        return aps_fast_compact_raw(p, ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe), &out->raw);
+        return aps_fast_compact_raw(p, ap_subscription_unsubscribe_fast_compact_from(c, p, r, &out->u.subscription_unsubscribe), &out->raw);
     }
-    if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.reconnect", 22)) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
-        return aps_fast_compact_raw(p, ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect), &out->raw);
+        return aps_fast_compact_raw(p, ap_subscription_reconnect_fast_compact_from(c, p, r, &out->u.subscription_reconnect), &out->raw);
     }
-    if (aps_fast_literal(c, q, "agent.getTree", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "agent.getTree", 13)) != NULL) {
         out->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
-        return aps_fast_compact_raw(p, ap_agent_get_tree_fast_compact(c, p, &out->u.agent_get_tree), &out->raw);
+        return aps_fast_compact_raw(p, ap_agent_get_tree_fast_compact_from(c, p, r, &out->u.agent_get_tree), &out->raw);
     }
-    if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.respond", 13)) != NULL) {
         out->kind = AP_COMMAND_DATA_INPUT_RESPOND;
-        return aps_fast_compact_raw(p, ap_input_respond_fast_compact(c, p, &out->u.input_respond), &out->raw);
+        return aps_fast_compact_raw(p, ap_input_respond_fast_compact_from(c, p, r, &out->u.input_respond), &out->raw);
     }
-    if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.inject", 12)) != NULL) {
         out->kind = AP_COMMAND_DATA_INPUT_INJECT;
-        return aps_fast_compact_raw(p, ap_input_inject_fast_compact(c, p, &out->u.input_inject), &out->raw);
+        return aps_fast_compact_raw(p, ap_input_inject_fast_compact_from(c, p, r, &out->u.input_inject), &out->raw);
     }
-    if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.get", 9)) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_GET;
-        return aps_fast_compact_raw(p, ap_state_get_fast_compact(c, p, &out->u.state_get), &out->raw);
+        return aps_fast_compact_raw(p, ap_state_get_fast_compact_from(c, p, r, &out->u.state_get), &out->raw);
     }
-    if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.listCheckpoints", 21)) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
-        return aps_fast_compact_raw(p, ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints), &out->raw);
+        return aps_fast_compact_raw(p, ap_state_list_checkpoints_fast_compact_from(c, p, r, &out->u.state_list_checkpoints), &out->raw);
     }
-    if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.fork", 10)) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_FORK;
-        return aps_fast_compact_raw(p, ap_state_fork_fast_compact(c, p, &out->u.state_fork), &out->raw);
+        return aps_fast_compact_raw(p, ap_state_fork_fast_compact_from(c, p, r, &out->u.state_fork), &out->raw);
     }
     return NULL;
 }
 
 /*
  * The CommandData alternatives inlined into an object, in the compact form:
- * the discriminant member at p picks the alternative, whose members are
- * then read from it (as ap_command_data_fast_compact reads a whole object).
+ * the discriminant member at p picks the alternative, whose other members
+ * are then read after it (as ap_command_data_fast_compact reads a whole object).
  */
 static const char *ap_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_data_t *out)
 {
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "run.start", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "run.start", 9)) != NULL) {
         out->kind = AP_COMMAND_DATA_RUN_START;
-        return ap_run_start_fast_compact_members(c, p, sep, &out->u.run_start);
+        *sep = ',';
+        return ap_run_start_fast_compact_rest(c, r, sep, &out->u.run_start);
     }
-    if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.subscribe", 22)) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
-        return ap_subscription_subscribe_fast_compact_members(c, p, sep, &out->u.subscription_subscribe);
+        *sep = ',';
+        return ap_subscription_subscribe_fast_compact_rest(c, r, sep, &out->u.subscription_subscribe);
     }
-    if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.unsubscribe", 24)) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE;
-        return ap_subscription_unsubscribe_fast_compact_members(c, p, sep, &out->u.subscription_unsubscribe);
+        *sep = ',';
+        return ap_subscription_unsubscribe_fast_compact_rest(c, r, sep, &out->u.subscription_unsubscribe);
     }
-    if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.reconnect", 22)) != NULL) {
         out->kind = AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT;
-        return ap_subscription_reconnect_fast_compact_members(c, p, sep, &out->u.subscription_reconnect);
+        *sep = ',';
+        return ap_subscription_reconnect_fast_compact_rest(c, r, sep, &out->u.subscription_reconnect);
     }
-    if (aps_fast_literal(c, q, "agent.getTree", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "agent.getTree", 13)) != NULL) {
         out->kind = AP_COMMAND_DATA_AGENT_GET_TREE;
-        return ap_agent_get_tree_fast_compact_members(c, p, sep, &out->u.agent_get_tree);
+        *sep = ',';
+        return ap_agent_get_tree_fast_compact_rest(c, r, sep, &out->u.agent_get_tree);
     }
-    if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.respond", 13)) != NULL) {
         out->kind = AP_COMMAND_DATA_INPUT_RESPOND;
-        return ap_input_respond_fast_compact_members(c, p, sep, &out->u.input_respond);
+        *sep = ',';
+        return ap_input_respond_fast_compact_rest(c, r, sep, &out->u.input_respond);
     }
-    if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.inject", 12)) != NULL) {
         out->kind = AP_COMMAND_DATA_INPUT_INJECT;
-        return ap_input_inject_fast_compact_members(c, p, sep, &out->u.input_inject);
+        *sep = ',';
+        return ap_input_inject_fast_compact_rest(c, r, sep, &out->u.input_inject);
     }
-    if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.get", 9)) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_GET;
-        return ap_state_get_fast_compact_members(c, p, sep, &out->u.state_get);
+        *sep = ',';
+        return ap_state_get_fast_compact_rest(c, r, sep, &out->u.state_get);
     }
-    if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.listCheckpoints", 21)) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_LIST_CHECKPOINTS;
-        return ap_state_list_checkpoints_fast_compact_members(c, p, sep, &out->u.state_list_checkpoints);
+        *sep = ',';
+        return ap_state_list_checkpoints_fast_compact_rest(c, r, sep, &out->u.state_list_checkpoints);
     }
-    if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.fork", 10)) != NULL) {
         out->kind = AP_COMMAND_DATA_STATE_FORK;
-        return ap_state_fork_fast_compact_members(c, p, sep, &out->u.state_fork);
+        *sep = ',';
+        return ap_state_fork_fast_compact_rest(c, r, sep, &out->u.state_fork);
     }
     return NULL;
 }
@@ -27045,29 +27606,30 @@ static bool ap_subscription_command_fast_pick(aps_fast_ctx *c, const char **pp, 
 /*
  * An object of SubscriptionCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_subscription_command_t *out = (ap_subscription_command_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_subscription_command_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "subscription.subscribe", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.subscribe", 22)) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_SUBSCRIBE;
-        return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact(c, p, &out->u.subscription_subscribe), &out->raw);
+        return aps_fast_compact_raw(p, ap_subscription_subscribe_fast_compact_from(c, p, r, &out->u.subscription_subscribe), &out->raw);
     }
-    if (aps_fast_literal(c, q, "subscription.unsubscribe", 24) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.unsubscribe", 24)) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_UNSUBSCRIBE;
-        return aps_fast_compact_raw(p, ap_subscription_unsubscribe_fast_compact(c, p, &out->u.subscription_unsubscribe), &out->raw);
+        return aps_fast_compact_raw(p, ap_subscription_unsubscribe_fast_compact_from(c, p, r, &out->u.subscription_unsubscribe), &out->raw);
     }
-    if (aps_fast_literal(c, q, "subscription.reconnect", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "subscription.reconnect", 22)) != NULL) {
         out->kind = AP_SUBSCRIPTION_COMMAND_SUBSCRIPTION_RECONNECT;
-        return aps_fast_compact_raw(p, ap_subscription_reconnect_fast_compact(c, p, &out->u.subscription_reconnect), &out->raw);
+        return aps_fast_compact_raw(p, ap_subscription_reconnect_fast_compact_from(c, p, r, &out->u.subscription_reconnect), &out->raw);
     }
     return NULL;
 }
@@ -27154,25 +27716,26 @@ static bool ap_input_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_inpu
 /*
  * An object of InputCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_input_command_t *out = (ap_input_command_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_input_command_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "input.respond", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.respond", 13)) != NULL) {
         out->kind = AP_INPUT_COMMAND_INPUT_RESPOND;
-        return aps_fast_compact_raw(p, ap_input_respond_fast_compact(c, p, &out->u.input_respond), &out->raw);
+        return aps_fast_compact_raw(p, ap_input_respond_fast_compact_from(c, p, r, &out->u.input_respond), &out->raw);
     }
-    if (aps_fast_literal(c, q, "input.inject", 12) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.inject", 12)) != NULL) {
         out->kind = AP_INPUT_COMMAND_INPUT_INJECT;
-        return aps_fast_compact_raw(p, ap_input_inject_fast_compact(c, p, &out->u.input_inject), &out->raw);
+        return aps_fast_compact_raw(p, ap_input_inject_fast_compact_from(c, p, r, &out->u.input_inject), &out->raw);
     }
     return NULL;
 }
@@ -27262,29 +27825,30 @@ static bool ap_state_command_fast_pick(aps_fast_ctx *c, const char **pp, ap_stat
 /*
  * An object of StateCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_state_command_t *out = (ap_state_command_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_state_command_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "state.get", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.get", 9)) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_GET;
-        return aps_fast_compact_raw(p, ap_state_get_fast_compact(c, p, &out->u.state_get), &out->raw);
+        return aps_fast_compact_raw(p, ap_state_get_fast_compact_from(c, p, r, &out->u.state_get), &out->raw);
     }
-    if (aps_fast_literal(c, q, "state.listCheckpoints", 21) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.listCheckpoints", 21)) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_LIST_CHECKPOINTS;
-        return aps_fast_compact_raw(p, ap_state_list_checkpoints_fast_compact(c, p, &out->u.state_list_checkpoints), &out->raw);
+        return aps_fast_compact_raw(p, ap_state_list_checkpoints_fast_compact_from(c, p, r, &out->u.state_list_checkpoints), &out->raw);
     }
-    if (aps_fast_literal(c, q, "state.fork", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "state.fork", 10)) != NULL) {
         out->kind = AP_STATE_COMMAND_STATE_FORK;
-        return aps_fast_compact_raw(p, ap_state_fork_fast_compact(c, p, &out->u.state_fork), &out->raw);
+        return aps_fast_compact_raw(p, ap_state_fork_fast_compact_from(c, p, r, &out->u.state_fork), &out->raw);
     }
     return NULL;
 }
@@ -27376,29 +27940,30 @@ static bool ap_message_fast_pick(aps_fast_ctx *c, const char **pp, ap_message_t 
 /*
  * An object of Message in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_message_t *out = (ap_message_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_message_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "success", 7) != NULL) {
+    if ((r = aps_fast_literal(c, q, "success", 7)) != NULL) {
         out->kind = AP_MESSAGE_COMMAND_RESPONSE;
-        return aps_fast_compact_raw(p, ap_command_response_fast_compact(c, p, &out->u.command_response), &out->raw);
+        return aps_fast_compact_raw(p, ap_command_response_fast_compact_from(c, p, r, &out->u.command_response), &out->raw);
     }
-    if (aps_fast_literal(c, q, "error", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "error", 5)) != NULL) {
         out->kind = AP_MESSAGE_ERROR_RESPONSE;
-        return aps_fast_compact_raw(p, ap_error_response_fast_compact(c, p, &out->u.error_response), &out->raw);
+        return aps_fast_compact_raw(p, ap_error_response_fast_compact_from(c, p, r, &out->u.error_response), &out->raw);
     }
-    if (aps_fast_literal(c, q, "event", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "event", 5)) != NULL) {
         out->kind = AP_MESSAGE_EVENT;
-        return aps_fast_compact_raw(p, ap_event_fast_compact(c, p, &out->u.event), &out->raw);
+        return aps_fast_compact_raw(p, ap_event_fast_compact_from(c, p, r, &out->u.event), &out->raw);
     }
     return NULL;
 }
@@ -27520,104 +28085,114 @@ static bool ap_event_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_event_d
 /*
  * An object of EventData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_event_data_t *out = (ap_event_data_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_event_data_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "lifecycle", 9)) != NULL) {
         out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
-        return aps_fast_compact_raw(p, ap_lifecycle_event_fast_compact(c, p, &out->u.lifecycle_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_lifecycle_event_fast_compact_from(c, p, r, &out->u.lifecycle_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "messages", 8) != NULL) {
+    if ((r = aps_fast_literal(c, q, "messages", 8)) != NULL) {
         out->kind = AP_EVENT_DATA_MESSAGES_EVENT;
-        return aps_fast_compact_raw(p, ap_messages_event_fast_compact(c, p, &out->u.messages_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_messages_event_fast_compact_from(c, p, r, &out->u.messages_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tools", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tools", 5)) != NULL) {
         out->kind = AP_EVENT_DATA_TOOLS_EVENT;
-        return aps_fast_compact_raw(p, ap_tools_event_fast_compact(c, p, &out->u.tools_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_tools_event_fast_compact_from(c, p, r, &out->u.tools_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "input.requested", 15) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.requested", 15)) != NULL) {
         out->kind = AP_EVENT_DATA_INPUT_EVENT;
-        return aps_fast_compact_raw(p, ap_input_event_fast_compact(c, p, &out->u.input_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_input_event_fast_compact_from(c, p, r, &out->u.input_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "values", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "values", 6)) != NULL) {
         out->kind = AP_EVENT_DATA_VALUES_EVENT;
-        return aps_fast_compact_raw(p, ap_values_event_fast_compact(c, p, &out->u.values_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_values_event_fast_compact_from(c, p, r, &out->u.values_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "updates", 7) != NULL) {
+    if ((r = aps_fast_literal(c, q, "updates", 7)) != NULL) {
         out->kind = AP_EVENT_DATA_UPDATES_EVENT;
-        return aps_fast_compact_raw(p, ap_updates_event_fast_compact(c, p, &out->u.updates_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_updates_event_fast_compact_from(c, p, r, &out->u.updates_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "checkpoints", 11) != NULL) {
+    if ((r = aps_fast_literal(c, q, "checkpoints", 11)) != NULL) {
         out->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
-        return aps_fast_compact_raw(p, ap_checkpoints_event_fast_compact(c, p, &out->u.checkpoints_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_checkpoints_event_fast_compact_from(c, p, r, &out->u.checkpoints_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "custom", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "custom", 6)) != NULL) {
         out->kind = AP_EVENT_DATA_CUSTOM_EVENT;
-        return aps_fast_compact_raw(p, ap_custom_event_fast_compact(c, p, &out->u.custom_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_custom_event_fast_compact_from(c, p, r, &out->u.custom_event), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tasks", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tasks", 5)) != NULL) {
         out->kind = AP_EVENT_DATA_TASKS_EVENT;
-        return aps_fast_compact_raw(p, ap_tasks_event_fast_compact(c, p, &out->u.tasks_event), &out->raw);
+        return aps_fast_compact_raw(p, ap_tasks_event_fast_compact_from(c, p, r, &out->u.tasks_event), &out->raw);
     }
     return NULL;
 }
 
 /*
  * The EventData alternatives inlined into an object, in the compact form:
- * the discriminant member at p picks the alternative, whose members are
- * then read from it (as ap_event_data_fast_compact reads a whole object).
+ * the discriminant member at p picks the alternative, whose other members
+ * are then read after it (as ap_event_data_fast_compact reads a whole object).
  */
 static const char *ap_event_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_data_t *out)
 {
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "lifecycle", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "lifecycle", 9)) != NULL) {
         out->kind = AP_EVENT_DATA_LIFECYCLE_EVENT;
-        return ap_lifecycle_event_fast_compact_members(c, p, sep, &out->u.lifecycle_event);
+        *sep = ',';
+        return ap_lifecycle_event_fast_compact_rest(c, r, sep, &out->u.lifecycle_event);
     }
-    if (aps_fast_literal(c, q, "messages", 8) != NULL) {
+    if ((r = aps_fast_literal(c, q, "messages", 8)) != NULL) {
         out->kind = AP_EVENT_DATA_MESSAGES_EVENT;
-        return ap_messages_event_fast_compact_members(c, p, sep, &out->u.messages_event);
+        *sep = ',';
+        return ap_messages_event_fast_compact_rest(c, r, sep, &out->u.messages_event);
     }
-    if (aps_fast_literal(c, q, "tools", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tools", 5)) != NULL) {
         out->kind = AP_EVENT_DATA_TOOLS_EVENT;
-        return ap_tools_event_fast_compact_members(c, p, sep, &out->u.tools_event);
+        *sep = ',';
+        return ap_tools_event_fast_compact_rest(c, r, sep, &out->u.tools_event);
     }
-    if (aps_fast_literal(c, q, "input.requested", 15) != NULL) {
+    if ((r = aps_fast_literal(c, q, "input.requested", 15)) != NULL) {
         out->kind = AP_EVENT_DATA_INPUT_EVENT;
-        return ap_input_event_fast_compact_members(c, p, sep, &out->u.input_event);
+        *sep = ',';
+        return ap_input_event_fast_compact_rest(c, r, sep, &out->u.input_event);
     }
-    if (aps_fast_literal(c, q, "values", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "values", 6)) != NULL) {
         out->kind = AP_EVENT_DATA_VALUES_EVENT;
-        return ap_values_event_fast_compact_members(c, p, sep, &out->u.values_event);
+        *sep = ',';
+        return ap_values_event_fast_compact_rest(c, r, sep, &out->u.values_event);
     }
-    if (aps_fast_literal(c, q, "updates", 7) != NULL) {
+    if ((r = aps_fast_literal(c, q, "updates", 7)) != NULL) {
         out->kind = AP_EVENT_DATA_UPDATES_EVENT;
-        return ap_updates_event_fast_compact_members(c, p, sep, &out->u.updates_event);
+        *sep = ',';
+        return ap_updates_event_fast_compact_rest(c, r, sep, &out->u.updates_event);
     }
-    if (aps_fast_literal(c, q, "checkpoints", 11) != NULL) {
+    if ((r = aps_fast_literal(c, q, "checkpoints", 11)) != NULL) {
         out->kind = AP_EVENT_DATA_CHECKPOINTS_EVENT;
-        return ap_checkpoints_event_fast_compact_members(c, p, sep, &out->u.checkpoints_event);
+        *sep = ',';
+        return ap_checkpoints_event_fast_compact_rest(c, r, sep, &out->u.checkpoints_event);
     }
-    if (aps_fast_literal(c, q, "custom", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "custom", 6)) != NULL) {
         out->kind = AP_EVENT_DATA_CUSTOM_EVENT;
-        return ap_custom_event_fast_compact_members(c, p, sep, &out->u.custom_event);
+        *sep = ',';
+        return ap_custom_event_fast_compact_rest(c, r, sep, &out->u.custom_event);
     }
-    if (aps_fast_literal(c, q, "tasks", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tasks", 5)) != NULL) {
         out->kind = AP_EVENT_DATA_TASKS_EVENT;
-        return ap_tasks_event_fast_compact_members(c, p, sep, &out->u.tasks_event);
+        *sep = ',';
+        return ap_tasks_event_fast_compact_rest(c, r, sep, &out->u.tasks_event);
     }
     return NULL;
 }
@@ -27800,29 +28375,30 @@ static bool ap_lifecycle_cause_fast_pick(aps_fast_ctx *c, const char **pp, ap_li
 /*
  * An object of LifecycleCause in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_lifecycle_cause_t *out = (ap_lifecycle_cause_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_lifecycle_cause_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "toolCall", 8) != NULL) {
+    if ((r = aps_fast_literal(c, q, "toolCall", 8)) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_lifecycle_cause_tool_call_fast_compact(c, p, &out->u.lifecycle_cause_tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_lifecycle_cause_tool_call_fast_compact_from(c, p, r, &out->u.lifecycle_cause_tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "send", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "send", 4)) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_SEND;
-        return aps_fast_compact_raw(p, ap_lifecycle_cause_send_fast_compact(c, p, &out->u.lifecycle_cause_send), &out->raw);
+        return aps_fast_compact_raw(p, ap_lifecycle_cause_send_fast_compact_from(c, p, r, &out->u.lifecycle_cause_send), &out->raw);
     }
-    if (aps_fast_literal(c, q, "edge", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "edge", 4)) != NULL) {
         out->kind = AP_LIFECYCLE_CAUSE_LIFECYCLE_CAUSE_EDGE;
-        return aps_fast_compact_raw(p, ap_lifecycle_cause_edge_fast_compact(c, p, &out->u.lifecycle_cause_edge), &out->raw);
+        return aps_fast_compact_raw(p, ap_lifecycle_cause_edge_fast_compact_from(c, p, r, &out->u.lifecycle_cause_edge), &out->raw);
     }
     return NULL;
 }
@@ -27929,41 +28505,42 @@ static bool ap_messages_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_mess
 /*
  * An object of MessagesData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_messages_data_t *out = (ap_messages_data_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_messages_data_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "message-start", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "message-start", 13)) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_START_DATA;
-        return aps_fast_compact_raw(p, ap_message_start_data_fast_compact(c, p, &out->u.message_start_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_message_start_data_fast_compact_from(c, p, r, &out->u.message_start_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "content-block-start", 19) != NULL) {
+    if ((r = aps_fast_literal(c, q, "content-block-start", 19)) != NULL) {
         out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_START_DATA;
-        return aps_fast_compact_raw(p, ap_content_block_start_data_fast_compact(c, p, &out->u.content_block_start_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_content_block_start_data_fast_compact_from(c, p, r, &out->u.content_block_start_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "content-block-delta", 19) != NULL) {
+    if ((r = aps_fast_literal(c, q, "content-block-delta", 19)) != NULL) {
         out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_DELTA_DATA;
-        return aps_fast_compact_raw(p, ap_content_block_delta_data_fast_compact(c, p, &out->u.content_block_delta_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_content_block_delta_data_fast_compact_from(c, p, r, &out->u.content_block_delta_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "content-block-finish", 20) != NULL) {
+    if ((r = aps_fast_literal(c, q, "content-block-finish", 20)) != NULL) {
         out->kind = AP_MESSAGES_DATA_CONTENT_BLOCK_FINISH_DATA;
-        return aps_fast_compact_raw(p, ap_content_block_finish_data_fast_compact(c, p, &out->u.content_block_finish_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_content_block_finish_data_fast_compact_from(c, p, r, &out->u.content_block_finish_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "message-finish", 14) != NULL) {
+    if ((r = aps_fast_literal(c, q, "message-finish", 14)) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_FINISH_DATA;
-        return aps_fast_compact_raw(p, ap_message_finish_data_fast_compact(c, p, &out->u.message_finish_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_message_finish_data_fast_compact_from(c, p, r, &out->u.message_finish_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "error", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "error", 5)) != NULL) {
         out->kind = AP_MESSAGES_DATA_MESSAGE_ERROR_DATA;
-        return aps_fast_compact_raw(p, ap_message_error_data_fast_compact(c, p, &out->u.message_error_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_message_error_data_fast_compact_from(c, p, r, &out->u.message_error_data), &out->raw);
     }
     return NULL;
 }
@@ -28111,69 +28688,70 @@ static bool ap_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap_cont
 /*
  * An object of ContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_content_block_t *out = (ap_content_block_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "text", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "text", 4)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_text_content_block_fast_compact(c, p, &out->u.text_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_text_content_block_fast_compact_from(c, p, r, &out->u.text_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "invalid_tool_call", 17) != NULL) {
+    if ((r = aps_fast_literal(c, q, "invalid_tool_call", 17)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_INVALID_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_invalid_tool_call_fast_compact_from(c, p, r, &out->u.invalid_tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "reasoning", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "reasoning", 9)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_reasoning_content_block_fast_compact_from(c, p, r, &out->u.reasoning_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "non_standard", 12) != NULL) {
+    if ((r = aps_fast_literal(c, q, "non_standard", 12)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_non_standard_content_block_fast_compact_from(c, p, r, &out->u.non_standard_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "image", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "image", 5)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact_from(c, p, r, &out->u.image_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "video", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "video", 5)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact(c, p, &out->u.video_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact_from(c, p, r, &out->u.video_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "audio", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "audio", 5)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact_from(c, p, r, &out->u.audio_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "file", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "file", 4)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact(c, p, &out->u.file_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact_from(c, p, r, &out->u.file_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool_call", 9)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_call_fast_compact_from(c, p, r, &out->u.tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool_call_chunk", 15) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool_call_chunk", 15)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_TOOL_CALL_CHUNK;
-        return aps_fast_compact_raw(p, ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_call_chunk_fast_compact_from(c, p, r, &out->u.tool_call_chunk), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_call", 16)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact_from(c, p, r, &out->u.server_tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_call_chunk", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_call_chunk", 22)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
-        return aps_fast_compact_raw(p, ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_call_chunk_fast_compact_from(c, p, r, &out->u.server_tool_call_chunk), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_result", 18)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_SERVER_TOOL_RESULT;
-        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact_from(c, p, r, &out->u.server_tool_result), &out->raw);
     }
     return NULL;
 }
@@ -28280,25 +28858,26 @@ static bool ap_annotation_fast_pick(aps_fast_ctx *c, const char **pp, ap_annotat
 /*
  * An object of Annotation in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_annotation_t *out = (ap_annotation_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_annotation_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "citation", 8) != NULL) {
+    if ((r = aps_fast_literal(c, q, "citation", 8)) != NULL) {
         out->kind = AP_ANNOTATION_CITATION;
-        return aps_fast_compact_raw(p, ap_citation_fast_compact(c, p, &out->u.citation), &out->raw);
+        return aps_fast_compact_raw(p, ap_citation_fast_compact_from(c, p, r, &out->u.citation), &out->raw);
     }
-    if (aps_fast_literal(c, q, "non_standard_annotation", 23) != NULL) {
+    if ((r = aps_fast_literal(c, q, "non_standard_annotation", 23)) != NULL) {
         out->kind = AP_ANNOTATION_NON_STANDARD_ANNOTATION;
-        return aps_fast_compact_raw(p, ap_non_standard_annotation_fast_compact(c, p, &out->u.non_standard_annotation), &out->raw);
+        return aps_fast_compact_raw(p, ap_non_standard_annotation_fast_compact_from(c, p, r, &out->u.non_standard_annotation), &out->raw);
     }
     return NULL;
 }
@@ -28398,37 +28977,38 @@ static bool ap_content_block_delta_fast_pick(aps_fast_ctx *c, const char **pp, a
 /*
  * An object of ContentBlockDelta in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_content_block_delta_t *out = (ap_content_block_delta_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_content_block_delta_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "text-delta", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "text-delta", 10)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_TEXT_DELTA;
-        return aps_fast_compact_raw(p, ap_text_delta_fast_compact(c, p, &out->u.text_delta), &out->raw);
+        return aps_fast_compact_raw(p, ap_text_delta_fast_compact_from(c, p, r, &out->u.text_delta), &out->raw);
     }
-    if (aps_fast_literal(c, q, "reasoning-delta", 15) != NULL) {
+    if ((r = aps_fast_literal(c, q, "reasoning-delta", 15)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_REASONING_DELTA;
-        return aps_fast_compact_raw(p, ap_reasoning_delta_fast_compact(c, p, &out->u.reasoning_delta), &out->raw);
+        return aps_fast_compact_raw(p, ap_reasoning_delta_fast_compact_from(c, p, r, &out->u.reasoning_delta), &out->raw);
     }
-    if (aps_fast_literal(c, q, "data-delta", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "data-delta", 10)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_DATA_DELTA;
-        return aps_fast_compact_raw(p, ap_data_delta_fast_compact(c, p, &out->u.data_delta), &out->raw);
+        return aps_fast_compact_raw(p, ap_data_delta_fast_compact_from(c, p, r, &out->u.data_delta), &out->raw);
     }
-    if (aps_fast_literal(c, q, "block-delta", 11) != NULL) {
+    if ((r = aps_fast_literal(c, q, "block-delta", 11)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_BLOCK_DELTA;
-        return aps_fast_compact_raw(p, ap_block_delta_fast_compact(c, p, &out->u.block_delta), &out->raw);
+        return aps_fast_compact_raw(p, ap_block_delta_fast_compact_from(c, p, r, &out->u.block_delta), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool-call-delta", 15) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool-call-delta", 15)) != NULL) {
         out->kind = AP_CONTENT_BLOCK_DELTA_TOOL_CALL_DELTA;
-        return aps_fast_compact_raw(p, ap_tool_call_delta_fast_compact(c, p, &out->u.tool_call_delta), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_call_delta_fast_compact_from(c, p, r, &out->u.tool_call_delta), &out->raw);
     }
     return NULL;
 }
@@ -28564,61 +29144,62 @@ static bool ap_finalized_content_block_fast_pick(aps_fast_ctx *c, const char **p
 /*
  * An object of FinalizedContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_finalized_content_block_t *out = (ap_finalized_content_block_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_finalized_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "text", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "text", 4)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_TEXT_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_text_content_block_fast_compact(c, p, &out->u.text_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_text_content_block_fast_compact_from(c, p, r, &out->u.text_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "reasoning", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "reasoning", 9)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_REASONING_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_reasoning_content_block_fast_compact(c, p, &out->u.reasoning_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_reasoning_content_block_fast_compact_from(c, p, r, &out->u.reasoning_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool_call", 9)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_call_fast_compact_from(c, p, r, &out->u.tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "invalid_tool_call", 17) != NULL) {
+    if ((r = aps_fast_literal(c, q, "invalid_tool_call", 17)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_INVALID_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_invalid_tool_call_fast_compact(c, p, &out->u.invalid_tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_invalid_tool_call_fast_compact_from(c, p, r, &out->u.invalid_tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_call", 16)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact_from(c, p, r, &out->u.server_tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_result", 18)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_SERVER_TOOL_RESULT;
-        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact_from(c, p, r, &out->u.server_tool_result), &out->raw);
     }
-    if (aps_fast_literal(c, q, "image", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "image", 5)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact_from(c, p, r, &out->u.image_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "video", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "video", 5)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact(c, p, &out->u.video_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact_from(c, p, r, &out->u.video_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "audio", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "audio", 5)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact_from(c, p, r, &out->u.audio_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "file", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "file", 4)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact(c, p, &out->u.file_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact_from(c, p, r, &out->u.file_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "non_standard", 12) != NULL) {
+    if ((r = aps_fast_literal(c, q, "non_standard", 12)) != NULL) {
         out->kind = AP_FINALIZED_CONTENT_BLOCK_NON_STANDARD_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_non_standard_content_block_fast_compact(c, p, &out->u.non_standard_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_non_standard_content_block_fast_compact_from(c, p, r, &out->u.non_standard_content_block), &out->raw);
     }
     return NULL;
 }
@@ -28731,33 +29312,34 @@ static bool ap_tools_data_fast_pick(aps_fast_ctx *c, const char **pp, ap_tools_d
 /*
  * An object of ToolsData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tools_data_t *out = (ap_tools_data_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_tools_data_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "tool-started", 12) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool-started", 12)) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_STARTED_DATA;
-        return aps_fast_compact_raw(p, ap_tool_started_data_fast_compact(c, p, &out->u.tool_started_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_started_data_fast_compact_from(c, p, r, &out->u.tool_started_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool-output-delta", 17) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool-output-delta", 17)) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_OUTPUT_DELTA_DATA;
-        return aps_fast_compact_raw(p, ap_tool_output_delta_data_fast_compact(c, p, &out->u.tool_output_delta_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_output_delta_data_fast_compact_from(c, p, r, &out->u.tool_output_delta_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool-finished", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool-finished", 13)) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_FINISHED_DATA;
-        return aps_fast_compact_raw(p, ap_tool_finished_data_fast_compact(c, p, &out->u.tool_finished_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_finished_data_fast_compact_from(c, p, r, &out->u.tool_finished_data), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool-error", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool-error", 10)) != NULL) {
         out->kind = AP_TOOLS_DATA_TOOL_ERROR_DATA;
-        return aps_fast_compact_raw(p, ap_tool_error_data_fast_compact(c, p, &out->u.tool_error_data), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_error_data_fast_compact_from(c, p, r, &out->u.tool_error_data), &out->raw);
     }
     return NULL;
 }
@@ -28856,33 +29438,34 @@ static bool ap_data_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 /*
  * An object of DataContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_data_content_block_t *out = (ap_data_content_block_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_data_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "image", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "image", 5)) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_IMAGE_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact(c, p, &out->u.image_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_image_content_block_fast_compact_from(c, p, r, &out->u.image_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "video", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "video", 5)) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_VIDEO_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact(c, p, &out->u.video_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_video_content_block_fast_compact_from(c, p, r, &out->u.video_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "audio", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "audio", 5)) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_AUDIO_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact(c, p, &out->u.audio_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_audio_content_block_fast_compact_from(c, p, r, &out->u.audio_content_block), &out->raw);
     }
-    if (aps_fast_literal(c, q, "file", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "file", 4)) != NULL) {
         out->kind = AP_DATA_CONTENT_BLOCK_FILE_CONTENT_BLOCK;
-        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact(c, p, &out->u.file_content_block), &out->raw);
+        return aps_fast_compact_raw(p, ap_file_content_block_fast_compact_from(c, p, r, &out->u.file_content_block), &out->raw);
     }
     return NULL;
 }
@@ -28986,37 +29569,38 @@ static bool ap_tool_content_block_fast_pick(aps_fast_ctx *c, const char **pp, ap
 /*
  * An object of ToolContentBlock in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     ap_tool_content_block_t *out = (ap_tool_content_block_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_tool_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "tool_call", 9) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool_call", 9)) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_tool_call_fast_compact(c, p, &out->u.tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_call_fast_compact_from(c, p, r, &out->u.tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "tool_call_chunk", 15) != NULL) {
+    if ((r = aps_fast_literal(c, q, "tool_call_chunk", 15)) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_TOOL_CALL_CHUNK;
-        return aps_fast_compact_raw(p, ap_tool_call_chunk_fast_compact(c, p, &out->u.tool_call_chunk), &out->raw);
+        return aps_fast_compact_raw(p, ap_tool_call_chunk_fast_compact_from(c, p, r, &out->u.tool_call_chunk), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_call", 16) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_call", 16)) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL;
-        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact(c, p, &out->u.server_tool_call), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_call_fast_compact_from(c, p, r, &out->u.server_tool_call), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_call_chunk", 22) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_call_chunk", 22)) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_CALL_CHUNK;
-        return aps_fast_compact_raw(p, ap_server_tool_call_chunk_fast_compact(c, p, &out->u.server_tool_call_chunk), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_call_chunk_fast_compact_from(c, p, r, &out->u.server_tool_call_chunk), &out->raw);
     }
-    if (aps_fast_literal(c, q, "server_tool_result", 18) != NULL) {
+    if ((r = aps_fast_literal(c, q, "server_tool_result", 18)) != NULL) {
         out->kind = AP_TOOL_CONTENT_BLOCK_SERVER_TOOL_RESULT;
-        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact(c, p, &out->u.server_tool_result), &out->raw);
+        return aps_fast_compact_raw(p, ap_server_tool_result_fast_compact_from(c, p, r, &out->u.server_tool_result), &out->raw);
     }
     return NULL;
 }

@@ -468,6 +468,21 @@ static bool plain_literal(const ir_type *t)
     return t->lit.kind == IR_LIT_TEXT && plain_text(&t->lit.text);
 }
 
+/* Is member f a text literal compared together with its name in the compact form (`"type":"event"`)? */
+static bool fused_member(const ir_field *f)
+{
+    return (f->flags & IR_F_LITERAL) && !(f->flags & (IR_F_NULLABLE | IR_F_OPTIONAL)) && plain_literal(resolved(f->type));
+}
+
+/* Is alternative a of union u a struct whose first member is u's discriminant, fused? */
+static bool starts_with_disc(const ir_type *a, const ir_type *u)
+{
+    a = resolved(a);
+    return a->kind == IR_STRUCT && a->nfields > 0 &&
+           same_text(a->fields[0].key.ptr, a->fields[0].key.len, u->disc_key.ptr, u->disc_key.len) &&
+           fused_member(&a->fields[0]);
+}
+
 /* The name stem of t's generated decoder functions. */
 static const char *fast_fn(emitter *E, const ir_type *t)
 {
@@ -628,6 +643,8 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     tmpl_value *d = tmpl_object(C), *fields = tmpl_list(C), *ordered = tmpl_list(C), *checks = tmpl_list(C);
     tmpl_value *compact_fields = tmpl_list(C);
     bool stores = false, one_spelling_only = true, compact = compact_ok(t), compact_two_spellings = false;
+    /* a discriminant first is compared apart: a union that chose t by it reads on after it */
+    bool disc_first = compact && t->nfields > 0 && fused_member(&t->fields[0]), members_store = false;
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
@@ -662,6 +679,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
             const ir_type *ft = resolved(f->type);
             /* a plain text literal (a discriminant) is compared with its name: `"type":"event"` */
             bool fused = (f->flags & IR_F_LITERAL) && !(f->flags & IR_F_NULLABLE) && plain_literal(ft);
+            bool two = !same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake));
             const char *token = fused ? cddl_fmt(C, "\"%.*s\":\"%.*s\"", (int)f->key.len, f->key.ptr,
                                                  (int)ft->lit.text.len, ft->lit.text.ptr)
                                       : cddl_fmt(C, "\"%.*s\":", (int)f->key.len, f->key.ptr);
@@ -669,10 +687,19 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
             const char *snake = fused ? cddl_fmt(C, "\"%s\":\"%.*s\"", f->snake, (int)ft->lit.text.len,
                                                  ft->lit.text.ptr)
                                       : cddl_fmt(C, "\"%s\":", f->snake);
+            if (i == 0 && disc_first) { /* compared by _compact and _compact_members, not _compact_rest */
+                tmpl_set(C, d, "first_token", c_string(E, token, strlen(token)));
+                tmpl_setf(C, d, "first_token_len", "%zu", strlen(token));
+                tmpl_set(C, d, "first_snake", c_string(E, snake, strlen(snake)));
+                tmpl_setf(C, d, "first_snake_len", "%zu", strlen(snake));
+                tmpl_flag(C, d, "first_two_spellings", two);
+                continue;
+            }
             tmpl_set(C, k, "ctoken", c_string(E, token, strlen(token)));
             tmpl_setf(C, k, "ctoken_len", "%zu", strlen(token));
-            tmpl_flag(C, k, "two_spellings", !same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake)));
-            compact_two_spellings |= !same_text(f->key.ptr, f->key.len, f->snake, strlen(f->snake));
+            tmpl_flag(C, k, "two_spellings", two);
+            compact_two_spellings |= two;
+            members_store |= (f->flags & (IR_F_OPTIONAL | IR_F_NULLABLE)) != 0 || !(f->flags & IR_F_LITERAL);
             tmpl_set(C, k, "csnake", c_string(E, snake, strlen(snake)));
             tmpl_setf(C, k, "csnake_len", "%zu", strlen(snake));
             tmpl_set(C, k, "member", f->c_name);
@@ -699,6 +726,11 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     tmpl_flag(C, d, "compact", compact);
     tmpl_put(C, d, "compact_fields", compact_fields);
     tmpl_flag(C, d, "compact_two_spellings", compact_two_spellings);
+    tmpl_flag(C, d, "disc_first", disc_first);
+    tmpl_set(C, d, "members_fn", disc_first ? "rest" : "members");
+    /* what the members function (_rest or _members) leaves unused */
+    tmpl_flag(C, d, "members_read_none", tmpl_count(compact_fields) == 0 && t->variants == NULL);
+    tmpl_flag(C, d, "members_store_nothing", tmpl_count(compact_fields) != 0 && !members_store && t->variants == NULL);
     tmpl_flag(C, d, "no_fields", t->nfields == 0);
     tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);
@@ -739,6 +771,7 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants, bo
     tmpl_value *d = tmpl_object(C), *alts = tmpl_list(C);
     const ir_field *df = disc_field(u);
     const char *NAME = upper(E, u->c_name);
+    bool from_disc, any_from_disc = false;
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, u));
     tmpl_set(C, d, "ctype", ctype(E, u));
@@ -763,9 +796,13 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants, bo
         tmpl_setf(C, v, "lit_len", "%zu", u->disc[i].text.len);
         tmpl_set(C, v, "disc_bit", mask_lit(E, (uint64_t)1 << field_index(a, u->disc_key)));
         tmpl_set(C, v, "alt_required", mask_lit(E, required_bits(a)));
+        from_disc = starts_with_disc(a, u);
+        tmpl_flag(C, v, "from_disc", from_disc);
+        any_from_disc |= from_disc;
         tmpl_append(C, alts, v);
     }
     tmpl_put(C, d, "alts", alts);
+    tmpl_flag(C, d, "any_from_disc", any_from_disc);
     return d;
 }
 

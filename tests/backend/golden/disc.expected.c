@@ -31,6 +31,8 @@ static const char *disc_circle_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_circle_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out);
 static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *disc_circle_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out);
+static const char *disc_circle_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int disc_square_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_square_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_square_t *out,
     uint64_t *seen);
@@ -42,6 +44,8 @@ static const char *disc_square_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_square_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out);
 static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *disc_square_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out);
+static const char *disc_square_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int disc_triangle_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_triangle_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_triangle_t *out,
     uint64_t *seen);
@@ -53,6 +57,8 @@ static const char *disc_triangle_fast(aps_fast_ctx *c, const char *p, void *out)
 static bool disc_triangle_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out);
 static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *disc_triangle_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out);
+static const char *disc_triangle_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int disc_hexagon_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_hexagon_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_hexagon_t *out,
     uint64_t *seen);
@@ -64,6 +70,8 @@ static const char *disc_hexagon_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool disc_hexagon_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out);
 static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *disc_hexagon_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out);
+static const char *disc_hexagon_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int disc_command_add_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_command_add_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_add_t *out,
     uint64_t *seen);
@@ -75,6 +83,8 @@ static const char *disc_command_add_fast(aps_fast_ctx *c, const char *p, void *o
 static bool disc_command_add_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out);
 static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *disc_command_add_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out);
+static const char *disc_command_add_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int disc_command_clear_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int disc_command_clear_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, disc_command_clear_t *out,
     uint64_t *seen);
@@ -86,6 +96,8 @@ static const char *disc_command_clear_fast(aps_fast_ctx *c, const char *p, void 
 static bool disc_command_clear_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *disc_command_clear_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out);
 static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *disc_command_clear_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out);
+static const char *disc_command_clear_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static bool disc_shape_fast_pick(aps_fast_ctx *c, const char **pp, disc_shape_t *out, uint64_t *seen);
 static const char *disc_shape_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool disc_shape_fast_valid(const void *value, bool strict, unsigned depth);
@@ -398,9 +410,6 @@ static const char *disc_circle_fast_ordered(aps_fast_ctx *c, const char *p, int 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = disc_circle_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"radius\":", 9, "\"radius\":", 9)) != NULL &&
         ((p = disc_circle_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -435,18 +444,12 @@ static const char *disc_circle_fast_body(aps_fast_ctx *c, const char *p, int clo
 }
 
 /*
- * The members of Circle in the compact form (aps/fast.h): each where
+ * The members of Circle after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out)
+static const char *disc_circle_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"circle\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"radius\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -458,19 +461,30 @@ static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
+/* All the members of Circle in the compact form: its discriminant, then the rest. */
+static const char *disc_circle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"circle\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return disc_circle_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Circle in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Circle in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Circle by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *disc_circle_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     disc_circle_t *out = (disc_circle_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_circle_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? disc_circle_fast_compact_rest(c, p, &sep, out) : disc_circle_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -479,6 +493,12 @@ static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, disc_circle_fast, depth, typed);
+}
+
+/* An object of Circle in the compact form, its '{' at p. */
+static const char *disc_circle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return disc_circle_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Circle: in the compact form if it is, else read member by member. */
@@ -570,9 +590,6 @@ static const char *disc_square_fast_ordered(aps_fast_ctx *c, const char *p, int 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = disc_square_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"side\":", 7, "\"side\":", 7)) != NULL &&
         ((p = disc_square_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -607,18 +624,12 @@ static const char *disc_square_fast_body(aps_fast_ctx *c, const char *p, int clo
 }
 
 /*
- * The members of Square in the compact form (aps/fast.h): each where
+ * The members of Square after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out)
+static const char *disc_square_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"square\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"side\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -630,19 +641,30 @@ static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char 
     return p;
 }
 
+/* All the members of Square in the compact form: its discriminant, then the rest. */
+static const char *disc_square_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"square\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return disc_square_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Square in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Square in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Square by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *disc_square_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     disc_square_t *out = (disc_square_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_square_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? disc_square_fast_compact_rest(c, p, &sep, out) : disc_square_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -651,6 +673,12 @@ static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, disc_square_fast, depth, typed);
+}
+
+/* An object of Square in the compact form, its '{' at p. */
+static const char *disc_square_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return disc_square_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Square: in the compact form if it is, else read member by member. */
@@ -754,9 +782,6 @@ static const char *disc_triangle_fast_ordered(aps_fast_ctx *c, const char *p, in
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = disc_triangle_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"a\":", 4, "\"a\":", 4)) != NULL &&
         ((p = disc_triangle_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -797,18 +822,12 @@ static const char *disc_triangle_fast_body(aps_fast_ctx *c, const char *p, int c
 }
 
 /*
- * The members of Triangle in the compact form (aps/fast.h): each where
+ * The members of Triangle after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out)
+static const char *disc_triangle_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"triangle\"", 17)) {
-        p += 17 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"a\":", 4)) {
         p += 4 + 1;
         *sep = ',';
@@ -836,19 +855,30 @@ static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const cha
     return p;
 }
 
+/* All the members of Triangle in the compact form: its discriminant, then the rest. */
+static const char *disc_triangle_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"triangle\"", 17) ? 17 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return disc_triangle_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Triangle in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Triangle in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Triangle by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *disc_triangle_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     disc_triangle_t *out = (disc_triangle_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_triangle_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? disc_triangle_fast_compact_rest(c, p, &sep, out) : disc_triangle_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -857,6 +887,12 @@ static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, vo
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, disc_triangle_fast, depth, typed);
+}
+
+/* An object of Triangle in the compact form, its '{' at p. */
+static const char *disc_triangle_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return disc_triangle_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Triangle: in the compact form if it is, else read member by member. */
@@ -952,9 +988,6 @@ static const char *disc_hexagon_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = disc_hexagon_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"side\":", 7, "\"side\":", 7)) != NULL &&
         ((p = disc_hexagon_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -989,18 +1022,12 @@ static const char *disc_hexagon_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of Hexagon in the compact form (aps/fast.h): each where
+ * The members of Hexagon after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out)
+static const char *disc_hexagon_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"hexagon\"", 16)) {
-        p += 16 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"side\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -1012,19 +1039,30 @@ static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of Hexagon in the compact form: its discriminant, then the rest. */
+static const char *disc_hexagon_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"hexagon\"", 16) ? 16 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return disc_hexagon_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Hexagon in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Hexagon in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Hexagon by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *disc_hexagon_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     disc_hexagon_t *out = (disc_hexagon_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_hexagon_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? disc_hexagon_fast_compact_rest(c, p, &sep, out) : disc_hexagon_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -1033,6 +1071,12 @@ static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, disc_hexagon_fast, depth, typed);
+}
+
+/* An object of Hexagon in the compact form, its '{' at p. */
+static const char *disc_hexagon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return disc_hexagon_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Hexagon: in the compact form if it is, else read member by member. */
@@ -1124,9 +1168,6 @@ static const char *disc_command_add_fast_ordered(aps_fast_ctx *c, const char *p,
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
-        ((p = disc_command_add_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
         ((p = disc_command_add_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -1161,18 +1202,12 @@ static const char *disc_command_add_fast_body(aps_fast_ctx *c, const char *p, in
 }
 
 /*
- * The members of Command/1 in the compact form (aps/fast.h): each where
+ * The members of Command/1 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out)
+static const char *disc_command_add_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"op\":\"add\"", 10)) {
-        p += 10 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -1184,19 +1219,30 @@ static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const 
     return p;
 }
 
+/* All the members of Command/1 in the compact form: its discriminant, then the rest. */
+static const char *disc_command_add_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"op\":\"add\"", 10) ? 10 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return disc_command_add_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Command/1 in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Command/1 in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Command/1 by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *disc_command_add_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     disc_command_add_t *out = (disc_command_add_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_command_add_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? disc_command_add_fast_compact_rest(c, p, &sep, out) : disc_command_add_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -1205,6 +1251,12 @@ static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p,
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, disc_command_add_fast, depth, typed);
+}
+
+/* An object of Command/1 in the compact form, its '{' at p. */
+static const char *disc_command_add_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return disc_command_add_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Command/1: in the compact form if it is, else read member by member. */
@@ -1289,9 +1341,11 @@ static const char *disc_command_clear_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"op\":", 5, "\"op\":", 5)) != NULL &&
-        ((p = disc_command_clear_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
+    (void)c;
+    (void)closed;
+    (void)out;
+    (void)seen;
+    (void)q;
     return p;
 }
 
@@ -1323,35 +1377,42 @@ static const char *disc_command_clear_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of Command/2 in the compact form (aps/fast.h): each where
+ * The members of Command/2 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *disc_command_clear_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out)
+static const char *disc_command_clear_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"op\":\"clear\"", 12)) {
-        p += 12 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
-    (void)out; /* literals only */
+    (void)c;
+    (void)sep;
+    (void)out;
     return p;
 }
 
+/* All the members of Command/2 in the compact form: its discriminant, then the rest. */
+static const char *disc_command_clear_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"op\":\"clear\"", 12) ? 12 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return disc_command_clear_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Command/2 in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Command/2 in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Command/2 by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *disc_command_clear_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     disc_command_clear_t *out = (disc_command_clear_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = disc_command_clear_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? disc_command_clear_fast_compact_rest(c, p, &sep, out) : disc_command_clear_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -1360,6 +1421,12 @@ static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, disc_command_clear_fast, depth, typed);
+}
+
+/* An object of Command/2 in the compact form, its '{' at p. */
+static const char *disc_command_clear_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return disc_command_clear_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Command/2: in the compact form if it is, else read member by member. */
@@ -1425,33 +1492,34 @@ static bool disc_shape_fast_pick(aps_fast_ctx *c, const char **pp, disc_shape_t 
 /*
  * An object of Shape in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_shape_t *out = (disc_shape_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, disc_shape_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "circle", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "circle", 6)) != NULL) {
         out->kind = DISC_SHAPE_CIRCLE;
-        return aps_fast_compact_raw(p, disc_circle_fast_compact(c, p, &out->u.circle), &out->raw);
+        return aps_fast_compact_raw(p, disc_circle_fast_compact_from(c, p, r, &out->u.circle), &out->raw);
     }
-    if (aps_fast_literal(c, q, "square", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "square", 6)) != NULL) {
         out->kind = DISC_SHAPE_SQUARE;
-        return aps_fast_compact_raw(p, disc_square_fast_compact(c, p, &out->u.square), &out->raw);
+        return aps_fast_compact_raw(p, disc_square_fast_compact_from(c, p, r, &out->u.square), &out->raw);
     }
-    if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
+    if ((r = aps_fast_literal(c, q, "triangle", 8)) != NULL) {
         out->kind = DISC_SHAPE_TRIANGLE;
-        return aps_fast_compact_raw(p, disc_triangle_fast_compact(c, p, &out->u.triangle), &out->raw);
+        return aps_fast_compact_raw(p, disc_triangle_fast_compact_from(c, p, r, &out->u.triangle), &out->raw);
     }
-    if (aps_fast_literal(c, q, "hexagon", 7) != NULL) {
+    if ((r = aps_fast_literal(c, q, "hexagon", 7)) != NULL) {
         out->kind = DISC_SHAPE_HEXAGON;
-        return aps_fast_compact_raw(p, disc_hexagon_fast_compact(c, p, &out->u.hexagon), &out->raw);
+        return aps_fast_compact_raw(p, disc_hexagon_fast_compact_from(c, p, r, &out->u.hexagon), &out->raw);
     }
     return NULL;
 }
@@ -1540,25 +1608,26 @@ static bool disc_polygon_fast_pick(aps_fast_ctx *c, const char **pp, disc_polygo
 /*
  * An object of Polygon in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_polygon_t *out = (disc_polygon_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, disc_polygon_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "triangle", 8) != NULL) {
+    if ((r = aps_fast_literal(c, q, "triangle", 8)) != NULL) {
         out->kind = DISC_POLYGON_TRIANGLE;
-        return aps_fast_compact_raw(p, disc_triangle_fast_compact(c, p, &out->u.triangle), &out->raw);
+        return aps_fast_compact_raw(p, disc_triangle_fast_compact_from(c, p, r, &out->u.triangle), &out->raw);
     }
-    if (aps_fast_literal(c, q, "hexagon", 7) != NULL) {
+    if ((r = aps_fast_literal(c, q, "hexagon", 7)) != NULL) {
         out->kind = DISC_POLYGON_HEXAGON;
-        return aps_fast_compact_raw(p, disc_hexagon_fast_compact(c, p, &out->u.hexagon), &out->raw);
+        return aps_fast_compact_raw(p, disc_hexagon_fast_compact_from(c, p, r, &out->u.hexagon), &out->raw);
     }
     return NULL;
 }
@@ -1643,25 +1712,26 @@ static bool disc_command_fast_pick(aps_fast_ctx *c, const char **pp, disc_comman
 /*
  * An object of Command in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     disc_command_t *out = (disc_command_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"op\":", 5, "\"op\":", 5)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, disc_command_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "add", 3) != NULL) {
+    if ((r = aps_fast_literal(c, q, "add", 3)) != NULL) {
         out->kind = DISC_COMMAND_ADD;
-        return aps_fast_compact_raw(p, disc_command_add_fast_compact(c, p, &out->u.add), &out->raw);
+        return aps_fast_compact_raw(p, disc_command_add_fast_compact_from(c, p, r, &out->u.add), &out->raw);
     }
-    if (aps_fast_literal(c, q, "clear", 5) != NULL) {
+    if ((r = aps_fast_literal(c, q, "clear", 5)) != NULL) {
         out->kind = DISC_COMMAND_CLEAR;
-        return aps_fast_compact_raw(p, disc_command_clear_fast_compact(c, p, &out->u.clear), &out->raw);
+        return aps_fast_compact_raw(p, disc_command_clear_fast_compact_from(c, p, r, &out->u.clear), &out->raw);
     }
     return NULL;
 }

@@ -40,6 +40,8 @@ static const char *generic_group_ping_body_fast(aps_fast_ctx *c, const char *p, 
 static bool generic_group_ping_body_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out);
 static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *generic_group_ping_body_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out);
+static const char *generic_group_ping_body_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int generic_group_envelope_envelope_arg1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int generic_group_envelope_envelope_arg1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, generic_group_envelope_envelope_arg1_t *out,
     uint64_t *seen);
@@ -62,6 +64,8 @@ static const char *generic_group_envelope_arg1_fast(aps_fast_ctx *c, const char 
 static bool generic_group_envelope_arg1_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *generic_group_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out);
 static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *generic_group_envelope_arg1_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out);
+static const char *generic_group_envelope_arg1_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static bool generic_group_envelope_ping_body_fast_members(aps_json_writer *w, const generic_group_envelope_ping_body_t *v, unsigned depth, bool trusted, size_t first);
 static bool generic_group_envelope_ping_body_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 static bool generic_group_ping_body_fast_members(aps_json_writer *w, const generic_group_ping_body_t *v, unsigned depth, bool trusted, size_t first);
@@ -413,9 +417,6 @@ static const char *generic_group_ping_body_fast_ordered(aps_fast_ctx *c, const c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = generic_group_ping_body_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"payload\":", 10, "\"payload\":", 10)) != NULL &&
         ((p = generic_group_ping_body_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -450,18 +451,12 @@ static const char *generic_group_ping_body_fast_body(aps_fast_ctx *c, const char
 }
 
 /*
- * The members of PingBody in the compact form (aps/fast.h): each where
+ * The members of PingBody after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out)
+static const char *generic_group_ping_body_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"ping\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
         p += 10 + 1;
         *sep = ',';
@@ -472,19 +467,30 @@ static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
+/* All the members of PingBody in the compact form: its discriminant, then the rest. */
+static const char *generic_group_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"ping\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return generic_group_ping_body_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of PingBody in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of PingBody in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose PingBody by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *generic_group_ping_body_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     generic_group_ping_body_t *out = (generic_group_ping_body_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = generic_group_ping_body_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? generic_group_ping_body_fast_compact_rest(c, p, &sep, out) : generic_group_ping_body_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -493,6 +499,12 @@ static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const c
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, generic_group_ping_body_fast, depth, typed);
+}
+
+/* An object of PingBody in the compact form, its '{' at p. */
+static const char *generic_group_ping_body_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return generic_group_ping_body_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of PingBody: in the compact form if it is, else read member by member. */
@@ -749,9 +761,11 @@ static const char *generic_group_envelope_arg1_fast_ordered(aps_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = generic_group_envelope_arg1_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
+    (void)c;
+    (void)closed;
+    (void)out;
+    (void)seen;
+    (void)q;
     return p;
 }
 
@@ -783,35 +797,42 @@ static const char *generic_group_envelope_arg1_fast_body(aps_fast_ctx *c, const 
 }
 
 /*
- * The members of ( method: "pong" ) in the compact form (aps/fast.h): each where
+ * The members of ( method: "pong" ) after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *generic_group_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out)
+static const char *generic_group_envelope_arg1_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"pong\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
-    (void)out; /* literals only */
+    (void)c;
+    (void)sep;
+    (void)out;
     return p;
 }
 
+/* All the members of ( method: "pong" ) in the compact form: its discriminant, then the rest. */
+static const char *generic_group_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"pong\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return generic_group_envelope_arg1_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of ( method: "pong" ) in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of ( method: "pong" ) in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose ( method: "pong" ) by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *generic_group_envelope_arg1_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     generic_group_envelope_arg1_t *out = (generic_group_envelope_arg1_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = generic_group_envelope_arg1_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? generic_group_envelope_arg1_fast_compact_rest(c, p, &sep, out) : generic_group_envelope_arg1_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -820,6 +841,12 @@ static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, con
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, generic_group_envelope_arg1_fast, depth, typed);
+}
+
+/* An object of ( method: "pong" ) in the compact form, its '{' at p. */
+static const char *generic_group_envelope_arg1_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return generic_group_envelope_arg1_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of ( method: "pong" ): in the compact form if it is, else read member by member. */

@@ -44,6 +44,8 @@ static const char *group_choices_browser_close_fast(aps_fast_ctx *c, const char 
 static bool group_choices_browser_close_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out);
 static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_browser_close_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out);
+static const char *group_choices_browser_close_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int group_choices_browser_close_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_browser_close_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_browser_close_params_t *out,
     uint64_t *seen);
@@ -66,6 +68,8 @@ static const char *group_choices_browser_set_state_fast(aps_fast_ctx *c, const c
 static bool group_choices_browser_set_state_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_browser_set_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out);
 static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_browser_set_state_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out);
+static const char *group_choices_browser_set_state_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int group_choices_set_state_params_named_state_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_set_state_params_named_state_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_set_state_params_named_state_t *out,
     uint64_t *seen);
@@ -99,6 +103,8 @@ static const char *group_choices_session_end_fast(aps_fast_ctx *c, const char *p
 static bool group_choices_session_end_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out);
 static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_session_end_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out);
+static const char *group_choices_session_end_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int group_choices_session_end_params_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_session_end_params_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_session_end_params_t *out,
     uint64_t *seen);
@@ -132,6 +138,8 @@ static const char *group_choices_rect_state_fast(aps_fast_ctx *c, const char *p,
 static bool group_choices_rect_state_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out);
 static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_rect_state_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out);
+static const char *group_choices_rect_state_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int group_choices_geolocation_geolocation_variants_alt1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_geolocation_variants_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_geolocation_variants_alt1_t *out,
     uint64_t *seen);
@@ -176,6 +184,8 @@ static const char *group_choices_geolocation_variants_alt2_error_fast(aps_fast_c
 static bool group_choices_geolocation_variants_alt2_error_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_geolocation_variants_alt2_error_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out);
 static const char *group_choices_geolocation_variants_alt2_error_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out);
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int group_choices_geolocation_variants_alt1_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_geolocation_variants_alt1_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_geolocation_variants_alt1_t *out,
     uint64_t *seen);
@@ -220,6 +230,8 @@ static const char *group_choices_autodetect_fast(aps_fast_ctx *c, const char *p,
 static bool group_choices_autodetect_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out);
 static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_autodetect_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out);
+static const char *group_choices_autodetect_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int group_choices_manual_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int group_choices_manual_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, group_choices_manual_t *out,
     uint64_t *seen);
@@ -231,6 +243,8 @@ static const char *group_choices_manual_fast(aps_fast_ctx *c, const char *p, voi
 static bool group_choices_manual_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out);
 static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *group_choices_manual_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out);
+static const char *group_choices_manual_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static bool group_choices_command_data_fast_pick(aps_fast_ctx *c, const char **pp, group_choices_command_data_t *out, uint64_t *seen);
 static const char *group_choices_command_data_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool group_choices_command_data_fast_valid(const void *value, bool strict, unsigned depth);
@@ -1093,9 +1107,6 @@ static const char *group_choices_browser_close_fast_ordered(aps_fast_ctx *c, con
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = group_choices_browser_close_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = group_choices_browser_close_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -1130,18 +1141,12 @@ static const char *group_choices_browser_close_fast_body(aps_fast_ctx *c, const 
 }
 
 /*
- * The members of browser.Close in the compact form (aps/fast.h): each where
+ * The members of browser.Close after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out)
+static const char *group_choices_browser_close_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"browser.close\"", 24)) {
-        p += 24 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -1153,19 +1158,30 @@ static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx
     return p;
 }
 
+/* All the members of browser.Close in the compact form: its discriminant, then the rest. */
+static const char *group_choices_browser_close_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"browser.close\"", 24) ? 24 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_browser_close_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of browser.Close in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of browser.Close in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose browser.Close by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_browser_close_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_browser_close_t *out = (group_choices_browser_close_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_browser_close_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_browser_close_fast_compact_rest(c, p, &sep, out) : group_choices_browser_close_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -1174,6 +1190,12 @@ static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, con
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_browser_close_fast, depth, typed);
+}
+
+/* An object of browser.Close in the compact form, its '{' at p. */
+static const char *group_choices_browser_close_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_browser_close_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of browser.Close: in the compact form if it is, else read member by member. */
@@ -1412,9 +1434,6 @@ static const char *group_choices_browser_set_state_fast_ordered(aps_fast_ctx *c,
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = group_choices_browser_set_state_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = group_choices_browser_set_state_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -1449,18 +1468,12 @@ static const char *group_choices_browser_set_state_fast_body(aps_fast_ctx *c, co
 }
 
 /*
- * The members of browser.SetState in the compact form (aps/fast.h): each where
+ * The members of browser.SetState after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_browser_set_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out)
+static const char *group_choices_browser_set_state_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"browser.setState\"", 27)) {
-        p += 27 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -1472,19 +1485,30 @@ static const char *group_choices_browser_set_state_fast_compact_members(aps_fast
     return p;
 }
 
+/* All the members of browser.SetState in the compact form: its discriminant, then the rest. */
+static const char *group_choices_browser_set_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"browser.setState\"", 27) ? 27 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_browser_set_state_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of browser.SetState in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of browser.SetState in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose browser.SetState by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_browser_set_state_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_browser_set_state_t *out = (group_choices_browser_set_state_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_browser_set_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_browser_set_state_fast_compact_rest(c, p, &sep, out) : group_choices_browser_set_state_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -1493,6 +1517,12 @@ static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c,
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_browser_set_state_fast, depth, typed);
+}
+
+/* An object of browser.SetState in the compact form, its '{' at p. */
+static const char *group_choices_browser_set_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_browser_set_state_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of browser.SetState: in the compact form if it is, else read member by member. */
@@ -1966,9 +1996,6 @@ static const char *group_choices_session_end_fast_ordered(aps_fast_ctx *c, const
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"method\":", 9, "\"method\":", 9)) != NULL &&
-        ((p = group_choices_session_end_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"params\":", 9, "\"params\":", 9)) != NULL &&
         ((p = group_choices_session_end_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -2003,18 +2030,12 @@ static const char *group_choices_session_end_fast_body(aps_fast_ctx *c, const ch
 }
 
 /*
- * The members of session.End in the compact form (aps/fast.h): each where
+ * The members of session.End after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out)
+static const char *group_choices_session_end_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"session.end\"", 22)) {
-        p += 22 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
         p += 9 + 1;
         *sep = ',';
@@ -2026,19 +2047,30 @@ static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *
     return p;
 }
 
+/* All the members of session.End in the compact form: its discriminant, then the rest. */
+static const char *group_choices_session_end_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":\"session.end\"", 22) ? 22 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_session_end_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of session.End in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of session.End in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose session.End by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_session_end_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_session_end_t *out = (group_choices_session_end_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_session_end_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_session_end_fast_compact_rest(c, p, &sep, out) : group_choices_session_end_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -2047,6 +2079,12 @@ static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_session_end_fast, depth, typed);
+}
+
+/* An object of session.End in the compact form, its '{' at p. */
+static const char *group_choices_session_end_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_session_end_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of session.End: in the compact form if it is, else read member by member. */
@@ -2457,9 +2495,6 @@ static const char *group_choices_rect_state_fast_ordered(aps_fast_ctx *c, const 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"state\":", 8, "\"state\":", 8)) != NULL &&
-        ((p = group_choices_rect_state_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"width\":", 8, "\"width\":", 8)) != NULL &&
         ((p = group_choices_rect_state_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -2497,18 +2532,12 @@ static const char *group_choices_rect_state_fast_body(aps_fast_ctx *c, const cha
 }
 
 /*
- * The members of RectState in the compact form (aps/fast.h): each where
+ * The members of RectState after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out)
+static const char *group_choices_rect_state_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"state\":\"normal\"", 16)) {
-        p += 16 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"width\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -2528,19 +2557,30 @@ static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
+/* All the members of RectState in the compact form: its discriminant, then the rest. */
+static const char *group_choices_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"state\":\"normal\"", 16) ? 16 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_rect_state_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of RectState in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of RectState in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose RectState by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_rect_state_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_rect_state_t *out = (group_choices_rect_state_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_rect_state_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_rect_state_fast_compact_rest(c, p, &sep, out) : group_choices_rect_state_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -2549,6 +2589,12 @@ static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_rect_state_fast, depth, typed);
+}
+
+/* An object of RectState in the compact form, its '{' at p. */
+static const char *group_choices_rect_state_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_rect_state_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of RectState: in the compact form if it is, else read member by member. */
@@ -3171,9 +3217,11 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_ordered(ap
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = group_choices_geolocation_variants_alt2_error_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
+    (void)c;
+    (void)closed;
+    (void)out;
+    (void)seen;
+    (void)q;
     return p;
 }
 
@@ -3205,35 +3253,42 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_body(aps_f
 }
 
 /*
- * The members of Geolocation(variants)/2.error in the compact form (aps/fast.h): each where
+ * The members of Geolocation(variants)/2.error after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_geolocation_variants_alt2_error_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out)
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"unavailable\"", 20)) {
-        p += 20 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
-    (void)out; /* literals only */
+    (void)c;
+    (void)sep;
+    (void)out;
     return p;
 }
 
+/* All the members of Geolocation(variants)/2.error in the compact form: its discriminant, then the rest. */
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"unavailable\"", 20) ? 20 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_geolocation_variants_alt2_error_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Geolocation(variants)/2.error in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Geolocation(variants)/2.error in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Geolocation(variants)/2.error by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_geolocation_variants_alt2_error_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_geolocation_variants_alt2_error_t *out = (group_choices_geolocation_variants_alt2_error_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_geolocation_variants_alt2_error_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_geolocation_variants_alt2_error_fast_compact_rest(c, p, &sep, out) : group_choices_geolocation_variants_alt2_error_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -3242,6 +3297,12 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_compact(ap
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_geolocation_variants_alt2_error_fast, depth, typed);
+}
+
+/* An object of Geolocation(variants)/2.error in the compact form, its '{' at p. */
+static const char *group_choices_geolocation_variants_alt2_error_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_geolocation_variants_alt2_error_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Geolocation(variants)/2.error: in the compact form if it is, else read member by member. */
@@ -3696,9 +3757,6 @@ static const char *group_choices_proxy_fast_compact_members(aps_fast_ctx *c, con
 {
     if ((p = group_choices_proxy_variants_fast_compact_members(c, p, sep, &out->variants)) == NULL)
         return NULL;
-    (void)c;
-    (void)sep;
-    (void)out;
     return p;
 }
 
@@ -3808,9 +3866,11 @@ static const char *group_choices_autodetect_fast_ordered(aps_fast_ctx *c, const 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"proxyType\":", 12, "\"proxy_type\":", 13)) != NULL &&
-        ((p = group_choices_autodetect_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
+    (void)c;
+    (void)closed;
+    (void)out;
+    (void)seen;
+    (void)q;
     return p;
 }
 
@@ -3842,36 +3902,42 @@ static const char *group_choices_autodetect_fast_body(aps_fast_ctx *c, const cha
 }
 
 /*
- * The members of Autodetect in the compact form (aps/fast.h): each where
+ * The members of Autodetect after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out)
+static const char *group_choices_autodetect_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out)
 {
-    size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":\"autodetect\"", 24, "\"proxy_type\":\"autodetect\"", 25)) != 0) {
-        p += n + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
-    (void)out; /* literals only */
+    (void)c;
+    (void)sep;
+    (void)out;
     return p;
 }
 
+/* All the members of Autodetect in the compact form: its discriminant, then the rest. */
+static const char *group_choices_autodetect_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":\"autodetect\"", 24, "\"proxy_type\":\"autodetect\"", 25)) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_autodetect_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Autodetect in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Autodetect in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Autodetect by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_autodetect_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_autodetect_t *out = (group_choices_autodetect_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_autodetect_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_autodetect_fast_compact_rest(c, p, &sep, out) : group_choices_autodetect_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -3880,6 +3946,12 @@ static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_autodetect_fast, depth, typed);
+}
+
+/* An object of Autodetect in the compact form, its '{' at p. */
+static const char *group_choices_autodetect_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_autodetect_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Autodetect: in the compact form if it is, else read member by member. */
@@ -3983,9 +4055,6 @@ static const char *group_choices_manual_fast_ordered(aps_fast_ctx *c, const char
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"proxyType\":", 12, "\"proxy_type\":", 13)) != NULL &&
-        ((p = group_choices_manual_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"httpProxy\":", 12, "\"http_proxy\":", 13)) != NULL &&
         ((p = group_choices_manual_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -4026,19 +4095,13 @@ static const char *group_choices_manual_fast_body(aps_fast_ctx *c, const char *p
 }
 
 /*
- * The members of Manual in the compact form (aps/fast.h): each where
+ * The members of Manual after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out)
+static const char *group_choices_manual_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":\"manual\"", 20, "\"proxy_type\":\"manual\"", 21)) != 0) {
-        p += n + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if ((n = aps_fast_compact_name(c, p, *sep, "\"httpProxy\":", 12, "\"http_proxy\":", 13)) != 0) {
         p += n + 1;
         *sep = ',';
@@ -4063,19 +4126,30 @@ static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, co
     return p;
 }
 
+/* All the members of Manual in the compact form: its discriminant, then the rest. */
+static const char *group_choices_manual_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":\"manual\"", 20, "\"proxy_type\":\"manual\"", 21)) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return group_choices_manual_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Manual in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Manual in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Manual by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *group_choices_manual_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     group_choices_manual_t *out = (group_choices_manual_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = group_choices_manual_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? group_choices_manual_fast_compact_rest(c, p, &sep, out) : group_choices_manual_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -4084,6 +4158,12 @@ static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, group_choices_manual_fast, depth, typed);
+}
+
+/* An object of Manual in the compact form, its '{' at p. */
+static const char *group_choices_manual_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return group_choices_manual_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Manual: in the compact form if it is, else read member by member. */
@@ -4150,56 +4230,60 @@ static bool group_choices_command_data_fast_pick(aps_fast_ctx *c, const char **p
 /*
  * An object of CommandData in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_command_data_t *out = (group_choices_command_data_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_command_data_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "browser.close", 13)) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
-        return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact(c, p, &out->u.browser_close), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact_from(c, p, r, &out->u.browser_close), &out->raw);
     }
-    if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
+    if ((r = aps_fast_literal(c, q, "browser.setState", 16)) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
-        return aps_fast_compact_raw(p, group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_browser_set_state_fast_compact_from(c, p, r, &out->u.browser_set_state), &out->raw);
     }
-    if (aps_fast_literal(c, q, "session.end", 11) != NULL) {
+    if ((r = aps_fast_literal(c, q, "session.end", 11)) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
-        return aps_fast_compact_raw(p, group_choices_session_end_fast_compact(c, p, &out->u.session_end), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_session_end_fast_compact_from(c, p, r, &out->u.session_end), &out->raw);
     }
     return NULL;
 }
 
 /*
  * The CommandData alternatives inlined into an object, in the compact form:
- * the discriminant member at p picks the alternative, whose members are
- * then read from it (as group_choices_command_data_fast_compact reads a whole object).
+ * the discriminant member at p picks the alternative, whose other members
+ * are then read after it (as group_choices_command_data_fast_compact reads a whole object).
  */
 static const char *group_choices_command_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_data_t *out)
 {
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
         return NULL;
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "browser.close", 13)) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_CLOSE;
-        return group_choices_browser_close_fast_compact_members(c, p, sep, &out->u.browser_close);
+        *sep = ',';
+        return group_choices_browser_close_fast_compact_rest(c, r, sep, &out->u.browser_close);
     }
-    if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
+    if ((r = aps_fast_literal(c, q, "browser.setState", 16)) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_BROWSER_SET_STATE;
-        return group_choices_browser_set_state_fast_compact_members(c, p, sep, &out->u.browser_set_state);
+        *sep = ',';
+        return group_choices_browser_set_state_fast_compact_rest(c, r, sep, &out->u.browser_set_state);
     }
-    if (aps_fast_literal(c, q, "session.end", 11) != NULL) {
+    if ((r = aps_fast_literal(c, q, "session.end", 11)) != NULL) {
         out->kind = GROUP_CHOICES_COMMAND_DATA_SESSION_END;
-        return group_choices_session_end_fast_compact_members(c, p, sep, &out->u.session_end);
+        *sep = ',';
+        return group_choices_session_end_fast_compact_rest(c, r, sep, &out->u.session_end);
     }
     return NULL;
 }
@@ -4347,25 +4431,26 @@ static bool group_choices_browser_command_fast_pick(aps_fast_ctx *c, const char 
 /*
  * An object of BrowserCommand in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_browser_command_t *out = (group_choices_browser_command_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_browser_command_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "browser.close", 13) != NULL) {
+    if ((r = aps_fast_literal(c, q, "browser.close", 13)) != NULL) {
         out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_CLOSE;
-        return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact(c, p, &out->u.browser_close), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_browser_close_fast_compact_from(c, p, r, &out->u.browser_close), &out->raw);
     }
-    if (aps_fast_literal(c, q, "browser.setState", 16) != NULL) {
+    if ((r = aps_fast_literal(c, q, "browser.setState", 16)) != NULL) {
         out->kind = GROUP_CHOICES_BROWSER_COMMAND_BROWSER_SET_STATE;
-        return aps_fast_compact_raw(p, group_choices_browser_set_state_fast_compact(c, p, &out->u.browser_set_state), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_browser_set_state_fast_compact_from(c, p, r, &out->u.browser_set_state), &out->raw);
     }
     return NULL;
 }
@@ -4450,48 +4535,51 @@ static bool group_choices_proxy_variants_fast_pick(aps_fast_ctx *c, const char *
 /*
  * An object of Proxy(variants) in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *group_choices_proxy_variants_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     group_choices_proxy_variants_t *out = (group_choices_proxy_variants_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"proxyType\":", 12, "\"proxy_type\":", 13)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_proxy_variants_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "autodetect", 10)) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
-        return aps_fast_compact_raw(p, group_choices_autodetect_fast_compact(c, p, &out->u.autodetect), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_autodetect_fast_compact_from(c, p, r, &out->u.autodetect), &out->raw);
     }
-    if (aps_fast_literal(c, q, "manual", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "manual", 6)) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
-        return aps_fast_compact_raw(p, group_choices_manual_fast_compact(c, p, &out->u.manual), &out->raw);
+        return aps_fast_compact_raw(p, group_choices_manual_fast_compact_from(c, p, r, &out->u.manual), &out->raw);
     }
     return NULL;
 }
 
 /*
  * The Proxy(variants) alternatives inlined into an object, in the compact form:
- * the discriminant member at p picks the alternative, whose members are
- * then read from it (as group_choices_proxy_variants_fast_compact reads a whole object).
+ * the discriminant member at p picks the alternative, whose other members
+ * are then read after it (as group_choices_proxy_variants_fast_compact reads a whole object).
  */
 static const char *group_choices_proxy_variants_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_variants_t *out)
 {
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, *sep, "\"proxyType\":", 12, "\"proxy_type\":", 13)) == 0)
         return NULL;
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "autodetect", 10) != NULL) {
+    if ((r = aps_fast_literal(c, q, "autodetect", 10)) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_AUTODETECT;
-        return group_choices_autodetect_fast_compact_members(c, p, sep, &out->u.autodetect);
+        *sep = ',';
+        return group_choices_autodetect_fast_compact_rest(c, r, sep, &out->u.autodetect);
     }
-    if (aps_fast_literal(c, q, "manual", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "manual", 6)) != NULL) {
         out->kind = GROUP_CHOICES_PROXY_VARIANTS_MANUAL;
-        return group_choices_manual_fast_compact_members(c, p, sep, &out->u.manual);
+        *sep = ',';
+        return group_choices_manual_fast_compact_rest(c, r, sep, &out->u.manual);
     }
     return NULL;
 }

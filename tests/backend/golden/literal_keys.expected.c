@@ -26,6 +26,8 @@ static const char *literal_keys_press_keys_fast(aps_fast_ctx *c, const char *p, 
 static bool literal_keys_press_keys_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *literal_keys_press_keys_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out);
 static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *literal_keys_press_keys_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out);
+static const char *literal_keys_press_keys_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int literal_keys_setting_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int literal_keys_setting_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, literal_keys_setting_t *out,
     uint64_t *seen);
@@ -165,9 +167,6 @@ static const char *literal_keys_press_keys_fast_ordered(aps_fast_ctx *c, const c
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
-        ((p = literal_keys_press_keys_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"keys\":", 7, "\"keys\":", 7)) != NULL &&
         ((p = literal_keys_press_keys_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -205,18 +204,12 @@ static const char *literal_keys_press_keys_fast_body(aps_fast_ctx *c, const char
 }
 
 /*
- * The members of PressKeys in the compact form (aps/fast.h): each where
+ * The members of PressKeys after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *literal_keys_press_keys_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out)
+static const char *literal_keys_press_keys_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":\"pressKeys\"", 18)) {
-        p += 18 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"keys\":", 7)) {
         p += 7 + 1;
         *sep = ',';
@@ -235,19 +228,30 @@ static const char *literal_keys_press_keys_fast_compact_members(aps_fast_ctx *c,
     return p;
 }
 
+/* All the members of PressKeys in the compact form: its discriminant, then the rest. */
+static const char *literal_keys_press_keys_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"name\":\"pressKeys\"", 18) ? 18 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return literal_keys_press_keys_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of PressKeys in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of PressKeys in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose PressKeys by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *literal_keys_press_keys_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     literal_keys_press_keys_t *out = (literal_keys_press_keys_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = literal_keys_press_keys_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? literal_keys_press_keys_fast_compact_rest(c, p, &sep, out) : literal_keys_press_keys_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -256,6 +260,12 @@ static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const c
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, literal_keys_press_keys_fast, depth, typed);
+}
+
+/* An object of PressKeys in the compact form, its '{' at p. */
+static const char *literal_keys_press_keys_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return literal_keys_press_keys_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of PressKeys: in the compact form if it is, else read member by member. */

@@ -27,6 +27,8 @@ static const char *members_item_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool members_item_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *members_item_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out);
 static const char *members_item_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *members_item_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out);
+static const char *members_item_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static const char *members_item_tags_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool members_item_tags_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *members_item_flags_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -232,9 +234,6 @@ static const char *members_item_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
-        ((p = members_item_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && !(*seen & UINT64_C(0x2)) && (q = aps_fast_key(c, p, "\"version\":", 10, "\"version\":", 10)) != NULL &&
         ((p = members_item_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -293,18 +292,12 @@ static const char *members_item_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of Item in the compact form (aps/fast.h): each where
+ * The members of Item after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *members_item_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out)
+static const char *members_item_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"kind\":\"item\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"version\":", 10)) {
         p += 10 + 1;
         *sep = ',';
@@ -387,19 +380,30 @@ static const char *members_item_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of Item in the compact form: its discriminant, then the rest. */
+static const char *members_item_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"kind\":\"item\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return members_item_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Item in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Item in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Item by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *members_item_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *members_item_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     members_item_t *out = (members_item_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = members_item_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? members_item_fast_compact_rest(c, p, &sep, out) : members_item_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -408,6 +412,12 @@ static const char *members_item_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, members_item_fast, depth, typed);
+}
+
+/* An object of Item in the compact form, its '{' at p. */
+static const char *members_item_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return members_item_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Item: in the compact form if it is, else read member by member. */

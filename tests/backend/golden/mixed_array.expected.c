@@ -27,6 +27,8 @@ static const char *mixed_array_value_number_fast(aps_fast_ctx *c, const char *p,
 static bool mixed_array_value_number_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out);
 static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *mixed_array_value_number_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out);
+static const char *mixed_array_value_number_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int mixed_array_value_string_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int mixed_array_value_string_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, mixed_array_value_string_t *out,
     uint64_t *seen);
@@ -38,6 +40,8 @@ static const char *mixed_array_value_string_fast(aps_fast_ctx *c, const char *p,
 static bool mixed_array_value_string_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out);
 static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *mixed_array_value_string_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out);
+static const char *mixed_array_value_string_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static const char *mixed_array_pair_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool mixed_array_pair_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *mixed_array_mapping_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -303,9 +307,6 @@ static const char *mixed_array_value_number_fast_ordered(aps_fast_ctx *c, const 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = mixed_array_value_number_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
         ((p = mixed_array_value_number_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -340,18 +341,12 @@ static const char *mixed_array_value_number_fast_body(aps_fast_ctx *c, const cha
 }
 
 /*
- * The members of Value/1 in the compact form (aps/fast.h): each where
+ * The members of Value/1 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out)
+static const char *mixed_array_value_number_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"number\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -363,19 +358,30 @@ static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
+/* All the members of Value/1 in the compact form: its discriminant, then the rest. */
+static const char *mixed_array_value_number_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"number\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return mixed_array_value_number_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Value/1 in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Value/1 in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Value/1 by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *mixed_array_value_number_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     mixed_array_value_number_t *out = (mixed_array_value_number_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = mixed_array_value_number_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? mixed_array_value_number_fast_compact_rest(c, p, &sep, out) : mixed_array_value_number_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -384,6 +390,12 @@ static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, mixed_array_value_number_fast, depth, typed);
+}
+
+/* An object of Value/1 in the compact form, its '{' at p. */
+static const char *mixed_array_value_number_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return mixed_array_value_number_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Value/1: in the compact form if it is, else read member by member. */
@@ -473,9 +485,6 @@ static const char *mixed_array_value_string_fast_ordered(aps_fast_ctx *c, const 
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = mixed_array_value_string_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
         ((p = mixed_array_value_string_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -510,18 +519,12 @@ static const char *mixed_array_value_string_fast_body(aps_fast_ctx *c, const cha
 }
 
 /*
- * The members of Value/2 in the compact form (aps/fast.h): each where
+ * The members of Value/2 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out)
+static const char *mixed_array_value_string_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"string\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -533,19 +536,30 @@ static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c
     return p;
 }
 
+/* All the members of Value/2 in the compact form: its discriminant, then the rest. */
+static const char *mixed_array_value_string_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"string\"", 15) ? 15 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return mixed_array_value_string_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Value/2 in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Value/2 in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Value/2 by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *mixed_array_value_string_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     mixed_array_value_string_t *out = (mixed_array_value_string_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = mixed_array_value_string_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? mixed_array_value_string_fast_compact_rest(c, p, &sep, out) : mixed_array_value_string_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -554,6 +568,12 @@ static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const 
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, mixed_array_value_string_fast, depth, typed);
+}
+
+/* An object of Value/2 in the compact form, its '{' at p. */
+static const char *mixed_array_value_string_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return mixed_array_value_string_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Value/2: in the compact form if it is, else read member by member. */
@@ -803,25 +823,26 @@ static bool mixed_array_value_fast_pick(aps_fast_ctx *c, const char **pp, mixed_
 /*
  * An object of Value in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     mixed_array_value_t *out = (mixed_array_value_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, mixed_array_value_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "number", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "number", 6)) != NULL) {
         out->kind = MIXED_ARRAY_VALUE_NUMBER;
-        return aps_fast_compact_raw(p, mixed_array_value_number_fast_compact(c, p, &out->u.number), &out->raw);
+        return aps_fast_compact_raw(p, mixed_array_value_number_fast_compact_from(c, p, r, &out->u.number), &out->raw);
     }
-    if (aps_fast_literal(c, q, "string", 6) != NULL) {
+    if ((r = aps_fast_literal(c, q, "string", 6)) != NULL) {
         out->kind = MIXED_ARRAY_VALUE_STRING;
-        return aps_fast_compact_raw(p, mixed_array_value_string_fast_compact(c, p, &out->u.string), &out->raw);
+        return aps_fast_compact_raw(p, mixed_array_value_string_fast_compact_from(c, p, r, &out->u.string), &out->raw);
     }
     return NULL;
 }

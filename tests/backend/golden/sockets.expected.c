@@ -27,6 +27,8 @@ static const char *sockets_ping_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool sockets_ping_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out);
 static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *sockets_ping_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out);
+static const char *sockets_ping_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int sockets_pong_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int sockets_pong_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, sockets_pong_t *out,
     uint64_t *seen);
@@ -38,6 +40,8 @@ static const char *sockets_pong_fast(aps_fast_ctx *c, const char *p, void *out);
 static bool sockets_pong_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out);
 static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *sockets_pong_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out);
+static const char *sockets_pong_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_message_t *out, uint64_t *seen);
 static const char *sockets_message_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool sockets_message_fast_valid(const void *value, bool strict, unsigned depth);
@@ -179,9 +183,6 @@ static const char *sockets_ping_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
-        ((p = sockets_ping_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"n\":", 4, "\"n\":", 4)) != NULL &&
         ((p = sockets_ping_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -216,18 +217,12 @@ static const char *sockets_ping_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of Ping in the compact form (aps/fast.h): each where
+ * The members of Ping after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out)
+static const char *sockets_ping_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"kind\":\"ping\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"n\":", 4)) {
         p += 4 + 1;
         *sep = ',';
@@ -239,19 +234,30 @@ static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of Ping in the compact form: its discriminant, then the rest. */
+static const char *sockets_ping_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"kind\":\"ping\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return sockets_ping_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Ping in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Ping in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Ping by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *sockets_ping_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     sockets_ping_t *out = (sockets_ping_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = sockets_ping_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? sockets_ping_fast_compact_rest(c, p, &sep, out) : sockets_ping_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -260,6 +266,12 @@ static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, sockets_ping_fast, depth, typed);
+}
+
+/* An object of Ping in the compact form, its '{' at p. */
+static const char *sockets_ping_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return sockets_ping_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Ping: in the compact form if it is, else read member by member. */
@@ -349,9 +361,6 @@ static const char *sockets_pong_fast_ordered(aps_fast_ctx *c, const char *p, int
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"kind\":", 7, "\"kind\":", 7)) != NULL &&
-        ((p = sockets_pong_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"n\":", 4, "\"n\":", 4)) != NULL &&
         ((p = sockets_pong_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -386,18 +395,12 @@ static const char *sockets_pong_fast_body(aps_fast_ctx *c, const char *p, int cl
 }
 
 /*
- * The members of Pong in the compact form (aps/fast.h): each where
+ * The members of Pong after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out)
+static const char *sockets_pong_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"kind\":\"pong\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"n\":", 4)) {
         p += 4 + 1;
         *sep = ',';
@@ -409,19 +412,30 @@ static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char
     return p;
 }
 
+/* All the members of Pong in the compact form: its discriminant, then the rest. */
+static const char *sockets_pong_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"kind\":\"pong\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return sockets_pong_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Pong in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Pong in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Pong by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *sockets_pong_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     sockets_pong_t *out = (sockets_pong_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = sockets_pong_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? sockets_pong_fast_compact_rest(c, p, &sep, out) : sockets_pong_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -430,6 +444,12 @@ static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, voi
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, sockets_pong_fast, depth, typed);
+}
+
+/* An object of Pong in the compact form, its '{' at p. */
+static const char *sockets_pong_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return sockets_pong_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Pong: in the compact form if it is, else read member by member. */
@@ -485,25 +505,26 @@ static bool sockets_message_fast_pick(aps_fast_ctx *c, const char **pp, sockets_
 /*
  * An object of $message in the compact form (aps/fast.h), its '{' at p:
  * the discriminant first picks the alternative, whose reader then takes
- * the whole object. Inside another value, an object whose discriminant
- * is not first is read again member by member (aps_fast_compact_retry).
- * NULL to give up.
+ * the rest of the object (the whole of it where the alternative's first
+ * member is not the discriminant). Inside another value, an object whose
+ * discriminant is not first is read again member by member
+ * (aps_fast_compact_retry). NULL to give up.
  */
 static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
 {
     sockets_message_t *out = (sockets_message_t *)vout;
-    const char *q;
+    const char *q, *r;
     size_t n;
     if ((n = aps_fast_compact_name(c, p, '{', "\"kind\":", 7, "\"kind\":", 7)) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, sockets_message_fast, c->depth, c->typed);
     q = p + n + 1;
-    if (aps_fast_literal(c, q, "ping", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "ping", 4)) != NULL) {
         out->kind = SOCKETS_MESSAGE_PING;
-        return aps_fast_compact_raw(p, sockets_ping_fast_compact(c, p, &out->u.ping), &out->raw);
+        return aps_fast_compact_raw(p, sockets_ping_fast_compact_from(c, p, r, &out->u.ping), &out->raw);
     }
-    if (aps_fast_literal(c, q, "pong", 4) != NULL) {
+    if ((r = aps_fast_literal(c, q, "pong", 4)) != NULL) {
         out->kind = SOCKETS_MESSAGE_PONG;
-        return aps_fast_compact_raw(p, sockets_pong_fast_compact(c, p, &out->u.pong), &out->raw);
+        return aps_fast_compact_raw(p, sockets_pong_fast_compact_from(c, p, r, &out->u.pong), &out->raw);
     }
     return NULL;
 }

@@ -27,6 +27,8 @@ static const char *value_cycles_node_fast(aps_fast_ctx *c, const char *p, void *
 static bool value_cycles_node_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out);
 static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *value_cycles_node_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out);
+static const char *value_cycles_node_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static int value_cycles_node_properties_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int value_cycles_node_properties_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, value_cycles_node_properties_t *out,
     uint64_t *seen);
@@ -71,6 +73,8 @@ static const char *value_cycles_pause_fast(aps_fast_ctx *c, const char *p, void 
 static bool value_cycles_pause_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out);
 static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static const char *value_cycles_pause_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out);
+static const char *value_cycles_pause_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout);
 static const char *value_cycles_node_properties_children_fast(aps_fast_ctx *c, const char *p, void *vout);
 static bool value_cycles_node_properties_children_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *value_cycles_phases_phases_fast(aps_fast_ctx *c, const char *p, void *vout);
@@ -325,9 +329,6 @@ static const char *value_cycles_node_fast_ordered(aps_fast_ctx *c, const char *p
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = value_cycles_node_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"value\":", 8, "\"value\":", 8)) != NULL &&
         ((p = value_cycles_node_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -362,18 +363,12 @@ static const char *value_cycles_node_fast_body(aps_fast_ctx *c, const char *p, i
 }
 
 /*
- * The members of Node in the compact form (aps/fast.h): each where
+ * The members of Node after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out)
+static const char *value_cycles_node_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"node\"", 13)) {
-        p += 13 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
         p += 8 + 1;
         *sep = ',';
@@ -384,19 +379,30 @@ static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const
     return p;
 }
 
+/* All the members of Node in the compact form: its discriminant, then the rest. */
+static const char *value_cycles_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"node\"", 13) ? 13 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return value_cycles_node_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Node in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Node in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Node by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *value_cycles_node_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     value_cycles_node_t *out = (value_cycles_node_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = value_cycles_node_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? value_cycles_node_fast_compact_rest(c, p, &sep, out) : value_cycles_node_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -405,6 +411,12 @@ static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_node_fast, depth, typed);
+}
+
+/* An object of Node in the compact form, its '{' at p. */
+static const char *value_cycles_node_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return value_cycles_node_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Node: in the compact form if it is, else read member by member. */
@@ -1033,9 +1045,6 @@ static const char *value_cycles_pause_fast_ordered(aps_fast_ctx *c, const char *
     uint64_t *seen)
 {
     const char *q;
-    if (!*closed && !(*seen & UINT64_C(0x1)) && (q = aps_fast_key(c, p, "\"type\":", 7, "\"type\":", 7)) != NULL &&
-        ((p = value_cycles_pause_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
-        return NULL;
     if (!*closed && (q = aps_fast_key(c, p, "\"duration\":", 11, "\"duration\":", 11)) != NULL &&
         ((p = value_cycles_pause_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
         return NULL;
@@ -1070,18 +1079,12 @@ static const char *value_cycles_pause_fast_body(aps_fast_ctx *c, const char *p, 
 }
 
 /*
- * The members of Pause in the compact form (aps/fast.h): each where
+ * The members of Pause after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
  * absent. Returns the position after them, or NULL to give up.
  */
-static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out)
+static const char *value_cycles_pause_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"type\":\"pause\"", 14)) {
-        p += 14 + 1;
-        *sep = ',';
-    } else {
-        return NULL; /* a required member, absent or elsewhere */
-    }
     if (aps_fast_compact_key(c, p, *sep, "\"duration\":", 11)) {
         p += 11 + 1;
         *sep = ',';
@@ -1092,19 +1095,30 @@ static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, cons
     return p;
 }
 
+/* All the members of Pause in the compact form: its discriminant, then the rest. */
+static const char *value_cycles_pause_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out)
+{
+    size_t n;
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"type\":\"pause\"", 14) ? 14 : 0) == 0)
+        return NULL; /* the discriminant, absent or elsewhere */
+    *sep = ',';
+    return value_cycles_pause_fast_compact_rest(c, p + n + 1, sep, out);
+}
+
 /*
- * An object of Pause in the compact form, its '{' at p; inside another
- * value, read again member by member when it is not in that form
- * (aps_fast_compact_retry). NULL to give up.
+ * An object of Pause in the compact form, its '{' at `start`: read on
+ * from p, after its discriminant, where a union that chose Pause by the
+ * discriminant stands (not compared again), or whole when p is NULL.
+ * Inside another value, read again member by member when it is not in
+ * that form (aps_fast_compact_retry). NULL to give up.
  */
-static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+static const char *value_cycles_pause_fast_compact_from(aps_fast_ctx *c, const char *start, const char *p, void *vout)
 {
     value_cycles_pause_t *out = (value_cycles_pause_t *)vout;
-    const char *start = p;
     unsigned depth = c->depth, typed = c->typed;
-    char sep = '{';
+    char sep = p != NULL ? ',' : '{';
     if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
-        (p = value_cycles_pause_fast_compact_members(c, p, &sep, out)) == NULL)
+        (p = p != NULL ? value_cycles_pause_fast_compact_rest(c, p, &sep, out) : value_cycles_pause_fast_compact_members(c, start, &sep, out)) == NULL)
         goto retry;
     if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
         goto retry;
@@ -1113,6 +1127,12 @@ static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *
     return p;
 retry:
     return aps_fast_compact_retry(c, start, out, sizeof *out, value_cycles_pause_fast, depth, typed);
+}
+
+/* An object of Pause in the compact form, its '{' at p. */
+static const char *value_cycles_pause_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    return value_cycles_pause_fast_compact_from(c, p, NULL, vout);
 }
 
 /* An object of Pause: in the compact form if it is, else read member by member. */

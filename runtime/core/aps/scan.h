@@ -20,6 +20,7 @@
 #endif
 
 #include "aps/common.h"
+#include "aps/json.h" /* aps_slice */
 
 #ifdef __cplusplus
 extern "C" {

@@ -361,6 +361,7 @@ APS_SCAN_INLINE const char *aps_scan_integer(const char *p, const char *end, boo
     if (*p == '0') {
         p++;
     } else {
+#ifdef APS_SCAN_HAVE_STOPS64 /* little-endian words: the first digit is the lowest byte */
         /* Eight digits at a time when eight bytes are digits (timestamps have 13). */
         while (end - p >= 8 && v < 10000000000ull) {
             uint64_t w = aps_scan_load64(p), lo = w - 0x3030303030303030ull;
@@ -385,6 +386,7 @@ APS_SCAN_INLINE const char *aps_scan_integer(const char *p, const char *end, boo
                 p += 4;
             }
         }
+#endif
         while (p < end && (unsigned)(*p - '0') <= 9)
             v = v * 10 + (uint64_t)(*p++ - '0');
     }

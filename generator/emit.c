@@ -471,7 +471,8 @@ static bool plain_literal(const ir_type *t)
 /* Is member f a text literal compared together with its name in the compact form (`"type":"event"`)? */
 static bool fused_member(const ir_field *f)
 {
-    return (f->flags & IR_F_LITERAL) && !(f->flags & (IR_F_NULLABLE | IR_F_OPTIONAL)) && plain_literal(resolved(f->type));
+    return (f->flags & IR_F_LITERAL) && !(f->flags & (IR_F_NULLABLE | IR_F_OPTIONAL)) &&
+           plain_literal(resolved(f->type));
 }
 
 /* Is alternative a of union u a struct whose first member is u's discriminant, fused? */

@@ -39,8 +39,8 @@
  * the time, so MB/s ratios equal message-rate ratios. Printing is timed in
  * batches of messages decoded or parsed untimed beforehand. Each figure is
  * the best of cfg->repeat runs; the decode's runs and those of simdjson's
- * DOM parse of the whole corpus alternate. The arena's allocator calls are counted
- * over the timed decode runs after one warm-up pass; the encoders' and
+ * DOM parse of the whole corpus alternate. The arena's allocator calls are
+ * counted over the timed decode runs after one warm-up pass; the encoders' and
  * printers' heap allocations over their timed runs, by malloc_count.c
  * (every malloc of the process), our encoder's after one untimed pass that
  * grows the writer's buffer to the largest message.

@@ -16,6 +16,8 @@
 # Environment, for tests that pin more than "it compiles":
 #   EXPECT_STDERR  text cddlgen's stderr must contain (gen only)
 #   EXPECT_HEADER  text PREFIX.h must contain; several separated by '|'
+# and, for tests that pin less:
+#   COMPILE_FRONT_END_ONLY=1  gcc too stops after its front end (see below)
 set -u
 if [ $# -lt 7 ]; then
     echo "usage: compile.sh WORKDIR RUNTIME_INCLUDE PREFIX c|c++ COMPILER gen CDDLGEN SCHEMA [ARG...]" >&2
@@ -74,8 +76,8 @@ fi
 # reports some (unused static functions) only when it generates code, so
 # the C file goes all the way to an object with gcc. The C++ check is of
 # the header alone: its front end is all there is to it.
-case $lang:$(basename "$compiler") in
-c:*clang*|c++:*) stop=-fsyntax-only ;;
+case ${COMPILE_FRONT_END_ONLY:-0}:$lang:$(basename "$compiler") in
+1:*|*:c:*clang*|*:c++:*) stop=-fsyntax-only ;;
 *) stop="-c -o $work/$lang.o" ;;
 esac
 case $lang in

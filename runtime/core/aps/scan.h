@@ -175,16 +175,22 @@ APS_SCAN_INLINE uint64_t aps_scan_stops64(uint64_t w)
  * little-endian machines), then one: short strings at the end of a message
  * are the usual case, so none of it is out of line.
  */
+#if defined(__SSE2__)
+/* The bits of the 16 bytes at s that plain ASCII string content cannot hold. */
+APS_SCAN_INLINE unsigned aps_scan_stops16(const char *s)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    return aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v); /* and bytes past ASCII */
+}
+#endif
+
 APS_SCAN_INLINE const char *aps_scan_find_stop(const char *s, const char *end)
 {
 #if defined(__SSE2__)
-    while (end - s >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-        unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v); /* and bytes past ASCII */
-        if (m != 0)
+    unsigned m;
+    for (; end - s >= 16; s += 16)
+        if ((m = aps_scan_stops16(s)) != 0)
             return s + __builtin_ctz(m);
-        s += 16;
-    }
 #endif
 #ifdef APS_SCAN_HAVE_STOPS64
     while (end - s >= 8) {
@@ -211,18 +217,13 @@ APS_SCAN_INLINE const char *aps_scan_find_stop_in(const char *begin, const char 
 {
 #if defined(__SSE2__)
     if (end - begin >= 16) {
-        __m128i v;
         unsigned m;
-        while (end - s >= 16) {
-            v = _mm_loadu_si128((const __m128i *)(const void *)s);
-            if ((m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v)) != 0)
+        for (; end - s >= 16; s += 16)
+            if ((m = aps_scan_stops16(s)) != 0)
                 return s + __builtin_ctz(m);
-            s += 16;
-        }
         if (s == end)
             return s;
-        v = _mm_loadu_si128((const __m128i *)(const void *)(end - 16));
-        m = (aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v)) >> (16 - (end - s));
+        m = aps_scan_stops16(end - 16) >> (16 - (end - s));
         return m != 0 ? s + __builtin_ctz(m) : end;
     }
 #else

@@ -168,13 +168,6 @@ APS_SCAN_INLINE uint64_t aps_scan_stops64(uint64_t w)
 #define APS_SCAN_HAVE_STOPS64 1
 #endif
 
-/*
- * The first byte in [s, end) that plain ASCII string content cannot hold:
- * '"', '\\', a control character or a byte past ASCII (end when none).
- * Sixteen bytes a step with SSE2, then eight with word tricks (on
- * little-endian machines), then one: short strings at the end of a message
- * are the usual case, so none of it is out of line.
- */
 #if defined(__SSE2__)
 /* The bits of the 16 bytes at s that plain ASCII string content cannot hold. */
 APS_SCAN_INLINE unsigned aps_scan_stops16(const char *s)
@@ -184,6 +177,13 @@ APS_SCAN_INLINE unsigned aps_scan_stops16(const char *s)
 }
 #endif
 
+/*
+ * The first byte in [s, end) that plain ASCII string content cannot hold:
+ * '"', '\\', a control character or a byte past ASCII (end when none).
+ * Sixteen bytes a step with SSE2, then eight with word tricks (on
+ * little-endian machines), then one: short strings at the end of a message
+ * are the usual case, so none of it is out of line.
+ */
 APS_SCAN_INLINE const char *aps_scan_find_stop(const char *s, const char *end)
 {
 #if defined(__SSE2__)

@@ -29,9 +29,9 @@ extern "C" {
 /* Forced inline: a call costs more than these bodies. A build that checks
  * behaviour only may define APS_NO_FORCE_INLINE to leave inlining to the
  * compiler: a large schema's generated C then compiles about eight times
- * faster at -O0 (the golden tests of other schemas' output do; the bodies
- * are the same). Branch hints: giving up is the rare way out, and compact
- * JSON has no whitespace. */
+ * faster at -O0 (the project's test-only builds of generated C do, see
+ * docs/vendoring.md; the bodies are the same). Branch hints: giving up is
+ * the rare way out, and compact JSON has no whitespace. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(APS_NO_FORCE_INLINE)
 #define APS_SCAN_INLINE static inline __attribute__((always_inline))
 #else

@@ -34511,7 +34511,7 @@ static bool ap_tool_content_block_fast_write(aps_json_writer *w, const void *val
 aps_status ap_js_int_decode(const char *json, size_t len, aps_arena *arena,
     ap_js_int_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_js_int_type, json, len, arena, out, NULL, err);
+    return ap_js_int_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_js_int_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34539,7 +34539,7 @@ aps_status ap_js_int_validate(const ap_js_int_t *value, bool strict, aps_error *
 aps_status ap_js_uint_decode(const char *json, size_t len, aps_arena *arena,
     ap_js_uint_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_js_uint_type, json, len, arena, out, NULL, err);
+    return ap_js_uint_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_js_uint_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34567,13 +34567,13 @@ aps_status ap_js_uint_validate(const ap_js_uint_t *value, bool strict, aps_error
 aps_status ap_namespace_decode(const char *json, size_t len, aps_arena *arena,
     ap_namespace_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_namespace_type, json, len, arena, out, NULL, err);
+    return ap_namespace_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_namespace_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_namespace_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_namespace_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_namespace_type, ap_namespace_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_namespace_encode(const ap_namespace_t *value, aps_json_writer *w, aps_error *err)
@@ -34595,7 +34595,7 @@ aps_status ap_namespace_validate(const ap_namespace_t *value, bool strict, aps_e
 aps_status ap_timestamp_decode(const char *json, size_t len, aps_arena *arena,
     ap_timestamp_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_timestamp_type, json, len, arena, out, NULL, err);
+    return ap_timestamp_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_timestamp_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34623,7 +34623,7 @@ aps_status ap_timestamp_validate(const ap_timestamp_t *value, bool strict, aps_e
 aps_status ap_metadata_scalar_decode(const char *json, size_t len, aps_arena *arena,
     ap_metadata_scalar_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_metadata_scalar_type, json, len, arena, out, NULL, err);
+    return ap_metadata_scalar_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_metadata_scalar_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34651,13 +34651,13 @@ aps_status ap_metadata_scalar_validate(const ap_metadata_scalar_t *value, bool s
 aps_status ap_command_decode(const char *json, size_t len, aps_arena *arena,
     ap_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_command_type, json, len, arena, out, NULL, err);
+    return ap_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_command_type, ap_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_command_encode(const ap_command_t *value, aps_json_writer *w, aps_error *err)
@@ -34679,13 +34679,13 @@ aps_status ap_command_validate(const ap_command_t *value, bool strict, aps_error
 aps_status ap_command_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_command_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_command_data_type, json, len, arena, out, NULL, err);
+    return ap_command_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_command_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_command_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_command_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_command_data_type, ap_command_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_command_data_encode(const ap_command_data_t *value, aps_json_writer *w, aps_error *err)
@@ -34707,13 +34707,13 @@ aps_status ap_command_data_validate(const ap_command_data_t *value, bool strict,
 aps_status ap_run_command_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_type, json, len, arena, out, NULL, err);
+    return ap_run_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_run_start_type, ap_run_start_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_run_command_encode(const ap_run_command_t *value, aps_json_writer *w, aps_error *err)
@@ -34735,13 +34735,13 @@ aps_status ap_run_command_validate(const ap_run_command_t *value, bool strict, a
 aps_status ap_run_start_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_start_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_type, json, len, arena, out, NULL, err);
+    return ap_run_start_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_start_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_start_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_run_start_type, ap_run_start_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_run_start_encode(const ap_run_start_t *value, aps_json_writer *w, aps_error *err)
@@ -34763,13 +34763,13 @@ aps_status ap_run_start_validate(const ap_run_start_t *value, bool strict, aps_e
 aps_status ap_run_start_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_params_type, json, len, arena, out, NULL, err);
+    return ap_run_start_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_start_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_run_start_params_type, ap_run_start_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_run_start_params_encode(const ap_run_start_params_t *value, aps_json_writer *w, aps_error *err)
@@ -34791,7 +34791,7 @@ aps_status ap_run_start_params_validate(const ap_run_start_params_t *value, bool
 aps_status ap_run_start_params_config_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_config_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_params_config_type, json, len, arena, out, NULL, err);
+    return ap_run_start_params_config_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_start_params_config_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34819,7 +34819,7 @@ aps_status ap_run_start_params_config_validate(const ap_run_start_params_config_
 aps_status ap_run_start_params_metadata_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_start_params_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_start_params_metadata_type, json, len, arena, out, NULL, err);
+    return ap_run_start_params_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_start_params_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34847,13 +34847,13 @@ aps_status ap_run_start_params_metadata_validate(const ap_run_start_params_metad
 aps_status ap_subscription_command_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscription_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_command_type, json, len, arena, out, NULL, err);
+    return ap_subscription_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscription_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscription_command_type, ap_subscription_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscription_command_encode(const ap_subscription_command_t *value, aps_json_writer *w, aps_error *err)
@@ -34875,13 +34875,13 @@ aps_status ap_subscription_command_validate(const ap_subscription_command_t *val
 aps_status ap_subscription_subscribe_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscription_subscribe_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_subscribe_type, json, len, arena, out, NULL, err);
+    return ap_subscription_subscribe_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscription_subscribe_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_subscribe_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_subscribe_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscription_subscribe_type, ap_subscription_subscribe_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscription_subscribe_encode(const ap_subscription_subscribe_t *value, aps_json_writer *w, aps_error *err)
@@ -34903,13 +34903,13 @@ aps_status ap_subscription_subscribe_validate(const ap_subscription_subscribe_t 
 aps_status ap_subscribe_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_params_type, json, len, arena, out, NULL, err);
+    return ap_subscribe_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscribe_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscribe_params_type, ap_subscribe_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscribe_params_encode(const ap_subscribe_params_t *value, aps_json_writer *w, aps_error *err)
@@ -34931,13 +34931,13 @@ aps_status ap_subscribe_params_validate(const ap_subscribe_params_t *value, bool
 aps_status ap_subscribe_params_channels_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_channels_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_params_channels_type, json, len, arena, out, NULL, err);
+    return ap_subscribe_params_channels_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscribe_params_channels_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_channels_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_params_channels_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscribe_params_channels_type, ap_subscribe_params_channels_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscribe_params_channels_encode(const ap_subscribe_params_channels_t *value, aps_json_writer *w, aps_error *err)
@@ -34959,7 +34959,7 @@ aps_status ap_subscribe_params_channels_validate(const ap_subscribe_params_chann
 aps_status ap_channel_decode(const char *json, size_t len, aps_arena *arena,
     ap_channel_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_channel_type, json, len, arena, out, NULL, err);
+    return ap_channel_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_channel_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -34987,13 +34987,13 @@ aps_status ap_channel_validate(const ap_channel_t *value, bool strict, aps_error
 aps_status ap_subscribe_params_namespaces_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_namespaces_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_params_namespaces_type, json, len, arena, out, NULL, err);
+    return ap_subscribe_params_namespaces_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscribe_params_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_params_namespaces_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_params_namespaces_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscribe_params_namespaces_type, ap_subscribe_params_namespaces_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscribe_params_namespaces_encode(const ap_subscribe_params_namespaces_t *value, aps_json_writer *w, aps_error *err)
@@ -35015,13 +35015,13 @@ aps_status ap_subscribe_params_namespaces_validate(const ap_subscribe_params_nam
 aps_status ap_subscription_unsubscribe_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscription_unsubscribe_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_unsubscribe_type, json, len, arena, out, NULL, err);
+    return ap_subscription_unsubscribe_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscription_unsubscribe_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_unsubscribe_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_unsubscribe_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscription_unsubscribe_type, ap_subscription_unsubscribe_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscription_unsubscribe_encode(const ap_subscription_unsubscribe_t *value, aps_json_writer *w, aps_error *err)
@@ -35043,13 +35043,13 @@ aps_status ap_subscription_unsubscribe_validate(const ap_subscription_unsubscrib
 aps_status ap_unsubscribe_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_unsubscribe_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_unsubscribe_params_type, json, len, arena, out, NULL, err);
+    return ap_unsubscribe_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_unsubscribe_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_unsubscribe_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_unsubscribe_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_unsubscribe_params_type, ap_unsubscribe_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_unsubscribe_params_encode(const ap_unsubscribe_params_t *value, aps_json_writer *w, aps_error *err)
@@ -35071,13 +35071,13 @@ aps_status ap_unsubscribe_params_validate(const ap_unsubscribe_params_t *value, 
 aps_status ap_subscription_reconnect_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscription_reconnect_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_reconnect_type, json, len, arena, out, NULL, err);
+    return ap_subscription_reconnect_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscription_reconnect_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscription_reconnect_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_reconnect_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscription_reconnect_type, ap_subscription_reconnect_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscription_reconnect_encode(const ap_subscription_reconnect_t *value, aps_json_writer *w, aps_error *err)
@@ -35099,13 +35099,13 @@ aps_status ap_subscription_reconnect_validate(const ap_subscription_reconnect_t 
 aps_status ap_reconnect_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_params_type, json, len, arena, out, NULL, err);
+    return ap_reconnect_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_reconnect_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_reconnect_params_type, ap_reconnect_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_reconnect_params_encode(const ap_reconnect_params_t *value, aps_json_writer *w, aps_error *err)
@@ -35127,13 +35127,13 @@ aps_status ap_reconnect_params_validate(const ap_reconnect_params_t *value, bool
 aps_status ap_reconnect_params_subscriptions_decode(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_params_subscriptions_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_params_subscriptions_type, json, len, arena, out, NULL, err);
+    return ap_reconnect_params_subscriptions_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_reconnect_params_subscriptions_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_params_subscriptions_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_params_subscriptions_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_reconnect_params_subscriptions_type, ap_reconnect_params_subscriptions_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_reconnect_params_subscriptions_encode(const ap_reconnect_params_subscriptions_t *value, aps_json_writer *w, aps_error *err)
@@ -35155,13 +35155,13 @@ aps_status ap_reconnect_params_subscriptions_validate(const ap_reconnect_params_
 aps_status ap_agent_command_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_get_tree_type, json, len, arena, out, NULL, err);
+    return ap_agent_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_get_tree_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_get_tree_type, ap_agent_get_tree_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_command_encode(const ap_agent_command_t *value, aps_json_writer *w, aps_error *err)
@@ -35183,13 +35183,13 @@ aps_status ap_agent_command_validate(const ap_agent_command_t *value, bool stric
 aps_status ap_agent_get_tree_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_get_tree_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_get_tree_type, json, len, arena, out, NULL, err);
+    return ap_agent_get_tree_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_get_tree_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_get_tree_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_get_tree_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_get_tree_type, ap_agent_get_tree_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_get_tree_encode(const ap_agent_get_tree_t *value, aps_json_writer *w, aps_error *err)
@@ -35211,13 +35211,13 @@ aps_status ap_agent_get_tree_validate(const ap_agent_get_tree_t *value, bool str
 aps_status ap_agent_get_tree_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_get_tree_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_get_tree_params_type, json, len, arena, out, NULL, err);
+    return ap_agent_get_tree_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_get_tree_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_get_tree_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_get_tree_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_get_tree_params_type, ap_agent_get_tree_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_get_tree_params_encode(const ap_agent_get_tree_params_t *value, aps_json_writer *w, aps_error *err)
@@ -35239,13 +35239,13 @@ aps_status ap_agent_get_tree_params_validate(const ap_agent_get_tree_params_t *v
 aps_status ap_input_command_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_command_type, json, len, arena, out, NULL, err);
+    return ap_input_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_command_type, ap_input_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_command_encode(const ap_input_command_t *value, aps_json_writer *w, aps_error *err)
@@ -35267,13 +35267,13 @@ aps_status ap_input_command_validate(const ap_input_command_t *value, bool stric
 aps_status ap_input_respond_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_respond_type, ap_input_respond_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_respond_encode(const ap_input_respond_t *value, aps_json_writer *w, aps_error *err)
@@ -35295,7 +35295,7 @@ aps_status ap_input_respond_validate(const ap_input_respond_t *value, bool stric
 aps_status ap_input_respond_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_params_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_params_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35331,13 +35331,13 @@ aps_status ap_input_respond_params_validate(const ap_input_respond_params_t *val
 aps_status ap_input_respond_one_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_one_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_one_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_one_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_one_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_respond_one_type, ap_input_respond_one_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_respond_one_encode(const ap_input_respond_one_t *value, aps_json_writer *w, aps_error *err)
@@ -35359,7 +35359,7 @@ aps_status ap_input_respond_one_validate(const ap_input_respond_one_t *value, bo
 aps_status ap_input_respond_one_update_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_update_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_one_update_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_one_update_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_one_update_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35387,7 +35387,7 @@ aps_status ap_input_respond_one_update_validate(const ap_input_respond_one_updat
 aps_status ap_goto_decode(const char *json, size_t len, aps_arena *arena,
     ap_goto_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_type, json, len, arena, out, NULL, err);
+    return ap_goto_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_goto_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35415,13 +35415,13 @@ aps_status ap_goto_validate(const ap_goto_t *value, bool strict, aps_error *err)
 aps_status ap_run_send_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_send_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_send_type, json, len, arena, out, NULL, err);
+    return ap_run_send_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_send_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_send_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_send_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_run_send_type, ap_run_send_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_run_send_encode(const ap_run_send_t *value, aps_json_writer *w, aps_error *err)
@@ -35443,13 +35443,13 @@ aps_status ap_run_send_validate(const ap_run_send_t *value, bool strict, aps_err
 aps_status ap_goto_array_decode(const char *json, size_t len, aps_arena *arena,
     ap_goto_array_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_type, json, len, arena, out, NULL, err);
+    return ap_goto_array_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_goto_array_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_goto_array_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_goto_array_type, ap_goto_array_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_goto_array_encode(const ap_goto_array_t *value, aps_json_writer *w, aps_error *err)
@@ -35471,7 +35471,7 @@ aps_status ap_goto_array_validate(const ap_goto_array_t *value, bool strict, aps
 aps_status ap_goto_array_item_decode(const char *json, size_t len, aps_arena *arena,
     ap_goto_array_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_goto_array_item_type, json, len, arena, out, NULL, err);
+    return ap_goto_array_item_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_goto_array_item_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35499,7 +35499,7 @@ aps_status ap_goto_array_item_validate(const ap_goto_array_item_t *value, bool s
 aps_status ap_input_respond_one_config_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_config_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_one_config_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_one_config_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_one_config_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35527,7 +35527,7 @@ aps_status ap_input_respond_one_config_validate(const ap_input_respond_one_confi
 aps_status ap_input_respond_one_metadata_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_one_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_one_metadata_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_one_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_one_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35555,13 +35555,13 @@ aps_status ap_input_respond_one_metadata_validate(const ap_input_respond_one_met
 aps_status ap_input_respond_many_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_many_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_many_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_respond_many_type, ap_input_respond_many_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_respond_many_encode(const ap_input_respond_many_t *value, aps_json_writer *w, aps_error *err)
@@ -35583,13 +35583,13 @@ aps_status ap_input_respond_many_validate(const ap_input_respond_many_t *value, 
 aps_status ap_input_respond_many_responses_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_responses_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_responses_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_many_responses_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_many_responses_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_responses_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_responses_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_respond_many_responses_type, ap_input_respond_many_responses_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_respond_many_responses_encode(const ap_input_respond_many_responses_t *value, aps_json_writer *w, aps_error *err)
@@ -35611,13 +35611,13 @@ aps_status ap_input_respond_many_responses_validate(const ap_input_respond_many_
 aps_status ap_input_respond_entry_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_entry_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_entry_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_entry_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_entry_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_entry_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_respond_entry_type, ap_input_respond_entry_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_respond_entry_encode(const ap_input_respond_entry_t *value, aps_json_writer *w, aps_error *err)
@@ -35639,7 +35639,7 @@ aps_status ap_input_respond_entry_validate(const ap_input_respond_entry_t *value
 aps_status ap_input_respond_many_update_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_update_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_update_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_many_update_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_many_update_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35667,7 +35667,7 @@ aps_status ap_input_respond_many_update_validate(const ap_input_respond_many_upd
 aps_status ap_input_respond_many_config_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_config_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_config_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_many_config_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_many_config_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35695,7 +35695,7 @@ aps_status ap_input_respond_many_config_validate(const ap_input_respond_many_con
 aps_status ap_input_respond_many_metadata_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_respond_many_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_respond_many_metadata_type, json, len, arena, out, NULL, err);
+    return ap_input_respond_many_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_respond_many_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35723,13 +35723,13 @@ aps_status ap_input_respond_many_metadata_validate(const ap_input_respond_many_m
 aps_status ap_input_inject_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_inject_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_inject_type, json, len, arena, out, NULL, err);
+    return ap_input_inject_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_inject_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_inject_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_inject_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_inject_type, ap_input_inject_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_inject_encode(const ap_input_inject_t *value, aps_json_writer *w, aps_error *err)
@@ -35751,13 +35751,13 @@ aps_status ap_input_inject_validate(const ap_input_inject_t *value, bool strict,
 aps_status ap_input_inject_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_inject_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_inject_params_type, json, len, arena, out, NULL, err);
+    return ap_input_inject_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_inject_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_inject_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_inject_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_inject_params_type, ap_input_inject_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_inject_params_encode(const ap_input_inject_params_t *value, aps_json_writer *w, aps_error *err)
@@ -35779,13 +35779,13 @@ aps_status ap_input_inject_params_validate(const ap_input_inject_params_t *value
 aps_status ap_input_message_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_message_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_message_type, json, len, arena, out, NULL, err);
+    return ap_input_message_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_message_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_message_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_message_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_message_type, ap_input_message_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_message_encode(const ap_input_message_t *value, aps_json_writer *w, aps_error *err)
@@ -35807,7 +35807,7 @@ aps_status ap_input_message_validate(const ap_input_message_t *value, bool stric
 aps_status ap_input_message_role_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_message_role_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_message_role_type, json, len, arena, out, NULL, err);
+    return ap_input_message_role_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_message_role_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -35835,13 +35835,13 @@ aps_status ap_input_message_role_validate(const ap_input_message_role_t *value, 
 aps_status ap_state_command_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_command_type, json, len, arena, out, NULL, err);
+    return ap_state_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_command_type, ap_state_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_command_encode(const ap_state_command_t *value, aps_json_writer *w, aps_error *err)
@@ -35863,13 +35863,13 @@ aps_status ap_state_command_validate(const ap_state_command_t *value, bool stric
 aps_status ap_state_get_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_get_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_type, json, len, arena, out, NULL, err);
+    return ap_state_get_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_get_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_get_type, ap_state_get_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_get_encode(const ap_state_get_t *value, aps_json_writer *w, aps_error *err)
@@ -35891,13 +35891,13 @@ aps_status ap_state_get_validate(const ap_state_get_t *value, bool strict, aps_e
 aps_status ap_state_get_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_get_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_params_type, json, len, arena, out, NULL, err);
+    return ap_state_get_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_get_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_get_params_type, ap_state_get_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_get_params_encode(const ap_state_get_params_t *value, aps_json_writer *w, aps_error *err)
@@ -35919,13 +35919,13 @@ aps_status ap_state_get_params_validate(const ap_state_get_params_t *value, bool
 aps_status ap_state_get_params_keys_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_get_params_keys_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_params_keys_type, json, len, arena, out, NULL, err);
+    return ap_state_get_params_keys_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_get_params_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_params_keys_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_params_keys_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_get_params_keys_type, ap_state_get_params_keys_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_get_params_keys_encode(const ap_state_get_params_keys_t *value, aps_json_writer *w, aps_error *err)
@@ -35947,13 +35947,13 @@ aps_status ap_state_get_params_keys_validate(const ap_state_get_params_keys_t *v
 aps_status ap_state_list_checkpoints_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_list_checkpoints_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_list_checkpoints_type, json, len, arena, out, NULL, err);
+    return ap_state_list_checkpoints_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_list_checkpoints_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_list_checkpoints_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_list_checkpoints_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_list_checkpoints_type, ap_state_list_checkpoints_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_list_checkpoints_encode(const ap_state_list_checkpoints_t *value, aps_json_writer *w, aps_error *err)
@@ -35975,13 +35975,13 @@ aps_status ap_state_list_checkpoints_validate(const ap_state_list_checkpoints_t 
 aps_status ap_list_checkpoints_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_list_checkpoints_params_type, json, len, arena, out, NULL, err);
+    return ap_list_checkpoints_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_list_checkpoints_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_list_checkpoints_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_list_checkpoints_params_type, ap_list_checkpoints_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_list_checkpoints_params_encode(const ap_list_checkpoints_params_t *value, aps_json_writer *w, aps_error *err)
@@ -36003,13 +36003,13 @@ aps_status ap_list_checkpoints_params_validate(const ap_list_checkpoints_params_
 aps_status ap_state_fork_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_type, json, len, arena, out, NULL, err);
+    return ap_state_fork_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_fork_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_fork_type, ap_state_fork_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_fork_encode(const ap_state_fork_t *value, aps_json_writer *w, aps_error *err)
@@ -36031,13 +36031,13 @@ aps_status ap_state_fork_validate(const ap_state_fork_t *value, bool strict, aps
 aps_status ap_state_fork_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_params_type, json, len, arena, out, NULL, err);
+    return ap_state_fork_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_fork_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_fork_params_type, ap_state_fork_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_fork_params_encode(const ap_state_fork_params_t *value, aps_json_writer *w, aps_error *err)
@@ -36059,7 +36059,7 @@ aps_status ap_state_fork_params_validate(const ap_state_fork_params_t *value, bo
 aps_status ap_state_fork_params_config_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_params_config_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_params_config_type, json, len, arena, out, NULL, err);
+    return ap_state_fork_params_config_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_fork_params_config_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36087,13 +36087,13 @@ aps_status ap_state_fork_params_config_validate(const ap_state_fork_params_confi
 aps_status ap_message_decode(const char *json, size_t len, aps_arena *arena,
     ap_message_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_type, json, len, arena, out, NULL, err);
+    return ap_message_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_message_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_message_type, ap_message_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_message_encode(const ap_message_t *value, aps_json_writer *w, aps_error *err)
@@ -36115,13 +36115,13 @@ aps_status ap_message_validate(const ap_message_t *value, bool strict, aps_error
 aps_status ap_command_response_decode(const char *json, size_t len, aps_arena *arena,
     ap_command_response_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_command_response_type, json, len, arena, out, NULL, err);
+    return ap_command_response_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_command_response_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_command_response_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_command_response_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_command_response_type, ap_command_response_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_command_response_encode(const ap_command_response_t *value, aps_json_writer *w, aps_error *err)
@@ -36143,7 +36143,7 @@ aps_status ap_command_response_validate(const ap_command_response_t *value, bool
 aps_status ap_result_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_result_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_result_data_type, json, len, arena, out, NULL, err);
+    return ap_result_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_result_data_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36179,13 +36179,13 @@ aps_status ap_result_data_validate(const ap_result_data_t *value, bool strict, a
 aps_status ap_run_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_run_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_result_type, json, len, arena, out, NULL, err);
+    return ap_run_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_run_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_run_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_run_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_run_result_type, ap_run_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_run_result_encode(const ap_run_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36207,7 +36207,7 @@ aps_status ap_run_result_validate(const ap_run_result_t *value, bool strict, aps
 aps_status ap_subscription_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscription_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscription_result_type, json, len, arena, out, NULL, err);
+    return ap_subscription_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscription_result_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36243,13 +36243,13 @@ aps_status ap_subscription_result_validate(const ap_subscription_result_t *value
 aps_status ap_subscribe_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_result_type, json, len, arena, out, NULL, err);
+    return ap_subscribe_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_subscribe_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_subscribe_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_subscribe_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_subscribe_result_type, ap_subscribe_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_subscribe_result_encode(const ap_subscribe_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36271,13 +36271,13 @@ aps_status ap_subscribe_result_validate(const ap_subscribe_result_t *value, bool
 aps_status ap_reconnect_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_result_type, json, len, arena, out, NULL, err);
+    return ap_reconnect_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_reconnect_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_reconnect_result_type, ap_reconnect_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_reconnect_result_encode(const ap_reconnect_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36299,13 +36299,13 @@ aps_status ap_reconnect_result_validate(const ap_reconnect_result_t *value, bool
 aps_status ap_reconnect_result_current_namespaces_decode(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_result_current_namespaces_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_result_current_namespaces_type, json, len, arena, out, NULL, err);
+    return ap_reconnect_result_current_namespaces_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_reconnect_result_current_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reconnect_result_current_namespaces_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_reconnect_result_current_namespaces_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_reconnect_result_current_namespaces_type, ap_reconnect_result_current_namespaces_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_reconnect_result_current_namespaces_encode(const ap_reconnect_result_current_namespaces_t *value, aps_json_writer *w, aps_error *err)
@@ -36327,13 +36327,13 @@ aps_status ap_reconnect_result_current_namespaces_validate(const ap_reconnect_re
 aps_status ap_agent_status_entry_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_status_entry_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_status_entry_type, json, len, arena, out, NULL, err);
+    return ap_agent_status_entry_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_status_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_status_entry_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_status_entry_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_status_entry_type, ap_agent_status_entry_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_status_entry_encode(const ap_agent_status_entry_t *value, aps_json_writer *w, aps_error *err)
@@ -36355,7 +36355,7 @@ aps_status ap_agent_status_entry_validate(const ap_agent_status_entry_t *value, 
 aps_status ap_agent_status_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_status_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_status_type, json, len, arena, out, NULL, err);
+    return ap_agent_status_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_status_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36383,13 +36383,13 @@ aps_status ap_agent_status_validate(const ap_agent_status_t *value, bool strict,
 aps_status ap_empty_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_empty_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_empty_result_type, json, len, arena, out, NULL, err);
+    return ap_empty_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_empty_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_empty_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_empty_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_empty_result_type, ap_empty_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_empty_result_encode(const ap_empty_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36411,13 +36411,13 @@ aps_status ap_empty_result_validate(const ap_empty_result_t *value, bool strict,
 aps_status ap_agent_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_result_type, json, len, arena, out, NULL, err);
+    return ap_agent_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_result_type, ap_agent_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_result_encode(const ap_agent_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36439,13 +36439,13 @@ aps_status ap_agent_result_validate(const ap_agent_result_t *value, bool strict,
 aps_status ap_agent_tree_node_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_tree_node_type, json, len, arena, out, NULL, err);
+    return ap_agent_tree_node_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_tree_node_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_tree_node_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_tree_node_type, ap_agent_tree_node_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_tree_node_encode(const ap_agent_tree_node_t *value, aps_json_writer *w, aps_error *err)
@@ -36467,13 +36467,13 @@ aps_status ap_agent_tree_node_validate(const ap_agent_tree_node_t *value, bool s
 aps_status ap_agent_tree_node_children_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_children_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_tree_node_children_type, json, len, arena, out, NULL, err);
+    return ap_agent_tree_node_children_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_tree_node_children_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_children_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_tree_node_children_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_agent_tree_node_children_type, ap_agent_tree_node_children_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_agent_tree_node_children_encode(const ap_agent_tree_node_children_t *value, aps_json_writer *w, aps_error *err)
@@ -36495,7 +36495,7 @@ aps_status ap_agent_tree_node_children_validate(const ap_agent_tree_node_childre
 aps_status ap_agent_tree_node_metadata_decode(const char *json, size_t len, aps_arena *arena,
     ap_agent_tree_node_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_agent_tree_node_metadata_type, json, len, arena, out, NULL, err);
+    return ap_agent_tree_node_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_agent_tree_node_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36523,13 +36523,13 @@ aps_status ap_agent_tree_node_metadata_validate(const ap_agent_tree_node_metadat
 aps_status ap_input_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_empty_result_type, json, len, arena, out, NULL, err);
+    return ap_input_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_empty_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_empty_result_type, ap_empty_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_result_encode(const ap_input_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36551,7 +36551,7 @@ aps_status ap_input_result_validate(const ap_input_result_t *value, bool strict,
 aps_status ap_state_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_result_type, json, len, arena, out, NULL, err);
+    return ap_state_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_result_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36587,13 +36587,13 @@ aps_status ap_state_result_validate(const ap_state_result_t *value, bool strict,
 aps_status ap_state_get_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_get_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_result_type, json, len, arena, out, NULL, err);
+    return ap_state_get_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_get_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_get_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_get_result_type, ap_state_get_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_get_result_encode(const ap_state_get_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36615,7 +36615,7 @@ aps_status ap_state_get_result_validate(const ap_state_get_result_t *value, bool
 aps_status ap_state_get_result_values_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_get_result_values_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_get_result_values_type, json, len, arena, out, NULL, err);
+    return ap_state_get_result_values_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_get_result_values_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36643,13 +36643,13 @@ aps_status ap_state_get_result_values_validate(const ap_state_get_result_values_
 aps_status ap_checkpoint_ref_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_ref_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_ref_type, json, len, arena, out, NULL, err);
+    return ap_checkpoint_ref_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoint_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_ref_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_ref_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_checkpoint_ref_type, ap_checkpoint_ref_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_checkpoint_ref_encode(const ap_checkpoint_ref_t *value, aps_json_writer *w, aps_error *err)
@@ -36671,13 +36671,13 @@ aps_status ap_checkpoint_ref_validate(const ap_checkpoint_ref_t *value, bool str
 aps_status ap_list_checkpoints_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_list_checkpoints_result_type, json, len, arena, out, NULL, err);
+    return ap_list_checkpoints_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_list_checkpoints_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_list_checkpoints_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_list_checkpoints_result_type, ap_list_checkpoints_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_list_checkpoints_result_encode(const ap_list_checkpoints_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36699,13 +36699,13 @@ aps_status ap_list_checkpoints_result_validate(const ap_list_checkpoints_result_
 aps_status ap_list_checkpoints_result_checkpoints_decode(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_result_checkpoints_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_list_checkpoints_result_checkpoints_type, json, len, arena, out, NULL, err);
+    return ap_list_checkpoints_result_checkpoints_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_list_checkpoints_result_checkpoints_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_list_checkpoints_result_checkpoints_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_list_checkpoints_result_checkpoints_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_list_checkpoints_result_checkpoints_type, ap_list_checkpoints_result_checkpoints_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_list_checkpoints_result_checkpoints_encode(const ap_list_checkpoints_result_checkpoints_t *value, aps_json_writer *w, aps_error *err)
@@ -36727,13 +36727,13 @@ aps_status ap_list_checkpoints_result_checkpoints_validate(const ap_list_checkpo
 aps_status ap_checkpoint_summary_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_summary_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_summary_type, json, len, arena, out, NULL, err);
+    return ap_checkpoint_summary_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoint_summary_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_summary_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_summary_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_checkpoint_summary_type, ap_checkpoint_summary_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_checkpoint_summary_encode(const ap_checkpoint_summary_t *value, aps_json_writer *w, aps_error *err)
@@ -36755,7 +36755,7 @@ aps_status ap_checkpoint_summary_validate(const ap_checkpoint_summary_t *value, 
 aps_status ap_checkpoint_summary_metadata_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_summary_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_summary_metadata_type, json, len, arena, out, NULL, err);
+    return ap_checkpoint_summary_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoint_summary_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36783,13 +36783,13 @@ aps_status ap_checkpoint_summary_metadata_validate(const ap_checkpoint_summary_m
 aps_status ap_state_fork_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_result_type, json, len, arena, out, NULL, err);
+    return ap_state_fork_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_state_fork_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_state_fork_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_state_fork_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_state_fork_result_type, ap_state_fork_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_state_fork_result_encode(const ap_state_fork_result_t *value, aps_json_writer *w, aps_error *err)
@@ -36811,13 +36811,13 @@ aps_status ap_state_fork_result_validate(const ap_state_fork_result_t *value, bo
 aps_status ap_response_meta_decode(const char *json, size_t len, aps_arena *arena,
     ap_response_meta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_response_meta_type, json, len, arena, out, NULL, err);
+    return ap_response_meta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_response_meta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_response_meta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_response_meta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_response_meta_type, ap_response_meta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_response_meta_encode(const ap_response_meta_t *value, aps_json_writer *w, aps_error *err)
@@ -36839,13 +36839,13 @@ aps_status ap_response_meta_validate(const ap_response_meta_t *value, bool stric
 aps_status ap_error_response_decode(const char *json, size_t len, aps_arena *arena,
     ap_error_response_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_error_response_type, json, len, arena, out, NULL, err);
+    return ap_error_response_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_error_response_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_error_response_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_error_response_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_error_response_type, ap_error_response_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_error_response_encode(const ap_error_response_t *value, aps_json_writer *w, aps_error *err)
@@ -36867,7 +36867,7 @@ aps_status ap_error_response_validate(const ap_error_response_t *value, bool str
 aps_status ap_error_code_decode(const char *json, size_t len, aps_arena *arena,
     ap_error_code_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_error_code_type, json, len, arena, out, NULL, err);
+    return ap_error_code_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_error_code_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -36895,13 +36895,13 @@ aps_status ap_error_code_validate(const ap_error_code_t *value, bool strict, aps
 aps_status ap_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_type, json, len, arena, out, NULL, err);
+    return ap_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_event_type, ap_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_event_encode(const ap_event_t *value, aps_json_writer *w, aps_error *err)
@@ -36923,13 +36923,13 @@ aps_status ap_event_validate(const ap_event_t *value, bool strict, aps_error *er
 aps_status ap_event_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_event_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_data_type, json, len, arena, out, NULL, err);
+    return ap_event_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_event_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_event_data_type, ap_event_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_event_data_encode(const ap_event_data_t *value, aps_json_writer *w, aps_error *err)
@@ -36951,13 +36951,13 @@ aps_status ap_event_data_validate(const ap_event_data_t *value, bool strict, aps
 aps_status ap_lifecycle_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_event_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_event_type, ap_lifecycle_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_event_encode(const ap_lifecycle_event_t *value, aps_json_writer *w, aps_error *err)
@@ -36979,13 +36979,13 @@ aps_status ap_lifecycle_event_validate(const ap_lifecycle_event_t *value, bool s
 aps_status ap_lifecycle_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_event_params_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_event_params_type, ap_lifecycle_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_event_params_encode(const ap_lifecycle_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -37007,13 +37007,13 @@ aps_status ap_lifecycle_event_params_validate(const ap_lifecycle_event_params_t 
 aps_status ap_lifecycle_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_data_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_data_type, ap_lifecycle_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_data_encode(const ap_lifecycle_data_t *value, aps_json_writer *w, aps_error *err)
@@ -37035,13 +37035,13 @@ aps_status ap_lifecycle_data_validate(const ap_lifecycle_data_t *value, bool str
 aps_status ap_lifecycle_cause_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_cause_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_cause_type, ap_lifecycle_cause_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_cause_encode(const ap_lifecycle_cause_t *value, aps_json_writer *w, aps_error *err)
@@ -37063,13 +37063,13 @@ aps_status ap_lifecycle_cause_validate(const ap_lifecycle_cause_t *value, bool s
 aps_status ap_lifecycle_cause_tool_call_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_tool_call_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_tool_call_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_cause_tool_call_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_tool_call_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_tool_call_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_cause_tool_call_type, ap_lifecycle_cause_tool_call_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_cause_tool_call_encode(const ap_lifecycle_cause_tool_call_t *value, aps_json_writer *w, aps_error *err)
@@ -37091,13 +37091,13 @@ aps_status ap_lifecycle_cause_tool_call_validate(const ap_lifecycle_cause_tool_c
 aps_status ap_lifecycle_cause_send_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_send_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_send_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_cause_send_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_send_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_send_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_send_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_cause_send_type, ap_lifecycle_cause_send_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_cause_send_encode(const ap_lifecycle_cause_send_t *value, aps_json_writer *w, aps_error *err)
@@ -37119,13 +37119,13 @@ aps_status ap_lifecycle_cause_send_validate(const ap_lifecycle_cause_send_t *val
 aps_status ap_lifecycle_cause_edge_decode(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_edge_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_edge_type, json, len, arena, out, NULL, err);
+    return ap_lifecycle_cause_edge_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_lifecycle_cause_edge_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_lifecycle_cause_edge_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_lifecycle_cause_edge_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_lifecycle_cause_edge_type, ap_lifecycle_cause_edge_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_lifecycle_cause_edge_encode(const ap_lifecycle_cause_edge_t *value, aps_json_writer *w, aps_error *err)
@@ -37147,13 +37147,13 @@ aps_status ap_lifecycle_cause_edge_validate(const ap_lifecycle_cause_edge_t *val
 aps_status ap_messages_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_messages_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_messages_event_type, json, len, arena, out, NULL, err);
+    return ap_messages_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_messages_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_messages_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_messages_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_messages_event_type, ap_messages_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_messages_event_encode(const ap_messages_event_t *value, aps_json_writer *w, aps_error *err)
@@ -37175,13 +37175,13 @@ aps_status ap_messages_event_validate(const ap_messages_event_t *value, bool str
 aps_status ap_messages_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_messages_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_messages_event_params_type, json, len, arena, out, NULL, err);
+    return ap_messages_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_messages_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_messages_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_messages_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_messages_event_params_type, ap_messages_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_messages_event_params_encode(const ap_messages_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -37203,13 +37203,13 @@ aps_status ap_messages_event_params_validate(const ap_messages_event_params_t *v
 aps_status ap_messages_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_messages_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_messages_data_type, json, len, arena, out, NULL, err);
+    return ap_messages_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_messages_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_messages_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_messages_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_messages_data_type, ap_messages_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_messages_data_encode(const ap_messages_data_t *value, aps_json_writer *w, aps_error *err)
@@ -37231,13 +37231,13 @@ aps_status ap_messages_data_validate(const ap_messages_data_t *value, bool stric
 aps_status ap_message_start_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_message_start_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_start_data_type, json, len, arena, out, NULL, err);
+    return ap_message_start_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_message_start_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_start_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_start_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_message_start_data_type, ap_message_start_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_message_start_data_encode(const ap_message_start_data_t *value, aps_json_writer *w, aps_error *err)
@@ -37259,7 +37259,7 @@ aps_status ap_message_start_data_validate(const ap_message_start_data_t *value, 
 aps_status ap_message_role_decode(const char *json, size_t len, aps_arena *arena,
     ap_message_role_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_role_type, json, len, arena, out, NULL, err);
+    return ap_message_role_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_message_role_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -37287,13 +37287,13 @@ aps_status ap_message_role_validate(const ap_message_role_t *value, bool strict,
 aps_status ap_message_metadata_decode(const char *json, size_t len, aps_arena *arena,
     ap_message_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_metadata_type, json, len, arena, out, NULL, err);
+    return ap_message_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_message_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_metadata_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_metadata_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_message_metadata_type, ap_message_metadata_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_message_metadata_encode(const ap_message_metadata_t *value, aps_json_writer *w, aps_error *err)
@@ -37315,13 +37315,13 @@ aps_status ap_message_metadata_validate(const ap_message_metadata_t *value, bool
 aps_status ap_content_block_start_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_content_block_start_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_start_data_type, json, len, arena, out, NULL, err);
+    return ap_content_block_start_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_content_block_start_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_start_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_start_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_content_block_start_data_type, ap_content_block_start_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_content_block_start_data_encode(const ap_content_block_start_data_t *value, aps_json_writer *w, aps_error *err)
@@ -37343,13 +37343,13 @@ aps_status ap_content_block_start_data_validate(const ap_content_block_start_dat
 aps_status ap_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_type, json, len, arena, out, NULL, err);
+    return ap_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_content_block_type, ap_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_content_block_encode(const ap_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37371,13 +37371,13 @@ aps_status ap_content_block_validate(const ap_content_block_t *value, bool stric
 aps_status ap_text_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_text_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_text_content_block_type, json, len, arena, out, NULL, err);
+    return ap_text_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_text_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_text_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_text_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_text_content_block_type, ap_text_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_text_content_block_encode(const ap_text_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37399,7 +37399,7 @@ aps_status ap_text_content_block_validate(const ap_text_content_block_t *value, 
 aps_status ap_block_index_decode(const char *json, size_t len, aps_arena *arena,
     ap_block_index_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_block_index_type, json, len, arena, out, NULL, err);
+    return ap_block_index_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_block_index_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -37427,13 +37427,13 @@ aps_status ap_block_index_validate(const ap_block_index_t *value, bool strict, a
 aps_status ap_text_content_block_annotations_decode(const char *json, size_t len, aps_arena *arena,
     ap_text_content_block_annotations_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_text_content_block_annotations_type, json, len, arena, out, NULL, err);
+    return ap_text_content_block_annotations_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_text_content_block_annotations_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_text_content_block_annotations_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_text_content_block_annotations_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_text_content_block_annotations_type, ap_text_content_block_annotations_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_text_content_block_annotations_encode(const ap_text_content_block_annotations_t *value, aps_json_writer *w, aps_error *err)
@@ -37455,13 +37455,13 @@ aps_status ap_text_content_block_annotations_validate(const ap_text_content_bloc
 aps_status ap_annotation_decode(const char *json, size_t len, aps_arena *arena,
     ap_annotation_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_annotation_type, json, len, arena, out, NULL, err);
+    return ap_annotation_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_annotation_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_annotation_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_annotation_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_annotation_type, ap_annotation_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_annotation_encode(const ap_annotation_t *value, aps_json_writer *w, aps_error *err)
@@ -37483,13 +37483,13 @@ aps_status ap_annotation_validate(const ap_annotation_t *value, bool strict, aps
 aps_status ap_citation_decode(const char *json, size_t len, aps_arena *arena,
     ap_citation_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_citation_type, json, len, arena, out, NULL, err);
+    return ap_citation_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_citation_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_citation_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_citation_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_citation_type, ap_citation_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_citation_encode(const ap_citation_t *value, aps_json_writer *w, aps_error *err)
@@ -37511,13 +37511,13 @@ aps_status ap_citation_validate(const ap_citation_t *value, bool strict, aps_err
 aps_status ap_non_standard_annotation_decode(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_annotation_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_non_standard_annotation_type, json, len, arena, out, NULL, err);
+    return ap_non_standard_annotation_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_non_standard_annotation_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_annotation_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_non_standard_annotation_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_non_standard_annotation_type, ap_non_standard_annotation_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_non_standard_annotation_encode(const ap_non_standard_annotation_t *value, aps_json_writer *w, aps_error *err)
@@ -37539,7 +37539,7 @@ aps_status ap_non_standard_annotation_validate(const ap_non_standard_annotation_
 aps_status ap_non_standard_annotation_value_decode(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_annotation_value_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_non_standard_annotation_value_type, json, len, arena, out, NULL, err);
+    return ap_non_standard_annotation_value_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_non_standard_annotation_value_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -37567,13 +37567,13 @@ aps_status ap_non_standard_annotation_value_validate(const ap_non_standard_annot
 aps_status ap_invalid_tool_call_decode(const char *json, size_t len, aps_arena *arena,
     ap_invalid_tool_call_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_invalid_tool_call_type, json, len, arena, out, NULL, err);
+    return ap_invalid_tool_call_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_invalid_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_invalid_tool_call_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_invalid_tool_call_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_invalid_tool_call_type, ap_invalid_tool_call_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_invalid_tool_call_encode(const ap_invalid_tool_call_t *value, aps_json_writer *w, aps_error *err)
@@ -37595,13 +37595,13 @@ aps_status ap_invalid_tool_call_validate(const ap_invalid_tool_call_t *value, bo
 aps_status ap_reasoning_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_reasoning_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_reasoning_content_block_type, json, len, arena, out, NULL, err);
+    return ap_reasoning_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_reasoning_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reasoning_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_reasoning_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_reasoning_content_block_type, ap_reasoning_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_reasoning_content_block_encode(const ap_reasoning_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37623,13 +37623,13 @@ aps_status ap_reasoning_content_block_validate(const ap_reasoning_content_block_
 aps_status ap_non_standard_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_non_standard_content_block_type, json, len, arena, out, NULL, err);
+    return ap_non_standard_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_non_standard_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_non_standard_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_non_standard_content_block_type, ap_non_standard_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_non_standard_content_block_encode(const ap_non_standard_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37651,7 +37651,7 @@ aps_status ap_non_standard_content_block_validate(const ap_non_standard_content_
 aps_status ap_non_standard_content_block_value_decode(const char *json, size_t len, aps_arena *arena,
     ap_non_standard_content_block_value_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_non_standard_content_block_value_type, json, len, arena, out, NULL, err);
+    return ap_non_standard_content_block_value_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_non_standard_content_block_value_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -37679,13 +37679,13 @@ aps_status ap_non_standard_content_block_value_validate(const ap_non_standard_co
 aps_status ap_data_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_data_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_data_content_block_type, json, len, arena, out, NULL, err);
+    return ap_data_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_data_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_data_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_data_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_data_content_block_type, ap_data_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_data_content_block_encode(const ap_data_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37707,13 +37707,13 @@ aps_status ap_data_content_block_validate(const ap_data_content_block_t *value, 
 aps_status ap_image_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_image_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_image_content_block_type, json, len, arena, out, NULL, err);
+    return ap_image_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_image_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_image_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_image_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_image_content_block_type, ap_image_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_image_content_block_encode(const ap_image_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37735,13 +37735,13 @@ aps_status ap_image_content_block_validate(const ap_image_content_block_t *value
 aps_status ap_video_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_video_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_video_content_block_type, json, len, arena, out, NULL, err);
+    return ap_video_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_video_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_video_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_video_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_video_content_block_type, ap_video_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_video_content_block_encode(const ap_video_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37763,13 +37763,13 @@ aps_status ap_video_content_block_validate(const ap_video_content_block_t *value
 aps_status ap_audio_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_audio_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_audio_content_block_type, json, len, arena, out, NULL, err);
+    return ap_audio_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_audio_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_audio_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_audio_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_audio_content_block_type, ap_audio_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_audio_content_block_encode(const ap_audio_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37791,13 +37791,13 @@ aps_status ap_audio_content_block_validate(const ap_audio_content_block_t *value
 aps_status ap_file_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_file_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_file_content_block_type, json, len, arena, out, NULL, err);
+    return ap_file_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_file_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_file_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_file_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_file_content_block_type, ap_file_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_file_content_block_encode(const ap_file_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37819,13 +37819,13 @@ aps_status ap_file_content_block_validate(const ap_file_content_block_t *value, 
 aps_status ap_tool_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_content_block_type, json, len, arena, out, NULL, err);
+    return ap_tool_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_content_block_type, ap_tool_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_content_block_encode(const ap_tool_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -37847,13 +37847,13 @@ aps_status ap_tool_content_block_validate(const ap_tool_content_block_t *value, 
 aps_status ap_tool_call_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_type, json, len, arena, out, NULL, err);
+    return ap_tool_call_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_call_type, ap_tool_call_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_call_encode(const ap_tool_call_t *value, aps_json_writer *w, aps_error *err)
@@ -37875,7 +37875,7 @@ aps_status ap_tool_call_validate(const ap_tool_call_t *value, bool strict, aps_e
 aps_status ap_tool_call_args_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_args_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_args_type, json, len, arena, out, NULL, err);
+    return ap_tool_call_args_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_call_args_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -37903,13 +37903,13 @@ aps_status ap_tool_call_args_validate(const ap_tool_call_args_t *value, bool str
 aps_status ap_tool_call_chunk_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_chunk_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_chunk_type, json, len, arena, out, NULL, err);
+    return ap_tool_call_chunk_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_call_chunk_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_chunk_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_chunk_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_call_chunk_type, ap_tool_call_chunk_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_call_chunk_encode(const ap_tool_call_chunk_t *value, aps_json_writer *w, aps_error *err)
@@ -37931,13 +37931,13 @@ aps_status ap_tool_call_chunk_validate(const ap_tool_call_chunk_t *value, bool s
 aps_status ap_server_tool_call_decode(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_call_type, json, len, arena, out, NULL, err);
+    return ap_server_tool_call_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_server_tool_call_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_call_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_server_tool_call_type, ap_server_tool_call_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_server_tool_call_encode(const ap_server_tool_call_t *value, aps_json_writer *w, aps_error *err)
@@ -37959,7 +37959,7 @@ aps_status ap_server_tool_call_validate(const ap_server_tool_call_t *value, bool
 aps_status ap_server_tool_call_args_decode(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_args_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_call_args_type, json, len, arena, out, NULL, err);
+    return ap_server_tool_call_args_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_server_tool_call_args_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -37987,13 +37987,13 @@ aps_status ap_server_tool_call_args_validate(const ap_server_tool_call_args_t *v
 aps_status ap_server_tool_call_chunk_decode(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_chunk_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_call_chunk_type, json, len, arena, out, NULL, err);
+    return ap_server_tool_call_chunk_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_server_tool_call_chunk_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_call_chunk_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_call_chunk_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_server_tool_call_chunk_type, ap_server_tool_call_chunk_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_server_tool_call_chunk_encode(const ap_server_tool_call_chunk_t *value, aps_json_writer *w, aps_error *err)
@@ -38015,13 +38015,13 @@ aps_status ap_server_tool_call_chunk_validate(const ap_server_tool_call_chunk_t 
 aps_status ap_server_tool_result_decode(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_result_type, json, len, arena, out, NULL, err);
+    return ap_server_tool_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_server_tool_result_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_result_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_result_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_server_tool_result_type, ap_server_tool_result_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_server_tool_result_encode(const ap_server_tool_result_t *value, aps_json_writer *w, aps_error *err)
@@ -38043,7 +38043,7 @@ aps_status ap_server_tool_result_validate(const ap_server_tool_result_t *value, 
 aps_status ap_server_tool_result_status_decode(const char *json, size_t len, aps_arena *arena,
     ap_server_tool_result_status_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_server_tool_result_status_type, json, len, arena, out, NULL, err);
+    return ap_server_tool_result_status_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_server_tool_result_status_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -38071,13 +38071,13 @@ aps_status ap_server_tool_result_status_validate(const ap_server_tool_result_sta
 aps_status ap_content_block_delta_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_content_block_delta_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_delta_data_type, json, len, arena, out, NULL, err);
+    return ap_content_block_delta_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_content_block_delta_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_delta_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_delta_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_content_block_delta_data_type, ap_content_block_delta_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_content_block_delta_data_encode(const ap_content_block_delta_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38099,13 +38099,13 @@ aps_status ap_content_block_delta_data_validate(const ap_content_block_delta_dat
 aps_status ap_content_block_delta_decode(const char *json, size_t len, aps_arena *arena,
     ap_content_block_delta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_delta_type, json, len, arena, out, NULL, err);
+    return ap_content_block_delta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_content_block_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_delta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_delta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_content_block_delta_type, ap_content_block_delta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_content_block_delta_encode(const ap_content_block_delta_t *value, aps_json_writer *w, aps_error *err)
@@ -38127,13 +38127,13 @@ aps_status ap_content_block_delta_validate(const ap_content_block_delta_t *value
 aps_status ap_text_delta_decode(const char *json, size_t len, aps_arena *arena,
     ap_text_delta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_text_delta_type, json, len, arena, out, NULL, err);
+    return ap_text_delta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_text_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_text_delta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_text_delta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_text_delta_type, ap_text_delta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_text_delta_encode(const ap_text_delta_t *value, aps_json_writer *w, aps_error *err)
@@ -38155,13 +38155,13 @@ aps_status ap_text_delta_validate(const ap_text_delta_t *value, bool strict, aps
 aps_status ap_reasoning_delta_decode(const char *json, size_t len, aps_arena *arena,
     ap_reasoning_delta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_reasoning_delta_type, json, len, arena, out, NULL, err);
+    return ap_reasoning_delta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_reasoning_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_reasoning_delta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_reasoning_delta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_reasoning_delta_type, ap_reasoning_delta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_reasoning_delta_encode(const ap_reasoning_delta_t *value, aps_json_writer *w, aps_error *err)
@@ -38183,13 +38183,13 @@ aps_status ap_reasoning_delta_validate(const ap_reasoning_delta_t *value, bool s
 aps_status ap_data_delta_decode(const char *json, size_t len, aps_arena *arena,
     ap_data_delta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_data_delta_type, json, len, arena, out, NULL, err);
+    return ap_data_delta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_data_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_data_delta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_data_delta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_data_delta_type, ap_data_delta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_data_delta_encode(const ap_data_delta_t *value, aps_json_writer *w, aps_error *err)
@@ -38211,13 +38211,13 @@ aps_status ap_data_delta_validate(const ap_data_delta_t *value, bool strict, aps
 aps_status ap_block_delta_decode(const char *json, size_t len, aps_arena *arena,
     ap_block_delta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_block_delta_type, json, len, arena, out, NULL, err);
+    return ap_block_delta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_block_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_block_delta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_block_delta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_block_delta_type, ap_block_delta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_block_delta_encode(const ap_block_delta_t *value, aps_json_writer *w, aps_error *err)
@@ -38239,13 +38239,13 @@ aps_status ap_block_delta_validate(const ap_block_delta_t *value, bool strict, a
 aps_status ap_block_delta_fields_decode(const char *json, size_t len, aps_arena *arena,
     ap_block_delta_fields_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_block_delta_fields_type, json, len, arena, out, NULL, err);
+    return ap_block_delta_fields_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_block_delta_fields_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_block_delta_fields_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_block_delta_fields_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_block_delta_fields_type, ap_block_delta_fields_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_block_delta_fields_encode(const ap_block_delta_fields_t *value, aps_json_writer *w, aps_error *err)
@@ -38267,13 +38267,13 @@ aps_status ap_block_delta_fields_validate(const ap_block_delta_fields_t *value, 
 aps_status ap_tool_call_delta_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_delta_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_delta_type, json, len, arena, out, NULL, err);
+    return ap_tool_call_delta_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_call_delta_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_call_delta_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_call_delta_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_call_delta_type, ap_tool_call_delta_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_call_delta_encode(const ap_tool_call_delta_t *value, aps_json_writer *w, aps_error *err)
@@ -38295,13 +38295,13 @@ aps_status ap_tool_call_delta_validate(const ap_tool_call_delta_t *value, bool s
 aps_status ap_content_block_finish_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_content_block_finish_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_finish_data_type, json, len, arena, out, NULL, err);
+    return ap_content_block_finish_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_content_block_finish_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_content_block_finish_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_content_block_finish_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_content_block_finish_data_type, ap_content_block_finish_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_content_block_finish_data_encode(const ap_content_block_finish_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38323,13 +38323,13 @@ aps_status ap_content_block_finish_data_validate(const ap_content_block_finish_d
 aps_status ap_finalized_content_block_decode(const char *json, size_t len, aps_arena *arena,
     ap_finalized_content_block_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_finalized_content_block_type, json, len, arena, out, NULL, err);
+    return ap_finalized_content_block_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_finalized_content_block_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_finalized_content_block_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_finalized_content_block_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_finalized_content_block_type, ap_finalized_content_block_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_finalized_content_block_encode(const ap_finalized_content_block_t *value, aps_json_writer *w, aps_error *err)
@@ -38351,13 +38351,13 @@ aps_status ap_finalized_content_block_validate(const ap_finalized_content_block_
 aps_status ap_message_finish_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_message_finish_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_finish_data_type, json, len, arena, out, NULL, err);
+    return ap_message_finish_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_message_finish_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_finish_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_finish_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_message_finish_data_type, ap_message_finish_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_message_finish_data_encode(const ap_message_finish_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38379,13 +38379,13 @@ aps_status ap_message_finish_data_validate(const ap_message_finish_data_t *value
 aps_status ap_usage_info_decode(const char *json, size_t len, aps_arena *arena,
     ap_usage_info_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_usage_info_type, json, len, arena, out, NULL, err);
+    return ap_usage_info_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_usage_info_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_usage_info_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_usage_info_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_usage_info_type, ap_usage_info_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_usage_info_encode(const ap_usage_info_t *value, aps_json_writer *w, aps_error *err)
@@ -38407,13 +38407,13 @@ aps_status ap_usage_info_validate(const ap_usage_info_t *value, bool strict, aps
 aps_status ap_input_token_details_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_token_details_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_token_details_type, json, len, arena, out, NULL, err);
+    return ap_input_token_details_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_token_details_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_token_details_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_token_details_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_token_details_type, ap_input_token_details_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_token_details_encode(const ap_input_token_details_t *value, aps_json_writer *w, aps_error *err)
@@ -38435,13 +38435,13 @@ aps_status ap_input_token_details_validate(const ap_input_token_details_t *value
 aps_status ap_output_token_details_decode(const char *json, size_t len, aps_arena *arena,
     ap_output_token_details_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_output_token_details_type, json, len, arena, out, NULL, err);
+    return ap_output_token_details_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_output_token_details_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_output_token_details_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_output_token_details_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_output_token_details_type, ap_output_token_details_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_output_token_details_encode(const ap_output_token_details_t *value, aps_json_writer *w, aps_error *err)
@@ -38463,13 +38463,13 @@ aps_status ap_output_token_details_validate(const ap_output_token_details_t *val
 aps_status ap_message_error_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_message_error_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_error_data_type, json, len, arena, out, NULL, err);
+    return ap_message_error_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_message_error_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_message_error_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_message_error_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_message_error_data_type, ap_message_error_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_message_error_data_encode(const ap_message_error_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38491,13 +38491,13 @@ aps_status ap_message_error_data_validate(const ap_message_error_data_t *value, 
 aps_status ap_tools_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_tools_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tools_event_type, json, len, arena, out, NULL, err);
+    return ap_tools_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tools_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tools_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tools_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tools_event_type, ap_tools_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tools_event_encode(const ap_tools_event_t *value, aps_json_writer *w, aps_error *err)
@@ -38519,13 +38519,13 @@ aps_status ap_tools_event_validate(const ap_tools_event_t *value, bool strict, a
 aps_status ap_tools_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_tools_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tools_event_params_type, json, len, arena, out, NULL, err);
+    return ap_tools_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tools_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tools_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tools_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tools_event_params_type, ap_tools_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tools_event_params_encode(const ap_tools_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -38547,13 +38547,13 @@ aps_status ap_tools_event_params_validate(const ap_tools_event_params_t *value, 
 aps_status ap_tools_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_tools_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tools_data_type, json, len, arena, out, NULL, err);
+    return ap_tools_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tools_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tools_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tools_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tools_data_type, ap_tools_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tools_data_encode(const ap_tools_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38575,13 +38575,13 @@ aps_status ap_tools_data_validate(const ap_tools_data_t *value, bool strict, aps
 aps_status ap_tool_started_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_started_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_started_data_type, json, len, arena, out, NULL, err);
+    return ap_tool_started_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_started_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_started_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_started_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_started_data_type, ap_tool_started_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_started_data_encode(const ap_tool_started_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38603,13 +38603,13 @@ aps_status ap_tool_started_data_validate(const ap_tool_started_data_t *value, bo
 aps_status ap_tool_output_delta_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_output_delta_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_output_delta_data_type, json, len, arena, out, NULL, err);
+    return ap_tool_output_delta_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_output_delta_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_output_delta_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_output_delta_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_output_delta_data_type, ap_tool_output_delta_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_output_delta_data_encode(const ap_tool_output_delta_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38631,13 +38631,13 @@ aps_status ap_tool_output_delta_data_validate(const ap_tool_output_delta_data_t 
 aps_status ap_tool_finished_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_finished_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_finished_data_type, json, len, arena, out, NULL, err);
+    return ap_tool_finished_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_finished_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_finished_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_finished_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_finished_data_type, ap_tool_finished_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_finished_data_encode(const ap_tool_finished_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38659,13 +38659,13 @@ aps_status ap_tool_finished_data_validate(const ap_tool_finished_data_t *value, 
 aps_status ap_tool_error_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_tool_error_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_error_data_type, json, len, arena, out, NULL, err);
+    return ap_tool_error_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tool_error_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tool_error_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tool_error_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tool_error_data_type, ap_tool_error_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tool_error_data_encode(const ap_tool_error_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38687,13 +38687,13 @@ aps_status ap_tool_error_data_validate(const ap_tool_error_data_t *value, bool s
 aps_status ap_input_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_event_type, json, len, arena, out, NULL, err);
+    return ap_input_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_event_type, ap_input_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_event_encode(const ap_input_event_t *value, aps_json_writer *w, aps_error *err)
@@ -38715,13 +38715,13 @@ aps_status ap_input_event_validate(const ap_input_event_t *value, bool strict, a
 aps_status ap_input_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_event_params_type, json, len, arena, out, NULL, err);
+    return ap_input_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_event_params_type, ap_input_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_event_params_encode(const ap_input_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -38743,13 +38743,13 @@ aps_status ap_input_event_params_validate(const ap_input_event_params_t *value, 
 aps_status ap_input_requested_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_input_requested_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_requested_data_type, json, len, arena, out, NULL, err);
+    return ap_input_requested_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_input_requested_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_input_requested_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_input_requested_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_input_requested_data_type, ap_input_requested_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_input_requested_data_encode(const ap_input_requested_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38771,13 +38771,13 @@ aps_status ap_input_requested_data_validate(const ap_input_requested_data_t *val
 aps_status ap_values_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_values_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_values_event_type, json, len, arena, out, NULL, err);
+    return ap_values_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_values_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_values_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_values_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_values_event_type, ap_values_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_values_event_encode(const ap_values_event_t *value, aps_json_writer *w, aps_error *err)
@@ -38799,13 +38799,13 @@ aps_status ap_values_event_validate(const ap_values_event_t *value, bool strict,
 aps_status ap_values_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_values_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_values_event_params_type, json, len, arena, out, NULL, err);
+    return ap_values_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_values_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_values_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_values_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_values_event_params_type, ap_values_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_values_event_params_encode(const ap_values_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -38827,13 +38827,13 @@ aps_status ap_values_event_params_validate(const ap_values_event_params_t *value
 aps_status ap_updates_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_updates_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_event_type, json, len, arena, out, NULL, err);
+    return ap_updates_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_updates_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_updates_event_type, ap_updates_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_updates_event_encode(const ap_updates_event_t *value, aps_json_writer *w, aps_error *err)
@@ -38855,13 +38855,13 @@ aps_status ap_updates_event_validate(const ap_updates_event_t *value, bool stric
 aps_status ap_updates_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_updates_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_event_params_type, json, len, arena, out, NULL, err);
+    return ap_updates_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_updates_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_updates_event_params_type, ap_updates_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_updates_event_params_encode(const ap_updates_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -38883,13 +38883,13 @@ aps_status ap_updates_event_params_validate(const ap_updates_event_params_t *val
 aps_status ap_updates_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_updates_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_data_type, json, len, arena, out, NULL, err);
+    return ap_updates_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_updates_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_updates_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_updates_data_type, ap_updates_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_updates_data_encode(const ap_updates_data_t *value, aps_json_writer *w, aps_error *err)
@@ -38911,7 +38911,7 @@ aps_status ap_updates_data_validate(const ap_updates_data_t *value, bool strict,
 aps_status ap_updates_data_values_decode(const char *json, size_t len, aps_arena *arena,
     ap_updates_data_values_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_updates_data_values_type, json, len, arena, out, NULL, err);
+    return ap_updates_data_values_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_updates_data_values_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -38939,13 +38939,13 @@ aps_status ap_updates_data_values_validate(const ap_updates_data_values_t *value
 aps_status ap_checkpoints_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoints_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoints_event_type, json, len, arena, out, NULL, err);
+    return ap_checkpoints_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoints_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoints_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoints_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_checkpoints_event_type, ap_checkpoints_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_checkpoints_event_encode(const ap_checkpoints_event_t *value, aps_json_writer *w, aps_error *err)
@@ -38967,13 +38967,13 @@ aps_status ap_checkpoints_event_validate(const ap_checkpoints_event_t *value, bo
 aps_status ap_checkpoints_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoints_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoints_event_params_type, json, len, arena, out, NULL, err);
+    return ap_checkpoints_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoints_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoints_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoints_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_checkpoints_event_params_type, ap_checkpoints_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_checkpoints_event_params_encode(const ap_checkpoints_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -38995,13 +38995,13 @@ aps_status ap_checkpoints_event_params_validate(const ap_checkpoints_event_param
 aps_status ap_checkpoint_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_type, json, len, arena, out, NULL, err);
+    return ap_checkpoint_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoint_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_checkpoint_type, ap_checkpoint_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_checkpoint_encode(const ap_checkpoint_t *value, aps_json_writer *w, aps_error *err)
@@ -39023,7 +39023,7 @@ aps_status ap_checkpoint_validate(const ap_checkpoint_t *value, bool strict, aps
 aps_status ap_checkpoint_source_decode(const char *json, size_t len, aps_arena *arena,
     ap_checkpoint_source_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_checkpoint_source_type, json, len, arena, out, NULL, err);
+    return ap_checkpoint_source_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_checkpoint_source_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -39051,13 +39051,13 @@ aps_status ap_checkpoint_source_validate(const ap_checkpoint_source_t *value, bo
 aps_status ap_custom_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_custom_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_custom_event_type, json, len, arena, out, NULL, err);
+    return ap_custom_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_custom_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_custom_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_custom_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_custom_event_type, ap_custom_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_custom_event_encode(const ap_custom_event_t *value, aps_json_writer *w, aps_error *err)
@@ -39079,13 +39079,13 @@ aps_status ap_custom_event_validate(const ap_custom_event_t *value, bool strict,
 aps_status ap_custom_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_custom_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_custom_event_params_type, json, len, arena, out, NULL, err);
+    return ap_custom_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_custom_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_custom_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_custom_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_custom_event_params_type, ap_custom_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_custom_event_params_encode(const ap_custom_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -39107,13 +39107,13 @@ aps_status ap_custom_event_params_validate(const ap_custom_event_params_t *value
 aps_status ap_custom_data_decode(const char *json, size_t len, aps_arena *arena,
     ap_custom_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_custom_data_type, json, len, arena, out, NULL, err);
+    return ap_custom_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_custom_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_custom_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_custom_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_custom_data_type, ap_custom_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_custom_data_encode(const ap_custom_data_t *value, aps_json_writer *w, aps_error *err)
@@ -39135,13 +39135,13 @@ aps_status ap_custom_data_validate(const ap_custom_data_t *value, bool strict, a
 aps_status ap_tasks_event_decode(const char *json, size_t len, aps_arena *arena,
     ap_tasks_event_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tasks_event_type, json, len, arena, out, NULL, err);
+    return ap_tasks_event_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tasks_event_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tasks_event_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tasks_event_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tasks_event_type, ap_tasks_event_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tasks_event_encode(const ap_tasks_event_t *value, aps_json_writer *w, aps_error *err)
@@ -39163,13 +39163,13 @@ aps_status ap_tasks_event_validate(const ap_tasks_event_t *value, bool strict, a
 aps_status ap_tasks_event_params_decode(const char *json, size_t len, aps_arena *arena,
     ap_tasks_event_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_tasks_event_params_type, json, len, arena, out, NULL, err);
+    return ap_tasks_event_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_tasks_event_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_tasks_event_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_tasks_event_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_tasks_event_params_type, ap_tasks_event_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_tasks_event_params_encode(const ap_tasks_event_params_t *value, aps_json_writer *w, aps_error *err)
@@ -39191,13 +39191,13 @@ aps_status ap_tasks_event_params_validate(const ap_tasks_event_params_t *value, 
 aps_status ap_event_stream_request_decode(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_stream_request_type, json, len, arena, out, NULL, err);
+    return ap_event_stream_request_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_event_stream_request_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_stream_request_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_event_stream_request_type, ap_event_stream_request_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_event_stream_request_encode(const ap_event_stream_request_t *value, aps_json_writer *w, aps_error *err)
@@ -39219,13 +39219,13 @@ aps_status ap_event_stream_request_validate(const ap_event_stream_request_t *val
 aps_status ap_event_stream_request_channels_decode(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_channels_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_stream_request_channels_type, json, len, arena, out, NULL, err);
+    return ap_event_stream_request_channels_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_event_stream_request_channels_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_channels_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_stream_request_channels_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_event_stream_request_channels_type, ap_event_stream_request_channels_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_event_stream_request_channels_encode(const ap_event_stream_request_channels_t *value, aps_json_writer *w, aps_error *err)
@@ -39247,13 +39247,13 @@ aps_status ap_event_stream_request_channels_validate(const ap_event_stream_reque
 aps_status ap_event_stream_request_namespaces_decode(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_namespaces_t *out, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_stream_request_namespaces_type, json, len, arena, out, NULL, err);
+    return ap_event_stream_request_namespaces_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status ap_event_stream_request_namespaces_decode_opts(const char *json, size_t len, aps_arena *arena,
     ap_event_stream_request_namespaces_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&ap_event_stream_request_namespaces_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&ap_event_stream_request_namespaces_type, ap_event_stream_request_namespaces_fast, json, len, arena, out, options, err);
 }
 
 aps_status ap_event_stream_request_namespaces_encode(const ap_event_stream_request_namespaces_t *value, aps_json_writer *w, aps_error *err)

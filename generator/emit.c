@@ -1767,6 +1767,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_set(ctx, v, "rule", rule_comment(&E, t));
         tmpl_set(ctx, v, "rule_lit", c_string(&E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
         tmpl_set(ctx, v, "desc", desc_of(&E, t));
+        tmpl_set(ctx, v, "fast", has_fast(t) ? fast_fn(&E, t) : "");
         tmpl_flag(ctx, v, "alias", t->kind == IR_ALIAS);
         tmpl_flag(ctx, v, "untagged", resolved(t)->kind == IR_UNION && resolved(t)->cls == IR_U_UNTAGGED);
         if (t->kind == IR_ALIAS)

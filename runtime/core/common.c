@@ -57,6 +57,12 @@ void aps_error_set_pointer(aps_error *err, const char *pointer)
 
 void aps_error_clear(aps_error *err)
 {
-    if (err != NULL)
-        memset(err, 0, sizeof *err);
+    /* The strings' first bytes are enough to read as APS_ERROR_INIT:
+     * every successful call clears, and the whole struct is over 500 bytes. */
+    if (err != NULL) {
+        err->code = APS_OK;
+        err->offset = 0;
+        err->pointer[0] = '\0';
+        err->message[0] = '\0';
+    }
 }

@@ -8,6 +8,7 @@
  * text of a union value and the JSON kind of a number need the position of
  * the next byte, and located errors need value_start to name that value.
  */
+#include "aps/fast.h"
 #include "aps/json_impl.h"
 #include "schema_internal.h"
 
@@ -1110,13 +1111,23 @@ aps_status aps_schema_decode(const aps_type *type, const char *json, size_t len,
         if (aps_schema_priv_decode_fast(type, json, len, arena, out, options, true))
             return APS_OK;
         aps_arena_rollback(arena, mark);
-        /* Generated decoders give up on a few things the table-driven
-         * fast path reads (a discriminant value spelled with escapes): it
-         * gets its own try before the exact decoder. */
-        if (type->fast != NULL && aps_schema_priv_decode_fast(type, json, len, arena, out, options, false))
-            return APS_OK;
-        aps_arena_rollback(arena, mark);
+        if (type->fast != NULL)
+            return aps_fast_decode_rest(type, json, len, arena, out, options, err);
     }
+    return aps_schema_priv_decode_exact(type, json, len, arena, out, options, err);
+}
+
+aps_status aps_fast_decode_rest(const aps_type *type, const char *json, size_t len, aps_arena *arena, void *out,
+                                const aps_decode_options *options, aps_error *err)
+{
+    /* Generated decoders give up on a few things the table-driven fast
+     * path reads (a discriminant value spelled with escapes): it gets its
+     * own try before the exact decoder. */
+    aps_arena_marker mark = aps_arena_mark(arena);
+    aps_error_clear(err);
+    if (aps_schema_priv_decode_fast(type, json, len, arena, out, options, false))
+        return APS_OK;
+    aps_arena_rollback(arena, mark);
     return aps_schema_priv_decode_exact(type, json, len, arena, out, options, err);
 }
 

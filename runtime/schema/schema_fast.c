@@ -29,12 +29,11 @@
 
 /*
  * Limits past which the exact decoder takes over: JSON nesting (the
- * validating skip's, json_fast.c; the reader's own limit applies when
- * lower), typed nesting (for the stack; the exact decoder allows
+ * validating skip's, APS_JSON_FAST_DEPTH, set by aps_fast_begin; the
+ * reader's own limit applies when lower), typed nesting (for the stack; the exact decoder allows
  * APS_SCHEMA_MAX_DEPTH), and member names per map or open struct, whose
  * duplicates are checked by comparing with each other.
  */
-#define FAST_MAX_DEPTH APS_JSON_FAST_DEPTH
 #define FAST_MAX_TYPED APS_FAST_MAX_TYPED
 #define FAST_MAX_NAMES APS_JSON_FAST_NAMES
 
@@ -1101,22 +1100,16 @@ bool aps_schema_priv_decode_fast(const aps_type *type, const char *json, size_t 
                                  void *out, const aps_decode_options *options, bool generated)
 {
     fast_ctx c;
-    size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth
-                                                                  : APS_JSON_MAX_DEPTH_DEFAULT;
     const char *p;
-    c.begin = json;
-    c.end = json + len;
-    c.arena = arena;
-    c.key_case = options != NULL ? options->key_case : APS_CASE_EITHER;
-    c.depth = 0;
-    c.max_depth = max_depth < FAST_MAX_DEPTH ? (unsigned)max_depth : FAST_MAX_DEPTH;
-    c.typed = 0;
-    c.generated = generated;
-    c.compact_misses = 0;
-    c.compact_retries = 0;
+    aps_fast_begin(&c, json, len, arena, options, generated);
     if (type->size != 0)
         memset(out, 0, type->size);
     p = aps_scan_ws(json, c.end);
     p = generated && type->fast != NULL ? type->fast(&c, p, out) : fast_value(&c, type, p, out);
     return p != NULL && aps_scan_ws(p, c.end) == c.end;
+}
+
+void aps_fast_zero(void *out, size_t size)
+{
+    memset(out, 0, size);
 }

@@ -402,6 +402,78 @@ static void test_corpus(const char *dir)
     CHECK(snake_differs > 10, "the snake_case spelling was tried where it differs");
 }
 
+/*
+ * The generated PREFIX_T_decode_opts, whose usual case runs inline
+ * (aps_fast_decode), answers as aps_schema_decode on every corpus file,
+ * valid and invalid, in each key case: the same status, error, value and
+ * arena use, with an error struct that held another error before.
+ */
+static void test_entry(const char *dir)
+{
+    static const char *const kinds[] = { "valid", "invalid" };
+    static const aps_key_case cases[] = { APS_CASE_SCHEMA, APS_CASE_SNAKE, APS_CASE_EITHER };
+    size_t files = 0, failed = 0, k;
+    for (k = 0; k < 2; k++) {
+        char path[4096], line[512];
+        FILE *manifest;
+        snprintf(path, sizeof path, "%s/%s/MANIFEST.tsv", dir, kinds[k]);
+        manifest = fopen(path, "r");
+        CHECK(manifest != NULL, path);
+        if (manifest == NULL)
+            continue;
+        while (fgets(line, sizeof line, manifest) != NULL) {
+            char file[256], rule[64];
+            bool command;
+            const aps_type *t;
+            size_t len, i;
+            char *json;
+            if (sscanf(line, "%255s %63s", file, rule) != 2 || strcmp(file, "file") == 0)
+                continue;
+            command = strcmp(rule, "Command") == 0;
+            t = command ? &ap_command_type : &ap_message_type;
+            snprintf(path, sizeof path, "%s/%s/%s", dir, kinds[k], file);
+            json = test_read_file(path, &len);
+            CHECK(json != NULL, path);
+            if (json == NULL)
+                continue;
+            files++;
+            for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+                any_value a, b;
+                aps_decode_options o;
+                aps_error ea, eb;
+                aps_status sa, sb;
+                size_t used_a, used_b;
+                memset(&o, 0, sizeof o);
+                o.key_case = cases[i];
+                o.strict = true;
+                aps_arena_reset(&arena);
+                sb = aps_schema_decode(t, json, len, &arena, &b, &o, &eb);
+                used_b = aps_arena_used(&arena);
+                aps_arena_reset(&arena);
+                aps_error_set(&ea, APS_E_SYNTAX, 7, "an error left from before");
+                sa = command ? ap_command_decode_opts(json, len, &arena, &a.command, &o, &ea)
+                             : ap_message_decode_opts(json, len, &arena, &a.message, &o, &ea);
+                used_a = aps_arena_used(&arena);
+                CHECK(sa == sb && ea.code == eb.code && ea.offset == eb.offset &&
+                          strcmp(ea.pointer, eb.pointer) == 0 && strcmp(ea.message, eb.message) == 0,
+                      path);
+                CHECK(used_a == used_b, path);
+                failed += sa != APS_OK;
+                if (sa == APS_OK && sb == APS_OK) {
+                    char *ta = encode(t, &a), *tb = encode(t, &b);
+                    CHECK(ta != NULL && tb != NULL && strcmp(ta, tb) == 0, path);
+                    free(ta);
+                    free(tb);
+                }
+            }
+            free(json);
+        }
+        fclose(manifest);
+    }
+    printf("generated entry: %zu files, %zu decodes failing as aps_schema_decode's do\n", files, failed);
+    CHECK(files > 200 && failed > 100, "the valid and invalid corpus were read");
+}
+
 /* The recorded trace, snake_case: every line the exact decoder accepts strictly. */
 static void test_trace(const char *file)
 {
@@ -618,6 +690,7 @@ int main(int argc, char **argv)
     test_retry();
     test_validators();
     test_corpus(argv[1]);
+    test_entry(argv[1]);
     if (argc >= 3)
         test_trace(argv[2]);
     if (argc == 4)

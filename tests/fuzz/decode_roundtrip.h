@@ -5,7 +5,9 @@
  * before including it.
  *
  * The input is decoded in each of the six option sets (strict and tolerant,
- * each key spelling). Whenever a decode succeeds: validation (strict when
+ * each key spelling), by RT_DECODE and by aps_schema_decode on RT_DESC:
+ * the two must give the same status and error, and equal values. Whenever
+ * a decode succeeds: validation (strict when
  * the decode was) must succeed, encoding (snake_case for a snake_case
  * decode, the schema's spelling otherwise) must succeed, and decoding that
  * encoding with the same options must succeed and encode to the same bytes.
@@ -62,10 +64,17 @@ static void same_as_tables(fuzz_state *s, const RT_TYPE *v)
         abort();
 }
 
+static bool same_error(const aps_error *a, const aps_error *b)
+{
+    return a->code == b->code && a->offset == b->offset && strcmp(a->pointer, b->pointer) == 0 &&
+           strcmp(a->message, b->message) == 0;
+}
+
 static void check(fuzz_state *s, const char *json, size_t len, bool strict, aps_key_case kc)
 {
     RT_TYPE v1, v2;
     aps_decode_options o;
+    aps_error e1, e2;
     char *copy;
     aps_status st;
     aps_key_case out_case = kc == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
@@ -73,11 +82,19 @@ static void check(fuzz_state *s, const char *json, size_t len, bool strict, aps_
     o.key_case = kc;
     o.strict = strict;
     aps_arena_reset(&s->arena);
-    if (RT_DECODE(json, len, &s->arena, &v1, &o, NULL) != APS_OK)
+    /* The generated entry (its usual case inline) answers as the engine's
+     * aps_schema_decode does, error and all. */
+    st = aps_schema_decode(&RT_DESC, json, len, &s->arena, &v2, &o, &e2);
+    if (RT_DECODE(json, len, &s->arena, &v1, &o, &e1) != st || !same_error(&e1, &e2))
+        abort();
+    if (st != APS_OK)
         return;
     if (RT_VALIDATE(&v1, strict, NULL) != APS_OK)
         abort();
     encode_or_abort(&v1, &s->first, out_case);
+    encode_or_abort(&v2, &s->second, out_case);
+    if (!same_text(&s->first, &s->second))
+        abort();
     if (out_case == APS_CASE_SCHEMA)
         same_as_tables(s, &v1);
     if ((copy = (char *)malloc(aps_json_writer_len(&s->first) + 1)) == NULL)

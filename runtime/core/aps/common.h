@@ -126,7 +126,7 @@ aps_status aps_error_set(aps_error *err, aps_status code, size_t offset,
 /* Replaces the JSON Pointer of `err` (NULL-safe). */
 void aps_error_set_pointer(aps_error *err, const char *pointer);
 
-/* Clears `err` to APS_OK (NULL-safe). */
+/* Clears `err` to APS_OK, with an empty pointer and message (NULL-safe). */
 void aps_error_clear(aps_error *err);
 
 #ifdef __cplusplus

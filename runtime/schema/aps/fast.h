@@ -65,6 +65,74 @@ struct aps_fast_ctx {
 
 #define APS_FAST_MAX_TYPED 128
 
+/*
+ * Sets c up for a fast decode of the len bytes at json, allocating in
+ * arena: the key case and nesting bound of `options` (NULL: the
+ * defaults). `generated`: the types' generated decoders (aps_type.fast)
+ * may be called.
+ */
+APS_FAST_INLINE void aps_fast_begin(aps_fast_ctx *c, const char *json, size_t len, aps_arena *arena,
+                                    const aps_decode_options *options, bool generated)
+{
+    size_t max_depth = options != NULL && options->max_depth != 0 ? options->max_depth : APS_JSON_MAX_DEPTH_DEFAULT;
+    c->begin = json;
+    c->end = json + len;
+    c->arena = arena;
+    c->key_case = options != NULL ? options->key_case : APS_CASE_EITHER;
+    c->depth = 0;
+    c->max_depth = max_depth < APS_JSON_FAST_DEPTH ? (unsigned)max_depth : APS_JSON_FAST_DEPTH;
+    c->typed = 0;
+    c->generated = generated;
+    c->compact_misses = 0;
+    c->compact_retries = 0;
+}
+
+/*
+ * memset(out, 0, size), out of line: where the size is a constant (a
+ * generated decoder's output), compilers expand memset into `rep stos`,
+ * which measured slower than the C library's vector stores on the few
+ * hundred bytes of a decoded message.
+ */
+void aps_fast_zero(void *out, size_t size);
+
+/*
+ * What aps_schema_decode does once the generated decoder of `type` gave
+ * up on the whole input (aps_fast_decode): the table-driven fast path,
+ * then the exact decoder, which says where the input is wrong. The
+ * arguments are those aps_fast_decode took its way with.
+ */
+aps_status aps_fast_decode_rest(const aps_type *type, const char *json, size_t len, aps_arena *arena, void *out,
+                                const aps_decode_options *options, aps_error *err);
+
+/*
+ * aps_schema_decode(type, ...) for a type whose generated decoder is
+ * `fast`: what a generated PREFIX_T_decode_opts is. The usual case (the
+ * input read whole by `fast`) runs inline, a direct call with no
+ * descriptor walk in between; anything else takes aps_schema_decode's
+ * ways, with the same results.
+ */
+APS_FAST_INLINE aps_status aps_fast_decode(const aps_type *type, aps_fast_decoder fast, const char *json, size_t len,
+                                           aps_arena *arena, void *out, const aps_decode_options *options,
+                                           aps_error *err)
+{
+    if (APS_FAST_LIKELY(json != NULL && arena != NULL && out != NULL && (options == NULL || !options->copy_strings))) {
+        aps_fast_ctx c;
+        aps_arena_marker mark = aps_arena_mark(arena);
+        const char *p;
+        aps_fast_begin(&c, json, len, arena, options, true);
+        aps_fast_zero(out, type->size);
+        p = fast(&c, aps_scan_ws(json, c.end), out);
+        if (APS_FAST_LIKELY(p != NULL && aps_scan_ws(p, c.end) == c.end)) {
+            if (err != NULL)
+                aps_error_clear(err);
+            return APS_OK;
+        }
+        aps_arena_rollback(arena, mark);
+        return aps_fast_decode_rest(type, json, len, arena, out, options, err);
+    }
+    return aps_schema_decode(type, json, len, arena, out, options, err);
+}
+
 /* Most members one object's seen-set word tracks (its own plus its variant's): a bit each. */
 #define APS_FAST_MAX_FIELDS 64
 

@@ -453,13 +453,13 @@ static bool bits_permissions_fast_write(aps_json_writer *w, const void *value, u
 aps_status bits_permissions_decode(const char *json, size_t len, aps_arena *arena,
     bits_permissions_t *out, aps_error *err)
 {
-    return aps_schema_decode(&bits_permissions_type, json, len, arena, out, NULL, err);
+    return bits_permissions_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status bits_permissions_decode_opts(const char *json, size_t len, aps_arena *arena,
     bits_permissions_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&bits_permissions_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&bits_permissions_type, bits_permissions_fast, json, len, arena, out, options, err);
 }
 
 aps_status bits_permissions_encode(const bits_permissions_t *value, aps_json_writer *w, aps_error *err)
@@ -481,7 +481,7 @@ aps_status bits_permissions_validate(const bits_permissions_t *value, bool stric
 aps_status bits_tcp_flags_decode(const char *json, size_t len, aps_arena *arena,
     bits_tcp_flags_t *out, aps_error *err)
 {
-    return aps_schema_decode(&bits_tcp_flags_type, json, len, arena, out, NULL, err);
+    return bits_tcp_flags_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status bits_tcp_flags_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -509,7 +509,7 @@ aps_status bits_tcp_flags_validate(const bits_tcp_flags_t *value, bool strict, a
 aps_status bits_tcp_bit_decode(const char *json, size_t len, aps_arena *arena,
     bits_tcp_bit_t *out, aps_error *err)
 {
-    return aps_schema_decode(&bits_tcp_bit_type, json, len, arena, out, NULL, err);
+    return bits_tcp_bit_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status bits_tcp_bit_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -545,7 +545,7 @@ aps_status bits_tcp_bit_validate(const bits_tcp_bit_t *value, bool strict, aps_e
 aps_status bits_urgent_decode(const char *json, size_t len, aps_arena *arena,
     bits_urgent_t *out, aps_error *err)
 {
-    return aps_schema_decode(&bits_urgent_type, json, len, arena, out, NULL, err);
+    return bits_urgent_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status bits_urgent_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -573,7 +573,7 @@ aps_status bits_urgent_validate(const bits_urgent_t *value, bool strict, aps_err
 aps_status bits_access_decode(const char *json, size_t len, aps_arena *arena,
     bits_access_t *out, aps_error *err)
 {
-    return aps_schema_decode(&bits_access_type, json, len, arena, out, NULL, err);
+    return bits_access_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status bits_access_decode_opts(const char *json, size_t len, aps_arena *arena,

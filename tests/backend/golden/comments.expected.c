@@ -343,13 +343,13 @@ static bool comments_person_fast_write(aps_json_writer *w, const void *value, un
 aps_status comments_person_decode(const char *json, size_t len, aps_arena *arena,
     comments_person_t *out, aps_error *err)
 {
-    return aps_schema_decode(&comments_person_type, json, len, arena, out, NULL, err);
+    return comments_person_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status comments_person_decode_opts(const char *json, size_t len, aps_arena *arena,
     comments_person_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&comments_person_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&comments_person_type, comments_person_fast, json, len, arena, out, options, err);
 }
 
 aps_status comments_person_encode(const comments_person_t *value, aps_json_writer *w, aps_error *err)
@@ -371,7 +371,7 @@ aps_status comments_person_validate(const comments_person_t *value, bool strict,
 aps_status comments_level_decode(const char *json, size_t len, aps_arena *arena,
     comments_level_t *out, aps_error *err)
 {
-    return aps_schema_decode(&comments_level_type, json, len, arena, out, NULL, err);
+    return comments_level_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status comments_level_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -399,7 +399,7 @@ aps_status comments_level_validate(const comments_level_t *value, bool strict, a
 aps_status comments_count_decode(const char *json, size_t len, aps_arena *arena,
     comments_count_t *out, aps_error *err)
 {
-    return aps_schema_decode(&comments_count_type, json, len, arena, out, NULL, err);
+    return comments_count_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status comments_count_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -427,7 +427,7 @@ aps_status comments_count_validate(const comments_count_t *value, bool strict, a
 aps_status comments_label_decode(const char *json, size_t len, aps_arena *arena,
     comments_label_t *out, aps_error *err)
 {
-    return aps_schema_decode(&comments_label_type, json, len, arena, out, NULL, err);
+    return comments_label_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status comments_label_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -455,7 +455,7 @@ aps_status comments_label_validate(const comments_label_t *value, bool strict, a
 aps_status comments_orphan_decode(const char *json, size_t len, aps_arena *arena,
     comments_orphan_t *out, aps_error *err)
 {
-    return aps_schema_decode(&comments_orphan_type, json, len, arena, out, NULL, err);
+    return comments_orphan_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status comments_orphan_decode_opts(const char *json, size_t len, aps_arena *arena,

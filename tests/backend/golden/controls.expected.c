@@ -368,7 +368,7 @@ static bool controls_limits_fast_write(aps_json_writer *w, const void *value, un
 aps_status controls_percent_decode(const char *json, size_t len, aps_arena *arena,
     controls_percent_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_percent_type, json, len, arena, out, NULL, err);
+    return controls_percent_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_percent_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -396,7 +396,7 @@ aps_status controls_percent_validate(const controls_percent_t *value, bool stric
 aps_status controls_offset_decode(const char *json, size_t len, aps_arena *arena,
     controls_offset_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_offset_type, json, len, arena, out, NULL, err);
+    return controls_offset_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_offset_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -424,7 +424,7 @@ aps_status controls_offset_validate(const controls_offset_t *value, bool strict,
 aps_status controls_ratio_decode(const char *json, size_t len, aps_arena *arena,
     controls_ratio_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_ratio_type, json, len, arena, out, NULL, err);
+    return controls_ratio_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_ratio_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -452,7 +452,7 @@ aps_status controls_ratio_validate(const controls_ratio_t *value, bool strict, a
 aps_status controls_code_decode(const char *json, size_t len, aps_arena *arena,
     controls_code_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_code_type, json, len, arena, out, NULL, err);
+    return controls_code_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_code_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -480,7 +480,7 @@ aps_status controls_code_validate(const controls_code_t *value, bool strict, aps
 aps_status controls_byte_decode(const char *json, size_t len, aps_arena *arena,
     controls_byte_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_byte_type, json, len, arena, out, NULL, err);
+    return controls_byte_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_byte_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -508,7 +508,7 @@ aps_status controls_byte_validate(const controls_byte_t *value, bool strict, aps
 aps_status controls_slug_decode(const char *json, size_t len, aps_arena *arena,
     controls_slug_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_slug_type, json, len, arena, out, NULL, err);
+    return controls_slug_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_slug_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -536,7 +536,7 @@ aps_status controls_slug_validate(const controls_slug_t *value, bool strict, aps
 aps_status controls_small_decode(const char *json, size_t len, aps_arena *arena,
     controls_small_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_small_type, json, len, arena, out, NULL, err);
+    return controls_small_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_small_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -564,7 +564,7 @@ aps_status controls_small_validate(const controls_small_t *value, bool strict, a
 aps_status controls_positive_decode(const char *json, size_t len, aps_arena *arena,
     controls_positive_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_positive_type, json, len, arena, out, NULL, err);
+    return controls_positive_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_positive_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -592,13 +592,13 @@ aps_status controls_positive_validate(const controls_positive_t *value, bool str
 aps_status controls_limits_decode(const char *json, size_t len, aps_arena *arena,
     controls_limits_t *out, aps_error *err)
 {
-    return aps_schema_decode(&controls_limits_type, json, len, arena, out, NULL, err);
+    return controls_limits_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status controls_limits_decode_opts(const char *json, size_t len, aps_arena *arena,
     controls_limits_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&controls_limits_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&controls_limits_type, controls_limits_fast, json, len, arena, out, options, err);
 }
 
 aps_status controls_limits_encode(const controls_limits_t *value, aps_json_writer *w, aps_error *err)

@@ -2046,13 +2046,13 @@ static bool disc_command_fast_write(aps_json_writer *w, const void *value, unsig
 aps_status disc_shape_decode(const char *json, size_t len, aps_arena *arena,
     disc_shape_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_shape_type, json, len, arena, out, NULL, err);
+    return disc_shape_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_shape_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_shape_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_shape_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_shape_type, disc_shape_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_shape_encode(const disc_shape_t *value, aps_json_writer *w, aps_error *err)
@@ -2074,13 +2074,13 @@ aps_status disc_shape_validate(const disc_shape_t *value, bool strict, aps_error
 aps_status disc_circle_decode(const char *json, size_t len, aps_arena *arena,
     disc_circle_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_circle_type, json, len, arena, out, NULL, err);
+    return disc_circle_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_circle_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_circle_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_circle_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_circle_type, disc_circle_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_circle_encode(const disc_circle_t *value, aps_json_writer *w, aps_error *err)
@@ -2102,13 +2102,13 @@ aps_status disc_circle_validate(const disc_circle_t *value, bool strict, aps_err
 aps_status disc_square_decode(const char *json, size_t len, aps_arena *arena,
     disc_square_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_square_type, json, len, arena, out, NULL, err);
+    return disc_square_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_square_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_square_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_square_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_square_type, disc_square_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_square_encode(const disc_square_t *value, aps_json_writer *w, aps_error *err)
@@ -2130,13 +2130,13 @@ aps_status disc_square_validate(const disc_square_t *value, bool strict, aps_err
 aps_status disc_polygon_decode(const char *json, size_t len, aps_arena *arena,
     disc_polygon_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_polygon_type, json, len, arena, out, NULL, err);
+    return disc_polygon_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_polygon_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_polygon_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_polygon_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_polygon_type, disc_polygon_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_polygon_encode(const disc_polygon_t *value, aps_json_writer *w, aps_error *err)
@@ -2158,13 +2158,13 @@ aps_status disc_polygon_validate(const disc_polygon_t *value, bool strict, aps_e
 aps_status disc_triangle_decode(const char *json, size_t len, aps_arena *arena,
     disc_triangle_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_triangle_type, json, len, arena, out, NULL, err);
+    return disc_triangle_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_triangle_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_triangle_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_triangle_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_triangle_type, disc_triangle_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_triangle_encode(const disc_triangle_t *value, aps_json_writer *w, aps_error *err)
@@ -2186,13 +2186,13 @@ aps_status disc_triangle_validate(const disc_triangle_t *value, bool strict, aps
 aps_status disc_hexagon_decode(const char *json, size_t len, aps_arena *arena,
     disc_hexagon_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_hexagon_type, json, len, arena, out, NULL, err);
+    return disc_hexagon_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_hexagon_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_hexagon_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_hexagon_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_hexagon_type, disc_hexagon_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_hexagon_encode(const disc_hexagon_t *value, aps_json_writer *w, aps_error *err)
@@ -2214,13 +2214,13 @@ aps_status disc_hexagon_validate(const disc_hexagon_t *value, bool strict, aps_e
 aps_status disc_command_decode(const char *json, size_t len, aps_arena *arena,
     disc_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_type, json, len, arena, out, NULL, err);
+    return disc_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_command_type, disc_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_command_encode(const disc_command_t *value, aps_json_writer *w, aps_error *err)
@@ -2242,13 +2242,13 @@ aps_status disc_command_validate(const disc_command_t *value, bool strict, aps_e
 aps_status disc_command_add_decode(const char *json, size_t len, aps_arena *arena,
     disc_command_add_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_add_type, json, len, arena, out, NULL, err);
+    return disc_command_add_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_command_add_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_command_add_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_add_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_command_add_type, disc_command_add_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_command_add_encode(const disc_command_add_t *value, aps_json_writer *w, aps_error *err)
@@ -2270,13 +2270,13 @@ aps_status disc_command_add_validate(const disc_command_add_t *value, bool stric
 aps_status disc_command_clear_decode(const char *json, size_t len, aps_arena *arena,
     disc_command_clear_t *out, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_clear_type, json, len, arena, out, NULL, err);
+    return disc_command_clear_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status disc_command_clear_decode_opts(const char *json, size_t len, aps_arena *arena,
     disc_command_clear_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&disc_command_clear_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&disc_command_clear_type, disc_command_clear_fast, json, len, arena, out, options, err);
 }
 
 aps_status disc_command_clear_encode(const disc_command_clear_t *value, aps_json_writer *w, aps_error *err)

@@ -476,13 +476,13 @@ static bool empty_socket_response_fast_write(aps_json_writer *w, const void *val
 aps_status empty_socket_request_decode(const char *json, size_t len, aps_arena *arena,
     empty_socket_request_t *out, aps_error *err)
 {
-    return aps_schema_decode(&empty_socket_request_type, json, len, arena, out, NULL, err);
+    return empty_socket_request_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status empty_socket_request_decode_opts(const char *json, size_t len, aps_arena *arena,
     empty_socket_request_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&empty_socket_request_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&empty_socket_request_type, empty_socket_request_fast, json, len, arena, out, options, err);
 }
 
 aps_status empty_socket_request_encode(const empty_socket_request_t *value, aps_json_writer *w, aps_error *err)
@@ -504,13 +504,13 @@ aps_status empty_socket_request_validate(const empty_socket_request_t *value, bo
 aps_status empty_socket_response_decode(const char *json, size_t len, aps_arena *arena,
     empty_socket_response_t *out, aps_error *err)
 {
-    return aps_schema_decode(&empty_socket_response_type, json, len, arena, out, NULL, err);
+    return empty_socket_response_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status empty_socket_response_decode_opts(const char *json, size_t len, aps_arena *arena,
     empty_socket_response_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&empty_socket_response_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&empty_socket_response_type, empty_socket_response_fast, json, len, arena, out, options, err);
 }
 
 aps_status empty_socket_response_encode(const empty_socket_response_t *value, aps_json_writer *w, aps_error *err)

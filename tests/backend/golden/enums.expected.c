@@ -67,7 +67,7 @@ const aps_type enums_mode_type = {
 aps_status enums_colour_decode(const char *json, size_t len, aps_arena *arena,
     enums_colour_t *out, aps_error *err)
 {
-    return aps_schema_decode(&enums_colour_type, json, len, arena, out, NULL, err);
+    return enums_colour_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status enums_colour_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -95,7 +95,7 @@ aps_status enums_colour_validate(const enums_colour_t *value, bool strict, aps_e
 aps_status enums_stream_decode(const char *json, size_t len, aps_arena *arena,
     enums_stream_t *out, aps_error *err)
 {
-    return aps_schema_decode(&enums_stream_type, json, len, arena, out, NULL, err);
+    return enums_stream_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status enums_stream_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -123,7 +123,7 @@ aps_status enums_stream_validate(const enums_stream_t *value, bool strict, aps_e
 aps_status enums_mode_decode(const char *json, size_t len, aps_arena *arena,
     enums_mode_t *out, aps_error *err)
 {
-    return aps_schema_decode(&enums_mode_type, json, len, arena, out, NULL, err);
+    return enums_mode_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status enums_mode_decode_opts(const char *json, size_t len, aps_arena *arena,

@@ -1400,13 +1400,13 @@ static bool generic_page_text_uint_items_fast_write(aps_json_writer *w, const vo
 aps_status generic_user_decode(const char *json, size_t len, aps_arena *arena,
     generic_user_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_user_type, json, len, arena, out, NULL, err);
+    return generic_user_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_user_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_user_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_user_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_user_type, generic_user_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_user_encode(const generic_user_t *value, aps_json_writer *w, aps_error *err)
@@ -1428,13 +1428,13 @@ aps_status generic_user_validate(const generic_user_t *value, bool strict, aps_e
 aps_status generic_users_decode(const char *json, size_t len, aps_arena *arena,
     generic_users_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_user_text_type, json, len, arena, out, NULL, err);
+    return generic_users_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_users_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_users_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_user_text_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_user_text_type, generic_page_user_text_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_users_encode(const generic_users_t *value, aps_json_writer *w, aps_error *err)
@@ -1456,13 +1456,13 @@ aps_status generic_users_validate(const generic_users_t *value, bool strict, aps
 aps_status generic_page_user_text_decode(const char *json, size_t len, aps_arena *arena,
     generic_page_user_text_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_user_text_type, json, len, arena, out, NULL, err);
+    return generic_page_user_text_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_page_user_text_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_user_text_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_user_text_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_user_text_type, generic_page_user_text_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_page_user_text_encode(const generic_page_user_text_t *value, aps_json_writer *w, aps_error *err)
@@ -1484,13 +1484,13 @@ aps_status generic_page_user_text_validate(const generic_page_user_text_t *value
 aps_status generic_page_user_text_items_decode(const char *json, size_t len, aps_arena *arena,
     generic_page_user_text_items_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_user_text_items_type, json, len, arena, out, NULL, err);
+    return generic_page_user_text_items_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_page_user_text_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_user_text_items_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_user_text_items_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_user_text_items_type, generic_page_user_text_items_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_page_user_text_items_encode(const generic_page_user_text_items_t *value, aps_json_writer *w, aps_error *err)
@@ -1512,13 +1512,13 @@ aps_status generic_page_user_text_items_validate(const generic_page_user_text_it
 aps_status generic_counts_decode(const char *json, size_t len, aps_arena *arena,
     generic_counts_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_uint_int_type, json, len, arena, out, NULL, err);
+    return generic_counts_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_counts_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_counts_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_uint_int_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_uint_int_type, generic_page_uint_int_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_counts_encode(const generic_counts_t *value, aps_json_writer *w, aps_error *err)
@@ -1540,13 +1540,13 @@ aps_status generic_counts_validate(const generic_counts_t *value, bool strict, a
 aps_status generic_page_uint_int_decode(const char *json, size_t len, aps_arena *arena,
     generic_page_uint_int_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_uint_int_type, json, len, arena, out, NULL, err);
+    return generic_page_uint_int_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_page_uint_int_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_uint_int_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_uint_int_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_uint_int_type, generic_page_uint_int_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_page_uint_int_encode(const generic_page_uint_int_t *value, aps_json_writer *w, aps_error *err)
@@ -1568,13 +1568,13 @@ aps_status generic_page_uint_int_validate(const generic_page_uint_int_t *value, 
 aps_status generic_page_uint_int_items_decode(const char *json, size_t len, aps_arena *arena,
     generic_page_uint_int_items_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_uint_int_items_type, json, len, arena, out, NULL, err);
+    return generic_page_uint_int_items_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_page_uint_int_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_uint_int_items_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_uint_int_items_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_uint_int_items_type, generic_page_uint_int_items_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_page_uint_int_items_encode(const generic_page_uint_int_items_t *value, aps_json_writer *w, aps_error *err)
@@ -1596,13 +1596,13 @@ aps_status generic_page_uint_int_items_validate(const generic_page_uint_int_item
 aps_status generic_letters_decode(const char *json, size_t len, aps_arena *arena,
     generic_letters_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_envelope_text_type, json, len, arena, out, NULL, err);
+    return generic_letters_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_letters_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_letters_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_envelope_text_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_envelope_text_type, generic_envelope_text_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_letters_encode(const generic_letters_t *value, aps_json_writer *w, aps_error *err)
@@ -1624,13 +1624,13 @@ aps_status generic_letters_validate(const generic_letters_t *value, bool strict,
 aps_status generic_envelope_text_decode(const char *json, size_t len, aps_arena *arena,
     generic_envelope_text_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_envelope_text_type, json, len, arena, out, NULL, err);
+    return generic_envelope_text_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_envelope_text_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_envelope_text_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_envelope_text_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_envelope_text_type, generic_envelope_text_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_envelope_text_encode(const generic_envelope_text_t *value, aps_json_writer *w, aps_error *err)
@@ -1652,13 +1652,13 @@ aps_status generic_envelope_text_validate(const generic_envelope_text_t *value, 
 aps_status generic_page_text_uint_decode(const char *json, size_t len, aps_arena *arena,
     generic_page_text_uint_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_text_uint_type, json, len, arena, out, NULL, err);
+    return generic_page_text_uint_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_page_text_uint_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_text_uint_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_text_uint_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_text_uint_type, generic_page_text_uint_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_page_text_uint_encode(const generic_page_text_uint_t *value, aps_json_writer *w, aps_error *err)
@@ -1680,13 +1680,13 @@ aps_status generic_page_text_uint_validate(const generic_page_text_uint_t *value
 aps_status generic_page_text_uint_items_decode(const char *json, size_t len, aps_arena *arena,
     generic_page_text_uint_items_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_text_uint_items_type, json, len, arena, out, NULL, err);
+    return generic_page_text_uint_items_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_page_text_uint_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_page_text_uint_items_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_page_text_uint_items_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_page_text_uint_items_type, generic_page_text_uint_items_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_page_text_uint_items_encode(const generic_page_text_uint_items_t *value, aps_json_writer *w, aps_error *err)

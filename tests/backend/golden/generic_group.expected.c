@@ -1021,13 +1021,13 @@ static bool generic_group_envelope_arg1_fast_write(aps_json_writer *w, const voi
 aps_status generic_group_ping_decode(const char *json, size_t len, aps_arena *arena,
     generic_group_ping_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_ping_body_type, json, len, arena, out, NULL, err);
+    return generic_group_ping_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_group_ping_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_ping_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_ping_body_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_group_envelope_ping_body_type, generic_group_envelope_ping_body_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_group_ping_encode(const generic_group_ping_t *value, aps_json_writer *w, aps_error *err)
@@ -1049,13 +1049,13 @@ aps_status generic_group_ping_validate(const generic_group_ping_t *value, bool s
 aps_status generic_group_ping_body_decode(const char *json, size_t len, aps_arena *arena,
     generic_group_ping_body_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_ping_body_type, json, len, arena, out, NULL, err);
+    return generic_group_ping_body_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_group_ping_body_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_ping_body_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_ping_body_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_group_ping_body_type, generic_group_ping_body_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_group_ping_body_encode(const generic_group_ping_body_t *value, aps_json_writer *w, aps_error *err)
@@ -1077,13 +1077,13 @@ aps_status generic_group_ping_body_validate(const generic_group_ping_body_t *val
 aps_status generic_group_envelope_ping_body_decode(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_ping_body_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_ping_body_type, json, len, arena, out, NULL, err);
+    return generic_group_envelope_ping_body_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_group_envelope_ping_body_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_ping_body_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_ping_body_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_group_envelope_ping_body_type, generic_group_envelope_ping_body_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_group_envelope_ping_body_encode(const generic_group_envelope_ping_body_t *value, aps_json_writer *w, aps_error *err)
@@ -1105,13 +1105,13 @@ aps_status generic_group_envelope_ping_body_validate(const generic_group_envelop
 aps_status generic_group_pong_decode(const char *json, size_t len, aps_arena *arena,
     generic_group_pong_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_envelope_arg1_type, json, len, arena, out, NULL, err);
+    return generic_group_pong_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_group_pong_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_pong_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_envelope_arg1_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_group_envelope_envelope_arg1_type, generic_group_envelope_envelope_arg1_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_group_pong_encode(const generic_group_pong_t *value, aps_json_writer *w, aps_error *err)
@@ -1133,13 +1133,13 @@ aps_status generic_group_pong_validate(const generic_group_pong_t *value, bool s
 aps_status generic_group_envelope_arg1_decode(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_arg1_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_arg1_type, json, len, arena, out, NULL, err);
+    return generic_group_envelope_arg1_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_group_envelope_arg1_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_arg1_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_arg1_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_group_envelope_arg1_type, generic_group_envelope_arg1_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_group_envelope_arg1_encode(const generic_group_envelope_arg1_t *value, aps_json_writer *w, aps_error *err)
@@ -1161,13 +1161,13 @@ aps_status generic_group_envelope_arg1_validate(const generic_group_envelope_arg
 aps_status generic_group_envelope_envelope_arg1_decode(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_envelope_arg1_t *out, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_envelope_arg1_type, json, len, arena, out, NULL, err);
+    return generic_group_envelope_envelope_arg1_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status generic_group_envelope_envelope_arg1_decode_opts(const char *json, size_t len, aps_arena *arena,
     generic_group_envelope_envelope_arg1_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&generic_group_envelope_envelope_arg1_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&generic_group_envelope_envelope_arg1_type, generic_group_envelope_envelope_arg1_fast, json, len, arena, out, options, err);
 }
 
 aps_status generic_group_envelope_envelope_arg1_encode(const generic_group_envelope_envelope_arg1_t *value, aps_json_writer *w, aps_error *err)

@@ -5448,13 +5448,13 @@ static bool group_choices_proxy_variants_fast_members(aps_json_writer *w, const 
 aps_status group_choices_command_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_command_type, json, len, arena, out, NULL, err);
+    return group_choices_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_command_type, group_choices_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_command_encode(const group_choices_command_t *value, aps_json_writer *w, aps_error *err)
@@ -5476,13 +5476,13 @@ aps_status group_choices_command_validate(const group_choices_command_t *value, 
 aps_status group_choices_command_data_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_command_data_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_command_data_type, json, len, arena, out, NULL, err);
+    return group_choices_command_data_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_command_data_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_command_data_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_command_data_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_command_data_type, group_choices_command_data_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_command_data_encode(const group_choices_command_data_t *value, aps_json_writer *w, aps_error *err)
@@ -5504,13 +5504,13 @@ aps_status group_choices_command_data_validate(const group_choices_command_data_
 aps_status group_choices_browser_command_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_command_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_command_type, json, len, arena, out, NULL, err);
+    return group_choices_browser_command_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_browser_command_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_command_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_command_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_browser_command_type, group_choices_browser_command_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_browser_command_encode(const group_choices_browser_command_t *value, aps_json_writer *w, aps_error *err)
@@ -5532,13 +5532,13 @@ aps_status group_choices_browser_command_validate(const group_choices_browser_co
 aps_status group_choices_browser_close_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_close_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_close_type, json, len, arena, out, NULL, err);
+    return group_choices_browser_close_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_browser_close_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_close_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_close_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_browser_close_type, group_choices_browser_close_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_browser_close_encode(const group_choices_browser_close_t *value, aps_json_writer *w, aps_error *err)
@@ -5560,13 +5560,13 @@ aps_status group_choices_browser_close_validate(const group_choices_browser_clos
 aps_status group_choices_browser_close_params_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_close_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_close_params_type, json, len, arena, out, NULL, err);
+    return group_choices_browser_close_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_browser_close_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_close_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_close_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_browser_close_params_type, group_choices_browser_close_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_browser_close_params_encode(const group_choices_browser_close_params_t *value, aps_json_writer *w, aps_error *err)
@@ -5588,13 +5588,13 @@ aps_status group_choices_browser_close_params_validate(const group_choices_brows
 aps_status group_choices_browser_set_state_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_set_state_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_set_state_type, json, len, arena, out, NULL, err);
+    return group_choices_browser_set_state_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_browser_set_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_browser_set_state_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_browser_set_state_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_browser_set_state_type, group_choices_browser_set_state_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_browser_set_state_encode(const group_choices_browser_set_state_t *value, aps_json_writer *w, aps_error *err)
@@ -5616,7 +5616,7 @@ aps_status group_choices_browser_set_state_validate(const group_choices_browser_
 aps_status group_choices_set_state_params_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_set_state_params_type, json, len, arena, out, NULL, err);
+    return group_choices_set_state_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_set_state_params_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -5652,7 +5652,7 @@ aps_status group_choices_set_state_params_validate(const group_choices_set_state
 aps_status group_choices_set_state_params_variants_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_variants_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_set_state_params_variants_type, json, len, arena, out, NULL, err);
+    return group_choices_set_state_params_variants_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_set_state_params_variants_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -5688,13 +5688,13 @@ aps_status group_choices_set_state_params_variants_validate(const group_choices_
 aps_status group_choices_named_state_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_named_state_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_named_state_type, json, len, arena, out, NULL, err);
+    return group_choices_named_state_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_named_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_named_state_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_named_state_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_named_state_type, group_choices_named_state_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_named_state_encode(const group_choices_named_state_t *value, aps_json_writer *w, aps_error *err)
@@ -5716,7 +5716,7 @@ aps_status group_choices_named_state_validate(const group_choices_named_state_t 
 aps_status group_choices_named_state_state_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_named_state_state_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_named_state_state_type, json, len, arena, out, NULL, err);
+    return group_choices_named_state_state_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_named_state_state_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -5744,13 +5744,13 @@ aps_status group_choices_named_state_state_validate(const group_choices_named_st
 aps_status group_choices_rect_state_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_rect_state_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_rect_state_type, json, len, arena, out, NULL, err);
+    return group_choices_rect_state_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_rect_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_rect_state_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_rect_state_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_rect_state_type, group_choices_rect_state_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_rect_state_encode(const group_choices_rect_state_t *value, aps_json_writer *w, aps_error *err)
@@ -5772,13 +5772,13 @@ aps_status group_choices_rect_state_validate(const group_choices_rect_state_t *v
 aps_status group_choices_set_state_params_named_state_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_named_state_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_set_state_params_named_state_type, json, len, arena, out, NULL, err);
+    return group_choices_set_state_params_named_state_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_set_state_params_named_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_named_state_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_set_state_params_named_state_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_set_state_params_named_state_type, group_choices_set_state_params_named_state_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_set_state_params_named_state_encode(const group_choices_set_state_params_named_state_t *value, aps_json_writer *w, aps_error *err)
@@ -5800,13 +5800,13 @@ aps_status group_choices_set_state_params_named_state_validate(const group_choic
 aps_status group_choices_set_state_params_rect_state_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_rect_state_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_set_state_params_rect_state_type, json, len, arena, out, NULL, err);
+    return group_choices_set_state_params_rect_state_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_set_state_params_rect_state_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_set_state_params_rect_state_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_set_state_params_rect_state_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_set_state_params_rect_state_type, group_choices_set_state_params_rect_state_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_set_state_params_rect_state_encode(const group_choices_set_state_params_rect_state_t *value, aps_json_writer *w, aps_error *err)
@@ -5828,13 +5828,13 @@ aps_status group_choices_set_state_params_rect_state_validate(const group_choice
 aps_status group_choices_session_end_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_session_end_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_session_end_type, json, len, arena, out, NULL, err);
+    return group_choices_session_end_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_session_end_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_session_end_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_session_end_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_session_end_type, group_choices_session_end_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_session_end_encode(const group_choices_session_end_t *value, aps_json_writer *w, aps_error *err)
@@ -5856,13 +5856,13 @@ aps_status group_choices_session_end_validate(const group_choices_session_end_t 
 aps_status group_choices_session_end_params_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_session_end_params_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_session_end_params_type, json, len, arena, out, NULL, err);
+    return group_choices_session_end_params_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_session_end_params_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_session_end_params_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_session_end_params_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_session_end_params_type, group_choices_session_end_params_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_session_end_params_encode(const group_choices_session_end_params_t *value, aps_json_writer *w, aps_error *err)
@@ -5884,7 +5884,7 @@ aps_status group_choices_session_end_params_validate(const group_choices_session
 aps_status group_choices_geolocation_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -5920,7 +5920,7 @@ aps_status group_choices_geolocation_validate(const group_choices_geolocation_t 
 aps_status group_choices_geolocation_variants_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_variants_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -5956,13 +5956,13 @@ aps_status group_choices_geolocation_variants_validate(const group_choices_geolo
 aps_status group_choices_geolocation_variants_alt1_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt1_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt1_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_variants_alt1_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt1_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt1_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_geolocation_variants_alt1_type, group_choices_geolocation_variants_alt1_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_encode(const group_choices_geolocation_variants_alt1_t *value, aps_json_writer *w, aps_error *err)
@@ -5984,13 +5984,13 @@ aps_status group_choices_geolocation_variants_alt1_validate(const group_choices_
 aps_status group_choices_geolocation_variants_alt1_coordinates_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt1_coordinates_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt1_coordinates_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_variants_alt1_coordinates_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_coordinates_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt1_coordinates_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt1_coordinates_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_geolocation_variants_alt1_coordinates_type, group_choices_geolocation_variants_alt1_coordinates_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt1_coordinates_encode(const group_choices_geolocation_variants_alt1_coordinates_t *value, aps_json_writer *w, aps_error *err)
@@ -6012,13 +6012,13 @@ aps_status group_choices_geolocation_variants_alt1_coordinates_validate(const gr
 aps_status group_choices_geolocation_variants_alt2_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt2_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt2_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_variants_alt2_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt2_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt2_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_geolocation_variants_alt2_type, group_choices_geolocation_variants_alt2_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_encode(const group_choices_geolocation_variants_alt2_t *value, aps_json_writer *w, aps_error *err)
@@ -6040,13 +6040,13 @@ aps_status group_choices_geolocation_variants_alt2_validate(const group_choices_
 aps_status group_choices_geolocation_variants_alt2_error_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt2_error_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt2_error_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_variants_alt2_error_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_error_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_variants_alt2_error_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_variants_alt2_error_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_geolocation_variants_alt2_error_type, group_choices_geolocation_variants_alt2_error_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_geolocation_variants_alt2_error_encode(const group_choices_geolocation_variants_alt2_error_t *value, aps_json_writer *w, aps_error *err)
@@ -6068,13 +6068,13 @@ aps_status group_choices_geolocation_variants_alt2_error_validate(const group_ch
 aps_status group_choices_geolocation_geolocation_variants_alt1_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_geolocation_variants_alt1_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_geolocation_variants_alt1_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_geolocation_variants_alt1_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt1_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_geolocation_variants_alt1_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_geolocation_variants_alt1_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_geolocation_geolocation_variants_alt1_type, group_choices_geolocation_geolocation_variants_alt1_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt1_encode(const group_choices_geolocation_geolocation_variants_alt1_t *value, aps_json_writer *w, aps_error *err)
@@ -6096,13 +6096,13 @@ aps_status group_choices_geolocation_geolocation_variants_alt1_validate(const gr
 aps_status group_choices_geolocation_geolocation_variants_alt2_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_geolocation_variants_alt2_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_geolocation_variants_alt2_type, json, len, arena, out, NULL, err);
+    return group_choices_geolocation_geolocation_variants_alt2_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt2_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_geolocation_geolocation_variants_alt2_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_geolocation_geolocation_variants_alt2_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_geolocation_geolocation_variants_alt2_type, group_choices_geolocation_geolocation_variants_alt2_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_geolocation_geolocation_variants_alt2_encode(const group_choices_geolocation_geolocation_variants_alt2_t *value, aps_json_writer *w, aps_error *err)
@@ -6124,13 +6124,13 @@ aps_status group_choices_geolocation_geolocation_variants_alt2_validate(const gr
 aps_status group_choices_proxy_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_proxy_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_proxy_type, json, len, arena, out, NULL, err);
+    return group_choices_proxy_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_proxy_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_proxy_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_proxy_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_proxy_type, group_choices_proxy_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_proxy_encode(const group_choices_proxy_t *value, aps_json_writer *w, aps_error *err)
@@ -6152,13 +6152,13 @@ aps_status group_choices_proxy_validate(const group_choices_proxy_t *value, bool
 aps_status group_choices_proxy_variants_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_proxy_variants_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_proxy_variants_type, json, len, arena, out, NULL, err);
+    return group_choices_proxy_variants_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_proxy_variants_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_proxy_variants_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_proxy_variants_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_proxy_variants_type, group_choices_proxy_variants_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_proxy_variants_encode(const group_choices_proxy_variants_t *value, aps_json_writer *w, aps_error *err)
@@ -6180,13 +6180,13 @@ aps_status group_choices_proxy_variants_validate(const group_choices_proxy_varia
 aps_status group_choices_autodetect_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_autodetect_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_autodetect_type, json, len, arena, out, NULL, err);
+    return group_choices_autodetect_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_autodetect_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_autodetect_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_autodetect_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_autodetect_type, group_choices_autodetect_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_autodetect_encode(const group_choices_autodetect_t *value, aps_json_writer *w, aps_error *err)
@@ -6208,13 +6208,13 @@ aps_status group_choices_autodetect_validate(const group_choices_autodetect_t *v
 aps_status group_choices_manual_decode(const char *json, size_t len, aps_arena *arena,
     group_choices_manual_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_manual_type, json, len, arena, out, NULL, err);
+    return group_choices_manual_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_choices_manual_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_choices_manual_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_choices_manual_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_choices_manual_type, group_choices_manual_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_choices_manual_encode(const group_choices_manual_t *value, aps_json_writer *w, aps_error *err)

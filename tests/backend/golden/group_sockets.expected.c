@@ -286,13 +286,13 @@ static bool group_sockets_header_fast_write(aps_json_writer *w, const void *valu
 aps_status group_sockets_header_decode(const char *json, size_t len, aps_arena *arena,
     group_sockets_header_t *out, aps_error *err)
 {
-    return aps_schema_decode(&group_sockets_header_type, json, len, arena, out, NULL, err);
+    return group_sockets_header_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status group_sockets_header_decode_opts(const char *json, size_t len, aps_arena *arena,
     group_sockets_header_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&group_sockets_header_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&group_sockets_header_type, group_sockets_header_fast, json, len, arena, out, options, err);
 }
 
 aps_status group_sockets_header_encode(const group_sockets_header_t *value, aps_json_writer *w, aps_error *err)

@@ -411,13 +411,13 @@ static bool json_controls_record_fast_write(aps_json_writer *w, const void *valu
 aps_status json_controls_record_decode(const char *json, size_t len, aps_arena *arena,
     json_controls_record_t *out, aps_error *err)
 {
-    return aps_schema_decode(&json_controls_record_type, json, len, arena, out, NULL, err);
+    return json_controls_record_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status json_controls_record_decode_opts(const char *json, size_t len, aps_arena *arena,
     json_controls_record_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&json_controls_record_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&json_controls_record_type, json_controls_record_fast, json, len, arena, out, options, err);
 }
 
 aps_status json_controls_record_encode(const json_controls_record_t *value, aps_json_writer *w, aps_error *err)
@@ -439,7 +439,7 @@ aps_status json_controls_record_validate(const json_controls_record_t *value, bo
 aps_status json_controls_greeting_decode(const char *json, size_t len, aps_arena *arena,
     json_controls_greeting_t *out, aps_error *err)
 {
-    return aps_schema_decode(&json_controls_greeting_type, json, len, arena, out, NULL, err);
+    return json_controls_greeting_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status json_controls_greeting_decode_opts(const char *json, size_t len, aps_arena *arena,

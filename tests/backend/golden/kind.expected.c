@@ -693,7 +693,7 @@ static bool kind_target_array_fast_write(aps_json_writer *w, const void *value, 
 aps_status kind_ref_decode(const char *json, size_t len, aps_arena *arena,
     kind_ref_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_ref_type, json, len, arena, out, NULL, err);
+    return kind_ref_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_ref_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -721,7 +721,7 @@ aps_status kind_ref_validate(const kind_ref_t *value, bool strict, aps_error *er
 aps_status kind_amount_decode(const char *json, size_t len, aps_arena *arena,
     kind_amount_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_amount_type, json, len, arena, out, NULL, err);
+    return kind_amount_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_amount_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -749,7 +749,7 @@ aps_status kind_amount_validate(const kind_amount_t *value, bool strict, aps_err
 aps_status kind_target_decode(const char *json, size_t len, aps_arena *arena,
     kind_target_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_target_type, json, len, arena, out, NULL, err);
+    return kind_target_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_target_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -777,13 +777,13 @@ aps_status kind_target_validate(const kind_target_t *value, bool strict, aps_err
 aps_status kind_spec_decode(const char *json, size_t len, aps_arena *arena,
     kind_spec_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_spec_type, json, len, arena, out, NULL, err);
+    return kind_spec_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_spec_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_spec_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&kind_spec_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&kind_spec_type, kind_spec_fast, json, len, arena, out, options, err);
 }
 
 aps_status kind_spec_encode(const kind_spec_t *value, aps_json_writer *w, aps_error *err)
@@ -805,13 +805,13 @@ aps_status kind_spec_validate(const kind_spec_t *value, bool strict, aps_error *
 aps_status kind_target_array_decode(const char *json, size_t len, aps_arena *arena,
     kind_target_array_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_target_array_type, json, len, arena, out, NULL, err);
+    return kind_target_array_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_target_array_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_target_array_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&kind_target_array_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&kind_target_array_type, kind_target_array_fast, json, len, arena, out, options, err);
 }
 
 aps_status kind_target_array_encode(const kind_target_array_t *value, aps_json_writer *w, aps_error *err)
@@ -833,13 +833,13 @@ aps_status kind_target_array_validate(const kind_target_array_t *value, bool str
 aps_status kind_reading_decode(const char *json, size_t len, aps_arena *arena,
     kind_reading_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_reading_type, json, len, arena, out, NULL, err);
+    return kind_reading_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_reading_decode_opts(const char *json, size_t len, aps_arena *arena,
     kind_reading_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&kind_reading_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&kind_reading_type, kind_reading_fast, json, len, arena, out, options, err);
 }
 
 aps_status kind_reading_encode(const kind_reading_t *value, aps_json_writer *w, aps_error *err)
@@ -861,7 +861,7 @@ aps_status kind_reading_validate(const kind_reading_t *value, bool strict, aps_e
 aps_status kind_reading_note_decode(const char *json, size_t len, aps_arena *arena,
     kind_reading_note_t *out, aps_error *err)
 {
-    return aps_schema_decode(&kind_reading_note_type, json, len, arena, out, NULL, err);
+    return kind_reading_note_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status kind_reading_note_decode_opts(const char *json, size_t len, aps_arena *arena,

@@ -618,13 +618,13 @@ static bool literal_keys_press_keys_keys_fast_write(aps_json_writer *w, const vo
 aps_status literal_keys_press_keys_decode(const char *json, size_t len, aps_arena *arena,
     literal_keys_press_keys_t *out, aps_error *err)
 {
-    return aps_schema_decode(&literal_keys_press_keys_type, json, len, arena, out, NULL, err);
+    return literal_keys_press_keys_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status literal_keys_press_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
     literal_keys_press_keys_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&literal_keys_press_keys_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&literal_keys_press_keys_type, literal_keys_press_keys_fast, json, len, arena, out, options, err);
 }
 
 aps_status literal_keys_press_keys_encode(const literal_keys_press_keys_t *value, aps_json_writer *w, aps_error *err)
@@ -646,13 +646,13 @@ aps_status literal_keys_press_keys_validate(const literal_keys_press_keys_t *val
 aps_status literal_keys_press_keys_keys_decode(const char *json, size_t len, aps_arena *arena,
     literal_keys_press_keys_keys_t *out, aps_error *err)
 {
-    return aps_schema_decode(&literal_keys_press_keys_keys_type, json, len, arena, out, NULL, err);
+    return literal_keys_press_keys_keys_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status literal_keys_press_keys_keys_decode_opts(const char *json, size_t len, aps_arena *arena,
     literal_keys_press_keys_keys_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&literal_keys_press_keys_keys_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&literal_keys_press_keys_keys_type, literal_keys_press_keys_keys_fast, json, len, arena, out, options, err);
 }
 
 aps_status literal_keys_press_keys_keys_encode(const literal_keys_press_keys_keys_t *value, aps_json_writer *w, aps_error *err)
@@ -674,13 +674,13 @@ aps_status literal_keys_press_keys_keys_validate(const literal_keys_press_keys_k
 aps_status literal_keys_setting_decode(const char *json, size_t len, aps_arena *arena,
     literal_keys_setting_t *out, aps_error *err)
 {
-    return aps_schema_decode(&literal_keys_setting_type, json, len, arena, out, NULL, err);
+    return literal_keys_setting_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status literal_keys_setting_decode_opts(const char *json, size_t len, aps_arena *arena,
     literal_keys_setting_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&literal_keys_setting_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&literal_keys_setting_type, literal_keys_setting_fast, json, len, arena, out, options, err);
 }
 
 aps_status literal_keys_setting_encode(const literal_keys_setting_t *value, aps_json_writer *w, aps_error *err)

@@ -661,13 +661,13 @@ static bool members_item_flags_fast_write(aps_json_writer *w, const void *value,
 aps_status members_item_decode(const char *json, size_t len, aps_arena *arena,
     members_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&members_item_type, json, len, arena, out, NULL, err);
+    return members_item_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status members_item_decode_opts(const char *json, size_t len, aps_arena *arena,
     members_item_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&members_item_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&members_item_type, members_item_fast, json, len, arena, out, options, err);
 }
 
 aps_status members_item_encode(const members_item_t *value, aps_json_writer *w, aps_error *err)
@@ -689,13 +689,13 @@ aps_status members_item_validate(const members_item_t *value, bool strict, aps_e
 aps_status members_item_tags_decode(const char *json, size_t len, aps_arena *arena,
     members_item_tags_t *out, aps_error *err)
 {
-    return aps_schema_decode(&members_item_tags_type, json, len, arena, out, NULL, err);
+    return members_item_tags_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status members_item_tags_decode_opts(const char *json, size_t len, aps_arena *arena,
     members_item_tags_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&members_item_tags_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&members_item_tags_type, members_item_tags_fast, json, len, arena, out, options, err);
 }
 
 aps_status members_item_tags_encode(const members_item_tags_t *value, aps_json_writer *w, aps_error *err)
@@ -717,13 +717,13 @@ aps_status members_item_tags_validate(const members_item_tags_t *value, bool str
 aps_status members_item_flags_decode(const char *json, size_t len, aps_arena *arena,
     members_item_flags_t *out, aps_error *err)
 {
-    return aps_schema_decode(&members_item_flags_type, json, len, arena, out, NULL, err);
+    return members_item_flags_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status members_item_flags_decode_opts(const char *json, size_t len, aps_arena *arena,
     members_item_flags_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&members_item_flags_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&members_item_flags_type, members_item_flags_fast, json, len, arena, out, options, err);
 }
 
 aps_status members_item_flags_encode(const members_item_flags_t *value, aps_json_writer *w, aps_error *err)

@@ -1072,13 +1072,13 @@ static bool mixed_array_value_fast_write(aps_json_writer *w, const void *value, 
 aps_status mixed_array_pair_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_pair_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_pair_type, json, len, arena, out, NULL, err);
+    return mixed_array_pair_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_pair_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_pair_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_pair_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_pair_type, mixed_array_pair_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_pair_encode(const mixed_array_pair_t *value, aps_json_writer *w, aps_error *err)
@@ -1100,7 +1100,7 @@ aps_status mixed_array_pair_validate(const mixed_array_pair_t *value, bool stric
 aps_status mixed_array_pair_item_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_pair_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_pair_item_type, json, len, arena, out, NULL, err);
+    return mixed_array_pair_item_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_pair_item_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1128,13 +1128,13 @@ aps_status mixed_array_pair_item_validate(const mixed_array_pair_item_t *value, 
 aps_status mixed_array_mapping_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_mapping_type, json, len, arena, out, NULL, err);
+    return mixed_array_mapping_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_mapping_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_mapping_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_mapping_type, mixed_array_mapping_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_mapping_encode(const mixed_array_mapping_t *value, aps_json_writer *w, aps_error *err)
@@ -1156,13 +1156,13 @@ aps_status mixed_array_mapping_validate(const mixed_array_mapping_t *value, bool
 aps_status mixed_array_mapping_entry_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_mapping_entry_type, json, len, arena, out, NULL, err);
+    return mixed_array_mapping_entry_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_mapping_entry_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_mapping_entry_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_mapping_entry_type, mixed_array_mapping_entry_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_mapping_entry_encode(const mixed_array_mapping_entry_t *value, aps_json_writer *w, aps_error *err)
@@ -1184,7 +1184,7 @@ aps_status mixed_array_mapping_entry_validate(const mixed_array_mapping_entry_t 
 aps_status mixed_array_mapping_entry_item1_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_item1_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_mapping_entry_item1_type, json, len, arena, out, NULL, err);
+    return mixed_array_mapping_entry_item1_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_mapping_entry_item1_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1212,13 +1212,13 @@ aps_status mixed_array_mapping_entry_item1_validate(const mixed_array_mapping_en
 aps_status mixed_array_value_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_type, json, len, arena, out, NULL, err);
+    return mixed_array_value_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_value_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_value_type, mixed_array_value_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_value_encode(const mixed_array_value_t *value, aps_json_writer *w, aps_error *err)
@@ -1240,13 +1240,13 @@ aps_status mixed_array_value_validate(const mixed_array_value_t *value, bool str
 aps_status mixed_array_value_number_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_number_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_number_type, json, len, arena, out, NULL, err);
+    return mixed_array_value_number_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_value_number_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_number_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_number_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_value_number_type, mixed_array_value_number_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_value_number_encode(const mixed_array_value_number_t *value, aps_json_writer *w, aps_error *err)
@@ -1268,13 +1268,13 @@ aps_status mixed_array_value_number_validate(const mixed_array_value_number_t *v
 aps_status mixed_array_value_string_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_string_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_string_type, json, len, arena, out, NULL, err);
+    return mixed_array_value_string_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_value_string_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_value_string_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_value_string_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_value_string_type, mixed_array_value_string_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_value_string_encode(const mixed_array_value_string_t *value, aps_json_writer *w, aps_error *err)
@@ -1296,7 +1296,7 @@ aps_status mixed_array_value_string_validate(const mixed_array_value_string_t *v
 aps_status mixed_array_mapping_entry_item_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_mapping_entry_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_mapping_entry_item_type, json, len, arena, out, NULL, err);
+    return mixed_array_mapping_entry_item_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_mapping_entry_item_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1332,13 +1332,13 @@ aps_status mixed_array_mapping_entry_item_validate(const mixed_array_mapping_ent
 aps_status mixed_array_named_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_named_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_named_type, json, len, arena, out, NULL, err);
+    return mixed_array_named_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_named_decode_opts(const char *json, size_t len, aps_arena *arena,
     mixed_array_named_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_named_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&mixed_array_named_type, mixed_array_named_fast, json, len, arena, out, options, err);
 }
 
 aps_status mixed_array_named_encode(const mixed_array_named_t *value, aps_json_writer *w, aps_error *err)
@@ -1360,7 +1360,7 @@ aps_status mixed_array_named_validate(const mixed_array_named_t *value, bool str
 aps_status mixed_array_named_item_decode(const char *json, size_t len, aps_arena *arena,
     mixed_array_named_item_t *out, aps_error *err)
 {
-    return aps_schema_decode(&mixed_array_named_item_type, json, len, arena, out, NULL, err);
+    return mixed_array_named_item_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status mixed_array_named_item_decode_opts(const char *json, size_t len, aps_arena *arena,

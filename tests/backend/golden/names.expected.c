@@ -43,7 +43,7 @@ const aps_type names_options_type = {
 aps_status names_options_decode(const char *json, size_t len, aps_arena *arena,
     names_options_t *out, aps_error *err)
 {
-    return aps_schema_decode(&names_options_type, json, len, arena, out, NULL, err);
+    return names_options_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status names_options_decode_opts(const char *json, size_t len, aps_arena *arena,

@@ -930,13 +930,13 @@ static bool open_map_labels_fast_write(aps_json_writer *w, const void *value, un
 aps_status open_map_open_decode(const char *json, size_t len, aps_arena *arena,
     open_map_open_t *out, aps_error *err)
 {
-    return aps_schema_decode(&open_map_open_type, json, len, arena, out, NULL, err);
+    return open_map_open_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status open_map_open_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_open_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&open_map_open_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&open_map_open_type, open_map_open_fast, json, len, arena, out, options, err);
 }
 
 aps_status open_map_open_encode(const open_map_open_t *value, aps_json_writer *w, aps_error *err)
@@ -958,13 +958,13 @@ aps_status open_map_open_validate(const open_map_open_t *value, bool strict, aps
 aps_status open_map_closed_decode(const char *json, size_t len, aps_arena *arena,
     open_map_closed_t *out, aps_error *err)
 {
-    return aps_schema_decode(&open_map_closed_type, json, len, arena, out, NULL, err);
+    return open_map_closed_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status open_map_closed_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_closed_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&open_map_closed_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&open_map_closed_type, open_map_closed_fast, json, len, arena, out, options, err);
 }
 
 aps_status open_map_closed_encode(const open_map_closed_t *value, aps_json_writer *w, aps_error *err)
@@ -986,13 +986,13 @@ aps_status open_map_closed_validate(const open_map_closed_t *value, bool strict,
 aps_status open_map_described_decode(const char *json, size_t len, aps_arena *arena,
     open_map_described_t *out, aps_error *err)
 {
-    return aps_schema_decode(&open_map_described_type, json, len, arena, out, NULL, err);
+    return open_map_described_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status open_map_described_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_described_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&open_map_described_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&open_map_described_type, open_map_described_fast, json, len, arena, out, options, err);
 }
 
 aps_status open_map_described_encode(const open_map_described_t *value, aps_json_writer *w, aps_error *err)
@@ -1014,13 +1014,13 @@ aps_status open_map_described_validate(const open_map_described_t *value, bool s
 aps_status open_map_labels_decode(const char *json, size_t len, aps_arena *arena,
     open_map_labels_t *out, aps_error *err)
 {
-    return aps_schema_decode(&open_map_labels_type, json, len, arena, out, NULL, err);
+    return open_map_labels_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status open_map_labels_decode_opts(const char *json, size_t len, aps_arena *arena,
     open_map_labels_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&open_map_labels_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&open_map_labels_type, open_map_labels_fast, json, len, arena, out, options, err);
 }
 
 aps_status open_map_labels_encode(const open_map_labels_t *value, aps_json_writer *w, aps_error *err)

@@ -256,13 +256,13 @@ static bool redefine_point_fast_write(aps_json_writer *w, const void *value, uns
 aps_status redefine_point_decode(const char *json, size_t len, aps_arena *arena,
     redefine_point_t *out, aps_error *err)
 {
-    return aps_schema_decode(&redefine_point_type, json, len, arena, out, NULL, err);
+    return redefine_point_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status redefine_point_decode_opts(const char *json, size_t len, aps_arena *arena,
     redefine_point_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&redefine_point_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&redefine_point_type, redefine_point_fast, json, len, arena, out, options, err);
 }
 
 aps_status redefine_point_encode(const redefine_point_t *value, aps_json_writer *w, aps_error *err)

@@ -450,13 +450,13 @@ static bool roots_part_fast_write(aps_json_writer *w, const void *value, unsigne
 aps_status roots_wanted_decode(const char *json, size_t len, aps_arena *arena,
     roots_wanted_t *out, aps_error *err)
 {
-    return aps_schema_decode(&roots_wanted_type, json, len, arena, out, NULL, err);
+    return roots_wanted_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status roots_wanted_decode_opts(const char *json, size_t len, aps_arena *arena,
     roots_wanted_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&roots_wanted_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&roots_wanted_type, roots_wanted_fast, json, len, arena, out, options, err);
 }
 
 aps_status roots_wanted_encode(const roots_wanted_t *value, aps_json_writer *w, aps_error *err)
@@ -478,13 +478,13 @@ aps_status roots_wanted_validate(const roots_wanted_t *value, bool strict, aps_e
 aps_status roots_part_decode(const char *json, size_t len, aps_arena *arena,
     roots_part_t *out, aps_error *err)
 {
-    return aps_schema_decode(&roots_part_type, json, len, arena, out, NULL, err);
+    return roots_part_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status roots_part_decode_opts(const char *json, size_t len, aps_arena *arena,
     roots_part_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&roots_part_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&roots_part_type, roots_part_fast, json, len, arena, out, options, err);
 }
 
 aps_status roots_part_encode(const roots_part_t *value, aps_json_writer *w, aps_error *err)

@@ -250,7 +250,7 @@ static bool size_range_name_fast_write(aps_json_writer *w, const void *value, un
 aps_status size_range_short_decode(const char *json, size_t len, aps_arena *arena,
     size_range_short_t *out, aps_error *err)
 {
-    return aps_schema_decode(&size_range_short_type, json, len, arena, out, NULL, err);
+    return size_range_short_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status size_range_short_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -278,13 +278,13 @@ aps_status size_range_short_validate(const size_range_short_t *value, bool stric
 aps_status size_range_name_decode(const char *json, size_t len, aps_arena *arena,
     size_range_name_t *out, aps_error *err)
 {
-    return aps_schema_decode(&size_range_name_type, json, len, arena, out, NULL, err);
+    return size_range_name_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status size_range_name_decode_opts(const char *json, size_t len, aps_arena *arena,
     size_range_name_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&size_range_name_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&size_range_name_type, size_range_name_fast, json, len, arena, out, options, err);
 }
 
 aps_status size_range_name_encode(const size_range_name_t *value, aps_json_writer *w, aps_error *err)

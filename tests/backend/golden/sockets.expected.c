@@ -670,13 +670,13 @@ static bool sockets_message_fast_write(aps_json_writer *w, const void *value, un
 aps_status sockets_envelope_decode(const char *json, size_t len, aps_arena *arena,
     sockets_envelope_t *out, aps_error *err)
 {
-    return aps_schema_decode(&sockets_message_type, json, len, arena, out, NULL, err);
+    return sockets_envelope_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status sockets_envelope_decode_opts(const char *json, size_t len, aps_arena *arena,
     sockets_envelope_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&sockets_message_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&sockets_message_type, sockets_message_fast, json, len, arena, out, options, err);
 }
 
 aps_status sockets_envelope_encode(const sockets_envelope_t *value, aps_json_writer *w, aps_error *err)
@@ -698,13 +698,13 @@ aps_status sockets_envelope_validate(const sockets_envelope_t *value, bool stric
 aps_status sockets_message_decode(const char *json, size_t len, aps_arena *arena,
     sockets_message_t *out, aps_error *err)
 {
-    return aps_schema_decode(&sockets_message_type, json, len, arena, out, NULL, err);
+    return sockets_message_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status sockets_message_decode_opts(const char *json, size_t len, aps_arena *arena,
     sockets_message_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&sockets_message_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&sockets_message_type, sockets_message_fast, json, len, arena, out, options, err);
 }
 
 aps_status sockets_message_encode(const sockets_message_t *value, aps_json_writer *w, aps_error *err)
@@ -726,13 +726,13 @@ aps_status sockets_message_validate(const sockets_message_t *value, bool strict,
 aps_status sockets_ping_decode(const char *json, size_t len, aps_arena *arena,
     sockets_ping_t *out, aps_error *err)
 {
-    return aps_schema_decode(&sockets_ping_type, json, len, arena, out, NULL, err);
+    return sockets_ping_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status sockets_ping_decode_opts(const char *json, size_t len, aps_arena *arena,
     sockets_ping_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&sockets_ping_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&sockets_ping_type, sockets_ping_fast, json, len, arena, out, options, err);
 }
 
 aps_status sockets_ping_encode(const sockets_ping_t *value, aps_json_writer *w, aps_error *err)
@@ -754,13 +754,13 @@ aps_status sockets_ping_validate(const sockets_ping_t *value, bool strict, aps_e
 aps_status sockets_pong_decode(const char *json, size_t len, aps_arena *arena,
     sockets_pong_t *out, aps_error *err)
 {
-    return aps_schema_decode(&sockets_pong_type, json, len, arena, out, NULL, err);
+    return sockets_pong_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status sockets_pong_decode_opts(const char *json, size_t len, aps_arena *arena,
     sockets_pong_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&sockets_pong_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&sockets_pong_type, sockets_pong_fast, json, len, arena, out, options, err);
 }
 
 aps_status sockets_pong_encode(const sockets_pong_t *value, aps_json_writer *w, aps_error *err)

@@ -256,13 +256,13 @@ static bool tabs_point_fast_write(aps_json_writer *w, const void *value, unsigne
 aps_status tabs_point_decode(const char *json, size_t len, aps_arena *arena,
     tabs_point_t *out, aps_error *err)
 {
-    return aps_schema_decode(&tabs_point_type, json, len, arena, out, NULL, err);
+    return tabs_point_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status tabs_point_decode_opts(const char *json, size_t len, aps_arena *arena,
     tabs_point_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&tabs_point_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&tabs_point_type, tabs_point_fast, json, len, arena, out, options, err);
 }
 
 aps_status tabs_point_encode(const tabs_point_t *value, aps_json_writer *w, aps_error *err)

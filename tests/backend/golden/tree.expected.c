@@ -336,13 +336,13 @@ static bool tree_node_children_fast_write(aps_json_writer *w, const void *value,
 aps_status tree_node_decode(const char *json, size_t len, aps_arena *arena,
     tree_node_t *out, aps_error *err)
 {
-    return aps_schema_decode(&tree_node_type, json, len, arena, out, NULL, err);
+    return tree_node_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status tree_node_decode_opts(const char *json, size_t len, aps_arena *arena,
     tree_node_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&tree_node_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&tree_node_type, tree_node_fast, json, len, arena, out, options, err);
 }
 
 aps_status tree_node_encode(const tree_node_t *value, aps_json_writer *w, aps_error *err)
@@ -364,13 +364,13 @@ aps_status tree_node_validate(const tree_node_t *value, bool strict, aps_error *
 aps_status tree_node_children_decode(const char *json, size_t len, aps_arena *arena,
     tree_node_children_t *out, aps_error *err)
 {
-    return aps_schema_decode(&tree_node_children_type, json, len, arena, out, NULL, err);
+    return tree_node_children_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status tree_node_children_decode_opts(const char *json, size_t len, aps_arena *arena,
     tree_node_children_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&tree_node_children_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&tree_node_children_type, tree_node_children_fast, json, len, arena, out, options, err);
 }
 
 aps_status tree_node_children_encode(const tree_node_children_t *value, aps_json_writer *w, aps_error *err)

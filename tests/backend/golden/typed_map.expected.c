@@ -77,7 +77,7 @@ const aps_type typed_map_env_type = {
 aps_status typed_map_scores_decode(const char *json, size_t len, aps_arena *arena,
     typed_map_scores_t *out, aps_error *err)
 {
-    return aps_schema_decode(&typed_map_scores_type, json, len, arena, out, NULL, err);
+    return typed_map_scores_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status typed_map_scores_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -105,7 +105,7 @@ aps_status typed_map_scores_validate(const typed_map_scores_t *value, bool stric
 aps_status typed_map_metadata_decode(const char *json, size_t len, aps_arena *arena,
     typed_map_metadata_t *out, aps_error *err)
 {
-    return aps_schema_decode(&typed_map_metadata_type, json, len, arena, out, NULL, err);
+    return typed_map_metadata_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status typed_map_metadata_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -133,7 +133,7 @@ aps_status typed_map_metadata_validate(const typed_map_metadata_t *value, bool s
 aps_status typed_map_scalar_decode(const char *json, size_t len, aps_arena *arena,
     typed_map_scalar_t *out, aps_error *err)
 {
-    return aps_schema_decode(&typed_map_scalar_type, json, len, arena, out, NULL, err);
+    return typed_map_scalar_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status typed_map_scalar_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -161,7 +161,7 @@ aps_status typed_map_scalar_validate(const typed_map_scalar_t *value, bool stric
 aps_status typed_map_env_decode(const char *json, size_t len, aps_arena *arena,
     typed_map_env_t *out, aps_error *err)
 {
-    return aps_schema_decode(&typed_map_env_type, json, len, arena, out, NULL, err);
+    return typed_map_env_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status typed_map_env_decode_opts(const char *json, size_t len, aps_arena *arena,

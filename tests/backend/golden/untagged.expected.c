@@ -1246,7 +1246,7 @@ static bool untagged_listed_items_fast_write(aps_json_writer *w, const void *val
 aps_status untagged_result_decode(const char *json, size_t len, aps_arena *arena,
     untagged_result_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_result_type, json, len, arena, out, NULL, err);
+    return untagged_result_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_result_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1282,13 +1282,13 @@ aps_status untagged_result_validate(const untagged_result_t *value, bool strict,
 aps_status untagged_created_decode(const char *json, size_t len, aps_arena *arena,
     untagged_created_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_created_type, json, len, arena, out, NULL, err);
+    return untagged_created_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_created_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_created_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&untagged_created_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&untagged_created_type, untagged_created_fast, json, len, arena, out, options, err);
 }
 
 aps_status untagged_created_encode(const untagged_created_t *value, aps_json_writer *w, aps_error *err)
@@ -1310,13 +1310,13 @@ aps_status untagged_created_validate(const untagged_created_t *value, bool stric
 aps_status untagged_listed_decode(const char *json, size_t len, aps_arena *arena,
     untagged_listed_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_listed_type, json, len, arena, out, NULL, err);
+    return untagged_listed_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_listed_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_listed_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&untagged_listed_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&untagged_listed_type, untagged_listed_fast, json, len, arena, out, options, err);
 }
 
 aps_status untagged_listed_encode(const untagged_listed_t *value, aps_json_writer *w, aps_error *err)
@@ -1338,13 +1338,13 @@ aps_status untagged_listed_validate(const untagged_listed_t *value, bool strict,
 aps_status untagged_listed_items_decode(const char *json, size_t len, aps_arena *arena,
     untagged_listed_items_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_listed_items_type, json, len, arena, out, NULL, err);
+    return untagged_listed_items_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_listed_items_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_listed_items_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&untagged_listed_items_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&untagged_listed_items_type, untagged_listed_items_fast, json, len, arena, out, options, err);
 }
 
 aps_status untagged_listed_items_encode(const untagged_listed_items_t *value, aps_json_writer *w, aps_error *err)
@@ -1366,7 +1366,7 @@ aps_status untagged_listed_items_validate(const untagged_listed_items_t *value, 
 aps_status untagged_empty_decode(const char *json, size_t len, aps_arena *arena,
     untagged_empty_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_empty_type, json, len, arena, out, NULL, err);
+    return untagged_empty_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_empty_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1394,13 +1394,13 @@ aps_status untagged_empty_validate(const untagged_empty_t *value, bool strict, a
 aps_status untagged_deleted_decode(const char *json, size_t len, aps_arena *arena,
     untagged_deleted_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_deleted_type, json, len, arena, out, NULL, err);
+    return untagged_deleted_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_deleted_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_deleted_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&untagged_deleted_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&untagged_deleted_type, untagged_deleted_fast, json, len, arena, out, options, err);
 }
 
 aps_status untagged_deleted_encode(const untagged_deleted_t *value, aps_json_writer *w, aps_error *err)
@@ -1422,7 +1422,7 @@ aps_status untagged_deleted_validate(const untagged_deleted_t *value, bool stric
 aps_status untagged_word_decode(const char *json, size_t len, aps_arena *arena,
     untagged_word_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_word_type, json, len, arena, out, NULL, err);
+    return untagged_word_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_word_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1458,7 +1458,7 @@ aps_status untagged_word_validate(const untagged_word_t *value, bool strict, aps
 aps_status untagged_digits_decode(const char *json, size_t len, aps_arena *arena,
     untagged_digits_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_digits_type, json, len, arena, out, NULL, err);
+    return untagged_digits_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_digits_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1486,7 +1486,7 @@ aps_status untagged_digits_validate(const untagged_digits_t *value, bool strict,
 aps_status untagged_reply_decode(const char *json, size_t len, aps_arena *arena,
     untagged_reply_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_reply_type, json, len, arena, out, NULL, err);
+    return untagged_reply_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_reply_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1522,13 +1522,13 @@ aps_status untagged_reply_validate(const untagged_reply_t *value, bool strict, a
 aps_status untagged_anything_decode(const char *json, size_t len, aps_arena *arena,
     untagged_anything_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_anything_type, json, len, arena, out, NULL, err);
+    return untagged_anything_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_anything_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_anything_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&untagged_anything_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&untagged_anything_type, untagged_anything_fast, json, len, arena, out, options, err);
 }
 
 aps_status untagged_anything_encode(const untagged_anything_t *value, aps_json_writer *w, aps_error *err)
@@ -1550,13 +1550,13 @@ aps_status untagged_anything_validate(const untagged_anything_t *value, bool str
 aps_status untagged_ack_decode(const char *json, size_t len, aps_arena *arena,
     untagged_ack_t *out, aps_error *err)
 {
-    return aps_schema_decode(&untagged_ack_type, json, len, arena, out, NULL, err);
+    return untagged_ack_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status untagged_ack_decode_opts(const char *json, size_t len, aps_arena *arena,
     untagged_ack_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&untagged_ack_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&untagged_ack_type, untagged_ack_fast, json, len, arena, out, options, err);
 }
 
 aps_status untagged_ack_encode(const untagged_ack_t *value, aps_json_writer *w, aps_error *err)

@@ -1537,13 +1537,13 @@ static bool value_cycles_phases_actions_fast_write(aps_json_writer *w, const voi
 aps_status value_cycles_node_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_node_type, json, len, arena, out, NULL, err);
+    return value_cycles_node_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_node_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_node_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_node_type, value_cycles_node_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_node_encode(const value_cycles_node_t *value, aps_json_writer *w, aps_error *err)
@@ -1565,13 +1565,13 @@ aps_status value_cycles_node_validate(const value_cycles_node_t *value, bool str
 aps_status value_cycles_node_properties_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_properties_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_node_properties_type, json, len, arena, out, NULL, err);
+    return value_cycles_node_properties_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_node_properties_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_properties_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_node_properties_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_node_properties_type, value_cycles_node_properties_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_node_properties_encode(const value_cycles_node_properties_t *value, aps_json_writer *w, aps_error *err)
@@ -1593,13 +1593,13 @@ aps_status value_cycles_node_properties_validate(const value_cycles_node_propert
 aps_status value_cycles_node_properties_children_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_properties_children_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_node_properties_children_type, json, len, arena, out, NULL, err);
+    return value_cycles_node_properties_children_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_node_properties_children_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_node_properties_children_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_node_properties_children_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_node_properties_children_type, value_cycles_node_properties_children_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_node_properties_children_encode(const value_cycles_node_properties_children_t *value, aps_json_writer *w, aps_error *err)
@@ -1621,13 +1621,13 @@ aps_status value_cycles_node_properties_children_validate(const value_cycles_nod
 aps_status value_cycles_bypass_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_bypass_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_bypass_type, json, len, arena, out, NULL, err);
+    return value_cycles_bypass_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_bypass_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_bypass_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_bypass_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_bypass_type, value_cycles_bypass_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_bypass_encode(const value_cycles_bypass_t *value, aps_json_writer *w, aps_error *err)
@@ -1649,7 +1649,7 @@ aps_status value_cycles_bypass_validate(const value_cycles_bypass_t *value, bool
 aps_status value_cycles_bypass_bypass_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_bypass_bypass_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_bypass_bypass_type, json, len, arena, out, NULL, err);
+    return value_cycles_bypass_bypass_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_bypass_bypass_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1677,7 +1677,7 @@ aps_status value_cycles_bypass_bypass_validate(const value_cycles_bypass_bypass_
 aps_status value_cycles_ownership_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_ownership_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_ownership_type, json, len, arena, out, NULL, err);
+    return value_cycles_ownership_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_ownership_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1705,13 +1705,13 @@ aps_status value_cycles_ownership_validate(const value_cycles_ownership_t *value
 aps_status value_cycles_phases_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phases_type, json, len, arena, out, NULL, err);
+    return value_cycles_phases_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_phases_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phases_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_phases_type, value_cycles_phases_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_phases_encode(const value_cycles_phases_t *value, aps_json_writer *w, aps_error *err)
@@ -1733,13 +1733,13 @@ aps_status value_cycles_phases_validate(const value_cycles_phases_t *value, bool
 aps_status value_cycles_phases_phases_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_phases_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phases_phases_type, json, len, arena, out, NULL, err);
+    return value_cycles_phases_phases_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_phases_phases_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_phases_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phases_phases_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_phases_phases_type, value_cycles_phases_phases_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_phases_phases_encode(const value_cycles_phases_phases_t *value, aps_json_writer *w, aps_error *err)
@@ -1761,7 +1761,7 @@ aps_status value_cycles_phases_phases_validate(const value_cycles_phases_phases_
 aps_status value_cycles_phase_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_phase_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phase_type, json, len, arena, out, NULL, err);
+    return value_cycles_phase_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_phase_decode_opts(const char *json, size_t len, aps_arena *arena,
@@ -1789,13 +1789,13 @@ aps_status value_cycles_phase_validate(const value_cycles_phase_t *value, bool s
 aps_status value_cycles_phases_actions_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_actions_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phases_actions_type, json, len, arena, out, NULL, err);
+    return value_cycles_phases_actions_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_phases_actions_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_phases_actions_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_phases_actions_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_phases_actions_type, value_cycles_phases_actions_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_phases_actions_encode(const value_cycles_phases_actions_t *value, aps_json_writer *w, aps_error *err)
@@ -1817,13 +1817,13 @@ aps_status value_cycles_phases_actions_validate(const value_cycles_phases_action
 aps_status value_cycles_none_action_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_none_action_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_pause_type, json, len, arena, out, NULL, err);
+    return value_cycles_none_action_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_none_action_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_none_action_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_pause_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_pause_type, value_cycles_pause_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_none_action_encode(const value_cycles_none_action_t *value, aps_json_writer *w, aps_error *err)
@@ -1845,13 +1845,13 @@ aps_status value_cycles_none_action_validate(const value_cycles_none_action_t *v
 aps_status value_cycles_pause_decode(const char *json, size_t len, aps_arena *arena,
     value_cycles_pause_t *out, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_pause_type, json, len, arena, out, NULL, err);
+    return value_cycles_pause_decode_opts(json, len, arena, out, NULL, err);
 }
 
 aps_status value_cycles_pause_decode_opts(const char *json, size_t len, aps_arena *arena,
     value_cycles_pause_t *out, const aps_decode_options *options, aps_error *err)
 {
-    return aps_schema_decode(&value_cycles_pause_type, json, len, arena, out, options, err);
+    return aps_fast_decode(&value_cycles_pause_type, value_cycles_pause_fast, json, len, arena, out, options, err);
 }
 
 aps_status value_cycles_pause_encode(const value_cycles_pause_t *value, aps_json_writer *w, aps_error *err)

@@ -240,6 +240,55 @@ APS_SCAN_INLINE const char *aps_scan_find_stop_in(const char *begin, const char 
 }
 
 /*
+ * The plain string content from s, in a string of the input that starts
+ * at `begin`, to its closing '"': the byte after that '"' when the first
+ * stop (aps_scan_find_stop_in) is it, else NULL with *stop at that stop.
+ * Whether the stop is the '"' comes from the load's masks, not from a
+ * load of the byte found: what follows the string waits on this answer.
+ */
+APS_SCAN_INLINE const char *aps_scan_plain_in(const char *begin, const char *s, const char *end, const char **stop)
+{
+#if defined(__SSE2__)
+    if (end - begin >= 16) {
+        __m128i v;
+        unsigned m, q;
+        for (;; s += 16) {
+            if (end - s < 16) {
+                if (s == end) {
+                    *stop = s;
+                    return NULL;
+                }
+                v = _mm_loadu_si128((const __m128i *)(const void *)(end - 16));
+                m = (aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v)) >> (16 - (end - s));
+                q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))) >> (16 - (end - s));
+                break;
+            }
+            v = _mm_loadu_si128((const __m128i *)(const void *)s);
+            m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
+            if (m != 0) {
+                q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+                break;
+            }
+        }
+        if (m == 0) {
+            *stop = end;
+            return NULL;
+        }
+        s += __builtin_ctz(m);
+        if ((m & (0u - m) & q) != 0)
+            return s + 1;
+        *stop = s;
+        return NULL;
+    }
+#endif
+    s = aps_scan_find_stop_in(begin, s, end);
+    if (s < end && *s == '"')
+        return s + 1;
+    *stop = s;
+    return NULL;
+}
+
+/*
  * The UTF-8 character whose first byte, past ASCII or a control character,
  * is at s (s < end): the position after it, or NULL when it is not one
  * valid character of RFC 3629 (no overlong form, surrogate or code point

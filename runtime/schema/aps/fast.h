@@ -51,7 +51,7 @@ extern "C" {
  * table-driven path may call the generated decoders (aps_type.fast).
  */
 struct aps_fast_ctx {
-    const char *begin; /* the input's first byte: its last 16 may be read at once (aps_scan_find_stop_in) */
+    const char *begin; /* the input's first byte: its last 16 may be read at once (aps_scan_plain_in) */
     const char *end;
     aps_arena *arena;
     aps_key_case key_case;
@@ -296,7 +296,7 @@ APS_FAST_INLINE bool aps_fast_see(uint64_t *seen, unsigned bit)
 
 /*
  * aps_fast_string for strings with escapes or bytes past ASCII (out of
- * line): the string whose '"' is at p, from s, where aps_scan_find_stop_in
+ * line): the string whose '"' is at p, from s, where aps_scan_plain_in
  * stopped before its end.
  */
 const char *aps_fast_string_slow(aps_fast_ctx *c, const char *p, const char *s, aps_slice *out);
@@ -307,16 +307,15 @@ const char *aps_fast_string_slow(aps_fast_ctx *c, const char *p, const char *s, 
  */
 APS_FAST_INLINE const char *aps_fast_string(aps_fast_ctx *c, const char *p, aps_slice *out)
 {
-    const char *s;
+    const char *s, *stop;
     if (p >= c->end || *p != '"')
         return NULL;
-    s = aps_scan_find_stop_in(c->begin, p + 1, c->end);
-    if (APS_FAST_LIKELY(s < c->end && *s == '"')) {
+    if (APS_FAST_LIKELY((s = aps_scan_plain_in(c->begin, p + 1, c->end, &stop)) != NULL)) {
         out->ptr = p + 1;
-        out->len = (size_t)(s - p) - 1;
-        return s + 1;
+        out->len = (size_t)(s - p) - 2;
+        return s;
     }
-    return aps_fast_string_slow(c, p, s, out);
+    return aps_fast_string_slow(c, p, stop, out);
 }
 
 /*

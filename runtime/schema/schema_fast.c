@@ -30,9 +30,10 @@
 /*
  * Limits past which the exact decoder takes over: JSON nesting (the
  * validating skip's, APS_JSON_FAST_DEPTH, set by aps_fast_begin; the
- * reader's own limit applies when lower), typed nesting (for the stack; the exact decoder allows
- * APS_SCHEMA_MAX_DEPTH), and member names per map or open struct, whose
- * duplicates are checked by comparing with each other.
+ * reader's own limit applies when lower), typed nesting (for the stack;
+ * the exact decoder allows APS_SCHEMA_MAX_DEPTH), and member names per
+ * map or open struct, whose duplicates are checked by comparing with each
+ * other.
  */
 #define FAST_MAX_TYPED APS_FAST_MAX_TYPED
 #define FAST_MAX_NAMES APS_JSON_FAST_NAMES

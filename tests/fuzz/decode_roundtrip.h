@@ -7,13 +7,13 @@
  * The input is decoded in each of the six option sets (strict and tolerant,
  * each key spelling), by RT_DECODE and by aps_schema_decode on RT_DESC:
  * the two must give the same status and error, and equal values. Whenever
- * a decode succeeds: validation (strict when
- * the decode was) must succeed, encoding (snake_case for a snake_case
- * decode, the schema's spelling otherwise) must succeed, and decoding that
- * encoding with the same options must succeed and encode to the same bytes.
- * That second decode uses copy_strings on a heap copy of the encoding freed
- * right after it, so under ASan a value still borrowing from its input is
- * a use after free. The encoding in the schema's spelling, by the generated
+ * a decode succeeds: validation (strict when the decode was) must
+ * succeed, encoding (snake_case for a snake_case decode, the schema's
+ * spelling otherwise) must succeed, and decoding that encoding with the
+ * same options must succeed and encode to the same bytes. That second
+ * decode uses copy_strings on a heap copy of the encoding freed right
+ * after it, so under ASan a value still borrowing from its input is a use
+ * after free. The encoding in the schema's spelling, by the generated
  * encoder, must equal the table-driven encoder's, and the trusted one's.
  * Anything else aborts. The arena is reset for every decode; its chunks and
  * the writers' buffers are kept across inputs, as a server would keep them.

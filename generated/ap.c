@@ -27312,7 +27312,7 @@ static const char *ap_command_data_fast_compact(aps_fast_ctx *c, const char *p, 
     ap_command_data_t *out = (ap_command_data_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_command_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "run.start", 9)) != NULL) {
@@ -27367,7 +27367,7 @@ static const char *ap_command_data_fast_compact_members(aps_fast_ctx *c, const c
 {
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":", 9) ? 9 : 0) == 0)
         return NULL;
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "run.start", 9)) != NULL) {
@@ -27616,7 +27616,7 @@ static const char *ap_subscription_command_fast_compact(aps_fast_ctx *c, const c
     ap_subscription_command_t *out = (ap_subscription_command_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_subscription_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "subscription.subscribe", 22)) != NULL) {
@@ -27726,7 +27726,7 @@ static const char *ap_input_command_fast_compact(aps_fast_ctx *c, const char *p,
     ap_input_command_t *out = (ap_input_command_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_input_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "input.respond", 13)) != NULL) {
@@ -27835,7 +27835,7 @@ static const char *ap_state_command_fast_compact(aps_fast_ctx *c, const char *p,
     ap_state_command_t *out = (ap_state_command_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_state_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "state.get", 9)) != NULL) {
@@ -27950,7 +27950,7 @@ static const char *ap_message_fast_compact(aps_fast_ctx *c, const char *p, void 
     ap_message_t *out = (ap_message_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_message_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "success", 7)) != NULL) {
@@ -28095,7 +28095,7 @@ static const char *ap_event_data_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_event_data_t *out = (ap_event_data_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_event_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "lifecycle", 9)) != NULL) {
@@ -28146,7 +28146,7 @@ static const char *ap_event_data_fast_compact_members(aps_fast_ctx *c, const cha
 {
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":", 9) ? 9 : 0) == 0)
         return NULL;
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "lifecycle", 9)) != NULL) {
@@ -28385,7 +28385,7 @@ static const char *ap_lifecycle_cause_fast_compact(aps_fast_ctx *c, const char *
     ap_lifecycle_cause_t *out = (ap_lifecycle_cause_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_lifecycle_cause_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "toolCall", 8)) != NULL) {
@@ -28515,7 +28515,7 @@ static const char *ap_messages_data_fast_compact(aps_fast_ctx *c, const char *p,
     ap_messages_data_t *out = (ap_messages_data_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"event\":", 8) ? 8 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_messages_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "message-start", 13)) != NULL) {
@@ -28698,7 +28698,7 @@ static const char *ap_content_block_fast_compact(aps_fast_ctx *c, const char *p,
     ap_content_block_t *out = (ap_content_block_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "text", 4)) != NULL) {
@@ -28868,7 +28868,7 @@ static const char *ap_annotation_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_annotation_t *out = (ap_annotation_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_annotation_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "citation", 8)) != NULL) {
@@ -28987,7 +28987,7 @@ static const char *ap_content_block_delta_fast_compact(aps_fast_ctx *c, const ch
     ap_content_block_delta_t *out = (ap_content_block_delta_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_content_block_delta_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "text-delta", 10)) != NULL) {
@@ -29154,7 +29154,7 @@ static const char *ap_finalized_content_block_fast_compact(aps_fast_ctx *c, cons
     ap_finalized_content_block_t *out = (ap_finalized_content_block_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_finalized_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "text", 4)) != NULL) {
@@ -29322,7 +29322,7 @@ static const char *ap_tools_data_fast_compact(aps_fast_ctx *c, const char *p, vo
     ap_tools_data_t *out = (ap_tools_data_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"event\":", 8, "\"event\":", 8)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"event\":", 8) ? 8 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_tools_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "tool-started", 12)) != NULL) {
@@ -29448,7 +29448,7 @@ static const char *ap_data_content_block_fast_compact(aps_fast_ctx *c, const cha
     ap_data_content_block_t *out = (ap_data_content_block_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_data_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "image", 5)) != NULL) {
@@ -29579,7 +29579,7 @@ static const char *ap_tool_content_block_fast_compact(aps_fast_ctx *c, const cha
     ap_tool_content_block_t *out = (ap_tool_content_block_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, ap_tool_content_block_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "tool_call", 9)) != NULL) {

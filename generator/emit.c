@@ -787,6 +787,7 @@ static tmpl_value *fast_union(emitter *E, const ir_type *u, bool as_variants, bo
     tmpl_set(C, d, "PREFIX", upper(E, E->opt->prefix));
     tmpl_set(C, d, "NAME", NAME);
     set_tokens(E, d, "d", df);
+    tmpl_flag(C, d, "dtwo_spellings", !same_text(df->key.ptr, df->key.len, df->snake, strlen(df->snake)));
     for (i = 0; i < u->nalts; i++) {
         const ir_type *a = resolved(u->alts[i]);
         tmpl_value *v = tmpl_object(C);

@@ -1502,7 +1502,7 @@ static const char *disc_shape_fast_compact(aps_fast_ctx *c, const char *p, void 
     disc_shape_t *out = (disc_shape_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, disc_shape_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "circle", 6)) != NULL) {
@@ -1618,7 +1618,7 @@ static const char *disc_polygon_fast_compact(aps_fast_ctx *c, const char *p, voi
     disc_polygon_t *out = (disc_polygon_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, disc_polygon_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "triangle", 8)) != NULL) {
@@ -1722,7 +1722,7 @@ static const char *disc_command_fast_compact(aps_fast_ctx *c, const char *p, voi
     disc_command_t *out = (disc_command_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"op\":", 5, "\"op\":", 5)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"op\":", 5) ? 5 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, disc_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "add", 3)) != NULL) {

@@ -4240,7 +4240,7 @@ static const char *group_choices_command_data_fast_compact(aps_fast_ctx *c, cons
     group_choices_command_data_t *out = (group_choices_command_data_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_command_data_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "browser.close", 13)) != NULL) {
@@ -4267,7 +4267,7 @@ static const char *group_choices_command_data_fast_compact_members(aps_fast_ctx 
 {
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, *sep, "\"method\":", 9) ? 9 : 0) == 0)
         return NULL;
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "browser.close", 13)) != NULL) {
@@ -4441,7 +4441,7 @@ static const char *group_choices_browser_command_fast_compact(aps_fast_ctx *c, c
     group_choices_browser_command_t *out = (group_choices_browser_command_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"method\":", 9, "\"method\":", 9)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"method\":", 9) ? 9 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, group_choices_browser_command_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "browser.close", 13)) != NULL) {

@@ -833,7 +833,7 @@ static const char *mixed_array_value_fast_compact(aps_fast_ctx *c, const char *p
     mixed_array_value_t *out = (mixed_array_value_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"type\":", 7, "\"type\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"type\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, mixed_array_value_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "number", 6)) != NULL) {

@@ -515,7 +515,7 @@ static const char *sockets_message_fast_compact(aps_fast_ctx *c, const char *p, 
     sockets_message_t *out = (sockets_message_t *)vout;
     const char *q, *r;
     size_t n;
-    if ((n = aps_fast_compact_name(c, p, '{', "\"kind\":", 7, "\"kind\":", 7)) == 0)
+    if ((n = aps_fast_compact_key(c, p, '{', "\"kind\":", 7) ? 7 : 0) == 0)
         return aps_fast_compact_retry(c, p, out, sizeof *out, sockets_message_fast, c->depth, c->typed);
     q = p + n + 1;
     if ((r = aps_fast_literal(c, q, "ping", 4)) != NULL) {

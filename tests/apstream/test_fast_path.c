@@ -330,6 +330,28 @@ static int listed(const char *const *list, size_t n, const char *file)
     return 0;
 }
 
+/* The MANIFEST.tsv of the corpus directory dir/kind ("valid" or "invalid"), or NULL (a failed check). */
+static FILE *manifest_open(const char *dir, const char *kind)
+{
+    char path[4096];
+    FILE *manifest;
+    snprintf(path, sizeof path, "%s/%s/MANIFEST.tsv", dir, kind);
+    manifest = fopen(path, "r");
+    CHECK(manifest != NULL, path);
+    return manifest;
+}
+
+/* The next file of a manifest and its rule, past the header; false at the end. */
+static bool manifest_next(FILE *manifest, char file[256], char rule[64])
+{
+    char line[512];
+    while (fgets(line, sizeof line, manifest) != NULL) {
+        if (sscanf(line, "%255s %63s", file, rule) == 2 && strcmp(file, "file") != 0)
+            return true;
+    }
+    return false;
+}
+
 /*
  * Every valid corpus file takes the generated decoders, but those listed
  * above; and what our encoder writes of each (compact, the schema's
@@ -337,21 +359,15 @@ static int listed(const char *const *list, size_t n, const char *file)
  */
 static void test_corpus(const char *dir)
 {
-    char path[4096], line[512];
-    FILE *manifest;
+    char path[4096], file[256], rule[64];
+    FILE *manifest = manifest_open(dir, "valid");
     size_t taken = 0, generated = 0, compact = 0, total = 0, snake_differs = 0;
-    snprintf(path, sizeof path, "%s/valid/MANIFEST.tsv", dir);
-    manifest = fopen(path, "r");
-    CHECK(manifest != NULL, path);
     if (manifest == NULL)
         return;
-    while (fgets(line, sizeof line, manifest) != NULL) {
-        char file[256], rule[64];
+    while (manifest_next(manifest, file, rule)) {
         const aps_type *t;
         size_t len;
         char *json;
-        if (sscanf(line, "%255s %63s", file, rule) != 2 || strcmp(file, "file") == 0)
-            continue;
         t = strcmp(rule, "Command") == 0 ? &ap_command_type : &ap_message_type;
         snprintf(path, sizeof path, "%s/valid/%s", dir, file);
         json = test_read_file(path, &len);
@@ -404,68 +420,65 @@ static void test_corpus(const char *dir)
 
 /*
  * The generated PREFIX_T_decode_opts, whose usual case runs inline
- * (aps_fast_decode), answers as aps_schema_decode on every corpus file,
- * valid and invalid, in each key case: the same status, error, value and
- * arena use, with an error struct that held another error before.
+ * (aps_fast_decode), answers as aps_schema_decode on the file at path, in
+ * key case kc: the same status, error, value and arena use, with an error
+ * struct that held another error before. Returns the status.
  */
+static aps_status entry_agrees(const char *path, bool command, const char *json, size_t len, aps_key_case kc)
+{
+    const aps_type *t = command ? &ap_command_type : &ap_message_type;
+    any_value a, b;
+    aps_decode_options o;
+    aps_error ea = APS_ERROR_INIT, eb;
+    aps_status sa, sb;
+    size_t used_a, used_b;
+    memset(&o, 0, sizeof o);
+    o.key_case = kc;
+    o.strict = true;
+    aps_arena_reset(&arena);
+    sb = aps_schema_decode(t, json, len, &arena, &b, &o, &eb);
+    used_b = aps_arena_used(&arena);
+    aps_arena_reset(&arena);
+    aps_error_set(&ea, APS_E_SYNTAX, 7, "an error left from before");
+    aps_error_set_pointer(&ea, "/stale");
+    sa = command ? ap_command_decode_opts(json, len, &arena, &a.command, &o, &ea)
+                 : ap_message_decode_opts(json, len, &arena, &a.message, &o, &ea);
+    used_a = aps_arena_used(&arena);
+    CHECK(sa == sb && ea.code == eb.code && ea.offset == eb.offset && strcmp(ea.pointer, eb.pointer) == 0 &&
+              strcmp(ea.message, eb.message) == 0,
+          path);
+    CHECK(used_a == used_b, path);
+    if (sa == APS_OK && sb == APS_OK) {
+        char *ta = encode(t, &a), *tb = encode(t, &b);
+        CHECK(ta != NULL && tb != NULL && strcmp(ta, tb) == 0, path);
+        free(ta);
+        free(tb);
+    }
+    return sa;
+}
+
+/* entry_agrees on every corpus file, valid and invalid, in each key case. */
 static void test_entry(const char *dir)
 {
     static const char *const kinds[] = { "valid", "invalid" };
     static const aps_key_case cases[] = { APS_CASE_SCHEMA, APS_CASE_SNAKE, APS_CASE_EITHER };
-    size_t files = 0, failed = 0, k;
+    size_t files = 0, failed = 0, k, i;
     for (k = 0; k < 2; k++) {
-        char path[4096], line[512];
-        FILE *manifest;
-        snprintf(path, sizeof path, "%s/%s/MANIFEST.tsv", dir, kinds[k]);
-        manifest = fopen(path, "r");
-        CHECK(manifest != NULL, path);
+        char path[4096], file[256], rule[64];
+        FILE *manifest = manifest_open(dir, kinds[k]);
         if (manifest == NULL)
             continue;
-        while (fgets(line, sizeof line, manifest) != NULL) {
-            char file[256], rule[64];
-            bool command;
-            const aps_type *t;
-            size_t len, i;
+        while (manifest_next(manifest, file, rule)) {
+            size_t len;
             char *json;
-            if (sscanf(line, "%255s %63s", file, rule) != 2 || strcmp(file, "file") == 0)
-                continue;
-            command = strcmp(rule, "Command") == 0;
-            t = command ? &ap_command_type : &ap_message_type;
             snprintf(path, sizeof path, "%s/%s/%s", dir, kinds[k], file);
             json = test_read_file(path, &len);
             CHECK(json != NULL, path);
             if (json == NULL)
                 continue;
             files++;
-            for (i = 0; i < sizeof cases / sizeof *cases; i++) {
-                any_value a, b;
-                aps_decode_options o;
-                aps_error ea, eb;
-                aps_status sa, sb;
-                size_t used_a, used_b;
-                memset(&o, 0, sizeof o);
-                o.key_case = cases[i];
-                o.strict = true;
-                aps_arena_reset(&arena);
-                sb = aps_schema_decode(t, json, len, &arena, &b, &o, &eb);
-                used_b = aps_arena_used(&arena);
-                aps_arena_reset(&arena);
-                aps_error_set(&ea, APS_E_SYNTAX, 7, "an error left from before");
-                sa = command ? ap_command_decode_opts(json, len, &arena, &a.command, &o, &ea)
-                             : ap_message_decode_opts(json, len, &arena, &a.message, &o, &ea);
-                used_a = aps_arena_used(&arena);
-                CHECK(sa == sb && ea.code == eb.code && ea.offset == eb.offset &&
-                          strcmp(ea.pointer, eb.pointer) == 0 && strcmp(ea.message, eb.message) == 0,
-                      path);
-                CHECK(used_a == used_b, path);
-                failed += sa != APS_OK;
-                if (sa == APS_OK && sb == APS_OK) {
-                    char *ta = encode(t, &a), *tb = encode(t, &b);
-                    CHECK(ta != NULL && tb != NULL && strcmp(ta, tb) == 0, path);
-                    free(ta);
-                    free(tb);
-                }
-            }
+            for (i = 0; i < sizeof cases / sizeof *cases; i++)
+                failed += entry_agrees(path, strcmp(rule, "Command") == 0, json, len, cases[i]) != APS_OK;
             free(json);
         }
         fclose(manifest);

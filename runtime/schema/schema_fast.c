@@ -73,74 +73,132 @@ static const char short_escapes[256] = {
 };
 
 /*
- * Writes the content of the string from s (after its opening '"') to its
+ * The value of each hex digit by its byte, plus one; 0 for the other bytes
+ * (a table, so that four digits cost four loads and no branch).
+ */
+static const unsigned char hex_plus_one[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/*
+ * The code point of the escape `\uXXXX` at s (six bytes there), when it is
+ * one outside the surrogates; else a value above 0xFFFF, and the caller
+ * takes the reader's general path (aps_json_impl_unescape_one: surrogate
+ * pairs and the errors).
+ */
+static inline uint32_t hex_escape_bmp(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned a = hex_plus_one[u[2]], b = hex_plus_one[u[3]], c = hex_plus_one[u[4]], d = hex_plus_one[u[5]];
+    uint32_t cp = ((uint32_t)(a - 1) << 12) | ((uint32_t)(b - 1) << 8) | ((uint32_t)(c - 1) << 4) | (d - 1);
+    if (a == 0 || b == 0 || c == 0 || d == 0 || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0x110000;
+    return cp;
+}
+
+/*
+ * Writes the content of the string from s (after its opening '"'; the input
+ * starts at begin) to its
  * closing '"' into buf, unescaped and checked as the reader checks it
  * (escapes, surrogates, UTF-8, no control character), in one pass. Returns
  * its closing '"' with *n the length written; NULL when it is not valid, or
  * with *full set when the `room` bytes of buf were too few. Unescaped text
  * is never longer than its escaped form, so room for that is enough.
+ *
+ * Each step copies a plain run and ends at a stop ('"', '\\', a control
+ * character or a byte past ASCII), which the step's end decides. Escaped
+ * text deltas are short runs between escapes, so the step is kept to one
+ * 16-byte load and store and a dispatch on the stop's byte.
  */
-static const char *unescape_into(const char *s, const char *end, char *buf, size_t room, size_t *n, bool *full)
+static const char *unescape_into(const char *begin, const char *s, const char *end, char *buf, size_t room, size_t *n,
+                                 bool *full)
 {
     const char *t, *bad, *why;
     char one[4]; /* the UTF-8 of one hex escape (or surrogate pair) */
     aps_status code;
     size_t k = 0, w;
+    uint32_t cp;
+    char e;
     for (;;) {
 #if defined(__SSE2__)
-        /* A plain run, sixteen bytes copied a step while the room allows;
-         * the store may pass the run's end, never the room's. */
-        while (end - s >= 16 && room - k >= 16) {
+        if (end - s >= 16 && room - k >= 16) {
+            /* The store may pass the run's end, never the room's. */
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
             unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
             _mm_storeu_si128((__m128i *)(void *)(buf + k), v);
-            if (m != 0) {
-                s += __builtin_ctz(m);
-                k += __builtin_ctz(m);
-                break;
+            if (m == 0) {
+                s += 16;
+                k += 16;
+                continue;
             }
-            s += 16;
-            k += 16;
-        }
+            s += __builtin_ctz(m);
+            k += __builtin_ctz(m);
+        } else
 #endif
 #ifdef APS_SCAN_HAVE_STOPS64
-        /* Eight a step near the end of the input (a message's last string). */
-        while (end - s >= 8 && room - k >= 8 && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 &&
-               *s != '"' && *s != '\\') {
-            uint64_t word = aps_scan_load64(s), stops = aps_scan_stops64(word);
+        if (room - k >= 8 && end - begin >= 8 && s < end) {
+            /* Near the input's end (the string is often a message's last
+             * value): eight bytes a step, the last ones from the word of the
+             * input's last eight bytes, shifted down (the zeros shifted in
+             * are stops). The store may pass the run's end, never the room's. */
+            uint64_t word = end - s >= 8 ? aps_scan_load64(s) : aps_scan_load64(end - 8) >> (8 * (8 - (end - s)));
+            uint64_t stops = aps_scan_stops64(word);
             memcpy(buf + k, &word, 8);
-            if (stops != 0) {
-                s += __builtin_ctzll(stops) / 8;
-                k += __builtin_ctzll(stops) / 8;
-                break;
+            if (stops == 0) {
+                s += 8;
+                k += 8;
+                continue;
             }
-            s += 8;
-            k += 8;
-        }
+            s += __builtin_ctzll(stops) / 8;
+            k += __builtin_ctzll(stops) / 8;
+            if (s >= end)
+                return NULL;
+        } else
 #endif
-        for (; s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' && *s != '\\'; s++) {
-            if (k == room)
-                goto full;
-            buf[k++] = *s;
+        {
+            /* Near the end of the room: a byte a step. */
+            for (; s < end && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x80 && *s != '"' && *s != '\\'; s++) {
+                if (k == room)
+                    goto full;
+                buf[k++] = *s;
+            }
+            if (s >= end)
+                return NULL;
         }
-        if (s >= end)
-            return NULL;
-        if (*s == '"') {
-            *n = k;
-            return s;
-        }
-        if (*s == '\\' && end - s >= 2 && short_escapes[(unsigned char)s[1]] != 0) {
-            if (k == room)
-                goto full;
-            buf[k++] = short_escapes[(unsigned char)s[1]];
-            s += 2;
-        } else if (*s == '\\') {
+        if (*s == '\\') {
+            if (end - s >= 2 && (e = short_escapes[(unsigned char)s[1]]) != 0) {
+                if (k == room)
+                    goto full;
+                buf[k++] = e;
+                s += 2;
+                continue;
+            }
+            if (end - s >= 6 && s[1] == 'u' && (cp = hex_escape_bmp(s)) <= 0xFFFF && room - k >= 3) {
+                /* One character of the Basic Multilingual Plane, as aps_utf8_encode writes it. */
+                if (cp < 0x80) {
+                    buf[k++] = (char)cp;
+                } else if (cp < 0x800) {
+                    buf[k++] = (char)(0xC0 | (cp >> 6));
+                    buf[k++] = (char)(0x80 | (cp & 0x3F));
+                } else {
+                    buf[k++] = (char)(0xE0 | (cp >> 12));
+                    buf[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    buf[k++] = (char)(0x80 | (cp & 0x3F));
+                }
+                s += 6;
+                continue;
+            }
             if ((s = aps_json_impl_unescape_one(s, end, one, &w, &code, &bad, &why)) == NULL)
                 return NULL;
             if (room - k < w)
                 goto full;
             memcpy(buf + k, one, w);
             k += w;
+        } else if (*s == '"') {
+            *n = k;
+            return s;
         } else {
             if ((t = aps_scan_utf8_char(s, end)) == NULL)
                 return NULL; /* a control character, or bad UTF-8 */
@@ -184,7 +242,7 @@ const char *aps_fast_string_slow(fast_ctx *c, const char *p, const char *s, aps_
             return NULL; /* a control character, or the end of the input */
         /* Escaped text is unescaped in one pass into the arena's free room... */
         buf = aps_arena_room(c->arena, &room);
-        if (buf != NULL && (e = unescape_into(q, c->end, buf, room, &n, &full)) != NULL) {
+        if (buf != NULL && (e = unescape_into(c->begin, q, c->end, buf, room, &n, &full)) != NULL) {
             aps_arena_commit(c->arena, n);
             out->ptr = buf;
             out->len = n;
@@ -204,7 +262,7 @@ const char *aps_fast_string_slow(fast_ctx *c, const char *p, const char *s, aps_
     }
     len = (size_t)(e - 1 - q);
     if ((buf = (char *)aps_arena_alloc_aligned(c->arena, len, 1)) == NULL ||
-        (e = unescape_into(q, c->end, buf, len, &n, &full)) == NULL)
+        (e = unescape_into(c->begin, q, c->end, buf, len, &n, &full)) == NULL)
         return NULL;
     aps_arena_realloc(c->arena, buf, len, n, 1); /* the last block: shrinks in place */
     out->ptr = buf;

@@ -215,6 +215,23 @@ static void test_inline(void)
     CHECK(fast_takes_delta("0123456789abcdef0123456789abcdef\\t") == TAKES_GENERATED, "escape after 32 bytes");
     CHECK(!fast_takes_delta("bad \xC3"), "truncated UTF-8");
     CHECK(!fast_takes_delta("ctl \x01"), "control character");
+    /* \u escapes of one, two and three UTF-8 bytes, either case, NUL; bad digits and lone surrogates. */
+    CHECK(fast_takes_delta("\\u0041\\u00E9\\u20ac\\u0000\\uFFFF\\u07ff\\u0800") == TAKES_GENERATED, "\\u escapes");
+    CHECK(!fast_takes_delta("\\u00g9"), "a bad hex digit");
+    CHECK(!fast_takes_delta("\\u00e"), "three hex digits");
+    CHECK(!fast_takes_delta("\\udc00"), "a lone low surrogate");
+    CHECK(!fast_takes_delta("\\ud83d x"), "a lone high surrogate");
+    CHECK(!fast_takes_delta("\\q"), "an unknown escape letter");
+    /* Escapes at every distance from the input's end (the unescaping copy's last steps). */
+    for (i = 0; i < 40; i++) {
+        char text[64], name[80];
+        memset(text, 'a', i);
+        strcpy(text + i, i % 3 == 0 ? "\\n" : i % 3 == 1 ? "\\u00e9b" : "\\\\\xC3\xA9");
+        snprintf(name, sizeof name, "an escape after %zu bytes", i);
+        CHECK(fast_takes_delta(text) == TAKES_GENERATED, name);
+        strcat(text, "\x01");
+        CHECK(!fast_takes_delta(text), name);
+    }
     /* Nesting past the fast path's limit goes to the exact decoder, which takes it. */
     memset(deep, 0, sizeof deep);
     strcpy(deep, "{\"type\":\"event\",\"method\":\"values\",\"params\":{\"namespace\":[],\"timestamp\":1,\"data\":");

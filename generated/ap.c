@@ -5777,7 +5777,9 @@ static const char *ap_command_fast_body(aps_fast_ctx *c, const char *p, int clos
 /*
  * The members of Command in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_command_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_command_t *out)
 {
@@ -5946,18 +5948,20 @@ static const char *ap_run_start_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of run.start after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_run_start_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_run_start_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -6148,7 +6152,9 @@ static const char *ap_run_start_params_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of RunStartParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_run_start_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_start_params_t *out)
 {
@@ -6161,24 +6167,21 @@ static const char *ap_run_start_params_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"input\":", 9)) {
+        p += 9;
         if ((p = aps_fast_any(c, p, &out->input)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"config\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_run_start_params_config_type, p, &out->config)) == NULL)
             return NULL;
         out->has_config = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"metadata\":", 12)) {
+        p += 12;
         if ((p = aps_fast_value(c, &ap_run_start_params_metadata_type, p, &out->metadata)) == NULL)
             return NULL;
         out->has_metadata = true;
@@ -6340,18 +6343,20 @@ static const char *ap_subscription_subscribe_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of subscription.subscribe after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_subscription_subscribe_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_subscribe_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_subscribe_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -6537,7 +6542,9 @@ static const char *ap_subscribe_params_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of SubscribeParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_subscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_params_t *out)
 {
@@ -6549,16 +6556,14 @@ static const char *ap_subscribe_params_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"namespaces\":", 13)) {
-        p += 13 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"namespaces\":", 14)) {
+        p += 14;
         if ((p = ap_subscribe_params_namespaces_fast(c, p, &out->namespaces)) == NULL)
             return NULL;
         out->has_namespaces = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"depth\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"depth\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
             return NULL;
         out->has_depth = true;
@@ -6721,18 +6726,20 @@ static const char *ap_subscription_unsubscribe_fast_body(aps_fast_ctx *c, const 
 /*
  * The members of subscription.unsubscribe after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_subscription_unsubscribe_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_unsubscribe_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_unsubscribe_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -6897,7 +6904,9 @@ static const char *ap_unsubscribe_params_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of UnsubscribeParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_unsubscribe_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_unsubscribe_params_t *out)
 {
@@ -7066,18 +7075,20 @@ static const char *ap_subscription_reconnect_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of subscription.reconnect after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_subscription_reconnect_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_subscription_reconnect_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_reconnect_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -7262,7 +7273,9 @@ static const char *ap_reconnect_params_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of ReconnectParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_reconnect_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_params_t *out)
 {
@@ -7275,16 +7288,14 @@ static const char *ap_reconnect_params_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"lastEventId\":", 14, "\"last_event_id\":", 16)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"lastEventId\":", 15, ",\"last_event_id\":", 17)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->last_event_id)) == NULL)
             return NULL;
         out->has_last_event_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"subscriptions\":", 16)) {
-        p += 16 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"subscriptions\":", 17)) {
+        p += 17;
         if ((p = ap_reconnect_params_subscriptions_fast(c, p, &out->subscriptions)) == NULL)
             return NULL;
         out->has_subscriptions = true;
@@ -7449,18 +7460,20 @@ static const char *ap_agent_get_tree_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of agent.getTree after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_agent_get_tree_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_agent_get_tree_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -7622,7 +7635,9 @@ static const char *ap_agent_get_tree_params_fast_body(aps_fast_ctx *c, const cha
 /*
  * The members of AgentGetTreeParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_agent_get_tree_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_get_tree_params_t *out)
 {
@@ -7785,18 +7800,20 @@ static const char *ap_input_respond_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of input.respond after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_respond_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_input_respond_params_type, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -8016,7 +8033,9 @@ static const char *ap_input_respond_one_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of InputRespondOne in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_one_t *out)
 {
@@ -8029,46 +8048,40 @@ static const char *ap_input_respond_one_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"interruptId\":", 15, ",\"interrupt_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"response\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"response\":", 12)) {
+        p += 12;
         if ((p = aps_fast_any(c, p, &out->response)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"update\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"update\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_input_respond_one_update_type, p, &out->update)) == NULL)
             return NULL;
         out->has_update = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"goto\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"goto\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
             return NULL;
         out->has_goto_ = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"config\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_input_respond_one_config_type, p, &out->config)) == NULL)
             return NULL;
         out->has_config = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"metadata\":", 12)) {
+        p += 12;
         if ((p = aps_fast_value(c, &ap_input_respond_one_metadata_type, p, &out->metadata)) == NULL)
             return NULL;
         out->has_metadata = true;
@@ -8240,7 +8253,9 @@ static const char *ap_run_send_fast_body(aps_fast_ctx *c, const char *p, int clo
 /*
  * The members of RunSend in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_run_send_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_send_t *out)
 {
@@ -8252,9 +8267,8 @@ static const char *ap_run_send_fast_compact_members(aps_fast_ctx *c, const char 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"input\":", 9)) {
+        p += 9;
         if ((p = aps_fast_any(c, p, &out->input)) == NULL)
             return NULL;
         out->has_input = true;
@@ -8446,7 +8460,9 @@ static const char *ap_input_respond_many_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of InputRespondMany in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_respond_many_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_many_t *out)
 {
@@ -8458,30 +8474,26 @@ static const char *ap_input_respond_many_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"update\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"update\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_input_respond_many_update_type, p, &out->update)) == NULL)
             return NULL;
         out->has_update = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"goto\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"goto\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &ap_goto_type, p, &out->goto_)) == NULL)
             return NULL;
         out->has_goto_ = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"config\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_input_respond_many_config_type, p, &out->config)) == NULL)
             return NULL;
         out->has_config = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"metadata\":", 12)) {
+        p += 12;
         if ((p = aps_fast_value(c, &ap_input_respond_many_metadata_type, p, &out->metadata)) == NULL)
             return NULL;
         out->has_metadata = true;
@@ -8656,7 +8668,9 @@ static const char *ap_input_respond_entry_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of InputRespondEntry in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_respond_entry_t *out)
 {
@@ -8669,17 +8683,15 @@ static const char *ap_input_respond_entry_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"interruptId\":", 14, "\"interrupt_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"interruptId\":", 15, ",\"interrupt_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->interrupt_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"response\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"response\":", 12)) {
+        p += 12;
         if ((p = aps_fast_any(c, p, &out->response)) == NULL)
             return NULL;
     } else {
@@ -8840,18 +8852,20 @@ static const char *ap_input_inject_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of input.inject after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_inject_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_input_inject_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -9023,7 +9037,9 @@ static const char *ap_input_inject_params_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of InputInjectParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_inject_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_inject_params_t *out)
 {
@@ -9035,9 +9051,8 @@ static const char *ap_input_inject_params_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"message\":", 11)) {
+        p += 11;
         if ((p = ap_input_message_fast_compact(c, p, &out->message)) == NULL)
             return NULL;
     } else {
@@ -9212,7 +9227,9 @@ static const char *ap_input_message_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of InputMessage in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_message_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_message_t *out)
 {
@@ -9224,17 +9241,15 @@ static const char *ap_input_message_fast_compact_members(aps_fast_ctx *c, const 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"content\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"content\":", 11)) {
+        p += 11;
         if ((p = aps_fast_string(c, p, &out->content)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->name)) == NULL)
             return NULL;
         out->has_name = true;
@@ -9399,18 +9414,20 @@ static const char *ap_state_get_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of state.get after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_get_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_state_get_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -9583,7 +9600,9 @@ static const char *ap_state_get_params_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of StateGetParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_get_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_params_t *out)
 {
@@ -9595,9 +9614,8 @@ static const char *ap_state_get_params_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"keys\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"keys\":", 8)) {
+        p += 8;
         if ((p = ap_state_get_params_keys_fast(c, p, &out->keys)) == NULL)
             return NULL;
         out->has_keys = true;
@@ -9755,18 +9773,20 @@ static const char *ap_state_list_checkpoints_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of state.listCheckpoints after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_list_checkpoints_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_list_checkpoints_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_list_checkpoints_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -9949,7 +9969,9 @@ static const char *ap_list_checkpoints_params_fast_body(aps_fast_ctx *c, const c
 /*
  * The members of ListCheckpointsParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_list_checkpoints_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_list_checkpoints_params_t *out)
 {
@@ -10127,18 +10149,20 @@ static const char *ap_state_fork_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of state.fork after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_fork_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_state_fork_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -10320,7 +10344,9 @@ static const char *ap_state_fork_params_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of StateForkParams in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_fork_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_params_t *out)
 {
@@ -10333,16 +10359,14 @@ static const char *ap_state_fork_params_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"input\":", 9)) {
+        p += 9;
         if ((p = aps_fast_any(c, p, &out->input)) == NULL)
             return NULL;
         out->has_input = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"config\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"config\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_state_fork_params_config_type, p, &out->config)) == NULL)
             return NULL;
         out->has_config = true;
@@ -10524,33 +10548,33 @@ static const char *ap_command_response_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of CommandResponse after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_command_response_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_command_response_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"result\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"result\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_result_data_type, p, &out->result)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"meta\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"meta\":", 8)) {
+        p += 8;
         if ((p = ap_response_meta_fast_compact(c, p, &out->meta)) == NULL)
             return NULL;
         out->has_meta = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -10721,7 +10745,9 @@ static const char *ap_run_result_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of RunResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_run_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_run_result_t *out)
 {
@@ -10890,7 +10916,9 @@ static const char *ap_subscribe_result_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of SubscribeResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_subscribe_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_subscribe_result_t *out)
 {
@@ -10903,9 +10931,8 @@ static const char *ap_subscribe_result_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"replayedEvents\":", 17, "\"replayed_events\":", 18)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"replayedEvents\":", 18, ",\"replayed_events\":", 19)) != 0) {
+        p += n;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->replayed_events)) == NULL)
             return NULL;
         out->has_replayed_events = true;
@@ -11082,7 +11109,9 @@ static const char *ap_reconnect_result_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of ReconnectResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_reconnect_result_t *out)
 {
@@ -11095,16 +11124,14 @@ static const char *ap_reconnect_result_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"missedEvents\":", 15, "\"missed_events\":", 16)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"missedEvents\":", 16, ",\"missed_events\":", 17)) != 0) {
+        p += n;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->missed_events)) == NULL)
             return NULL;
         out->has_missed_events = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"currentNamespaces\":", 20, "\"current_namespaces\":", 21)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"currentNamespaces\":", 21, ",\"current_namespaces\":", 22)) != 0) {
+        p += n;
         if ((p = ap_reconnect_result_current_namespaces_fast(c, p, &out->current_namespaces)) == NULL)
             return NULL;
         out->has_current_namespaces = true;
@@ -11271,7 +11298,9 @@ static const char *ap_agent_status_entry_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of AgentStatusEntry in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_agent_status_entry_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_status_entry_t *out)
 {
@@ -11283,9 +11312,8 @@ static const char *ap_agent_status_entry_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"status\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"status\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
             return NULL;
     } else {
@@ -11443,7 +11471,9 @@ static const char *ap_empty_result_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of EmptyResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_empty_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_empty_result_t *out)
 {
@@ -11598,7 +11628,9 @@ static const char *ap_agent_result_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of AgentResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_agent_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_result_t *out)
 {
@@ -11792,7 +11824,9 @@ static const char *ap_agent_tree_node_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of AgentTreeNode in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_agent_tree_node_t *out)
 {
@@ -11805,32 +11839,28 @@ static const char *ap_agent_tree_node_fast_compact_members(aps_fast_ctx *c, cons
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"status\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"status\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_agent_status_type, p, &out->status)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"graphName\":", 12, "\"graph_name\":", 13)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"graphName\":", 13, ",\"graph_name\":", 14)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->graph_name)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"children\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"children\":", 12)) {
+        p += 12;
         if ((p = ap_agent_tree_node_children_fast(c, p, &out->children)) == NULL)
             return NULL;
         out->has_children = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"metadata\":", 12)) {
+        p += 12;
         if ((p = aps_fast_value(c, &ap_agent_tree_node_metadata_type, p, &out->metadata)) == NULL)
             return NULL;
         out->has_metadata = true;
@@ -11998,7 +12028,9 @@ static const char *ap_state_get_result_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of StateGetResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_get_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_get_result_t *out)
 {
@@ -12010,9 +12042,8 @@ static const char *ap_state_get_result_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"checkpoint\":", 13)) {
-        p += 13 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"checkpoint\":", 14)) {
+        p += 14;
         if ((p = ap_checkpoint_ref_fast_compact(c, p, &out->checkpoint)) == NULL)
             return NULL;
         out->has_checkpoint = true;
@@ -12174,7 +12205,9 @@ static const char *ap_checkpoint_ref_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of CheckpointRef in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_checkpoint_ref_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_ref_t *out)
 {
@@ -12186,9 +12219,8 @@ static const char *ap_checkpoint_ref_fast_compact_members(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"ns\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"ns\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->ns)) == NULL)
             return NULL;
         out->has_ns = true;
@@ -12340,7 +12372,9 @@ static const char *ap_list_checkpoints_result_fast_body(aps_fast_ctx *c, const c
 /*
  * The members of ListCheckpointsResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_list_checkpoints_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_list_checkpoints_result_t *out)
 {
@@ -12534,7 +12568,9 @@ static const char *ap_checkpoint_summary_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of CheckpointSummary in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_summary_t *out)
 {
@@ -12547,32 +12583,28 @@ static const char *ap_checkpoint_summary_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_string(c, p, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"step\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"step\":", 8)) {
+        p += 8;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->step)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"nodeName\":", 11, "\"node_name\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"nodeName\":", 12, ",\"node_name\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->node_name)) == NULL)
             return NULL;
         out->has_node_name = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"metadata\":", 12)) {
+        p += 12;
         if ((p = aps_fast_value(c, &ap_checkpoint_summary_metadata_type, p, &out->metadata)) == NULL)
             return NULL;
         out->has_metadata = true;
@@ -12736,7 +12768,9 @@ static const char *ap_state_fork_result_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of StateForkResult in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_state_fork_result_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_state_fork_result_t *out)
 {
@@ -12749,9 +12783,8 @@ static const char *ap_state_fork_result_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"threadId\":", 11, "\"thread_id\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"threadId\":", 12, ",\"thread_id\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->thread_id)) == NULL)
             return NULL;
     } else {
@@ -12906,7 +12939,9 @@ static const char *ap_response_meta_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of ResponseMeta in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_response_meta_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_response_meta_t *out)
 {
@@ -13120,13 +13155,14 @@ static const char *ap_error_response_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of ErrorResponse after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_error_response_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_error_response_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -13137,36 +13173,33 @@ static const char *ap_error_response_fast_compact_rest(aps_fast_ctx *c, const ch
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"error\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_error_code_type, p, &out->error)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"message\":", 11)) {
+        p += 11;
         if ((p = aps_fast_string(c, p, &out->message)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"stacktrace\":", 13)) {
-        p += 13 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"stacktrace\":", 14)) {
+        p += 14;
         if ((p = aps_fast_string(c, p, &out->stacktrace)) == NULL)
             return NULL;
         out->has_stacktrace = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"meta\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"meta\":", 8)) {
+        p += 8;
         if ((p = ap_response_meta_fast_compact(c, p, &out->meta)) == NULL)
             return NULL;
         out->has_meta = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -13379,28 +13412,27 @@ static const char *ap_event_fast_body(aps_fast_ctx *c, const char *p, int closed
 /*
  * The members of Event after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_event_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"eventId\":", 10, "\"event_id\":", 11)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"eventId\":", 11, ",\"event_id\":", 12)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->event_id)) == NULL)
             return NULL;
         out->has_event_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"seq\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"seq\":", 7)) {
+        p += 7;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->seq)) == NULL)
             return NULL;
         out->has_seq = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"runId\":", 8, "\"run_id\":", 9)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"runId\":", 9, ",\"run_id\":", 10)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->run_id)) == NULL)
             return NULL;
         out->has_run_id = true;
@@ -13583,18 +13615,20 @@ static const char *ap_lifecycle_event_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of LifecycleEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_lifecycle_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_lifecycle_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -13775,7 +13809,9 @@ static const char *ap_lifecycle_event_params_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of LifecycleEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_lifecycle_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_event_params_t *out)
 {
@@ -13787,17 +13823,15 @@ static const char *ap_lifecycle_event_params_fast_compact_members(aps_fast_ctx *
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_lifecycle_data_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -13989,7 +14023,9 @@ static const char *ap_lifecycle_data_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of LifecycleData in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_data_t *out)
 {
@@ -14002,30 +14038,26 @@ static const char *ap_lifecycle_data_fast_compact_members(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"graphName\":", 12, "\"graph_name\":", 13)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"graphName\":", 13, ",\"graph_name\":", 14)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->graph_name)) == NULL)
             return NULL;
         out->has_graph_name = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"cause\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"cause\":", 9)) {
+        p += 9;
         if ((p = ap_lifecycle_cause_fast_compact(c, p, &out->cause)) == NULL)
             return NULL;
         out->has_cause = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"error\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->error)) == NULL)
             return NULL;
         out->has_error = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"checkpoint\":", 13)) {
-        p += 13 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"checkpoint\":", 14)) {
+        p += 14;
         if ((p = ap_checkpoint_ref_fast_compact(c, p, &out->checkpoint)) == NULL)
             return NULL;
         out->has_checkpoint = true;
@@ -14188,19 +14220,21 @@ static const char *ap_lifecycle_cause_tool_call_fast_body(aps_fast_ctx *c, const
 /*
  * The members of LifecycleCauseToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_lifecycle_cause_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_tool_call_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolCallId\":", 14, ",\"tool_call_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -14368,19 +14402,21 @@ static const char *ap_lifecycle_cause_send_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of LifecycleCauseSend after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_lifecycle_cause_send_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_send_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"fromNode\":", 11, "\"from_node\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"fromNode\":", 12, ",\"from_node\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->from_node)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -14548,19 +14584,21 @@ static const char *ap_lifecycle_cause_edge_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of LifecycleCauseEdge after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_lifecycle_cause_edge_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_lifecycle_cause_edge_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"fromNode\":", 11, "\"from_node\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"fromNode\":", 12, ",\"from_node\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->from_node)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -14729,18 +14767,20 @@ static const char *ap_messages_event_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of MessagesEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_messages_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_messages_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -14931,7 +14971,9 @@ static const char *ap_messages_event_params_fast_body(aps_fast_ctx *c, const cha
 /*
  * The members of MessagesEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_messages_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_messages_event_params_t *out)
 {
@@ -14943,24 +14985,21 @@ static const char *ap_messages_event_params_fast_compact_members(aps_fast_ctx *c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"node\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"node\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->node)) == NULL)
             return NULL;
         out->has_node = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_messages_data_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -15143,33 +15182,33 @@ static const char *ap_message_start_data_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of MessageStartData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_message_start_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_start_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"role\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"role\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &ap_message_role_type, p, &out->role)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"metadata\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"metadata\":", 12)) {
+        p += 12;
         if ((p = ap_message_metadata_fast_compact(c, p, &out->metadata)) == NULL)
             return NULL;
         out->has_metadata = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -15403,7 +15442,9 @@ static const char *ap_message_metadata_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of MessageMetadata in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_message_metadata_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_message_metadata_t *out)
 {
@@ -15637,26 +15678,27 @@ static const char *ap_content_block_start_data_fast_body(aps_fast_ctx *c, const 
 /*
  * The members of ContentBlockStartData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_content_block_start_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_start_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"content\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"content\":", 11)) {
+        p += 11;
         if ((p = ap_content_block_fast_compact(c, p, &out->content)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -15863,39 +15905,38 @@ static const char *ap_text_content_block_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of TextContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_text_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_text_content_block_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"text\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"text\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->text)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"annotations\":", 14)) {
-        p += 14 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"annotations\":", 15)) {
+        p += 15;
         if ((p = ap_text_content_block_annotations_fast(c, p, &out->annotations)) == NULL)
             return NULL;
         out->has_annotations = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -16128,53 +16169,50 @@ static const char *ap_citation_fast_body(aps_fast_ctx *c, const char *p, int clo
 /*
  * The members of Citation after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_citation_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_citation_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"url\":", 7)) {
+        p += 7;
         if ((p = aps_fast_string(c, p, &out->url)) == NULL)
             return NULL;
         out->has_url = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"title\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"title\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->title)) == NULL)
             return NULL;
         out->has_title = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"startIndex\":", 13, "\"start_index\":", 14)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"startIndex\":", 14, ",\"start_index\":", 15)) != 0) {
+        p += n;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->start_index)) == NULL)
             return NULL;
         out->has_start_index = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"endIndex\":", 11, "\"end_index\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"endIndex\":", 12, ",\"end_index\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->end_index)) == NULL)
             return NULL;
         out->has_end_index = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"citedText\":", 12, "\"cited_text\":", 13)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"citedText\":", 13, ",\"cited_text\":", 14)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->cited_text)) == NULL)
             return NULL;
         out->has_cited_text = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -16367,25 +16405,26 @@ static const char *ap_non_standard_annotation_fast_body(aps_fast_ctx *c, const c
 /*
  * The members of NonStandardAnnotation after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_non_standard_annotation_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_annotation_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_non_standard_annotation_value_type, p, &out->value)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -16621,13 +16660,14 @@ static const char *ap_invalid_tool_call_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of InvalidToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_invalid_tool_call_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -16638,9 +16678,8 @@ static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -16651,9 +16690,8 @@ static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"args\":", 8)) {
+        p += 8;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -16664,9 +16702,8 @@ static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"error\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"error\":", 9)) {
+        p += 9;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -16677,13 +16714,13 @@ static const char *ap_invalid_tool_call_fast_compact_rest(aps_fast_ctx *c, const
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -16889,31 +16926,31 @@ static const char *ap_reasoning_content_block_fast_body(aps_fast_ctx *c, const c
 /*
  * The members of ReasoningContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_reasoning_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_content_block_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"reasoning\":", 13)) {
+        p += 13;
         if ((p = aps_fast_string(c, p, &out->reasoning)) == NULL)
             return NULL;
         out->has_reasoning = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -17114,32 +17151,32 @@ static const char *ap_non_standard_content_block_fast_body(aps_fast_ctx *c, cons
 /*
  * The members of NonStandardContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_non_standard_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_non_standard_content_block_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_non_standard_content_block_value_type, p, &out->value)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -17370,53 +17407,50 @@ static const char *ap_image_content_block_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of ImageContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_image_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_image_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"fileId\":", 10, ",\"file_id\":", 11)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
         out->has_file_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"url\":", 7)) {
+        p += 7;
         if ((p = aps_fast_string(c, p, &out->url)) == NULL)
             return NULL;
         out->has_url = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"base64\":", 10)) {
+        p += 10;
         if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
             return NULL;
         out->has_base64 = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"mimeType\":", 12, ",\"mime_type\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
         out->has_mime_type = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -17653,53 +17687,50 @@ static const char *ap_video_content_block_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of VideoContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_video_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_video_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"fileId\":", 10, ",\"file_id\":", 11)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
         out->has_file_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"url\":", 7)) {
+        p += 7;
         if ((p = aps_fast_string(c, p, &out->url)) == NULL)
             return NULL;
         out->has_url = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"base64\":", 10)) {
+        p += 10;
         if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
             return NULL;
         out->has_base64 = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"mimeType\":", 12, ",\"mime_type\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
         out->has_mime_type = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -17936,53 +17967,50 @@ static const char *ap_audio_content_block_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of AudioContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_audio_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_audio_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"fileId\":", 10, ",\"file_id\":", 11)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
         out->has_file_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"url\":", 7)) {
+        p += 7;
         if ((p = aps_fast_string(c, p, &out->url)) == NULL)
             return NULL;
         out->has_url = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"base64\":", 10)) {
+        p += 10;
         if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
             return NULL;
         out->has_base64 = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"mimeType\":", 12, ",\"mime_type\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
         out->has_mime_type = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -18219,53 +18247,50 @@ static const char *ap_file_content_block_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of FileContentBlock after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_file_content_block_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_file_content_block_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"fileId\":", 9, "\"file_id\":", 10)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"fileId\":", 10, ",\"file_id\":", 11)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->file_id)) == NULL)
             return NULL;
         out->has_file_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"url\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"url\":", 7)) {
+        p += 7;
         if ((p = aps_fast_string(c, p, &out->url)) == NULL)
             return NULL;
         out->has_url = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"base64\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"base64\":", 10)) {
+        p += 10;
         if ((p = aps_fast_string(c, p, &out->base64)) == NULL)
             return NULL;
         out->has_base64 = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"mimeType\":", 11, "\"mime_type\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"mimeType\":", 12, ",\"mime_type\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->mime_type)) == NULL)
             return NULL;
         out->has_mime_type = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -18485,13 +18510,14 @@ static const char *ap_tool_call_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of ToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -18502,29 +18528,27 @@ static const char *ap_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->name)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"args\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &ap_tool_call_args_type, p, &out->args)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -18750,13 +18774,14 @@ static const char *ap_tool_call_chunk_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of ToolCallChunk after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_chunk_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -18767,9 +18792,8 @@ static const char *ap_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -18780,9 +18804,8 @@ static const char *ap_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"args\":", 8)) {
+        p += 8;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -18793,13 +18816,13 @@ static const char *ap_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -19010,41 +19033,40 @@ static const char *ap_server_tool_call_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of ServerToolCall after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_server_tool_call_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->name)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"args\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &ap_server_tool_call_args_type, p, &out->args)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -19258,38 +19280,37 @@ static const char *ap_server_tool_call_chunk_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of ServerToolCallChunk after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_server_tool_call_chunk_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_call_chunk_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->name)) == NULL)
             return NULL;
         out->has_name = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"args\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->args)) == NULL)
             return NULL;
         out->has_args = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -19510,48 +19531,46 @@ static const char *ap_server_tool_result_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of ServerToolResult after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_server_tool_result_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_server_tool_result_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolCallId\":", 14, ",\"tool_call_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"status\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"status\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_server_tool_result_status_type, p, &out->status)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_string(c, p, &out->id)) == NULL)
             return NULL;
         out->has_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"output\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"output\":", 10)) {
+        p += 10;
         if ((p = aps_fast_any(c, p, &out->output)) == NULL)
             return NULL;
         out->has_output = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &ap_block_index_type, p, &out->index)) == NULL)
             return NULL;
         out->has_index = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -19745,26 +19764,27 @@ static const char *ap_content_block_delta_data_fast_body(aps_fast_ctx *c, const 
 /*
  * The members of ContentBlockDeltaData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_content_block_delta_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_delta_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"delta\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"delta\":", 9)) {
+        p += 9;
         if ((p = ap_content_block_delta_fast_compact(c, p, &out->delta)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -19941,18 +19961,20 @@ static const char *ap_text_delta_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of TextDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_text_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_text_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"text\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"text\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->text)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -20129,18 +20151,20 @@ static const char *ap_reasoning_delta_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of ReasoningDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_reasoning_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_reasoning_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"reasoning\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"reasoning\":", 13)) {
+        p += 13;
         if ((p = aps_fast_string(c, p, &out->reasoning)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -20327,23 +20351,24 @@ static const char *ap_data_delta_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of DataDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_data_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_data_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->data)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"encoding\":\"base64\"", 19)) {
-        p += 19 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"encoding\":\"base64\"", 20)) {
+        p += 20;
         out->has_encoding = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -20520,18 +20545,20 @@ static const char *ap_block_delta_fast_body(aps_fast_ctx *c, const char *p, int 
 /*
  * The members of BlockDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_block_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"fields\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"fields\":", 10)) {
+        p += 10;
         if ((p = ap_block_delta_fields_fast_compact(c, p, &out->fields)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -20702,7 +20729,9 @@ static const char *ap_block_delta_fields_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of BlockDeltaFields in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_block_delta_fields_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_block_delta_fields_t *out)
 {
@@ -20873,18 +20902,20 @@ static const char *ap_tool_call_delta_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of ToolCallDelta after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_call_delta_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_call_delta_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"args\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"args\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->args)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -21070,26 +21101,27 @@ static const char *ap_content_block_finish_data_fast_body(aps_fast_ctx *c, const
 /*
  * The members of ContentBlockFinishData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_content_block_finish_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_content_block_finish_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"index\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"index\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->index)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"content\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"content\":", 11)) {
+        p += 11;
         if ((p = ap_finalized_content_block_fast_compact(c, p, &out->content)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -21267,17 +21299,19 @@ static const char *ap_message_finish_data_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of MessageFinishData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_message_finish_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_finish_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"usage\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"usage\":", 9)) {
+        p += 9;
         if ((p = ap_usage_info_fast_compact(c, p, &out->usage)) == NULL)
             return NULL;
         out->has_usage = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -21487,7 +21521,9 @@ static const char *ap_usage_info_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of UsageInfo in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_usage_info_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_usage_info_t *out)
 {
@@ -21701,7 +21737,9 @@ static const char *ap_input_token_details_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of InputTokenDetails in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_token_details_t *out)
 {
@@ -21888,7 +21926,9 @@ static const char *ap_output_token_details_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of OutputTokenDetails in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_output_token_details_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_output_token_details_t *out)
 {
@@ -22073,25 +22113,26 @@ static const char *ap_message_error_data_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of MessageErrorData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_message_error_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_message_error_data_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"message\":", 11)) {
+        p += 11;
         if ((p = aps_fast_string(c, p, &out->message)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"code\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"code\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->code)) == NULL)
             return NULL;
         out->has_code = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -22267,18 +22308,20 @@ static const char *ap_tools_event_fast_body(aps_fast_ctx *c, const char *p, int 
 /*
  * The members of ToolsEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tools_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_tools_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -22469,7 +22512,9 @@ static const char *ap_tools_event_params_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of ToolsEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tools_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tools_event_params_t *out)
 {
@@ -22481,24 +22526,21 @@ static const char *ap_tools_event_params_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"node\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"node\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->node)) == NULL)
             return NULL;
         out->has_node = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_tools_data_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -22680,34 +22722,34 @@ static const char *ap_tool_started_data_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of ToolStartedData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_started_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_started_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolCallId\":", 14, ",\"tool_call_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolName\":", 11, "\"tool_name\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolName\":", 12, ",\"tool_name\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_name)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"input\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"input\":", 9)) {
+        p += 9;
         if ((p = aps_fast_any(c, p, &out->input)) == NULL)
             return NULL;
         out->has_input = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -22896,27 +22938,28 @@ static const char *ap_tool_output_delta_data_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of ToolOutputDeltaData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_output_delta_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_output_delta_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolCallId\":", 14, ",\"tool_call_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"delta\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"delta\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->delta)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -23103,27 +23146,28 @@ static const char *ap_tool_finished_data_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of ToolFinishedData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_finished_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_finished_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolCallId\":", 14, ",\"tool_call_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"output\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"output\":", 10)) {
+        p += 10;
         if ((p = aps_fast_any(c, p, &out->output)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -23320,34 +23364,34 @@ static const char *ap_tool_error_data_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of ToolErrorData after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tool_error_data_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tool_error_data_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"toolCallId\":", 13, "\"tool_call_id\":", 15)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"toolCallId\":", 14, ",\"tool_call_id\":", 16)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->tool_call_id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"message\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"message\":", 11)) {
+        p += 11;
         if ((p = aps_fast_string(c, p, &out->message)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"code\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"code\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->code)) == NULL)
             return NULL;
         out->has_code = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -23525,18 +23569,20 @@ static const char *ap_input_event_fast_body(aps_fast_ctx *c, const char *p, int 
 /*
  * The members of InputEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_input_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -23717,7 +23763,9 @@ static const char *ap_input_event_params_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of InputEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_event_params_t *out)
 {
@@ -23729,17 +23777,15 @@ static const char *ap_input_event_params_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_input_requested_data_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -23903,7 +23949,9 @@ static const char *ap_input_requested_data_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of InputRequestedData in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_input_requested_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_input_requested_data_t *out)
 {
@@ -23916,9 +23964,8 @@ static const char *ap_input_requested_data_fast_compact_members(aps_fast_ctx *c,
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"payload\":", 11)) {
+        p += 11;
         if ((p = aps_fast_any(c, p, &out->payload)) == NULL)
             return NULL;
     } else {
@@ -24082,18 +24129,20 @@ static const char *ap_values_event_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of ValuesEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_values_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_values_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -24274,7 +24323,9 @@ static const char *ap_values_event_params_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of ValuesEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_values_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_values_event_params_t *out)
 {
@@ -24286,17 +24337,15 @@ static const char *ap_values_event_params_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = aps_fast_any(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -24455,18 +24504,20 @@ static const char *ap_updates_event_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of UpdatesEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_updates_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_updates_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -24647,7 +24698,9 @@ static const char *ap_updates_event_params_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of UpdatesEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_updates_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_event_params_t *out)
 {
@@ -24659,17 +24712,15 @@ static const char *ap_updates_event_params_fast_compact_members(aps_fast_ctx *c,
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_updates_data_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -24835,7 +24886,9 @@ static const char *ap_updates_data_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of UpdatesData in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_updates_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_updates_data_t *out)
 {
@@ -25012,18 +25065,20 @@ static const char *ap_checkpoints_event_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of CheckpointsEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_checkpoints_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_checkpoints_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -25204,7 +25259,9 @@ static const char *ap_checkpoints_event_params_fast_body(aps_fast_ctx *c, const 
 /*
  * The members of CheckpointsEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_checkpoints_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoints_event_params_t *out)
 {
@@ -25216,17 +25273,15 @@ static const char *ap_checkpoints_event_params_fast_compact_members(aps_fast_ctx
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_checkpoint_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -25409,7 +25464,9 @@ static const char *ap_checkpoint_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of Checkpoint in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_checkpoint_t *out)
 {
@@ -25422,24 +25479,21 @@ static const char *ap_checkpoint_fast_compact_members(aps_fast_ctx *c, const cha
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"parentId\":", 11, "\"parent_id\":", 12)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"parentId\":", 12, ",\"parent_id\":", 13)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->parent_id)) == NULL)
             return NULL;
         out->has_parent_id = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"step\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"step\":", 8)) {
+        p += 8;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->step)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"source\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"source\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &ap_checkpoint_source_type, p, &out->source)) == NULL)
             return NULL;
     } else {
@@ -25605,18 +25659,20 @@ static const char *ap_custom_event_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of CustomEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_custom_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_custom_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -25797,7 +25853,9 @@ static const char *ap_custom_event_params_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of CustomEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_custom_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_event_params_t *out)
 {
@@ -25809,17 +25867,15 @@ static const char *ap_custom_event_params_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = ap_custom_data_fast_compact(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -25985,7 +26041,9 @@ static const char *ap_custom_data_fast_body(aps_fast_ctx *c, const char *p, int 
 /*
  * The members of CustomData in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_custom_data_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_custom_data_t *out)
 {
@@ -26162,18 +26220,20 @@ static const char *ap_tasks_event_fast_body(aps_fast_ctx *c, const char *p, int 
 /*
  * The members of TasksEvent after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tasks_event_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = ap_tasks_event_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -26354,7 +26414,9 @@ static const char *ap_tasks_event_params_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of TasksEvent.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_tasks_event_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_tasks_event_params_t *out)
 {
@@ -26366,17 +26428,15 @@ static const char *ap_tasks_event_params_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"timestamp\":", 12)) {
-        p += 12 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"timestamp\":", 13)) {
+        p += 13;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->timestamp)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"data\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"data\":", 8)) {
+        p += 8;
         if ((p = aps_fast_any(c, p, &out->data)) == NULL)
             return NULL;
     } else {
@@ -26571,7 +26631,9 @@ static const char *ap_event_stream_request_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of EventStreamRequest in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, ap_event_stream_request_t *out)
 {
@@ -26584,30 +26646,26 @@ static const char *ap_event_stream_request_fast_compact_members(aps_fast_ctx *c,
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"namespaces\":", 13)) {
-        p += 13 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"namespaces\":", 14)) {
+        p += 14;
         if ((p = ap_event_stream_request_namespaces_fast(c, p, &out->namespaces)) == NULL)
             return NULL;
         out->has_namespaces = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"depth\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"depth\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->depth)) == NULL)
             return NULL;
         out->has_depth = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"since\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"since\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(9007199254740991), &out->since)) == NULL)
             return NULL;
         out->has_since = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"sinceEventId\":", 15, "\"since_event_id\":", 17)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"sinceEventId\":", 16, ",\"since_event_id\":", 18)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->since_event_id)) == NULL)
             return NULL;
         out->has_since_event_id = true;

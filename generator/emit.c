@@ -646,6 +646,10 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     bool stores = false, one_spelling_only = true, compact = compact_ok(t), compact_two_spellings = false;
     /* a discriminant first is compared apart: a union that chose t by it reads on after it */
     bool disc_first = compact && t->nfields > 0 && fused_member(&t->fields[0]), members_store = false;
+    /* whether the compact reader's separator is ',' for certain (read after
+     * the discriminant, or after a required member): then it is compared
+     * with the name as one token */
+    bool after_comma = disc_first, sep_read = false;
     size_t i;
     tmpl_set(C, d, "fn", fast_fn(E, t));
     tmpl_set(C, d, "ctype", ctype(E, t));
@@ -696,6 +700,13 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
                 tmpl_flag(C, d, "first_two_spellings", two);
                 continue;
             }
+            if (after_comma) {
+                token = cddl_fmt(C, ",%s", token);
+                snake = cddl_fmt(C, ",%s", snake);
+            }
+            tmpl_flag(C, k, "comma", after_comma);
+            sep_read |= !after_comma;
+            after_comma |= !(f->flags & IR_F_OPTIONAL);
             tmpl_set(C, k, "ctoken", c_string(E, token, strlen(token)));
             tmpl_setf(C, k, "ctoken_len", "%zu", strlen(token));
             tmpl_flag(C, k, "two_spellings", two);
@@ -732,6 +743,7 @@ static tmpl_value *fast_struct(emitter *E, const ir_type *t)
     /* what the members function (_rest or _members) leaves unused */
     tmpl_flag(C, d, "members_read_none", tmpl_count(compact_fields) == 0 && t->variants == NULL);
     tmpl_flag(C, d, "members_store_nothing", tmpl_count(compact_fields) != 0 && !members_store && t->variants == NULL);
+    tmpl_flag(C, d, "members_sep_unused", tmpl_count(compact_fields) != 0 && !sep_read && t->variants == NULL);
     tmpl_flag(C, d, "no_fields", t->nfields == 0);
     tmpl_flag(C, d, "one_spelling_only", t->nfields > 0 && one_spelling_only);
     tmpl_flag(C, d, "stores_nothing", t->nfields > 0 && !stores);

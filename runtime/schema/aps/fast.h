@@ -218,6 +218,26 @@ APS_FAST_INLINE size_t aps_fast_compact_name(const aps_fast_ctx *c, const char *
     return 0;
 }
 
+/*
+ * aps_fast_compact_key where the separator is ',' for certain: `token` is
+ * `,"name":` (n bytes), compared whole.
+ */
+APS_FAST_INLINE bool aps_fast_compact_next(const aps_fast_ctx *c, const char *p, const char *token, size_t n)
+{
+    return (size_t)(c->end - p) >= n && aps_scan_bytes_equal(p, token, n);
+}
+
+/* aps_fast_compact_name where the separator is ',' for certain: the tokens start with it, as does the length returned. */
+APS_FAST_INLINE size_t aps_fast_compact_next_name(const aps_fast_ctx *c, const char *p, const char *token, size_t n,
+                                                  const char *snake, size_t sn)
+{
+    if (c->key_case != APS_CASE_SNAKE && aps_fast_compact_next(c, p, token, n))
+        return n;
+    if (c->key_case != APS_CASE_SCHEMA && aps_fast_compact_next(c, p, snake, sn))
+        return sn;
+    return 0;
+}
+
 /* After an object's members read compactly: its '}', or "{}" when it had none (`sep` still '{'). */
 APS_FAST_INLINE const char *aps_fast_compact_close(const aps_fast_ctx *c, const char *p, char sep)
 {

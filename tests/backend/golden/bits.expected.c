@@ -307,7 +307,9 @@ static const char *bits_permissions_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of Permissions in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *bits_permissions_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, bits_permissions_t *out)
 {
@@ -319,23 +321,20 @@ static const char *bits_permissions_fast_compact_members(aps_fast_ctx *c, const 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"flags\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"flags\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &bits_permissions_flags_type, p, &out->flags)) == NULL)
             return NULL;
         out->has_flags = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"tcp\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"tcp\":", 7)) {
+        p += 7;
         if ((p = aps_fast_value(c, &bits_tcp_flags_type, p, &out->tcp)) == NULL)
             return NULL;
         out->has_tcp = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"small\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"small\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &bits_permissions_small_type, p, &out->small)) == NULL)
             return NULL;
         out->has_small = true;

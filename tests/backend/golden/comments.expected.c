@@ -201,7 +201,9 @@ static const char *comments_person_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of Person in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *comments_person_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, comments_person_t *out)
 {
@@ -213,24 +215,21 @@ static const char *comments_person_fast_compact_members(aps_fast_ctx *c, const c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"age\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"age\":", 7)) {
+        p += 7;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->age)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"email\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"email\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->email)) == NULL)
             return NULL;
         out->has_email = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"nick\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"nick\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->nick)) == NULL)
             return NULL;
     } else {

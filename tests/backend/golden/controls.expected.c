@@ -237,7 +237,9 @@ static const char *controls_limits_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of Limits in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *controls_limits_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, controls_limits_t *out)
 {
@@ -249,17 +251,15 @@ static const char *controls_limits_fast_compact_members(aps_fast_ctx *c, const c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"name\":", 8)) {
+        p += 8;
         if ((p = aps_fast_text(c, &controls_limits_name_type, p, &out->name)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"depth\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"depth\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(32), &out->depth)) == NULL)
             return NULL;
         out->has_depth = true;

@@ -446,18 +446,20 @@ static const char *disc_circle_fast_body(aps_fast_ctx *c, const char *p, int clo
 /*
  * The members of Circle after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *disc_circle_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_circle_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"radius\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"radius\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->radius)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -626,18 +628,20 @@ static const char *disc_square_fast_body(aps_fast_ctx *c, const char *p, int clo
 /*
  * The members of Square after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *disc_square_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_square_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"side\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"side\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->side)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -824,34 +828,34 @@ static const char *disc_triangle_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of Triangle after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *disc_triangle_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_triangle_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"a\":", 4)) {
-        p += 4 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"a\":", 5)) {
+        p += 5;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->a)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"b\":", 4)) {
-        p += 4 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"b\":", 5)) {
+        p += 5;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->b)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"c\":", 4)) {
-        p += 4 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"c\":", 5)) {
+        p += 5;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->c)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -1024,18 +1028,20 @@ static const char *disc_hexagon_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Hexagon after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *disc_hexagon_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_hexagon_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"side\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"side\":", 8)) {
+        p += 8;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->side)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -1204,18 +1210,20 @@ static const char *disc_command_add_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of Command/1 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *disc_command_add_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_command_add_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -1379,7 +1387,9 @@ static const char *disc_command_clear_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of Command/2 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *disc_command_clear_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, disc_command_clear_t *out)
 {

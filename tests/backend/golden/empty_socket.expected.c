@@ -163,7 +163,9 @@ static const char *empty_socket_request_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of Request in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *empty_socket_request_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, empty_socket_request_t *out)
 {
@@ -328,7 +330,9 @@ static const char *empty_socket_response_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of Response in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *empty_socket_response_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, empty_socket_response_t *out)
 {
@@ -340,9 +344,8 @@ static const char *empty_socket_response_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"trace\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"trace\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->trace)) == NULL)
             return NULL;
         out->has_trace = true;

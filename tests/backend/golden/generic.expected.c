@@ -294,7 +294,9 @@ static const char *generic_user_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of User in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_user_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_user_t *out)
 {
@@ -461,7 +463,9 @@ static const char *generic_page_user_text_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of Page<User, text> in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_page_user_text_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_user_text_t *out)
 {
@@ -473,9 +477,8 @@ static const char *generic_page_user_text_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"next\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"next\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->next)) == NULL)
             return NULL;
         out->has_next = true;
@@ -637,7 +640,9 @@ static const char *generic_page_uint_int_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of Page<uint, int> in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_page_uint_int_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_uint_int_t *out)
 {
@@ -649,9 +654,8 @@ static const char *generic_page_uint_int_fast_compact_members(aps_fast_ctx *c, c
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"next\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"next\":", 8)) {
+        p += 8;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->next)) == NULL)
             return NULL;
         out->has_next = true;
@@ -801,7 +805,9 @@ static const char *generic_envelope_text_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of Envelope<text> in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_envelope_text_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_envelope_text_t *out)
 {
@@ -968,7 +974,9 @@ static const char *generic_page_text_uint_fast_body(aps_fast_ctx *c, const char 
 /*
  * The members of Page<text, uint> in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_page_text_uint_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_page_text_uint_t *out)
 {
@@ -980,9 +988,8 @@ static const char *generic_page_text_uint_fast_compact_members(aps_fast_ctx *c, 
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"next\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"next\":", 8)) {
+        p += 8;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->next)) == NULL)
             return NULL;
         out->has_next = true;

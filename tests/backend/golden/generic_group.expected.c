@@ -276,7 +276,9 @@ static const char *generic_group_envelope_ping_body_fast_body(aps_fast_ctx *c, c
 /*
  * The members of Envelope<PingBody> in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_group_envelope_ping_body_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_ping_body_t *out)
 {
@@ -288,15 +290,13 @@ static const char *generic_group_envelope_ping_body_fast_compact_members(aps_fas
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"ping\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"method\":\"ping\"", 16)) {
+        p += 16;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"payload\":", 11)) {
+        p += 11;
         if ((p = aps_fast_string(c, p, &out->payload)) == NULL)
             return NULL;
         out->has_payload = true;
@@ -453,17 +453,19 @@ static const char *generic_group_ping_body_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of PingBody after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_group_ping_body_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, generic_group_ping_body_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"payload\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"payload\":", 11)) {
+        p += 11;
         if ((p = aps_fast_string(c, p, &out->payload)) == NULL)
             return NULL;
         out->has_payload = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -635,7 +637,9 @@ static const char *generic_group_envelope_envelope_arg1_fast_body(aps_fast_ctx *
 /*
  * The members of Envelope<( method: "pong" )> in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_group_envelope_envelope_arg1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_envelope_arg1_t *out)
 {
@@ -647,9 +651,8 @@ static const char *generic_group_envelope_envelope_arg1_fast_compact_members(aps
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"method\":\"pong\"", 15)) {
-        p += 15 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"method\":\"pong\"", 16)) {
+        p += 16;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
@@ -799,7 +802,9 @@ static const char *generic_group_envelope_arg1_fast_body(aps_fast_ctx *c, const 
 /*
  * The members of ( method: "pong" ) after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *generic_group_envelope_arg1_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, generic_group_envelope_arg1_t *out)
 {

@@ -976,7 +976,9 @@ static const char *group_choices_command_fast_body(aps_fast_ctx *c, const char *
 /*
  * The members of Command in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_command_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_command_t *out)
 {
@@ -1143,18 +1145,20 @@ static const char *group_choices_browser_close_fast_body(aps_fast_ctx *c, const 
 /*
  * The members of browser.Close after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_browser_close_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = group_choices_browser_close_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -1314,7 +1318,9 @@ static const char *group_choices_browser_close_params_fast_body(aps_fast_ctx *c,
 /*
  * The members of browser.Close.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_browser_close_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_close_params_t *out)
 {
@@ -1470,18 +1476,20 @@ static const char *group_choices_browser_set_state_fast_body(aps_fast_ctx *c, co
 /*
  * The members of browser.SetState after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_browser_set_state_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_browser_set_state_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = aps_fast_value(c, &group_choices_set_state_params_type, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -1653,7 +1661,9 @@ static const char *group_choices_set_state_params_named_state_fast_body(aps_fast
 /*
  * The members of SetStateParams/1 in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_set_state_params_named_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_set_state_params_named_state_t *out)
 {
@@ -1665,9 +1675,8 @@ static const char *group_choices_set_state_params_named_state_fast_compact_membe
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"state\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"state\":", 9)) {
+        p += 9;
         if ((p = aps_fast_value(c, &group_choices_named_state_state_type, p, &out->state)) == NULL)
             return NULL;
     } else {
@@ -1847,7 +1856,9 @@ static const char *group_choices_set_state_params_rect_state_fast_body(aps_fast_
 /*
  * The members of SetStateParams/2 in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_set_state_params_rect_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_set_state_params_rect_state_t *out)
 {
@@ -1859,23 +1870,20 @@ static const char *group_choices_set_state_params_rect_state_fast_compact_member
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"state\":\"normal\"", 16)) {
-        p += 16 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"state\":\"normal\"", 17)) {
+        p += 17;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"width\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"width\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->width)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"height\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"height\":", 10)) {
+        p += 10;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->height)) == NULL)
             return NULL;
     } else {
@@ -2032,18 +2040,20 @@ static const char *group_choices_session_end_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of session.End after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_session_end_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"params\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"params\":", 10)) {
+        p += 10;
         if ((p = group_choices_session_end_params_fast_compact(c, p, &out->params)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -2206,7 +2216,9 @@ static const char *group_choices_session_end_params_fast_body(aps_fast_ctx *c, c
 /*
  * The members of session.End.params in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_session_end_params_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_session_end_params_t *out)
 {
@@ -2362,7 +2374,9 @@ static const char *group_choices_named_state_fast_body(aps_fast_ctx *c, const ch
 /*
  * The members of NamedState in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_named_state_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_named_state_t *out)
 {
@@ -2534,26 +2548,27 @@ static const char *group_choices_rect_state_fast_body(aps_fast_ctx *c, const cha
 /*
  * The members of RectState after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_rect_state_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_rect_state_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"width\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"width\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->width)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"height\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"height\":", 10)) {
+        p += 10;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->height)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -2729,7 +2744,9 @@ static const char *group_choices_geolocation_geolocation_variants_alt1_fast_body
 /*
  * The members of Geolocation/1 in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_geolocation_geolocation_variants_alt1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_geolocation_variants_alt1_t *out)
 {
@@ -2909,7 +2926,9 @@ static const char *group_choices_geolocation_variants_alt1_coordinates_fast_body
 /*
  * The members of Geolocation(variants)/1.coordinates in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_geolocation_variants_alt1_coordinates_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt1_coordinates_t *out)
 {
@@ -2921,9 +2940,8 @@ static const char *group_choices_geolocation_variants_alt1_coordinates_fast_comp
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"lon\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"lon\":", 7)) {
+        p += 7;
         if ((p = aps_fast_value(c, &aps_float_type, p, &out->lon)) == NULL)
             return NULL;
     } else {
@@ -3086,7 +3104,9 @@ static const char *group_choices_geolocation_geolocation_variants_alt2_fast_body
 /*
  * The members of Geolocation/2 in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_geolocation_geolocation_variants_alt2_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_geolocation_variants_alt2_t *out)
 {
@@ -3255,7 +3275,9 @@ static const char *group_choices_geolocation_variants_alt2_error_fast_body(aps_f
 /*
  * The members of Geolocation(variants)/2.error after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_geolocation_variants_alt2_error_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_error_t *out)
 {
@@ -3427,7 +3449,9 @@ static const char *group_choices_geolocation_variants_alt1_fast_body(aps_fast_ct
 /*
  * The members of Geolocation(variants)/1 in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_geolocation_variants_alt1_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt1_t *out)
 {
@@ -3589,7 +3613,9 @@ static const char *group_choices_geolocation_variants_alt2_fast_body(aps_fast_ct
 /*
  * The members of Geolocation(variants)/2 in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_geolocation_variants_alt2_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_geolocation_variants_alt2_t *out)
 {
@@ -3751,7 +3777,9 @@ static const char *group_choices_proxy_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of Proxy in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_proxy_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_choices_proxy_t *out)
 {
@@ -3904,7 +3932,9 @@ static const char *group_choices_autodetect_fast_body(aps_fast_ctx *c, const cha
 /*
  * The members of Autodetect after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_autodetect_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_autodetect_t *out)
 {
@@ -4097,32 +4127,32 @@ static const char *group_choices_manual_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of Manual after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_choices_manual_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, group_choices_manual_t *out)
 {
     size_t n; /* the length of the spelling found */
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"httpProxy\":", 12, "\"http_proxy\":", 13)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"httpProxy\":", 13, ",\"http_proxy\":", 14)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->http_proxy)) == NULL)
             return NULL;
         out->has_http_proxy = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"socksProxy\":", 13, "\"socks_proxy\":", 14)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"socksProxy\":", 14, ",\"socks_proxy\":", 15)) != 0) {
+        p += n;
         if ((p = aps_fast_string(c, p, &out->socks_proxy)) == NULL)
             return NULL;
         out->has_socks_proxy = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"socksVersion\":", 15, "\"socks_version\":", 16)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"socksVersion\":", 16, ",\"socks_version\":", 17)) != 0) {
+        p += n;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_C(255), &out->socks_version)) == NULL)
             return NULL;
         out->has_socks_version = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 

@@ -157,7 +157,9 @@ static const char *group_sockets_header_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of Header in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *group_sockets_header_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, group_sockets_header_t *out)
 {
@@ -169,17 +171,15 @@ static const char *group_sockets_header_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"trace\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"trace\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->trace)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"span\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"span\":", 8)) {
+        p += 8;
         if ((p = aps_fast_string(c, p, &out->span)) == NULL)
             return NULL;
         out->has_span = true;

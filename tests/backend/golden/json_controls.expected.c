@@ -236,7 +236,9 @@ static const char *json_controls_record_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of Record in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *json_controls_record_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, json_controls_record_t *out)
 {
@@ -248,49 +250,43 @@ static const char *json_controls_record_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"digits\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"digits\":", 10)) {
+        p += 10;
         if ((p = aps_fast_string(c, p, &out->digits)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"small\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"small\":", 9)) {
+        p += 9;
         if ((p = aps_fast_int(c, p, INT64_C(-256), INT64_C(255), &out->small)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"big\":", 6)) {
-        p += 6 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"big\":", 7)) {
+        p += 7;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->big)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"negative\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"negative\":", 12)) {
+        p += 12;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(-1), &out->negative)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"any-sign\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"any-sign\":", 12)) {
+        p += 12;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->any_sign)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"date\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"date\":", 8)) {
+        p += 8;
         if ((p = aps_fast_text(c, &json_controls_record_date_type, p, &out->date)) == NULL)
             return NULL;
     } else {

@@ -255,7 +255,9 @@ static const char *kind_spec_fast_body(aps_fast_ctx *c, const char *p, int close
 /*
  * The members of Spec in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *kind_spec_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, kind_spec_t *out)
 {
@@ -446,7 +448,9 @@ static const char *kind_reading_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Reading in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *kind_reading_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, kind_reading_t *out)
 {
@@ -463,9 +467,8 @@ static const char *kind_reading_fast_compact_members(aps_fast_ctx *c, const char
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"note\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"note\":", 8)) {
+        p += 8;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -476,9 +479,8 @@ static const char *kind_reading_fast_compact_members(aps_fast_ctx *c, const char
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"unit\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"unit\":", 8)) {
+        p += 8;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;

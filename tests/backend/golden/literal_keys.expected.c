@@ -206,25 +206,26 @@ static const char *literal_keys_press_keys_fast_body(aps_fast_ctx *c, const char
 /*
  * The members of PressKeys after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *literal_keys_press_keys_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, literal_keys_press_keys_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"keys\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"keys\":", 8)) {
+        p += 8;
         if ((p = literal_keys_press_keys_keys_fast(c, p, &out->keys)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"delay\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"delay\":", 9)) {
+        p += 9;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->delay)) == NULL)
             return NULL;
         out->has_delay = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -396,7 +397,9 @@ static const char *literal_keys_setting_fast_body(aps_fast_ctx *c, const char *p
 /*
  * The members of Setting in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *literal_keys_setting_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, literal_keys_setting_t *out)
 {
@@ -408,9 +411,8 @@ static const char *literal_keys_setting_fast_compact_members(aps_fast_ctx *c, co
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = aps_fast_any(c, p, &out->value)) == NULL)
             return NULL;
     } else {

@@ -294,36 +294,34 @@ static const char *members_item_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Item after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *members_item_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, members_item_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"version\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"version\":", 11)) {
+        p += 11;
         if ((p = aps_fast_value(c, &members_item_version_type, p, NULL)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"id\":", 5)) {
-        p += 5 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"id\":", 6)) {
+        p += 6;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->id)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"label\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"label\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->label)) == NULL)
             return NULL;
         out->has_label = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"parent\":", 9)) {
-        p += 9 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"parent\":", 10)) {
+        p += 10;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -334,9 +332,8 @@ static const char *members_item_fast_compact_rest(aps_fast_ctx *c, const char *p
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"owner\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"owner\":", 9)) {
+        p += 9;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -346,37 +343,34 @@ static const char *members_item_fast_compact_rest(aps_fast_ctx *c, const char *p
             return NULL;
         out->has_owner = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"enabled\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"enabled\":", 11)) {
+        p += 11;
         if ((p = aps_fast_bool(c, p, &out->enabled)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"tags\":", 7)) {
-        p += 7 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"tags\":", 8)) {
+        p += 8;
         if ((p = members_item_tags_fast(c, p, &out->tags)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"flags\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"flags\":", 9)) {
+        p += 9;
         if ((p = members_item_flags_fast(c, p, &out->flags)) == NULL)
             return NULL;
         out->has_flags = true;
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"extra\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"extra\":", 9)) {
+        p += 9;
         if ((p = aps_fast_any(c, p, &out->extra)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 

@@ -343,18 +343,20 @@ static const char *mixed_array_value_number_fast_body(aps_fast_ctx *c, const cha
 /*
  * The members of Value/1 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *mixed_array_value_number_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_number_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->value)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -521,18 +523,20 @@ static const char *mixed_array_value_string_fast_body(aps_fast_ctx *c, const cha
 /*
  * The members of Value/2 after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *mixed_array_value_string_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, mixed_array_value_string_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = aps_fast_string(c, p, &out->value)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 

@@ -234,7 +234,9 @@ static const char *open_map_open_fast_body(aps_fast_ctx *c, const char *p, int c
 /*
  * The members of Open in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *open_map_open_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_open_t *out)
 {
@@ -396,7 +398,9 @@ static const char *open_map_closed_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of Closed in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *open_map_closed_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_closed_t *out)
 {
@@ -556,7 +560,9 @@ static const char *open_map_described_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of Described in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *open_map_described_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_described_t *out)
 {
@@ -721,7 +727,9 @@ static const char *open_map_labels_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of Labels in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *open_map_labels_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, open_map_labels_t *out)
 {

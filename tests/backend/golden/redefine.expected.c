@@ -143,7 +143,9 @@ static const char *redefine_point_fast_body(aps_fast_ctx *c, const char *p, int 
 /*
  * The members of Point in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *redefine_point_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, redefine_point_t *out)
 {
@@ -155,9 +157,8 @@ static const char *redefine_point_fast_compact_members(aps_fast_ctx *c, const ch
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"y\":", 4)) {
-        p += 4 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"y\":", 5)) {
+        p += 5;
         if ((p = aps_fast_int(c, p, INT64_MIN, INT64_C(9223372036854775807), &out->y)) == NULL)
             return NULL;
     } else {

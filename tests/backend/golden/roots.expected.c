@@ -159,7 +159,9 @@ static const char *roots_wanted_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Wanted in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *roots_wanted_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, roots_wanted_t *out)
 {
@@ -316,7 +318,9 @@ static const char *roots_part_fast_body(aps_fast_ctx *c, const char *p, int clos
 /*
  * The members of Part in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *roots_part_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, roots_part_t *out)
 {

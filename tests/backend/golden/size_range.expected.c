@@ -146,7 +146,9 @@ static const char *size_range_name_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of Name in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *size_range_name_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, size_range_name_t *out)
 {

@@ -219,18 +219,20 @@ static const char *sockets_ping_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Ping after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *sockets_ping_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, sockets_ping_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"n\":", 4)) {
-        p += 4 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"n\":", 5)) {
+        p += 5;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -397,18 +399,20 @@ static const char *sockets_pong_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Pong after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *sockets_pong_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, sockets_pong_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"n\":", 4)) {
-        p += 4 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"n\":", 5)) {
+        p += 5;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->n)) == NULL)
             return NULL;
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 

@@ -158,7 +158,9 @@ static const char *tree_node_fast_body(aps_fast_ctx *c, const char *p, int close
 /*
  * The members of Node in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *tree_node_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, tree_node_t *out)
 {
@@ -170,9 +172,8 @@ static const char *tree_node_fast_compact_members(aps_fast_ctx *c, const char *p
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"children\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"children\":", 12)) {
+        p += 12;
         if ((p = tree_node_children_fast(c, p, &out->children)) == NULL)
             return NULL;
         out->has_children = true;

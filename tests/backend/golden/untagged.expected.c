@@ -332,7 +332,9 @@ static const char *untagged_created_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of Created in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *untagged_created_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_created_t *out)
 {
@@ -489,7 +491,9 @@ static const char *untagged_listed_fast_body(aps_fast_ctx *c, const char *p, int
 /*
  * The members of Listed in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *untagged_listed_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_listed_t *out)
 {
@@ -646,7 +650,9 @@ static const char *untagged_deleted_fast_body(aps_fast_ctx *c, const char *p, in
 /*
  * The members of Deleted in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *untagged_deleted_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_deleted_t *out)
 {
@@ -800,7 +806,9 @@ static const char *untagged_anything_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of Anything in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *untagged_anything_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_anything_t *out)
 {
@@ -955,7 +963,9 @@ static const char *untagged_ack_fast_body(aps_fast_ctx *c, const char *p, int cl
 /*
  * The members of Ack in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *untagged_ack_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, untagged_ack_t *out)
 {

@@ -365,17 +365,19 @@ static const char *value_cycles_node_fast_body(aps_fast_ctx *c, const char *p, i
 /*
  * The members of Node after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *value_cycles_node_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"value\":", 8)) {
-        p += 8 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"value\":", 9)) {
+        p += 9;
         if ((p = value_cycles_node_properties_fast_compact(c, p, &out->value)) == NULL)
             return NULL;
         out->has_value = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 
@@ -562,7 +564,9 @@ static const char *value_cycles_node_properties_fast_body(aps_fast_ctx *c, const
 /*
  * The members of NodeProperties in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_node_properties_t *out)
 {
@@ -575,16 +579,14 @@ static const char *value_cycles_node_properties_fast_compact_members(aps_fast_ct
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"children\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"children\":", 12)) {
+        p += 12;
         if ((p = value_cycles_node_properties_children_fast(c, p, &out->children)) == NULL)
             return NULL;
         out->has_children = true;
     }
-    if ((n = aps_fast_compact_name(c, p, *sep, "\"shadowRoot\":", 13, "\"shadow_root\":", 14)) != 0) {
-        p += n + 1;
-        *sep = ',';
+    if ((n = aps_fast_compact_next_name(c, p, ",\"shadowRoot\":", 14, ",\"shadow_root\":", 15)) != 0) {
+        p += n;
         if (p < c->end && *p == 'n') {
             if ((p = aps_fast_null(c, p)) == NULL)
                 return NULL;
@@ -741,7 +743,9 @@ static const char *value_cycles_bypass_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of Bypass in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *value_cycles_bypass_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_bypass_t *out)
 {
@@ -907,7 +911,9 @@ static const char *value_cycles_phases_fast_body(aps_fast_ctx *c, const char *p,
 /*
  * The members of Phases in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *value_cycles_phases_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, value_cycles_phases_t *out)
 {
@@ -919,9 +925,8 @@ static const char *value_cycles_phases_fast_compact_members(aps_fast_ctx *c, con
     } else {
         return NULL; /* a required member, absent or elsewhere */
     }
-    if (aps_fast_compact_key(c, p, *sep, "\"actions\":", 10)) {
-        p += 10 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"actions\":", 11)) {
+        p += 11;
         if ((p = value_cycles_phases_actions_fast(c, p, &out->actions)) == NULL)
             return NULL;
     } else {
@@ -1081,17 +1086,19 @@ static const char *value_cycles_pause_fast_body(aps_fast_ctx *c, const char *p, 
 /*
  * The members of Pause after its discriminant in the compact form (aps/fast.h): each where
  * the previous one ended, `*sep` then its `"name":`; an optional one may be
- * absent. Returns the position after them, or NULL to give up.
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
  */
 static const char *value_cycles_pause_fast_compact_rest(aps_fast_ctx *c, const char *p, char *sep, value_cycles_pause_t *out)
 {
-    if (aps_fast_compact_key(c, p, *sep, "\"duration\":", 11)) {
-        p += 11 + 1;
-        *sep = ',';
+    if (aps_fast_compact_next(c, p, ",\"duration\":", 12)) {
+        p += 12;
         if ((p = aps_fast_uint(c, p, UINT64_C(0), UINT64_MAX, &out->duration)) == NULL)
             return NULL;
         out->has_duration = true;
     }
+    (void)sep; /* ',' for certain: in each token */
     return p;
 }
 

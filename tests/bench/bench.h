@@ -27,6 +27,15 @@ static inline double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * Keeps the process on the CPU it runs on until bench_unpin (Linux; -1
+ * elsewhere or when it cannot): the runs of a ratio's two sides then share
+ * one core, where a shared machine's cores can differ in speed by a third
+ * and the scheduler moves a process between them. Returns the CPU.
+ */
+int bench_pin(void);
+void bench_unpin(void);
+
 int bench_json(const bench_config *cfg);
 int bench_sse(const bench_config *cfg);
 int bench_replay(const bench_config *cfg);

@@ -4,40 +4,80 @@
  * Usage: ap-bench [--mb N] [--seed S] [--repeat R] [AREA...]
  */
 #define _POSIX_C_SOURCE 200809L
+#ifdef __linux__
+#define _GNU_SOURCE 1 /* sched_getcpu, sched_setaffinity (bench_pin) */
+#endif
 #include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sched.h>
+
+static cpu_set_t unpinned; /* the affinity before bench_pin */
+static int pinned;
+
+int bench_pin(void)
+{
+    cpu_set_t one;
+    int cpu = sched_getcpu();
+    if (pinned || cpu < 0 || sched_getaffinity(0, sizeof unpinned, &unpinned) != 0)
+        return -1;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return -1;
+    pinned = 1;
+    return cpu;
+}
+
+void bench_unpin(void)
+{
+    if (pinned)
+        (void)sched_setaffinity(0, sizeof unpinned, &unpinned);
+    pinned = 0;
+}
+#else
+int bench_pin(void)
+{
+    return -1;
+}
+
+void bench_unpin(void)
+{
+}
+#endif
 
 typedef struct bench_area {
     const char *name;
     int (*run)(const bench_config *);
+    int pin; /* run on one core (bench_pin); not redis, whose server is another process */
 } bench_area;
 
 static const bench_area areas[] = {
 #ifdef HAVE_BENCH_FRONTEND
-    { "frontend", bench_frontend },
+    { "frontend", bench_frontend, 1 },
 #endif
 #ifdef HAVE_BENCH_JSON
-    { "json", bench_json },
+    { "json", bench_json, 1 },
 #endif
 #ifdef HAVE_BENCH_CODEC
-    { "codec", bench_codec },
+    { "codec", bench_codec, 1 },
 #endif
 #ifdef HAVE_BENCH_SSE
-    { "sse", bench_sse },
+    { "sse", bench_sse, 1 },
 #endif
 #ifdef HAVE_BENCH_ASSEMBLE
-    { "assemble", bench_assemble },
+    { "assemble", bench_assemble, 1 },
 #endif
 #ifdef HAVE_BENCH_REPLAY
-    { "replay", bench_replay },
+    { "replay", bench_replay, 1 },
 #endif
 #ifdef HAVE_BENCH_REDIS
-    { "redis", bench_redis },
+    { "redis", bench_redis, 0 },
 #endif
-    { NULL, NULL }
+    { NULL, NULL, 0 }
 };
 
 static int usage(void)
@@ -64,7 +104,7 @@ static const bench_area *area_named(const char *name)
 int main(int argc, char **argv)
 {
     bench_config cfg = { 100u << 20, 42, 3 };
-    int wanted[sizeof areas / sizeof *areas] = { 0 }, any = 0, i, rc = 0;
+    int wanted[sizeof areas / sizeof *areas] = { 0 }, any = 0, i, rc = 0, cpu;
     const bench_area *a;
     for (i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -97,8 +137,11 @@ int main(int argc, char **argv)
         if (any && !wanted[a - areas])
             continue;
         printf("== %s\n", a->name);
+        if (a->pin && (cpu = bench_pin()) >= 0)
+            printf("pinned to CPU %d\n", cpu);
         fflush(stdout);
         rc |= a->run(&cfg);
+        bench_unpin();
     }
     return rc;
 }

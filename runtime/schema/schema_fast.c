@@ -99,13 +99,13 @@ static inline uint32_t hex_escape_bmp(const char *s)
 }
 
 /*
- * Writes the content of the string from s (after its opening '"'; the input
- * starts at begin) to its
- * closing '"' into buf, unescaped and checked as the reader checks it
- * (escapes, surrogates, UTF-8, no control character), in one pass. Returns
- * its closing '"' with *n the length written; NULL when it is not valid, or
- * with *full set when the `room` bytes of buf were too few. Unescaped text
- * is never longer than its escaped form, so room for that is enough.
+ * Writes the content of the string from s (after its opening '"', in an
+ * input that starts at begin) to its closing '"' into buf, unescaped and
+ * checked as the reader checks it (escapes, surrogates, UTF-8, no control
+ * character), in one pass. Returns its closing '"' with *n the length
+ * written; NULL when it is not valid, or with *full set when the `room`
+ * bytes of buf were too few. Unescaped text is never longer than its
+ * escaped form, so room for that is enough.
  *
  * Each step copies a plain run and ends at a stop ('"', '\\', a control
  * character or a byte past ASCII), which the step's end decides. Escaped

@@ -193,41 +193,21 @@ APS_FAST_INLINE const char *aps_fast_key(const aps_fast_ctx *c, const char *p, c
  */
 
 /*
- * Is the member at p, compact, `sep` (the byte before it: '{' for an
- * object's first member, ',' after) then the `"name":` token (n bytes)?
- */
-APS_FAST_INLINE bool aps_fast_compact_key(const aps_fast_ctx *c, const char *p, char sep, const char *token,
-                                          size_t n)
-{
-    return (size_t)(c->end - p) > n && *p == sep && aps_scan_bytes_equal(p + 1, token, n);
-}
-
-/*
- * aps_fast_compact_key for a member whose `"name":` token (n bytes) is
- * `token` in the schema's spelling and `snake` (sn bytes) in snake_case, as
- * the decode's key case allows: returns the length of the one at p, 0 when
- * neither is.
- */
-APS_FAST_INLINE size_t aps_fast_compact_name(const aps_fast_ctx *c, const char *p, char sep, const char *token,
-                                             size_t n, const char *snake, size_t sn)
-{
-    if (c->key_case != APS_CASE_SNAKE && aps_fast_compact_key(c, p, sep, token, n))
-        return n;
-    if (c->key_case != APS_CASE_SCHEMA && aps_fast_compact_key(c, p, sep, snake, sn))
-        return sn;
-    return 0;
-}
-
-/*
- * aps_fast_compact_key where the separator is ',' for certain: `token` is
- * `,"name":` (n bytes), compared whole.
+ * Is the member at p, compact, the token `token` (n bytes): its separator
+ * and `"name":`, compared whole? The generated readers call it where the
+ * separator is ',' for certain (after a discriminant or a required member).
  */
 APS_FAST_INLINE bool aps_fast_compact_next(const aps_fast_ctx *c, const char *p, const char *token, size_t n)
 {
     return (size_t)(c->end - p) >= n && aps_scan_bytes_equal(p, token, n);
 }
 
-/* aps_fast_compact_name where the separator is ',' for certain: the tokens start with it, as does the length returned. */
+/*
+ * aps_fast_compact_next for a member whose token (n bytes) is `token` in
+ * the schema's spelling and `snake` (sn bytes) in snake_case, as the
+ * decode's key case allows: returns the length of the one at p, 0 when
+ * neither is.
+ */
 APS_FAST_INLINE size_t aps_fast_compact_next_name(const aps_fast_ctx *c, const char *p, const char *token, size_t n,
                                                   const char *snake, size_t sn)
 {
@@ -236,6 +216,23 @@ APS_FAST_INLINE size_t aps_fast_compact_next_name(const aps_fast_ctx *c, const c
     if (c->key_case != APS_CASE_SCHEMA && aps_fast_compact_next(c, p, snake, sn))
         return sn;
     return 0;
+}
+
+/*
+ * Is the member at p, compact, `sep` (the byte before it: '{' for an
+ * object's first member, ',' after) then the `"name":` token (n bytes)?
+ */
+APS_FAST_INLINE bool aps_fast_compact_key(const aps_fast_ctx *c, const char *p, char sep, const char *token,
+                                          size_t n)
+{
+    return p < c->end && *p == sep && aps_fast_compact_next(c, p + 1, token, n);
+}
+
+/* aps_fast_compact_next_name after the separator `sep`: the length of the name's token at p + 1, 0 when neither. */
+APS_FAST_INLINE size_t aps_fast_compact_name(const aps_fast_ctx *c, const char *p, char sep, const char *token,
+                                             size_t n, const char *snake, size_t sn)
+{
+    return p < c->end && *p == sep ? aps_fast_compact_next_name(c, p + 1, token, n, snake, sn) : 0;
 }
 
 /* After an object's members read compactly: its '}', or "{}" when it had none (`sep` still '{'). */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_docs.sh SOURCE_DIR BIN_DIR LIB_DIR WORK_DIR SHARED_DIR
+# run_docs.sh SOURCE_DIR BIN_DIR LIB_DIR WORK_DIR [SHARED_DIR]
 #
 # Runs every command the README and docs/*.md show, as printed (see
 # docs/index.md, "How the docs are tested", for the convention):
@@ -21,7 +21,7 @@
 # install). Then the README's install and test commands are checked against
 # .ci/run, which runs them.
 set -u
-src=$1 bin=$2 lib=$3 work=$4 shared=$5
+src=$1 bin=$2 lib=$3 work=$4 shared=${5-}
 failed=0 ran=0 skipped=0
 
 fail() {
@@ -102,7 +102,7 @@ for page in "$src/README.md" "$src"/docs/*.md; do
             continue
         fi
         if [ "$needs_shared" = 1 ] && [ ! -d "$shared" ]; then
-            echo "skip $where: needs the shared test material ($shared)"
+            echo "skip $where: needs the shared test material (${shared:-not in this build})"
             skipped=$((skipped + 1)) last=skipped
             continue
         fi

@@ -19,7 +19,7 @@ aps_channel aps_channel_of_method(const char *method, size_t len)
     int c;
     if (method == NULL)
         return APS_CHANNEL_OTHER;
-    if (slice_is(method, len, "input.requested"))
+    if (slice_is(method, len, "input.requested") || slice_is(method, len, "input.answered"))
         return APS_CHANNEL_INPUT;
     /* `input` is a channel, not a method: no event is sent with it. */
     for (c = 0; c < APS_CHANNEL_OTHER; c++)

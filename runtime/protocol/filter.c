@@ -164,23 +164,46 @@ static int depth_ok(const aps_filter *f, size_t event_len, size_t prefix_len)
     return !f->has_depth || (uint64_t)(event_len - prefix_len) <= f->depth;
 }
 
+/*
+ * Whether an event's namespace segment `e` matches a filter's segment `p`:
+ * byte for byte, or, when `p` has no ':', `e` up to its first ':' (the
+ * dynamic suffix a server adds, "model_request:db60c136-...").
+ */
+static int segment_matches(const char *p, size_t plen, const char *e, size_t elen)
+{
+    if (elen == plen)
+        return plen == 0 || memcmp(p, e, plen) == 0;
+    return elen > plen && e[plen] == ':' && (plen == 0 || (memcmp(p, e, plen) == 0 &&
+                                                           memchr(p, ':', plen) == NULL));
+}
+
 int aps_filter_match(const aps_filter *f, aps_channel channel, aps_slice custom_name,
                      aps_namespace_view ns)
 {
-    size_t i;
+    size_t i, j;
     if (f == NULL || !channel_ok(f, channel, custom_name))
         return 0;
     if (f->prefix_count == 0)
-        return depth_ok(f, ns.count, 0);
+        return 1;
     for (i = 0; i < f->prefix_count; i++) {
         const aps_namespace_view *p = &f->prefixes[i];
+        uint32_t pstart = 0, estart = 0;
         if (p->count > ns.count || !depth_ok(f, ns.count, p->count))
             continue;
         /* Equal segment ends mean equal segment lengths, so one memcmp of the
-         * concatenated bytes then decides the whole prefix. */
+         * concatenated bytes then decides a literal match of the whole prefix. */
         if (p->count == 0 ||
             (memcmp(p->ends, ns.ends, p->count * sizeof(uint32_t)) == 0 &&
              memcmp(p->bytes, ns.bytes, p->ends[p->count - 1]) == 0))
+            return 1;
+        for (j = 0; j < p->count; j++) {
+            if (!segment_matches(p->bytes + pstart, p->ends[j] - pstart, ns.bytes + estart,
+                                 ns.ends[j] - estart))
+                break;
+            pstart = p->ends[j];
+            estart = ns.ends[j];
+        }
+        if (j == p->count)
             return 1;
     }
     return 0;
@@ -193,16 +216,15 @@ int aps_filter_match_namespace(const aps_filter *f, aps_channel channel, aps_sli
     if (f == NULL || !channel_ok(f, channel, custom_name))
         return 0;
     if (f->prefix_count == 0)
-        return depth_ok(f, ns.count, 0);
+        return 1;
     for (i = 0; i < f->prefix_count; i++) {
         const aps_namespace_view *p = &f->prefixes[i];
         uint32_t start = 0;
         if (p->count > ns.count || !depth_ok(f, ns.count, p->count))
             continue;
         for (j = 0; j < p->count; j++) {
-            size_t len = p->ends[j] - start;
-            if (ns.items[j].len != len ||
-                (len > 0 && memcmp(ns.items[j].ptr, p->bytes + start, len) != 0))
+            if (!segment_matches(p->bytes + start, p->ends[j] - start, ns.items[j].ptr,
+                                 ns.items[j].len))
                 break;
             start = p->ends[j];
         }

@@ -430,7 +430,7 @@ aps_status aps_replay_append(aps_replay *rb, const void *bytes, size_t len,
     uint8_t *p;
 
     if (rb == NULL || rb->slots == NULL || meta == NULL || (bytes == NULL && len > 0) ||
-        (unsigned)meta->channel > APS_CHANNEL_OTHER ||
+        (unsigned)meta->channel > APS_CHANNEL_OTHER || (unsigned)meta->run > APS_RUN_END ||
         (meta->ns.items == NULL && meta->ns.count > 0) || !slice_ok(meta->custom_name))
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "invalid replay append arguments");
     for (i = 0; i < meta->ns.count; i++)
@@ -518,6 +518,12 @@ aps_status aps_replay_append(aps_replay *rb, const void *bytes, size_t len,
     if (slot->has_id)
         index_insert(rb, s, hash);
     rb->last = s;
+    if (meta->run == APS_RUN_ACTIVE && !rb->run_open) {
+        rb->run_start = s;
+        rb->run_open = 1;
+    } else if (meta->run == APS_RUN_END) {
+        rb->run_open = 0;
+    }
     if (meta->channel == APS_CHANNEL_VALUES) {
         fresh.seq = s;
         base_update(rb, &fresh, ns);
@@ -551,6 +557,10 @@ aps_status aps_replay_cursor_init(aps_replay_cursor *cur, aps_replay *rb,
     case APS_REPLAY_FROM_OLDEST:
         cur->next_seq = rb->oldest;
         break;
+    case APS_REPLAY_FROM_RUN:
+        /* a start already evicted is below oldest: the first read reports the miss */
+        cur->next_seq = rb->run_start != 0 ? rb->run_start : rb->oldest;
+        break;
     case APS_REPLAY_FROM_SEQ:
         if (st.seq > rb->last) {
             cur->unknown_point = 1;
@@ -570,7 +580,8 @@ aps_status aps_replay_cursor_init(aps_replay_cursor *cur, aps_replay *rb,
         return APS_E_ARGUMENT;
     }
     /* Only a new subscription starts from the current state. */
-    if ((st.from == APS_REPLAY_FROM_NOW || st.from == APS_REPLAY_FROM_OLDEST) &&
+    if ((st.from == APS_REPLAY_FROM_NOW || st.from == APS_REPLAY_FROM_OLDEST ||
+         st.from == APS_REPLAY_FROM_RUN) &&
         (filter == NULL || aps_filter_has_channel(filter, APS_CHANNEL_VALUES)))
         cur->baseline_before = cur->next_seq;
     pthread_mutex_unlock(&rb->lock);
@@ -709,5 +720,6 @@ void aps_replay_stats_get(aps_replay *rb, aps_replay_stats *out)
     out->baseline_namespaces = rb->base_count;
     out->baseline_bytes = rb->base_bytes;
     out->baseline_drops = rb->base_drops;
+    out->run_start = rb->run_start;
     pthread_mutex_unlock(&rb->lock);
 }

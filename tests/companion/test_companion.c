@@ -245,6 +245,105 @@ static void check_errors(void)
     aps_json_writer_deinit(&w);
 }
 
+static int contains(const char *text, size_t len, const char *needle)
+{
+    size_t n = strlen(needle), i;
+    for (i = 0; i + n <= len; i++)
+        if (memcmp(text + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The two spellings the writers take: the schema's (camelCase) and snake_case,
+ * which langgraph-api writes and the reference client reads
+ * (`result.subscription_id`, `event_id`). Each decodes with the generated
+ * decoder held to that spelling; held to the other, the keys go unread.
+ */
+static void check_spellings(void)
+{
+    static const struct {
+        aps_key_case key_case;
+        const char *subscription_key, *event_key, *other_event_key;
+    } spellings[] = {
+        { APS_CASE_SCHEMA, "\"subscriptionId\":", "\"eventId\":", "\"event_id\":" },
+        { APS_CASE_SNAKE, "\"subscription_id\":", "\"event_id\":", "\"eventId\":" },
+    };
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        aps_encode_options eopt;
+        aps_decode_options dopt, other;
+        ap_command_t cmd;
+        ap_message_t msg, back;
+        ap_result_data_t *result;
+        aps_json_writer w;
+        aps_sse_writer sse;
+        aps_replay rb;
+        aps_arena arena;
+        aps_error err = APS_ERROR_INIT;
+        static char sse_buf[4096];
+        const char *text;
+        size_t len;
+        memset(&eopt, 0, sizeof eopt);
+        memset(&dopt, 0, sizeof dopt);
+        eopt.key_case = dopt.key_case = spellings[i].key_case;
+        other = dopt;
+        other.key_case = i == 0 ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
+        aps_arena_init(&arena, NULL);
+        aps_json_writer_init(&w, NULL);
+
+        /* subscription.subscribe's response */
+        memset(&cmd, 0, sizeof cmd);
+        cmd.id = 3;
+        cmd.command_data.kind = AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE;
+        result = ap_response_success(&msg, &cmd);
+        CHECK(result != NULL);
+        result->u.subscription_result.u.subscribe_result.subscription_id = APS_LIT("sub-1");
+        result->u.subscription_result.u.subscribe_result.has_replayed_events = true;
+        result->u.subscription_result.u.subscribe_result.replayed_events = 12;
+        CHECK_INT(ap_message_encode_opts(&msg, &w, &eopt, &err), APS_OK);
+        text = aps_json_writer_data(&w);
+        len = aps_json_writer_len(&w);
+        CHECK(contains(text, len, spellings[i].subscription_key));
+        CHECK_INT(ap_message_decode_opts(text, len, &arena, &back, &dopt, &err), APS_OK);
+        CHECK_INT(back.kind, AP_MESSAGE_COMMAND_RESPONSE);
+        CHECK_INT(back.u.command_response.id, 3);
+        CHECK(same_slice(back.u.command_response.result.u.subscription_result.u.subscribe_result.subscription_id,
+                         APS_LIT("sub-1")));
+
+        /* an event, as the replay buffer keeps it (SSE) */
+        memset(&msg, 0, sizeof msg);
+        msg.kind = AP_MESSAGE_EVENT;
+        msg.u.event.has_event_id = true;
+        msg.u.event.event_id = APS_LIT("ev-1");
+        ap_event_data_as_custom_event(&msg.u.event.event_data);
+        msg.u.event.event_data.u.custom_event.params.data.has_name = true;
+        msg.u.event.event_data.u.custom_event.params.data.name = APS_LIT("progress");
+        msg.u.event.event_data.u.custom_event.params.data.payload.ptr = "1";
+        msg.u.event.event_data.u.custom_event.params.data.payload.len = 1;
+        CHECK_INT(aps_replay_init(&rb, NULL, NULL), APS_OK);
+        aps_sse_writer_init_buffer(&sse, sse_buf, sizeof sse_buf);
+        CHECK_INT(ap_replay_append_sse_opts(&rb, &msg, &sse, &w, &eopt, NULL, &err), APS_OK);
+        text = strstr(sse_buf, "data: ");
+        CHECK(text != NULL);
+        if (text != NULL) {
+            text += 6;
+            len = (size_t)(strchr(text, '\n') - text);
+            CHECK(contains(text, len, spellings[i].event_key));
+            CHECK(!contains(text, len, spellings[i].other_event_key));
+            CHECK_INT(ap_message_decode_opts(text, len, &arena, &back, &dopt, &err), APS_OK);
+            CHECK(back.kind == AP_MESSAGE_EVENT && back.u.event.has_event_id &&
+                  same_slice(back.u.event.event_id, APS_LIT("ev-1")) && back.u.event.seq == 1);
+            /* held to the other spelling, the id is an unknown member: not read as the eventId */
+            CHECK_INT(ap_message_decode_opts(text, len, &arena, &back, &other, &err), APS_OK);
+            CHECK(back.kind == AP_MESSAGE_EVENT && !back.u.event.has_event_id);
+        }
+        aps_replay_deinit(&rb);
+        aps_json_writer_deinit(&w);
+        aps_arena_deinit(&arena);
+    }
+}
+
 /* The replay half: events appended as SSE, a request replays the matching ones after `since`. */
 typedef struct replay_check {
     aps_replay rb;
@@ -369,6 +468,7 @@ int main(int argc, char **argv)
     replay_finish(&rc);
     aps_replay_deinit(&rc.rb);
     check_errors();
+    check_spellings();
     printf("%d files: %d events (%d content blocks also built in C), %d commands\n", files, events, built_blocks,
            commands);
     return test_report();

@@ -1,10 +1,11 @@
 #!/bin/sh
-# run.sh - the differential test of message assembly against the reference
-# client (see compare.mjs). Installs @langchain/langgraph-sdk at the pinned
-# version into the build tree the first time (npm, kept for later runs), then
-# runs compare.mjs over the given streams and the generated ones.
+# run.sh - a differential test against the reference client: installs
+# @langchain/langgraph-sdk at the pinned version into the build tree the
+# first time (npm, kept for later runs), then runs SCRIPT (compare.mjs:
+# message assembly; subscription.mjs: subscriptions) with --sdk SDK_DIR and
+# the other arguments.
 #
-#   run.sh SDK_DIR APSTREAM WORK_DIR GENERATED STREAM...
+#   run.sh SDK_DIR SCRIPT [ARG...]
 #
 # Without node or npm it is skipped (exit 77) with a one-line reason, unless
 # CDDLGEN_REQUIRE_OPTIONAL=1, as in CI: then it fails, so that CI cannot pass
@@ -14,8 +15,8 @@ version=1.15.0
 # The SDK's peer @langchain/core is pinned too, so that every run compares
 # against the same code (npm would otherwise take the newest ^1.3.2).
 core_version=1.4.0
-sdk=$1 apstream=$2 work=$3 generated=$4
-shift 4
+sdk=$1 script=$2
+shift 2
 
 unavailable() {
     if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
@@ -42,5 +43,4 @@ if ! grep -q "\"version\": \"$version\"" "$installed" 2>/dev/null ||
     fi
 fi
 
-exec node "$(dirname "$0")/compare.mjs" --sdk "$sdk" --apstream "$apstream" --work "$work" \
-    --generate "$generated" --seed 1 "$@"
+exec node "$(dirname "$0")/$script" --sdk "$sdk" "$@"

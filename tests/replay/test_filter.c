@@ -81,8 +81,10 @@ static void test_channel_of_method(void)
     CHECK_INT(aps_channel_of_method("checkpoints", 11), APS_CHANNEL_CHECKPOINTS);
     CHECK_INT(aps_channel_of_method("tasks", 5), APS_CHANNEL_TASKS);
     CHECK_INT(aps_channel_of_method("custom", 6), APS_CHANNEL_CUSTOM);
-    /* input.requested is the one method whose channel is not its name. */
+    /* input.requested and input.answered are the methods whose channel is not their name. */
     CHECK_INT(aps_channel_of_method("input.requested", 15), APS_CHANNEL_INPUT);
+    CHECK_INT(aps_channel_of_method("input.answered", 14), APS_CHANNEL_INPUT);
+    CHECK_INT(aps_channel_of_method("input.respond", 13), APS_CHANNEL_OTHER);
     CHECK_INT(aps_channel_of_method("input", 5), APS_CHANNEL_OTHER);
     CHECK_INT(aps_channel_of_method("custom:progress", 15), APS_CHANNEL_OTHER);
     CHECK_INT(aps_channel_of_method("valuesX", 7), APS_CHANNEL_OTHER);
@@ -228,18 +230,19 @@ static void test_namespaces(void)
     CHECK(match(&rootp, APS_CHANNEL_UPDATES, NONAME, nabc));
     CHECK(!match(&rootp, APS_CHANNEL_VALUES, NONAME, root));
 
-    /* depth 0 below the root (given or implied): root events only. */
+    /* depth 0 below the root prefix: root events only. */
     CHECK_INT(make(&root0, ch, 1, &pre_root, 1, 1, 0, NULL), APS_OK);
     CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, root));
     CHECK(!match(&root0, APS_CHANNEL_UPDATES, NONAME, na));
     aps_filter_deinit(&root0);
+    /* depth without namespaces limits nothing (the reference client's reading). */
     CHECK_INT(make(&root0, ch, 1, NULL, 0, 1, 0, NULL), APS_OK);
     CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, root));
-    CHECK(!match(&root0, APS_CHANNEL_UPDATES, NONAME, na));
-    aps_filter_deinit(&root0);
-    CHECK_INT(make(&root0, ch, 1, NULL, 0, 1, 1, NULL), APS_OK);
     CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, na));
-    CHECK(!match(&root0, APS_CHANNEL_UPDATES, NONAME, nab));
+    CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, nabc));
+    aps_filter_deinit(&root0);
+    CHECK_INT(make(&root0, ch, 1, pre_multi, 0, 1, 1, NULL), APS_OK);
+    CHECK(match(&root0, APS_CHANNEL_UPDATES, NONAME, nabc));
 
     /* Prefix by whole segments. */
     CHECK_INT(make(&a, ch, 1, &pre_a, 1, 0, 0, NULL), APS_OK);
@@ -279,6 +282,57 @@ static void test_namespaces(void)
     aps_filter_deinit(&a0);
     aps_filter_deinit(&multi);
     aps_filter_deinit(&seg);
+}
+
+/*
+ * Dynamic suffixes: a filter segment without ':' matches an event segment
+ * cut at its first ':'; one with ':' only itself. depth counts from the
+ * matched prefix.
+ */
+static void test_suffixes(void)
+{
+    static const struct {
+        const char *prefix[2];
+        const char *event[3];
+        int has_depth;
+        uint64_t depth;
+        int want;
+    } cases[] = {
+        { { "model_request", NULL }, { "model_request:db60c136", NULL, NULL }, 0, 0, 1 },
+        { { "model_request", NULL }, { "model_request:db:60", "x", NULL }, 0, 0, 1 },
+        { { "model_request", NULL }, { "model_request", NULL, NULL }, 0, 0, 1 },
+        { { "model_request", NULL }, { "model_requests:1", NULL, NULL }, 0, 0, 0 },
+        { { "model_request", NULL }, { "model_reques:1", NULL, NULL }, 0, 0, 0 },
+        { { "model_request", NULL }, { "model", NULL, NULL }, 0, 0, 0 },
+        { { "model_request:1", NULL }, { "model_request:1", NULL, NULL }, 0, 0, 1 },
+        { { "model_request:1", NULL }, { "model_request:12", NULL, NULL }, 0, 0, 0 },
+        { { "model_request:1", NULL }, { "model_request:1:2", NULL, NULL }, 0, 0, 0 },
+        { { "model_request:1", NULL }, { "model_request", NULL, NULL }, 0, 0, 0 },
+        { { "", NULL }, { ":abc", NULL, NULL }, 0, 0, 1 },
+        { { "", NULL }, { "abc", NULL, NULL }, 0, 0, 0 },
+        { { "a", "b" }, { "a:1", "b:2", NULL }, 0, 0, 1 },
+        { { "a", "b" }, { "a:1", "b:2", "c:3" }, 1, 0, 0 },
+        { { "a", "b" }, { "a:1", "b:2", "c:3" }, 1, 1, 1 },
+        { { "a", "b:2" }, { "a:1", "b:2", NULL }, 0, 0, 1 },
+        { { "a", "b:2" }, { "a:1", "b:3", NULL }, 0, 0, 0 },
+        { { "a:1", "b" }, { "a", "b", NULL }, 0, 0, 0 },
+    };
+    const char *ch[] = { "tools" };
+    size_t i, k;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        aps_slice pseg[2], eseg[3];
+        aps_namespace pre = { pseg, 0 }, ev = { eseg, 0 };
+        aps_filter f;
+        for (k = 0; k < 2 && cases[i].prefix[k] != NULL; k++, pre.count++)
+            pseg[k] = S(cases[i].prefix[k]);
+        for (k = 0; k < 3 && cases[i].event[k] != NULL; k++, ev.count++)
+            eseg[k] = S(cases[i].event[k]);
+        CHECK_INT(make(&f, ch, 1, &pre, 1, cases[i].has_depth, cases[i].depth, NULL), APS_OK);
+        if (match(&f, APS_CHANNEL_TOOLS, NONAME, ev) != cases[i].want)
+            fprintf(stderr, "suffix case %zu: want %d\n", i, cases[i].want);
+        CHECK_INT(match(&f, APS_CHANNEL_TOOLS, NONAME, ev), cases[i].want);
+        aps_filter_deinit(&f);
+    }
 }
 
 /* The filter copies what it keeps: the request may be freed right after init. */
@@ -349,6 +403,7 @@ int main(void)
     test_channels();
     test_custom();
     test_namespaces();
+    test_suffixes();
     test_copies();
     test_allocator();
     return test_report();

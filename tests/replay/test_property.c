@@ -24,7 +24,9 @@ static unsigned pick(uint64_t *s, unsigned n)
     return (unsigned)(test_rand(s) % n);
 }
 
-static const char *const alphabet[] = { "a", "b", "ab", "" };
+/* Segments with dynamic suffixes (":...") too, which a segment without ':' matches. */
+static const char *const alphabet[] = { "a", "b", "ab", "", "a:1", "ab:x:y", ":z" };
+#define ALPHABET_SIZE (sizeof alphabet / sizeof alphabet[0])
 static const char *const names[] = { "p", "q", "pq" };
 static const char *const channel_names[] = {
     "values", "updates", "messages", "tools", "lifecycle", "input",
@@ -37,6 +39,7 @@ typedef struct mevent {
     const char *name; /* custom name or NULL */
     const char *ns[3];
     size_t depth;
+    aps_replay_run_mark run; /* root lifecycle events only */
     char id[16];
     int has_id;
     char body[64];
@@ -116,7 +119,9 @@ static void random_event(uint64_t *rs, mevent *e, uint64_t seq)
         e->name = names[pick(rs, 3)];
     e->depth = pick(rs, 4);
     for (i = 0; i < e->depth; i++)
-        e->ns[i] = alphabet[pick(rs, 4)];
+        e->ns[i] = alphabet[pick(rs, ALPHABET_SIZE)];
+    if (e->channel == APS_CHANNEL_LIFECYCLE && e->depth == 0)
+        e->run = (aps_replay_run_mark)pick(rs, 3);
     switch (pick(rs, 5)) {
     case 0:
         break;
@@ -146,6 +151,7 @@ static void append(model *m, aps_replay_store *rb, uint64_t *rs)
     e.rec = rec_size(&e);
     memset(&meta, 0, sizeof meta);
     meta.channel = e.channel;
+    meta.run = e.run;
     if (e.has_id) {
         meta.event_id.ptr = e.id;
         meta.event_id.len = strlen(e.id);
@@ -173,14 +179,22 @@ static void append(model *m, aps_replay_store *rb, uint64_t *rs)
     m->last = seq;
 }
 
+/* The reference client's isPrefixMatch: a segment without ':' also matches
+ * an event segment cut at its first ':'. */
 static int ns_has_prefix(const mevent *e, const char *const *p, size_t plen)
 {
     size_t i;
     if (plen > e->depth)
         return 0;
-    for (i = 0; i < plen; i++)
-        if (strcmp(e->ns[i], p[i]) != 0)
+    for (i = 0; i < plen; i++) {
+        const char *colon = strchr(e->ns[i], ':');
+        if (strcmp(e->ns[i], p[i]) == 0)
+            continue;
+        if (strchr(p[i], ':') != NULL || colon == NULL ||
+            (size_t)(colon - e->ns[i]) != strlen(p[i]) ||
+            strncmp(e->ns[i], p[i], strlen(p[i])) != 0)
             return 0;
+    }
     return 1;
 }
 
@@ -199,7 +213,7 @@ static int brute_match(const mfilter *f, const mevent *e)
     if (!ch_ok)
         return 0;
     if (f->nprefix == 0)
-        return !f->has_depth || e->depth <= f->depth;
+        return 1;
     for (i = 0; i < f->nprefix; i++)
         if (ns_has_prefix(e, f->prefix[i], f->plen[i]) &&
             (!f->has_depth || e->depth - f->plen[i] <= f->depth))
@@ -227,7 +241,7 @@ static void random_filter(uint64_t *rs, mfilter *mf, aps_filter *f)
     for (i = 0; i < mf->nprefix; i++) {
         mf->plen[i] = pick(rs, 3);
         for (j = 0; j < mf->plen[i]; j++) {
-            mf->prefix[i][j] = alphabet[pick(rs, 4)];
+            mf->prefix[i][j] = alphabet[pick(rs, ALPHABET_SIZE)];
             segs[i][j].ptr = mf->prefix[i][j];
             segs[i][j].len = strlen(mf->prefix[i][j]);
         }
@@ -291,6 +305,23 @@ static uint64_t model_find(const model *m, const char *id)
     return 0;
 }
 
+/* The documented run rule: an ACTIVE event while no run is open starts one,
+ * an END closes it. The current run's first seq, 0 for none. */
+static uint64_t model_run_start(const model *m)
+{
+    uint64_t s, start = 0;
+    int open = 0;
+    for (s = 1; s <= m->last; s++) {
+        if (m->ev[s].run == APS_RUN_ACTIVE && !open) {
+            start = s;
+            open = 1;
+        } else if (m->ev[s].run == APS_RUN_END) {
+            open = 0;
+        }
+    }
+    return start;
+}
+
 static void one_cursor(model *m, aps_replay_store *rb, uint64_t *rs)
 {
     mfilter mf;
@@ -308,8 +339,11 @@ static void one_cursor(model *m, aps_replay_store *rb, uint64_t *rs)
 
     random_filter(rs, &mf, &f);
     memset(&start, 0, sizeof start);
-    start.from = (aps_replay_from)pick(rs, 4);
+    start.from = (aps_replay_from)pick(rs, 5);
     switch (start.from) {
+    case APS_REPLAY_FROM_RUN:
+        next = model_run_start(m) != 0 ? model_run_start(m) : m->oldest;
+        break;
     case APS_REPLAY_FROM_NOW:
         next = m->last + 1;
         break;
@@ -333,8 +367,8 @@ static void one_cursor(model *m, aps_replay_store *rb, uint64_t *rs)
         next = s + 1;
         break;
     }
-    if ((start.from == APS_REPLAY_FROM_NOW || start.from == APS_REPLAY_FROM_OLDEST) &&
-        mf.ch[APS_CHANNEL_VALUES])
+    if ((start.from == APS_REPLAY_FROM_NOW || start.from == APS_REPLAY_FROM_OLDEST ||
+         start.from == APS_REPLAY_FROM_RUN) && mf.ch[APS_CHANNEL_VALUES])
         base_before = next;
     CHECK_INT(aps_replay_store_cursor_init(rb, &cur, &f, &start, NULL), APS_OK);
 
@@ -419,7 +453,7 @@ static void one_log(uint64_t seed)
     memset(&o, 0, sizeof o);
     o.max_events = m.max_events;
     o.max_bytes = m.max_bytes;
-    o.baseline_namespaces = 256; /* every namespace the alphabet can make */
+    o.baseline_namespaces = 512; /* every namespace the alphabet can make (400) */
     o.baseline_bytes = 1 << 20;
     o.hash_seed = seed;
     rb = backend_open(&o);
@@ -430,6 +464,7 @@ static void one_log(uint64_t seed)
     CHECK_INT(aps_replay_store_stats_get(rb, &st, NULL), APS_OK);
     CHECK_INT(st.last_seq, m.last);
     CHECK_INT(st.oldest_seq, m.oldest);
+    CHECK_INT(st.run_start, model_run_start(&m));
     CHECK_INT(st.baseline_drops, 0);
     CHECK(st.events <= m.max_events);
     if (backend_memory())

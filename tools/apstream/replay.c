@@ -6,9 +6,14 @@
  *
  * Seqs are the buffer's: the 1-based position of each event in FILE (the
  * buffer numbers what it is given; a capture's own `seq` may skip). Without
- * `since` or `sinceEventId` the subscriber is new and live: it receives the
- * values baseline of the namespaces it matches, and nothing else is left to
- * arrive. Events the schema rejects are reported on stderr and buffered all
+ * `since` or `sinceEventId` the subscriber is new: it receives the values
+ * baseline of the namespaces it matches whose state is older than the
+ * current run, then the run's events from its start (the last root
+ * lifecycle `started`/`running` that began a run; the whole buffer when
+ * there is none), as the reference client expects (aps/replay.h,
+ * APS_REPLAY_FROM_RUN). A request with `depth` and no `namespaces` gets a
+ * warning (an error with --strict): the reference client reads that depth
+ * as no limit, an easy thing to ask for by mistake. Events the schema rejects are reported on stderr and buffered all
  * the same, from their envelope, so that seqs stay positions in FILE; a line
  * that is not an event at all (not JSON, no method) is reported and not
  * buffered, so later seqs count events, not lines. The exit status is then 1.
@@ -44,61 +49,6 @@ typedef struct load_state {
     uint64_t records;
 } load_state;
 
-/* A string member of a raw object, unescaped; 0 when absent or not a string. */
-static int raw_string(aps_json_raw obj, const char *name, aps_arena *arena, aps_slice *out)
-{
-    aps_json_raw v;
-    aps_json_reader r;
-    if (aps_json_raw_member(obj, name, strlen(name), arena, &v, NULL) != APS_OK)
-        return 0;
-    aps_json_raw_reader(&r, v, arena);
-    return aps_json_read_string(&r, out, NULL) == APS_OK;
-}
-
-/*
- * The envelope of an event the schema rejects (a message-start without its
- * role, say): the buffer needs only method, eventId, namespace and custom
- * name, so such an event is still buffered, and seqs stay positions in FILE.
- */
-static int envelope_meta(const aps_record *rec, aps_arena *arena, aps_replay_meta *meta)
-{
-    aps_json_raw root = { rec->text, rec->len }, params, data, nsraw;
-    aps_slice method, *segs = NULL;
-    aps_json_reader r;
-    int more;
-    size_t n = 0;
-    memset(meta, 0, sizeof *meta);
-    if (aps_json_validate(rec->text, rec->len, NULL, NULL) != APS_OK || !raw_string(root, "method", arena, &method))
-        return -1;
-    meta->channel = aps_channel_of_method(method.ptr, method.len);
-    if (!raw_string(root, "eventId", arena, &meta->event_id))
-        (void)raw_string(root, "event_id", arena, &meta->event_id);
-    if (aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK)
-        return 0;
-    if (aps_json_raw_member(params, "data", 4, arena, &data, NULL) == APS_OK)
-        (void)raw_string(data, "name", arena, &meta->custom_name);
-    if (aps_json_raw_member(params, "namespace", 9, arena, &nsraw, NULL) != APS_OK)
-        return 0;
-    aps_json_raw_reader(&r, nsraw, arena);
-    if (aps_json_read_array(&r, NULL) != APS_OK)
-        return 0;
-    while (aps_json_next_element(&r, &more, NULL) == APS_OK && more) {
-        aps_slice seg;
-        if (aps_json_read_string(&r, &seg, NULL) != APS_OK)
-            return 0;
-        if ((n & (n + 1)) == 0 || n == 0) {
-            aps_slice *grown = aps_arena_realloc(arena, segs, n * sizeof *segs, (2 * n + 1) * sizeof *segs, 16);
-            if (grown == NULL)
-                return -1;
-            segs = grown;
-        }
-        segs[n++] = seg;
-    }
-    meta->ns.items = segs;
-    meta->ns.count = n;
-    return 0;
-}
-
 static int load_event(void *user, const aps_record *rec)
 {
     load_state *s = user;
@@ -115,14 +65,14 @@ static int load_event(void *user, const aps_record *rec)
         apstream_report(stderr, rec->line, &err);
         s->invalid++;
         aps_arena_reset(&s->arena);
-        if (envelope_meta(rec, &s->arena, &meta) != 0) {
+        /* buffered all the same, from its envelope, so that seqs stay positions in FILE */
+        if (ap_event_replay_meta_text(rec->text, rec->len, NULL, &s->arena, &meta, NULL) != APS_OK) {
             apstream_diag(stderr, rec->line, "error", NULL, "not an event at all: not buffered");
             return 0;
         }
-        goto append;
+    } else if (ap_event_replay_meta_text(rec->text, rec->len, &ev, &s->arena, &meta, NULL) != APS_OK) {
+        ap_event_replay_meta(&ev, &meta); /* a method the schema does not know, with no namespace */
     }
-    ap_event_replay_meta(&ev, &meta);
-append:
     st = aps_replay_store_append(s->rb, rec->text, rec->len, &meta, NULL, &err);
     if (st == APS_E_IO) {
         fprintf(stderr, "apstream: error: %s\n", err.message);
@@ -150,10 +100,22 @@ static int print_seq(void *ctx, const aps_replay_event *ev)
     return 0;
 }
 
-/* The request's filter (channel names as the schema spells them). 0, or -1 after saying why. */
-static int make_filter(const ap_event_stream_request_t *req, aps_arena *arena, aps_filter *f)
+/*
+ * The request's filter (channel names as the schema spells them). 0, or -1
+ * after saying why. A depth with no namespace to count from limits nothing
+ * (aps/filter.h): said as a warning, or with --strict refused.
+ */
+static int make_filter(const apstream_options *o, const ap_event_stream_request_t *req, aps_arena *arena,
+                       aps_filter *f)
 {
     aps_error err = APS_ERROR_INIT;
+    if (req->has_depth && (!req->has_namespaces || req->namespaces.count == 0)) {
+        fprintf(stderr, "apstream: request: %s: `depth` without `namespaces` limits nothing (the reference "
+                        "client reads it so); say \"namespaces\": [[]] to count from the root\n",
+                o->strict ? "error" : "warning");
+        if (o->strict)
+            return -1;
+    }
     if (ap_filter_init_request(f, req, arena, &err) == APS_OK)
         return 0;
     fprintf(stderr, "apstream: request: %s\n", err.message);
@@ -232,7 +194,7 @@ int apstream_replay(const apstream_options *o)
         rc = 2;
         goto out_req;
     }
-    if (make_filter(&req, &req_arena, &filter) != 0) {
+    if (make_filter(o, &req, &req_arena, &filter) != 0) {
         rc = 2;
         goto out_req;
     }

@@ -3,8 +3,10 @@
  * and the channels' wire names. Subscriptions (aps/filter.h) select events
  * by channel.
  *
- * An event's channel is its `method`; `input.requested` is on `input`
- * (`input` is a channel, not a method: no event is sent with it).
+ * An event's channel is its `method`; `input.requested` and
+ * `input.answered` are on `input` (`input` is a channel, not a method: no
+ * event is sent with it). `input.answered` is not in our schema; the
+ * reference client puts it on `input` (its `inferChannel`), and so do we.
  * aps_channel_of_method maps every other method (including a method spelled
  * `custom:NAME`, which the schema does not define) to APS_CHANNEL_OTHER,
  * which no filter matches. Tested in tests/replay/test_filter.c.

@@ -27,9 +27,14 @@
  *    (`custom:` alone: APS_E_PATTERN), so the server answers
  *    `invalid_argument` instead of silently never delivering: `Channel` is a
  *    closed choice in the schema. Repeated channel names are harmless.
- *  - Namespaces match by prefix, segment by segment, each segment compared
- *    byte for byte (["a"] is a prefix of ["a","b"], not of ["ab"] nor of
- *    ["a:1"]).
+ *  - Namespaces match by prefix, segment by segment, as the reference
+ *    client's `matchesSubscription` and langgraph-api's `is_prefix_match`
+ *    do: a filter segment with a ':' compares byte for byte; one without
+ *    also matches an event segment whose part before its first ':' is that
+ *    segment, because servers add a dynamic suffix to every subgraph
+ *    segment ("model_request:db60c136-..."). So ["a"] is a prefix of
+ *    ["a","b"] and of ["a:1"], not of ["ab"] nor of ["ab:1"]; ["a:1"] is a
+ *    prefix of ["a:1"] only.
  *  - `namespaces` absent or an empty list both mean "the whole tree", the
  *    same as [[]] (the root prefix, which every namespace has). An empty
  *    list is read as "no namespace restriction" rather than "match nothing"
@@ -39,8 +44,13 @@
  *    event with namespace E matches prefix P when P is a prefix of E and
  *    len(E) - len(P) <= depth. With several prefixes, one that satisfies both
  *    conditions is enough. `depth` absent means unlimited. So depth 0 with
- *    the root prefix (or with no namespaces) delivers only root events, and
- *    depth 0 with ["a"] only events whose namespace is exactly ["a"].
+ *    the root prefix [[]] delivers only root events, and depth 0 with ["a"]
+ *    only events whose namespace is ["a"] (or ["a:..."]).
+ *  - `depth` without namespaces (absent or empty) limits nothing: no prefix
+ *    was matched to count from. The reference client reads it so; an
+ *    earlier reading of ours counted from the root. apstream warns about
+ *    such a request (an error with --strict): say [[]] to count from the
+ *    root.
  *
  * Thread-safety: a filter is immutable after aps_filter_init; any number of
  * threads may match against it at once. Init and deinit need exclusive use.

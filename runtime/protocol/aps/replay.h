@@ -100,6 +100,19 @@ typedef struct aps_replay_options {
 } aps_replay_options;
 
 /*
+ * What a root `lifecycle` event says about the thread's runs (the buffer
+ * does not parse events: the writer tells it, see ap_event_replay_meta).
+ * A run starts at an ACTIVE event appended while no run is open, and the
+ * next END closes it; an ACTIVE event of an open run starts nothing (a
+ * `started` then `running` is one run). FROM_RUN replays from that start.
+ */
+typedef enum aps_replay_run_mark {
+    APS_RUN_NONE = 0,   /* any other event */
+    APS_RUN_ACTIVE,     /* root lifecycle `started` or `running` */
+    APS_RUN_END         /* root lifecycle `completed`, `failed` or `interrupted` */
+} aps_replay_run_mark;
+
+/*
  * What the writer already knows about an event it appends: nothing here is
  * parsed from the bytes. Slices are borrowed for the call only; the buffer
  * copies them. An event is a values event (feeds the baseline) exactly when
@@ -110,6 +123,7 @@ typedef struct aps_replay_meta {
     aps_channel channel;    /* from aps_channel_of_method */
     aps_slice custom_name;  /* `data.name` of a custom event; ptr NULL or len 0: none */
     aps_namespace ns;       /* `params.namespace` */
+    aps_replay_run_mark run; /* where a root lifecycle event puts the thread's runs */
 } aps_replay_meta;
 
 /*
@@ -153,7 +167,13 @@ typedef enum aps_replay_from {
     APS_REPLAY_FROM_SEQ,
     /* Resume (`sinceEventId`, `lastEventId`): the events after the one with
      * that eventId, then live. No baseline. */
-    APS_REPLAY_FROM_EVENT_ID
+    APS_REPLAY_FROM_EVENT_ID,
+    /* A new subscription to the current run (what the reference client
+     * expects of a subscription without `since`): the values baseline of
+     * namespaces whose latest state is older than the run, then every event
+     * since the current run's start (aps_replay_run_mark), then live. With
+     * no run seen, every buffered event, as FROM_OLDEST. */
+    APS_REPLAY_FROM_RUN
 } aps_replay_from;
 
 /*
@@ -174,6 +194,9 @@ typedef enum aps_replay_from {
  *  - FROM_EVENT_ID with an eventId that several buffered events carry:
  *    resumes after the oldest of them, so a duplicate can cause a repeat
  *    but never a skip.
+ *  - FROM_RUN whose run started before the oldest buffered event: the
+ *    first read returns APS_E_MISSED with lost = the run's events evicted
+ *    (oldest_seq - run start), then the buffered ones.
  */
 typedef struct aps_replay_start {
     aps_replay_from from;
@@ -204,6 +227,7 @@ typedef struct aps_replay_stats {
     size_t baseline_namespaces; /* namespaces with a kept values state */
     size_t baseline_bytes;      /* bytes of kept values states */
     uint64_t baseline_drops;    /* values states that could not be kept (see append) */
+    uint64_t run_start;         /* seq that started the current run (0: none yet) */
 } aps_replay_stats;
 
 typedef struct aps_replay_slot aps_replay_slot;
@@ -227,6 +251,8 @@ typedef struct aps_replay {
     uint64_t oldest;            /* oldest buffered seq (last + 1 when empty) */
     uint64_t last;              /* last appended seq */
     size_t bytes_used;
+    uint64_t run_start;         /* seq that started the current run (0: none yet) */
+    int run_open;               /* the current run has not ended */
 } aps_replay;
 
 /*
@@ -264,7 +290,8 @@ uint64_t aps_replay_last_seq(aps_replay *rb);
  * is told it missed (see aps_replay_read): never a stale or silently
  * incomplete baseline. The append itself still succeeds.
  * Returns APS_OK; APS_E_ARGUMENT (rb or meta NULL, bytes NULL with len > 0,
- * a channel outside aps_channel, a NULL slice array with a non-zero count); APS_E_LIMIT (the record is
+ * a channel outside aps_channel, a run mark outside aps_replay_run_mark,
+ * a NULL slice array with a non-zero count); APS_E_LIMIT (the record is
  * bigger than max_bytes or than 32-bit lengths allow: nothing appended,
  * nothing evicted, no seq used). `err` may be NULL. Writer only.
  */

@@ -107,17 +107,33 @@ static const char values_lua[] =
     "return id\n";
 
 /*
+ * run: a root lifecycle event, appended and noted in the same step (the
+ * memory buffer's rule, aps_replay_run_mark): an ACTIVE one (ARGV[5] = 1)
+ * appended while no run is open makes its seq meta.run and opens the run;
+ * an END one (ARGV[5] = 0) closes it. KEYS: log meta. ARGV: trim, maxlen,
+ * record, token, mark.
+ */
+static const char run_lua[] =
+    "local a = {KEYS[1], 'MAXLEN', ARGV[1], ARGV[2], '0-*', 'm', ARGV[3], 'p', ARGV[4]}\n"
+    "local id = redis.call('XADD', unpack(a))\n"
+    "if ARGV[5] == '0' then redis.call('HSET', KEYS[2], 'runopen', '0')\n"
+    "elseif redis.call('HGET', KEYS[2], 'runopen') ~= '1' then\n"
+    "  redis.call('HSET', KEYS[2], 'run', string.match(id, '%-(%d+)$'), 'runopen', '1')\n"
+    "end\n"
+    "return id\n";
+
+/*
  * snapshot: the run's numbers a read needs. KEYS: log meta values vseq.
  * ARGV: the window (max_events), unused, want baseline (1/0). Returns
  * {epoch, first, drops, last, oldest, {}, baseline (seq, record pairs),
- * baseline namespaces, baseline bytes}. `oldest` is the oldest seq of the
+ * baseline namespaces, baseline bytes, current run's start (0: none)}. `oldest` is the oldest seq of the
  * window, the last max_events seqs: `MAXLEN ~` leaves a few older entries
  * in the stream, and readers must not see them (docs/redis.md, "Trimming").
  * The entries come from an XRANGE in the same MULTI: Lua would copy every
  * entry into tables and back, several times the cost.
  */
 static const char snapshot_lua[] =
-    "local m = redis.call('HMGET', KEYS[2], 'epoch', 'first', 'drops', 'vbytes')\n"
+    "local m = redis.call('HMGET', KEYS[2], 'epoch', 'first', 'drops', 'vbytes', 'run')\n"
     "local last, oldest = 0, 0\n"
     "if redis.call('EXISTS', KEYS[1]) == 1 then\n"
     "  local info = redis.call('XINFO', 'STREAM', KEYS[1])\n"
@@ -140,7 +156,7 @@ static const char snapshot_lua[] =
     "  end\n"
     "end\n"
     "return {m[1] or '', m[2] or '1', m[3] or '0', tostring(last), tostring(oldest), es, base,\n"
-    "        tostring(redis.call('HLEN', KEYS[4])), m[4] or '0'}\n";
+    "        tostring(redis.call('HLEN', KEYS[4])), m[4] or '0', m[5] or '0'}\n";
 
 /* find: the oldest entry of the window (ARGV[2] = max_events, as in
  * snapshot) whose record carries eventId ARGV[1], scanned in chunks; the
@@ -170,8 +186,9 @@ static const char find_lua[] =
     "  from = '(' .. es[#es][1]\n"
     "end\n";
 
-enum { S_ENSURE, S_VALUES, S_SNAPSHOT, S_FIND, S_COUNT };
-static const char *const script_text[S_COUNT] = { ensure_lua, values_lua, snapshot_lua, find_lua };
+enum { S_ENSURE, S_VALUES, S_RUN, S_SNAPSHOT, S_FIND, S_COUNT };
+static const char *const script_text[S_COUNT] = { ensure_lua, values_lua, run_lua, snapshot_lua,
+                                                  find_lua };
 
 #define MAX_SEGMENTS 256u
 
@@ -479,8 +496,9 @@ static void put_count(redis_store *r, unsigned n)
 #define ARG_ROOM(len) ((len) + 25)
 
 /*
- * Formats the XADD (or, for a values event, the values script) of one
- * encoded record into r->out. Returns 0, or -1 out of memory.
+ * Formats the XADD (or, for a values event, the values script; for a root
+ * lifecycle event, the run script) of one encoded record into r->out.
+ * Returns 0, or -1 out of memory.
  */
 static int format_append(redis_store *r, const aps_replay_store_item *it, const uint8_t *rec,
                          size_t rec_len, const char *tok, size_t tok_len)
@@ -490,7 +508,21 @@ static int format_append(redis_store *r, const aps_replay_store_item *it, const 
     size_t fixed = 16 * ARG_ROOM(64) + r->keys_len + K_COUNT * ARG_ROOM(0) + ARG_ROOM(rec_len) +
                    ARG_ROOM(tok_len);
     int i;
-    if (it->meta.channel != APS_CHANNEL_VALUES) {
+    if (it->meta.run != APS_RUN_NONE) {
+        if (out_reserve(r, fixed) != 0)
+            return -1;
+        put_count(r, 10);
+        put_arg(r, "EVALSHA", 7);
+        put_arg(r, r->sha[S_RUN], 40);
+        put_arg(r, "2", 1);
+        put_arg(r, r->keys[K_LOG], r->key_len[K_LOG]);
+        put_arg(r, r->keys[K_META], r->key_len[K_META]);
+        put_arg(r, trim, 1);
+        put_arg(r, r->maxlen, strlen(r->maxlen));
+        put_arg(r, rec, rec_len);
+        put_arg(r, tok, tok_len);
+        put_arg(r, it->meta.run == APS_RUN_ACTIVE ? "1" : "0", 1);
+    } else if (it->meta.channel != APS_CHANNEL_VALUES) {
         if (out_reserve(r, fixed) != 0)
             return -1;
         put_count(r, 10);
@@ -658,6 +690,7 @@ static aps_status redis_append_many(aps_replay_store *st, const aps_replay_store
         const aps_replay_meta *m = &items[i].meta;
         size_t n, k;
         if ((items[i].bytes == NULL && items[i].len > 0) || (unsigned)m->channel > APS_CHANNEL_OTHER ||
+            (unsigned)m->run > APS_RUN_END ||
             (m->ns.items == NULL && m->ns.count > 0) ||
             (m->custom_name.ptr == NULL && m->custom_name.len > 0) ||
             (m->event_id.ptr == NULL && m->event_id.len > 0))
@@ -772,7 +805,7 @@ static aps_status redis_append_many(aps_replay_store *st, const aps_replay_store
 
 typedef struct snapshot {
     redisReply *rep;
-    uint64_t epoch, first, drops, last, oldest, vcount, vbytes;
+    uint64_t epoch, first, drops, last, oldest, vcount, vbytes, run;
     const redisReply *entries, *base;
 } snapshot;
 
@@ -885,7 +918,7 @@ static aps_status take_snapshot(redis_store *r, uint64_t from, size_t count, int
         freeReplyObject(exec);
         return s;
     }
-    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 9 ||
+    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 10 ||
         rep->element[0]->type != REDIS_REPLY_STRING || rep->element[5]->type != REDIS_REPLY_ARRAY ||
         rep->element[6]->type != REDIS_REPLY_ARRAY || rep->element[6]->elements % 2 != 0 ||
         (count > 0 && exec->element[1]->type != REDIS_REPLY_ARRAY)) {
@@ -900,6 +933,7 @@ static aps_status take_snapshot(redis_store *r, uint64_t from, size_t count, int
     sn->oldest = num_of(rep->element[4], &ok);
     sn->vcount = num_of(rep->element[7], &ok);
     sn->vbytes = num_of(rep->element[8], &ok);
+    sn->run = num_of(rep->element[9], &ok);
     sn->entries = count > 0 ? exec->element[1] : rep->element[5];
     sn->base = rep->element[6];
     if (!ok || sn->oldest == 0 || sn->oldest > sn->last + 1) {
@@ -953,7 +987,7 @@ static aps_status redis_cursor_init(aps_replay_store *st, aps_replay_cursor *cur
         memset(&sp, 0, sizeof sp);
     if (cur == NULL || (sp.from == APS_REPLAY_FROM_EVENT_ID && sp.event_id.ptr == NULL &&
                         sp.event_id.len > 0) ||
-        (unsigned)sp.from > APS_REPLAY_FROM_EVENT_ID)
+        (unsigned)sp.from > APS_REPLAY_FROM_RUN)
         return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "invalid replay cursor arguments");
     memset(cur, 0, sizeof *cur);
     cur->filter = filter;
@@ -975,6 +1009,10 @@ static aps_status redis_cursor_init(aps_replay_store *st, aps_replay_cursor *cur
     case APS_REPLAY_FROM_OLDEST:
         cur->next_seq = sn.oldest;
         break;
+    case APS_REPLAY_FROM_RUN:
+        /* a start already trimmed is below oldest: the first read reports the miss */
+        cur->next_seq = sn.run != 0 ? sn.run : sn.oldest;
+        break;
     case APS_REPLAY_FROM_SEQ:
         if (sp.seq > sn.last) {
             cur->unknown_point = 1;
@@ -988,7 +1026,8 @@ static aps_status redis_cursor_init(aps_replay_store *st, aps_replay_cursor *cur
         cur->next_seq = sp.seq == 0 ? sn.first : sp.seq + 1;
         break;
     }
-    if ((sp.from == APS_REPLAY_FROM_NOW || sp.from == APS_REPLAY_FROM_OLDEST) &&
+    if ((sp.from == APS_REPLAY_FROM_NOW || sp.from == APS_REPLAY_FROM_OLDEST ||
+         sp.from == APS_REPLAY_FROM_RUN) &&
         (filter == NULL || aps_filter_has_channel(filter, APS_CHANNEL_VALUES)))
         cur->baseline_before = cur->next_seq;
     freeReplyObject(sn.rep);
@@ -1289,6 +1328,7 @@ static aps_status redis_stats(aps_replay_store *st, aps_replay_stats *out, aps_e
     out->baseline_namespaces = (size_t)sn.vcount;
     out->baseline_bytes = (size_t)sn.vbytes;
     out->baseline_drops = sn.drops;
+    out->run_start = sn.run;
     freeReplyObject(sn.rep);
     return APS_OK;
 }
